@@ -1,0 +1,21 @@
+"""quercus: decision trees the way the literature defines them (ID3, C4.5, CART).
+
+The Rust core (`quercus._core`) grows and queries the trees; this package converts inputs,
+follows scikit-learn's estimator conventions and renders trees as the textbooks print them.
+"""
+
+from . import datasets
+from ._core import QuercusError
+from .tree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError, split_scores
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "NotFittedError",
+    "QuercusError",
+    "__version__",
+    "datasets",
+    "split_scores",
+]

@@ -1,0 +1,283 @@
+"""The one place where user inputs become the arrays `quercus._core` expects.
+
+Every other module hands raw X / y / sample_weight here, so conversion rules and error
+messages stay consistent between fit, predict, score and `split_scores`.
+"""
+
+# ruff: noqa: N803, N806  (scikit-learn's names: X, return_X_y)
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from ._core import Column
+
+Kind = Literal["numeric", "categorical"]
+
+
+@dataclass(frozen=True)
+class Feature:
+    """How one column was encoded at fit, so predict can encode it the same way."""
+
+    name: str
+    categories: tuple[str, ...] | None = None  # None: a numeric feature
+    ordered: bool = False
+
+    @property
+    def kind(self) -> Kind:
+        return "numeric" if self.categories is None else "categorical"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The fitted layout of the training data: its features and the target's name."""
+
+    features: tuple[Feature, ...]
+    target: str
+
+    @property
+    def names(self) -> list[str]:
+        return [feature.name for feature in self.features]
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """Everything a fit (or `split_scores`) hands to the core, already validated."""
+
+    columns: list[Column]
+    schema: Schema
+    y: NDArray[Any]  # uint32 class codes, or float64 regression targets
+    classes: NDArray[Any] | None  # the original labels; None for regression
+    sample_weight: NDArray[np.float64]
+
+    @property
+    def n_classes(self) -> int:
+        return 0 if self.classes is None else len(self.classes)
+
+
+def training_data(
+    X: Any, y: Any, *, target: str | None, sample_weight: Any, classification: bool
+) -> TrainingData:
+    """Validate and encode a training set; `target` names a column of a Polars X holding y."""
+    frame = _as_frame(X)
+    if target is not None:
+        if y is not None:
+            raise ValueError("pass either y or target=, not both")
+        if not isinstance(frame, pl.DataFrame):
+            raise TypeError("target= names a column, so X must be a Polars DataFrame")
+        if target not in frame.columns:
+            raise ValueError(f"target column {target!r} is not a column of X")
+        y, frame = frame.get_column(target), frame.drop(target)
+        _check_not_empty(frame.shape)
+    elif y is None:
+        raise ValueError("y is required unless target= names the target column of X")
+    y = _from_pandas(y)
+    name = target or (y.name if isinstance(y, pl.Series) and y.name else "y")
+    schema = Schema(_infer_features(frame), name)
+    columns = _encode(frame, schema)
+    n_rows = n_rows_of(columns)
+    classes: NDArray[Any] | None = None
+    if classification:
+        codes, classes = _class_targets(y, n_rows)
+        targets: NDArray[Any] = codes
+    else:
+        targets = regression_targets(y, n_rows)
+    return TrainingData(columns, schema, targets, classes, sample_weights(sample_weight, n_rows))
+
+
+def transform(X: Any, schema: Schema) -> list[Column]:
+    """Encode X for a fitted tree: Polars columns by name, categories by the fit-time lists."""
+    return _encode(_as_frame(X), schema)
+
+
+def n_rows_of(columns: list[Column]) -> int:
+    return len(columns[0][1])
+
+
+def labels(y: Any, n_rows: int) -> NDArray[Any]:
+    """y as a 1-D NumPy array of n_rows labels, none of them missing or infinite."""
+    y = _from_pandas(y)
+    values = y.to_numpy() if isinstance(y, pl.Series) else np.asarray(y)
+    if values.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {values.shape}")
+    if len(values) != n_rows:
+        raise ValueError(f"y has {len(values)} values but X has {n_rows} rows")
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values)
+    elif values.dtype.kind == "O":
+        bad = np.fromiter((v is None or v != v for v in values), bool, len(values))
+    else:
+        return values
+    if bad.any():
+        raise ValueError(f"y is missing or not finite at row {_first(bad)}")
+    return values
+
+
+def _class_targets(y: Any, n_rows: int) -> tuple[NDArray[np.uint32], NDArray[Any]]:
+    """Class codes and the labels they index: Enum order, [False, True], or sorted."""
+    values = labels(y, n_rows)
+    if isinstance(y, pl.Series) and isinstance(y.dtype, (pl.String, pl.Categorical, pl.Enum)):
+        categories = _categories(y)
+        codes, _ = _category_codes(y, categories)
+        return codes, np.array(categories)
+    if values.dtype == np.bool_:
+        return values.astype(np.uint32), np.array([False, True])
+    classes, codes = np.unique(values, return_inverse=True)
+    return codes.astype(np.uint32), classes
+
+
+def regression_targets(y: Any, n_rows: int) -> NDArray[np.float64]:
+    values = labels(y, n_rows)
+    if values.dtype.kind not in "biuf":
+        raise TypeError(f"regression targets must be numeric, got dtype {values.dtype}")
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
+def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
+    """Finite positive weights, one per row; None means all ones."""
+    if sample_weight is None:
+        return np.ones(n_rows)
+    weights = np.ascontiguousarray(_from_pandas(sample_weight), dtype=np.float64)
+    if weights.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
+    if len(weights) != n_rows:
+        raise ValueError(f"sample_weight has {len(weights)} values but X has {n_rows} rows")
+    bad = ~(np.isfinite(weights) & (weights > 0))
+    if bad.any():
+        row = _first(bad)
+        raise ValueError(f"sample_weight must be finite and positive; row {row} is {weights[row]}")
+    return weights
+
+
+def _from_pandas(obj: Any) -> Any:
+    """pandas objects as Polars ones; pandas is never imported unless the caller did."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(obj, (pd.DataFrame, pd.Series)):
+        return pl.from_pandas(obj)
+    return obj
+
+
+def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64]:
+    """A Polars DataFrame, or a NumPy array as Fortran-ordered float64 (contiguous columns)."""
+    X = _from_pandas(X)
+    if isinstance(X, pl.DataFrame):
+        _check_not_empty(X.shape)
+        return X
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise ValueError(
+            f"X must be 2-D (rows x features), got shape {array.shape}; "
+            "use X.reshape(-1, 1) for a single feature"
+        )
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"X has dtype {array.dtype}, but NumPy X must be numeric or bool; "
+            "pass a Polars DataFrame for categorical data"
+        )
+    _check_not_empty(array.shape)
+    return np.asarray(array, dtype=np.float64, order="F")
+
+
+def _check_not_empty(shape: tuple[int, ...]) -> None:
+    if 0 in shape:
+        raise ValueError(f"X is empty: {shape[0]} rows and {shape[1]} columns")
+
+
+def _kind(series: pl.Series) -> Kind:
+    dtype = series.dtype
+    if (
+        dtype.is_integer()
+        or dtype.is_float()
+        or isinstance(dtype, (pl.Date, pl.Datetime, pl.Duration))
+    ):
+        return "numeric"
+    if isinstance(dtype, (pl.String, pl.Categorical, pl.Enum, pl.Boolean)):
+        return "categorical"
+    raise TypeError(f"column {series.name!r} has unsupported dtype {dtype}")
+
+
+def _infer_features(frame: pl.DataFrame | NDArray[np.float64]) -> tuple[Feature, ...]:
+    if not isinstance(frame, pl.DataFrame):
+        return tuple(Feature(f"x{j}") for j in range(frame.shape[1]))
+    return tuple(
+        Feature(series.name)
+        if _kind(series) == "numeric"
+        else Feature(series.name, tuple(_categories(series)), isinstance(series.dtype, pl.Enum))
+        for series in frame.iter_columns()
+    )
+
+
+def _categories(series: pl.Series) -> list[str]:
+    """Fit-time categories: an Enum's order, [false, true], else sorted so row order is moot."""
+    if isinstance(series.dtype, pl.Enum):
+        return series.dtype.categories.to_list()
+    if series.dtype == pl.Boolean:
+        return ["false", "true"]
+    return series.cast(pl.String).drop_nulls().unique().sort().to_list()
+
+
+def _encode(frame: pl.DataFrame | NDArray[np.float64], schema: Schema) -> list[Column]:
+    features = schema.features
+    if not isinstance(frame, pl.DataFrame):
+        if frame.shape[1] != len(features):
+            raise ValueError(f"X has {frame.shape[1]} columns, the tree expects {len(features)}")
+        for feature in features:
+            if feature.kind != "numeric":
+                raise TypeError(
+                    f"column {feature.name!r} was categorical at fit; pass a Polars DataFrame"
+                )
+        return [_numeric_column(f.name, frame[:, j]) for j, f in enumerate(features)]
+    absent = [name for name in schema.names if name not in frame.columns]
+    if absent:
+        raise ValueError(f"X lacks the column(s) {', '.join(map(repr, absent))} seen at fit")
+    columns: list[Column] = []
+    for feature in features:
+        series = frame.get_column(feature.name)
+        kind = _kind(series)
+        if kind != feature.kind:
+            raise TypeError(
+                f"column {feature.name!r} was {feature.kind} at fit but is {kind} "
+                f"(dtype {series.dtype}) now"
+            )
+        if feature.categories is None:
+            if series.dtype.is_temporal():
+                series = series.to_physical()
+            columns.append(_numeric_column(feature.name, series.cast(pl.Float64).to_numpy()))
+        else:
+            codes, missing = _category_codes(series, feature.categories)
+            columns.append(
+                ("categorical", codes, missing, len(feature.categories), feature.ordered)
+            )
+    return columns
+
+
+def _numeric_column(name: str, values: NDArray[np.float64]) -> Column:
+    """A numeric core column; NaN means missing, but an infinity is an error."""
+    infinite = np.isinf(values)
+    if infinite.any():
+        raise ValueError(f"column {name!r} has an infinite value at row {_first(infinite)}")
+    return ("numeric", np.ascontiguousarray(values))
+
+
+def _category_codes(
+    series: pl.Series, categories: list[str] | tuple[str, ...]
+) -> tuple[NDArray[np.uint32], NDArray[np.bool_]]:
+    """Codes into the fit-time categories; nulls and unseen values are flagged missing."""
+    if series.dtype == pl.Enum(categories):
+        coded = series.to_physical().cast(pl.UInt32)  # same categories: codes already match
+    else:
+        coded = series.cast(pl.String).replace_strict(
+            categories, range(len(categories)), default=None, return_dtype=pl.UInt32
+        )
+    return coded.fill_null(0).to_numpy(), coded.is_null().to_numpy()
+
+
+def _first(mask: NDArray[np.bool_]) -> int:
+    return int(np.flatnonzero(mask)[0])

@@ -1,0 +1,314 @@
+//! Borrowed views of the training or prediction data: columns, targets and weights.
+//!
+//! Nothing here owns data: the bindings hand in slices of NumPy buffers, so a fit never copies
+//! the feature matrix.
+
+use crate::error::{CoreError, Result};
+
+/// A categorical column: one code per row plus an optional missing mask.
+///
+/// Missing is a state of its own (the mask), never a reserved code.
+#[derive(Debug, Clone, Copy)]
+pub struct CategoricalColumn<'a> {
+    pub codes: &'a [u32],
+    /// `true` where the value is missing; the code there is ignored.
+    pub missing: Option<&'a [bool]>,
+    pub n_categories: u32,
+    /// Ordered categories (a Polars `Enum`) may split by threshold on their codes.
+    pub ordered: bool,
+}
+
+impl CategoricalColumn<'_> {
+    /// The row's code, or `None` when missing or outside the known categories (a category
+    /// unseen at fit time is routed like a missing value).
+    #[inline]
+    pub fn code(&self, row: usize) -> Option<u32> {
+        if self.missing.and_then(|m| m.get(row)).copied().unwrap_or(false) {
+            return None;
+        }
+        self.codes
+            .get(row)
+            .copied()
+            .filter(|&c| c < self.n_categories)
+    }
+}
+
+/// One feature column.
+#[derive(Debug, Clone, Copy)]
+pub enum Column<'a> {
+    /// Real values; NaN is missing.
+    Numeric(&'a [f64]),
+    Categorical(CategoricalColumn<'a>),
+}
+
+impl Column<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::Numeric(v) => v.len(),
+            Column::Categorical(c) => c.codes.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Column::Numeric(_) => "numeric",
+            Column::Categorical(c) if c.ordered => "ordered categorical",
+            Column::Categorical(_) => "categorical",
+        }
+    }
+}
+
+/// The kind of a feature as the tree remembers it, to check prediction data against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeatureKind {
+    Numeric,
+    Categorical { n_categories: u32, ordered: bool },
+}
+
+impl FeatureKind {
+    fn name(&self) -> &'static str {
+        match self {
+            FeatureKind::Numeric => "numeric",
+            FeatureKind::Categorical { ordered: true, .. } => "ordered categorical",
+            FeatureKind::Categorical { .. } => "categorical",
+        }
+    }
+}
+
+/// A set of feature columns of equal length.
+#[derive(Debug, Clone)]
+pub struct Dataset<'a> {
+    columns: Vec<Column<'a>>,
+    n_rows: usize,
+}
+
+impl<'a> Dataset<'a> {
+    /// Checks that every column has the same length and that categorical codes are sane.
+    pub fn new(columns: Vec<Column<'a>>) -> Result<Self> {
+        let n_rows = columns.first().map_or(0, Column::len);
+        for (j, col) in columns.iter().enumerate() {
+            if col.len() != n_rows {
+                return Err(CoreError::ShapeMismatch {
+                    what: format!("column {j}"),
+                    expected: n_rows,
+                    got: col.len(),
+                });
+            }
+            if let Column::Categorical(c) = col {
+                if let Some(m) = c.missing {
+                    if m.len() != n_rows {
+                        return Err(CoreError::ShapeMismatch {
+                            what: format!("missing mask of column {j}"),
+                            expected: n_rows,
+                            got: m.len(),
+                        });
+                    }
+                }
+            }
+        }
+        if n_rows > u32::MAX as usize {
+            return Err(CoreError::TooManyRows {
+                rows: n_rows,
+                limit: u32::MAX as usize,
+            });
+        }
+        Ok(Dataset { columns, n_rows })
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.columns.len()
+    }
+
+    pub fn columns(&self) -> &[Column<'a>] {
+        &self.columns
+    }
+
+    pub fn kinds(&self) -> Vec<FeatureKind> {
+        self.columns
+            .iter()
+            .map(|c| match c {
+                Column::Numeric(_) => FeatureKind::Numeric,
+                Column::Categorical(c) => FeatureKind::Categorical {
+                    n_categories: c.n_categories,
+                    ordered: c.ordered,
+                },
+            })
+            .collect()
+    }
+
+    /// Training data must be non-empty, finite where present, and use known category codes.
+    pub(crate) fn validate_for_fit(&self) -> Result<()> {
+        if self.n_rows == 0 || self.columns.is_empty() {
+            return Err(CoreError::EmptyData {
+                rows: self.n_rows,
+                columns: self.columns.len(),
+            });
+        }
+        for (j, col) in self.columns.iter().enumerate() {
+            match col {
+                Column::Numeric(v) => {
+                    if let Some(row) = v.iter().position(|x| x.is_infinite()) {
+                        return Err(CoreError::InfiniteFeature { column: j, row });
+                    }
+                }
+                Column::Categorical(c) => {
+                    for (row, &code) in c.codes.iter().enumerate() {
+                        let missing = c.missing.and_then(|m| m.get(row)).copied().unwrap_or(false);
+                        if !missing && code >= c.n_categories {
+                            return Err(CoreError::CategoryOutOfRange {
+                                column: j,
+                                row,
+                                code,
+                                n_categories: c.n_categories,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Prediction data must have the fitted features, of the fitted kinds. Infinite values
+    /// are rejected; unknown category codes are routed like missing values.
+    pub(crate) fn validate_for_predict(&self, kinds: &[FeatureKind]) -> Result<()> {
+        if self.columns.len() != kinds.len() {
+            return Err(CoreError::ShapeMismatch {
+                what: "the number of columns".into(),
+                expected: kinds.len(),
+                got: self.columns.len(),
+            });
+        }
+        for (j, (col, kind)) in self.columns.iter().zip(kinds).enumerate() {
+            let same = matches!(
+                (col, kind),
+                (Column::Numeric(_), FeatureKind::Numeric)
+                    | (Column::Categorical(_), FeatureKind::Categorical { .. })
+            );
+            if !same {
+                return Err(CoreError::ColumnKindMismatch {
+                    column: j,
+                    expected: kind.name(),
+                    got: col.kind_name(),
+                });
+            }
+            if let Column::Numeric(v) = col {
+                if let Some(row) = v.iter().position(|x| x.is_infinite()) {
+                    return Err(CoreError::InfiniteFeature { column: j, row });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the tree learns to predict.
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    /// Class codes `0..n_classes`.
+    Classes { codes: &'a [u32], n_classes: usize },
+    /// Real-valued responses.
+    Values(&'a [f64]),
+}
+
+impl Target<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Target::Classes { codes, .. } => codes.len(),
+            Target::Values(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Width of a node's statistics vector: class weights, or (weight, Σwy, Σwy²).
+    pub(crate) fn stats_width(&self) -> usize {
+        match self {
+            Target::Classes { n_classes, .. } => *n_classes,
+            Target::Values(_) => 3,
+        }
+    }
+
+    /// Adds row `row` with weight `w` to a statistics vector of width [`Self::stats_width`].
+    #[inline]
+    pub(crate) fn accumulate(&self, stats: &mut [f64], row: usize, w: f64) {
+        match self {
+            Target::Classes { codes, .. } => {
+                if let Some(s) = codes.get(row).and_then(|&c| stats.get_mut(c as usize)) {
+                    *s += w;
+                }
+            }
+            Target::Values(v) => {
+                if let (Some(&y), [sw, swy, swy2]) = (v.get(row), stats) {
+                    *sw += w;
+                    *swy += w * y;
+                    *swy2 += w * y * y;
+                }
+            }
+        }
+    }
+
+    pub(crate) fn validate(&self, n_rows: usize) -> Result<()> {
+        if self.len() != n_rows {
+            return Err(CoreError::ShapeMismatch {
+                what: "the target".into(),
+                expected: n_rows,
+                got: self.len(),
+            });
+        }
+        match self {
+            Target::Classes { codes, n_classes } => {
+                if *n_classes == 0 {
+                    return Err(CoreError::InvalidParameter {
+                        name: "n_classes",
+                        reason: "a classifier needs at least one class".into(),
+                    });
+                }
+                if let Some(row) = codes.iter().position(|&c| c as usize >= *n_classes) {
+                    return Err(CoreError::ClassOutOfRange {
+                        row,
+                        code: codes.get(row).copied().unwrap_or_default(),
+                        n_classes: *n_classes,
+                    });
+                }
+            }
+            Target::Values(v) => {
+                if let Some(row) = v.iter().position(|y| !y.is_finite()) {
+                    return Err(CoreError::NonFiniteTarget {
+                        row,
+                        value: v.get(row).copied().unwrap_or(f64::NAN),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks per-row weights: one per row, finite and strictly positive.
+pub(crate) fn validate_weights(weights: &[f64], n_rows: usize) -> Result<()> {
+    if weights.len() != n_rows {
+        return Err(CoreError::ShapeMismatch {
+            what: "sample_weight".into(),
+            expected: n_rows,
+            got: weights.len(),
+        });
+    }
+    match weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
+        Some(row) => Err(CoreError::InvalidWeight {
+            row,
+            value: weights.get(row).copied().unwrap_or(f64::NAN),
+        }),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,51 @@
+//! The core's error type: every way user input can be rejected, as data.
+
+use thiserror::Error;
+
+/// Why the core refused a data set, a parameter or a request.
+///
+/// Columns and rows are 0-based indices; the Python layer translates column indices into names.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CoreError {
+    #[error("the data set is empty: it has {rows} rows and {columns} columns")]
+    EmptyData { rows: usize, columns: usize },
+    #[error("{what} has length {got}, expected {expected}")]
+    ShapeMismatch {
+        what: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("column {column} holds an infinite value at row {row}")]
+    InfiniteFeature { column: usize, row: usize },
+    #[error("the target holds a non-finite value ({value}) at row {row}")]
+    NonFiniteTarget { row: usize, value: f64 },
+    #[error("the target holds class code {code} at row {row}, but there are only {n_classes} classes")]
+    ClassOutOfRange {
+        row: usize,
+        code: u32,
+        n_classes: usize,
+    },
+    #[error("column {column} holds category code {code} at row {row}, but it has only {n_categories} categories")]
+    CategoryOutOfRange {
+        column: usize,
+        row: usize,
+        code: u32,
+        n_categories: u32,
+    },
+    #[error("sample weights must be finite and positive; row {row} has {value}")]
+    InvalidWeight { row: usize, value: f64 },
+    #[error("invalid parameter {name}: {reason}")]
+    InvalidParameter { name: &'static str, reason: String },
+    #[error("column {column} was {expected} when the tree was fitted, but is {got} now")]
+    ColumnKindMismatch {
+        column: usize,
+        expected: &'static str,
+        got: &'static str,
+    },
+    #[error("node {node} does not exist: the tree has {n_nodes} nodes")]
+    NodeOutOfRange { node: usize, n_nodes: usize },
+    #[error("the data set has {rows} rows, more than the {limit} a tree can index")]
+    TooManyRows { rows: usize, limit: usize },
+}
+
+pub type Result<T> = std::result::Result<T, CoreError>;

@@ -1,0 +1,23 @@
+//! quercus-core: decision trees the way the literature defines them.
+//!
+//! ID3, C4.5 and CART growth ([`grow`]) over borrowed columns ([`Dataset`]), with C4.5's
+//! fractional handling of missing values at fit and at predict, stored in an arena
+//! ([`Tree`]). No Python here: the bindings crate converts types and nothing else.
+
+mod builder;
+pub mod criterion;
+pub mod data;
+pub mod error;
+pub mod params;
+mod predict;
+mod scores;
+mod split;
+pub mod tree;
+
+pub use builder::grow;
+pub use criterion::Criterion;
+pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Target};
+pub use error::{CoreError, Result};
+pub use params::{CategoricalSplit, TreeParams};
+pub use scores::split_scores;
+pub use tree::{FeatureScore, NodeId, NodeKind, Side, SplitTag, Tree};

@@ -1,0 +1,149 @@
+//! Prediction: a row walks from the root to a leaf; a row missing a tested value follows
+//! every branch with the stored fractions r̃_v and the leaf distributions are summed (C4.5,
+//! text 000 §4.4.2). The walk uses an explicit `(node, weight)` stack, never recursion, and
+//! the fractional path is only taken by rows that need it.
+
+use crate::data::Dataset;
+use crate::error::Result;
+use crate::split::route;
+use crate::tree::{NodeId, NodeKind, Tree};
+
+/// One reached leaf and the share of the row's weight that arrived there.
+type Reached = (NodeId, f64);
+
+impl Tree {
+    /// Leaves a row reaches with their weight shares (summing to 1), in child order.
+    /// `stack` and `out` are reused buffers so prediction allocates nothing per row.
+    fn reach(&self, data: &Dataset<'_>, row: usize, stack: &mut Vec<Reached>, out: &mut Vec<Reached>) {
+        out.clear();
+        let columns = data.columns();
+        // Fast path: no missing value on the way means a single leaf.
+        let mut node = NodeId::ROOT;
+        loop {
+            let kind = self.kind(node);
+            if kind == NodeKind::Leaf {
+                out.push((node, 1.0));
+                return;
+            }
+            match route(&kind, columns, row).and_then(|c| self.children(node).nth(c)) {
+                Some(child) => node = child,
+                None => break,
+            }
+        }
+        stack.clear();
+        stack.push((node, 1.0));
+        while let Some((node, w)) = stack.pop() {
+            let kind = self.kind(node);
+            if kind == NodeKind::Leaf {
+                out.push((node, w));
+                continue;
+            }
+            match route(&kind, columns, row).and_then(|c| self.children(node).nth(c)) {
+                Some(child) => stack.push((child, w)),
+                None => {
+                    let children: Vec<NodeId> = self.children(node).collect();
+                    for &child in children.iter().rev() {
+                        let f = self.branch_fraction(child);
+                        if f > 0.0 {
+                            stack.push((child, w * f));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `visit(row, reached)` for every row.
+    fn for_each_row(&self, data: &Dataset<'_>, mut visit: impl FnMut(usize, &[Reached])) -> Result<()> {
+        data.validate_for_predict(self.feature_kinds())?;
+        let mut stack = Vec::new();
+        let mut reached = Vec::new();
+        for row in 0..data.n_rows() {
+            self.reach(data, row, &mut stack, &mut reached);
+            visit(row, &reached);
+        }
+        Ok(())
+    }
+
+    /// Class probabilities, row-major `n_rows × n_classes`: the reached leaves' class
+    /// distributions, normalised and mixed by the row's weight shares.
+    pub fn predict_proba(&self, data: &Dataset<'_>) -> Result<Vec<f64>> {
+        let k = self.n_classes();
+        let mut out = vec![0.0; data.n_rows() * k];
+        self.for_each_row(data, |row, reached| {
+            if let Some(dst) = out.get_mut(row * k..(row + 1) * k) {
+                self.mix(reached, dst);
+            }
+        })?;
+        Ok(out)
+    }
+
+    fn mix(&self, reached: &[Reached], dst: &mut [f64]) {
+        for &(leaf, share) in reached {
+            let dist = self.value(leaf);
+            let total: f64 = dist.iter().sum();
+            if total > 0.0 {
+                for (d, &v) in dst.iter_mut().zip(dist) {
+                    *d += share * v / total;
+                }
+            }
+        }
+    }
+
+    /// Class codes: the most probable class; ties go to the label of the first reached leaf
+    /// whose label is among them (so a single-path row keeps its leaf's tie-broken label).
+    pub fn predict_class(&self, data: &Dataset<'_>) -> Result<Vec<u32>> {
+        let k = self.n_classes();
+        let mut out = vec![0u32; data.n_rows()];
+        let mut proba = vec![0.0; k];
+        self.for_each_row(data, |row, reached| {
+            proba.iter_mut().for_each(|p| *p = 0.0);
+            self.mix(reached, &mut proba);
+            let max = proba.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let tied = |c: u32| proba.get(c as usize).is_some_and(|&p| !crate::criterion::better(max, p, 0.0));
+            let label = reached
+                .iter()
+                .map(|&(leaf, _)| self.label(leaf))
+                .find(|&l| tied(l))
+                .or_else(|| (0..k as u32).find(|&c| tied(c)))
+                .unwrap_or(0);
+            if let Some(slot) = out.get_mut(row) {
+                *slot = label;
+            }
+        })?;
+        Ok(out)
+    }
+
+    /// Regression predictions: the reached leaves' means mixed by weight share.
+    pub fn predict_value(&self, data: &Dataset<'_>) -> Result<Vec<f64>> {
+        let mut out = vec![0.0; data.n_rows()];
+        self.for_each_row(data, |row, reached| {
+            let y: f64 = reached
+                .iter()
+                .map(|&(leaf, share)| share * self.value(leaf).first().copied().unwrap_or(0.0))
+                .sum();
+            if let Some(slot) = out.get_mut(row) {
+                *slot = y;
+            }
+        })?;
+        Ok(out)
+    }
+
+    /// The leaf each row reaches; for a row split across branches, the leaf with the largest
+    /// share (the first such leaf on ties).
+    pub fn apply(&self, data: &Dataset<'_>) -> Result<Vec<u32>> {
+        let mut out = vec![0u32; data.n_rows()];
+        self.for_each_row(data, |row, reached| {
+            let mut best: Option<Reached> = None;
+            for &r in reached {
+                if best.is_none_or(|b| r.1 > b.1) {
+                    best = Some(r);
+                }
+            }
+            if let (Some(slot), Some((leaf, _))) = (out.get_mut(row), best) {
+                *slot = leaf.0;
+            }
+        })?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,334 @@
+//! The arena that stores a fitted tree: parallel vectors indexed by [`NodeId`].
+//!
+//! Children of a node are allocated together when it splits, so they are contiguous:
+//! `first_child .. first_child + n_children`. The root is node 0 and every child is numbered
+//! after its parent, so a reverse index sweep visits children before parents (used for
+//! bottom-up passes without recursion).
+
+use crate::criterion::Criterion;
+use crate::data::FeatureKind;
+use crate::error::{CoreError, Result};
+
+/// Index of a node in a [`Tree`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    pub const ROOT: NodeId = NodeId(0);
+
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where a category goes in a subset split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Side {
+    /// Child 1.
+    Right = 0,
+    /// Child 0.
+    Left = 1,
+    /// Absent from the node's training rows: routed like a missing value.
+    Unseen = 2,
+}
+
+/// The test a node applies, as stored in the arena's `tag` vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SplitTag {
+    Leaf = 0,
+    /// `x <= threshold` → child 0.
+    Numeric = 1,
+    /// Child `k` holds category code `k`.
+    Multiway = 2,
+    /// Category side from the node's subset mask.
+    Subset = 3,
+    /// Ordered category `code <= threshold` → child 0.
+    Ordered = 4,
+}
+
+/// A borrowed view of one node's test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NodeKind<'t> {
+    Leaf,
+    Numeric { feature: usize, threshold: f64 },
+    Multiway { feature: usize },
+    Subset { feature: usize, sides: &'t [Side] },
+    Ordered { feature: usize, threshold: u32 },
+}
+
+/// Per-feature candidate scores recorded when a node was searched (see [`crate::scores`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FeatureScore {
+    /// The criterion's own figure (gain, gain ratio, or weighted child impurity).
+    pub score: f64,
+    /// ρ × impurity decrease: what the search maximises.
+    pub gain: f64,
+    /// Split information, with the missing share as its own outcome (C4.5).
+    pub iv: f64,
+    /// Best numeric midpoint, or ordered-category code; NaN otherwise.
+    pub threshold: f64,
+    /// Share of the node's weight with the feature known.
+    pub rho: f64,
+}
+
+impl FeatureScore {
+    pub const NONE: FeatureScore = FeatureScore {
+        score: f64::NAN,
+        gain: f64::NAN,
+        iv: f64::NAN,
+        threshold: f64::NAN,
+        rho: f64::NAN,
+    };
+}
+
+/// A fitted decision tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tree {
+    pub(crate) criterion: Criterion,
+    pub(crate) kinds: Vec<FeatureKind>,
+    /// Number of classes, or 0 for regression.
+    pub(crate) n_classes: usize,
+
+    // Hot: read on every prediction step.
+    pub(crate) tag: Vec<SplitTag>,
+    pub(crate) feature: Vec<u32>,
+    /// Numeric threshold, or an ordered category's code; NaN where unused.
+    pub(crate) threshold: Vec<f64>,
+    pub(crate) first_child: Vec<u32>,
+    pub(crate) n_children: Vec<u32>,
+    /// C4.5's r̃_v: the share of the parent's known weight this child received.
+    pub(crate) branch_fraction: Vec<f64>,
+    /// Index into `sides` where a subset node's mask starts (u32::MAX otherwise).
+    pub(crate) subset_offset: Vec<u32>,
+    pub(crate) sides: Vec<Side>,
+
+    // Cold: bookkeeping, rendering and pruning.
+    pub(crate) parent: Vec<u32>,
+    pub(crate) depth: Vec<u32>,
+    pub(crate) weight: Vec<f64>,
+    pub(crate) n_rows: Vec<f64>,
+    pub(crate) impurity: Vec<f64>,
+    /// The node's class (ties broken toward the parent's); unused for regression.
+    pub(crate) label: Vec<u32>,
+    /// `value_width` numbers per node: class weights, or the mean target.
+    pub(crate) value: Vec<f64>,
+    /// `n_features` scores per searched node; `score_offset` is u32::MAX for others.
+    pub(crate) score_offset: Vec<u32>,
+    pub(crate) scores: Vec<FeatureScore>,
+}
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+impl Tree {
+    pub(crate) fn empty(criterion: Criterion, kinds: Vec<FeatureKind>, n_classes: usize) -> Self {
+        Tree {
+            criterion,
+            kinds,
+            n_classes,
+            tag: Vec::new(),
+            feature: Vec::new(),
+            threshold: Vec::new(),
+            first_child: Vec::new(),
+            n_children: Vec::new(),
+            branch_fraction: Vec::new(),
+            subset_offset: Vec::new(),
+            sides: Vec::new(),
+            parent: Vec::new(),
+            depth: Vec::new(),
+            weight: Vec::new(),
+            n_rows: Vec::new(),
+            impurity: Vec::new(),
+            label: Vec::new(),
+            value: Vec::new(),
+            score_offset: Vec::new(),
+            scores: Vec::new(),
+        }
+    }
+
+    /// Appends a leaf and returns its id; the builder turns it into a split later.
+    pub(crate) fn push_node(&mut self, parent: Option<NodeId>, branch_fraction: f64) -> NodeId {
+        let id = NodeId(self.tag.len() as u32);
+        let depth = parent.map_or(0, |p| self.depth.get(p.index()).map_or(0, |d| d + 1));
+        self.tag.push(SplitTag::Leaf);
+        self.feature.push(NONE);
+        self.threshold.push(f64::NAN);
+        self.first_child.push(NONE);
+        self.n_children.push(0);
+        self.branch_fraction.push(branch_fraction);
+        self.subset_offset.push(NONE);
+        self.parent.push(parent.map_or(NONE, |p| p.0));
+        self.depth.push(depth);
+        self.weight.push(0.0);
+        self.n_rows.push(0.0);
+        self.impurity.push(0.0);
+        self.label.push(0);
+        self.value
+            .extend(std::iter::repeat_n(0.0, self.value_width()));
+        self.score_offset.push(NONE);
+        id
+    }
+
+    pub fn criterion(&self) -> Criterion {
+        self.criterion
+    }
+
+    pub fn n_nodes(&self) -> usize {
+        self.tag.len()
+    }
+
+    pub fn n_leaves(&self) -> usize {
+        self.tag.iter().filter(|t| **t == SplitTag::Leaf).count()
+    }
+
+    /// Depth of the deepest node (a single leaf has depth 0).
+    pub fn max_depth(&self) -> usize {
+        self.depth.iter().copied().max().unwrap_or(0) as usize
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.kinds.len()
+    }
+
+    pub fn feature_kinds(&self) -> &[FeatureKind] {
+        &self.kinds
+    }
+
+    /// Number of classes; 0 for a regression tree.
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    pub fn is_regression(&self) -> bool {
+        self.n_classes == 0
+    }
+
+    /// Numbers per node in [`Tree::value`]: class weights, or 1 (the mean) for regression.
+    pub fn value_width(&self) -> usize {
+        self.n_classes.max(1)
+    }
+
+    pub fn check(&self, node: NodeId) -> Result<NodeId> {
+        if node.index() < self.n_nodes() {
+            Ok(node)
+        } else {
+            Err(CoreError::NodeOutOfRange {
+                node: node.index(),
+                n_nodes: self.n_nodes(),
+            })
+        }
+    }
+
+    /// The node's test. Ids come from this tree, so lookups fall back to `Leaf` only if the
+    /// arena were inconsistent, which the builder never produces.
+    pub fn kind(&self, node: NodeId) -> NodeKind<'_> {
+        let i = node.index();
+        let feature = self.feature.get(i).copied().unwrap_or(NONE) as usize;
+        match self.tag.get(i).copied().unwrap_or(SplitTag::Leaf) {
+            SplitTag::Leaf => NodeKind::Leaf,
+            SplitTag::Numeric => NodeKind::Numeric {
+                feature,
+                threshold: self.threshold.get(i).copied().unwrap_or(f64::NAN),
+            },
+            SplitTag::Multiway => NodeKind::Multiway { feature },
+            SplitTag::Ordered => NodeKind::Ordered {
+                feature,
+                threshold: self.threshold.get(i).copied().unwrap_or(0.0) as u32,
+            },
+            SplitTag::Subset => {
+                let start = self.subset_offset.get(i).copied().unwrap_or(0) as usize;
+                let len = match self.kinds.get(feature) {
+                    Some(FeatureKind::Categorical { n_categories, .. }) => *n_categories as usize,
+                    _ => 0,
+                };
+                NodeKind::Subset {
+                    feature,
+                    sides: self.sides.get(start..start + len).unwrap_or(&[]),
+                }
+            }
+        }
+    }
+
+    pub fn tag(&self, node: NodeId) -> SplitTag {
+        self.tag.get(node.index()).copied().unwrap_or(SplitTag::Leaf)
+    }
+
+    pub fn children(&self, node: NodeId) -> impl Iterator<Item = NodeId> {
+        let i = node.index();
+        let first = self.first_child.get(i).copied().unwrap_or(NONE);
+        let n = if first == NONE {
+            0
+        } else {
+            self.n_children.get(i).copied().unwrap_or(0)
+        };
+        (0..n).map(move |k| NodeId(first + k))
+    }
+
+    pub fn parent(&self, node: NodeId) -> Option<NodeId> {
+        self.parent
+            .get(node.index())
+            .copied()
+            .filter(|&p| p != NONE)
+            .map(NodeId)
+    }
+
+    pub fn depth(&self, node: NodeId) -> usize {
+        self.depth.get(node.index()).copied().unwrap_or(0) as usize
+    }
+
+    /// Training weight that reached the node, fractional fragments included.
+    pub fn weight(&self, node: NodeId) -> f64 {
+        self.weight.get(node.index()).copied().unwrap_or(0.0)
+    }
+
+    /// Training rows that reached the node; a fractional fragment counts as one row.
+    pub fn n_rows(&self, node: NodeId) -> f64 {
+        self.n_rows.get(node.index()).copied().unwrap_or(0.0)
+    }
+
+    pub fn impurity(&self, node: NodeId) -> f64 {
+        self.impurity.get(node.index()).copied().unwrap_or(0.0)
+    }
+
+    pub fn branch_fraction(&self, node: NodeId) -> f64 {
+        self.branch_fraction.get(node.index()).copied().unwrap_or(0.0)
+    }
+
+    pub fn label(&self, node: NodeId) -> u32 {
+        self.label.get(node.index()).copied().unwrap_or(0)
+    }
+
+    /// Class weights (classification) or `[mean]` (regression) of the node. An empty node
+    /// holds its parent's distribution (text 000 Algorithm 4.1).
+    pub fn value(&self, node: NodeId) -> &[f64] {
+        let w = self.value_width();
+        let start = node.index() * w;
+        self.value.get(start..start + w).unwrap_or(&[])
+    }
+
+    /// Per-feature scores recorded when the node was searched; `None` if it never was.
+    pub fn node_scores(&self, node: NodeId) -> Option<&[FeatureScore]> {
+        let off = *self.score_offset.get(node.index())?;
+        if off == NONE {
+            return None;
+        }
+        let start = off as usize;
+        self.scores.get(start..start + self.n_features())
+    }
+
+    /// All subset masks back to back (see [`NodeKind::Subset`]).
+    pub fn subset_sides(&self) -> &[Side] {
+        &self.sides
+    }
+
+    /// Where a subset node's mask starts in [`Tree::subset_sides`].
+    pub fn subset_offset(&self, node: NodeId) -> Option<usize> {
+        self.subset_offset
+            .get(node.index())
+            .copied()
+            .filter(|&o| o != NONE)
+            .map(|o| o as usize)
+    }
+}

@@ -1,0 +1,31 @@
+//! The one mapping from core errors to Python exceptions.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::PyErr;
+use quercus_core::CoreError;
+
+create_exception!(
+    _core,
+    QuercusError,
+    PyValueError,
+    "Raised for every invalid input or parameter the core detects."
+);
+
+/// Converts a core error: a column of the wrong kind is a `TypeError`, everything else a
+/// `QuercusError` (a `ValueError`), with the core's message.
+pub fn to_py(err: CoreError) -> PyErr {
+    match err {
+        CoreError::ColumnKindMismatch { .. } => PyTypeError::new_err(err.to_string()),
+        CoreError::EmptyData { .. }
+        | CoreError::ShapeMismatch { .. }
+        | CoreError::InfiniteFeature { .. }
+        | CoreError::NonFiniteTarget { .. }
+        | CoreError::ClassOutOfRange { .. }
+        | CoreError::CategoryOutOfRange { .. }
+        | CoreError::InvalidWeight { .. }
+        | CoreError::InvalidParameter { .. }
+        | CoreError::NodeOutOfRange { .. }
+        | CoreError::TooManyRows { .. } => QuercusError::new_err(err.to_string()),
+    }
+}

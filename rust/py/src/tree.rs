@@ -1,0 +1,149 @@
+//! The fitted tree as a Python object: prediction and read-only views of the arena.
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use quercus_core::{FeatureScore, NodeId, Side, Tree};
+
+use crate::convert::{dataset, hold_columns};
+use crate::errors::to_py;
+
+/// A fitted tree. Immutable (`frozen`), so one instance may serve many threads at once.
+#[pyclass(frozen, name = "Tree", module = "quercus._core")]
+pub struct PyTree {
+    pub inner: Tree,
+}
+
+/// Per-feature scores as a dict of float64 arrays.
+pub fn scores_dict<'py>(py: Python<'py>, scores: &[FeatureScore]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let col = |f: fn(&FeatureScore) -> f64| scores.iter().map(f).collect::<Vec<f64>>();
+    d.set_item("score", col(|s| s.score).into_pyarray(py))?;
+    d.set_item("gain", col(|s| s.gain).into_pyarray(py))?;
+    d.set_item("iv", col(|s| s.iv).into_pyarray(py))?;
+    d.set_item("threshold", col(|s| s.threshold).into_pyarray(py))?;
+    d.set_item("rho", col(|s| s.rho).into_pyarray(py))?;
+    Ok(d)
+}
+
+fn optional(x: Option<NodeId>) -> i64 {
+    x.map_or(-1, |n| i64::from(n.0))
+}
+
+#[pymethods]
+impl PyTree {
+    #[getter]
+    fn n_nodes(&self) -> usize {
+        self.inner.n_nodes()
+    }
+
+    #[getter]
+    fn n_leaves(&self) -> usize {
+        self.inner.n_leaves()
+    }
+
+    #[getter]
+    fn depth(&self) -> usize {
+        self.inner.max_depth()
+    }
+
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.inner.n_features()
+    }
+
+    #[getter]
+    fn n_classes(&self) -> usize {
+        self.inner.n_classes()
+    }
+
+    #[getter]
+    fn criterion(&self) -> &'static str {
+        self.inner.criterion().name()
+    }
+
+    fn predict_proba<'py>(&self, py: Python<'py>, columns: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let held = hold_columns(columns)?;
+        let data = dataset(&held)?;
+        let n = data.n_rows();
+        let k = self.inner.n_classes();
+        let proba = py.detach(|| self.inner.predict_proba(&data)).map_err(to_py)?;
+        proba.into_pyarray(py).reshape([n, k])
+    }
+
+    fn predict_class<'py>(&self, py: Python<'py>, columns: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+        let held = hold_columns(columns)?;
+        let data = dataset(&held)?;
+        let out = py.detach(|| self.inner.predict_class(&data)).map_err(to_py)?;
+        Ok(out.into_pyarray(py))
+    }
+
+    fn predict_value<'py>(&self, py: Python<'py>, columns: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let held = hold_columns(columns)?;
+        let data = dataset(&held)?;
+        let out = py.detach(|| self.inner.predict_value(&data)).map_err(to_py)?;
+        Ok(out.into_pyarray(py))
+    }
+
+    fn apply<'py>(&self, py: Python<'py>, columns: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let held = hold_columns(columns)?;
+        let data = dataset(&held)?;
+        let out = py.detach(|| self.inner.apply(&data)).map_err(to_py)?;
+        Ok(out.into_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py))
+    }
+
+    fn node_scores<'py>(&self, py: Python<'py>, node: usize) -> PyResult<Bound<'py, PyDict>> {
+        let id = u32::try_from(node).map(NodeId).unwrap_or(NodeId(u32::MAX));
+        let id = self.inner.check(id).map_err(|_| {
+            to_py(quercus_core::CoreError::NodeOutOfRange {
+                node,
+                n_nodes: self.inner.n_nodes(),
+            })
+        })?;
+        match self.inner.node_scores(id) {
+            Some(s) => scores_dict(py, s),
+            None => scores_dict(py, &vec![FeatureScore::NONE; self.inner.n_features()]),
+        }
+    }
+
+    fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let t = &self.inner;
+        let ids: Vec<NodeId> = (0..t.n_nodes() as u32).map(NodeId).collect();
+        let d = PyDict::new(py);
+        let i64s = |f: &dyn Fn(NodeId) -> i64| ids.iter().map(|&n| f(n)).collect::<Vec<i64>>();
+        let f64s = |f: &dyn Fn(NodeId) -> f64| ids.iter().map(|&n| f(n)).collect::<Vec<f64>>();
+        let kind_feature = |n: NodeId| -> (u8, i64, f64) {
+            match t.kind(n) {
+                quercus_core::NodeKind::Leaf => (0, -1, f64::NAN),
+                quercus_core::NodeKind::Numeric { feature, threshold } => (1, feature as i64, threshold),
+                quercus_core::NodeKind::Multiway { feature } => (2, feature as i64, f64::NAN),
+                quercus_core::NodeKind::Subset { feature, .. } => (3, feature as i64, f64::NAN),
+                quercus_core::NodeKind::Ordered { feature, threshold } => (4, feature as i64, f64::from(threshold)),
+            }
+        };
+        d.set_item("kind", ids.iter().map(|&n| kind_feature(n).0).collect::<Vec<u8>>().into_pyarray(py))?;
+        d.set_item("feature", i64s(&|n| kind_feature(n).1).into_pyarray(py))?;
+        d.set_item("threshold", f64s(&|n| kind_feature(n).2).into_pyarray(py))?;
+        d.set_item("first_child", i64s(&|n| optional(t.children(n).next())).into_pyarray(py))?;
+        d.set_item("n_children", i64s(&|n| t.children(n).count() as i64).into_pyarray(py))?;
+        d.set_item("parent", i64s(&|n| optional(t.parent(n))).into_pyarray(py))?;
+        d.set_item("depth", i64s(&|n| t.depth(n) as i64).into_pyarray(py))?;
+        d.set_item("weight", f64s(&|n| t.weight(n)).into_pyarray(py))?;
+        d.set_item("n_rows", f64s(&|n| t.n_rows(n)).into_pyarray(py))?;
+        d.set_item("impurity", f64s(&|n| t.impurity(n)).into_pyarray(py))?;
+        let regression = t.is_regression();
+        d.set_item("label", i64s(&|n| if regression { -1 } else { i64::from(t.label(n)) }).into_pyarray(py))?;
+        d.set_item("branch_fraction", f64s(&|n| t.branch_fraction(n)).into_pyarray(py))?;
+        let width = t.value_width();
+        let value: Vec<f64> = ids.iter().flat_map(|&n| t.value(n).iter().copied()).collect();
+        d.set_item("value", value.into_pyarray(py).reshape([ids.len(), width])?)?;
+        d.set_item(
+            "subset_offset",
+            i64s(&|n| t.subset_offset(n).map_or(-1, |o| o as i64)).into_pyarray(py),
+        )?;
+        let mask: Vec<u8> = t.subset_sides().iter().map(|&s| s as u8).collect();
+        d.set_item("subset_mask", mask.into_pyarray(py))?;
+        debug_assert_eq!(Side::Left as u8, 1);
+        Ok(d)
+    }
+}

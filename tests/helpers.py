@@ -1,0 +1,237 @@
+"""Shared helpers of the test suite: an independent reading of fitted trees.
+
+Nothing here calls the library's scoring code: the masks, counts and gains are
+recomputed from the data with plain NumPy so that they can serve as expected values.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import polars as pl
+
+import quercus
+
+# Node kinds, as documented in _core.pyi (Tree.nodes()["kind"]).
+LEAF, NUMERIC, MULTIWAY, SUBSET, ORDERED = 0, 1, 2, 3, 4
+
+# The texts round their intermediate results: README's tolerance.
+TEXT_TOL = 0.002
+
+
+def load_xy(name: str) -> tuple[pl.DataFrame, pl.Series]:
+    X, y = quercus.datasets.load(name, return_X_y=True)
+    return X, y
+
+
+def scores_by_feature(table: pl.DataFrame) -> dict[str, dict[str, float]]:
+    """split_scores / node_scores table -> {feature: {column: value}}."""
+    return {row["feature"]: row for row in table.iter_rows(named=True)}
+
+
+def categories(col: pl.Series) -> list:
+    """Category list in code order, as API.md defines it for each Polars dtype."""
+    dtype = col.dtype
+    if isinstance(dtype, pl.Enum):
+        return dtype.categories.to_list()
+    if dtype == pl.Boolean:
+        return [False, True]
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Categorical):
+        return sorted(v for v in col.cast(pl.String).unique().to_list() if v is not None)
+    raise TypeError(f"not a categorical column: {dtype}")
+
+
+def codes_of(col: pl.Series, cats: list) -> np.ndarray:
+    """Category codes of a column (-1 for a missing or unseen value)."""
+    index = {c: i for i, c in enumerate(cats)}
+    values = col.to_list() if col.dtype == pl.Boolean else col.cast(pl.String).to_list()
+    return np.array([index.get(v, -1) if v is not None else -1 for v in values], dtype=np.int64)
+
+
+def node_masks(model, X: pl.DataFrame) -> list[np.ndarray]:
+    """Rows reaching every node, recomputed by walking the split definitions.
+
+    Only for data without missing values (no fractional routing).
+    """
+    nd = model.tree_.nodes()
+    names = [str(n) for n in model.feature_names_in_]
+    n = len(nd["kind"])
+    masks: list[np.ndarray | None] = [None] * n
+    masks[0] = np.ones(X.height, dtype=bool)
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        kind = int(nd["kind"][i])
+        if kind == LEAF:
+            continue
+        col = X[names[int(nd["feature"][i])]]
+        mask = masks[i]
+        fc, nc = int(nd["first_child"][i]), int(nd["n_children"][i])
+        if kind == NUMERIC:
+            v = col.cast(pl.Float64).to_numpy()
+            t = nd["threshold"][i]
+            parts = [v <= t, v > t]
+        else:
+            cats = categories(col)
+            codes = codes_of(col, cats)
+            if kind == MULTIWAY:
+                parts = [codes == k for k in range(nc)]
+            elif kind == SUBSET:
+                off = int(nd["subset_offset"][i])
+                sm = np.asarray(nd["subset_mask"][off : off + len(cats)], dtype=bool)
+                inside = sm[codes]
+                parts = [inside, ~inside]
+            elif kind == ORDERED:
+                t = nd["threshold"][i]
+                parts = [codes <= t, codes > t]
+            else:
+                raise AssertionError(f"unknown node kind {kind}")
+        assert len(parts) == nc, (i, kind, nc)
+        for k in range(nc):
+            masks[fc + k] = mask & parts[k]
+            stack.append(fc + k)
+    assert all(m is not None for m in masks), "some node is unreachable from the root"
+    return masks  # type: ignore[return-value]
+
+
+def class_codes(model, y) -> np.ndarray:
+    classes = list(model.classes_)
+    index = {c: i for i, c in enumerate(classes)}
+    return np.array([index[v] for v in list(y)], dtype=np.int64)
+
+
+def check_counts(model, X: pl.DataFrame, y) -> list[np.ndarray]:
+    """Every node's weight, n_rows and class weights equal the counts of the training rows
+    that satisfy its path (unit weights, no missing values); an empty node has weight 0,
+    its parent's distribution and its parent's label."""
+    nd = model.tree_.nodes()
+    masks = node_masks(model, X)
+    yc = class_codes(model, y)
+    k = len(model.classes_)
+    for i, m in enumerate(masks):
+        counts = np.bincount(yc[m], minlength=k).astype(float)
+        assert nd["weight"][i] == np.float64(m.sum()), (i, nd["weight"][i], m.sum())
+        assert nd["n_rows"][i] == np.float64(m.sum()), (i, nd["n_rows"][i], m.sum())
+        value = np.asarray(nd["value"][i], dtype=float)
+        if m.sum() > 0:
+            np.testing.assert_allclose(value, counts, atol=1e-12, err_msg=f"node {i}")
+            # the label is a majority class
+            assert counts[int(nd["label"][i])] == counts.max(), (i, counts, nd["label"][i])
+        else:
+            p = int(nd["parent"][i])
+            parent_value = np.asarray(nd["value"][p], dtype=float)
+            np.testing.assert_allclose(
+                value / value.sum(), parent_value / parent_value.sum(), atol=1e-12
+            )
+            assert nd["label"][i] == nd["label"][p], (i, p)
+            assert nd["kind"][i] == LEAF
+    return masks
+
+
+# --- export_text parsing -------------------------------------------------------------
+
+_COMMENT = re.compile(r"\s{2,}\(.*\)\s*$")
+
+
+def clean_drawing(text: str) -> str:
+    """README drawing -> export_text(show_weights=False) text (comments removed)."""
+    lines = []
+    for line in text.strip("\n").splitlines():
+        line = _COMMENT.sub("", line).rstrip()
+        if line.strip():
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def normalize_export(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines() if line.strip())
+
+
+def parse_export(text: str):
+    """Indented text -> canonical nested structure (siblings sorted), for comparisons that
+    do not depend on the order of the children."""
+    root: list = []
+    stack: list[tuple[int, list]] = [(-1, root)]
+    for line in normalize_export(text).splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        assert indent % 4 == 0, line
+        level = indent // 4
+        body = " ".join(line.split())
+        cond, sep, label = body.rpartition(": ")
+        if not sep:
+            cond, label = body, None
+        children: list = []
+        while stack[-1][0] >= level:
+            stack.pop()
+        stack[-1][1].append((cond, label, children))
+        stack.append((level, children))
+
+    def canon(nodes):
+        return tuple(sorted((c, lab, canon(ch)) for c, lab, ch in nodes))
+
+    return canon(root)
+
+
+# --- independent impurity arithmetic ----------------------------------------------------
+
+
+def entropy(weights: np.ndarray) -> float:
+    w = np.asarray(weights, dtype=float)
+    total = w.sum()
+    if total <= 0:
+        return 0.0
+    p = w[w > 0] / total
+    return float(-(p * np.log2(p)).sum())
+
+
+def gini(weights: np.ndarray) -> float:
+    w = np.asarray(weights, dtype=float)
+    total = w.sum()
+    if total <= 0:
+        return 0.0
+    p = w / total
+    return float(1.0 - (p * p).sum())
+
+
+def class_counts(y: list, classes: list) -> np.ndarray:
+    return np.array([sum(1 for v in y if v == c) for c in classes], dtype=float)
+
+
+def multiway_gain(x: list, y: list, impurity=entropy) -> tuple[float, float, float]:
+    """C4.5 (text 000 eq. 4.12): (rho x decrease, rho, weighted child impurity on D~)
+    for a categorical attribute with None as missing, unit weights."""
+    classes = sorted(set(y))
+    known = [(a, b) for a, b in zip(x, y, strict=True) if a is not None]
+    rho = len(known) / len(y)
+    yk = [b for _, b in known]
+    parent = impurity(class_counts(yk, classes))
+    children = 0.0
+    for v in sorted({a for a, _ in known}):
+        yv = [b for a, b in known if a == v]
+        children += len(yv) / len(yk) * impurity(class_counts(yv, classes))
+    return rho * (parent - children), rho, children
+
+
+def midpoints(values) -> np.ndarray:
+    v = np.unique(np.asarray([a for a in values if a is not None], dtype=float))
+    return (v[:-1] + v[1:]) / 2.0
+
+
+def best_threshold(x, y, impurity=entropy) -> tuple[float, float, float]:
+    """Best `x <= t` split over the midpoints: (t, decrease, weighted child impurity)."""
+    x = np.asarray(x, dtype=float)
+    y = list(y)
+    classes = sorted(set(y))
+    parent = impurity(class_counts(y, classes))
+    best = (np.nan, -np.inf, np.nan)
+    for t in midpoints(x):
+        left = [b for a, b in zip(x, y, strict=True) if a <= t]
+        right = [b for a, b in zip(x, y, strict=True) if a > t]
+        child = (len(left) * impurity(class_counts(left, classes))) / len(y) + (
+            len(right) * impurity(class_counts(right, classes))
+        ) / len(y)
+        dec = parent - child
+        if dec > best[1] + 1e-12:
+            best = (float(t), dec, child)
+    return best
