@@ -22,7 +22,12 @@ struct Pending {
 /// becomes a leaf with its majority class; an empty branch becomes a leaf holding its
 /// parent's distribution. A zero gain still splits (text 004's XOR). `params` adds the
 /// usual limits (depth, rows per split and per leaf).
-pub fn grow(data: &Dataset<'_>, target: &Target<'_>, weights: &[f64], params: &TreeParams) -> Result<Tree> {
+pub fn grow(
+    data: &Dataset<'_>,
+    target: &Target<'_>,
+    weights: &[f64],
+    params: &TreeParams,
+) -> Result<Tree> {
     data.validate_for_fit()?;
     target.validate(data.n_rows())?;
     validate_weights(weights, data.n_rows())?;
@@ -146,7 +151,11 @@ fn summarise(tree: &mut Tree, target: &Target<'_>, node: NodeId, rows: &NodeRows
 /// The heaviest class; ties go to the parent's class if it is among them, else the first.
 pub(crate) fn majority(weights: &[f64], parent: Option<u32>) -> u32 {
     let max = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let tied = |c: usize| weights.get(c).is_some_and(|&w| !crate::criterion::better(max, w, 0.0));
+    let tied = |c: usize| {
+        weights
+            .get(c)
+            .is_some_and(|&w| !crate::criterion::better(max, w, 0.0))
+    };
     if let Some(p) = parent.filter(|&p| tied(p as usize)) {
         return p;
     }
@@ -185,7 +194,13 @@ fn record_scores(tree: &mut Tree, node: NodeId, candidates: &[Option<crate::spli
 }
 
 /// Turns a leaf into a split and allocates its children, contiguous, each with its r̃_v.
-fn split_node(tree: &mut Tree, node: NodeId, feature: usize, rule: &SplitRule, fractions: &[f64]) -> Vec<NodeId> {
+fn split_node(
+    tree: &mut Tree,
+    node: NodeId,
+    feature: usize,
+    rule: &SplitRule,
+    fractions: &[f64],
+) -> Vec<NodeId> {
     let i = node.index();
     let (tag, threshold) = match rule {
         SplitRule::Numeric { threshold } => (SplitTag::Numeric, *threshold),
@@ -205,7 +220,11 @@ fn split_node(tree: &mut Tree, node: NodeId, feature: usize, rule: &SplitRule, f
         .iter()
         .map(|&f| tree.push_node(Some(node), f))
         .collect();
-    set_one(&mut tree.first_child, i, children.first().map_or(NONE, |c| c.0));
+    set_one(
+        &mut tree.first_child,
+        i,
+        children.first().map_or(NONE, |c| c.0),
+    );
     set_one(&mut tree.n_children, i, children.len() as u32);
     children
 }

@@ -110,7 +110,10 @@ pub fn gini(counts: &[f64]) -> f64 {
     if total <= 0.0 {
         return 0.0;
     }
-    1.0 - counts.iter().map(|&c| (c / total) * (c / total)).sum::<f64>()
+    1.0 - counts
+        .iter()
+        .map(|&c| (c / total) * (c / total))
+        .sum::<f64>()
 }
 
 /// Misclassification error 1 − max_k p_k.
@@ -195,7 +198,13 @@ mod tests {
 
     #[test]
     fn parse_names_round_trip() {
-        for name in ["entropy", "gain_ratio", "gini", "misclassification", "squared_error"] {
+        for name in [
+            "entropy",
+            "gain_ratio",
+            "gini",
+            "misclassification",
+            "squared_error",
+        ] {
             assert_eq!(Criterion::parse(name).map(|c| c.name()), Ok(name));
         }
         assert!(Criterion::parse("bogus").is_err());

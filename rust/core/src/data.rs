@@ -23,7 +23,12 @@ impl CategoricalColumn<'_> {
     /// unseen at fit time is routed like a missing value).
     #[inline]
     pub fn code(&self, row: usize) -> Option<u32> {
-        if self.missing.and_then(|m| m.get(row)).copied().unwrap_or(false) {
+        if self
+            .missing
+            .and_then(|m| m.get(row))
+            .copied()
+            .unwrap_or(false)
+        {
             return None;
         }
         self.codes

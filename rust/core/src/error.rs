@@ -19,7 +19,9 @@ pub enum CoreError {
     InfiniteFeature { column: usize, row: usize },
     #[error("the target holds a non-finite value ({value}) at row {row}")]
     NonFiniteTarget { row: usize, value: f64 },
-    #[error("the target holds class code {code} at row {row}, but there are only {n_classes} classes")]
+    #[error(
+        "the target holds class code {code} at row {row}, but there are only {n_classes} classes"
+    )]
     ClassOutOfRange {
         row: usize,
         code: u32,

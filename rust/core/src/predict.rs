@@ -14,7 +14,13 @@ type Reached = (NodeId, f64);
 impl Tree {
     /// Leaves a row reaches with their weight shares (summing to 1), in child order.
     /// `stack` and `out` are reused buffers so prediction allocates nothing per row.
-    fn reach(&self, data: &Dataset<'_>, row: usize, stack: &mut Vec<Reached>, out: &mut Vec<Reached>) {
+    fn reach(
+        &self,
+        data: &Dataset<'_>,
+        row: usize,
+        stack: &mut Vec<Reached>,
+        out: &mut Vec<Reached>,
+    ) {
         out.clear();
         let columns = data.columns();
         // Fast path: no missing value on the way means a single leaf.
@@ -54,7 +60,11 @@ impl Tree {
     }
 
     /// Calls `visit(row, reached)` for every row.
-    fn for_each_row(&self, data: &Dataset<'_>, mut visit: impl FnMut(usize, &[Reached])) -> Result<()> {
+    fn for_each_row(
+        &self,
+        data: &Dataset<'_>,
+        mut visit: impl FnMut(usize, &[Reached]),
+    ) -> Result<()> {
         data.validate_for_predict(self.feature_kinds())?;
         let mut stack = Vec::new();
         let mut reached = Vec::new();
@@ -100,7 +110,11 @@ impl Tree {
             proba.iter_mut().for_each(|p| *p = 0.0);
             self.mix(reached, &mut proba);
             let max = proba.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let tied = |c: u32| proba.get(c as usize).is_some_and(|&p| !crate::criterion::better(max, p, 0.0));
+            let tied = |c: u32| {
+                proba
+                    .get(c as usize)
+                    .is_some_and(|&p| !crate::criterion::better(max, p, 0.0))
+            };
             let label = reached
                 .iter()
                 .map(|&(leaf, _)| self.label(leaf))

@@ -110,16 +110,28 @@ impl<'a, 'd> Searcher<'a, 'd> {
             .collect()
     }
 
-    fn best_of_feature(&self, feature: usize, node: &NodeRows, node_weight: f64) -> Option<Candidate> {
+    fn best_of_feature(
+        &self,
+        feature: usize,
+        node: &NodeRows,
+        node_weight: f64,
+    ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
             Column::Numeric(values) => self.numeric(feature, values, node, node_weight),
             Column::Categorical(col) => {
-                let codes: Vec<Option<u32>> = node.rows.iter().map(|&r| col.code(r as usize)).collect();
+                let codes: Vec<Option<u32>> =
+                    node.rows.iter().map(|&r| col.code(r as usize)).collect();
                 let k = col.n_categories as usize;
                 match (self.categorical_split, col.ordered) {
-                    (CategoricalSplit::Multiway, _) => self.multiway(feature, &codes, k, node, node_weight),
-                    (CategoricalSplit::Binary, true) => self.ordered(feature, &codes, k, node, node_weight),
-                    (CategoricalSplit::Binary, false) => self.subset(feature, &codes, k, node, node_weight),
+                    (CategoricalSplit::Multiway, _) => {
+                        self.multiway(feature, &codes, k, node, node_weight)
+                    }
+                    (CategoricalSplit::Binary, true) => {
+                        self.ordered(feature, &codes, k, node, node_weight)
+                    }
+                    (CategoricalSplit::Binary, false) => {
+                        self.subset(feature, &codes, k, node, node_weight)
+                    }
                 }
             }
         }
@@ -210,7 +222,13 @@ impl<'a, 'd> Searcher<'a, 'd> {
 
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
-    fn numeric(&self, feature: usize, values: &[f64], node: &NodeRows, node_weight: f64) -> Option<Candidate> {
+    fn numeric(
+        &self,
+        feature: usize,
+        values: &[f64],
+        node: &NodeRows,
+        node_weight: f64,
+    ) -> Option<Candidate> {
         let mut known: Vec<(f64, usize)> = Vec::with_capacity(node.len());
         let mut n_missing = 0;
         for (i, &r) in node.rows.iter().enumerate() {
@@ -269,7 +287,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
             children: &children,
             counts: &[p, n - p],
         };
-        self.finish(feature, SplitRule::Numeric { threshold }, &total, &part, node_weight, n_missing)
+        self.finish(
+            feature,
+            SplitRule::Numeric { threshold },
+            &total,
+            &part,
+            node_weight,
+            n_missing,
+        )
     }
 
     #[inline]
@@ -288,7 +313,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
     }
 
     /// Per-category statistics and row counts of the known rows.
-    fn per_category(&self, codes: &[Option<u32>], k: usize, node: &NodeRows) -> (Vec<Vec<f64>>, Vec<usize>, usize) {
+    fn per_category(
+        &self,
+        codes: &[Option<u32>],
+        k: usize,
+        node: &NodeRows,
+    ) -> (Vec<Vec<f64>>, Vec<usize>, usize) {
         let mut stats = vec![self.zero_stats(); k];
         let mut counts = vec![0usize; k];
         let mut n_missing = 0;
@@ -309,7 +339,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
     }
 
     /// One child per category (text 000 Algorithm 4.1); needs two categories present.
-    fn multiway(&self, feature: usize, codes: &[Option<u32>], k: usize, node: &NodeRows, node_weight: f64) -> Option<Candidate> {
+    fn multiway(
+        &self,
+        feature: usize,
+        codes: &[Option<u32>],
+        k: usize,
+        node: &NodeRows,
+        node_weight: f64,
+    ) -> Option<Candidate> {
         let (stats, counts, n_missing) = self.per_category(codes, k, node);
         if counts.iter().filter(|&&c| c > 0).count() < 2 {
             return None;
@@ -319,32 +356,76 @@ impl<'a, 'd> Searcher<'a, 'd> {
             children: &stats,
             counts: &counts,
         };
-        self.finish(feature, SplitRule::Multiway { n_children: k }, &known, &part, node_weight, n_missing)
+        self.finish(
+            feature,
+            SplitRule::Multiway { n_children: k },
+            &known,
+            &part,
+            node_weight,
+            n_missing,
+        )
     }
 
     /// Ordered categories: `code <= k` between adjacent present codes, like a numeric feature.
-    fn ordered(&self, feature: usize, codes: &[Option<u32>], k: usize, node: &NodeRows, node_weight: f64) -> Option<Candidate> {
+    fn ordered(
+        &self,
+        feature: usize,
+        codes: &[Option<u32>],
+        k: usize,
+        node: &NodeRows,
+        node_weight: f64,
+    ) -> Option<Candidate> {
         let (stats, counts, n_missing) = self.per_category(codes, k, node);
-        let present: Vec<usize> = (0..k).filter(|&c| counts.get(c).copied().unwrap_or(0) > 0).collect();
+        let present: Vec<usize> = (0..k)
+            .filter(|&c| counts.get(c).copied().unwrap_or(0) > 0)
+            .collect();
         if present.len() < 2 {
             return None;
         }
-        self.best_prefix(feature, &present, &stats, &counts, n_missing, node_weight, true)
+        self.best_prefix(
+            feature,
+            &present,
+            &stats,
+            &counts,
+            n_missing,
+            node_weight,
+            true,
+        )
     }
 
     /// CART subset split of unordered categories. Two classes and regression: categories
     /// sorted by class-1 share or mean give the optimal split among prefixes (Breiman et al.
     /// 1984, §9.4). More classes: every partition up to `max_exhaustive_categories` present
     /// categories; beyond, a heuristic order by the share of the node's majority class.
-    fn subset(&self, feature: usize, codes: &[Option<u32>], k: usize, node: &NodeRows, node_weight: f64) -> Option<Candidate> {
+    fn subset(
+        &self,
+        feature: usize,
+        codes: &[Option<u32>],
+        k: usize,
+        node: &NodeRows,
+        node_weight: f64,
+    ) -> Option<Candidate> {
         let (stats, counts, n_missing) = self.per_category(codes, k, node);
-        let present: Vec<usize> = (0..k).filter(|&c| counts.get(c).copied().unwrap_or(0) > 0).collect();
+        let present: Vec<usize> = (0..k)
+            .filter(|&c| counts.get(c).copied().unwrap_or(0) > 0)
+            .collect();
         if present.len() < 2 {
             return None;
         }
-        let n_classes = if self.regression() { 0 } else { self.target.stats_width() };
+        let n_classes = if self.regression() {
+            0
+        } else {
+            self.target.stats_width()
+        };
         if n_classes > 2 && present.len() <= self.max_exhaustive_categories {
-            return self.exhaustive_subset(feature, &present, &stats, &counts, n_missing, node_weight);
+            return self.exhaustive_subset(
+                feature,
+                &present,
+                &stats,
+                &counts,
+                n_missing,
+                node_weight,
+            );
         }
         let key = |c: usize| -> f64 {
             let s = stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
@@ -355,13 +436,25 @@ impl<'a, 'd> Searcher<'a, 'd> {
             if self.regression() {
                 s.get(1).copied().unwrap_or(0.0) / w
             } else {
-                let class = if n_classes == 2 { 1 } else { self.majority_class(&stats) };
+                let class = if n_classes == 2 {
+                    1
+                } else {
+                    self.majority_class(&stats)
+                };
                 s.get(class).copied().unwrap_or(0.0) / w
             }
         };
         let mut order = present;
         order.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
-        self.best_prefix(feature, &order, &stats, &counts, n_missing, node_weight, false)
+        self.best_prefix(
+            feature,
+            &order,
+            &stats,
+            &counts,
+            n_missing,
+            node_weight,
+            false,
+        )
     }
 
     fn majority_class(&self, stats: &[Vec<f64>]) -> usize {
@@ -401,7 +494,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
             }
             n_left += counts.get(c).copied().unwrap_or(0);
             let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
-            if n_left + n_missing < self.min_samples_leaf || n_known - n_left + n_missing < self.min_samples_leaf {
+            if n_left + n_missing < self.min_samples_leaf
+                || n_known - n_left + n_missing < self.min_samples_leaf
+            {
                 continue;
             }
             let part = Partition {
@@ -419,17 +514,39 @@ impl<'a, 'd> Searcher<'a, 'd> {
         if ordered {
             let threshold = head.last().copied().unwrap_or(0) as u32;
             let in_left = |c: usize| c <= threshold as usize;
-            return self.binary_from(feature, SplitRule::Ordered { threshold }, in_left, stats, counts, n_missing, node_weight);
+            return self.binary_from(
+                feature,
+                SplitRule::Ordered { threshold },
+                in_left,
+                stats,
+                counts,
+                n_missing,
+                node_weight,
+            );
         }
         let mut sides = vec![Side::Unseen; k];
         for &c in order {
             if let Some(s) = sides.get_mut(c) {
-                *s = if head.contains(&c) { Side::Left } else { Side::Right };
+                *s = if head.contains(&c) {
+                    Side::Left
+                } else {
+                    Side::Right
+                };
             }
         }
         let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
-        let rule = SplitRule::Subset { sides: sides.clone() };
-        self.binary_from(feature, rule, in_left, stats, counts, n_missing, node_weight)
+        let rule = SplitRule::Subset {
+            sides: sides.clone(),
+        };
+        self.binary_from(
+            feature,
+            rule,
+            in_left,
+            stats,
+            counts,
+            n_missing,
+            node_weight,
+        )
     }
 
     /// Every two-way partition of the present categories; the first present one stays left.
@@ -453,7 +570,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
             let mut left = self.zero_stats();
             let mut n_left = 0;
             let mut add = |c: usize| {
-                for (l, x) in left.iter_mut().zip(stats.get(c).map(Vec::as_slice).unwrap_or(&[])) {
+                for (l, x) in left
+                    .iter_mut()
+                    .zip(stats.get(c).map(Vec::as_slice).unwrap_or(&[]))
+                {
                     *l += x;
                 }
                 n_left += counts.get(c).copied().unwrap_or(0);
@@ -464,7 +584,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
                     add(c);
                 }
             }
-            if n_left + n_missing < self.min_samples_leaf || n_known - n_left + n_missing < self.min_samples_leaf {
+            if n_left + n_missing < self.min_samples_leaf
+                || n_known - n_left + n_missing < self.min_samples_leaf
+            {
                 continue;
             }
             let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
@@ -484,12 +606,26 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
         for (i, &c) in rest.iter().enumerate() {
             if let Some(s) = sides.get_mut(c) {
-                *s = if mask >> i & 1 == 1 { Side::Left } else { Side::Right };
+                *s = if mask >> i & 1 == 1 {
+                    Side::Left
+                } else {
+                    Side::Right
+                };
             }
         }
         let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
-        let rule = SplitRule::Subset { sides: sides.clone() };
-        self.binary_from(feature, rule, in_left, stats, counts, n_missing, node_weight)
+        let rule = SplitRule::Subset {
+            sides: sides.clone(),
+        };
+        self.binary_from(
+            feature,
+            rule,
+            in_left,
+            stats,
+            counts,
+            n_missing,
+            node_weight,
+        )
     }
 
     /// Builds a two-child candidate from per-category statistics and a side function.
@@ -541,7 +677,11 @@ fn sum_rows(stats: &[Vec<f64>], width: usize) -> Vec<f64> {
 /// Picks the winning candidate. Gain ratio follows C4.5: the best ratio among candidates whose
 /// gain is at least the average gain (Quinlan 1993). Other criteria maximise ρ × decrease.
 /// Ties go to the lowest feature index.
-pub(crate) fn choose(criterion: Criterion, candidates: &[Option<Candidate>], scale: f64) -> Option<&Candidate> {
+pub(crate) fn choose(
+    criterion: Criterion,
+    candidates: &[Option<Candidate>],
+    scale: f64,
+) -> Option<&Candidate> {
     let valid: Vec<&Candidate> = candidates.iter().flatten().collect();
     if valid.is_empty() {
         return None;
@@ -568,7 +708,11 @@ pub(crate) fn choose(criterion: Criterion, candidates: &[Option<Candidate>], sca
 /// Which child a row goes to, or `None` when its value is missing (or the category unseen),
 /// in which case it follows every child with the stored fractions.
 #[inline]
-pub(crate) fn route(kind: &crate::tree::NodeKind<'_>, columns: &[Column<'_>], row: usize) -> Option<usize> {
+pub(crate) fn route(
+    kind: &crate::tree::NodeKind<'_>,
+    columns: &[Column<'_>],
+    row: usize,
+) -> Option<usize> {
     use crate::tree::NodeKind;
     match *kind {
         NodeKind::Leaf => None,

@@ -252,7 +252,10 @@ impl Tree {
     }
 
     pub fn tag(&self, node: NodeId) -> SplitTag {
-        self.tag.get(node.index()).copied().unwrap_or(SplitTag::Leaf)
+        self.tag
+            .get(node.index())
+            .copied()
+            .unwrap_or(SplitTag::Leaf)
     }
 
     pub fn children(&self, node: NodeId) -> impl Iterator<Item = NodeId> {
@@ -293,7 +296,10 @@ impl Tree {
     }
 
     pub fn branch_fraction(&self, node: NodeId) -> f64 {
-        self.branch_fraction.get(node.index()).copied().unwrap_or(0.0)
+        self.branch_fraction
+            .get(node.index())
+            .copied()
+            .unwrap_or(0.0)
     }
 
     pub fn label(&self, node: NodeId) -> u32 {

@@ -23,9 +23,9 @@ pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<Vec<HeldColum
         .iter()
         .enumerate()
         .map(|(j, item)| {
-            let t = item.cast::<PyTuple>().map_err(|_| {
-                PyTypeError::new_err(format!("column {j}: expected a tuple"))
-            })?;
+            let t = item
+                .cast::<PyTuple>()
+                .map_err(|_| PyTypeError::new_err(format!("column {j}: expected a tuple")))?;
             let kind: String = t.get_item(0)?.extract()?;
             match kind.as_str() {
                 "numeric" => Ok(HeldColumn::Numeric(t.get_item(1)?.extract()?)),

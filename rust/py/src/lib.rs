@@ -9,7 +9,9 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use quercus_core::{grow, split_scores as core_scores, CategoricalSplit, Criterion, Target, TreeParams};
+use quercus_core::{
+    grow, split_scores as core_scores, CategoricalSplit, Criterion, Target, TreeParams,
+};
 
 use convert::{dataset, hold_columns};
 use errors::{to_py, QuercusError};
@@ -86,7 +88,13 @@ fn fit_classifier(
         min_samples_leaf,
         max_exhaustive_categories,
     };
-    fit(py, columns, Target::Classes { codes, n_classes }, &sample_weight, args)
+    fit(
+        py,
+        columns,
+        Target::Classes { codes, n_classes },
+        &sample_weight,
+        args,
+    )
 }
 
 #[pyfunction]

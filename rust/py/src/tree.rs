@@ -62,34 +62,60 @@ impl PyTree {
         self.inner.criterion().name()
     }
 
-    fn predict_proba<'py>(&self, py: Python<'py>, columns: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    fn predict_proba<'py>(
+        &self,
+        py: Python<'py>,
+        columns: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let held = hold_columns(columns)?;
         let data = dataset(&held)?;
         let n = data.n_rows();
         let k = self.inner.n_classes();
-        let proba = py.detach(|| self.inner.predict_proba(&data)).map_err(to_py)?;
+        let proba = py
+            .detach(|| self.inner.predict_proba(&data))
+            .map_err(to_py)?;
         proba.into_pyarray(py).reshape([n, k])
     }
 
-    fn predict_class<'py>(&self, py: Python<'py>, columns: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    fn predict_class<'py>(
+        &self,
+        py: Python<'py>,
+        columns: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let held = hold_columns(columns)?;
         let data = dataset(&held)?;
-        let out = py.detach(|| self.inner.predict_class(&data)).map_err(to_py)?;
+        let out = py
+            .detach(|| self.inner.predict_class(&data))
+            .map_err(to_py)?;
         Ok(out.into_pyarray(py))
     }
 
-    fn predict_value<'py>(&self, py: Python<'py>, columns: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fn predict_value<'py>(
+        &self,
+        py: Python<'py>,
+        columns: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let held = hold_columns(columns)?;
         let data = dataset(&held)?;
-        let out = py.detach(|| self.inner.predict_value(&data)).map_err(to_py)?;
+        let out = py
+            .detach(|| self.inner.predict_value(&data))
+            .map_err(to_py)?;
         Ok(out.into_pyarray(py))
     }
 
-    fn apply<'py>(&self, py: Python<'py>, columns: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    fn apply<'py>(
+        &self,
+        py: Python<'py>,
+        columns: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let held = hold_columns(columns)?;
         let data = dataset(&held)?;
         let out = py.detach(|| self.inner.apply(&data)).map_err(to_py)?;
-        Ok(out.into_iter().map(i64::from).collect::<Vec<_>>().into_pyarray(py))
+        Ok(out
+            .into_iter()
+            .map(i64::from)
+            .collect::<Vec<_>>()
+            .into_pyarray(py))
     }
 
     fn node_scores<'py>(&self, py: Python<'py>, node: usize) -> PyResult<Bound<'py, PyDict>> {
@@ -115,27 +141,59 @@ impl PyTree {
         let kind_feature = |n: NodeId| -> (u8, i64, f64) {
             match t.kind(n) {
                 quercus_core::NodeKind::Leaf => (0, -1, f64::NAN),
-                quercus_core::NodeKind::Numeric { feature, threshold } => (1, feature as i64, threshold),
+                quercus_core::NodeKind::Numeric { feature, threshold } => {
+                    (1, feature as i64, threshold)
+                }
                 quercus_core::NodeKind::Multiway { feature } => (2, feature as i64, f64::NAN),
                 quercus_core::NodeKind::Subset { feature, .. } => (3, feature as i64, f64::NAN),
-                quercus_core::NodeKind::Ordered { feature, threshold } => (4, feature as i64, f64::from(threshold)),
+                quercus_core::NodeKind::Ordered { feature, threshold } => {
+                    (4, feature as i64, f64::from(threshold))
+                }
             }
         };
-        d.set_item("kind", ids.iter().map(|&n| kind_feature(n).0).collect::<Vec<u8>>().into_pyarray(py))?;
+        d.set_item(
+            "kind",
+            ids.iter()
+                .map(|&n| kind_feature(n).0)
+                .collect::<Vec<u8>>()
+                .into_pyarray(py),
+        )?;
         d.set_item("feature", i64s(&|n| kind_feature(n).1).into_pyarray(py))?;
         d.set_item("threshold", f64s(&|n| kind_feature(n).2).into_pyarray(py))?;
-        d.set_item("first_child", i64s(&|n| optional(t.children(n).next())).into_pyarray(py))?;
-        d.set_item("n_children", i64s(&|n| t.children(n).count() as i64).into_pyarray(py))?;
+        d.set_item(
+            "first_child",
+            i64s(&|n| optional(t.children(n).next())).into_pyarray(py),
+        )?;
+        d.set_item(
+            "n_children",
+            i64s(&|n| t.children(n).count() as i64).into_pyarray(py),
+        )?;
         d.set_item("parent", i64s(&|n| optional(t.parent(n))).into_pyarray(py))?;
         d.set_item("depth", i64s(&|n| t.depth(n) as i64).into_pyarray(py))?;
         d.set_item("weight", f64s(&|n| t.weight(n)).into_pyarray(py))?;
         d.set_item("n_rows", f64s(&|n| t.n_rows(n)).into_pyarray(py))?;
         d.set_item("impurity", f64s(&|n| t.impurity(n)).into_pyarray(py))?;
         let regression = t.is_regression();
-        d.set_item("label", i64s(&|n| if regression { -1 } else { i64::from(t.label(n)) }).into_pyarray(py))?;
-        d.set_item("branch_fraction", f64s(&|n| t.branch_fraction(n)).into_pyarray(py))?;
+        d.set_item(
+            "label",
+            i64s(&|n| {
+                if regression {
+                    -1
+                } else {
+                    i64::from(t.label(n))
+                }
+            })
+            .into_pyarray(py),
+        )?;
+        d.set_item(
+            "branch_fraction",
+            f64s(&|n| t.branch_fraction(n)).into_pyarray(py),
+        )?;
         let width = t.value_width();
-        let value: Vec<f64> = ids.iter().flat_map(|&n| t.value(n).iter().copied()).collect();
+        let value: Vec<f64> = ids
+            .iter()
+            .flat_map(|&n| t.value(n).iter().copied())
+            .collect();
         d.set_item("value", value.into_pyarray(py).reshape([ids.len(), width])?)?;
         d.set_item(
             "subset_offset",
