@@ -10,7 +10,7 @@ The extension only converts types: every column arrives already encoded by
   ordered category (Polars ``Enum``), which is split by threshold on its codes.
 """
 
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +32,7 @@ ORDERED: int  # 4: code <= threshold (an integer code) goes to child 0, the othe
 class QuercusError(ValueError):
     """Raised for every invalid input or parameter the core detects."""
 
+@final
 class Tree:
     """A fitted tree: an arena of nodes, node 0 is the root."""
 
