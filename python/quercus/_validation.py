@@ -4,7 +4,6 @@ Every other module hands raw X / y / sample_weight here, so conversion rules and
 messages stay consistent between fit, predict, score and `split_scores`.
 """
 
-# ruff: noqa: N803, N806  (scikit-learn's names: X, return_X_y)
 
 from __future__ import annotations
 
@@ -101,7 +100,7 @@ def n_rows_of(columns: list[Column]) -> int:
     return len(columns[0][1])
 
 
-def labels(y: Any, n_rows: int) -> NDArray[Any]:
+def target_values(y: Any, n_rows: int) -> NDArray[Any]:
     """y as a 1-D NumPy array of n_rows labels, none of them missing or infinite."""
     y = _from_pandas(y)
     values = y.to_numpy() if isinstance(y, pl.Series) else np.asarray(y)
@@ -122,7 +121,7 @@ def labels(y: Any, n_rows: int) -> NDArray[Any]:
 
 def _class_targets(y: Any, n_rows: int) -> tuple[NDArray[np.uint32], NDArray[Any]]:
     """Class codes and the labels they index: Enum order, [False, True], or sorted."""
-    values = labels(y, n_rows)
+    values = target_values(y, n_rows)
     if isinstance(y, pl.Series) and isinstance(y.dtype, (pl.String, pl.Categorical, pl.Enum)):
         categories = _categories(y)
         codes, _ = _category_codes(y, categories)
@@ -134,7 +133,7 @@ def _class_targets(y: Any, n_rows: int) -> tuple[NDArray[np.uint32], NDArray[Any
 
 
 def regression_targets(y: Any, n_rows: int) -> NDArray[np.float64]:
-    values = labels(y, n_rows)
+    values = target_values(y, n_rows)
     if values.dtype.kind not in "biuf":
         raise TypeError(f"regression targets must be numeric, got dtype {values.dtype}")
     return np.ascontiguousarray(values, dtype=np.float64)

@@ -4,7 +4,6 @@ Nominal attributes and the target load as `pl.Enum` in the order of the `.meta.j
 so class and category orders (and thus tie-breaking) match the texts.
 """
 
-# ruff: noqa: N803  (scikit-learn's names: X, return_X_y)
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from typing import Literal, overload
 
 import polars as pl
 
-_DATA = resources.files(__package__) / "data"
+_DATA = resources.files("quercus") / "data"
 _META = ".meta.json"
 
 

@@ -29,7 +29,7 @@ class Condition:
     def format(self, decimals: int = 4) -> str:
         """`name <= t`, `name >  t` (aligned with `<=`), `name = v`, `name in {a, b}`."""
         if isinstance(self.value, float):
-            value = f"{self.value:.{decimals}f}"
+            value = _fixed(self.value, decimals)
         elif isinstance(self.value, tuple):
             value = "{" + ", ".join(self.value) + "}"
         else:
@@ -178,9 +178,15 @@ def _predictions(nodes: dict[str, NDArray[Any]], labels: Sequence[Any] | None) -
 
 
 def _prediction_text(prediction: Any, regression: bool, decimals: int) -> str:
-    return f"{prediction:.{decimals}f}" if regression else str(prediction)
+    return _fixed(prediction, decimals) if regression else str(prediction)
 
 
 def _weight_text(weight: float) -> str:
     """At most 3 decimals and no trailing zeros: `6`, `6.467`."""
-    return f"{weight:.3f}".rstrip("0").rstrip(".")
+    return _fixed(weight, 3).rstrip("0").rstrip(".")
+
+
+def _fixed(number: float, decimals: int) -> str:
+    """`number` with `decimals` decimals, first rounded to 12 significant digits so that
+    floating-point noise (a weight summed in another order) never flips the last digit."""
+    return f"{float(f'{number:.12g}'):.{decimals}f}"

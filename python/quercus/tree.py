@@ -4,14 +4,13 @@ Parameters are checked here, inputs are converted in `_validation` and trees are
 `_core`, so this module stays a thin layer of scikit-learn conventions.
 """
 
-# ruff: noqa: N803  (scikit-learn's names: X, return_X_y)
 
 from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 import polars as pl
@@ -21,10 +20,10 @@ from . import _core, render
 from ._validation import (
     Schema,
     TrainingData,
-    labels,
     n_rows_of,
     regression_targets,
     sample_weights,
+    target_values,
     training_data,
     transform,
 )
@@ -63,6 +62,7 @@ class _Fitted:
 class _BaseTree(ABC):
     """Parameters, fitting and the rendering shared by both estimators."""
 
+    _estimator_type: ClassVar[Literal["classifier", "regressor"]]
     _default_criteria: ClassVar[dict[str, str]]  # algorithm -> criterion when None
     _criteria: ClassVar[tuple[str, ...]]
     _fitted: _Fitted
@@ -163,6 +163,20 @@ class _BaseTree(ABC):
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "_fitted")
 
+    def __sklearn_tags__(self) -> Any:
+        """Lets scikit-learn's utilities (clone, check_is_fitted, cross_val_score) use us;
+        scikit-learn is imported only when it asks, so it stays an optional dependency."""
+        from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
+
+        classifier = self._estimator_type == "classifier"
+        return Tags(
+            estimator_type=self._estimator_type,
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags() if classifier else None,
+            regressor_tags=None if classifier else RegressorTags(),
+            input_tags=InputTags(allow_nan=True, categorical=True, string=True),
+        )
+
     @property
     def tree_(self) -> _core.Tree:
         return self._state.tree
@@ -226,6 +240,7 @@ class _BaseTree(ABC):
 class DecisionTreeClassifier(_BaseTree):
     """A classification tree: ID3, C4.5 or CART by `algorithm`, any criterion by name."""
 
+    _estimator_type = "classifier"
     _default_criteria: ClassVar[dict[str, str]] = {
         "id3": "entropy",
         "c4.5": "gain_ratio",
@@ -260,13 +275,14 @@ class DecisionTreeClassifier(_BaseTree):
         """Accuracy, weighted by `sample_weight`."""
         columns = self._columns(X)
         n_rows = n_rows_of(columns)
-        correct = self.classes_[self.tree_.predict_class(columns)] == labels(y, n_rows)
+        correct = self.classes_[self.tree_.predict_class(columns)] == target_values(y, n_rows)
         return float(np.average(correct, weights=sample_weights(sample_weight, n_rows)))
 
 
 class DecisionTreeRegressor(_BaseTree):
     """A regression tree (squared error); `algorithm` only picks the categorical split."""
 
+    _estimator_type = "regressor"
     _default_criteria: ClassVar[dict[str, str]] = dict.fromkeys(_SPLITS, "squared_error")
     _criteria: ClassVar[tuple[str, ...]] = ("squared_error",)
 
@@ -304,6 +320,7 @@ def split_scores(
     regression y.
     """
     criterion = _choice("criterion", criterion, _CRITERIA)
+    categorical_split = _choice("categorical_split", categorical_split, _CATEGORICAL_SPLITS)
     data = training_data(
         X,
         y,
@@ -317,7 +334,7 @@ def split_scores(
         data.n_classes,
         data.sample_weight,
         criterion=criterion,
-        categorical_split=_choice("categorical_split", categorical_split, _CATEGORICAL_SPLITS),
+        categorical_split=categorical_split,
     )
     return _score_frame(data.schema.names, scores)
 

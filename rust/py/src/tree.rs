@@ -6,7 +6,7 @@ use pyo3::types::{PyDict, PyList};
 use quercus_core::{FeatureScore, NodeId, Side, Tree};
 
 use crate::convert::{dataset, hold_columns};
-use crate::errors::to_py;
+use crate::errors::{to_py, QuercusError};
 
 /// A fitted tree. Immutable (`frozen`), so one instance may serve many threads at once.
 #[pyclass(frozen, name = "Tree", module = "quercus._core")]
@@ -118,14 +118,15 @@ impl PyTree {
             .into_pyarray(py))
     }
 
-    fn node_scores<'py>(&self, py: Python<'py>, node: usize) -> PyResult<Bound<'py, PyDict>> {
-        let id = u32::try_from(node).map(NodeId).unwrap_or(NodeId(u32::MAX));
-        let id = self.inner.check(id).map_err(|_| {
-            to_py(quercus_core::CoreError::NodeOutOfRange {
-                node,
-                n_nodes: self.inner.n_nodes(),
-            })
-        })?;
+    fn node_scores<'py>(&self, py: Python<'py>, node: i64) -> PyResult<Bound<'py, PyDict>> {
+        let out_of_range = || {
+            QuercusError::new_err(format!(
+                "node {node} does not exist: the tree has {} nodes",
+                self.inner.n_nodes()
+            ))
+        };
+        let id = u32::try_from(node).map_err(|_| out_of_range())?;
+        let id = self.inner.check(NodeId(id)).map_err(|_| out_of_range())?;
         match self.inner.node_scores(id) {
             Some(s) => scores_dict(py, s),
             None => scores_dict(py, &vec![FeatureScore::NONE; self.inner.n_features()]),
