@@ -4,7 +4,6 @@ Every other module hands raw X / y / sample_weight here, so conversion rules and
 messages stay consistent between fit, predict, score and `split_scores`.
 """
 
-
 from __future__ import annotations
 
 import sys

@@ -4,7 +4,6 @@ Nominal attributes and the target load as `pl.Enum` in the order of the `.meta.j
 so class and category orders (and thus tie-breaking) match the texts.
 """
 
-
 from __future__ import annotations
 
 import json

@@ -4,7 +4,6 @@ Parameters are checked here, inputs are converted in `_validation` and trees are
 `_core`, so this module stays a thin layer of scikit-learn conventions.
 """
 
-
 from __future__ import annotations
 
 import inspect
