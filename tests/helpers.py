@@ -4,8 +4,6 @@ Nothing here calls the library's scoring code: the masks, counts and gains are
 recomputed from the data with plain NumPy so that they can serve as expected values.
 """
 
-# ruff: noqa: N803, N806 (X is the customary name of a feature matrix)
-
 from __future__ import annotations
 
 import re

@@ -142,7 +142,7 @@ def _conditions(
     first_child = nodes["first_child"].tolist()
     n_children = nodes["n_children"].tolist()
     subset_offset = nodes["subset_offset"].tolist()
-    subset_mask: NDArray[np.bool_] = nodes["subset_mask"]
+    subset_mask: NDArray[np.uint8] = nodes["subset_mask"]
     conditions: dict[int, Condition] = {}
     for node, node_kind in enumerate(kind):
         if n_children[node] == 0:
@@ -160,10 +160,12 @@ def _conditions(
             value = threshold[node]
         elif node_kind == ORDERED:
             value = categories[int(threshold[node])]
-        else:  # SUBSET: the categories whose mask entry is True go to child 0
+        else:  # SUBSET: mask 1 = child 0, 0 = child 1, 2 = unseen at the node (as missing)
             offset = subset_offset[node]
-            mask = subset_mask[offset : offset + len(categories)].tolist()
-            value = tuple(category for category, left in zip(categories, mask, strict=True) if left)
+            sides = subset_mask[offset : offset + len(categories)].tolist()
+            value = tuple(
+                category for category, side in zip(categories, sides, strict=True) if side == 1
+            )
             operators = ("in", "not in")
         conditions[first] = Condition(feature.name, operators[0], value)
         conditions[first + 1] = Condition(feature.name, operators[1], value)

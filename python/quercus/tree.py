@@ -123,7 +123,7 @@ class _BaseTree(ABC):
             min_samples_split=_int("min_samples_split", self.min_samples_split, 2),
             min_samples_leaf=_int("min_samples_leaf", self.min_samples_leaf, 1),
             max_exhaustive_categories=_int(
-                "max_exhaustive_categories", self.max_exhaustive_categories, 1
+                "max_exhaustive_categories", self.max_exhaustive_categories, 2
             ),
         )
 
