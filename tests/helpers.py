@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import polars as pl
+
 import quercus
 
 # Node kinds, as documented in _core.pyi (Tree.nodes()["kind"]).

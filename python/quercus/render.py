@@ -190,5 +190,7 @@ def _weight_text(weight: float) -> str:
 
 def _fixed(number: float, decimals: int) -> str:
     """`number` with `decimals` decimals, first rounded to 12 significant digits so that
-    floating-point noise (a weight summed in another order) never flips the last digit."""
-    return f"{float(f'{number:.12g}'):.{decimals}f}"
+    floating-point noise (a weight summed in another order) never flips the last digit, and
+    never printed as `-0.0000`."""
+    value = round(float(f"{number:.12g}"), decimals) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return f"{value:.{decimals}f}"

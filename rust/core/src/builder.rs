@@ -53,9 +53,8 @@ pub fn grow(
         if p.rows.len() == 0 || is_terminal(&tree, params, p.node, &p.rows) {
             continue;
         }
-        let candidates = searcher.candidates(&p.rows, &p.usable);
+        let (candidates, scale) = searcher.candidates(&p.rows, &p.usable);
         record_scores(&mut tree, p.node, &candidates);
-        let scale = tree.impurity(p.node);
         let Some(best) = choose(params.criterion, &candidates, scale) else {
             continue;
         };
@@ -137,15 +136,33 @@ fn summarise(tree: &mut Tree, target: &Target<'_>, node: NodeId, rows: &NodeRows
     let weight = stats_weight(&stats, regression);
     set_one(&mut tree.weight, i, weight);
     set_one(&mut tree.n_rows, i, rows.len() as f64);
-    set_one(&mut tree.impurity, i, tree.criterion.impurity(&stats));
-    if regression {
+    if let Target::Values(y) = target {
         let mean = stats.get(1).copied().unwrap_or(0.0) / weight;
         set(&mut tree.value, i * width, &[mean]);
+        set_one(
+            &mut tree.impurity,
+            i,
+            two_pass_variance(y, rows, mean, weight),
+        );
     } else {
+        set_one(&mut tree.impurity, i, tree.criterion.impurity(&stats));
         let parent_label = parent.map(|p| tree.label(p));
         set_one(&mut tree.label, i, majority(&stats, parent_label));
         set(&mut tree.value, i * width, &stats);
     }
+}
+
+/// Σw(y − ȳ)²/Σw summed around the mean: unlike Σwy²/Σw − ȳ², a node whose targets are all
+/// equal gets exactly 0, so it is recognised as pure whatever the magnitude of y.
+fn two_pass_variance(y: &[f64], rows: &NodeRows, mean: f64, weight: f64) -> f64 {
+    let ss: f64 = rows
+        .iter()
+        .map(|(r, w)| {
+            let d = y.get(r).copied().unwrap_or(mean) - mean;
+            w * d * d
+        })
+        .sum();
+    ss / weight
 }
 
 /// The heaviest class; ties go to the parent's class if it is among them, else the first.

@@ -64,6 +64,16 @@ impl Criterion {
         )
     }
 
+    /// The magnitude that rounding noise in this criterion's scores is relative to, for
+    /// [`better`]: E[y²] for squared error (Σwy²/Σw − ȳ² loses digits in proportion to it),
+    /// 1 for the class impurities (bounded by log2 of the class count).
+    pub(crate) fn noise_scale(&self, stats: &[f64]) -> f64 {
+        match (self, stats) {
+            (Criterion::SquaredError, [w, _, ss]) if *w > 0.0 => ss / w,
+            _ => 1.0,
+        }
+    }
+
     /// Impurity of a node with statistics `stats`.
     #[inline]
     pub fn impurity(&self, stats: &[f64]) -> f64 {

@@ -247,6 +247,14 @@ impl Target<'_> {
     /// Adds row `row` with weight `w` to a statistics vector of width [`Self::stats_width`].
     #[inline]
     pub(crate) fn accumulate(&self, stats: &mut [f64], row: usize, w: f64) {
+        self.accumulate_around(stats, row, w, 0.0);
+    }
+
+    /// As [`Self::accumulate`], with regression targets taken as `y − shift`. Split search
+    /// centres a node's targets on their mean: Σw(y−c)²/Σw − (Σw(y−c)/Σw)² then keeps its
+    /// digits however large ȳ is compared with the spread (variance is shift-invariant).
+    #[inline]
+    pub(crate) fn accumulate_around(&self, stats: &mut [f64], row: usize, w: f64, shift: f64) {
         match self {
             Target::Classes { codes, .. } => {
                 if let Some(s) = codes.get(row).and_then(|&c| stats.get_mut(c as usize)) {
@@ -255,6 +263,7 @@ impl Target<'_> {
             }
             Target::Values(v) => {
                 if let (Some(&y), [sw, swy, swy2]) = (v.get(row), stats) {
+                    let y = y - shift;
                     *sw += w;
                     *swy += w * y;
                     *swy2 += w * y * y;

@@ -31,8 +31,8 @@ pub fn split_scores(
         weights: weights.to_vec(),
     };
     let usable = vec![true; data.n_features()];
-    Ok(searcher
-        .candidates(&rows, &usable)
+    let (candidates, _) = searcher.candidates(&rows, &usable);
+    Ok(candidates
         .into_iter()
         .map(|c| c.map_or(FeatureScore::NONE, |c| c.score))
         .collect())

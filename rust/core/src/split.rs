@@ -49,6 +49,7 @@ impl NodeRows {
 }
 
 /// Everything a search needs besides the node's rows.
+#[derive(Clone, Copy)]
 pub(crate) struct Searcher<'a, 'd> {
     pub data: &'a Dataset<'d>,
     pub target: &'a Target<'d>,
@@ -56,6 +57,8 @@ pub(crate) struct Searcher<'a, 'd> {
     pub categorical_split: CategoricalSplit,
     pub min_samples_leaf: usize,
     pub max_exhaustive_categories: usize,
+    /// Regression targets are centred on this value (the node's mean) while searching.
+    shift: f64,
 }
 
 /// Known-row statistics of each child of a candidate.
@@ -77,11 +80,17 @@ impl<'a, 'd> Searcher<'a, 'd> {
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
             max_exhaustive_categories: params.max_exhaustive_categories,
+            shift: 0.0,
         }
     }
 
     fn regression(&self) -> bool {
         self.criterion.is_regression()
+    }
+
+    #[inline]
+    fn accumulate(&self, stats: &mut [f64], row: usize, w: f64) {
+        self.target.accumulate_around(stats, row, w, self.shift);
     }
 
     fn zero_stats(&self) -> Vec<f64> {
@@ -94,20 +103,34 @@ impl<'a, 'd> Searcher<'a, 'd> {
 
     /// Best candidate of every feature (`None` where a feature cannot separate the rows or is
     /// excluded by `usable`).
-    pub fn candidates(&self, node: &NodeRows, usable: &[bool]) -> Vec<Option<Candidate>> {
+    /// Also returns the node's noise scale for comparing the candidates (see [`choose`]).
+    pub fn candidates(&self, node: &NodeRows, usable: &[bool]) -> (Vec<Option<Candidate>>, f64) {
         let mut total = self.zero_stats();
         for (r, w) in node.iter() {
             self.target.accumulate(&mut total, r, w);
         }
         let node_weight = self.weight_of(&total);
-        (0..self.data.n_features())
+        let centred = Searcher {
+            shift: if self.regression() {
+                total.get(1).copied().unwrap_or(0.0) / node_weight
+            } else {
+                0.0
+            },
+            ..*self
+        };
+        let mut centred_total = self.zero_stats();
+        for (r, w) in node.iter() {
+            centred.accumulate(&mut centred_total, r, w);
+        }
+        let candidates = (0..self.data.n_features())
             .map(|f| {
                 if !usable.get(f).copied().unwrap_or(false) {
                     return None;
                 }
-                self.best_of_feature(f, node, node_weight)
+                centred.best_of_feature(f, node, node_weight)
             })
-            .collect()
+            .collect();
+        (candidates, self.criterion.noise_scale(&centred_total))
     }
 
     fn best_of_feature(
@@ -246,6 +269,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             self.add(&mut total, node, i);
         }
         let base = self.criterion.impurity(&total);
+        let scale = self.criterion.noise_scale(&total);
         let mut left = self.zero_stats();
         let mut right = total.clone();
         let mut best: Option<(f64, usize)> = None; // (decrease, split position)
@@ -265,7 +289,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             let dec = base
                 - wl / kw * self.criterion.impurity(&left)
                 - wr / kw * self.criterion.impurity(&right);
-            if best.is_none_or(|(b, _)| better(dec, b, base)) {
+            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
                 best = Some((dec, p));
             }
         }
@@ -300,15 +324,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
     #[inline]
     fn add(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
         if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
-            self.target.accumulate(stats, r as usize, w);
+            self.accumulate(stats, r as usize, w);
         }
     }
 
     #[inline]
     fn move_left(&self, left: &mut [f64], right: &mut [f64], node: &NodeRows, i: usize) {
         if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
-            self.target.accumulate(left, r as usize, w);
-            self.target.accumulate(right, r as usize, -w);
+            self.accumulate(left, r as usize, w);
+            self.accumulate(right, r as usize, -w);
         }
     }
 
@@ -326,7 +350,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             match code.and_then(|c| stats.get_mut(c as usize).map(|s| (c, s))) {
                 Some((c, s)) => {
                     if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
-                        self.target.accumulate(s, r as usize, w);
+                        self.accumulate(s, r as usize, w);
                     }
                     if let Some(n) = counts.get_mut(c as usize) {
                         *n += 1;
@@ -444,8 +468,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 s.get(class).copied().unwrap_or(0.0) / w
             }
         };
+        // Keys rounded to 12 significant digits: categories whose shares differ only by
+        // rounding noise sort by code, so the split does not depend on summation order.
         let mut order = present;
-        order.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            round_significant(key(a))
+                .total_cmp(&round_significant(key(b)))
+                .then(a.cmp(&b))
+        });
         self.best_prefix(
             feature,
             &order,
@@ -482,7 +512,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
     ) -> Option<Candidate> {
         let get = |c: usize| stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
         let known = sum_rows(stats, self.target.stats_width());
-        let base = self.criterion.impurity(&known);
+        let scale = self.criterion.noise_scale(&known);
         let n_known: usize = counts.iter().sum();
         let mut left = self.zero_stats();
         let mut n_left = 0;
@@ -504,7 +534,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 counts: &[n_left, n_known - n_left],
             };
             let (dec, _) = self.decrease(&known, &part);
-            if best.is_none_or(|(b, _)| better(dec, b, base)) {
+            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
                 best = Some((dec, p));
             }
         }
@@ -560,7 +590,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
     ) -> Option<Candidate> {
         let known = sum_rows(stats, self.target.stats_width());
-        let base = self.criterion.impurity(&known);
+        let scale = self.criterion.noise_scale(&known);
         let n_known: usize = counts.iter().sum();
         let rest = present.get(1..).unwrap_or(&[]);
         let mut best: Option<(f64, u64)> = None;
@@ -595,7 +625,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 counts: &[n_left, n_known - n_left],
             };
             let (dec, _) = self.decrease(&known, &part);
-            if best.is_none_or(|(b, _)| better(dec, b, base)) {
+            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
                 best = Some((dec, mask));
             }
         }
@@ -661,6 +691,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
         };
         self.finish(feature, rule, &known, &part, node_weight, n_missing)
     }
+}
+
+/// `x` rounded to 12 significant digits.
+fn round_significant(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(11 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
 }
 
 /// Element-wise sum of statistics vectors.

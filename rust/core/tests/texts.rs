@@ -142,7 +142,12 @@ fn watermelon2_split_information_and_gain_ratio() {
     assert_near(s[t.col("color")].iv, 1.580, TOL, "IV(color)");
     // Gain_ratio = Gain / IV from the printed figures: color 0.109 / 1.580 = 0.0690,
     // surface 0.006 / 0.874 = 0.0069.
-    assert_near(s[t.col("color")].score, 0.109 / 1.580, TOL, "Gain_ratio(color)");
+    assert_near(
+        s[t.col("color")].score,
+        0.109 / 1.580,
+        TOL,
+        "Gain_ratio(color)",
+    );
     assert_near(
         s[t.col("surface")].score,
         0.006 / 0.874,
@@ -169,11 +174,11 @@ fn watermelon2_split_information_and_gain_ratio() {
 
     // The row number as a 17-valued attribute: Gain = 0.998, IV = 4.088 (= log2 17).
     let mut with_id = t.clone();
-    with_id
-        .cols
-        .push(OwnedCol::cat((0..17).collect(), 17));
+    with_id.cols.push(OwnedCol::cat((0..17).collect(), 17));
     with_id.names.push("ID".into());
-    with_id.levels.push((1..=17).map(|i| i.to_string()).collect());
+    with_id
+        .levels
+        .push((1..=17).map(|i| i.to_string()).collect());
     let s = scores(&with_id, Criterion::GainRatio);
     let id = &s[6];
     assert_near(id.gain, 0.998, TOL, "Gain(D, ID)");
@@ -280,8 +285,18 @@ fn fig_4_7_watermelon3_tree() {
     let node = descend(&tree, &[t.code("texture", "slightly_blurry") as usize]);
     let s = tree.node_scores(node).expect("searched");
     let perfect = h(&[1.0, 4.0]);
-    assert_near(s[surface].gain, perfect, 1e-9, "surface under slightly_blurry");
-    assert_near(s[density].gain, perfect, 1e-9, "density under slightly_blurry");
+    assert_near(
+        s[surface].gain,
+        perfect,
+        1e-9,
+        "surface under slightly_blurry",
+    );
+    assert_near(
+        s[density].gain,
+        perfect,
+        1e-9,
+        "density under slightly_blurry",
+    );
     assert_near(s[density].threshold, (0.481 + 0.639) / 2.0, 1e-9, "0.560");
     assert_eq!(tree.predict_class(&t.dataset()).unwrap(), t.y);
 }

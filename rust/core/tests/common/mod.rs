@@ -293,7 +293,12 @@ impl Table {
             let numeric = a.get("type").map(Json::as_str) == Some("numeric");
             let values = a
                 .get("values")
-                .map(|v| v.as_array().iter().map(|s| s.as_str().to_string()).collect())
+                .map(|v| {
+                    v.as_array()
+                        .iter()
+                        .map(|s| s.as_str().to_string())
+                        .collect()
+                })
                 .unwrap_or_default();
             (numeric, values)
         };
@@ -498,9 +503,23 @@ fn check_node(tree: &Tree, node: NodeId, expect: &Expect, path: &str) {
                     (t - threshold).abs() < 1e-9,
                     "{path}: threshold {t}, expected {threshold}"
                 );
-                assert_eq!(children.len(), 2, "{path}: a numeric split has two children");
-                check_node(tree, children[0], le, &format!("{path}/f{feature}<={threshold}"));
-                check_node(tree, children[1], gt, &format!("{path}/f{feature}>{threshold}"));
+                assert_eq!(
+                    children.len(),
+                    2,
+                    "{path}: a numeric split has two children"
+                );
+                check_node(
+                    tree,
+                    children[0],
+                    le,
+                    &format!("{path}/f{feature}<={threshold}"),
+                );
+                check_node(
+                    tree,
+                    children[1],
+                    gt,
+                    &format!("{path}/f{feature}>{threshold}"),
+                );
             }
             other => panic!("{path}: expected a numeric split on {feature}, got {other:?}"),
         },
