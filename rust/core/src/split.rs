@@ -144,17 +144,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
             Column::Categorical(col) => {
                 let codes: Vec<Option<u32>> =
                     node.rows.iter().map(|&r| col.code(r as usize)).collect();
-                let k = col.n_categories as usize;
+                let cats = self.per_category(&codes, col.n_categories as usize, node);
                 match (self.categorical_split, col.ordered) {
-                    (CategoricalSplit::Multiway, _) => {
-                        self.multiway(feature, &codes, k, node, node_weight)
-                    }
-                    (CategoricalSplit::Binary, true) => {
-                        self.ordered(feature, &codes, k, node, node_weight)
-                    }
-                    (CategoricalSplit::Binary, false) => {
-                        self.subset(feature, &codes, k, node, node_weight)
-                    }
+                    (CategoricalSplit::Multiway, _) => self.multiway(feature, &cats, node_weight),
+                    (CategoricalSplit::Binary, true) => self.ordered(feature, &cats, node_weight),
+                    (CategoricalSplit::Binary, false) => self.subset(feature, &cats, node_weight),
                 }
             }
         }
@@ -337,360 +331,259 @@ impl<'a, 'd> Searcher<'a, 'd> {
     }
 
     /// Per-category statistics and row counts of the known rows.
-    fn per_category(
-        &self,
-        codes: &[Option<u32>],
-        k: usize,
-        node: &NodeRows,
-    ) -> (Vec<Vec<f64>>, Vec<usize>, usize) {
-        let mut stats = vec![self.zero_stats(); k];
-        let mut counts = vec![0usize; k];
-        let mut n_missing = 0;
-        for (i, code) in codes.iter().enumerate() {
-            match code.and_then(|c| stats.get_mut(c as usize).map(|s| (c, s))) {
-                Some((c, s)) => {
-                    if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
-                        self.accumulate(s, r as usize, w);
-                    }
-                    if let Some(n) = counts.get_mut(c as usize) {
-                        *n += 1;
-                    }
+    fn per_category(&self, codes: &[Option<u32>], k: usize, node: &NodeRows) -> Categories {
+        let mut cats = Categories {
+            stats: vec![self.zero_stats(); k],
+            counts: vec![0; k],
+            n_missing: 0,
+        };
+        for ((code, &r), &w) in codes.iter().zip(&node.rows).zip(&node.weights) {
+            let slot = code.and_then(|c| {
+                let c = c as usize;
+                Some((cats.stats.get_mut(c)?, cats.counts.get_mut(c)?))
+            });
+            match slot {
+                Some((s, n)) => {
+                    self.accumulate(s, r as usize, w);
+                    *n += 1;
                 }
-                None => n_missing += 1,
+                None => cats.n_missing += 1,
             }
         }
-        (stats, counts, n_missing)
+        cats
     }
 
     /// One child per category (text 000 Algorithm 4.1); needs two categories present.
-    fn multiway(
-        &self,
-        feature: usize,
-        codes: &[Option<u32>],
-        k: usize,
-        node: &NodeRows,
-        node_weight: f64,
-    ) -> Option<Candidate> {
-        let (stats, counts, n_missing) = self.per_category(codes, k, node);
-        if counts.iter().filter(|&&c| c > 0).count() < 2 {
+    fn multiway(&self, feature: usize, cats: &Categories, node_weight: f64) -> Option<Candidate> {
+        if cats.present().len() < 2 {
             return None;
         }
-        let known = sum_rows(&stats, self.target.stats_width());
         let part = Partition {
-            children: &stats,
-            counts: &counts,
+            children: &cats.stats,
+            counts: &cats.counts,
+        };
+        let rule = SplitRule::Multiway {
+            n_children: cats.stats.len(),
         };
         self.finish(
             feature,
-            SplitRule::Multiway { n_children: k },
-            &known,
+            rule,
+            &cats.known(),
             &part,
             node_weight,
-            n_missing,
+            cats.n_missing,
         )
     }
 
     /// Ordered categories: `code <= k` between adjacent present codes, like a numeric feature.
-    fn ordered(
-        &self,
-        feature: usize,
-        codes: &[Option<u32>],
-        k: usize,
-        node: &NodeRows,
-        node_weight: f64,
-    ) -> Option<Candidate> {
-        let (stats, counts, n_missing) = self.per_category(codes, k, node);
-        let present: Vec<usize> = (0..k)
-            .filter(|&c| counts.get(c).copied().unwrap_or(0) > 0)
-            .collect();
-        if present.len() < 2 {
-            return None;
-        }
-        self.best_prefix(
-            feature,
-            &present,
-            &stats,
-            &counts,
-            n_missing,
-            node_weight,
-            true,
-        )
+    fn ordered(&self, feature: usize, cats: &Categories, node_weight: f64) -> Option<Candidate> {
+        let present = cats.present();
+        let (best, _) = self.best_two_way(cats, present.len(), Fill::Grow, |p, add| {
+            present.get(p - 1).into_iter().for_each(|&c| add(c));
+        })?;
+        let threshold = present.get(best - 1).copied().unwrap_or(0);
+        let rule = SplitRule::Ordered {
+            threshold: threshold as u32,
+        };
+        self.two_way_candidate(feature, rule, |c| c <= threshold, cats, node_weight)
     }
 
     /// CART subset split of unordered categories. Two classes and regression: categories
     /// sorted by class-1 share or mean give the optimal split among prefixes (Breiman et al.
     /// 1984, §9.4). More classes: every partition up to `max_exhaustive_categories` present
     /// categories; beyond, a heuristic order by the share of the node's majority class.
-    fn subset(
-        &self,
-        feature: usize,
-        codes: &[Option<u32>],
-        k: usize,
-        node: &NodeRows,
-        node_weight: f64,
-    ) -> Option<Candidate> {
-        let (stats, counts, n_missing) = self.per_category(codes, k, node);
-        let present: Vec<usize> = (0..k)
-            .filter(|&c| counts.get(c).copied().unwrap_or(0) > 0)
-            .collect();
-        if present.len() < 2 {
-            return None;
-        }
+    fn subset(&self, feature: usize, cats: &Categories, node_weight: f64) -> Option<Candidate> {
+        let present = cats.present();
         let n_classes = if self.regression() {
             0
         } else {
             self.target.stats_width()
         };
-        if n_classes > 2 && present.len() <= self.max_exhaustive_categories {
-            return self.exhaustive_subset(
-                feature,
-                &present,
-                &stats,
-                &counts,
-                n_missing,
-                node_weight,
-            );
-        }
+        let sides = if n_classes > 2 && present.len() <= self.max_exhaustive_categories {
+            // Bit i of a mask sends present[i + 1] left with present[0]; the all-ones mask
+            // would leave the right child empty.
+            let rest = present.get(1..).unwrap_or(&[]);
+            let n_masks = (1usize << rest.len()) - 1;
+            let (best, _) = self.best_two_way(cats, n_masks + 1, Fill::Fresh, |m, add| {
+                let mask = m - 1;
+                present.first().into_iter().for_each(|&c| add(c));
+                for (i, &c) in rest.iter().enumerate() {
+                    if mask >> i & 1 == 1 {
+                        add(c);
+                    }
+                }
+            })?;
+            let in_left = |i: usize| i == 0 || (best - 1) >> (i - 1) & 1 == 1;
+            sides_of(cats.stats.len(), &present, in_left)
+        } else {
+            let order = self.category_order(cats, present, n_classes);
+            let (best, _) = self.best_two_way(cats, order.len(), Fill::Grow, |p, add| {
+                order.get(p - 1).into_iter().for_each(|&c| add(c));
+            })?;
+            sides_of(cats.stats.len(), &order, |i| i < best)
+        };
+        let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
+        let rule = SplitRule::Subset {
+            sides: sides.clone(),
+        };
+        self.two_way_candidate(feature, rule, in_left, cats, node_weight)
+    }
+
+    /// Present categories sorted by class-1 share (two classes), mean (regression) or share of
+    /// the node's majority class (the heuristic beyond exhaustive search).
+    fn category_order(
+        &self,
+        cats: &Categories,
+        mut order: Vec<usize>,
+        n_classes: usize,
+    ) -> Vec<usize> {
+        let known = cats.known();
+        let class = if n_classes == 2 {
+            1
+        } else {
+            crate::builder::majority(&known, None) as usize
+        };
         let key = |c: usize| -> f64 {
-            let s = stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
+            let s = cats.stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
             let w = self.weight_of(s);
-            if w <= 0.0 {
-                return 0.0;
-            }
-            if self.regression() {
-                s.get(1).copied().unwrap_or(0.0) / w
-            } else {
-                let class = if n_classes == 2 {
-                    1
-                } else {
-                    self.majority_class(&stats)
-                };
-                s.get(class).copied().unwrap_or(0.0) / w
-            }
+            let part = if self.regression() { 1 } else { class };
+            s.get(part).copied().unwrap_or(0.0) / w
         };
         // Keys rounded to 12 significant digits: categories whose shares differ only by
         // rounding noise sort by code, so the split does not depend on summation order.
-        let mut order = present;
         order.sort_by(|&a, &b| {
             round_significant(key(a))
                 .total_cmp(&round_significant(key(b)))
                 .then(a.cmp(&b))
         });
-        self.best_prefix(
-            feature,
-            &order,
-            &stats,
-            &counts,
-            n_missing,
-            node_weight,
-            false,
-        )
+        order
     }
 
-    fn majority_class(&self, stats: &[Vec<f64>]) -> usize {
-        let total = sum_rows(stats, self.target.stats_width());
-        let mut best = 0;
-        for (c, &w) in total.iter().enumerate() {
-            if w > total.get(best).copied().unwrap_or(0.0) {
-                best = c;
+    /// The best of `n - 1` two-way candidates `1..n`: `fill(i, add)` calls `add(c)` for each
+    /// category `c` that candidate `i` sends left (with [`Fill::Grow`], only those it adds to
+    /// candidate `i - 1`'s). Returns the winner and its decrease; the first of equals wins.
+    fn best_two_way(
+        &self,
+        cats: &Categories,
+        n: usize,
+        mode: Fill,
+        fill: impl Fn(usize, &mut dyn FnMut(usize)),
+    ) -> Option<(usize, f64)> {
+        let known = cats.known();
+        let scale = self.criterion.noise_scale(&known);
+        let n_known: usize = cats.counts.iter().sum();
+        let mut best: Option<(usize, f64)> = None;
+        let mut left = self.zero_stats();
+        let mut n_left = 0;
+        for i in 1..n {
+            if mode == Fill::Fresh {
+                left.iter_mut().for_each(|l| *l = 0.0);
+                n_left = 0;
+            }
+            fill(i, &mut |c| {
+                if let Some(s) = cats.stats.get(c) {
+                    left.iter_mut().zip(s).for_each(|(l, x)| *l += x);
+                }
+                n_left += cats.counts.get(c).copied().unwrap_or(0);
+            });
+            let n_right = n_known - n_left;
+            if n_left + cats.n_missing < self.min_samples_leaf
+                || n_right + cats.n_missing < self.min_samples_leaf
+            {
+                continue;
+            }
+            let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
+            let part = Partition {
+                children: &[left.clone(), right],
+                counts: &[n_left, n_right],
+            };
+            let (dec, _) = self.decrease(&known, &part);
+            if best.is_none_or(|(_, b)| better(dec, b, scale)) {
+                best = Some((i, dec));
             }
         }
         best
     }
 
-    /// Best split of `order` into a prefix (child 0) and the rest (child 1).
-    #[allow(clippy::too_many_arguments)]
-    fn best_prefix(
-        &self,
-        feature: usize,
-        order: &[usize],
-        stats: &[Vec<f64>],
-        counts: &[usize],
-        n_missing: usize,
-        node_weight: f64,
-        ordered: bool,
-    ) -> Option<Candidate> {
-        let get = |c: usize| stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
-        let known = sum_rows(stats, self.target.stats_width());
-        let scale = self.criterion.noise_scale(&known);
-        let n_known: usize = counts.iter().sum();
-        let mut left = self.zero_stats();
-        let mut n_left = 0;
-        let mut best: Option<(f64, usize)> = None;
-        for p in 1..order.len() {
-            let c = order.get(p - 1).copied().unwrap_or(0);
-            for (l, x) in left.iter_mut().zip(get(c)) {
-                *l += x;
-            }
-            n_left += counts.get(c).copied().unwrap_or(0);
-            let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
-            if n_left + n_missing < self.min_samples_leaf
-                || n_known - n_left + n_missing < self.min_samples_leaf
-            {
-                continue;
-            }
-            let part = Partition {
-                children: &[left.clone(), right],
-                counts: &[n_left, n_known - n_left],
-            };
-            let (dec, _) = self.decrease(&known, &part);
-            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
-                best = Some((dec, p));
-            }
-        }
-        let (_, p) = best?;
-        let (head, _) = order.split_at(p);
-        let k = stats.len();
-        if ordered {
-            let threshold = head.last().copied().unwrap_or(0) as u32;
-            let in_left = |c: usize| c <= threshold as usize;
-            return self.binary_from(
-                feature,
-                SplitRule::Ordered { threshold },
-                in_left,
-                stats,
-                counts,
-                n_missing,
-                node_weight,
-            );
-        }
-        let mut sides = vec![Side::Unseen; k];
-        for &c in order {
-            if let Some(s) = sides.get_mut(c) {
-                *s = if head.contains(&c) {
-                    Side::Left
-                } else {
-                    Side::Right
-                };
-            }
-        }
-        let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
-        let rule = SplitRule::Subset {
-            sides: sides.clone(),
-        };
-        self.binary_from(
-            feature,
-            rule,
-            in_left,
-            stats,
-            counts,
-            n_missing,
-            node_weight,
-        )
-    }
-
-    /// Every two-way partition of the present categories; the first present one stays left.
-    fn exhaustive_subset(
-        &self,
-        feature: usize,
-        present: &[usize],
-        stats: &[Vec<f64>],
-        counts: &[usize],
-        n_missing: usize,
-        node_weight: f64,
-    ) -> Option<Candidate> {
-        let known = sum_rows(stats, self.target.stats_width());
-        let scale = self.criterion.noise_scale(&known);
-        let n_known: usize = counts.iter().sum();
-        let rest = present.get(1..).unwrap_or(&[]);
-        let mut best: Option<(f64, u64)> = None;
-        // Bit i of `mask` sends rest[i] left with present[0]; the all-ones mask leaves the
-        // right child empty and is skipped.
-        for mask in 0..(1u64 << rest.len()) - 1 {
-            let mut left = self.zero_stats();
-            let mut n_left = 0;
-            let mut add = |c: usize| {
-                for (l, x) in left
-                    .iter_mut()
-                    .zip(stats.get(c).map(Vec::as_slice).unwrap_or(&[]))
-                {
-                    *l += x;
-                }
-                n_left += counts.get(c).copied().unwrap_or(0);
-            };
-            add(present.first().copied().unwrap_or(0));
-            for (i, &c) in rest.iter().enumerate() {
-                if mask >> i & 1 == 1 {
-                    add(c);
-                }
-            }
-            if n_left + n_missing < self.min_samples_leaf
-                || n_known - n_left + n_missing < self.min_samples_leaf
-            {
-                continue;
-            }
-            let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
-            let part = Partition {
-                children: &[left, right],
-                counts: &[n_left, n_known - n_left],
-            };
-            let (dec, _) = self.decrease(&known, &part);
-            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
-                best = Some((dec, mask));
-            }
-        }
-        let (_, mask) = best?;
-        let mut sides = vec![Side::Unseen; stats.len()];
-        if let Some(s) = present.first().and_then(|&c| sides.get_mut(c)) {
-            *s = Side::Left;
-        }
-        for (i, &c) in rest.iter().enumerate() {
-            if let Some(s) = sides.get_mut(c) {
-                *s = if mask >> i & 1 == 1 {
-                    Side::Left
-                } else {
-                    Side::Right
-                };
-            }
-        }
-        let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
-        let rule = SplitRule::Subset {
-            sides: sides.clone(),
-        };
-        self.binary_from(
-            feature,
-            rule,
-            in_left,
-            stats,
-            counts,
-            n_missing,
-            node_weight,
-        )
-    }
-
-    /// Builds a two-child candidate from per-category statistics and a side function.
-    #[allow(clippy::too_many_arguments)]
-    fn binary_from(
+    /// A two-child candidate from per-category statistics and the side of each category.
+    fn two_way_candidate(
         &self,
         feature: usize,
         rule: SplitRule,
         in_left: impl Fn(usize) -> bool,
-        stats: &[Vec<f64>],
-        counts: &[usize],
-        n_missing: usize,
+        cats: &Categories,
         node_weight: f64,
     ) -> Option<Candidate> {
         let width = self.target.stats_width();
-        let mut children = vec![vec![0.0; width], vec![0.0; width]];
-        let mut n = [0usize; 2];
-        for (c, s) in stats.iter().enumerate() {
+        let mut children = [vec![0.0; width], vec![0.0; width]];
+        let mut counts = [0usize; 2];
+        for (c, (s, n)) in cats.stats.iter().zip(&cats.counts).enumerate() {
             let side = usize::from(!in_left(c));
-            if let Some(child) = children.get_mut(side) {
-                for (a, x) in child.iter_mut().zip(s) {
-                    *a += x;
-                }
-            }
-            if let Some(slot) = n.get_mut(side) {
-                *slot += counts.get(c).copied().unwrap_or(0);
+            if let (Some(child), Some(slot)) = (children.get_mut(side), counts.get_mut(side)) {
+                child.iter_mut().zip(s).for_each(|(a, x)| *a += x);
+                *slot += n;
             }
         }
-        let known = sum_rows(stats, width);
         let part = Partition {
             children: &children,
-            counts: &n,
+            counts: &counts,
         };
-        self.finish(feature, rule, &known, &part, node_weight, n_missing)
+        self.finish(
+            feature,
+            rule,
+            &cats.known(),
+            &part,
+            node_weight,
+            cats.n_missing,
+        )
     }
+}
+
+/// How [`Searcher::best_two_way`] builds each candidate's left side.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// Each candidate extends the previous one (prefixes of an order).
+    Grow,
+    /// Each candidate is built from nothing (subset masks).
+    Fresh,
+}
+
+/// Known-row statistics of a categorical feature at a node.
+struct Categories {
+    /// Statistics of each category's known rows.
+    stats: Vec<Vec<f64>>,
+    /// Known rows of each category.
+    counts: Vec<usize>,
+    /// Rows whose value is missing (or an unseen category).
+    n_missing: usize,
+}
+
+impl Categories {
+    fn present(&self) -> Vec<usize> {
+        (0..self.counts.len())
+            .filter(|&c| self.counts.get(c).is_some_and(|&n| n > 0))
+            .collect()
+    }
+
+    fn known(&self) -> Vec<f64> {
+        let mut total = vec![0.0; self.stats.first().map_or(0, Vec::len)];
+        for s in &self.stats {
+            total.iter_mut().zip(s).for_each(|(t, x)| *t += x);
+        }
+        total
+    }
+}
+
+/// A subset mask: `listed[i]` goes left where `in_left(i)`, right otherwise; categories not
+/// listed (absent from the node) are `Unseen`.
+fn sides_of(k: usize, listed: &[usize], in_left: impl Fn(usize) -> bool) -> Vec<Side> {
+    let mut sides = vec![Side::Unseen; k];
+    for (i, &c) in listed.iter().enumerate() {
+        if let Some(s) = sides.get_mut(c) {
+            *s = if in_left(i) { Side::Left } else { Side::Right };
+        }
+    }
+    sides
 }
 
 /// `x` rounded to 12 significant digits.
@@ -700,17 +593,6 @@ fn round_significant(x: f64) -> f64 {
     }
     let scale = 10f64.powi(11 - x.abs().log10().floor() as i32);
     (x * scale).round() / scale
-}
-
-/// Element-wise sum of statistics vectors.
-fn sum_rows(stats: &[Vec<f64>], width: usize) -> Vec<f64> {
-    let mut total = vec![0.0; width];
-    for s in stats {
-        for (t, x) in total.iter_mut().zip(s) {
-            *t += x;
-        }
-    }
-    total
 }
 
 /// Picks the winning candidate. Gain ratio follows C4.5: the best ratio among candidates whose
