@@ -10,6 +10,7 @@ pub mod data;
 pub mod error;
 pub mod params;
 mod predict;
+pub mod prune;
 mod scores;
 mod split;
 pub mod tree;

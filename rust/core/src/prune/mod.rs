@@ -1,0 +1,1 @@
+//! Post-pruning: pure passes over a grown tree that return a new, compact tree.
