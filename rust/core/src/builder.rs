@@ -1,101 +1,439 @@
-//! Tree growth: Algorithm 4.1 of text 000 with an explicit stack (no recursion, so a
+//! Tree growth: Algorithm 4.1 of text 000 with an explicit frontier (no recursion, so a
 //! degenerate 100,000-deep chain cannot overflow the call stack).
+//!
+//! Each node is searched when it is created and waits in the frontier with its chosen split;
+//! the frontier is a stack (depth-first, the texts' order) or, with `max_leaf_nodes`, a heap
+//! that expands the largest weighted gain first (best-first, as CART and scikit-learn do).
 
-use crate::criterion::{stats_weight, Criterion};
-use crate::data::{validate_weights, Dataset, Target};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::criterion::{better, g_test_p_value, stats_weight, Criterion};
+use crate::data::{validate_weights, Column, Sample, Target};
 use crate::error::{CoreError, Result};
 use crate::params::TreeParams;
-use crate::split::{choose, route, NodeRows, Searcher, SplitRule};
-use crate::tree::{FeatureScore, NodeId, SplitTag, Tree, NONE};
+use crate::split::{choose, route, Candidate, NodeRows, Searcher, SplitRule};
+use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
 
-/// A node waiting to be grown, with the rows that reached it.
+/// A node waiting to be expanded.
 struct Pending {
     node: NodeId,
     rows: NodeRows,
+    /// Validation rows that reach the node (validation pre-pruning only).
+    validation: NodeRows,
     /// Features still allowed here: a multiway-split categorical is not tested again below.
     usable: Vec<bool>,
+    /// The split the search chose; `None` makes the node a leaf.
+    split: Option<Candidate>,
 }
 
-/// Grows a tree on `data` for `target` with per-row `weights`.
-///
-/// Stops as Algorithm 4.1 does: a pure node, or one where no feature separates its rows,
-/// becomes a leaf with its majority class; an empty branch becomes a leaf holding its
-/// parent's distribution. A zero gain still splits (text 004's XOR). `params` adds the
-/// usual limits (depth, rows per split and per leaf).
+/// Best-first order: the largest weighted gain, then the lowest node id.
+struct Ranked {
+    priority: f64,
+    pending: Pending,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.priority
+            .total_cmp(&other.priority)
+            .then(other.pending.node.cmp(&self.pending.node))
+    }
+}
+
+enum Frontier {
+    DepthFirst(Vec<Pending>),
+    BestFirst(BinaryHeap<Ranked>),
+}
+
+impl Frontier {
+    fn pop(&mut self) -> Option<Pending> {
+        match self {
+            Frontier::DepthFirst(stack) => stack.pop(),
+            Frontier::BestFirst(heap) => heap.pop().map(|r| r.pending),
+        }
+    }
+
+    /// Adds the children of one node; depth-first takes the first child first.
+    fn extend(&mut self, tree: &Tree, children: Vec<Pending>) {
+        match self {
+            Frontier::DepthFirst(stack) => stack.extend(children.into_iter().rev()),
+            Frontier::BestFirst(heap) => heap.extend(children.into_iter().map(|p| {
+                Ranked {
+                    priority: p
+                        .split
+                        .as_ref()
+                        .map_or(f64::NEG_INFINITY, |s| s.score.gain * tree.weight(p.node)),
+                    pending: p,
+                }
+            })),
+        }
+    }
+}
+
+/// Grows a tree on `data` for `target` with per-row `weights`; see [`grow_with`].
 pub fn grow(
-    data: &Dataset<'_>,
+    data: &crate::data::Dataset<'_>,
     target: &Target<'_>,
     weights: &[f64],
     params: &TreeParams,
 ) -> Result<Tree> {
+    grow_with(
+        &Sample {
+            data,
+            target,
+            weights,
+        },
+        params,
+        None,
+    )
+}
+
+/// Grows a tree on `train`.
+///
+/// Stops as Algorithm 4.1 does: a pure node, or one where no feature separates its rows,
+/// becomes a leaf with its majority class; an empty branch becomes a leaf holding its
+/// parent's distribution. A zero gain still splits (text 004's XOR). `params` adds the usual
+/// limits. With `validation`, a split is kept only if it strictly lowers the validation
+/// error of the node's rows (text 000 §4.3.1's pre-pruning; squared error for regression).
+pub fn grow_with(
+    train: &Sample<'_, '_>,
+    params: &TreeParams,
+    validation: Option<&Sample<'_, '_>>,
+) -> Result<Tree> {
+    let (data, target) = (train.data, train.target);
+    params.validate()?;
     data.validate_for_fit()?;
     target.validate(data.n_rows())?;
-    validate_weights(weights, data.n_rows())?;
+    validate_weights(train.weights, data.n_rows())?;
     check_criterion(params.criterion, target)?;
-
     let n_classes = match target {
         Target::Classes { n_classes, .. } => *n_classes,
         Target::Values(_) => 0,
     };
-    let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
-    let searcher = Searcher::new(data, target, params);
-    let root = tree.push_node(None, 1.0);
-    let mut stack = vec![Pending {
-        node: root,
-        rows: NodeRows {
-            rows: (0..data.n_rows() as u32).collect(),
-            weights: weights.to_vec(),
-        },
-        usable: vec![true; data.n_features()],
-    }];
-    while let Some(p) = stack.pop() {
-        summarise(&mut tree, target, p.node, &p.rows);
-        if p.rows.len() == 0 || is_terminal(&tree, params, p.node, &p.rows) {
-            continue;
-        }
-        let (candidates, scale) = searcher.candidates(&p.rows, &p.usable);
-        record_scores(&mut tree, p.node, &candidates);
-        let Some(best) = choose(params.criterion, &candidates, scale) else {
-            continue;
-        };
-        let children = split_node(&mut tree, p.node, best.feature, &best.rule, &best.fractions);
-        let kind = tree.kind(p.node);
-        let mut parts: Vec<NodeRows> = vec![NodeRows::default(); children.len()];
-        for (r, w) in p.rows.iter() {
-            match route(&kind, data.columns(), r) {
-                Some(c) => {
-                    if let Some(part) = parts.get_mut(c) {
-                        part.rows.push(r as u32);
-                        part.weights.push(w);
-                    }
-                }
-                // C4.5: a row missing the tested value goes to every child with weight × r̃_v.
-                None => {
-                    for (part, &f) in parts.iter_mut().zip(&best.fractions) {
-                        if f > 0.0 {
-                            part.rows.push(r as u32);
-                            part.weights.push(w * f);
-                        }
-                    }
-                }
+    params.validate_for(n_classes)?;
+    if let Some(v) = validation {
+        v.data.validate_for_predict(&data.kinds())?;
+        v.target.validate(v.data.n_rows())?;
+        validate_weights(v.weights, v.data.n_rows())?;
+        if let (Target::Classes { n_classes: k, .. }, true) = (v.target, n_classes != 0) {
+            if *k != n_classes {
+                return Err(CoreError::InvalidParameter {
+                    name: "validation",
+                    reason: format!(
+                        "the validation target has {k} classes, the training target {n_classes}"
+                    ),
+                });
             }
         }
+    }
+
+    let total_weight: f64 = train.weights.iter().sum();
+    let searcher = Searcher::new(data, target, params, total_weight);
+    let grower = Grower {
+        searcher,
+        params,
+        train,
+        validation,
+    };
+    let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
+    let root = tree.push_node(None, 1.0);
+    let all = |n: usize, w: &[f64]| NodeRows {
+        rows: (0..n as u32).collect(),
+        weights: w.to_vec(),
+    };
+    let root = grower.create(
+        &mut tree,
+        root,
+        all(data.n_rows(), train.weights),
+        validation.map_or_else(NodeRows::default, |v| all(v.data.n_rows(), v.weights)),
+        vec![true; data.n_features()],
+    );
+    let mut frontier = if params.max_leaf_nodes.is_some() {
+        Frontier::BestFirst(BinaryHeap::new())
+    } else {
+        Frontier::DepthFirst(Vec::new())
+    };
+    frontier.extend(&tree, vec![root]);
+    let mut n_leaves = 1;
+    while let Some(p) = frontier.pop() {
+        let Some(split) = p.split else {
+            continue;
+        };
+        let n_children = split.fractions.len();
+        if params
+            .max_leaf_nodes
+            .is_some_and(|max| n_leaves + n_children - 1 > max)
+        {
+            continue;
+        }
+        let kind = kind_of(&split);
+        let parts = partition(&kind, data.columns(), &p.rows, &split.fractions);
+        let val_parts = match validation {
+            Some(v) => partition(&kind, v.data.columns(), &p.validation, &split.fractions),
+            None => vec![NodeRows::default(); n_children],
+        };
+        if validation.is_some()
+            && !grower.improves_validation(&tree, p.node, &parts, &p.validation, &val_parts)
+        {
+            continue;
+        }
+        let children = split_node(&mut tree, p.node, &split);
+        n_leaves += n_children - 1;
         let mut usable = p.usable;
-        if matches!(best.rule, SplitRule::Multiway { .. }) {
-            if let Some(u) = usable.get_mut(best.feature) {
+        if matches!(split.rule, SplitRule::Multiway { .. }) {
+            if let Some(u) = usable.get_mut(split.feature) {
                 *u = false;
             }
         }
-        // Reverse so the first child is grown first (depth-first, in child order).
-        for (child, rows) in children.into_iter().zip(parts).rev() {
-            stack.push(Pending {
-                node: child,
-                rows,
-                usable: usable.clone(),
-            });
-        }
+        let pending: Vec<Pending> = children
+            .into_iter()
+            .zip(parts)
+            .zip(val_parts)
+            .map(|((child, rows), val)| grower.create(&mut tree, child, rows, val, usable.clone()))
+            .collect();
+        frontier.extend(&tree, pending);
     }
     Ok(tree)
+}
+
+/// What growing needs besides the tree itself.
+struct Grower<'g, 'a, 'd> {
+    searcher: Searcher<'a, 'd>,
+    params: &'g TreeParams,
+    train: &'g Sample<'a, 'd>,
+    validation: Option<&'g Sample<'a, 'd>>,
+}
+
+impl Grower<'_, '_, '_> {
+    /// Fills a new node's statistics and searches its split.
+    fn create(
+        &self,
+        tree: &mut Tree,
+        node: NodeId,
+        rows: NodeRows,
+        validation: NodeRows,
+        usable: Vec<bool>,
+    ) -> Pending {
+        self.summarise(tree, node, &rows);
+        let split = self.search(tree, node, &rows, &usable);
+        Pending {
+            node,
+            rows,
+            validation,
+            usable,
+            split,
+        }
+    }
+
+    /// The split of a node, or `None` for a leaf: the stopping rules, the search, and the
+    /// pre-pruning tests on the chosen split (minimum gain, G² significance).
+    fn search(
+        &self,
+        tree: &mut Tree,
+        node: NodeId,
+        rows: &NodeRows,
+        usable: &[bool],
+    ) -> Option<Candidate> {
+        if rows.len() == 0 || self.is_terminal(tree, node, rows) {
+            return None;
+        }
+        let (mut candidates, scale) = self.searcher.candidates(rows, usable);
+        record_scores(tree, node, &candidates);
+        let best = choose(self.params.criterion, &candidates, scale)?;
+        let split = candidates.get_mut(best)?.take()?;
+        // Noise-tolerant, so that a zero gain still splits when min_gain is 0 (XOR).
+        if better(self.params.min_gain, split.score.gain, scale) {
+            return None;
+        }
+        if let Some(max_p) = self.params.max_p_value {
+            if g_test_p_value(&split.children) > max_p {
+                return None;
+            }
+        }
+        Some(split)
+    }
+
+    /// Stopping rules checked before any search (scikit-learn's: depth, rows, weight, purity).
+    fn is_terminal(&self, tree: &Tree, node: NodeId, rows: &NodeRows) -> bool {
+        let p = self.params;
+        let n = rows.len();
+        let total: f64 = self.train.weights.iter().sum();
+        p.max_depth.is_some_and(|d| tree.depth(node) >= d)
+            || n < p.min_samples_split
+            || n < 2 * p.min_samples_leaf
+            || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * total
+            || tree.impurity(node) <= f64::EPSILON
+    }
+
+    /// Fills a node's weight, distribution, impurity and label from its rows. An empty node
+    /// keeps its parent's distribution and label (Algorithm 4.1, line 12).
+    fn summarise(&self, tree: &mut Tree, node: NodeId, rows: &NodeRows) {
+        let i = node.index();
+        let parent = tree.parent(node);
+        let width = tree.value_width();
+        if rows.len() == 0 {
+            if let Some(p) = parent {
+                let value = tree.value(p).to_vec();
+                let (label, impurity) = (tree.label(p), tree.impurity(p));
+                set(&mut tree.value, i * width, &value);
+                set_one(&mut tree.label, i, label);
+                set_one(&mut tree.impurity, i, impurity);
+            }
+            return;
+        }
+        let target = self.train.target;
+        let stats = stats_of(target, rows);
+        let weight = stats_weight(&stats, tree.is_regression());
+        set_one(&mut tree.weight, i, weight);
+        set_one(&mut tree.n_rows, i, rows.len() as f64);
+        if let Target::Values(y) = target {
+            let mean = stats.get(1).copied().unwrap_or(0.0) / weight;
+            set(&mut tree.value, i * width, &[mean]);
+            set_one(
+                &mut tree.impurity,
+                i,
+                two_pass_variance(y, rows, mean, weight),
+            );
+        } else {
+            set_one(&mut tree.impurity, i, self.searcher.impurity(&stats));
+            let label = class_of(
+                &stats,
+                parent.map(|p| tree.label(p)),
+                self.params.cost_matrix.as_deref(),
+            );
+            set_one(&mut tree.label, i, label);
+            set(&mut tree.value, i * width, &stats);
+        }
+    }
+
+    /// Whether splitting `node` into `parts` strictly lowers the validation error of the
+    /// validation rows that reach it (misclassified weight, or squared error).
+    fn improves_validation(
+        &self,
+        tree: &Tree,
+        node: NodeId,
+        parts: &[NodeRows],
+        val: &NodeRows,
+        val_parts: &[NodeRows],
+    ) -> bool {
+        let Some(v) = self.validation else {
+            return true;
+        };
+        let target = self.train.target;
+        let costs = self.params.cost_matrix.as_deref();
+        let as_leaf = validation_error(v.target, val, tree.value(node), tree.label(node));
+        let as_split: f64 = parts
+            .iter()
+            .zip(val_parts)
+            .map(|(rows, val)| {
+                if rows.len() == 0 {
+                    return validation_error(v.target, val, tree.value(node), tree.label(node));
+                }
+                let stats = stats_of(target, rows);
+                let (value, label) = match target {
+                    Target::Values(_) => {
+                        let w = stats.first().copied().unwrap_or(0.0);
+                        (vec![stats.get(1).copied().unwrap_or(0.0) / w], 0)
+                    }
+                    Target::Classes { .. } => {
+                        let label = class_of(&stats, Some(tree.label(node)), costs);
+                        (stats, label)
+                    }
+                };
+                validation_error(v.target, val, &value, label)
+            })
+            .sum();
+        better(as_leaf, as_split, 1.0)
+    }
+}
+
+/// Weighted error of `rows` at a leaf predicting `label` (classification) or `value[0]`.
+fn validation_error(target: &Target<'_>, rows: &NodeRows, value: &[f64], label: u32) -> f64 {
+    rows.iter()
+        .map(|(r, w)| match target {
+            Target::Classes { codes, .. } => {
+                if codes.get(r) == Some(&label) {
+                    0.0
+                } else {
+                    w
+                }
+            }
+            Target::Values(y) => {
+                let d = y.get(r).copied().unwrap_or(0.0) - value.first().copied().unwrap_or(0.0);
+                w * d * d
+            }
+        })
+        .sum()
+}
+
+fn stats_of(target: &Target<'_>, rows: &NodeRows) -> Vec<f64> {
+    let mut stats = vec![0.0; target.stats_width()];
+    for (r, w) in rows.iter() {
+        target.accumulate(&mut stats, r, w);
+    }
+    stats
+}
+
+/// Sends each row to its child; a row missing the tested value goes to every child with its
+/// weight × r̃_v (C4.5), children with r̃_v = 0 excepted.
+fn partition(
+    kind: &NodeKind<'_>,
+    columns: &[Column<'_>],
+    rows: &NodeRows,
+    fractions: &[f64],
+) -> Vec<NodeRows> {
+    let mut parts = vec![NodeRows::default(); fractions.len()];
+    for (r, w) in rows.iter() {
+        match route(kind, columns, r) {
+            Some(c) => {
+                if let Some(part) = parts.get_mut(c) {
+                    part.rows.push(r as u32);
+                    part.weights.push(w);
+                }
+            }
+            None => {
+                for (part, &f) in parts.iter_mut().zip(fractions) {
+                    if f > 0.0 {
+                        part.rows.push(r as u32);
+                        part.weights.push(w * f);
+                    }
+                }
+            }
+        }
+    }
+    parts
+}
+
+/// The test a candidate applies, as the arena will store it.
+fn kind_of(c: &Candidate) -> NodeKind<'_> {
+    let feature = c.feature;
+    match &c.rule {
+        SplitRule::Numeric { threshold } => NodeKind::Numeric {
+            feature,
+            threshold: *threshold,
+        },
+        SplitRule::Multiway { .. } => NodeKind::Multiway { feature },
+        SplitRule::Subset { sides } => NodeKind::Subset { feature, sides },
+        SplitRule::Ordered { threshold } => NodeKind::Ordered {
+            feature,
+            threshold: *threshold,
+        },
+    }
 }
 
 pub(crate) fn check_criterion(criterion: Criterion, target: &Target<'_>) -> Result<()> {
@@ -112,46 +450,6 @@ pub(crate) fn check_criterion(criterion: Criterion, target: &Target<'_>) -> Resu
     }
 }
 
-/// Fills a node's weight, distribution, impurity and label from its rows. An empty node
-/// keeps its parent's distribution and label (Algorithm 4.1, line 12).
-fn summarise(tree: &mut Tree, target: &Target<'_>, node: NodeId, rows: &NodeRows) {
-    let i = node.index();
-    let parent = tree.parent(node);
-    let width = tree.value_width();
-    let regression = tree.is_regression();
-    if rows.len() == 0 {
-        if let Some(p) = parent {
-            let value = tree.value(p).to_vec();
-            let (label, impurity) = (tree.label(p), tree.impurity(p));
-            set(&mut tree.value, i * width, &value);
-            set_one(&mut tree.label, i, label);
-            set_one(&mut tree.impurity, i, impurity);
-        }
-        return;
-    }
-    let mut stats = vec![0.0; target.stats_width()];
-    for (r, w) in rows.iter() {
-        target.accumulate(&mut stats, r, w);
-    }
-    let weight = stats_weight(&stats, regression);
-    set_one(&mut tree.weight, i, weight);
-    set_one(&mut tree.n_rows, i, rows.len() as f64);
-    if let Target::Values(y) = target {
-        let mean = stats.get(1).copied().unwrap_or(0.0) / weight;
-        set(&mut tree.value, i * width, &[mean]);
-        set_one(
-            &mut tree.impurity,
-            i,
-            two_pass_variance(y, rows, mean, weight),
-        );
-    } else {
-        set_one(&mut tree.impurity, i, tree.criterion.impurity(&stats));
-        let parent_label = parent.map(|p| tree.label(p));
-        set_one(&mut tree.label, i, majority(&stats, parent_label));
-        set(&mut tree.value, i * width, &stats);
-    }
-}
-
 /// Σw(y − ȳ)²/Σw summed around the mean: unlike Σwy²/Σw − ȳ², a node whose targets are all
 /// equal gets exactly 0, so it is recognised as pure whatever the magnitude of y.
 fn two_pass_variance(y: &[f64], rows: &NodeRows, mean: f64, weight: f64) -> f64 {
@@ -165,18 +463,33 @@ fn two_pass_variance(y: &[f64], rows: &NodeRows, mean: f64, weight: f64) -> f64 
     ss / weight
 }
 
-/// The heaviest class; ties go to the parent's class if it is among them, else the first.
-pub(crate) fn majority(weights: &[f64], parent: Option<u32>) -> u32 {
-    let max = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let tied = |c: usize| {
-        weights
-            .get(c)
-            .is_some_and(|&w| !crate::criterion::better(max, w, 0.0))
+/// The class a node predicts: the least expected cost with a cost matrix, else the heaviest
+/// class. Ties go to the parent's class if it is among them, else the first.
+pub(crate) fn class_of(weights: &[f64], parent: Option<u32>, costs: Option<&[f64]>) -> u32 {
+    let k = weights.len();
+    // Score to maximise: class weight, or minus the expected cost of predicting the class.
+    let score = |j: usize| -> f64 {
+        match costs {
+            Some(c) => -(0..k)
+                .map(|i| {
+                    weights.get(i).copied().unwrap_or(0.0)
+                        * c.get(i * k + j).copied().unwrap_or(0.0)
+                })
+                .sum::<f64>(),
+            None => weights.get(j).copied().unwrap_or(0.0),
+        }
     };
+    let best = (0..k).map(score).fold(f64::NEG_INFINITY, f64::max);
+    let tied = |j: usize| j < k && !better(best, score(j), 0.0);
     if let Some(p) = parent.filter(|&p| tied(p as usize)) {
         return p;
     }
-    (0..weights.len()).find(|&c| tied(c)).unwrap_or(0) as u32
+    (0..k).find(|&j| tied(j)).unwrap_or(0) as u32
+}
+
+/// The heaviest class; ties go to the parent's class if it is among them, else the first.
+pub(crate) fn majority(weights: &[f64], parent: Option<u32>) -> u32 {
+    class_of(weights, parent, None)
 }
 
 fn set(v: &mut [f64], start: usize, src: &[f64]) {
@@ -191,16 +504,7 @@ fn set_one<T>(v: &mut [T], i: usize, x: T) {
     }
 }
 
-/// Stopping rules checked before any search (sklearn's order: depth, rows, purity).
-fn is_terminal(tree: &Tree, params: &TreeParams, node: NodeId, rows: &NodeRows) -> bool {
-    let n = rows.len();
-    params.max_depth.is_some_and(|d| tree.depth(node) >= d)
-        || n < params.min_samples_split
-        || n < 2 * params.min_samples_leaf
-        || tree.impurity(node) <= f64::EPSILON
-}
-
-fn record_scores(tree: &mut Tree, node: NodeId, candidates: &[Option<crate::split::Candidate>]) {
+fn record_scores(tree: &mut Tree, node: NodeId, candidates: &[Option<Candidate>]) {
     let offset = tree.scores.len() as u32;
     tree.scores.extend(
         candidates
@@ -211,15 +515,9 @@ fn record_scores(tree: &mut Tree, node: NodeId, candidates: &[Option<crate::spli
 }
 
 /// Turns a leaf into a split and allocates its children, contiguous, each with its r̃_v.
-fn split_node(
-    tree: &mut Tree,
-    node: NodeId,
-    feature: usize,
-    rule: &SplitRule,
-    fractions: &[f64],
-) -> Vec<NodeId> {
+fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
     let i = node.index();
-    let (tag, threshold) = match rule {
+    let (tag, threshold) = match &split.rule {
         SplitRule::Numeric { threshold } => (SplitTag::Numeric, *threshold),
         SplitRule::Multiway { .. } => (SplitTag::Multiway, f64::NAN),
         SplitRule::Ordered { threshold } => (SplitTag::Ordered, f64::from(*threshold)),
@@ -231,9 +529,10 @@ fn split_node(
         }
     };
     set_one(&mut tree.tag, i, tag);
-    set_one(&mut tree.feature, i, feature as u32);
+    set_one(&mut tree.feature, i, split.feature as u32);
     set_one(&mut tree.threshold, i, threshold);
-    let children: Vec<NodeId> = fractions
+    let children: Vec<NodeId> = split
+        .fractions
         .iter()
         .map(|&f| tree.push_node(Some(node), f))
         .collect();

@@ -86,6 +86,43 @@ impl Criterion {
     }
 }
 
+/// A criterion with the data it needs beyond node statistics: a cost matrix turns the Gini
+/// index into Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8); other criteria ignore it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Measure<'a> {
+    pub criterion: Criterion,
+    pub costs: Option<&'a [f64]>,
+}
+
+impl Measure<'_> {
+    #[inline]
+    pub fn impurity(&self, stats: &[f64]) -> f64 {
+        match (self.criterion, self.costs) {
+            (Criterion::Gini, Some(costs)) => cost_gini(stats, costs),
+            _ => self.criterion.impurity(stats),
+        }
+    }
+}
+
+/// Cost-weighted Gini Σ_{k≠k'} L_kk' p_k p_k' with `costs` row-major k × k (text 004 eq. 8);
+/// with unit costs it equals 1 − Σ p_k².
+pub fn cost_gini(counts: &[f64], costs: &[f64]) -> f64 {
+    let total: f64 = counts.iter().sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let k = counts.len();
+    let mut sum = 0.0;
+    for (i, &ci) in counts.iter().enumerate() {
+        for (j, &cj) in counts.iter().enumerate() {
+            if i != j {
+                sum += costs.get(i * k + j).copied().unwrap_or(0.0) * (ci / total) * (cj / total);
+            }
+        }
+    }
+    sum
+}
+
 /// Total weight of a statistics vector.
 #[inline]
 pub(crate) fn stats_weight(stats: &[f64], regression: bool) -> f64 {
@@ -152,6 +189,35 @@ pub fn split_information(weights: impl IntoIterator<Item = f64>) -> f64 {
     entropy(&weights)
 }
 
+/// p-value of the likelihood-ratio test of independence (G², text 002 §3.5) on a table of
+/// class weights, one row per branch: G² = 2 Σ O ln(O/E) with E the product of the margins
+/// over the total, χ² with (branches − 1)(classes − 1) degrees of freedom over the non-empty
+/// rows and columns. 1 when there is nothing to test.
+pub fn g_test_p_value(table: &[Vec<f64>]) -> f64 {
+    let width = table.iter().map(Vec::len).max().unwrap_or(0);
+    let rows: Vec<f64> = table.iter().map(|r| r.iter().sum()).collect();
+    let cols: Vec<f64> = (0..width)
+        .map(|k| table.iter().map(|r| r.get(k).copied().unwrap_or(0.0)).sum())
+        .collect();
+    let n: f64 = rows.iter().sum();
+    let mut g2 = 0.0;
+    for (row, &rt) in table.iter().zip(&rows) {
+        for (&o, &ct) in row.iter().zip(&cols) {
+            if o > 0.0 {
+                g2 += o * (o * n / (rt * ct)).ln();
+            }
+        }
+    }
+    g2 *= 2.0;
+    let df = (rows.iter().filter(|&&r| r > 0.0).count().saturating_sub(1))
+        * (cols.iter().filter(|&&c| c > 0.0).count().saturating_sub(1));
+    if df == 0 || n <= 0.0 {
+        return 1.0;
+    }
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    ChiSquared::new(df as f64).map_or(1.0, |d| d.sf(g2.max(0.0)))
+}
+
 /// `a` beats `b` only by more than floating-point noise (relative 1e-9 of the larger value or
 /// of `scale`): equal scores are ties, broken by the caller's order, never by rounding luck.
 #[inline]
@@ -181,6 +247,32 @@ mod tests {
         assert!(close(gini(&[1.0, 3.0]), 0.375));
         assert!(close(misclassification(&[1.0, 3.0]), 0.25));
         assert_eq!(gini(&[0.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn cost_gini_by_hand() {
+        // Unit costs reproduce Gini: p = (0.25, 0.75) → 2 × 0.25 × 0.75 = 0.375.
+        assert!(close(cost_gini(&[1.0, 3.0], &[0.0, 1.0, 1.0, 0.0]), 0.375));
+        // Three classes, p = (0.5, 0.25, 0.25), L_12 = 4, others 1:
+        // 4·0.5·0.25 + 1·0.5·0.25 + 1·0.25·0.5 + 1·0.25·0.25 + 1·0.25·0.5 + 1·0.25·0.25
+        // = 0.5 + 0.125 + 0.125 + 0.0625 + 0.125 + 0.0625 = 1.0.
+        let costs = [0.0, 4.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0];
+        assert!(close(cost_gini(&[2.0, 1.0, 1.0], &costs), 1.0));
+    }
+
+    #[test]
+    fn g_test_by_hand() {
+        // Perfect association, 10 and 10: E = 5 everywhere, G² = 2·(10 ln 2 + 10 ln 2) = 27.73,
+        // df = 1 → p = P(χ²₁ > 27.73) ≈ 1.4e-7.
+        let p = g_test_p_value(&[vec![10.0, 0.0], vec![0.0, 10.0]]);
+        assert!(p > 1e-7 && p < 2e-7, "{p}");
+        // Independence: G² = 0, p = 1.
+        assert!(close(
+            g_test_p_value(&[vec![5.0, 5.0], vec![5.0, 5.0]]),
+            1.0
+        ));
+        // One branch: nothing to test.
+        assert_eq!(g_test_p_value(&[vec![3.0, 4.0]]), 1.0);
     }
 
     #[test]

@@ -309,6 +309,14 @@ impl Target<'_> {
     }
 }
 
+/// A labelled data set: features, target and per-row weights (training or validation data).
+#[derive(Debug, Clone, Copy)]
+pub struct Sample<'a, 'd> {
+    pub data: &'a Dataset<'d>,
+    pub target: &'a Target<'d>,
+    pub weights: &'a [f64],
+}
+
 /// Checks per-row weights: one per row, finite and strictly positive.
 pub(crate) fn validate_weights(weights: &[f64], n_rows: usize) -> Result<()> {
     if weights.len() != n_rows {

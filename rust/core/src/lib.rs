@@ -15,9 +15,9 @@ mod scores;
 mod split;
 pub mod tree;
 
-pub use builder::grow;
+pub use builder::{grow, grow_with};
 pub use criterion::Criterion;
-pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Target};
+pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, Target};
 pub use error::{CoreError, Result};
 pub use params::{CategoricalSplit, TreeParams};
 pub use scores::split_scores;

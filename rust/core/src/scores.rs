@@ -25,7 +25,7 @@ pub fn split_scores(
         ..TreeParams::default()
     };
     crate::builder::check_criterion(criterion, target)?;
-    let searcher = Searcher::new(data, target, &params);
+    let searcher = Searcher::new(data, target, &params, weights.iter().sum());
     let rows = NodeRows {
         rows: (0..data.n_rows() as u32).collect(),
         weights: weights.to_vec(),

@@ -4,7 +4,7 @@
 //! is known (D̃), its gain is multiplied by ρ = w(D̃)/w(D), and each child remembers
 //! r̃_v = w(D̃_v)/w(D̃), the fraction of a missing row's weight it receives.
 
-use crate::criterion::{better, split_information, stats_weight, Criterion};
+use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, TreeParams};
 use crate::tree::{FeatureScore, Side};
@@ -26,6 +26,8 @@ pub(crate) struct Candidate {
     pub score: FeatureScore,
     /// r̃_v for each child: its share of the known weight.
     pub fractions: Vec<f64>,
+    /// Statistics of each child's known rows (for the G² test).
+    pub children: Vec<Vec<f64>>,
 }
 
 /// The rows that reached a node, each with its (possibly fractional) weight.
@@ -54,8 +56,14 @@ pub(crate) struct Searcher<'a, 'd> {
     pub data: &'a Dataset<'d>,
     pub target: &'a Target<'d>,
     pub criterion: Criterion,
+    measure: Measure<'a>,
     pub categorical_split: CategoricalSplit,
     pub min_samples_leaf: usize,
+    /// Least total weight (missing fractions included) of a non-empty child.
+    min_weight_leaf: f64,
+    /// C4.5's MINOBJS: known weight of at least two branches (both, for a binary split).
+    min_objects: f64,
+    numeric_gain_correction: bool,
     pub max_exhaustive_categories: usize,
     /// Regression targets are centred on this value (the node's mean) while searching.
     shift: f64,
@@ -68,20 +76,51 @@ struct Partition<'s> {
 }
 
 impl<'a, 'd> Searcher<'a, 'd> {
+    /// `total_weight` is the training weight of the whole data set, which
+    /// `min_weight_fraction_leaf` refers to.
     pub fn new(
         data: &'a Dataset<'d>,
         target: &'a Target<'d>,
-        params: &TreeParams,
+        params: &'a TreeParams,
+        total_weight: f64,
     ) -> Searcher<'a, 'd> {
         Searcher {
             data,
             target,
             criterion: params.criterion,
+            measure: Measure {
+                criterion: params.criterion,
+                costs: params.cost_matrix.as_deref(),
+            },
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
+            min_weight_leaf: params.min_weight_fraction_leaf * total_weight,
+            min_objects: params.min_objects,
+            numeric_gain_correction: params.numeric_gain_correction,
             max_exhaustive_categories: params.max_exhaustive_categories,
             shift: 0.0,
         }
+    }
+
+    /// The node impurity under this search's criterion (and costs).
+    pub fn impurity(&self, stats: &[f64]) -> f64 {
+        self.measure.impurity(stats)
+    }
+
+    /// Whether one side of a binary split may be made: enough rows (its known ones plus a
+    /// fragment of each missing row), enough weight (missing fractions included) and, for
+    /// C4.5, enough known weight.
+    fn side_ok(
+        &self,
+        n_rows: usize,
+        n_missing: usize,
+        known_w: f64,
+        share: f64,
+        node_weight: f64,
+    ) -> bool {
+        n_rows + n_missing >= self.min_samples_leaf
+            && known_w >= self.min_objects
+            && share * node_weight >= self.min_weight_leaf
     }
 
     fn regression(&self) -> bool {
@@ -163,13 +202,13 @@ impl<'a, 'd> Searcher<'a, 'd> {
             .map(|c| {
                 let w = self.weight_of(c);
                 if w > 0.0 {
-                    w / known_w * self.criterion.impurity(c)
+                    w / known_w * self.impurity(c)
                 } else {
                     0.0
                 }
             })
             .sum();
-        (self.criterion.impurity(known) - child_imp, child_imp)
+        (self.impurity(known) - child_imp, child_imp)
     }
 
     /// Completes a candidate's figures once its rule is chosen.
@@ -186,19 +225,24 @@ impl<'a, 'd> Searcher<'a, 'd> {
         if known_w <= 0.0 || node_weight <= 0.0 {
             return None;
         }
-        // Every child that receives rows (its known ones plus a fragment of each missing row)
-        // must hold at least min_samples_leaf of them.
-        if part
-            .counts
+        let weights: Vec<f64> = part.children.iter().map(|c| self.weight_of(c)).collect();
+        // Every child that receives rows must hold enough of them and enough weight; at
+        // least two must hold min_objects of known weight (C4.5).
+        let too_small = part.counts.iter().zip(&weights).any(|(&c, &w)| {
+            c > 0
+                && (c + n_missing < self.min_samples_leaf
+                    || w / known_w * node_weight < self.min_weight_leaf)
+        });
+        let big_enough = weights
             .iter()
-            .any(|&c| c > 0 && c + n_missing < self.min_samples_leaf)
-        {
+            .filter(|&&w| w > 0.0 && w >= self.min_objects)
+            .count();
+        if too_small || big_enough < 2 {
             return None;
         }
         let (decrease, child_imp) = self.decrease(known, part);
         let rho = known_w / node_weight;
         let gain = rho * decrease;
-        let weights: Vec<f64> = part.children.iter().map(|c| self.weight_of(c)).collect();
         let missing_w = (node_weight - known_w).max(0.0);
         let iv = split_information(
             weights
@@ -234,7 +278,32 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 rho,
             },
             fractions: weights.iter().map(|w| w / known_w).collect(),
+            children: part.children.to_vec(),
         })
+    }
+
+    /// C4.5 release 8: a numeric test chosen among `n_distinct − 1` thresholds pays
+    /// log2(n_distinct − 1)/|D| of gain; a test left with no positive gain is dropped.
+    fn correct_numeric_gain(
+        &self,
+        mut c: Candidate,
+        n_distinct: usize,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        if !self.numeric_gain_correction {
+            return Some(c);
+        }
+        let thresholds = n_distinct.saturating_sub(1).max(1) as f64;
+        c.score.gain -= thresholds.log2() / node_weight;
+        if c.score.gain <= 0.0 {
+            return None;
+        }
+        c.score.score = match self.criterion {
+            Criterion::Entropy => c.score.gain,
+            Criterion::GainRatio if c.score.iv > 0.0 => c.score.gain / c.score.iv,
+            _ => c.score.score,
+        };
+        Some(c)
     }
 
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
@@ -262,12 +331,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
         for &(_, i) in &known {
             self.add(&mut total, node, i);
         }
-        let base = self.criterion.impurity(&total);
+        let base = self.impurity(&total);
         let scale = self.criterion.noise_scale(&total);
         let mut left = self.zero_stats();
         let mut right = total.clone();
         let mut best: Option<(f64, usize)> = None; // (decrease, split position)
         let n = known.len();
+        let kw = self.weight_of(&total);
+        let mut n_distinct = 1;
         for p in 1..n {
             let (prev, i) = known[p - 1];
             self.move_left(&mut left, &mut right, node, i);
@@ -275,14 +346,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
             if x <= prev {
                 continue;
             }
-            if p + n_missing < self.min_samples_leaf || n - p + n_missing < self.min_samples_leaf {
+            n_distinct += 1;
+            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
+            if !self.side_ok(p, n_missing, wl, wl / kw, node_weight)
+                || !self.side_ok(n - p, n_missing, wr, wr / kw, node_weight)
+            {
                 continue;
             }
-            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            let kw = wl + wr;
-            let dec = base
-                - wl / kw * self.criterion.impurity(&left)
-                - wr / kw * self.criterion.impurity(&right);
+            let dec = base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right);
             if best.is_none_or(|(b, _)| better(dec, b, scale)) {
                 best = Some((dec, p));
             }
@@ -305,14 +376,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
             children: &children,
             counts: &[p, n - p],
         };
-        self.finish(
+        let candidate = self.finish(
             feature,
             SplitRule::Numeric { threshold },
             &total,
             &part,
             node_weight,
             n_missing,
-        )
+        )?;
+        self.correct_numeric_gain(candidate, n_distinct, node_weight)
     }
 
     #[inline]
@@ -378,9 +450,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// Ordered categories: `code <= k` between adjacent present codes, like a numeric feature.
     fn ordered(&self, feature: usize, cats: &Categories, node_weight: f64) -> Option<Candidate> {
         let present = cats.present();
-        let (best, _) = self.best_two_way(cats, present.len(), Fill::Grow, |p, add| {
-            present.get(p - 1).into_iter().for_each(|&c| add(c));
-        })?;
+        let (best, _) =
+            self.best_two_way(cats, node_weight, present.len(), Fill::Grow, |p, add| {
+                present.get(p - 1).into_iter().for_each(|&c| add(c));
+            })?;
         let threshold = present.get(best - 1).copied().unwrap_or(0);
         let rule = SplitRule::Ordered {
             threshold: threshold as u32,
@@ -404,22 +477,24 @@ impl<'a, 'd> Searcher<'a, 'd> {
             // would leave the right child empty.
             let rest = present.get(1..).unwrap_or(&[]);
             let n_masks = (1usize << rest.len()) - 1;
-            let (best, _) = self.best_two_way(cats, n_masks + 1, Fill::Fresh, |m, add| {
-                let mask = m - 1;
-                present.first().into_iter().for_each(|&c| add(c));
-                for (i, &c) in rest.iter().enumerate() {
-                    if mask >> i & 1 == 1 {
-                        add(c);
+            let (best, _) =
+                self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, |m, add| {
+                    let mask = m - 1;
+                    present.first().into_iter().for_each(|&c| add(c));
+                    for (i, &c) in rest.iter().enumerate() {
+                        if mask >> i & 1 == 1 {
+                            add(c);
+                        }
                     }
-                }
-            })?;
+                })?;
             let in_left = |i: usize| i == 0 || (best - 1) >> (i - 1) & 1 == 1;
             sides_of(cats.stats.len(), &present, in_left)
         } else {
             let order = self.category_order(cats, present, n_classes);
-            let (best, _) = self.best_two_way(cats, order.len(), Fill::Grow, |p, add| {
-                order.get(p - 1).into_iter().for_each(|&c| add(c));
-            })?;
+            let (best, _) =
+                self.best_two_way(cats, node_weight, order.len(), Fill::Grow, |p, add| {
+                    order.get(p - 1).into_iter().for_each(|&c| add(c));
+                })?;
             sides_of(cats.stats.len(), &order, |i| i < best)
         };
         let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
@@ -465,11 +540,13 @@ impl<'a, 'd> Searcher<'a, 'd> {
     fn best_two_way(
         &self,
         cats: &Categories,
+        node_weight: f64,
         n: usize,
         mode: Fill,
         fill: impl Fn(usize, &mut dyn FnMut(usize)),
     ) -> Option<(usize, f64)> {
         let known = cats.known();
+        let known_w = self.weight_of(&known);
         let scale = self.criterion.noise_scale(&known);
         let n_known: usize = cats.counts.iter().sum();
         let mut best: Option<(usize, f64)> = None;
@@ -487,12 +564,13 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 n_left += cats.counts.get(c).copied().unwrap_or(0);
             });
             let n_right = n_known - n_left;
-            if n_left + cats.n_missing < self.min_samples_leaf
-                || n_right + cats.n_missing < self.min_samples_leaf
+            let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
+            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
+            if !self.side_ok(n_left, cats.n_missing, wl, wl / known_w, node_weight)
+                || !self.side_ok(n_right, cats.n_missing, wr, wr / known_w, node_weight)
             {
                 continue;
             }
-            let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
             let part = Partition {
                 children: &[left.clone(), right],
                 counts: &[n_left, n_right],
@@ -595,35 +673,39 @@ fn round_significant(x: f64) -> f64 {
     (x * scale).round() / scale
 }
 
-/// Picks the winning candidate. Gain ratio follows C4.5: the best ratio among candidates whose
-/// gain is at least the average gain (Quinlan 1993). Other criteria maximise ρ × decrease.
-/// Ties go to the lowest feature index.
+/// Index of the winning candidate. Gain ratio follows C4.5: the best ratio among candidates
+/// whose gain is at least the average gain (Quinlan 1993). Other criteria maximise
+/// ρ × decrease. Ties go to the lowest feature index.
 pub(crate) fn choose(
     criterion: Criterion,
     candidates: &[Option<Candidate>],
     scale: f64,
-) -> Option<&Candidate> {
-    let valid: Vec<&Candidate> = candidates.iter().flatten().collect();
+) -> Option<usize> {
+    let valid: Vec<(usize, &Candidate)> = candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.as_ref().map(|c| (i, c)))
+        .collect();
     if valid.is_empty() {
         return None;
     }
-    let mut best: Option<&Candidate> = None;
+    let mut best: Option<(usize, &Candidate)> = None;
     if criterion == Criterion::GainRatio {
-        let average = valid.iter().map(|c| c.score.gain).sum::<f64>() / valid.len() as f64;
-        for &c in &valid {
+        let average = valid.iter().map(|(_, c)| c.score.gain).sum::<f64>() / valid.len() as f64;
+        for &(i, c) in &valid {
             let eligible = !better(average, c.score.gain, scale);
-            if eligible && best.is_none_or(|b| better(c.score.score, b.score.score, 0.0)) {
-                best = Some(c);
+            if eligible && best.is_none_or(|(_, b)| better(c.score.score, b.score.score, 0.0)) {
+                best = Some((i, c));
             }
         }
     } else {
-        for &c in &valid {
-            if best.is_none_or(|b| better(c.score.gain, b.score.gain, scale)) {
-                best = Some(c);
+        for &(i, c) in &valid {
+            if best.is_none_or(|(_, b)| better(c.score.gain, b.score.gain, scale)) {
+                best = Some((i, c));
             }
         }
     }
-    best
+    best.map(|(i, _)| i)
 }
 
 /// Which child a row goes to, or `None` when its value is missing (or the category unseen),
