@@ -21,7 +21,21 @@ PARAMS = {
     "min_samples_split": 2,
     "min_samples_leaf": 1,
     "max_exhaustive_categories": 12,
+    "max_leaf_nodes": None,
+    "min_weight_fraction_leaf": 0.0,
+    "min_gain": 0.0,
+    "max_p_value": None,
+    "min_objects": None,
+    "numeric_gain_correction": None,
+    "prepruning": None,
+    "pruning": None,
+    "ccp_alpha": 0.0,
+    "confidence": 0.25,
+    "prune_ties": True,
+    "subtree_raising": True,
 }
+# The classifier adds misclassification costs and class weights.
+CLASSIFIER_PARAMS = PARAMS | {"cost_matrix": None, "class_weight": None}
 
 
 # --- NumPy and Polars -----------------------------------------------------------------
@@ -313,12 +327,13 @@ def test_single_class_is_one_leaf():
 @pytest.mark.parametrize("cls", [DecisionTreeClassifier, DecisionTreeRegressor])
 def test_get_params_defaults_and_round_trip(cls):
     m = cls()
-    assert m.get_params() == PARAMS
+    defaults = CLASSIFIER_PARAMS if cls is DecisionTreeClassifier else PARAMS
+    assert m.get_params() == defaults
     custom = {"algorithm": "c4.5", "max_depth": 3, "min_samples_leaf": 2}
     if cls is DecisionTreeRegressor:
         custom["algorithm"] = "cart"
     m2 = cls(**custom)
-    assert m2.get_params() == PARAMS | custom
+    assert m2.get_params() == defaults | custom
     clone = cls(**m2.get_params())
     assert clone.get_params() == m2.get_params()
     assert m.set_params(**custom) is m
@@ -490,11 +505,14 @@ def test_rules():
     assert len(rules) == m.n_leaves_ == 5
     lines = [" ".join(line.split()) for line in m.export_rules().strip().splitlines()]
     assert lines == [
-        "if texture = clear and density <= 0.3815 then ripe = no (2)",
-        "if texture = clear and density > 0.3815 then ripe = yes (7)",
-        "if texture = slightly_blurry and surface = hard then ripe = no (4)",
-        "if texture = slightly_blurry and surface = soft then ripe = yes (1)",
-        "if texture = blurry then ripe = no (3)",
+        "IF texture = clear AND density <= 0.3815 THEN ripe = no [support 2, confidence 1.00]",
+        "IF texture = clear AND density > 0.3815 THEN ripe = yes [support 7, confidence 1.00]",
+        "IF texture = slightly_blurry AND surface = hard THEN ripe = no"
+        " [support 4, confidence 1.00]",
+        "IF texture = slightly_blurry AND surface = soft THEN ripe = yes"
+        " [support 1, confidence 1.00]",
+        "IF texture = blurry THEN ripe = no [support 3, confidence 1.00]",
+        "ELSE ripe = no",
     ]
     assert "density <= 0.38 " in m.export_rules(decimals=2)
 
@@ -503,7 +521,11 @@ def test_rules_numpy_target_name():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     m = DecisionTreeClassifier().fit(X, np.array(["a", "a", "b", "b"]))
     lines = [" ".join(line.split()) for line in m.export_rules().strip().splitlines()]
-    assert lines == ["if x0 <= 1.5000 then y = a (2)", "if x0 > 1.5000 then y = b (2)"]
+    assert lines == [
+        "IF x0 <= 1.5000 THEN y = a [support 2, confidence 1.00]",
+        "IF x0 > 1.5000 THEN y = b [support 2, confidence 1.00]",
+        "ELSE y = a",
+    ]
 
 
 def test_no_copy_is_not_observable():
@@ -530,7 +552,7 @@ def test_nan_and_null_are_both_missing():
     with_nan = pl.DataFrame({"x0": dens, "x1": X["sugar"].to_numpy()})
     assert with_null["x0"].null_count() == 3 and with_nan["x0"].is_nan().sum() == 3
     trees = [
-        DecisionTreeClassifier(algorithm="c4.5").fit(Z, labels) for Z in (Xn, with_null, with_nan)
+        DecisionTreeClassifier(algorithm="id3").fit(Z, labels) for Z in (Xn, with_null, with_nan)
     ]
     texts = {t.export_text() for t in trees}
     assert len(texts) == 1

@@ -6,6 +6,7 @@ follows scikit-learn's estimator conventions and renders trees as the textbooks 
 
 from . import datasets
 from ._core import QuercusError
+from .rules import RuleSet
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError, split_scores
 
 __version__ = "0.1.0"
@@ -15,6 +16,7 @@ __all__ = [
     "DecisionTreeRegressor",
     "NotFittedError",
     "QuercusError",
+    "RuleSet",
     "__version__",
     "datasets",
     "split_scores",

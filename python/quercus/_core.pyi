@@ -10,7 +10,7 @@ The extension only converts types: every column arrives already encoded by
   ordered category (Polars ``Enum``), which is split by threshold on its codes.
 """
 
-from typing import Literal, TypeAlias, final
+from typing import Any, Literal, TypeAlias, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -90,31 +90,48 @@ class Tree:
         """Per-feature candidate scores recorded while the node was grown (see
         `split_scores`); all NaN for a node that was never searched (pure or empty)."""
 
-def fit_classifier(
+def fit(
     columns: list[Column],
-    y: NDArray[np.uint32],
+    y: NDArray[np.uint32] | NDArray[np.float64],
     n_classes: int,
     sample_weight: NDArray[np.float64],
-    *,
-    criterion: str,
-    categorical_split: str,
-    max_depth: int | None,
-    min_samples_split: int,
-    min_samples_leaf: int,
-    max_exhaustive_categories: int,
-) -> Tree: ...
-def fit_regressor(
+    params: dict[str, Any],
+    validation: tuple[list[Column], NDArray[Any], NDArray[np.float64]] | None = None,
+) -> Tree:
+    """Grow a tree: a classifier on class codes when ``n_classes > 0``, else a regressor.
+
+    ``params`` holds every growth parameter by name (criterion, categorical_split, max_depth,
+    min_samples_split, min_samples_leaf, max_exhaustive_categories, max_leaf_nodes,
+    min_weight_fraction_leaf, min_gain, max_p_value, min_objects, numeric_gain_correction,
+    cost_matrix as a row-major list or None). ``validation`` = (columns, y, sample_weight)
+    switches on validation pre-pruning: a split is kept only if it strictly lowers the
+    validation error of the node's rows.
+    """
+
+def prune_reduced_error(
+    tree: Tree,
     columns: list[Column],
-    y: NDArray[np.float64],
+    y: NDArray[np.uint32] | NDArray[np.float64],
     sample_weight: NDArray[np.float64],
-    *,
-    criterion: str,
-    categorical_split: str,
-    max_depth: int | None,
-    min_samples_split: int,
-    min_samples_leaf: int,
-    max_exhaustive_categories: int,
-) -> Tree: ...
+    prune_ties: bool,
+) -> tuple[Tree, dict[str, NDArray[Any]]]:
+    """Reduced-error pruning on validation data; also returns the decisions in order
+    (keys node, depth, pruned, error_as_subtree, error_as_leaf, accuracy_before,
+    accuracy_after)."""
+
+def prune_pessimistic(
+    tree: Tree,
+    confidence: float,
+    training: tuple[list[Column], NDArray[np.uint32], NDArray[np.float64]] | None,
+) -> Tree:
+    """C4.5's error-based pruning; with the training data, subtree raising too."""
+
+def prune_cost_complexity(tree: Tree, ccp_alpha: float) -> Tree:
+    """CART's minimal cost-complexity pruning at ``ccp_alpha`` (scikit-learn's semantics)."""
+
+def cost_complexity_path(tree: Tree) -> dict[str, NDArray[np.float64]]:
+    """The pruning path: keys ``ccp_alphas`` and ``impurities``."""
+
 def split_scores(
     columns: list[Column],
     y: NDArray[np.uint32] | NDArray[np.float64],

@@ -90,6 +90,39 @@ def training_data(
     return TrainingData(columns, schema, targets, classes, sample_weights(sample_weight, n_rows))
 
 
+@dataclass(frozen=True)
+class LabelledData:
+    """Rows for a fitted tree (validation or pruning data), encoded as at fit."""
+
+    columns: list[Column]
+    y: NDArray[Any]  # uint32 class codes, or float64 regression targets
+    sample_weight: NDArray[np.float64]
+
+    def as_core(self) -> tuple[list[Column], NDArray[Any], NDArray[np.float64]]:
+        return self.columns, self.y, self.sample_weight
+
+
+def labelled_data(
+    X: Any, y: Any, sample_weight: Any, schema: Schema, classes: NDArray[Any] | None
+) -> LabelledData:
+    """X by the fit-time schema and y coded by the fit-time classes (None: regression)."""
+    columns = transform(X, schema)
+    n_rows = n_rows_of(columns)
+    targets = regression_targets(y, n_rows) if classes is None else class_codes(y, n_rows, classes)
+    return LabelledData(columns, targets, sample_weights(sample_weight, n_rows))
+
+
+def class_codes(y: Any, n_rows: int, classes: NDArray[Any]) -> NDArray[np.uint32]:
+    """Codes of y's labels among the fitted `classes`; a label never seen in training is an
+    error, since no leaf can predict it."""
+    values = target_values(y, n_rows).tolist()
+    index = {label: code for code, label in enumerate(classes.tolist())}
+    unseen = sorted({repr(v) for v in values if v not in index})
+    if unseen:
+        raise ValueError(f"y holds classes never seen in training: {', '.join(unseen[:5])}")
+    return np.fromiter((index[v] for v in values), np.uint32, n_rows)
+
+
 def transform(X: Any, schema: Schema) -> list[Column]:
     """Encode X for a fitted tree: Polars columns by name, categories by the fit-time lists."""
     return _encode(_as_frame(X), schema)

@@ -6,9 +6,10 @@ Parameters are checked here, inputs are converted in `_validation` and trees are
 
 from __future__ import annotations
 
+import copy
 import inspect
-from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from abc import ABC
+from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
@@ -17,8 +18,10 @@ from numpy.typing import NDArray
 
 from . import _core, render
 from ._validation import (
+    LabelledData,
     Schema,
     TrainingData,
+    labelled_data,
     n_rows_of,
     regression_targets,
     sample_weights,
@@ -26,13 +29,38 @@ from ._validation import (
     training_data,
     transform,
 )
+from .rules import RuleSet
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
 _SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary"}  # algorithm presets
+# C4.5 release 8 / Weka J48 defaults (Quinlan 1993, 1996); ID3 and CART add no such rules.
+_C45 = {"min_objects": 2.0, "numeric_gain_correction": True, "pruning": "pessimistic"}
+_NO_C45 = {"min_objects": 0.0, "numeric_gain_correction": False, "pruning": "none"}
 _CATEGORICAL_SPLITS = ("multiway", "binary")
 _CRITERIA = ("entropy", "gain_ratio", "gini", "misclassification", "squared_error")
+_PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
+
+
+def _real(
+    name: str, value: Any, low: float, high: float = np.inf, *, open_low: bool = False
+) -> float:
+    """A real number in [low, high] ((low, high] with open_low)."""
+    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+    number = float(value) if ok else np.nan
+    inside = (number > low if open_low else number >= low) and number <= high
+    if not (ok and np.isfinite(number) and inside):
+        bracket = "(" if open_low else "["
+        raise ValueError(f"{name} must be a number in {bracket}{low}, {high}]; got {value!r}")
+    return number
+
+
+def _extended_signature(base: Any, extra: tuple[str, ...]) -> inspect.Signature:
+    """`base`'s signature plus keyword-only parameters `extra` defaulting to None."""
+    signature = inspect.signature(base)
+    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
+    return signature.replace(parameters=[*signature.parameters.values(), *added])
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -41,7 +69,7 @@ class NotFittedError(ValueError, AttributeError):
 
 @dataclass(frozen=True)
 class _Params:
-    """Validated parameters, named exactly as `_core`'s fit keywords."""
+    """Validated growth parameters, named exactly as the keys `_core.fit` reads."""
 
     criterion: str
     categorical_split: str
@@ -49,6 +77,33 @@ class _Params:
     min_samples_split: int
     min_samples_leaf: int
     max_exhaustive_categories: int
+    max_leaf_nodes: int | None
+    min_weight_fraction_leaf: float
+    min_gain: float
+    max_p_value: float | None
+    min_objects: float
+    numeric_gain_correction: bool
+    cost_matrix: list[float] | None
+
+
+@dataclass(frozen=True)
+class _Pruning:
+    """Validated post-pruning settings."""
+
+    method: str
+    ccp_alpha: float
+    confidence: float
+    prune_ties: bool
+    subtree_raising: bool
+
+
+@dataclass(frozen=True)
+class PruningPath:
+    """The minimal cost-complexity pruning path, as scikit-learn returns it: the effective
+    alphas (increasing, from 0) and the total leaf impurity of each pruned subtree."""
+
+    ccp_alphas: NDArray[np.float64]
+    impurities: NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -56,6 +111,7 @@ class _Fitted:
     tree: _core.Tree
     schema: Schema
     classes: NDArray[Any] | None
+    trace: pl.DataFrame | None = None
 
 
 class _BaseTree(ABC):
@@ -76,6 +132,18 @@ class _BaseTree(ABC):
         min_samples_split: int = 2,
         min_samples_leaf: int = 1,
         max_exhaustive_categories: int = 12,
+        max_leaf_nodes: int | None = None,
+        min_weight_fraction_leaf: float = 0.0,
+        min_gain: float = 0.0,
+        max_p_value: float | None = None,
+        min_objects: float | None = None,
+        numeric_gain_correction: bool | None = None,
+        prepruning: str | None = None,
+        pruning: str | None = None,
+        ccp_alpha: float = 0.0,
+        confidence: float = 0.25,
+        prune_ties: bool = True,
+        subtree_raising: bool = True,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -84,6 +152,18 @@ class _BaseTree(ABC):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.max_exhaustive_categories = max_exhaustive_categories
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_gain = min_gain
+        self.max_p_value = max_p_value
+        self.min_objects = min_objects
+        self.numeric_gain_correction = numeric_gain_correction
+        self.prepruning = prepruning
+        self.pruning = pruning
+        self.ccp_alpha = ccp_alpha
+        self.confidence = confidence
+        self.prune_ties = prune_ties
+        self.subtree_raising = subtree_raising
 
     @classmethod
     def _parameters(cls) -> list[inspect.Parameter]:
@@ -112,19 +192,62 @@ class _BaseTree(ABC):
         )
         return f"{type(self).__name__}({', '.join(changed)})"
 
-    def _validated_params(self) -> _Params:
+    def _preset(self, name: str) -> Any:
+        """The parameter's value, or the algorithm preset's where it is None."""
         algorithm = _choice("algorithm", self.algorithm, tuple(_SPLITS))
-        criterion = self._default_criteria[algorithm] if self.criterion is None else self.criterion
-        split = _SPLITS[algorithm] if self.categorical_split is None else self.categorical_split
+        value = getattr(self, name)
+        if value is not None:
+            return value
+        if name == "criterion":
+            return self._default_criteria[algorithm]
+        if name == "categorical_split":
+            return _SPLITS[algorithm]
+        return (_C45 if algorithm == "c4.5" else _NO_C45)[name]
+
+    def _validated_params(self, n_classes: int) -> _Params:
+        max_p = self.max_p_value
         return _Params(
-            criterion=_choice("criterion", criterion, self._criteria),
-            categorical_split=_choice("categorical_split", split, _CATEGORICAL_SPLITS),
+            criterion=_choice("criterion", self._preset("criterion"), self._criteria),
+            categorical_split=_choice(
+                "categorical_split", self._preset("categorical_split"), _CATEGORICAL_SPLITS
+            ),
             max_depth=None if self.max_depth is None else _int("max_depth", self.max_depth, 1),
             min_samples_split=_int("min_samples_split", self.min_samples_split, 2),
             min_samples_leaf=_int("min_samples_leaf", self.min_samples_leaf, 1),
             max_exhaustive_categories=_int(
                 "max_exhaustive_categories", self.max_exhaustive_categories, 2
             ),
+            max_leaf_nodes=None
+            if self.max_leaf_nodes is None
+            else _int("max_leaf_nodes", self.max_leaf_nodes, 2),
+            min_weight_fraction_leaf=_real(
+                "min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5
+            ),
+            min_gain=_real("min_gain", self.min_gain, 0.0),
+            max_p_value=None
+            if max_p is None
+            else _real("max_p_value", max_p, 0.0, 1.0, open_low=True),
+            min_objects=_real("min_objects", self._preset("min_objects"), 0.0),
+            numeric_gain_correction=bool(self._preset("numeric_gain_correction")),
+            cost_matrix=self._cost_list(n_classes),
+        )
+
+    def _cost_list(self, n_classes: int) -> list[float] | None:
+        """The classifier's cost matrix, row-major; the regressor has none."""
+        return None
+
+    def _validated_pruning(self) -> _Pruning:
+        method = _choice("pruning", self._preset("pruning"), _PRUNINGS)
+        alpha = _real("ccp_alpha", self.ccp_alpha, 0.0)
+        if method == "none" and alpha > 0:
+            method = "cost_complexity"  # as in scikit-learn, a positive ccp_alpha prunes
+        _choice("prepruning", self.prepruning or "none", ("none", "validation"))
+        return _Pruning(
+            method=method,
+            ccp_alpha=alpha,
+            confidence=_real("confidence", self.confidence, 0.0, 0.5, open_low=True),
+            prune_ties=bool(self.prune_ties),
+            subtree_raising=bool(self.subtree_raising),
         )
 
     def fit(
@@ -134,21 +257,148 @@ class _BaseTree(ABC):
         *,
         sample_weight: Any = None,
         target: str | None = None,
+        validation: tuple[Any, ...] | None = None,
     ) -> _Estimator:
-        """Grow the tree; `target` names the column of a Polars X that holds y."""
-        params = self._validated_params()
-        data = training_data(
-            X,
-            y,
-            target=target,
-            sample_weight=sample_weight,
-            classification=params.criterion != "squared_error",
+        """Grow the tree, then post-prune it as `pruning` says.
+
+        `target` names the column of a Polars X that holds y. `validation` = (X_val, y_val)
+        or (X_val, y_val, sample_weight_val) feeds `prepruning="validation"` and
+        `pruning="reduced_error"`.
+        """
+        pruning = self._validated_pruning()
+        data = self._reweighted(
+            training_data(
+                X,
+                y,
+                target=target,
+                sample_weight=sample_weight,
+                classification=self._estimator_type == "classifier",
+            )
         )
-        self._fitted = _Fitted(self._grow(data, params), data.schema, data.classes)
+        params = self._validated_params(data.n_classes)
+        needs_validation = self.prepruning == "validation" or pruning.method == "reduced_error"
+        if needs_validation and validation is None:
+            raise ValueError(
+                "prepruning='validation' and pruning='reduced_error' need "
+                "fit(..., validation=(X_val, y_val))"
+            )
+        held_out = None
+        if validation is not None:
+            held_out = self._labelled(validation, data.schema, data.classes)
+        tree = _core.fit(
+            data.columns,
+            data.y,
+            data.n_classes,
+            data.sample_weight,
+            asdict(params),
+            held_out.as_core() if held_out and self.prepruning == "validation" else None,
+        )
+        self._fitted = _Fitted(tree, data.schema, data.classes)
+        training = LabelledData(data.columns, data.y, data.sample_weight)
+        self._fitted = self._post_prune(pruning, held_out, training)
         return self
 
-    @abstractmethod
-    def _grow(self, data: TrainingData, params: _Params) -> _core.Tree: ...
+    def _reweighted(self, data: TrainingData) -> TrainingData:
+        """The training data with any class weights folded in (the classifier's)."""
+        return data
+
+    @staticmethod
+    def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Any) -> LabelledData:
+        if not isinstance(rows, tuple) or len(rows) not in (2, 3):
+            raise ValueError("validation must be a tuple (X_val, y_val[, sample_weight_val])")
+        weight = rows[2] if len(rows) == 3 else None
+        return labelled_data(rows[0], rows[1], weight, schema, classes)
+
+    def _post_prune(
+        self, pruning: _Pruning, held_out: LabelledData | None, training: LabelledData | None
+    ) -> _Fitted:
+        """The fitted state with its tree pruned by `pruning.method` (the state unchanged for
+        "none"); records the reduced-error steps in `pruning_trace_`."""
+        state = self._state
+        tree, trace = state.tree, None
+        if pruning.method == "reduced_error":
+            assert held_out is not None  # checked by the callers
+            tree, steps = _core.prune_reduced_error(tree, *held_out.as_core(), pruning.prune_ties)
+            trace = pl.DataFrame(steps)
+        elif pruning.method == "pessimistic":
+            raising = training.as_core() if pruning.subtree_raising and training else None
+            tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
+        elif pruning.method == "cost_complexity":
+            tree = _core.prune_cost_complexity(tree, pruning.ccp_alpha)
+        return _Fitted(tree, state.schema, state.classes, trace)
+
+    def prune(
+        self: _Estimator,
+        method: str,
+        *,
+        X_val: Any = None,
+        y_val: Any = None,
+        sample_weight_val: Any = None,
+        X: Any = None,
+        y: Any = None,
+        sample_weight: Any = None,
+        prune_ties: bool = True,
+        confidence: float = 0.25,
+        ccp_alpha: float = 0.0,
+    ) -> _Estimator:
+        """A new, pruned model; this one is left untouched.
+
+        method: "reduced_error" (needs X_val, y_val; `prune_ties` prunes when the validation
+        error stays equal, as text 004 does, else only when it drops, as text 000 does),
+        "pessimistic" (C4.5's error-based pruning at `confidence`; with the training X, y it
+        also raises subtrees as C4.5 does) or "cost_complexity" (CART, at `ccp_alpha`).
+        """
+        state = self._state
+        pruning = replace(
+            self._validated_pruning(),
+            method=_choice("method", method, _PRUNINGS[1:]),
+            prune_ties=bool(prune_ties),
+            confidence=_real("confidence", confidence, 0.0, 0.5, open_low=True),
+            ccp_alpha=_real("ccp_alpha", ccp_alpha, 0.0),
+            subtree_raising=X is not None,
+        )
+        held_out = training = None
+        if method == "reduced_error":
+            if X_val is None or y_val is None:
+                raise ValueError("reduced-error pruning needs X_val and y_val")
+            held_out = self._labelled(
+                (X_val, y_val, sample_weight_val), state.schema, state.classes
+            )
+        if X is not None:
+            training = self._labelled((X, y, sample_weight), state.schema, state.classes)
+        pruned = copy.copy(self)
+        pruned._fitted = self._post_prune(pruning, held_out, training)
+        return pruned
+
+    def cost_complexity_pruning_path(
+        self, X: Any, y: Any, sample_weight: Any = None
+    ) -> PruningPath:
+        """Grow a tree on X, y with these parameters (unpruned) and return its minimal
+        cost-complexity pruning path, with scikit-learn's semantics: pruning at
+        `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]`."""
+        grower = copy.copy(self).set_params(pruning="none", ccp_alpha=0.0, prepruning=None)
+        path = _core.cost_complexity_path(grower.fit(X, y, sample_weight=sample_weight).tree_)
+        return PruningPath(path["ccp_alphas"], path["impurities"])
+
+    @property
+    def pruning_trace_(self) -> pl.DataFrame | None:
+        """Each reduced-error pruning decision in the order taken (node ids of the unpruned
+        tree), or None when the tree was not pruned that way."""
+        return self._state.trace
+
+    @property
+    def feature_importances_(self) -> NDArray[np.float64]:
+        """Weighted impurity decrease per feature, normalised to sum to 1 (all zeros for a
+        single leaf): Σ over the feature's splits of w(t)·I(t) - Σ_children w(c)·I(c)."""
+        nodes = self.tree_.nodes()
+        importances = np.zeros(self.n_features_in_)
+        weighted = nodes["weight"] * nodes["impurity"]
+        for node in np.flatnonzero(nodes["n_children"] > 0):
+            first = nodes["first_child"][node]
+            children = slice(first, first + nodes["n_children"][node])
+            importances[nodes["feature"][node]] += weighted[node] - weighted[children].sum()
+        total = importances.sum()
+        return importances / total if total > 0 else importances
 
     @property
     def _state(self) -> _Fitted:
@@ -221,15 +471,15 @@ class _BaseTree(ABC):
             show_weights=show_weights,
         )
 
-    def rules(self) -> list[render.Rule]:
-        """One `Rule` per leaf: the conjunction of tests on its path and its prediction."""
+    def rules(self) -> RuleSet:
+        """The tree as rules, one per leaf (the tests on its path, merged per feature), with
+        the root's prediction as default: to read, post-prune, or run as Polars or SQL."""
         state = self._state
-        return render.rules(
-            state.tree.nodes(), state.schema.features, self._labels(), state.schema.target
-        )
+        return RuleSet.from_tree(state.tree.nodes(), state.schema, self._labels())
 
     def export_rules(self, *, decimals: int = 4) -> str:
-        return "\n".join(rule.format(decimals) for rule in self.rules())
+        """`rules()` as text: one `IF ... THEN ...` line per leaf and an `ELSE` default."""
+        return self.rules().to_text(decimals)
 
     def node_scores(self, node_id: int) -> pl.DataFrame:
         """The candidate score of every feature when `node_id` was grown (as `split_scores`)."""
@@ -247,10 +497,50 @@ class DecisionTreeClassifier(_BaseTree):
     }
     _criteria: ClassVar[tuple[str, ...]] = _CRITERIA[:4]
 
-    def _grow(self, data: TrainingData, params: _Params) -> _core.Tree:
-        return _core.fit_classifier(
-            data.columns, data.y, data.n_classes, data.sample_weight, **asdict(params)
-        )
+    def __init__(self, *, cost_matrix: Any = None, class_weight: Any = None, **params: Any) -> None:
+        super().__init__(**params)
+        self.cost_matrix = cost_matrix
+        self.class_weight = class_weight
+
+    # scikit-learn (and get_params) read the parameters from the signature: show them all.
+    __init__.__signature__ = _extended_signature(  # type: ignore[attr-defined]
+        _BaseTree.__init__, ("cost_matrix", "class_weight")
+    )
+
+    def _reweighted(self, data: TrainingData) -> TrainingData:
+        """`class_weight` folded into the row weights: a dict label -> weight, or "balanced"
+        (n_rows / (n_classes * class count)) as in scikit-learn."""
+        if self.class_weight is None:
+            return data
+        assert data.classes is not None  # a classifier's data
+        counts = np.bincount(data.y, minlength=data.n_classes)
+        if isinstance(self.class_weight, str):
+            _choice("class_weight", self.class_weight, ("balanced",))
+            per_class = len(data.y) / (data.n_classes * np.maximum(counts, 1))
+        elif isinstance(self.class_weight, dict):
+            labels = data.classes.tolist()
+            unknown = [k for k in self.class_weight if k not in labels]
+            if unknown:
+                raise ValueError(f"class_weight names classes not in y: {unknown!r}")
+            per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in labels])
+            if not np.all(np.isfinite(per_class) & (per_class > 0)):
+                raise ValueError("class_weight values must be finite and positive")
+        else:
+            raise TypeError("class_weight must be None, 'balanced' or a dict label -> weight")
+        return replace(data, sample_weight=data.sample_weight * per_class[data.y])
+
+    def _cost_list(self, n_classes: int) -> list[float] | None:
+        if self.cost_matrix is None:
+            return None
+        costs = np.asarray(self.cost_matrix, dtype=np.float64)
+        if costs.shape != (n_classes, n_classes):
+            raise ValueError(
+                f"cost_matrix must be {n_classes} x {n_classes} (true class rows, predicted "
+                f"class columns, in classes_ order), got shape {costs.shape}"
+            )
+        if not np.all(np.isfinite(costs) & (costs >= 0)):
+            raise ValueError("cost_matrix entries must be finite and >= 0")
+        return costs.ravel().tolist()
 
     @property
     def classes_(self) -> NDArray[Any]:
@@ -263,8 +553,15 @@ class DecisionTreeClassifier(_BaseTree):
         return len(self.classes_)
 
     def predict(self, X: Any) -> NDArray[Any]:
-        """The most probable class label of each row (missing values: C4.5 fractions)."""
-        return self.classes_[self.tree_.predict_class(self._columns(X))]
+        """The most probable class label of each row (missing values: C4.5 fractions); with a
+        cost matrix, the class of least expected cost."""
+        return self.classes_[self._predict_codes(self._columns(X))]
+
+    def _predict_codes(self, columns: list[_core.Column]) -> NDArray[np.intp]:
+        if self.cost_matrix is None:
+            return self.tree_.predict_class(columns).astype(np.intp)
+        costs = np.asarray(self.cost_matrix, dtype=np.float64)
+        return np.argmin(self.tree_.predict_proba(columns) @ costs, axis=1)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
         """Class probabilities, columns in `classes_` order."""
@@ -274,7 +571,7 @@ class DecisionTreeClassifier(_BaseTree):
         """Accuracy, weighted by `sample_weight`."""
         columns = self._columns(X)
         n_rows = n_rows_of(columns)
-        correct = self.classes_[self.tree_.predict_class(columns)] == target_values(y, n_rows)
+        correct = self.classes_[self._predict_codes(columns)] == target_values(y, n_rows)
         return float(np.average(correct, weights=sample_weights(sample_weight, n_rows)))
 
 
@@ -284,9 +581,6 @@ class DecisionTreeRegressor(_BaseTree):
     _estimator_type = "regressor"
     _default_criteria: ClassVar[dict[str, str]] = dict.fromkeys(_SPLITS, "squared_error")
     _criteria: ClassVar[tuple[str, ...]] = ("squared_error",)
-
-    def _grow(self, data: TrainingData, params: _Params) -> _core.Tree:
-        return _core.fit_regressor(data.columns, data.y, data.sample_weight, **asdict(params))
 
     def predict(self, X: Any) -> NDArray[np.float64]:
         """The weighted mean target of the leaves each row reaches."""

@@ -1,0 +1,576 @@
+"""A fitted tree as a list of IF-THEN rules: conditions as data, rule post-pruning, and the
+rule list rendered as text, as a Polars expression and as SQL.
+
+Each root-to-leaf path is a conjunction of tests and the tree the disjunction of its paths.
+Written out as rules they can be read, pruned one precondition at a time (which a tree cannot:
+removing a test from a tree removes it from every path below it; Mitchell 1997, section
+3.7.1.2) and evaluated where quercus is not installed, as a query in Polars or a database.
+
+Semantics, shared by `RuleSet.predict`, `RuleSet.to_polars` and `RuleSet.to_sql`: the rules
+are tried in order and the first one whose conditions all hold gives the prediction; a row no
+rule covers gets the default. A missing value (null, or NaN in a numeric column) satisfies no
+condition on its feature, and neither does a category not seen at fit, so such a row falls
+through to a later rule or to the default, where the tree would spread it over every branch
+(C4.5's fractions). The same holds for a category a CART subset node never saw while growing:
+it belongs to neither side of that node.
+
+Trees can be 100,000 levels deep, so every walk uses an explicit stack, never recursion.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+from ._core import MULTIWAY, NUMERIC, ORDERED
+from ._validation import Feature, Schema, n_rows_of, sample_weights, target_values, transform
+
+if TYPE_CHECKING:
+    from polars.expr.whenthen import ChainedThen, Then
+
+    from ._core import Column
+
+__all__ = ["Condition", "Interval", "Membership", "Precondition", "Rule", "RuleSet"]
+
+Operator = Literal["<=", ">", "=", "in", "not in"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test on the way from the root to a node, worded as the tree states it, e.g.
+    `density <= 0.3815` or `texture not in {clear}`: the lines of `export_text`.
+
+    Rules use `Interval` and `Membership` instead, which say which values pass; a test's
+    wording alone does not (a subset node's `not in` side excludes the categories the node
+    never saw).
+    """
+
+    feature: str
+    operator: Operator
+    value: float | str | tuple[str, ...]  # threshold, category, or the left subset
+
+    def format(self, decimals: int = 4) -> str:
+        """`name <= t`, `name >  t` (aligned with `<=`), `name = v`, `name in {a, b}`."""
+        if isinstance(self.value, float):
+            value = format_number(self.value, decimals)
+        elif isinstance(self.value, tuple):
+            value = _braced(self.value)
+        else:
+            value = self.value
+        operator = "> " if self.operator == ">" else self.operator
+        return f"{self.feature} {operator} {value}"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A numeric precondition `lower < feature <= upper`; None leaves that side open.
+
+    Every test of one numeric feature on a path narrows the same interval, so a rule states
+    each numeric feature once (`0.126 < sugar <= 0.2045`, not two separate tests).
+    """
+
+    feature: str
+    lower: float | None = None
+    upper: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.lower is None and self.upper is None:
+            raise ValueError(f"an Interval on {self.feature!r} needs a lower or an upper bound")
+
+    def to_text(self, decimals: int = 4) -> str:
+        """`feature <= u`, `feature > l` or `l < feature <= u`."""
+        lower = None if self.lower is None else format_number(self.lower, decimals)
+        upper = None if self.upper is None else format_number(self.upper, decimals)
+        if lower is None:
+            return f"{self.feature} <= {upper}"
+        if upper is None:
+            return f"{self.feature} > {lower}"
+        return f"{lower} < {self.feature} <= {upper}"
+
+    def to_polars(self) -> pl.Expr:
+        # The value quercus encodes (a date's day count). Polars orders NaN above every
+        # number, so `NaN > t` holds there: a lower bound must exclude NaN, a missing value.
+        value = pl.col(self.feature).to_physical()
+        tests = [] if self.lower is None else [value > self.lower, value.is_not_nan()]
+        if self.upper is not None:
+            tests.append(value <= self.upper)
+        return _all(tests)
+
+    def to_sql(self) -> str:
+        column = quote_identifier(self.feature)
+        tests = [] if self.lower is None else [f"{column} > {_sql_number(self.lower)}"]
+        if self.upper is not None:
+            tests.append(f"{column} <= {_sql_number(self.upper)}")
+        return " AND ".join(tests)
+
+    def _parts(self) -> tuple[Interval, ...]:
+        """Each bound on its own: pruning may drop one and keep the other."""
+        if self.lower is None or self.upper is None:
+            return (self,)
+        return (replace(self, upper=None), replace(self, lower=None))
+
+    def _mask(self, column: Column, feature: Feature) -> NDArray[np.bool_]:
+        if column[0] != "numeric":
+            raise TypeError(f"{self.feature!r} is categorical; an Interval tests a number")
+        values = column[1]
+        mask = ~np.isnan(values)
+        if self.lower is not None:
+            mask &= values > self.lower
+        if self.upper is not None:
+            mask &= values <= self.upper
+        return mask
+
+    def _narrow(self, other: Interval) -> Interval:
+        lower = _extreme(max, self.lower, other.lower)
+        return Interval(self.feature, lower, _extreme(min, self.upper, other.upper))
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A categorical precondition: the feature's value is one of `categories` (fit order).
+
+    Every kind of categorical test becomes the list of categories that pass it: a multiway
+    branch one category, a CART subset side its subset, an ordered threshold the categories at
+    or below (above) it. A positive list is what SQL and Polars need to treat a missing or
+    unseen value as quercus does: it passes no test.
+    """
+
+    feature: str
+    categories: tuple[str, ...]
+
+    def to_text(self, decimals: int = 4) -> str:
+        """`feature = v` for one category, else `feature in {a, b}`."""
+        if len(self.categories) == 1:
+            return f"{self.feature} = {self.categories[0]}"
+        return f"{self.feature} in {_braced(self.categories)}"
+
+    def to_polars(self) -> pl.Expr:
+        # As strings, the form `Feature.categories` holds (booleans as "false" / "true").
+        value = pl.col(self.feature).cast(pl.String)
+        if len(self.categories) == 1:
+            return value == self.categories[0]
+        return value.is_in(list(self.categories))
+
+    def to_sql(self) -> str:
+        column = quote_identifier(self.feature)
+        if not self.categories:
+            return "FALSE"
+        if len(self.categories) == 1:
+            return f"{column} = {quote_string(self.categories[0])}"
+        return f"{column} IN ({', '.join(map(quote_string, self.categories))})"
+
+    def _parts(self) -> tuple[Membership, ...]:
+        return (self,)
+
+    def _mask(self, column: Column, feature: Feature) -> NDArray[np.bool_]:
+        if column[0] != "categorical":
+            raise TypeError(f"{self.feature!r} is numeric; a Membership tests a category")
+        _, codes, missing, n_categories, _ = column
+        code = {category: k for k, category in enumerate(feature.categories or ())}
+        allowed = np.zeros(n_categories, dtype=bool)
+        allowed[[code[category] for category in self.categories if category in code]] = True
+        return allowed[codes] & ~missing
+
+    def _narrow(self, other: Membership) -> Membership:
+        kept = set(other.categories)
+        return replace(self, categories=tuple(c for c in self.categories if c in kept))
+
+
+Precondition: TypeAlias = Interval | Membership
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One root-to-leaf path: IF every condition holds THEN `prediction`.
+
+    `support` is the training weight of the leaf and `confidence` the share of it in the
+    predicted class (None for a regression rule, whose prediction is the leaf's mean target).
+    Both describe the leaf the rule came from (`leaf`, a node id as `model.apply` reports
+    them): pruning has no training data to recount them. `accuracy` is the validation
+    accuracy `RuleSet.prune` measured (None before pruning and for a rule covering no
+    validation row).
+    """
+
+    conditions: tuple[Precondition, ...]  # at most one per feature, in path order
+    prediction: Any
+    support: float
+    confidence: float | None
+    leaf: int
+    accuracy: float | None = None
+
+    def to_text(self, target: str, decimals: int = 4) -> str:
+        """`IF a = x AND b > t THEN target = label  [support 7, confidence 1.00]`."""
+        tests = " AND ".join(c.to_text(decimals) for c in self.conditions) or "TRUE"
+        regression = self.confidence is None
+        outcome = format_prediction(self.prediction, regression, decimals)
+        figures = [f"support {format_weight(self.support)}"]
+        if self.confidence is not None:
+            figures.append(f"confidence {self.confidence:.2f}")
+        if self.accuracy is not None:
+            figures.append(f"accuracy {self.accuracy:.2f}")
+        return f"IF {tests} THEN {target} = {outcome}  [{', '.join(figures)}]"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """An ordered rule list with a default: a row takes the prediction of the first rule that
+    covers it, or `default` (the tree root's prediction, i.e. the training majority class or
+    mean) when none does.
+
+    Read from a tree, the rules are exhaustive and mutually exclusive, so the order does not
+    matter and `predict` equals the tree's predict on rows without missing values (or
+    categories unseen where they are tested); after `prune` the rules overlap and leave gaps,
+    and the order and the default decide.
+    """
+
+    rules: tuple[Rule, ...]
+    default: Any
+    schema: Schema  # the fit-time features, to encode X as the tree did
+    regression: bool = False
+
+    @classmethod
+    def from_tree(
+        cls, nodes: dict[str, NDArray[Any]], schema: Schema, labels: Sequence[Any] | None
+    ) -> RuleSet:
+        """One rule per leaf of `Tree.nodes()`, in the order `export_text` prints the leaves.
+
+        `labels` are the class labels by code, or None for a regression tree.
+        """
+        edges = node_conditions(nodes, schema.features)
+        predictions = node_predictions(nodes, labels)
+        first_child = nodes["first_child"].tolist()
+        n_children = nodes["n_children"].tolist()
+        support = nodes["weight"].tolist()
+        confidence = _confidences(nodes, labels is None)
+        rules = []
+        # The preconditions of the current path, one per feature in first-test order; entering
+        # a node narrows its feature's, and an undo entry (-1, feature, previous) pushed under
+        # the node's children restores it once the subtree is done, so each leaf costs its
+        # number of features rather than its depth.
+        path: dict[str, Precondition] = {}
+        stack: list[tuple[int, str, Precondition | None]] = [(0, "", None)]
+        while stack:
+            node, feature, previous = stack.pop()
+            if node < 0:
+                if previous is None:
+                    del path[feature]
+                else:
+                    path[feature] = previous
+                continue
+            if node > 0:
+                condition = edges[node][1]
+                previous = path.get(condition.feature)
+                stack.append((-1, condition.feature, previous))
+                path[condition.feature] = (
+                    condition if previous is None else _narrow(previous, condition)
+                )
+            if n_children[node] == 0:
+                conditions = tuple(path.values())
+                rule = Rule(conditions, predictions[node], support[node], confidence[node], node)
+                rules.append(rule)
+                continue
+            first = first_child[node]
+            children = range(first + n_children[node] - 1, first - 1, -1)
+            stack.extend((child, "", None) for child in children)
+        return cls(tuple(rules), predictions[0], schema, labels is None)
+
+    @property
+    def target(self) -> str:
+        return self.schema.target
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __getitem__(self, index: int) -> Rule:
+        return self.rules[index]
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def apply(self, X: Any) -> NDArray[np.int64]:
+        """Position of the rule that fires for each row (first match), -1 for the default."""
+        columns = transform(X, self.schema)
+        fired = np.full(n_rows_of(columns), -1, dtype=np.int64)
+        open_rows = np.ones(len(fired), dtype=bool)
+        for position, rule in enumerate(self.rules):
+            if not open_rows.any():
+                break
+            covered = self._covers(rule.conditions, columns) & open_rows
+            fired[covered] = position
+            open_rows &= ~covered
+        return fired
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """The prediction of the first rule covering each row, else the default.
+
+        A row whose value is missing for a tested feature matches no condition on it, so it
+        falls through to a later rule or to the default (the tree would instead follow every
+        branch with C4.5's fractions).
+        """
+        outcomes = np.array([rule.prediction for rule in self.rules] + [self.default])
+        return outcomes[self.apply(X)]  # -1, no rule, picks the default at the end
+
+    def prune(self, X: Any, y: Any, *, sample_weight: Any = None) -> RuleSet:
+        """Rule post-pruning on validation data (Mitchell 1997, section 3.7.1.2).
+
+        Each rule repeatedly drops the precondition whose removal gives it the best validation
+        accuracy, as long as that accuracy is not lower than the rule's current one (ties go
+        to the earliest precondition in the rule). A precondition is one categorical condition or
+        one bound of an interval. A rule's accuracy is the (weighted) share of the validation
+        rows it covers that have its class; a rule that covers none keeps its conditions.
+        The rules are then sorted by accuracy, highest first, keeping the tree's order among
+        equals, and rules that covered no validation row last.
+        """
+        if self.regression:
+            raise ValueError("rule post-pruning measures accuracy, so it needs a classifier")
+        columns = transform(X, self.schema)
+        n_rows = n_rows_of(columns)
+        truth = target_values(y, n_rows)
+        weights = sample_weights(sample_weight, n_rows)
+        pruned = [self._prune_rule(rule, columns, truth, weights) for rule in self.rules]
+        pruned.sort(key=lambda rule: (rule.accuracy is None, -(rule.accuracy or 0.0)))
+        return replace(self, rules=tuple(pruned))
+
+    def to_text(self, decimals: int = 4) -> str:
+        """One `IF ... THEN ...` line per rule, in order, and an `ELSE` line for the default."""
+        lines = [rule.to_text(self.target, decimals) for rule in self.rules]
+        lines.append(f"ELSE {self.target} = {self._default_text(decimals)}")
+        return "\n".join(lines)
+
+    def to_polars(self) -> pl.Expr:
+        """`pl.when(...).then(...)...otherwise(default)` over the original columns, named after
+        the target: `frame.with_columns(rules.to_polars())`, eager or lazy."""
+        chain: Then | ChainedThen | None = None
+        for rule in self.rules:
+            test = _all([condition.to_polars() for condition in rule.conditions])
+            outcome = pl.lit(rule.prediction)
+            chain = pl.when(test).then(outcome) if chain is None else chain.when(test).then(outcome)
+        assert chain is not None  # a tree has at least one leaf
+        return chain.otherwise(pl.lit(self.default)).alias(self.target)
+
+    def to_sql(self, table: str | None = None) -> str:
+        """`CASE WHEN ... THEN ... ELSE default END`; with `table`, a whole
+        `SELECT CASE ... END AS "target" FROM "table"`.
+
+        Identifiers are double-quoted and strings single-quoted (each quote doubled), so any
+        name is safe; `table` is quoted as one identifier. The columns must hold what quercus
+        was fitted on: categories as their strings (booleans as 'false' / 'true'), numbers
+        as numbers (dates as their day count), missing values as NULL (not NaN).
+        """
+        lines = ["CASE"]
+        for rule in self.rules:
+            test = " AND ".join(condition.to_sql() for condition in rule.conditions) or "TRUE"
+            lines.append(f"    WHEN {test} THEN {quote_value(rule.prediction)}")
+        lines += [f"    ELSE {quote_value(self.default)}", "END"]
+        case = "\n".join(lines)
+        if table is None:
+            return case
+        return f"SELECT {case} AS {quote_identifier(self.target)}\nFROM {quote_identifier(table)}"
+
+    def _default_text(self, decimals: int) -> str:
+        return format_prediction(self.default, self.regression, decimals)
+
+    def _covers(
+        self, conditions: Sequence[Precondition], columns: list[Column]
+    ) -> NDArray[np.bool_]:
+        covered = np.ones(n_rows_of(columns), dtype=bool)
+        for condition in conditions:
+            covered &= self._mask(condition, columns)
+        return covered
+
+    def _mask(self, condition: Precondition, columns: list[Column]) -> NDArray[np.bool_]:
+        position = self.schema.names.index(condition.feature)
+        return condition._mask(columns[position], self.schema.features[position])
+
+    def _prune_rule(
+        self,
+        rule: Rule,
+        columns: list[Column],
+        truth: NDArray[Any],
+        weights: NDArray[np.float64],
+    ) -> Rule:
+        """Greedy removal of preconditions, each step tried on every remaining one."""
+        parts = [part for condition in rule.conditions for part in condition._parts()]
+        passes = [self._mask(part, columns) for part in parts]
+        # failed[row] = how many kept preconditions the row fails: dropping precondition k
+        # covers the rows failing none, plus those failing only k.
+        failed = np.zeros(n_rows_of(columns), dtype=np.int64)
+        for mask in passes:
+            failed += ~mask
+        hits = np.asarray(truth == rule.prediction, dtype=bool)
+
+        def accuracy(covered: NDArray[np.bool_]) -> float | None:
+            total = weights[covered].sum()
+            return None if total == 0 else float(weights[covered & hits].sum() / total)
+
+        current = accuracy(failed == 0)
+        if current is None:
+            return replace(rule, accuracy=None)
+        kept = list(range(len(parts)))
+        while kept:
+            covered, missed_one = failed == 0, failed == 1
+            best: tuple[float, int] | None = None
+            for k in kept:
+                score = accuracy(covered | (missed_one & ~passes[k]))
+                if score is not None and score >= current and (best is None or score > best[0]):
+                    best = (score, k)
+            if best is None:
+                break
+            current, dropped = best
+            kept.remove(dropped)
+            failed -= ~passes[dropped]
+        return replace(rule, conditions=_conjoin([parts[k] for k in kept]), accuracy=current)
+
+
+def node_conditions(
+    nodes: dict[str, NDArray[Any]], features: Sequence[Feature]
+) -> dict[int, tuple[Condition, Precondition]]:
+    """For each non-root node, the test that leads into it: as the tree words it and as the
+    values it lets through (see `Condition`)."""
+    kind = nodes["kind"].tolist()
+    feature_index = nodes["feature"].tolist()
+    threshold = nodes["threshold"].tolist()
+    first_child = nodes["first_child"].tolist()
+    n_children = nodes["n_children"].tolist()
+    subset_offset = nodes["subset_offset"].tolist()
+    subset_mask: NDArray[np.uint8] = nodes["subset_mask"]
+    edges: dict[int, tuple[Condition, Precondition]] = {}
+    for node, node_kind in enumerate(kind):
+        if n_children[node] == 0:
+            continue
+        feature = features[feature_index[node]]
+        name = feature.name
+        categories = feature.categories or ()  # only numeric splits test a numeric feature
+        first = first_child[node]
+        if node_kind == MULTIWAY:
+            for k in range(n_children[node]):
+                category = categories[k]
+                edges[first + k] = (Condition(name, "=", category), Membership(name, (category,)))
+            continue
+        if node_kind == NUMERIC:
+            t = threshold[node]
+            edges[first] = (Condition(name, "<=", t), Interval(name, upper=t))
+            edges[first + 1] = (Condition(name, ">", t), Interval(name, lower=t))
+        elif node_kind == ORDERED:
+            cut = int(threshold[node]) + 1
+            at = categories[cut - 1]
+            edges[first] = (Condition(name, "<=", at), Membership(name, categories[:cut]))
+            edges[first + 1] = (Condition(name, ">", at), Membership(name, categories[cut:]))
+        else:  # SUBSET: mask 1 = child 0, 0 = child 1, 2 = unseen at the node (as missing)
+            offset = subset_offset[node]
+            sides = subset_mask[offset : offset + len(categories)].tolist()
+            left, right = (
+                tuple(c for c, s in zip(categories, sides, strict=True) if s == side)
+                for side in (1, 0)
+            )
+            edges[first] = (Condition(name, "in", left), Membership(name, left))
+            edges[first + 1] = (Condition(name, "not in", left), Membership(name, right))
+    return edges
+
+
+def node_predictions(nodes: dict[str, NDArray[Any]], labels: Sequence[Any] | None) -> list[Any]:
+    """Each node's class label, or its mean target for a regression tree."""
+    if labels is None:
+        return nodes["value"][:, 0].tolist()
+    return [labels[code] for code in nodes["label"].tolist()]
+
+
+def format_prediction(prediction: Any, regression: bool, decimals: int) -> str:
+    return format_number(prediction, decimals) if regression else str(prediction)
+
+
+def format_weight(weight: float) -> str:
+    """At most 3 decimals and no trailing zeros: `6`, `6.467`."""
+    return format_number(weight, 3).rstrip("0").rstrip(".")
+
+
+def format_number(number: float, decimals: int) -> str:
+    """`number` with `decimals` decimals, first rounded to 12 significant digits so that
+    floating-point noise (a weight summed in another order) never flips the last digit, and
+    never printed as `-0.0000`."""
+    value = round(float(f"{number:.12g}"), decimals) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return f"{value:.{decimals}f}"
+
+
+def quote_identifier(name: str) -> str:
+    """An SQL identifier in double quotes, inner double quotes doubled."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_string(text: str) -> str:
+    """An SQL string literal in single quotes, inner single quotes doubled."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def quote_value(value: Any) -> str:
+    """A prediction as an SQL literal: a label string, a boolean or a number."""
+    if isinstance(value, str):
+        return quote_string(value)
+    if isinstance(value, bool | np.bool_):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating) and math.isfinite(value):
+        return _sql_number(value)
+    raise TypeError(f"cannot write {value!r} as an SQL literal")
+
+
+def _sql_number(value: float | np.floating[Any]) -> str:
+    """The shortest decimal that reads back as the same float, so SQL compares exactly."""
+    return repr(float(value))
+
+
+def _confidences(nodes: dict[str, NDArray[Any]], regression: bool) -> list[float | None]:
+    """Each node's share of weight in its own class (from `value`, which an empty node
+    inherits from its parent, so it is never 0 / 0)."""
+    if regression:
+        return [None] * len(nodes["kind"])
+    value: NDArray[np.float64] = nodes["value"]
+    label = nodes["label"]
+    return (value[np.arange(len(label)), label] / value.sum(axis=1)).tolist()
+
+
+def _narrow(first: Precondition, second: Precondition) -> Precondition:
+    """Both preconditions on one feature as one: the interval or category intersection."""
+    if isinstance(first, Interval) and isinstance(second, Interval):
+        return first._narrow(second)
+    if isinstance(first, Membership) and isinstance(second, Membership):
+        return first._narrow(second)
+    raise TypeError(f"{first.feature!r} is tested both as a number and as a category")
+
+
+def _conjoin(preconditions: Sequence[Precondition]) -> tuple[Precondition, ...]:
+    """The preconditions with those on one feature merged, in first-appearance order."""
+    merged: dict[str, Precondition] = {}
+    for condition in preconditions:
+        previous = merged.get(condition.feature)
+        merged[condition.feature] = condition if previous is None else _narrow(previous, condition)
+    return tuple(merged.values())
+
+
+def _extreme(
+    pick: Callable[[float, float], float], a: float | None, b: float | None
+) -> float | None:
+    """`pick(a, b)` where None means no bound."""
+    return b if a is None else a if b is None else pick(a, b)
+
+
+def _all(tests: list[pl.Expr]) -> pl.Expr:
+    """The conjunction of `tests`; for none (a one-leaf tree, a rule pruned to nothing) a
+    column of True as long as the frame, since a lone literal makes `select` return one row."""
+    return functools.reduce(operator.and_, tests) if tests else pl.repeat(True, pl.len())
+
+
+def _braced(categories: tuple[str, ...]) -> str:
+    return "{" + ", ".join(categories) + "}"

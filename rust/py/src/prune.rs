@@ -1,0 +1,116 @@
+//! Post-pruning entry points: each returns a new tree and leaves its input untouched.
+
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use quercus_core::prune::{self, Training};
+
+use crate::convert::{dataset, hold_columns};
+use crate::errors::to_py;
+use crate::tree::PyTree;
+use crate::{weights, HeldTarget};
+
+#[pyfunction]
+pub fn prune_reduced_error<'py>(
+    py: Python<'py>,
+    tree: &PyTree,
+    columns: &Bound<'py, PyList>,
+    y: &Bound<'py, PyAny>,
+    sample_weight: PyReadonlyArray1<'py, f64>,
+    prune_ties: bool,
+) -> PyResult<(PyTree, Bound<'py, PyDict>)> {
+    let held = hold_columns(columns)?;
+    let data = dataset(&held)?;
+    let y = HeldTarget::hold(y, tree.inner.n_classes())?;
+    let target = y.target()?;
+    let w = weights(&sample_weight)?;
+    let (inner, steps) = py
+        .detach(|| prune::reduced_error(&tree.inner, &data, &target, w, prune_ties))
+        .map_err(to_py)?;
+    let d = PyDict::new(py);
+    let col = |f: fn(&prune::PruneStep) -> f64| steps.iter().map(f).collect::<Vec<f64>>();
+    d.set_item(
+        "node",
+        steps
+            .iter()
+            .map(|s| i64::from(s.node.0))
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "depth",
+        steps
+            .iter()
+            .map(|s| tree.inner.depth(s.node) as i64)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "pruned",
+        steps
+            .iter()
+            .map(|s| s.pruned)
+            .collect::<Vec<_>>()
+            .into_pyarray(py),
+    )?;
+    d.set_item(
+        "error_as_subtree",
+        col(|s| s.error_as_subtree).into_pyarray(py),
+    )?;
+    d.set_item("error_as_leaf", col(|s| s.error_as_leaf).into_pyarray(py))?;
+    d.set_item(
+        "accuracy_before",
+        col(|s| s.accuracy_before).into_pyarray(py),
+    )?;
+    d.set_item("accuracy_after", col(|s| s.accuracy_after).into_pyarray(py))?;
+    Ok((PyTree { inner }, d))
+}
+
+/// `training` = (columns, y, sample_weight) enables C4.5's subtree raising.
+#[pyfunction]
+#[pyo3(signature = (tree, confidence, training=None))]
+pub fn prune_pessimistic<'py>(
+    py: Python<'py>,
+    tree: &PyTree,
+    confidence: f64,
+    training: Option<(
+        Bound<'py, PyList>,
+        Bound<'py, PyAny>,
+        PyReadonlyArray1<'py, f64>,
+    )>,
+) -> PyResult<PyTree> {
+    let inner = match &training {
+        None => py.detach(|| prune::pessimistic(&tree.inner, confidence, None)),
+        Some((columns, y, w)) => {
+            let held = hold_columns(columns)?;
+            let data = dataset(&held)?;
+            let y = HeldTarget::hold(y, tree.inner.n_classes())?;
+            let target = y.target()?;
+            let sample = Training {
+                data: &data,
+                target: &target,
+                weights: weights(w)?,
+            };
+            py.detach(|| prune::pessimistic(&tree.inner, confidence, Some(sample)))
+        }
+    }
+    .map_err(to_py)?;
+    Ok(PyTree { inner })
+}
+
+#[pyfunction]
+pub fn prune_cost_complexity(py: Python<'_>, tree: &PyTree, ccp_alpha: f64) -> PyResult<PyTree> {
+    let inner = py
+        .detach(|| prune::cost_complexity(&tree.inner, ccp_alpha))
+        .map_err(to_py)?;
+    Ok(PyTree { inner })
+}
+
+#[pyfunction]
+pub fn cost_complexity_path<'py>(py: Python<'py>, tree: &PyTree) -> PyResult<Bound<'py, PyDict>> {
+    let path = py.detach(|| prune::cost_complexity_path(&tree.inner));
+    let d = PyDict::new(py);
+    d.set_item("ccp_alphas", path.ccp_alphas.into_pyarray(py))?;
+    d.set_item("impurities", path.impurities.into_pyarray(py))?;
+    Ok(d)
+}
