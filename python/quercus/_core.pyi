@@ -122,7 +122,7 @@ def prune_reduced_error(
 def prune_pessimistic(
     tree: Tree,
     confidence: float,
-    training: tuple[list[Column], NDArray[np.uint32], NDArray[np.float64]] | None,
+    training: tuple[list[Column], NDArray[np.uint32], NDArray[np.float64]] | None = None,
 ) -> Tree:
     """C4.5's error-based pruning; with the training data, subtree raising too."""
 
