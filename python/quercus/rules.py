@@ -31,7 +31,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from ._core import MULTIWAY, NUMERIC, ORDERED
-from ._validation import Feature, Schema, n_rows_of, sample_weights, target_values, transform
+from ._validation import Feature, Schema, class_codes, n_rows_of, sample_weights, transform
 
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
@@ -234,7 +234,11 @@ class RuleSet:
     rules: tuple[Rule, ...]
     default: Any
     schema: Schema  # the fit-time features, to encode X as the tree did
-    regression: bool = False
+    classes: tuple[Any, ...] | None = None  # the class labels; None for a regression tree
+
+    @property
+    def regression(self) -> bool:
+        return self.classes is None
 
     @classmethod
     def from_tree(
@@ -280,7 +284,7 @@ class RuleSet:
             first = first_child[node]
             children = range(first + n_children[node] - 1, first - 1, -1)
             stack.extend((child, "", None) for child in children)
-        return cls(tuple(rules), predictions[0], schema, labels is None)
+        return cls(tuple(rules), predictions[0], schema, None if labels is None else tuple(labels))
 
     @property
     def target(self) -> str:
@@ -336,7 +340,9 @@ class RuleSet:
             raise ValueError("rule post-pruning measures accuracy, so it needs a classifier")
         columns = transform(X, self.schema)
         n_rows = n_rows_of(columns)
-        truth = target_values(y, n_rows)
+        assert self.classes is not None  # not a regression rule set
+        classes = np.array(self.classes)
+        truth = classes[class_codes(y, n_rows, classes)]  # a class unseen in training: error
         weights = sample_weights(sample_weight, n_rows)
         pruned = [self._prune_rule(rule, columns, truth, weights) for rule in self.rules]
         pruned.sort(key=lambda rule: (rule.accuracy is None, -(rule.accuracy or 0.0)))

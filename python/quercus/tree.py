@@ -387,6 +387,13 @@ class _BaseTree(ABC):
         return self._state.trace
 
     @property
+    def features_used_(self) -> frozenset[str]:
+        """The names of the features some split tests (text 002 §1's complexity metrics)."""
+        nodes = self.tree_.nodes()
+        names = self._state.schema.names
+        return frozenset(names[j] for j in np.unique(nodes["feature"][nodes["n_children"] > 0]))
+
+    @property
     def feature_importances_(self) -> NDArray[np.float64]:
         """Weighted impurity decrease per feature, normalised to sum to 1 (all zeros for a
         single leaf): Σ over the feature's splits of w(t)·I(t) - Σ_children w(c)·I(c)."""

@@ -43,7 +43,7 @@ pub fn cost_complexity_path(tree: &Tree) -> CostComplexityPath {
 
 /// The subtree scikit-learn keeps for `ccp_alpha = alpha`: weakest links are collapsed while
 /// their effective alpha is ≤ `alpha` (its `_AlphaPruner` stops at the first one above), so the
-/// same alpha gives the same tree. `alpha` must be finite and ≥ 0.
+/// same alpha gives the same tree, up to a relative 1e-9 of rounding noise. `alpha` must be finite and ≥ 0.
 pub fn cost_complexity(tree: &Tree, alpha: f64) -> Result<Tree> {
     if !(alpha.is_finite() && alpha >= 0.0) {
         return Err(CoreError::InvalidParameter {
@@ -51,7 +51,13 @@ pub fn cost_complexity(tree: &Tree, alpha: f64) -> Result<Tree> {
             reason: format!("must be finite and non-negative, got {alpha}"),
         });
     }
-    let collapse = weakest_links(tree, |effective| alpha < effective, |_, _| {});
+    // A relative 1e-9 margin: an alpha read off a pruning path (ours or scikit-learn's,
+    // whose sums run in another order) must prune its own link despite last-digit noise.
+    let collapse = weakest_links(
+        tree,
+        |effective| alpha + 1e-9 * alpha.max(f64::MIN_POSITIVE) < effective,
+        |_, _| {},
+    );
     Ok(compact(tree, &collapse))
 }
 
