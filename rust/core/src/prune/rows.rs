@@ -1,0 +1,243 @@
+//! Data rows routed down a tree with C4.5's fractions: the validation errors of reduced-error
+//! pruning and the re-distribution of subtree raising both walk rows this way.
+
+use super::Shape;
+use crate::data::{Column, Dataset, Target};
+use crate::split::route;
+use crate::tree::{NodeId, NodeKind, Tree};
+
+/// How a row missing the tested value is shared among the children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fractions {
+    /// The fractions r̃_v stored at growth, as prediction uses them (text 000 §4.4.2).
+    Stored,
+    /// The shares of the known weight among the rows at hand, or equal shares when none is
+    /// known, as C4.5 release 8 / Weka J48 re-distribute rows after subtree raising
+    /// (`C45Split.resetDistribution`, `Distribution.addInstWithUnknown`).
+    Observed,
+}
+
+/// Entries `start..end` of a [`Rows`] buffer, each counting its weight × `scale`: the product
+/// of the fractions of the missing-value branches its rows followed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Seg {
+    start: usize,
+    end: usize,
+    scale: f64,
+}
+
+/// The rows reaching a node: several segments, since a row missing a tested value reaches
+/// every child.
+pub(crate) type RowSet = Vec<Seg>;
+
+/// What a walk ([`Rows::walk`]) reports.
+pub(crate) trait Visit {
+    /// Every node reached, parents first, with the rows that reach it.
+    fn node(&mut self, node: NodeId, is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]);
+    /// Every split passed, with the share of a missing row's weight each child received.
+    fn fractions(&mut self, _children: &[NodeId], _fractions: &[f64]) {}
+}
+
+/// Data rows with their weights, in a buffer that walks reorder in place.
+///
+/// A node's rows are segments of the buffer; splitting a node reorders each of its segments as
+/// [child 0 | child 1 | … | missing], so every child's rows are sub-segments of its parent's
+/// (plus the parent's missing part, scaled). Reordering inside a segment leaves every other
+/// node's segments describing the same rows, which is what lets a pruning pass keep the rows
+/// of a whole root-to-node path for the price of the buffer and a few segments per node.
+pub(crate) struct Rows<'a, 'd> {
+    columns: &'a [Column<'d>],
+    row: Vec<u32>,
+    weight: Vec<f64>,
+    bucket: Vec<usize>,
+    scratch: Vec<(u32, f64)>,
+}
+
+impl<'a, 'd> Rows<'a, 'd> {
+    /// All rows of `data` with `weights`, and the set holding them all.
+    pub(crate) fn new(data: &'a Dataset<'d>, weights: &[f64]) -> (Rows<'a, 'd>, RowSet) {
+        let n = data.n_rows().min(weights.len());
+        let rows = Rows {
+            columns: data.columns(),
+            row: (0..n as u32).collect(),
+            weight: weights.get(..n).unwrap_or(&[]).to_vec(),
+            bucket: Vec::new(),
+            scratch: Vec::new(),
+        };
+        (
+            rows,
+            vec![Seg {
+                start: 0,
+                end: n,
+                scale: 1.0,
+            }],
+        )
+    }
+
+    /// Each entry of `set` as (row, weight × scale).
+    pub(crate) fn entries<'s>(&'s self, set: &'s [Seg]) -> impl Iterator<Item = (usize, f64)> + 's {
+        set.iter().flat_map(move |s| {
+            let rows = self.row.get(s.start..s.end).unwrap_or(&[]);
+            let weights = self.weight.get(s.start..s.end).unwrap_or(&[]);
+            rows.iter()
+                .zip(weights)
+                .map(move |(&r, &w)| (r as usize, w * s.scale))
+        })
+    }
+
+    /// Number of entries (fragments of rows) in `set`.
+    pub(crate) fn count(set: &[Seg]) -> usize {
+        set.iter().map(|s| s.end - s.start).sum()
+    }
+
+    /// `target`'s statistics of `set` (class weights, or (w, Σw(y−shift), Σw(y−shift)²)) added
+    /// to `stats`.
+    pub(crate) fn accumulate(
+        &self,
+        set: &[Seg],
+        target: &Target<'_>,
+        shift: f64,
+        stats: &mut [f64],
+    ) {
+        for (r, w) in self.entries(set) {
+            target.accumulate_around(stats, r, w, shift);
+        }
+    }
+
+    /// Walks `set` down the tree `shape` describes from `top`, calling `visit` at every node
+    /// reached (explicit stack, first child first).
+    pub(crate) fn walk(
+        &mut self,
+        tree: &Tree,
+        shape: &Shape,
+        top: NodeId,
+        set: RowSet,
+        fractions: Fractions,
+        visit: &mut impl Visit,
+    ) {
+        let mut stack = vec![(top, set)];
+        while let Some((node, set)) = stack.pop() {
+            let is_leaf = shape.is_leaf(node);
+            visit.node(node, is_leaf, self, &set);
+            if is_leaf {
+                continue;
+            }
+            let children: Vec<NodeId> = shape.children(tree, node).collect();
+            let (sets, f) = self.split(tree, shape, node, &children, &set, fractions);
+            visit.fractions(&children, &f);
+            stack.extend(children.into_iter().zip(sets).rev());
+        }
+    }
+
+    /// The rows of `set` that each child of `node` receives: its known rows, and every row
+    /// missing the tested value (or with a category unseen at the node) with its weight times
+    /// the child's fraction, if that is positive (as [`crate::grow`] and prediction route them).
+    /// Also returns the fractions.
+    pub(crate) fn split(
+        &mut self,
+        tree: &Tree,
+        shape: &Shape,
+        node: NodeId,
+        children: &[NodeId],
+        set: &[Seg],
+        fractions: Fractions,
+    ) -> (Vec<RowSet>, Vec<f64>) {
+        let kind = shape.kind(tree, node);
+        let n = children.len();
+        let mut sets: Vec<RowSet> = vec![Vec::new(); n];
+        let mut known = vec![0.0; n];
+        let mut missing: RowSet = Vec::new();
+        for seg in set {
+            let bounds = self.partition(&kind, n, seg);
+            for (k, b) in bounds.windows(2).enumerate() {
+                let &[start, end] = b else { continue };
+                if end <= start {
+                    continue;
+                }
+                let part = Seg {
+                    start,
+                    end,
+                    scale: seg.scale,
+                };
+                if k < n {
+                    if let (Some(s), Some(w)) = (sets.get_mut(k), known.get_mut(k)) {
+                        *w += self.entries(&[part]).map(|(_, w)| w).sum::<f64>();
+                        s.push(part);
+                    }
+                } else {
+                    missing.push(part);
+                }
+            }
+        }
+        let f: Vec<f64> = match fractions {
+            Fractions::Stored => children.iter().map(|&c| tree.branch_fraction(c)).collect(),
+            Fractions::Observed => observed_fractions(&known),
+        };
+        for (s, &fk) in sets.iter_mut().zip(&f) {
+            if fk > 0.0 {
+                s.extend(missing.iter().map(|m| Seg {
+                    scale: m.scale * fk,
+                    ..*m
+                }));
+            }
+        }
+        (sets, f)
+    }
+
+    /// Reorders the entries of `seg` by child (a counting sort), missing last; returns the
+    /// `n + 2` bounds of the parts.
+    fn partition(&mut self, kind: &NodeKind<'_>, n: usize, seg: &Seg) -> Vec<usize> {
+        let columns = self.columns;
+        let rows = self.row.get(seg.start..seg.end).unwrap_or(&[]);
+        self.bucket.clear();
+        self.bucket.extend(rows.iter().map(|&r| {
+            route(kind, columns, r as usize)
+                .filter(|&c| c < n)
+                .unwrap_or(n)
+        }));
+        let mut bounds = vec![0usize; n + 2];
+        for &b in &self.bucket {
+            if let Some(c) = bounds.get_mut(b + 1) {
+                *c += 1;
+            }
+        }
+        bounds[0] = seg.start;
+        for k in 1..bounds.len() {
+            bounds[k] += bounds[k - 1];
+        }
+        let mut next: Vec<usize> = bounds.iter().map(|b| b - seg.start).collect();
+        self.scratch.clear();
+        self.scratch.resize(self.bucket.len(), (0, 0.0));
+        let weights = self.weight.get(seg.start..seg.end).unwrap_or(&[]);
+        for ((&b, &r), &w) in self.bucket.iter().zip(rows).zip(weights) {
+            if let Some(slot) = next.get_mut(b) {
+                if let Some(dst) = self.scratch.get_mut(*slot) {
+                    *dst = (r, w);
+                }
+                *slot += 1;
+            }
+        }
+        if let (Some(rows), Some(weights)) = (
+            self.row.get_mut(seg.start..seg.end),
+            self.weight.get_mut(seg.start..seg.end),
+        ) {
+            for ((r, w), &(sr, sw)) in rows.iter_mut().zip(weights.iter_mut()).zip(&self.scratch) {
+                *r = sr;
+                *w = sw;
+            }
+        }
+        bounds
+    }
+}
+
+/// Each child's share of the known weight; equal shares when (almost) nothing is known, as
+/// Weka's `Distribution.addInstWithUnknown` does (its `Utils.eq(total, 0)` tolerance is 1e-6).
+fn observed_fractions(known: &[f64]) -> Vec<f64> {
+    let total: f64 = known.iter().sum();
+    if total.abs() < 1e-6 {
+        let n = known.len().max(1) as f64;
+        known.iter().map(|_| 1.0 / n).collect()
+    } else {
+        known.iter().map(|k| k / total).collect()
+    }
+}
