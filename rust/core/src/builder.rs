@@ -9,9 +9,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::criterion::{better, g_test_p_value, stats_weight, Criterion};
-use crate::data::{validate_weights, Column, Sample, Target};
+use crate::data::{validate_weights, Column, Dataset, Sample, Target};
 use crate::error::{CoreError, Result};
-use crate::params::TreeParams;
+use crate::params::{CategoricalSplit, TreeParams};
 use crate::split::{choose, route, Candidate, NodeRows, Searcher, SplitRule};
 use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
 
@@ -87,7 +87,7 @@ impl Frontier {
 
 /// Grows a tree on `data` for `target` with per-row `weights`; see [`grow_with`].
 pub fn grow(
-    data: &crate::data::Dataset<'_>,
+    data: &Dataset<'_>,
     target: &Target<'_>,
     weights: &[f64],
     params: &TreeParams,
@@ -120,7 +120,7 @@ pub fn grow_with(
     data.validate_for_fit()?;
     target.validate(data.n_rows())?;
     validate_weights(train.weights, data.n_rows())?;
-    check_criterion(params.criterion, target)?;
+    check_criterion(params.criterion, params.categorical_split, target, data)?;
     let n_classes = match target {
         Target::Classes { n_classes, .. } => *n_classes,
         Target::Values(_) => 0,
@@ -436,18 +436,48 @@ fn kind_of(c: &Candidate) -> NodeKind<'_> {
     }
 }
 
-pub(crate) fn check_criterion(criterion: Criterion, target: &Target<'_>) -> Result<()> {
+/// Whether `criterion` applies to this target and these splits: regression criteria to real
+/// targets, class criteria to classes, two-class criteria (DKM, AUC) to two classes, and the
+/// binary criteria of text 002 §3.10 to binary splits only.
+pub(crate) fn check_criterion(
+    criterion: Criterion,
+    categorical_split: CategoricalSplit,
+    target: &Target<'_>,
+    data: &Dataset<'_>,
+) -> Result<()> {
+    let invalid = |reason: String| {
+        Err(CoreError::InvalidParameter {
+            name: "criterion",
+            reason,
+        })
+    };
+    let name = criterion.name();
     match (criterion.is_regression(), target) {
-        (true, Target::Classes { .. }) => Err(CoreError::InvalidParameter {
-            name: "criterion",
-            reason: format!("{:?} is a regression criterion; a classifier needs entropy, gain_ratio, gini or misclassification", criterion.name()),
-        }),
-        (false, Target::Values(_)) => Err(CoreError::InvalidParameter {
-            name: "criterion",
-            reason: format!("{:?} is a classification criterion; a regressor needs squared_error", criterion.name()),
-        }),
-        _ => Ok(()),
+        (true, Target::Classes { .. }) => {
+            return invalid(format!("{name:?} is a regression criterion; a classifier needs a class criterion such as entropy or gini"))
+        }
+        (false, Target::Values(_)) => {
+            return invalid(format!("{name:?} is a classification criterion; a regressor needs squared_error"))
+        }
+        (_, Target::Classes { n_classes, .. }) if criterion.needs_two_classes() && *n_classes != 2 => {
+            return invalid(format!("{name:?} is defined for two classes, but the target has {n_classes}"))
+        }
+        _ => {}
     }
+    let categorical = data
+        .columns()
+        .iter()
+        .position(|c| matches!(c, Column::Categorical(_)));
+    if let (true, CategoricalSplit::Multiway, Some(j)) = (
+        criterion.is_binary_split_criterion(),
+        categorical_split,
+        categorical,
+    ) {
+        return invalid(format!(
+            "{name:?} scores binary splits, but column {j} is categorical and categorical_split is \"multiway\"; use \"binary\""
+        ));
+    }
+    Ok(())
 }
 
 /// Σw(y − ȳ)²/Σw summed around the mean: unlike Σwy²/Σw − ȳ², a node whose targets are all

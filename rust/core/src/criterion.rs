@@ -19,36 +19,94 @@ pub enum Criterion {
     Misclassification,
     /// Squared error: variance reduction for regression trees (CART).
     SquaredError,
+    /// Likelihood-ratio chi-squared G² = 2 ln 2 · |S| · InformationGain (text 002 §3.5).
+    LikelihoodRatio,
+    /// DKM impurity 2·sqrt(p1·p2), two classes only (Kearns & Mansour 1999; text 002 §3.6).
+    Dkm,
+    /// Distance measure: information gain over the joint entropy of branch and class
+    /// (López de Mántaras 1991; text 002 §3.9).
+    Distance,
+    /// Twoing, a binary criterion (Breiman et al. 1984; text 002 §3.11).
+    Twoing,
+    /// Orthogonal criterion 1 − cos θ(P_left, P_right) (Fayyad & Irani 1992; text 002 §3.12).
+    Ort,
+    /// Kolmogorov–Smirnov distance between the classes' shares sent left (Friedman 1977;
+    /// text 002 §3.13); with more classes, the largest over class pairs (after Utgoff &
+    /// Clouse 1996).
+    KolmogorovSmirnov,
+    /// Area under the convex hull of the split's ROC curve, two classes only (Ferri et al.
+    /// 2002; text 002 §3.14).
+    Auc,
 }
+
+/// Every criterion with its name, in the order the error message lists them.
+const NAMES: [(Criterion, &str); 12] = [
+    (Criterion::Entropy, "entropy"),
+    (Criterion::GainRatio, "gain_ratio"),
+    (Criterion::Gini, "gini"),
+    (Criterion::Misclassification, "misclassification"),
+    (Criterion::SquaredError, "squared_error"),
+    (Criterion::LikelihoodRatio, "likelihood_ratio"),
+    (Criterion::Dkm, "dkm"),
+    (Criterion::Distance, "distance"),
+    (Criterion::Twoing, "twoing"),
+    (Criterion::Ort, "ort"),
+    (Criterion::KolmogorovSmirnov, "kolmogorov_smirnov"),
+    (Criterion::Auc, "auc"),
+];
 
 impl Criterion {
     pub fn parse(name: &str) -> Result<Self> {
-        Ok(match name {
-            "entropy" => Criterion::Entropy,
-            "gain_ratio" => Criterion::GainRatio,
-            "gini" => Criterion::Gini,
-            "misclassification" => Criterion::Misclassification,
-            "squared_error" => Criterion::SquaredError,
-            other => {
-                return Err(CoreError::InvalidParameter {
+        NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(c, _)| *c)
+            .ok_or_else(|| {
+                let known: Vec<String> = NAMES.iter().map(|(_, n)| format!("{n:?}")).collect();
+                CoreError::InvalidParameter {
                     name: "criterion",
                     reason: format!(
-                        "unknown criterion {other:?}; expected one of \"entropy\", \"gain_ratio\", \
-                         \"gini\", \"misclassification\", \"squared_error\""
+                        "unknown criterion {name:?}; expected one of {}",
+                        known.join(", ")
                     ),
-                })
-            }
-        })
+                }
+            })
     }
 
     pub fn name(&self) -> &'static str {
-        match self {
-            Criterion::Entropy => "entropy",
-            Criterion::GainRatio => "gain_ratio",
-            Criterion::Gini => "gini",
-            Criterion::Misclassification => "misclassification",
-            Criterion::SquaredError => "squared_error",
-        }
+        NAMES
+            .iter()
+            .find(|(c, _)| c == self)
+            .map_or("unknown", |(_, n)| n)
+    }
+
+    /// Criteria defined for two classes only.
+    pub fn needs_two_classes(&self) -> bool {
+        matches!(self, Criterion::Dkm | Criterion::Auc)
+    }
+
+    /// Criteria that score a division into exactly two parts (text 002 §3.10), so they cannot
+    /// score a multiway split.
+    pub fn is_binary_split_criterion(&self) -> bool {
+        matches!(
+            self,
+            Criterion::Twoing | Criterion::Ort | Criterion::KolmogorovSmirnov
+        )
+    }
+
+    /// Whether the split's quality is the decrease of this criterion's node impurity (the
+    /// others score the partition by a formula of their own).
+    pub(crate) fn is_impurity_decrease(&self) -> bool {
+        matches!(
+            self,
+            Criterion::Entropy
+                | Criterion::GainRatio
+                | Criterion::Gini
+                | Criterion::Misclassification
+                | Criterion::SquaredError
+                | Criterion::LikelihoodRatio
+                | Criterion::Dkm
+        )
     }
 
     pub fn is_regression(&self) -> bool {
@@ -60,7 +118,10 @@ impl Criterion {
     pub(crate) fn reports_child_impurity(&self) -> bool {
         matches!(
             self,
-            Criterion::Gini | Criterion::Misclassification | Criterion::SquaredError
+            Criterion::Gini
+                | Criterion::Misclassification
+                | Criterion::SquaredError
+                | Criterion::Dkm
         )
     }
 
@@ -74,14 +135,57 @@ impl Criterion {
         }
     }
 
-    /// Impurity of a node with statistics `stats`.
+    /// Impurity of a node with statistics `stats`. Criteria that are not impurity decreases
+    /// keep the impurity their authors grew trees with: entropy for the information-based
+    /// ones, Gini for the binary criteria (CART's).
     #[inline]
     pub fn impurity(&self, stats: &[f64]) -> f64 {
         match self {
-            Criterion::Entropy | Criterion::GainRatio => entropy(stats),
-            Criterion::Gini => gini(stats),
+            Criterion::Entropy
+            | Criterion::GainRatio
+            | Criterion::LikelihoodRatio
+            | Criterion::Distance => entropy(stats),
+            Criterion::Gini
+            | Criterion::Twoing
+            | Criterion::Ort
+            | Criterion::KolmogorovSmirnov
+            | Criterion::Auc => gini(stats),
             Criterion::Misclassification => misclassification(stats),
             Criterion::SquaredError => variance(stats),
+            Criterion::Dkm => crate::measures::dkm(stats),
+        }
+    }
+
+    /// The quality of a partition of the known rows into `children` (what the search
+    /// maximises, before C4.5's ρ): the impurity decrease `base − child_impurity` for the
+    /// impurity criteria, the criterion's own formula for the others.
+    pub(crate) fn partition_quality(
+        &self,
+        known: &[f64],
+        children: &[&[f64]],
+        base: f64,
+        child_impurity: f64,
+    ) -> f64 {
+        use crate::measures;
+        match self {
+            Criterion::Distance => {
+                let joint = measures::joint_entropy(children);
+                if joint > 0.0 {
+                    (base - child_impurity) / joint
+                } else {
+                    0.0
+                }
+            }
+            Criterion::Twoing => {
+                measures::two_parts(children).map_or(0.0, |(l, r)| measures::twoing(l, r))
+            }
+            Criterion::Ort => {
+                measures::two_parts(children).map_or(0.0, |(l, r)| measures::ort(l, r))
+            }
+            Criterion::KolmogorovSmirnov => measures::two_parts(children)
+                .map_or(0.0, |(l, _)| measures::kolmogorov_smirnov(l, known)),
+            Criterion::Auc => measures::auc(children),
+            _ => base - child_impurity,
         }
     }
 }

@@ -8,6 +8,7 @@ mod builder;
 pub mod criterion;
 pub mod data;
 pub mod error;
+pub mod measures;
 pub mod params;
 mod predict;
 pub mod prune;

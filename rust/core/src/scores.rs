@@ -24,7 +24,7 @@ pub fn split_scores(
         categorical_split,
         ..TreeParams::default()
     };
-    crate::builder::check_criterion(criterion, target)?;
+    crate::builder::check_criterion(criterion, categorical_split, target, data)?;
     let searcher = Searcher::new(data, target, &params, weights.iter().sum());
     let rows = NodeRows {
         rows: (0..data.n_rows() as u32).collect(),

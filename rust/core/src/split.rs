@@ -193,11 +193,16 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
-    /// Scores a partition of the known rows: (decrease on D̃, weighted child impurity).
+    /// Scores a partition of the known rows: (its quality on D̃, the weighted child impurity).
+    /// The quality is the impurity decrease, or the criterion's own formula (text 002 §3).
     fn decrease(&self, known: &[f64], part: &Partition<'_>) -> (f64, f64) {
+        let children: Vec<&[f64]> = part.children.iter().map(Vec::as_slice).collect();
+        self.assess(known, &children)
+    }
+
+    fn assess(&self, known: &[f64], children: &[&[f64]]) -> (f64, f64) {
         let known_w = self.weight_of(known);
-        let child_imp: f64 = part
-            .children
+        let child_imp: f64 = children
             .iter()
             .map(|c| {
                 let w = self.weight_of(c);
@@ -208,7 +213,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 }
             })
             .sum();
-        (self.impurity(known) - child_imp, child_imp)
+        let base = self.impurity(known);
+        let quality = self
+            .criterion
+            .partition_quality(known, children, base, child_imp);
+        (quality, child_imp)
     }
 
     /// Completes a candidate's figures once its rule is chosen.
@@ -251,6 +260,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 .chain(std::iter::once(missing_w / node_weight)),
         );
         let score = match self.criterion {
+            // G² = 2 ln 2 · |S| · InformationGain (text 002 §3.5).
+            Criterion::LikelihoodRatio => 2.0 * std::f64::consts::LN_2 * node_weight * gain,
             Criterion::Entropy => gain,
             Criterion::GainRatio => {
                 if iv > 0.0 {
@@ -332,6 +343,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             self.add(&mut total, node, i);
         }
         let base = self.impurity(&total);
+        let impurity_decrease = self.criterion.is_impurity_decrease();
         let scale = self.criterion.noise_scale(&total);
         let mut left = self.zero_stats();
         let mut right = total.clone();
@@ -353,7 +365,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
             {
                 continue;
             }
-            let dec = base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right);
+            let dec = if impurity_decrease {
+                base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
+            } else {
+                self.assess(&total, &[&left, &right]).0
+            };
             if best.is_none_or(|(b, _)| better(dec, b, scale)) {
                 best = Some((dec, p));
             }
