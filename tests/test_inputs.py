@@ -33,6 +33,7 @@ PARAMS = {
     "confidence": 0.25,
     "prune_ties": True,
     "subtree_raising": True,
+    "splits": "axis",
 }
 # The classifier adds misclassification costs and class weights.
 CLASSIFIER_PARAMS = PARAMS | {"cost_matrix": None, "class_weight": None}

@@ -28,6 +28,7 @@ MULTIWAY: int  # 2: one child per category; child k holds code k
 SUBSET: int  # 3: `subset_mask` per code: 1 -> child 0, 0 -> child 1, 2 -> not seen at this node
 #                 while growing, so routed like a missing value (every child, stored fractions)
 ORDERED: int  # 4: code <= threshold (an integer code) goes to child 0, the others to child 1
+OBLIQUE: int  # 5: sum of linear_weights * x[linear_features] <= threshold goes to child 0
 
 class QuercusError(ValueError):
     """Raised for every invalid input or parameter the core detects."""
@@ -68,7 +69,8 @@ class Tree:
     def nodes(self) -> dict[str, NDArray[np.generic]]:
         """The arena as parallel arrays, one entry per node:
 
-        ``kind`` (uint8, see LEAF..ORDERED), ``feature`` (int64, -1 for leaves),
+        ``kind`` (uint8, see LEAF..OBLIQUE), ``feature`` (int64, -1 for leaves and
+        oblique nodes),
         ``threshold`` (float64, NaN where not a threshold split), ``first_child`` (int64,
         -1 for leaves; children are contiguous: first_child .. first_child + n_children),
         ``n_children`` (int64), ``parent`` (int64, -1 for the root), ``depth`` (int64),
@@ -83,7 +85,10 @@ class Tree:
         ``subset_offset`` (int64, -1 unless SUBSET: index into ``subset_mask`` where the
         node's mask of length n_categories of its feature starts),
         ``subset_mask`` (uint8, flat, all SUBSET masks back to back: 1 = child 0 ("in" the
-        subset), 0 = child 1, 2 = category absent from the node's training rows).
+        subset), 0 = child 1, 2 = category absent from the node's training rows),
+        ``linear_offset`` / ``linear_len`` (int64, -1 / 0 unless OBLIQUE: where the node's
+        terms start in ``linear_features`` / ``linear_weights`` and how many there are),
+        ``linear_features`` (int64, flat) and ``linear_weights`` (float64, flat).
         """
 
     def node_scores(self, node: int) -> dict[str, NDArray[np.float64]]:
@@ -103,7 +108,7 @@ def fit(
     ``params`` holds every growth parameter by name (criterion, categorical_split, max_depth,
     min_samples_split, min_samples_leaf, max_exhaustive_categories, max_leaf_nodes,
     min_weight_fraction_leaf, min_gain, max_p_value, min_objects, numeric_gain_correction,
-    cost_matrix as a row-major list or None). ``validation`` = (columns, y, sample_weight)
+    cost_matrix as a row-major list or None, oblique). ``validation`` = (columns, y, sample_weight)
     switches on validation pre-pruning: a split is kept only if it strictly lowers the
     validation error of the node's rows.
     """

@@ -30,7 +30,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from ._core import MULTIWAY, NUMERIC, ORDERED
+from ._core import MULTIWAY, NUMERIC, OBLIQUE, ORDERED
 from ._validation import Feature, Schema, class_codes, n_rows_of, sample_weights, transform
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from ._core import Column
 
-__all__ = ["Condition", "Interval", "Membership", "Precondition", "Rule", "RuleSet"]
+__all__ = ["Condition", "Interval", "Linear", "Membership", "Precondition", "Rule", "RuleSet"]
 
 Operator = Literal["<=", ">", "=", "in", "not in"]
 
@@ -56,9 +56,15 @@ class Condition:
     feature: str
     operator: Operator
     value: float | str | tuple[str, ...]  # threshold, category, or the left subset
+    terms: tuple[tuple[str, float], ...] = ()  # an oblique test's (feature, weight) terms
 
     def format(self, decimals: int = 4) -> str:
-        """`name <= t`, `name >  t` (aligned with `<=`), `name = v`, `name in {a, b}`."""
+        """`name <= t`, `name >  t` (aligned with `<=`), `name = v`, `name in {a, b}`,
+        `-0.80·density + 0.44·sugar <= -0.31`."""
+        if self.terms:
+            operator = "> " if self.operator == ">" else self.operator
+            threshold = format_number(float(self.value), decimals)  # type: ignore[arg-type]
+            return f"{linear_text(self.terms, decimals)} {operator} {threshold}"
         if isinstance(self.value, float):
             value = format_number(self.value, decimals)
         elif isinstance(self.value, tuple):
@@ -184,7 +190,52 @@ class Membership:
         return replace(self, categories=tuple(c for c in self.categories if c in kept))
 
 
-Precondition: TypeAlias = Interval | Membership
+@dataclass(frozen=True)
+class Linear:
+    """A multivariate precondition `Σ w_i·x_i <= threshold` (`> threshold` when `above`),
+    from an oblique split. A row missing any of its features passes neither side."""
+
+    terms: tuple[tuple[str, float], ...]
+    threshold: float
+    above: bool = False
+
+    @property
+    def feature(self) -> str:
+        """The key rules merge preconditions by: a linear test only merges with itself."""
+        return "linear:" + linear_text(self.terms, 17)
+
+    def to_text(self, decimals: int = 4) -> str:
+        sign = ">" if self.above else "<="
+        return (
+            f"{linear_text(self.terms, decimals)} {sign} {format_number(self.threshold, decimals)}"
+        )
+
+    def to_polars(self) -> pl.Expr:
+        columns = [pl.col(name).to_physical() for name, _ in self.terms]
+        z = functools.reduce(
+            operator.add, (w * c for (_, w), c in zip(self.terms, columns, strict=True))
+        )
+        test = z > self.threshold if self.above else z <= self.threshold
+        return _all([test, *(c.is_not_nan() for c in columns)])
+
+    def to_sql(self) -> str:
+        z = " + ".join(f"{_sql_number(w)} * {quote_identifier(n)}" for n, w in self.terms)
+        return f"({z}) {'>' if self.above else '<='} {_sql_number(self.threshold)}"
+
+    def _parts(self) -> tuple[Linear, ...]:
+        return (self,)
+
+    def _mask_rows(self, columns: list[Column], schema: Schema) -> NDArray[np.bool_]:
+        """Summed in the order the core sums a linear test, so both agree to the last bit."""
+        z = np.zeros(n_rows_of(columns))
+        for name, w in self.terms:
+            z = z + w * columns[schema.names.index(name)][1]
+        with np.errstate(invalid="ignore"):
+            passed = z > self.threshold if self.above else z <= self.threshold
+        return passed & ~np.isnan(z)
+
+
+Precondition: TypeAlias = Interval | Membership | Linear
 
 
 @dataclass(frozen=True)
@@ -396,6 +447,8 @@ class RuleSet:
         return covered
 
     def _mask(self, condition: Precondition, columns: list[Column]) -> NDArray[np.bool_]:
+        if isinstance(condition, Linear):
+            return condition._mask_rows(columns, self.schema)
         position = self.schema.names.index(condition.feature)
         return condition._mask(columns[position], self.schema.features[position])
 
@@ -455,10 +508,16 @@ def node_conditions(
     for node, node_kind in enumerate(kind):
         if n_children[node] == 0:
             continue
+        first = first_child[node]
+        if node_kind == OBLIQUE:
+            terms = linear_terms(nodes, node, features)
+            t = threshold[node]
+            edges[first] = (Condition("", "<=", t, terms), Linear(terms, t))
+            edges[first + 1] = (Condition("", ">", t, terms), Linear(terms, t, above=True))
+            continue
         feature = features[feature_index[node]]
         name = feature.name
         categories = feature.categories or ()  # only numeric splits test a numeric feature
-        first = first_child[node]
         if node_kind == MULTIWAY:
             for k in range(n_children[node]):
                 category = categories[k]
@@ -483,6 +542,26 @@ def node_conditions(
             edges[first] = (Condition(name, "in", left), Membership(name, left))
             edges[first + 1] = (Condition(name, "not in", left), Membership(name, right))
     return edges
+
+
+def linear_terms(
+    nodes: dict[str, NDArray[Any]], node: int, features: Sequence[Feature]
+) -> tuple[tuple[str, float], ...]:
+    """An oblique node's (feature name, weight) terms, in the order the core sums them."""
+    start, length = int(nodes["linear_offset"][node]), int(nodes["linear_len"][node])
+    indices = nodes["linear_features"][start : start + length].tolist()
+    weights = nodes["linear_weights"][start : start + length].tolist()
+    return tuple((features[j].name, w) for j, w in zip(indices, weights, strict=True))
+
+
+def linear_text(terms: Sequence[tuple[str, float]], decimals: int) -> str:
+    """`-0.80·density + 0.44·sugar`: each weight with `decimals` decimals."""
+    text = ""
+    for k, (name, weight) in enumerate(terms):
+        number = format_number(abs(weight), decimals)
+        sign = ("-" if weight < 0 else "") if k == 0 else (" - " if weight < 0 else " + ")
+        text += f"{sign}{number}·{name}"
+    return text
 
 
 def node_predictions(nodes: dict[str, NDArray[Any]], labels: Sequence[Any] | None) -> list[Any]:
@@ -553,6 +632,8 @@ def _narrow(first: Precondition, second: Precondition) -> Precondition:
         return first._narrow(second)
     if isinstance(first, Membership) and isinstance(second, Membership):
         return first._narrow(second)
+    if isinstance(first, Linear) and first == second:
+        return first
     raise TypeError(f"{first.feature!r} is tested both as a number and as a category")
 
 

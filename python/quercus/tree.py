@@ -7,16 +7,18 @@ Parameters are checked here, inputs are converted in `_validation` and trees are
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from abc import ABC
 from dataclasses import asdict, dataclass, replace
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, render
+from . import _core, pictures, render
+from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
     LabelledData,
     Schema,
@@ -30,6 +32,9 @@ from ._validation import (
     transform,
 )
 from .rules import RuleSet
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
@@ -55,6 +60,7 @@ _CLASS_CRITERIA = (
 _CRITERIA = (*_CLASS_CRITERIA, "squared_error")
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
+_REPR_SVG_MAX_NODES = 2000  # larger trees: `to_svg()` on request, not inline in a notebook
 
 
 def _real(
@@ -98,6 +104,7 @@ class _Params:
     min_objects: float
     numeric_gain_correction: bool
     cost_matrix: list[float] | None
+    oblique: bool
 
 
 @dataclass(frozen=True)
@@ -126,6 +133,11 @@ class _Fitted:
     schema: Schema
     classes: NDArray[Any] | None
     trace: pl.DataFrame | None = None
+
+    @functools.cached_property
+    def view(self) -> TreeView:
+        """The tree as `tree_` shows it, made once so its arrays are computed once."""
+        return TreeView(self.tree)
 
 
 class _BaseTree(ABC):
@@ -158,6 +170,7 @@ class _BaseTree(ABC):
         confidence: float = 0.25,
         prune_ties: bool = True,
         subtree_raising: bool = True,
+        splits: str = "axis",
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -178,6 +191,7 @@ class _BaseTree(ABC):
         self.confidence = confidence
         self.prune_ties = prune_ties
         self.subtree_raising = subtree_raising
+        self.splits = splits
 
     @classmethod
     def _parameters(cls) -> list[inspect.Parameter]:
@@ -244,6 +258,7 @@ class _BaseTree(ABC):
             min_objects=_real("min_objects", self._preset("min_objects"), 0.0),
             numeric_gain_correction=bool(self._preset("numeric_gain_correction")),
             cost_matrix=self._cost_list(n_classes),
+            oblique=_choice("splits", self.splits, ("axis", "oblique")) == "oblique",
         )
 
     def _cost_list(self, n_classes: int) -> list[float] | None:
@@ -391,7 +406,7 @@ class _BaseTree(ABC):
         cost-complexity pruning path, with scikit-learn's semantics: pruning at
         `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]`."""
         grower = copy.copy(self).set_params(pruning="none", ccp_alpha=0.0, prepruning=None)
-        path = _core.cost_complexity_path(grower.fit(X, y, sample_weight=sample_weight).tree_)
+        path = _core.cost_complexity_path(grower.fit(X, y, sample_weight=sample_weight)._state.tree)
         return PruningPath(path["ccp_alphas"], path["impurities"])
 
     @property
@@ -426,7 +441,8 @@ class _BaseTree(ABC):
         try:
             return self._fitted
         except AttributeError:
-            raise NotFittedError(
+            # Also scikit-learn's NotFittedError when it is loaded: its checks catch that.
+            raise sklearn_flavoured(NotFittedError)(
                 f"this {type(self).__name__} is not fitted yet; call fit first"
             ) from None
 
@@ -444,12 +460,14 @@ class _BaseTree(ABC):
             target_tags=TargetTags(required=True),
             classifier_tags=ClassifierTags() if classifier else None,
             regressor_tags=None if classifier else RegressorTags(),
-            input_tags=InputTags(allow_nan=True, categorical=True, string=True),
+            # Strings (categories) come in DataFrames; a NumPy X must be numeric.
+            input_tags=InputTags(allow_nan=True, categorical=True, string=False),
         )
 
     @property
-    def tree_(self) -> _core.Tree:
-        return self._state.tree
+    def tree_(self) -> TreeView:
+        """The fitted tree: the core tree's API plus scikit-learn's `tree_` arrays."""
+        return self._state.view
 
     @property
     def n_features_in_(self) -> int:
@@ -478,6 +496,12 @@ class _BaseTree(ABC):
         """Id of the leaf each row reaches (the one holding most of its weight)."""
         return self.tree_.apply(self._columns(X))
 
+    def decision_path(self, X: Any) -> csr_matrix:
+        """The nodes each row passes through, as scikit-learn returns them: a SciPy CSR
+        indicator matrix (n_rows x n_nodes). A row missing a tested value is spread over the
+        branches as in prediction, so every node it reaches with a positive share is marked."""
+        return self.tree_.decision_path(self._columns(X))
+
     def _labels(self) -> list[Any] | None:
         classes = self._state.classes
         return None if classes is None else classes.tolist()
@@ -501,6 +525,36 @@ class _BaseTree(ABC):
     def export_rules(self, *, decimals: int = 4) -> str:
         """`rules()` as text: one `IF ... THEN ...` line per leaf and an `ELSE` default."""
         return self.rules().to_text(decimals)
+
+    def to_dot(self, *, decimals: int = 3) -> str:
+        """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`."""
+        state = self._state
+        return pictures.to_dot(
+            state.tree.nodes(),
+            state.schema.features,
+            self._labels(),
+            target=state.schema.target,
+            decimals=decimals,
+        )
+
+    def to_svg(self, *, decimals: int = 3) -> str:
+        """The tree as a standalone SVG picture, laid out by quercus (no Graphviz needed)."""
+        state = self._state
+        return pictures.to_svg(
+            state.tree.nodes(),
+            state.schema.features,
+            self._labels(),
+            target=state.schema.target,
+            decimals=decimals,
+        )
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of the model: its SVG once fitted. None (Jupyter then shows the
+        text repr) before fit, and for a tree too big to draw usefully inline, whose SVG
+        would stall the notebook."""
+        if not self.__sklearn_is_fitted__() or self._state.tree.n_nodes > _REPR_SVG_MAX_NODES:
+            return None
+        return self.to_svg()
 
     def node_scores(self, node_id: int) -> pl.DataFrame:
         """The candidate score of every feature when `node_id` was grown (as `split_scores`)."""

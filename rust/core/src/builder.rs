@@ -254,8 +254,18 @@ impl Grower<'_, '_, '_> {
         }
         let (mut candidates, scale) = self.searcher.candidates(rows, usable);
         record_scores(tree, node, &candidates);
-        let best = choose(self.params.criterion, &candidates, scale)?;
-        let split = candidates.get_mut(best)?.take()?;
+        let axis = choose(self.params.criterion, &candidates, scale)
+            .and_then(|best| candidates.get_mut(best)?.take());
+        let oblique = if self.params.oblique {
+            self.searcher.oblique(rows, tree.weight(node))
+        } else {
+            None
+        };
+        let split = match (axis, oblique) {
+            (Some(a), Some(o)) if better(self.searcher.key(&o), self.searcher.key(&a), scale) => o,
+            (Some(a), _) => a,
+            (None, o) => o?,
+        };
         // Noise-tolerant, so that a zero gain still splits when min_gain is 0 (XOR).
         if better(self.params.min_gain, split.score.gain, scale) {
             return None;
@@ -428,6 +438,15 @@ fn kind_of(c: &Candidate) -> NodeKind<'_> {
             threshold: *threshold,
         },
         SplitRule::Multiway { .. } => NodeKind::Multiway { feature },
+        SplitRule::Oblique {
+            features,
+            weights,
+            threshold,
+        } => NodeKind::Oblique {
+            features,
+            weights,
+            threshold: *threshold,
+        },
         SplitRule::Subset { sides } => NodeKind::Subset { feature, sides },
         SplitRule::Ordered { threshold } => NodeKind::Ordered {
             feature,
@@ -550,6 +569,14 @@ fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
     let (tag, threshold) = match &split.rule {
         SplitRule::Numeric { threshold } => (SplitTag::Numeric, *threshold),
         SplitRule::Multiway { .. } => (SplitTag::Multiway, f64::NAN),
+        SplitRule::Oblique {
+            features,
+            weights,
+            threshold,
+        } => {
+            tree.set_linear_terms(node, features, weights);
+            (SplitTag::Oblique, *threshold)
+        }
         SplitRule::Ordered { threshold } => (SplitTag::Ordered, f64::from(*threshold)),
         SplitRule::Subset { sides } => {
             let offset = tree.sides.len() as u32;

@@ -58,6 +58,9 @@ pub struct TreeParams {
     /// predicted): leaves predict the class of least expected cost and the Gini index becomes
     /// Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8).
     pub cost_matrix: Option<Vec<f64>>,
+    /// Also search multivariate tests `Σ w_i · x_i <= t` over the numeric features; the best
+    /// axis-parallel split stays a candidate, so a node's split never scores worse.
+    pub oblique: bool,
 }
 
 fn invalid(name: &'static str, reason: String) -> CoreError {
@@ -201,6 +204,7 @@ impl Default for TreeParams {
             min_objects: 0.0,
             numeric_gain_correction: false,
             cost_matrix: None,
+            oblique: false,
         }
     }
 }

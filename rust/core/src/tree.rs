@@ -47,16 +47,35 @@ pub enum SplitTag {
     Subset = 3,
     /// Ordered category `code <= threshold` → child 0.
     Ordered = 4,
+    /// Linear test `Σ w_i · x_i <= threshold` → child 0.
+    Oblique = 5,
 }
 
 /// A borrowed view of one node's test.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NodeKind<'t> {
     Leaf,
-    Numeric { feature: usize, threshold: f64 },
-    Multiway { feature: usize },
-    Subset { feature: usize, sides: &'t [Side] },
-    Ordered { feature: usize, threshold: u32 },
+    Numeric {
+        feature: usize,
+        threshold: f64,
+    },
+    Multiway {
+        feature: usize,
+    },
+    Subset {
+        feature: usize,
+        sides: &'t [Side],
+    },
+    Ordered {
+        feature: usize,
+        threshold: u32,
+    },
+    /// `Σ weights[i] · x[features[i]] <= threshold` → child 0 (text 000 §4.5).
+    Oblique {
+        features: &'t [u32],
+        weights: &'t [f64],
+        threshold: f64,
+    },
 }
 
 /// Per-feature candidate scores recorded when a node was searched (see [`crate::scores`]).
@@ -104,6 +123,12 @@ pub struct Tree {
     /// Index into `sides` where a subset node's mask starts (u32::MAX otherwise).
     pub(crate) subset_offset: Vec<u32>,
     pub(crate) sides: Vec<Side>,
+    /// Where an oblique node's terms start in `linear_features` / `linear_weights`
+    /// (u32::MAX otherwise), and how many there are.
+    pub(crate) linear_offset: Vec<u32>,
+    pub(crate) linear_len: Vec<u32>,
+    pub(crate) linear_features: Vec<u32>,
+    pub(crate) linear_weights: Vec<f64>,
 
     // Cold: bookkeeping, rendering and pruning.
     pub(crate) parent: Vec<u32>,
@@ -136,6 +161,10 @@ impl Tree {
             branch_fraction: Vec::new(),
             subset_offset: Vec::new(),
             sides: Vec::new(),
+            linear_offset: Vec::new(),
+            linear_len: Vec::new(),
+            linear_features: Vec::new(),
+            linear_weights: Vec::new(),
             parent: Vec::new(),
             depth: Vec::new(),
             weight: Vec::new(),
@@ -159,6 +188,8 @@ impl Tree {
         self.n_children.push(0);
         self.branch_fraction.push(branch_fraction);
         self.subset_offset.push(NONE);
+        self.linear_offset.push(NONE);
+        self.linear_len.push(0);
         self.parent.push(parent.map_or(NONE, |p| p.0));
         self.depth.push(depth);
         self.weight.push(0.0);
@@ -233,6 +264,14 @@ impl Tree {
                 threshold: self.threshold.get(i).copied().unwrap_or(f64::NAN),
             },
             SplitTag::Multiway => NodeKind::Multiway { feature },
+            SplitTag::Oblique => {
+                let (features, weights) = self.linear_terms(node).unwrap_or((&[], &[]));
+                NodeKind::Oblique {
+                    features,
+                    weights,
+                    threshold: self.threshold.get(i).copied().unwrap_or(f64::NAN),
+                }
+            }
             SplitTag::Ordered => NodeKind::Ordered {
                 feature,
                 threshold: self.threshold.get(i).copied().unwrap_or(0.0) as u32,
@@ -322,6 +361,28 @@ impl Tree {
         }
         let start = off as usize;
         self.scores.get(start..start + self.n_features())
+    }
+
+    /// The features and weights of an oblique node's linear test; `None` for other nodes.
+    pub fn linear_terms(&self, node: NodeId) -> Option<(&[u32], &[f64])> {
+        let i = node.index();
+        let start = *self.linear_offset.get(i).filter(|&&o| o != NONE)? as usize;
+        let end = start + *self.linear_len.get(i)? as usize;
+        Some((
+            self.linear_features.get(start..end)?,
+            self.linear_weights.get(start..end)?,
+        ))
+    }
+
+    /// Appends a linear test's terms and attaches them to `node`.
+    pub(crate) fn set_linear_terms(&mut self, node: NodeId, features: &[u32], weights: &[f64]) {
+        let i = node.index();
+        if let (Some(o), Some(l)) = (self.linear_offset.get_mut(i), self.linear_len.get_mut(i)) {
+            *o = self.linear_features.len() as u32;
+            *l = features.len() as u32;
+        }
+        self.linear_features.extend_from_slice(features);
+        self.linear_weights.extend_from_slice(weights);
     }
 
     /// All subset masks back to back (see [`NodeKind::Subset`]).

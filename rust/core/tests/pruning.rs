@@ -1044,6 +1044,20 @@ impl J48<'_> {
                 quercus_core::Side::Right => Some(1),
                 quercus_core::Side::Unseen => None,
             },
+            NodeKind::Oblique {
+                features,
+                weights,
+                threshold,
+            } => {
+                let mut z = 0.0;
+                for (&f, &w) in features.iter().zip(weights) {
+                    match &self.cols[f as usize] {
+                        OwnedCol::Num(v) if !v[row].is_nan() => z += w * v[row],
+                        _ => return None,
+                    }
+                }
+                Some(usize::from(z > threshold))
+            }
         }
     }
 

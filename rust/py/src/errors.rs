@@ -26,6 +26,8 @@ pub fn to_py(err: CoreError) -> PyErr {
         | CoreError::InvalidWeight { .. }
         | CoreError::InvalidParameter { .. }
         | CoreError::NodeOutOfRange { .. }
-        | CoreError::TooManyRows { .. } => QuercusError::new_err(err.to_string()),
+        | CoreError::TooManyRows { .. }
+        | CoreError::CorruptModel { .. }
+        | CoreError::UnsupportedVersion { .. } => QuercusError::new_err(err.to_string()),
     }
 }

@@ -47,6 +47,7 @@ fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         min_objects: get(d, "min_objects")?,
         numeric_gain_correction: get(d, "numeric_gain_correction")?,
         cost_matrix: get(d, "cost_matrix")?,
+        oblique: get(d, "oblique")?,
     };
     params.validate().map_err(to_py)?;
     Ok(params)
@@ -169,5 +170,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MULTIWAY", 2u8)?;
     m.add("SUBSET", 3u8)?;
     m.add("ORDERED", 4u8)?;
+    m.add("OBLIQUE", 5u8)?;
     Ok(())
 }

@@ -150,6 +150,7 @@ impl PyTree {
                 quercus_core::NodeKind::Ordered { feature, threshold } => {
                     (4, feature as i64, f64::from(threshold))
                 }
+                quercus_core::NodeKind::Oblique { threshold, .. } => (5, -1, threshold),
             }
         };
         d.set_item(
@@ -200,6 +201,26 @@ impl PyTree {
             "subset_offset",
             i64s(&|n| t.subset_offset(n).map_or(-1, |o| o as i64)).into_pyarray(py),
         )?;
+        let terms = |n: NodeId| t.linear_terms(n);
+        let mut linear_offset = Vec::with_capacity(ids.len());
+        let (mut linear_features, mut linear_weights) = (Vec::new(), Vec::new());
+        for &n in &ids {
+            match terms(n) {
+                Some((features, weights)) => {
+                    linear_offset.push(linear_features.len() as i64);
+                    linear_features.extend(features.iter().map(|&f| i64::from(f)));
+                    linear_weights.extend_from_slice(weights);
+                }
+                None => linear_offset.push(-1),
+            }
+        }
+        d.set_item(
+            "linear_len",
+            i64s(&|n| terms(n).map_or(0, |(f, _)| f.len() as i64)).into_pyarray(py),
+        )?;
+        d.set_item("linear_offset", linear_offset.into_pyarray(py))?;
+        d.set_item("linear_features", linear_features.into_pyarray(py))?;
+        d.set_item("linear_weights", linear_weights.into_pyarray(py))?;
         let mask: Vec<u8> = t.subset_sides().iter().map(|&s| s as u8).collect();
         d.set_item("subset_mask", mask.into_pyarray(py))?;
         debug_assert_eq!(Side::Left as u8, 1);

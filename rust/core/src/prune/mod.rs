@@ -259,9 +259,15 @@ fn copy_test(out: &mut Tree, tree: &Tree, test: NodeId, new: NodeId) {
     if let Some(&t) = tree.threshold.get(i) {
         set(&mut out.threshold, j, t);
     }
-    if let NodeKind::Subset { sides, .. } = tree.kind(test) {
-        set(&mut out.subset_offset, j, out.sides.len() as u32);
-        out.sides.extend_from_slice(sides);
+    match tree.kind(test) {
+        NodeKind::Subset { sides, .. } => {
+            set(&mut out.subset_offset, j, out.sides.len() as u32);
+            out.sides.extend_from_slice(sides);
+        }
+        NodeKind::Oblique {
+            features, weights, ..
+        } => out.set_linear_terms(new, features, weights),
+        _ => {}
     }
 }
 

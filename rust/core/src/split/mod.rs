@@ -9,13 +9,29 @@ use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, TreeParams};
 use crate::tree::{FeatureScore, Side};
 
+mod oblique;
+
 /// The test a candidate applies.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum SplitRule {
-    Numeric { threshold: f64 },
-    Multiway { n_children: usize },
-    Subset { sides: Vec<Side> },
-    Ordered { threshold: u32 },
+    Numeric {
+        threshold: f64,
+    },
+    /// Σ weights[i] · x[features[i]] <= threshold → child 0 (a multivariate test).
+    Oblique {
+        features: Vec<u32>,
+        weights: Vec<f64>,
+        threshold: f64,
+    },
+    Multiway {
+        n_children: usize,
+    },
+    Subset {
+        sides: Vec<Side>,
+    },
+    Ordered {
+        threshold: u32,
+    },
 }
 
 /// The best split of one feature at one node.
@@ -179,7 +195,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
     ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
-            Column::Numeric(values) => self.numeric(feature, values, node, node_weight),
+            Column::Numeric(values) => self.numeric(
+                feature,
+                |r| values.get(r).copied().unwrap_or(f64::NAN),
+                node,
+                node_weight,
+            ),
             Column::Categorical(col) => {
                 let codes: Vec<Option<u32>> =
                     node.rows.iter().map(|&r| col.code(r as usize)).collect();
@@ -274,7 +295,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             _ => gain,
         };
         let threshold = match &rule {
-            SplitRule::Numeric { threshold } => *threshold,
+            SplitRule::Numeric { threshold } | SplitRule::Oblique { threshold, .. } => *threshold,
             SplitRule::Ordered { threshold } => f64::from(*threshold),
             _ => f64::NAN,
         };
@@ -319,19 +340,22 @@ impl<'a, 'd> Searcher<'a, 'd> {
 
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
+    /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
     fn numeric(
         &self,
         feature: usize,
-        values: &[f64],
+        value: impl Fn(usize) -> f64,
         node: &NodeRows,
         node_weight: f64,
     ) -> Option<Candidate> {
         let mut known: Vec<(f64, usize)> = Vec::with_capacity(node.len());
         let mut n_missing = 0;
         for (i, &r) in node.rows.iter().enumerate() {
-            match values.get(r as usize) {
-                Some(&x) if !x.is_nan() => known.push((x, i)),
-                _ => n_missing += 1,
+            let x = value(r as usize);
+            if x.is_nan() {
+                n_missing += 1;
+            } else {
+                known.push((x, i));
             }
         }
         if known.len() < 2 {
@@ -754,6 +778,11 @@ pub(crate) fn route(
             Column::Categorical(c) => c.code(row).map(|c| usize::from(c > threshold)),
             Column::Numeric(_) => None,
         },
+        NodeKind::Oblique {
+            features,
+            weights,
+            threshold,
+        } => linear_value(columns, features, weights, row).map(|z| usize::from(z > threshold)),
         NodeKind::Subset { feature, sides } => match columns.get(feature)? {
             Column::Categorical(c) => match sides.get(c.code(row)? as usize)? {
                 Side::Left => Some(0),
@@ -763,4 +792,29 @@ pub(crate) fn route(
             Column::Numeric(_) => None,
         },
     }
+}
+
+/// Σ weights[i] · x[features[i]] of a row, or `None` if any term's value is missing. Search
+/// and prediction both evaluate a linear test here, so they agree to the last bit.
+#[inline]
+pub(crate) fn linear_value(
+    columns: &[Column<'_>],
+    features: &[u32],
+    weights: &[f64],
+    row: usize,
+) -> Option<f64> {
+    let mut z = 0.0;
+    for (&f, &w) in features.iter().zip(weights) {
+        match columns.get(f as usize)? {
+            Column::Numeric(v) => {
+                let x = *v.get(row)?;
+                if x.is_nan() {
+                    return None;
+                }
+                z += w * x;
+            }
+            Column::Categorical(_) => return None,
+        }
+    }
+    Some(z)
 }
