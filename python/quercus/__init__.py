@@ -6,12 +6,14 @@ follows scikit-learn's estimator conventions and renders trees as the textbooks 
 
 from . import datasets
 from ._core import QuercusError
+from ._validation import DataConversionWarning
 from .rules import RuleSet
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError, split_scores
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "NotFittedError",

@@ -7,6 +7,7 @@ messages stay consistent between fit, predict, score and `split_scores`.
 from __future__ import annotations
 
 import sys
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
     from ._core import Column
 
 Kind = Literal["numeric", "categorical"]
+
+
+class DataConversionWarning(UserWarning):
+    """Input was accepted after a conversion the caller may not have meant (scikit-learn's
+    warning of the same name and meaning)."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,10 @@ def training_data(
         y, frame = frame.get_column(target), frame.drop(target)
         _check_not_empty(frame.shape)
     elif y is None:
-        raise ValueError("y is required unless target= names the target column of X")
+        raise ValueError(
+            "fit requires y to be passed, but the target y is None "
+            "(or name the target column of a Polars X with target=)"
+        )
     y = _from_pandas(y)
     name = target or (y.name if isinstance(y, pl.Series) and y.name else "y")
     schema = Schema(_infer_features(frame), name)
@@ -136,6 +145,14 @@ def target_values(y: Any, n_rows: int) -> NDArray[Any]:
     """y as a 1-D NumPy array of n_rows labels, none of them missing or infinite."""
     y = _from_pandas(y)
     values = y.to_numpy() if isinstance(y, pl.Series) else np.asarray(y)
+    if values.ndim == 2 and values.shape[1] == 1:  # a one-column frame: take it, as sklearn
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; "
+            "it is read as its only column",
+            DataConversionWarning,
+            stacklevel=5,  # fit's caller
+        )
+        values = values[:, 0]
     if values.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {values.shape}")
     if len(values) != n_rows:
@@ -160,12 +177,19 @@ def _class_targets(y: Any, n_rows: int) -> tuple[NDArray[np.uint32], NDArray[Any
         return codes, np.array(categories)
     if values.dtype == np.bool_:
         return values.astype(np.uint32), np.array([False, True])
+    if values.dtype.kind == "f" and np.any(values != np.round(values)):
+        # Fractional labels are almost always a regression target given to a classifier.
+        raise ValueError(
+            "Unknown label type: continuous (y holds non-integer numbers such as "
+            f"{values[_first(values != np.round(values))]}); a classifier needs class labels, "
+            "use DecisionTreeRegressor for a numeric target"
+        )
     classes, codes = np.unique(values, return_inverse=True)
     return codes.astype(np.uint32), classes
 
 
 def regression_targets(y: Any, n_rows: int) -> NDArray[np.float64]:
-    values = target_values(y, n_rows)
+    values = _unboxed(target_values(y, n_rows), "regression targets", "")
     if values.dtype.kind not in "biuf":
         raise TypeError(f"regression targets must be numeric, got dtype {values.dtype}")
     return np.ascontiguousarray(values, dtype=np.float64)
@@ -183,7 +207,10 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     bad = ~(np.isfinite(weights) & (weights > 0))
     if bad.any():
         row = _first(bad)
-        raise ValueError(f"sample_weight must be finite and positive; row {row} is {weights[row]}")
+        raise ValueError(
+            "sample_weight must be finite and strictly positive (no zero or negative weights); "
+            f"row {row} is {weights[row]}"
+        )
     return weights
 
 
@@ -201,12 +228,20 @@ def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64]:
     if isinstance(X, pl.DataFrame):
         _check_not_empty(X.shape)
         return X
+    if hasattr(X, "tocsr") or hasattr(X, "todense"):  # SciPy sparse (or alike): no import
+        raise TypeError(
+            f"sparse input is not supported (X is a {type(X).__name__}); "
+            "pass X.toarray(), or a Polars DataFrame"
+        )
     array = np.asarray(X)
     if array.ndim != 2:
         raise ValueError(
-            f"X must be 2-D (rows x features), got shape {array.shape}; "
-            "use X.reshape(-1, 1) for a single feature"
+            f"X must be 2-D (rows x features), got shape {array.shape}. Reshape your data: "
+            "X.reshape(-1, 1) for a single feature, X.reshape(1, -1) for a single row"
         )
+    if array.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: X has dtype {array.dtype}")
+    array = _unboxed(array, "X", "; pass a Polars DataFrame for categorical data")
     if array.dtype.kind not in "biuf":
         raise TypeError(
             f"X has dtype {array.dtype}, but NumPy X must be numeric or bool; "
@@ -216,9 +251,27 @@ def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64]:
     return np.asarray(array, dtype=np.float64, order="F")
 
 
+def _unboxed(values: NDArray[Any], what: str, hint: str) -> NDArray[Any]:
+    """Numbers boxed as Python objects (a mixed list, `astype(object)`) as float64, as NumPy
+    would read them; arrays of any other dtype are returned unchanged."""
+    if values.dtype.kind != "O":
+        return values
+    try:
+        return values.astype(np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            f"{what} has dtype object and a value that is not a number ({error}){hint}"
+        ) from None
+
+
 def _check_not_empty(shape: tuple[int, ...]) -> None:
     if 0 in shape:
-        raise ValueError(f"X is empty: {shape[0]} rows and {shape[1]} columns")
+        # scikit-learn's wording, which its estimator checks look for.
+        what = "sample(s)" if shape[0] == 0 else "feature(s)"
+        raise ValueError(
+            f"X is empty: 0 {what} (shape=({shape[0]}, {shape[1]})) while a minimum of 1 "
+            "is required."
+        )
 
 
 def _kind(series: pl.Series) -> Kind:
@@ -258,7 +311,10 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64], schema: Schema) -> list[C
     features = schema.features
     if not isinstance(frame, pl.DataFrame):
         if frame.shape[1] != len(features):
-            raise ValueError(f"X has {frame.shape[1]} columns, the tree expects {len(features)}")
+            raise ValueError(
+                f"X has {frame.shape[1]} features, but quercus is expecting {len(features)} "
+                "features as input (as many as at fit)"
+            )
         for feature in features:
             if feature.kind != "numeric":
                 raise TypeError(

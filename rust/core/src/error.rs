@@ -48,6 +48,23 @@ pub enum CoreError {
     NodeOutOfRange { node: usize, n_nodes: usize },
     #[error("the data set has {rows} rows, more than the {limit} a tree can index")]
     TooManyRows { rows: usize, limit: usize },
+    #[error("cannot load the model: {reason}")]
+    CorruptModel { reason: String },
+    #[error(
+        "cannot load the model: it is in format version {found}, but this quercus reads versions \
+         1 to {supported}{}",
+        version_hint(*.found, *.supported)
+    )]
+    UnsupportedVersion { found: u32, supported: u32 },
+}
+
+/// What to do about a model file of an unreadable version.
+fn version_hint(found: u32, supported: u32) -> &'static str {
+    if found > supported {
+        "; it was written by a newer quercus, so load it with that version"
+    } else {
+        "; no quercus writes that version, so the file is damaged"
+    }
 }
 
 pub type Result<T> = std::result::Result<T, CoreError>;
