@@ -1,0 +1,510 @@
+"""Pictures of a fitted tree: Graphviz DOT text, and an SVG that quercus lays out and draws
+itself, so that a picture needs neither the Graphviz binary nor a plotting library.
+
+Both are pure functions of `Tree.nodes()` and the fit schema, as `quercus.render` is. A box per
+node holds its test (the feature it splits on) or the leaf's prediction, its training weight
+and its class distribution (a regression node: its mean); each edge carries its branch test
+worded exactly as `export_text` and the rules word it (`quercus.rules.Condition`). Boxes are
+filled with the colour of their majority class from a colour-blind-safe palette, paler the
+less pure the node, so the eye finds the decided regions of the tree before reading a number.
+
+Trees can be 100,000 levels deep, so every walk uses an explicit stack or a loop over a
+precomputed order, never recursion.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ._validation import Feature
+from .render import _preorder
+from .rules import (
+    Condition,
+    Precondition,
+    _confidences,
+    format_number,
+    format_prediction,
+    format_weight,
+    node_conditions,
+    node_predictions,
+)
+
+__all__ = ["PALETTE", "to_dot", "to_svg"]
+
+# Paul Tol's "light" qualitative scheme, made to be told apart with every common colour-vision
+# deficiency and to carry black text (https://personal.sron.nl/~pault/). Class k gets
+# PALETTE[k % 9]; more than nine classes repeat colours, and the text still tells them apart.
+PALETTE = (
+    "#77AADD",  # light blue
+    "#EE8866",  # orange
+    "#EEDD88",  # light yellow
+    "#FFAABB",  # pink
+    "#99DDFF",  # light cyan
+    "#44BB99",  # mint
+    "#BBCC33",  # pear
+    "#AAAA00",  # olive
+    "#DDDDDD",  # pale grey
+)
+_REGRESSION_COLOUR = PALETTE[0]  # one hue, deeper for a larger mean
+# A box's fill is its colour at this strength for the least to the most pure node: never the
+# full colour, so the distribution bar, drawn at full strength, shows in a pure box too.
+_PALEST, _DEEPEST = 0.12, 0.75
+_INK = "#222222"
+_BORDER = "#4D4D4D"
+_EDGE = "#666666"
+
+# Arial's metrics, which Helvetica and Liberation Sans share: the SVG names those fonts first,
+# so boxes sized from these widths fit their text wherever one of them is installed.
+_FONT = "Arial, Helvetica, 'Liberation Sans', sans-serif"
+_DOT_FONT = "Helvetica,Arial,sans-serif"
+# Advance widths of the printable ASCII characters (32-126) in 1/1000 em.
+# fmt: off
+_REGULAR = (
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556,
+    556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015, 667, 667, 722,
+    722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667, 611, 722,
+    667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278, 556,
+    556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500,
+    500, 334, 260, 334, 584,
+)
+_BOLD = (
+    278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, 556, 556,
+    556, 556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611, 975, 722, 722, 722,
+    722, 667, 611, 778, 722, 278, 556, 722, 611, 833, 722, 778, 667, 778, 722, 667, 611, 722,
+    667, 944, 667, 667, 611, 333, 278, 333, 584, 556, 333, 556, 611, 556, 611, 556, 333, 611,
+    611, 278, 278, 556, 278, 889, 611, 611, 611, 611, 389, 556, 333, 611, 556, 778, 556, 556,
+    500, 389, 280, 389, 584,
+)
+# fmt: on
+_OTHER = {"·": 278, "…": 1000, "–": 556, "—": 1000, "≤": 549, "≥": 549, "×": 584}
+_SPARE = 1.04  # a little room for a fallback font that runs wider than Arial
+
+# SVG geometry, in px.
+_TITLE_SIZE = 14.0  # the box's first line, bold: its feature or its prediction
+_TEXT_SIZE = 12.0
+_EDGE_SIZE = 12.0
+_LEADING = 1.3  # line height / font size
+_PAD_X, _PAD_Y = 10.0, 6.0  # inside a box
+_BAR_HEIGHT, _BAR_GAP = 7.0, 4.0  # the class-distribution bar under the text
+_MIN_BOX_WIDTH = 64.0
+_GAP_X = 14.0  # between neighbouring boxes or edge labels
+_GAP_Y = 58.0  # between a level's tallest box and the next level: room for an edge label
+_LABEL_PAD_X, _LABEL_HEIGHT, _LABEL_LIFT = 4.0, 17.0, 6.0  # edge label: padding, height, gap
+_MARGIN = 16.0
+_LEGEND_HEIGHT, _SWATCH = 24.0, 12.0
+_MIN_LEGEND_WRAP = 480.0  # a legend wraps at the tree's width, but never narrower than this
+_CLASSES_PER_LINE = 3  # distribution entries per text line in a box
+
+
+def to_dot(
+    nodes: dict[str, NDArray[Any]],
+    features: Sequence[Feature],
+    labels: Sequence[Any] | None,
+    *,
+    target: str = "",
+    decimals: int = 3,
+) -> str:
+    """The tree as Graphviz DOT: one rounded, filled box per node (named by its node id, as
+    `apply` reports it) and one labelled edge per branch, children in their child order.
+
+    `labels` are the class labels by code, or None for a regression tree; `target` titles
+    the graph. Labels are Graphviz HTML-like labels, so any feature or category name is safe
+    once XML-escaped.
+    """
+    conditions = node_conditions(nodes, features)
+    boxes = _boxes(nodes, conditions, labels, decimals)
+    edges = _edge_labels(conditions, decimals)
+    first_child = nodes["first_child"].tolist()
+    n_children = nodes["n_children"].tolist()
+    font = f'fontname="{_DOT_FONT}"'
+    lines = [
+        "digraph tree {",
+        f"  graph [ordering=out, ranksep=0.45, nodesep=0.3, {font}, fontsize=14"
+        + (f", label=<<b>{_escape(_clean(target))}</b>>, labelloc=t];" if target else "];"),
+        f'  node [shape=box, style="filled,rounded", color="{_BORDER}", fontcolor="{_INK}", '
+        f'{font}, fontsize=12, margin="0.14,0.06"];',
+        f'  edge [color="{_EDGE}", fontcolor="{_INK}", {font}, fontsize=11, arrowsize=0.7];',
+    ]
+    order = list(_preorder(nodes))
+    for node in order:
+        box = boxes[node]
+        text = "<br/>".join([f"<b>{_escape(box.title)}</b>", *map(_escape, box.lines)])
+        lines.append(f'  {node} [label=<{text}>, fillcolor="{box.fill}"];')
+    for node in order:
+        first = first_child[node]
+        for child in range(first, first + n_children[node]):
+            lines.append(f"  {node} -> {child} [label=<{_escape(edges[child])}>];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def to_svg(
+    nodes: dict[str, NDArray[Any]],
+    features: Sequence[Feature],
+    labels: Sequence[Any] | None,
+    *,
+    target: str = "",
+    decimals: int = 3,
+) -> str:
+    """The tree as a standalone SVG document, laid out and drawn here.
+
+    A layered tidy tree: depth gives a box's row; leaves take their places left to right
+    and each parent is centred over its first and last child, every subtree kept inside its
+    own band so that no two boxes or edge labels overlap. Each edge's label sits just above
+    its child, inside the band that child reserved for it. Every box is a
+    `<rect class="node">` and carries a tooltip with its node id; styling is in attributes,
+    not a `<style>` sheet, so an SVG inlined in a notebook cannot restyle the page around it.
+    """
+    conditions = node_conditions(nodes, features)
+    boxes = _boxes(nodes, conditions, labels, decimals)
+    edges = _edge_labels(conditions, decimals)
+    order = list(_preorder(nodes))
+    first_child = nodes["first_child"].tolist()
+    n_children = nodes["n_children"].tolist()
+    parent = nodes["parent"].tolist()
+    depth = nodes["depth"].tolist()
+
+    sizes = [_box_size(box) for box in boxes]
+    label_widths = {
+        child: _text_width(text, _EDGE_SIZE) + 2 * _LABEL_PAD_X for child, text in edges.items()
+    }
+    half = [
+        (max(width, label_widths.get(node, 0.0)) + _GAP_X) / 2
+        for node, (width, _) in enumerate(sizes)
+    ]
+    centre, tree_width = _layout(order, parent, first_child, n_children, half)
+    row = max(height for _, height in sizes) + _GAP_Y
+
+    legend_items = _legend(nodes, labels, decimals)
+    wrap = max(tree_width, _MIN_LEGEND_WRAP)
+    legend, legend_width, legend_height = _draw_legend(_clean(target), legend_items, wrap)
+    top = _MARGIN + legend_height
+    width = math.ceil(max(tree_width, legend_width) + 2 * _MARGIN)
+    height = math.ceil(top + max(depth) * row + row - _GAP_Y + _MARGIN)
+
+    def box_left(node: int) -> float:
+        return _MARGIN + centre[node] - sizes[node][0] / 2
+
+    def box_top(node: int) -> float:
+        return top + depth[node] * row
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="{_escape(_FONT)}" fill="{_INK}" '
+        'role="img" aria-label="decision tree">',
+        f'<rect class="background" width="{width}" height="{height}" fill="#FFFFFF"/>',
+        f'<g transform="translate({_MARGIN} {_MARGIN})">',
+        *legend,
+        "</g>",
+        f'<g class="edges" stroke="{_EDGE}" stroke-width="1.2">',
+    ]
+    for node in order[1:]:
+        up = parent[node]
+        x1, y1 = _MARGIN + centre[up], box_top(up) + sizes[up][1]
+        x2, y2 = _MARGIN + centre[node], box_top(node)
+        out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>')
+    out.append("</g>")
+    out.append(f'<g class="edge-labels" text-anchor="middle" font-size="{_EDGE_SIZE:g}">')
+    for node in order[1:]:
+        x = _MARGIN + centre[node]
+        bottom = box_top(node) - _LABEL_LIFT
+        label_width = label_widths[node]
+        out.append(
+            f'<rect class="edge-label" x="{x - label_width / 2:.1f}" '
+            f'y="{bottom - _LABEL_HEIGHT:.1f}" width="{label_width:.1f}" '
+            f'height="{_LABEL_HEIGHT:g}" rx="3" fill="#FFFFFF" fill-opacity="0.92"/>'
+            f'<text x="{x:.1f}" y="{bottom - _LABEL_HEIGHT / 2 + 0.36 * _EDGE_SIZE:.1f}">'
+            f"{_escape(edges[node])}</text>"
+        )
+    out.append("</g>")
+    out.append('<g class="nodes" text-anchor="middle">')
+    for node in order:
+        out.extend(_draw_box(node, boxes[node], box_left(node), box_top(node), sizes[node]))
+    out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class _Box:
+    """What one node's box says and how it is coloured, shared by the DOT and SVG output."""
+
+    title: str  # the tested feature, or the leaf's prediction
+    lines: tuple[str, ...]  # weight, then the class distribution or the mean
+    fill: str  # "#rrggbb"
+    bar: tuple[tuple[str, float], ...]  # (colour, share) per class present; () for regression
+
+
+def _boxes(
+    nodes: dict[str, NDArray[Any]],
+    conditions: dict[int, tuple[Condition, Precondition]],
+    labels: Sequence[Any] | None,
+    decimals: int,
+) -> list[_Box]:
+    """Each node's box; `conditions` as `node_conditions` gives them, whose tests name the
+    feature(s) an inner node splits on."""
+    predictions = node_predictions(nodes, labels)
+    n_children = nodes["n_children"].tolist()
+    first_child = nodes["first_child"].tolist()
+    weight = nodes["weight"].tolist()
+    regression = labels is None
+    fills = _fills(nodes, regression)
+    boxes = []
+    for node, fill in enumerate(fills):
+        prediction = _clean(format_prediction(predictions[node], regression, decimals))
+        test = _tested(conditions[first_child[node]][0]) if n_children[node] else None
+        weighed = f"weight {format_weight(weight[node])}"
+        if regression:
+            # A leaf's title is its mean already; an inner node states it under its test.
+            lines = (weighed,) if test is None else (f"mean {prediction}", weighed)
+            boxes.append(_Box(prediction if test is None else test, lines, fill, ()))
+            continue
+        assert labels is not None
+        counts = nodes["value"][node].tolist()
+        present = [(k, count) for k, count in enumerate(counts) if count > 0]
+        if weight[node] > 0:
+            entries = [f"{format_weight(count)} {_clean(str(labels[k]))}" for k, count in present]
+            chunks = range(0, len(entries), _CLASSES_PER_LINE)
+            shares = [" · ".join(entries[i : i + _CLASSES_PER_LINE]) for i in chunks]
+            total = sum(counts)
+            bar = tuple((_colour(k), count / total) for k, count in present)
+        else:
+            # An empty node keeps its parent's distribution (and so its label) in `value`;
+            # printed as counts it would claim rows that never reached it.
+            shares, bar = ["no training rows"], ()
+        title = prediction if test is None else test
+        boxes.append(_Box(title, (weighed, *shares), fill, bar))
+    return boxes
+
+
+def _edge_labels(
+    conditions: dict[int, tuple[Condition, Precondition]], decimals: int
+) -> dict[int, str]:
+    """Each non-root node's branch test as `export_text` words it, on one line."""
+    return {node: _clean(condition.format(decimals)) for node, (condition, _) in conditions.items()}
+
+
+def _tested(condition: Condition) -> str:
+    """What a node's box names as its test: the feature, or an oblique test's features (its
+    weights and threshold are on the edges, which would repeat them)."""
+    if condition.terms:
+        return _clean(", ".join(name for name, _ in condition.terms))
+    return _clean(condition.feature)
+
+
+def _fills(nodes: dict[str, NDArray[Any]], regression: bool) -> list[str]:
+    """Each box's fill: its class colour mixed with white by purity (a node split evenly
+    between its classes is almost white), or for regression one hue by the node's mean."""
+    if regression:
+        mean = np.asarray(nodes["value"], dtype=np.float64)[:, 0]
+        low, high = _mean_range(nodes)
+        span = high - low
+        strength = (mean - low) / span if span > 0 else np.full(len(mean), 0.5)
+        ramp = _ramp(np.nan_to_num(strength, nan=0.0))
+        return [_tint(_REGRESSION_COLOUR, s) for s in ramp.tolist()]
+    n_classes = nodes["value"].shape[1]
+    confidence = np.asarray(_confidences(nodes, False), dtype=np.float64)
+    floor = 1 / n_classes
+    purity = (confidence - floor) / (1 - floor) if n_classes > 1 else np.ones_like(confidence)
+    ramp = _ramp(np.clip(np.nan_to_num(purity, nan=0.0), 0.0, 1.0))
+    return [
+        _tint(_colour(k), s) for k, s in zip(nodes["label"].tolist(), ramp.tolist(), strict=True)
+    ]
+
+
+def _ramp(fraction: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Fill strengths from _PALEST (fraction 0) to _DEEPEST (fraction 1)."""
+    return _PALEST + (_DEEPEST - _PALEST) * fraction
+
+
+def _mean_range(nodes: dict[str, NDArray[Any]]) -> tuple[float, float]:
+    """The smallest and largest node mean of a regression tree (0, 0 if none is finite)."""
+    mean = np.asarray(nodes["value"], dtype=np.float64)[:, 0]
+    finite = mean[np.isfinite(mean)]
+    return (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+
+
+def _colour(code: int) -> str:
+    return PALETTE[code % len(PALETTE)]
+
+
+def _tint(colour: str, strength: float) -> str:
+    """`colour` mixed with white: strength 1 is the colour itself, 0 is white."""
+    channels = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(255 + (c - 255) * strength):02X}" for c in channels)
+
+
+def _layout(
+    order: list[int],
+    parent: list[int],
+    first_child: list[int],
+    n_children: list[int],
+    half: list[float],
+) -> tuple[list[float], float]:
+    """The horizontal centre of every node and the width of the whole tree.
+
+    Each subtree owns a band: at least its root's slot (`half` on each side), else its
+    children's bands side by side. Children first (reverse preorder): a node is centred
+    between its first and last child's centres and its band stretched to cover its own slot,
+    so bands of siblings never overlap and neither does anything drawn in them. Then top
+    down, each node's centre is its parent's plus its offset. Linear in the nodes, no
+    recursion.
+    """
+    n = len(half)
+    left, right, offset = [0.0] * n, [0.0] * n, [0.0] * n
+    for node in reversed(order):
+        first, count = first_child[node], n_children[node]
+        if count == 0:
+            left[node] = right[node] = half[node]
+            continue
+        position = 0.0
+        centres: list[float] = []
+        for child in range(first, first + count):
+            position += left[child]
+            centres.append(position)
+            position += right[child]
+        middle = (centres[0] + centres[-1]) / 2
+        for child, at in zip(range(first, first + count), centres, strict=True):
+            offset[child] = at - middle
+        left[node] = max(middle, half[node])
+        right[node] = max(position - middle, half[node])
+    centre = [0.0] * n
+    centre[order[0]] = left[order[0]]
+    for node in order[1:]:
+        centre[node] = centre[parent[node]] + offset[node]
+    return centre, left[order[0]] + right[order[0]]
+
+
+def _box_size(box: _Box) -> tuple[float, float]:
+    widths = [_text_width(box.title, _TITLE_SIZE, bold=True)]
+    widths.extend(_text_width(line, _TEXT_SIZE) for line in box.lines)
+    width = max(max(widths) + 2 * _PAD_X, _MIN_BOX_WIDTH)
+    height = 2 * _PAD_Y + _LEADING * (_TITLE_SIZE + _TEXT_SIZE * len(box.lines))
+    if box.bar:
+        height += _BAR_GAP + _BAR_HEIGHT
+    return width, height
+
+
+def _draw_box(
+    node: int, box: _Box, left: float, top: float, size: tuple[float, float]
+) -> list[str]:
+    width, height = size
+    centre = left + width / 2
+    out = [
+        f"<g><title>node {node}</title>",
+        f'<rect class="node" x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" '
+        f'height="{height:.1f}" rx="6" fill="{box.fill}" stroke="{_BORDER}" stroke-width="1"/>',
+    ]
+    line_top = top + _PAD_Y
+    for text, size_px, bold in [
+        (box.title, _TITLE_SIZE, True),
+        *((line, _TEXT_SIZE, False) for line in box.lines),
+    ]:
+        baseline = line_top + size_px * (_LEADING / 2 + 0.35)  # x-height centred in the line
+        weight = ' font-weight="bold"' if bold else ""
+        out.append(
+            f'<text x="{centre:.1f}" y="{baseline:.1f}" font-size="{size_px:g}"{weight}>'
+            f"{_escape(text)}</text>"
+        )
+        line_top += _LEADING * size_px
+    if box.bar:
+        x, y = left + _PAD_X, line_top + _BAR_GAP
+        inner = width - 2 * _PAD_X
+        for colour, share in box.bar:
+            out.append(
+                f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{inner * share:.2f}" '
+                f'height="{_BAR_HEIGHT:g}" fill="{colour}"/>'
+            )
+            x += inner * share
+        out.append(
+            f'<rect x="{left + _PAD_X:.1f}" y="{y:.1f}" width="{inner:.1f}" '
+            f'height="{_BAR_HEIGHT:g}" fill="none" stroke="{_BORDER}" stroke-width="0.8"/>'
+        )
+    out.append("</g>")
+    return out
+
+
+def _legend(
+    nodes: dict[str, NDArray[Any]], labels: Sequence[Any] | None, decimals: int
+) -> list[tuple[str, str]]:
+    """(colour, text) per legend entry: each class, or the ends of the regression ramp."""
+    if labels is None:
+        low, high = _mean_range(nodes)
+        return [
+            (_tint(_REGRESSION_COLOUR, _PALEST), f"mean {format_number(low, decimals)}"),
+            (_tint(_REGRESSION_COLOUR, _DEEPEST), f"mean {format_number(high, decimals)}"),
+        ]
+    return [(_colour(k), _clean(str(label))) for k, label in enumerate(labels)]
+
+
+def _draw_legend(
+    target: str, items: list[tuple[str, str]], wrap: float
+) -> tuple[list[str], float, float]:
+    """The legend's SVG (at the origin), its width and its height including the gap below,
+    wrapped onto as many lines as `wrap` px need."""
+    out = ['<g class="legend" font-size="12">']
+    x = y = 0.0
+    widest = 0.0
+    if target:
+        out.append(f'<text x="0" y="12" font-weight="bold">{_escape(target)}</text>')
+        x = _text_width(target, _TEXT_SIZE, bold=True) + 10
+    for colour, text in items:
+        step = _SWATCH + 5 + _text_width(text, _TEXT_SIZE)
+        if x > 0 and x + step > wrap:
+            widest, x, y = max(widest, x), 0.0, y + _LEGEND_HEIGHT - 4
+        out.append(
+            f'<rect class="legend-swatch" x="{x:.1f}" y="{y + 2:.1f}" width="{_SWATCH:g}" '
+            f'height="{_SWATCH:g}" rx="2" fill="{colour}" stroke="{_BORDER}" stroke-width="0.8"/>'
+            f'<text x="{x + _SWATCH + 5:.1f}" y="{y + 12:.1f}">{_escape(text)}</text>'
+        )
+        x += step + 14
+    out.append("</g>")
+    return out, max(widest, x), y + _LEGEND_HEIGHT
+
+
+def _text_width(text: str, size: float, *, bold: bool = False) -> float:
+    """The rendered width of `text` in px, from Arial's metrics (wide East Asian characters
+    take a full em, combining marks none, other characters an average letter)."""
+    table = _BOLD if bold else _REGULAR
+    total = 0
+    for char in text:
+        code = ord(char)
+        if 32 <= code < 127:
+            total += table[code - 32]
+        elif char in _OTHER:
+            total += _OTHER[char]
+        elif unicodedata.combining(char):
+            continue
+        elif unicodedata.east_asian_width(char) in ("W", "F"):
+            total += 1000
+        else:
+            total += 600
+    return total * size / 1000 * _SPARE
+
+
+def _clean(text: str) -> str:
+    """`text` on one line, runs of white space as one space (SVG and Graphviz collapse them
+    anyway; `export_text` pads `>` to align with `<=`), and characters XML 1.0 cannot carry
+    (control characters, lone surrogates) replaced by U+FFFD, so any name gives valid XML."""
+    return "".join(char if _xml_char(char) else "\ufffd" for char in " ".join(text.split()))
+
+
+def _xml_char(char: str) -> bool:
+    code = ord(char)
+    return (
+        code >= 0x20 and not 0xD800 <= code <= 0xDFFF and code not in (0xFFFE, 0xFFFF)
+    ) or char in "\t\n\r"
+
+
+def _escape(text: str) -> str:
+    """`text` safe in XML content and double-quoted attributes (and Graphviz HTML labels)."""
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    )
