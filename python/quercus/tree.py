@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, pictures, render
+from . import _core, native, pictures, render
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
     LabelledData,
@@ -81,6 +81,27 @@ def _extended_signature(base: Any, extra: tuple[str, ...]) -> inspect.Signature:
     signature = inspect.signature(base)
     added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
     return signature.replace(parameters=[*signature.parameters.values(), *added])
+
+
+def _post_prune(
+    state: _Fitted,
+    pruning: _Pruning,
+    held_out: LabelledData | None,
+    training: LabelledData | None,
+) -> _Fitted:
+    """`state` with its tree pruned by `pruning.method` (unchanged for "none"); records the
+    reduced-error steps as the state's trace."""
+    tree, trace = state.tree, None
+    if pruning.method == "reduced_error":
+        assert held_out is not None  # checked by the callers
+        tree, steps = _core.prune_reduced_error(tree, *held_out.as_core(), pruning.prune_ties)
+        trace = pl.DataFrame(steps)
+    elif pruning.method == "pessimistic":
+        raising = training.as_core() if pruning.subtree_raising and training else None
+        tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
+    elif pruning.method == "cost_complexity":
+        tree = _core.prune_cost_complexity(tree, pruning.ccp_alpha)
+    return _Fitted(tree, state.schema, state.classes, trace)
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -322,9 +343,10 @@ class _BaseTree(ABC):
             asdict(params),
             held_out.as_core() if held_out and self.prepruning == "validation" else None,
         )
-        self._fitted = _Fitted(tree, data.schema, data.classes)
+        grown = _Fitted(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
-        self._fitted = self._post_prune(pruning, held_out, training)
+        # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
+        self._fitted = _post_prune(grown, pruning, held_out, training)
         return self
 
     def _reweighted(self, data: TrainingData) -> TrainingData:
@@ -337,24 +359,6 @@ class _BaseTree(ABC):
             raise ValueError("validation must be a tuple (X_val, y_val[, sample_weight_val])")
         weight = rows[2] if len(rows) == 3 else None
         return labelled_data(rows[0], rows[1], weight, schema, classes)
-
-    def _post_prune(
-        self, pruning: _Pruning, held_out: LabelledData | None, training: LabelledData | None
-    ) -> _Fitted:
-        """The fitted state with its tree pruned by `pruning.method` (the state unchanged for
-        "none"); records the reduced-error steps in `pruning_trace_`."""
-        state = self._state
-        tree, trace = state.tree, None
-        if pruning.method == "reduced_error":
-            assert held_out is not None  # checked by the callers
-            tree, steps = _core.prune_reduced_error(tree, *held_out.as_core(), pruning.prune_ties)
-            trace = pl.DataFrame(steps)
-        elif pruning.method == "pessimistic":
-            raising = training.as_core() if pruning.subtree_raising and training else None
-            tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
-        elif pruning.method == "cost_complexity":
-            tree = _core.prune_cost_complexity(tree, pruning.ccp_alpha)
-        return _Fitted(tree, state.schema, state.classes, trace)
 
     def prune(
         self: _Estimator,
@@ -396,7 +400,7 @@ class _BaseTree(ABC):
         if X is not None:
             training = self._labelled((X, y, sample_weight), state.schema, state.classes)
         pruned = copy.copy(self)
-        pruned._fitted = self._post_prune(pruning, held_out, training)
+        pruned._fitted = _post_prune(state, pruning, held_out, training)
         return pruned
 
     def cost_complexity_pruning_path(
@@ -526,6 +530,30 @@ class _BaseTree(ABC):
         """`rules()` as text: one `IF ... THEN ...` line per leaf and an `ELSE` default."""
         return self.rules().to_text(decimals)
 
+    def predict_expr(self, *, proba: bool = False) -> pl.Expr:
+        """A Polars expression running this model's predictor on each batch of a query,
+        named after the target: `df.with_columns(model.predict_expr())`, eager, lazy or
+        `collect(engine="streaming")`. `proba=True` (classifiers): a struct of class
+        probabilities. See `quercus.native.predict_expr`."""
+        return native.predict_expr(self, proba=proba)
+
+    def to_polars_expr(self) -> pl.Expr:
+        """The tree as a pure Polars `when/then` expression named after the target (quercus
+        is not needed to run it). Equal to `predict(X, output="polars")` on rows with no
+        missing tested value; a missing value (null, NaN, an unseen category) goes down the
+        branch with the largest training share, since C4.5's fractions cannot be expressed
+        (see `quercus.native`)."""
+        state = self._state
+        dtype = native.prediction_dtype(state.schema, state.classes)
+        return native.tree_expr(state.tree.nodes(), state.schema, self._labels(), dtype)
+
+    def to_sql(self, table: str | None = None) -> str:
+        """The tree as an SQL `CASE` expression (nested, one per internal node), with
+        `to_polars_expr`'s treatment of missing values (NULL); with `table`, a whole
+        `SELECT CASE ... END AS "target" FROM "table"`. Columns as for `RuleSet.to_sql`."""
+        state = self._state
+        return native.tree_sql(state.tree.nodes(), state.schema, self._labels(), table)
+
     def to_dot(self, *, decimals: int = 3) -> str:
         """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`."""
         state = self._state
@@ -627,10 +655,16 @@ class DecisionTreeClassifier(_BaseTree):
     def n_classes_(self) -> int:
         return len(self.classes_)
 
-    def predict(self, X: Any) -> NDArray[Any]:
+    def predict(self, X: Any, *, output: str = "numpy") -> Any:
         """The most probable class label of each row (missing values: C4.5 fractions); with a
-        cost matrix, the class of least expected cost."""
-        return self.classes_[self._predict_codes(self._columns(X))]
+        cost matrix, the class of least expected cost.
+
+        X: a NumPy array, or a Polars (or pandas) DataFrame or a LazyFrame (only the fitted
+        features are collected). `output="polars"`: a Series named after the target, with
+        the target's dtype at fit (an Enum target gives that Enum)."""
+        output = native.check_output(output)
+        codes = self._predict_codes(self._columns(X))
+        return native.class_labels(codes, self.classes_, self._state.schema, output)
 
     def _predict_codes(self, columns: list[_core.Column]) -> NDArray[np.intp]:
         if self.cost_matrix is None:
@@ -638,9 +672,12 @@ class DecisionTreeClassifier(_BaseTree):
         costs = np.asarray(self.cost_matrix, dtype=np.float64)
         return np.argmin(self.tree_.predict_proba(columns) @ costs, axis=1)
 
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Class probabilities, columns in `classes_` order."""
-        return self.tree_.predict_proba(self._columns(X))
+    def predict_proba(self, X: Any, *, output: str = "numpy") -> Any:
+        """Class probabilities, columns in `classes_` order; `output="polars"`: a DataFrame
+        with one Float64 column per class, named after its label."""
+        output = native.check_output(output)
+        proba = self.tree_.predict_proba(self._columns(X))
+        return native.probabilities(proba, self.classes_, output)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy, weighted by `sample_weight`."""
@@ -657,9 +694,12 @@ class DecisionTreeRegressor(_BaseTree):
     _default_criteria: ClassVar[dict[str, str]] = dict.fromkeys(_SPLITS, "squared_error")
     _criteria: ClassVar[tuple[str, ...]] = ("squared_error",)
 
-    def predict(self, X: Any) -> NDArray[np.float64]:
-        """The weighted mean target of the leaves each row reaches."""
-        return self.tree_.predict_value(self._columns(X))
+    def predict(self, X: Any, *, output: str = "numpy") -> Any:
+        """The weighted mean target of the leaves each row reaches; `output="polars"`: a
+        Float64 Series named after the target. X as for the classifier's `predict`."""
+        output = native.check_output(output)
+        predictions = self.tree_.predict_value(self._columns(X))
+        return native.values(predictions, self._state.schema, output)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Coefficient of determination R^2, weighted by `sample_weight`."""
