@@ -7,6 +7,8 @@ follows scikit-learn's estimator conventions and renders trees as the textbooks 
 from . import datasets
 from ._core import QuercusError
 from ._validation import DataConversionWarning
+from .model_io import from_bytes, load
+from .native import predict_expr
 from .rules import RuleSet
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError, split_scores
 
@@ -21,5 +23,8 @@ __all__ = [
     "RuleSet",
     "__version__",
     "datasets",
+    "from_bytes",
+    "load",
+    "predict_expr",
     "split_scores",
 ]

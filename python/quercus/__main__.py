@@ -1,29 +1,285 @@
-"""Command line: `python -m quercus demo` (also installed as the `quercus` script)."""
+"""Command line: `quercus fit | predict | show | demo` (also `python -m quercus ...`).
+
+    quercus fit DATA --target COL [--algorithm c4.5] [--prune pessimistic] ... -o model.qrc
+    quercus predict model.qrc DATA -o out.parquet [--proba] [--keep ID]
+    quercus show model.qrc [--rules | --dot | --svg] [-o FILE]
+    quercus demo [--dataset watermelon3]
+
+DATA is a CSV or Parquet file, told apart by its extension and read with Polars. Every error,
+a usage mistake included, is one line `quercus: error: ...` on stderr and exit status 2
+(QUERCUS_DEBUG=1 shows the traceback instead). A fit or prediction that runs longer than a
+second shows its elapsed time on stderr (after QUERCUS_PROGRESS_AFTER seconds if set).
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
+import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import polars as pl
 
 from . import __version__, datasets
-from .tree import DecisionTreeClassifier
+from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+_READERS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+_PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
+
+
+class UserError(Exception):
+    """A mistake on the command line or in its files, reported as one line."""
 
 
 class _Parser(argparse.ArgumentParser):
     """Reports usage errors as one line, like every other error of this command."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"quercus: error: {message}\n")  # subcommands too: one error form
 
 
-def _demo(dataset: str) -> None:
+# --- files --------------------------------------------------------------------------------------
+
+
+def _format(path: Path, role: str) -> str:
+    kind = _READERS.get(path.suffix.lower())
+    if kind is None:
+        raise UserError(
+            f"cannot tell the format of {role} {str(path)!r}: use a .csv or .parquet file"
+        )
+    return kind
+
+
+def _scan(path_text: str, dtypes: dict[str, Any] | None = None) -> pl.LazyFrame:
+    """DATA as a LazyFrame; `dtypes` fixes the types of CSV columns (a model's features, so
+    that a column of category codes stays text and an empty one stays numeric)."""
+    path = Path(path_text)
+    kind = _format(path, "data file")
+    if not path.is_file():
+        raise UserError(f"no such file: {path_text}")
+    if kind == "parquet":
+        return pl.scan_parquet(path)
+    return pl.scan_csv(path, infer_schema_length=10_000, schema_overrides=dtypes)
+
+
+def _collect(frame: pl.LazyFrame, path: str, columns: Sequence[str] | None = None) -> pl.DataFrame:
+    """The rows of DATA (only `columns` if given); reading errors name the file."""
+    try:
+        if columns is not None:
+            frame = frame.select(columns)
+        data = frame.collect()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise UserError(f"cannot read {path}: {_first_line(error)}") from error
+    if data.height == 0:
+        raise UserError(f"{path} has no rows")
+    return data
+
+
+def _columns_of(frame: pl.LazyFrame, path: str) -> list[str]:
+    try:
+        return frame.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise UserError(f"cannot read {path}: {_first_line(error)}") from error
+
+
+def _require(columns: Sequence[str], wanted: Sequence[str], path: str, what: str) -> None:
+    missing = [name for name in wanted if name not in columns]
+    if missing:
+        raise UserError(
+            f"{path} has no column {', '.join(map(repr, missing))} ({what}); "
+            f"its columns are {', '.join(map(repr, columns))}"
+        )
+
+
+def _write(frame: pl.DataFrame, path_text: str) -> None:
+    path = Path(path_text)
+    kind = _format(path, "output file")
+    try:
+        if kind == "parquet":
+            frame.write_parquet(path)
+        else:
+            frame.write_csv(path)
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise UserError(f"cannot write {path_text}: {_first_line(error)}") from error
+
+
+def _write_text(text: str, path_text: str | None) -> None:
+    if path_text is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        Path(path_text).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot write {path_text}: {_first_line(error)}") from error
+
+
+def _load_model(path_text: str) -> Any:
+    from . import load  # the model format's reader
+
+    if not Path(path_text).is_file():
+        raise UserError(f"no such model file: {path_text}")
+    try:
+        return load(path_text)
+    except Exception as error:  # any reason a file is not a model is a user's mistake
+        message = f"{path_text} is not a readable quercus model: {_first_line(error)}"
+        raise UserError(message) from error
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+# --- progress -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _progress(label: str) -> Iterator[None]:
+    """Elapsed time on stderr once `label` has run for a second: a spinner redrawn in place
+    on a terminal, otherwise one line when it starts showing and one when it is done."""
+    try:
+        after = float(os.environ.get("QUERCUS_PROGRESS_AFTER", "1"))
+    except ValueError:
+        after = 1.0
+    done = threading.Event()
+    shown = threading.Event()
+    start = time.monotonic()
+    terminal = sys.stderr.isatty()
+
+    def report() -> None:
+        if done.wait(after):
+            return
+        shown.set()
+        if not terminal:
+            print(f"quercus: {label} ...", file=sys.stderr, flush=True)
+            return
+        for spinner in itertools.cycle("|/-\\"):
+            elapsed = time.monotonic() - start
+            print(
+                f"\rquercus: {label} {spinner} {elapsed:.1f}s", end="", file=sys.stderr, flush=True
+            )
+            if done.wait(0.1):
+                return
+
+    thread = threading.Thread(target=report, name="quercus-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        if shown.is_set():
+            elapsed = time.monotonic() - start
+            start_of_line = "\r" if terminal else ""
+            print(f"{start_of_line}quercus: {label} done in {elapsed:.1f}s", file=sys.stderr)
+
+
+# --- commands -----------------------------------------------------------------------------------
+
+
+def _fit(args: argparse.Namespace) -> None:
+    params: dict[str, Any] = {"algorithm": args.algorithm, "pruning": args.prune}
+    for name in ("criterion", "max_depth", "min_samples_split", "min_samples_leaf", "confidence"):
+        if getattr(args, name) is not None:
+            params[name] = getattr(args, name)
+    if args.ccp_alpha is not None:
+        params["ccp_alpha"] = args.ccp_alpha
+    if args.prune == "reduced_error" and args.validation is None:
+        raise UserError("--prune reduced_error needs held-out rows: --validation VAL_DATA")
+    if args.prune == "cost_complexity" and args.ccp_alpha is None:
+        raise UserError("--prune cost_complexity needs --ccp-alpha A")
+    estimator = DecisionTreeRegressor if args.regression else DecisionTreeClassifier
+    model = estimator(**params)
+    with _progress("fitting"):
+        data = _read_training(args.data, args.target)
+        if data.width < 2:
+            raise UserError(f"{args.data} has no feature columns besides {args.target!r}")
+        validation = None
+        if args.validation is not None:
+            held_out = _read_training(args.validation, args.target)
+            validation = (held_out.drop(args.target), held_out.get_column(args.target))
+        try:
+            model.fit(data, target=args.target, validation=validation)
+        except ValueError as error:
+            message = _first_line(error)
+            if "continuous" in message and not args.regression:
+                message += " (pass --regression)"
+            raise UserError(message) from error
+        X = data.drop(args.target)
+        score = model.score(X, data.get_column(args.target))
+        model.save(args.output)
+    figure = "R^2" if args.regression else "accuracy"
+    print(
+        f"wrote {args.output}: {model!r}, {model.n_leaves_} leaves, depth {model.depth_}; "
+        f"training {figure} {score:.4f}"
+    )
+
+
+def _read_training(path: str, target: str) -> pl.DataFrame:
+    frame = _scan(path)
+    _require(_columns_of(frame, path), [target], path, "the --target")
+    return _collect(frame, path)
+
+
+def _predict(args: argparse.Namespace) -> None:
+    model = _load_model(args.model)
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise UserError("--proba needs a classifier; this model is a regression tree")
+    schema = model._state.schema
+    dtypes = {f.name: pl.Float64 if f.kind == "numeric" else pl.String for f in schema.features}
+    with _progress("predicting"):
+        frame = _scan(args.data, dtypes)
+        columns = _columns_of(frame, args.data)
+        _require(columns, schema.names, args.data, "a feature of the model")
+        _require(columns, args.keep, args.data, "asked for by --keep")
+        wanted = list(dict.fromkeys([*args.keep, *schema.names]))
+        data = _collect(frame, args.data, wanted)
+        if args.proba:
+            predicted = model.predict_proba(data, output="polars")
+        else:
+            predicted = model.predict(data, output="polars").to_frame()
+        clash = [name for name in args.keep if name in predicted.columns]
+        if clash:
+            raise UserError(f"--keep {clash[0]!r} has the name of an output column")
+        output = pl.concat([data.select(args.keep), predicted], how="horizontal")
+        _write(output, args.output)
+    print(f"wrote {args.output}: {output.height} rows, columns {', '.join(output.columns)}")
+
+
+def _show(args: argparse.Namespace) -> None:
+    model = _load_model(args.model)
+    if args.rules:
+        text = model.export_rules()
+    elif args.dot:
+        text = model.to_dot()
+    elif args.svg:
+        text = model.to_svg()
+    else:
+        schema = model._state.schema
+        header = (
+            f"{model!r} predicting {schema.target!r} from {len(schema.features)} features: "
+            f"{model.n_nodes_} nodes, {model.n_leaves_} leaves, depth {model.depth_}"
+        )
+        text = f"{header}\n{model.export_text()}"
+    _write_text(text, args.output)
+
+
+def _demo(args: argparse.Namespace) -> None:
     """Fit the three classic algorithms and print their trees, as the textbooks do."""
-    features, target = datasets.load(dataset, return_X_y=True)
+    if args.dataset not in datasets.names():
+        raise UserError(
+            f"unknown data set {args.dataset!r}; choose one of {', '.join(datasets.names())}"
+        )
+    features, target = datasets.load(args.dataset, return_X_y=True)
     for algorithm in ("id3", "c4.5", "cart"):
         model = DecisionTreeClassifier(algorithm=algorithm).fit(features, target)
-        print(f"== {algorithm} tree on {dataset} ==")
+        print(f"== {algorithm} tree on {args.dataset} ==")
         print(model.export_text())
         if algorithm == "id3":
             print("\nRules:")
@@ -31,20 +287,101 @@ def _demo(dataset: str) -> None:
         print(f"\nTraining accuracy: {model.score(features, target):.3f}\n")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 on any error)."""
+# --- the parser ---------------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def _parser() -> _Parser:
     parser = _Parser(prog="quercus", description="Decision trees as the textbooks define them.")
     parser.add_argument("--version", action="version", version=f"quercus {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    fit = commands.add_parser("fit", help="grow (and prune) a tree on a CSV or Parquet file")
+    fit.add_argument("data", metavar="DATA", help="training data, .csv or .parquet")
+    fit.add_argument("--target", required=True, metavar="COL", help="the column to predict")
+    fit.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
+    fit.add_argument("--algorithm", choices=("id3", "c4.5", "cart"), default="cart")
+    fit.add_argument(
+        "--criterion", help="entropy, gain_ratio, gini, misclassification (squared_error)"
+    )
+    fit.add_argument("--max-depth", type=_positive_int, metavar="N")
+    fit.add_argument("--min-samples-split", type=_positive_int, metavar="N")
+    fit.add_argument("--min-samples-leaf", type=_positive_int, metavar="N")
+    fit.add_argument(
+        "--prune",
+        choices=_PRUNINGS,
+        help="post-pruning (default: pessimistic for c4.5, none otherwise)",
+    )
+    fit.add_argument("--ccp-alpha", type=_number, metavar="A", help="cost-complexity alpha")
+    fit.add_argument("--confidence", type=_number, metavar="CF", help="C4.5's CF (0.25)")
+    fit.add_argument(
+        "--validation", metavar="VAL_DATA", help="held-out rows for --prune reduced_error"
+    )
+    fit.add_argument("--regression", action="store_true", help="a regression tree")
+    fit.set_defaults(run=_fit)
+
+    predict = commands.add_parser("predict", help="predict the rows of a CSV or Parquet file")
+    predict.add_argument("model", metavar="MODEL", help="a model file written by `quercus fit`")
+    predict.add_argument("data", metavar="DATA", help="rows to predict, .csv or .parquet")
+    predict.add_argument("-o", "--output", required=True, metavar="OUT", help=".parquet or .csv")
+    predict.add_argument("--proba", action="store_true", help="one probability column per class")
+    predict.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="copy this input column (an id) into the output; repeatable",
+    )
+    predict.set_defaults(run=_predict)
+
+    show = commands.add_parser("show", help="print a model as text, rules, DOT or SVG")
+    show.add_argument("model", metavar="MODEL")
+    picture = show.add_mutually_exclusive_group()
+    picture.add_argument("--rules", action="store_true", help="IF ... THEN rules")
+    picture.add_argument("--dot", action="store_true", help="Graphviz DOT")
+    picture.add_argument("--svg", action="store_true", help="a standalone SVG picture")
+    show.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    show.set_defaults(run=_show)
+
     demo = commands.add_parser("demo", help="fit ID3, C4.5 and CART on a bundled data set")
     demo.add_argument(
         "--dataset", default="watermelon3", help="one of: " + ", ".join(datasets.names())
     )
-    args = parser.parse_args(argv)
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 on any error)."""
+    args = _parser().parse_args(argv)
     try:
-        _demo(args.dataset)
-    except Exception as error:  # any failure is reported as one line, never a traceback
-        print(f"quercus: error: {error}", file=sys.stderr)
+        args.run(args)
+    except KeyboardInterrupt:
+        print("quercus: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # stdout's reader left early (`quercus show m.qrc | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+        return 0
+    except Exception as error:  # a user's mistake, or anything else: one line, no traceback
+        if os.environ.get("QUERCUS_DEBUG"):
+            raise
+        print(f"quercus: error: {_first_line(error)}", file=sys.stderr)
         return 2
     return 0
 

@@ -45,6 +45,10 @@ class Schema:
 
     features: tuple[Feature, ...]
     target: str
+    # A classifier's target dtype by Polars name ("Enum": its categories are the classes), so
+    # Polars predictions keep it; None for regression, a NumPy y or a dtype not in
+    # `_LABEL_DTYPES` (then the labels' own NumPy type decides).
+    target_dtype: str | None = None
 
     @property
     def names(self) -> list[str]:
@@ -87,7 +91,7 @@ def training_data(
         )
     y = _from_pandas(y)
     name = target or (y.name if isinstance(y, pl.Series) and y.name else "y")
-    schema = Schema(_infer_features(frame), name)
+    schema = Schema(_infer_features(frame), name, _dtype_name(y) if classification else None)
     columns = _encode(frame, schema)
     n_rows = n_rows_of(columns)
     classes: NDArray[Any] | None = None
@@ -133,8 +137,52 @@ def class_codes(y: Any, n_rows: int, classes: NDArray[Any]) -> NDArray[np.uint32
 
 
 def transform(X: Any, schema: Schema) -> list[Column]:
-    """Encode X for a fitted tree: Polars columns by name, categories by the fit-time lists."""
+    """Encode X for a fitted tree: Polars columns by name, categories by the fit-time lists.
+
+    A LazyFrame is collected with only the columns the tree reads."""
+    if isinstance(X, pl.LazyFrame):
+        _check_present(X.collect_schema().names(), schema)
+        X = X.select(schema.names).collect()
     return _encode(_as_frame(X), schema)
+
+
+# Target dtypes predictions can be given back in, by name (a name read from a model file is
+# looked up here, never evaluated).
+_LABEL_DTYPES: dict[str, Any] = {
+    "String": pl.String,
+    "Categorical": pl.Categorical,
+    "Boolean": pl.Boolean,
+    **{
+        name: getattr(pl, name)
+        for name in (
+            *(f"Int{bits}" for bits in (8, 16, 32, 64)),
+            *(f"UInt{bits}" for bits in (8, 16, 32, 64)),
+            "Float32",
+            "Float64",
+        )
+    },
+}
+
+
+def _dtype_name(y: Any) -> str | None:
+    """`Schema.target_dtype` for a classifier's y."""
+    if not isinstance(y, pl.Series):
+        return None
+    if isinstance(y.dtype, pl.Enum):
+        return "Enum"
+    name = type(y.dtype).__name__ if isinstance(y.dtype, pl.Categorical) else str(y.dtype)
+    return name if name in _LABEL_DTYPES else None
+
+
+def label_dtype(schema: Schema, classes: NDArray[Any]) -> pl.DataType:
+    """The Polars dtype of predicted labels: the target's at fit (an Enum of the classes for
+    an Enum target), else the one Polars gives the labels."""
+    name = schema.target_dtype
+    if name == "Enum":
+        return pl.Enum([str(label) for label in classes.tolist()])
+    if name in _LABEL_DTYPES:
+        return _LABEL_DTYPES[name]()
+    return pl.Series(classes).dtype
 
 
 def n_rows_of(columns: list[Column]) -> int:
@@ -177,11 +225,12 @@ def _class_targets(y: Any, n_rows: int) -> tuple[NDArray[np.uint32], NDArray[Any
         return codes, np.array(categories)
     if values.dtype == np.bool_:
         return values.astype(np.uint32), np.array([False, True])
-    if values.dtype.kind == "f" and np.any(values != np.round(values)):
+    fractional = values != np.round(values) if values.dtype.kind == "f" else None
+    if fractional is not None and fractional.any():
         # Fractional labels are almost always a regression target given to a classifier.
         raise ValueError(
             "Unknown label type: continuous (y holds non-integer numbers such as "
-            f"{values[_first(values != np.round(values))]}); a classifier needs class labels, "
+            f"{values[_first(fractional)]}); a classifier needs class labels, "
             "use DecisionTreeRegressor for a numeric target"
         )
     classes, codes = np.unique(values, return_inverse=True)
@@ -225,6 +274,8 @@ def _from_pandas(obj: Any) -> Any:
 def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64]:
     """A Polars DataFrame, or a NumPy array as Fortran-ordered float64 (contiguous columns)."""
     X = _from_pandas(X)
+    if isinstance(X, pl.LazyFrame):
+        X = X.collect()
     if isinstance(X, pl.DataFrame):
         _check_not_empty(X.shape)
         return X
@@ -321,9 +372,7 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64], schema: Schema) -> list[C
                     f"column {feature.name!r} was categorical at fit; pass a Polars DataFrame"
                 )
         return [_numeric_column(f.name, frame[:, j]) for j, f in enumerate(features)]
-    absent = [name for name in schema.names if name not in frame.columns]
-    if absent:
-        raise ValueError(f"X lacks the column(s) {', '.join(map(repr, absent))} seen at fit")
+    _check_present(frame.columns, schema)
     columns: list[Column] = []
     for feature in features:
         series = frame.get_column(feature.name)
@@ -343,6 +392,13 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64], schema: Schema) -> list[C
                 ("categorical", codes, missing, len(feature.categories), feature.ordered)
             )
     return columns
+
+
+def _check_present(columns: list[str], schema: Schema) -> None:
+    present = set(columns)
+    absent = [name for name in schema.names if name not in present]
+    if absent:
+        raise ValueError(f"X lacks the column(s) {', '.join(map(repr, absent))} seen at fit")
 
 
 def _numeric_column(name: str, values: NDArray[np.float64]) -> Column:

@@ -1,0 +1,214 @@
+"""Prediction where the data lives: Polars outputs, a Polars expression that runs the Rust
+predictor on each batch of a (streaming) query, and the tree itself as a pure Polars
+`when/then` expression or an SQL `CASE` expression.
+
+Missing values in the pure renderings (`tree_expr`, `tree_sql`). The tree sends a row whose
+tested value is missing down every branch with C4.5's fractions and sums the leaves it
+reaches; one `when/then` (or `CASE`) value cannot do that. The renderings send such a row
+down the single branch that received the largest share of the node's training weight (its
+largest `branch_fraction`, the first such branch on a tie). "Missing" here is what the tree
+itself treats as missing at a node: null, NaN in a numeric column, a category not seen at fit,
+and a category a CART subset node never saw while growing. On rows where no tested value is
+missing the renderings predict exactly what `predict` does.
+
+The renderings nest one `when/then` (`CASE`) per internal node, so their depth is the tree's:
+fine for the trees people read, slow for trees thousands of levels deep.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+from ._validation import Schema, label_dtype
+from .rules import node_conditions, node_predictions, quote_identifier, quote_value
+
+if TYPE_CHECKING:
+    from polars.expr.whenthen import ChainedThen, Then
+
+    from .tree import _BaseTree
+
+__all__ = ["predict_expr"]
+
+Output = Literal["numpy", "polars"]
+_OUTPUTS = ("numpy", "polars")
+
+
+def check_output(output: Any) -> Output:
+    if not isinstance(output, str) or output not in _OUTPUTS:
+        raise ValueError(f"output must be 'numpy' or 'polars'; got {output!r}")
+    return output  # type: ignore[return-value]
+
+
+def class_labels(
+    codes: NDArray[np.intp], classes: NDArray[Any], schema: Schema, output: Output
+) -> NDArray[Any] | pl.Series:
+    """The labels of class `codes`: a NumPy array, or a Series named after the target with
+    the target's dtype at fit (an Enum target stays that Enum)."""
+    if output == "numpy":
+        return classes[codes]
+    return _label_series(classes, schema).gather(codes)
+
+
+def values(predictions: NDArray[np.float64], schema: Schema, output: Output) -> Any:
+    """Regression predictions as they are, or as a Float64 Series named after the target."""
+    if output == "numpy":
+        return predictions
+    return pl.Series(schema.target, predictions, dtype=pl.Float64)
+
+
+def probabilities(proba: NDArray[np.float64], classes: NDArray[Any], output: Output) -> Any:
+    """Class probabilities as they are, or as a DataFrame with one column per class, named
+    after the class labels (`str(label)`), in `classes_` order."""
+    if output == "numpy":
+        return proba
+    return pl.DataFrame(
+        {name: proba[:, k] for k, name in enumerate(class_names(classes))},
+        schema=dict.fromkeys(class_names(classes), pl.Float64),
+    )
+
+
+def class_names(classes: NDArray[Any]) -> list[str]:
+    return [str(label) for label in classes.tolist()]
+
+
+def _label_series(classes: NDArray[Any], schema: Schema) -> pl.Series:
+    return pl.Series(schema.target, classes.tolist(), dtype=label_dtype(schema, classes))
+
+
+def prediction_dtype(schema: Schema, classes: NDArray[Any] | None) -> pl.DataType:
+    """The dtype of `predict(..., output="polars")`."""
+    return pl.Float64() if classes is None else label_dtype(schema, classes)
+
+
+def predict_expr(model: _BaseTree, *, proba: bool = False) -> pl.Expr:
+    """A Polars expression computing `model.predict` on the frame's feature columns, named
+    after the target: `df.with_columns(predict_expr(model))`, eager, lazy or streaming.
+
+    It packs the features into a struct and runs quercus's predictor once per batch Polars
+    hands it (`map_batches`, elementwise, so the streaming engine runs it on each morsel and
+    never materialises the whole frame in Python). With `proba=True` (classifiers) the
+    column is a struct of class probabilities, one Float64 field per class named after the
+    label; `.struct.unnest()` spreads it into columns.
+
+    The expression holds a snapshot of the fitted model: refitting `model` later does not
+    change it. It needs quercus wherever it runs; `model.to_polars_expr()` does not.
+    """
+    frozen = copy.copy(model)  # a refit assigns a new state; the snapshot keeps this one
+    state = frozen._state  # an unfitted model fails here, not at collect time
+    schema, classes = state.schema, state.classes
+    if proba:
+        if classes is None:
+            raise ValueError("predict_expr(proba=True) needs a classifier")
+        dtype: pl.DataType = pl.Struct(dict.fromkeys(class_names(classes), pl.Float64))
+    else:
+        dtype = prediction_dtype(schema, classes)
+    predict: Callable[..., Any] = getattr(frozen, "predict_proba" if proba else "predict")
+
+    def run(batch: pl.Series) -> pl.Series:
+        if batch.len() == 0:
+            return pl.Series(schema.target, [], dtype=dtype)
+        predicted = predict(batch.struct.unnest(), output="polars")
+        return predicted.to_struct(schema.target) if proba else predicted
+
+    features = pl.struct([pl.col(name) for name in schema.names])
+    return features.map_batches(run, return_dtype=dtype, is_elementwise=True).alias(schema.target)
+
+
+# --- the tree as a pure expression --------------------------------------------------------------
+
+
+def tree_expr(
+    nodes: dict[str, NDArray[Any]], schema: Schema, labels: Sequence[Any] | None, dtype: Any
+) -> pl.Expr:
+    """The tree as nested `pl.when(...).then(...).otherwise(...)`, one level per internal
+    node (the branch missing values take is the `otherwise`), named after the target and
+    cast to `dtype` (the dtype `predict(..., output="polars")` returns)."""
+    edges = node_conditions(nodes, schema.features)
+    predictions = node_predictions(nodes, labels)
+    first_child = nodes["first_child"].tolist()
+    n_children = nodes["n_children"].tolist()
+    takes_missing = _missing_branches(nodes)
+    if n_children[0] == 0:  # a lone literal would make `select` return a single row
+        return pl.repeat(pl.lit(predictions[0]), pl.len()).cast(dtype).alias(schema.target)
+    built: dict[int, pl.Expr] = {}
+    stack = [(0, False)]  # post-order, without recursion: children first
+    while stack:
+        node, expanded = stack.pop()
+        first = first_child[node]
+        children = range(first, first + n_children[node])
+        if not children:
+            built[node] = pl.lit(predictions[node])
+        elif not expanded:
+            stack.append((node, True))
+            stack.extend((child, False) for child in children)
+        else:
+            chain: Then | ChainedThen | None = None
+            for child in children:
+                if child == takes_missing[node]:
+                    continue
+                test, then = edges[child][1].to_polars(), built.pop(child)
+                chain = pl.when(test).then(then) if chain is None else chain.when(test).then(then)
+            default = built.pop(takes_missing[node])
+            built[node] = default if chain is None else chain.otherwise(default)
+    return built[0].cast(dtype).alias(schema.target)
+
+
+def tree_sql(
+    nodes: dict[str, NDArray[Any]],
+    schema: Schema,
+    labels: Sequence[Any] | None,
+    table: str | None = None,
+) -> str:
+    """The tree as nested `CASE WHEN ... THEN ... ELSE ... END`, one per internal node (the
+    branch missing values take is the `ELSE`); with `table`, a whole
+    `SELECT CASE ... END AS "target" FROM "table"`. Quoting and the columns expected are
+    those of `RuleSet.to_sql`."""
+    edges = node_conditions(nodes, schema.features)
+    predictions = node_predictions(nodes, labels)
+    first_child = nodes["first_child"].tolist()
+    n_children = nodes["n_children"].tolist()
+    takes_missing = _missing_branches(nodes)
+    lines: list[str] = []
+    # Pre-order: a node (id, text before it, indent level) or a finished line (a str).
+    stack: list[tuple[int, str, int] | str] = [(0, "", 0)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            lines.append(item)
+            continue
+        node, prefix, level = item
+        pad = "    " * level
+        if n_children[node] == 0:
+            lines.append(f"{pad}{prefix}{quote_value(predictions[node])}")
+            continue
+        lines.append(f"{pad}{prefix}CASE")
+        stack.append(f"{pad}END")
+        default = takes_missing[node]
+        stack.append((default, "ELSE ", level + 1))
+        first = first_child[node]
+        for child in range(first + n_children[node] - 1, first - 1, -1):
+            if child != default:
+                stack.append((child, f"WHEN {edges[child][1].to_sql()} THEN ", level + 1))
+    case = "\n".join(lines)
+    if table is None:
+        return case
+    return f"SELECT {case} AS {quote_identifier(schema.target)}\nFROM {quote_identifier(table)}"
+
+
+def _missing_branches(nodes: dict[str, NDArray[Any]]) -> list[int]:
+    """For each internal node, the child with the largest branch fraction (the first on a
+    tie): where the renderings send a missing value. -1 for leaves."""
+    first_child = nodes["first_child"]
+    n_children = nodes["n_children"]
+    fraction = nodes["branch_fraction"]
+    chosen = np.full(len(first_child), -1, dtype=np.int64)
+    for node in np.flatnonzero(n_children > 0).tolist():
+        first = int(first_child[node])
+        chosen[node] = first + int(np.argmax(fraction[first : first + n_children[node]]))
+    return chosen.tolist()
