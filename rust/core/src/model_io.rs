@@ -1,0 +1,1152 @@
+//! The versioned binary model format, specified in `docs/model-format.md`.
+//!
+//! A file is a fixed header (magic bytes, format version, total length), the arena of a
+//! [`Tree`] as flat fixed-width little-endian arrays, an opaque metadata blob (the Python layer
+//! stores feature names, category lists and class labels there, once), extension records that
+//! readers skip, and a CRC-32 of everything before it. The layout is independent of the
+//! in-memory one: a field added to `Tree` changes no old file (scikit-learn's pickles broke
+//! every old model when its node struct grew; treelite's specified format is the model here).
+//!
+//! Loading trusts nothing. Every declared size is checked against the bytes that remain
+//! *before* anything is allocated, so memory stays proportional to the input; then the arena
+//! is validated as a whole (indices in range, every child numbered after its parent and
+//! claimed by exactly one parent, depths consistent, numbers finite) in one linear pass. A
+//! damaged or hostile input yields [`CoreError::CorruptModel`] or
+//! [`CoreError::UnsupportedVersion`]: never a panic, an unbounded allocation or a hang.
+
+use crate::criterion::Criterion;
+use crate::data::FeatureKind;
+use crate::error::{CoreError, Result};
+use crate::params::MissingStrategy;
+use crate::tree::{FeatureScore, Side, SplitTag, Tree, NONE};
+
+/// The first eight bytes of every model file. As in PNG: a non-ASCII first byte, the name, and
+/// CR LF / Ctrl-Z / LF, so text-mode transfers that rewrite line ends are detected.
+pub const MAGIC: [u8; 8] = [0x89, b'Q', b'R', b'C', b'\r', b'\n', 0x1A, b'\n'];
+
+/// The version this build writes; it reads every version from 1 up to this one.
+pub const FORMAT_VERSION: u32 = 1;
+const OLDEST_READABLE: u32 = 1;
+
+/// Magic, version (u32) and total length (u64).
+const HEADER_LEN: usize = MAGIC.len() + 4 + 8;
+/// The CRC-32 trailer.
+const TRAILER_LEN: usize = 4;
+/// Bytes per node in the fixed node columns (tag u8; feature, first_child, n_children,
+/// subset_offset, linear_offset, linear_len, missing_child, surrogate_offset, surrogate_len,
+/// parent, depth, label, score_offset u32; threshold, branch_fraction, missing_weight, weight,
+/// n_rows, impurity f64).
+const NODE_COLUMN_BYTES: usize = 1 + 13 * 4 + 6 * 8;
+/// Bytes per feature record: kind u8 and n_categories u32.
+const FEATURE_BYTES: usize = 1 + 4;
+/// Bytes per recorded score: five f64.
+const SCORE_BYTES: usize = 5 * 8;
+/// Longest criterion or missing-value strategy name accepted.
+const MAX_NAME: usize = 64;
+/// Every NaN is written with this bit pattern, so equal models give equal bytes.
+const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
+/// Rounding slack allowed in a stored branch fraction (a share of a sum of weights) and in the
+/// sum of a split's fractions; a real sum of k shares is off by about k × 1e-16.
+const FRACTION_SLACK: f64 = 1e-9;
+
+/// A decoded model file: the tree and the metadata blob stored with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    pub tree: Tree,
+    /// Opaque to the core; the Python layer stores UTF-8 JSON here.
+    pub metadata: Vec<u8>,
+}
+
+impl Tree {
+    /// The tree in the model format, with an empty metadata blob.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        write(self, &[])
+    }
+
+    /// A tree from the model format, ignoring its metadata; see [`read`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Tree> {
+        read(bytes).map(|m| m.tree)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+/// The model file of `tree` with `metadata` as its metadata blob. The same tree and metadata
+/// always give the same bytes (NaNs are written canonically).
+pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
+    // Every field by name, with no `..`: a field added to `Tree` fails to compile here until
+    // the format says how it is stored (or that it is not).
+    let Tree {
+        criterion,
+        kinds,
+        n_classes,
+        tag,
+        feature,
+        threshold,
+        first_child,
+        n_children,
+        branch_fraction,
+        subset_offset,
+        sides,
+        linear_offset,
+        linear_len,
+        linear_features,
+        linear_weights,
+        missing_child,
+        surrogate_offset,
+        surrogate_len,
+        surrogate_feature,
+        surrogate_threshold,
+        surrogate_agreement,
+        surrogate_map,
+        surrogate_children,
+        parent,
+        depth,
+        weight,
+        n_rows,
+        impurity,
+        label,
+        value,
+        score_offset,
+        scores,
+        missing,
+        missing_weight,
+    } = tree;
+    let n_nodes = tag.len();
+    let width = tree.value_width();
+    let mut w = Writer::with_capacity(
+        HEADER_LEN
+            + 64
+            + kinds.len() * FEATURE_BYTES
+            + n_nodes * (NODE_COLUMN_BYTES + 8 * width)
+            + sides.len()
+            + linear_features.len() * 12
+            + surrogate_feature.len() * 24
+            + surrogate_children.len() * 4
+            + scores.len() * SCORE_BYTES
+            + metadata.len()
+            + TRAILER_LEN,
+    );
+    w.bytes(&MAGIC);
+    w.u32(FORMAT_VERSION);
+    w.u64(0); // total length, patched below
+
+    w.count(kinds.len());
+    w.count(*n_classes);
+    w.count(n_nodes);
+    w.count(sides.len());
+    w.count(scores.len());
+    w.count(linear_features.len());
+    w.count(surrogate_feature.len());
+    w.count(surrogate_children.len());
+    w.name(criterion.name());
+    w.name(missing.name());
+
+    for kind in kinds {
+        let (code, n_categories) = match *kind {
+            FeatureKind::Numeric => (0, 0),
+            FeatureKind::Categorical {
+                n_categories,
+                ordered: false,
+            } => (1, n_categories),
+            FeatureKind::Categorical {
+                n_categories,
+                ordered: true,
+            } => (2, n_categories),
+        };
+        w.u8(code);
+        w.u32(n_categories);
+    }
+
+    tag.iter().for_each(|&t| w.u8(t as u8));
+    feature.iter().for_each(|&x| w.u32(x));
+    threshold.iter().for_each(|&x| w.f64(x));
+    first_child.iter().for_each(|&x| w.u32(x));
+    n_children.iter().for_each(|&x| w.u32(x));
+    branch_fraction.iter().for_each(|&x| w.f64(x));
+    subset_offset.iter().for_each(|&x| w.u32(x));
+    linear_offset.iter().for_each(|&x| w.u32(x));
+    linear_len.iter().for_each(|&x| w.u32(x));
+    missing_child.iter().for_each(|&x| w.u32(x));
+    surrogate_offset.iter().for_each(|&x| w.u32(x));
+    surrogate_len.iter().for_each(|&x| w.u32(x));
+    missing_weight.iter().for_each(|&x| w.f64(x));
+    parent.iter().for_each(|&x| w.u32(x));
+    depth.iter().for_each(|&x| w.u32(x));
+    weight.iter().for_each(|&x| w.f64(x));
+    n_rows.iter().for_each(|&x| w.f64(x));
+    impurity.iter().for_each(|&x| w.f64(x));
+    label.iter().for_each(|&x| w.u32(x));
+    score_offset.iter().for_each(|&x| w.u32(x));
+    value.iter().for_each(|&x| w.f64(x));
+    sides.iter().for_each(|&s| w.u8(s as u8));
+    linear_features.iter().for_each(|&x| w.u32(x));
+    linear_weights.iter().for_each(|&x| w.f64(x));
+    surrogate_feature.iter().for_each(|&x| w.u32(x));
+    surrogate_threshold.iter().for_each(|&x| w.f64(x));
+    surrogate_agreement.iter().for_each(|&x| w.f64(x));
+    surrogate_map.iter().for_each(|&x| w.u32(x));
+    surrogate_children.iter().for_each(|&x| w.u32(x));
+    for s in scores {
+        for x in [s.score, s.gain, s.iv, s.threshold, s.rho] {
+            w.f64(x);
+        }
+    }
+
+    w.u64(metadata.len() as u64);
+    w.bytes(metadata);
+    w.u32(0); // extension records: none in version 1
+
+    let total = (w.out.len() + TRAILER_LEN) as u64;
+    if let Some(slot) = w.out.get_mut(MAGIC.len() + 4..HEADER_LEN) {
+        slot.copy_from_slice(&total.to_le_bytes());
+    }
+    let crc = crc32(&w.out);
+    w.u32(crc);
+    w.out
+}
+
+struct Writer {
+    out: Vec<u8>,
+}
+
+impl Writer {
+    fn with_capacity(n: usize) -> Self {
+        Writer {
+            out: Vec::with_capacity(n),
+        }
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+
+    fn u8(&mut self, x: u8) {
+        self.out.push(x);
+    }
+
+    fn u32(&mut self, x: u32) {
+        self.bytes(&x.to_le_bytes());
+    }
+
+    fn u64(&mut self, x: u64) {
+        self.bytes(&x.to_le_bytes());
+    }
+
+    fn f64(&mut self, x: f64) {
+        self.u64(if x.is_nan() {
+            CANONICAL_NAN
+        } else {
+            x.to_bits()
+        });
+    }
+
+    /// A name as a length byte and its ASCII bytes.
+    fn name(&mut self, name: &str) {
+        let bytes = name.as_bytes();
+        let bytes = bytes.get(..MAX_NAME).unwrap_or(bytes);
+        self.u8(bytes.len() as u8);
+        self.bytes(bytes);
+    }
+
+    /// A count as u32. Arena indices are u32, so every count of a real tree fits; a count
+    /// that did not would be written as u32::MAX and the file refused on load, never misread.
+    fn count(&mut self, n: usize) {
+        self.u32(u32::try_from(n).unwrap_or(u32::MAX));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading.
+
+fn corrupt(reason: impl Into<String>) -> CoreError {
+    CoreError::CorruptModel {
+        reason: reason.into(),
+    }
+}
+
+/// Decodes and validates a model file (see the module documentation for what is checked).
+pub fn read(bytes: &[u8]) -> Result<Model> {
+    check_envelope(bytes)?;
+    let body_end = bytes.len().saturating_sub(TRAILER_LEN);
+    let mut r = Reader {
+        bytes: bytes.get(..body_end).unwrap_or(&[]),
+        pos: HEADER_LEN,
+    };
+
+    let n_features = r.u32("the number of features")? as usize;
+    let n_classes = r.u32("the number of classes")? as usize;
+    let n_nodes_u32 = r.u32("the number of nodes")?;
+    let n_sides = r.u32("the length of the subset masks")? as usize;
+    let n_scores = r.u32("the number of recorded scores")? as usize;
+    let n_linear = r.u32("the number of linear terms")? as usize;
+    let n_surrogates = r.u32("the number of surrogate splits")? as usize;
+    let n_surrogate_children = r.u32("the length of the surrogate child maps")? as usize;
+    if n_nodes_u32 == 0 {
+        return Err(corrupt("the tree has no nodes"));
+    }
+    if n_nodes_u32 == NONE {
+        return Err(corrupt(format!(
+            "the tree declares {n_nodes_u32} nodes, more than a tree can index"
+        )));
+    }
+    let n_nodes = n_nodes_u32 as usize;
+
+    let name = r.name("the criterion")?;
+    let criterion = Criterion::parse(name).map_err(|_| {
+        corrupt(format!(
+            "unknown criterion {name:?} (written by a newer quercus?)"
+        ))
+    })?;
+    let name = r.name("the missing-value strategy")?;
+    let missing = MissingStrategy::parse(name).map_err(|_| {
+        corrupt(format!(
+            "unknown missing-value strategy {name:?} (written by a newer quercus?)"
+        ))
+    })?;
+
+    let kinds = r.array(n_features, FEATURE_BYTES, "the feature kinds", |c| {
+        (
+            c.first().copied().unwrap_or(0),
+            le_u32(c.get(1..).unwrap_or(&[])),
+        )
+    })?;
+    let kinds = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(j, (code, n_categories))| match (code, n_categories) {
+            (0, 0) => Ok(FeatureKind::Numeric),
+            (0, n) => Err(corrupt(format!(
+                "feature {j} is numeric but declares {n} categories"
+            ))),
+            (1 | 2, n) => Ok(FeatureKind::Categorical {
+                n_categories: n,
+                ordered: code == 2,
+            }),
+            (other, _) => Err(corrupt(format!(
+                "feature {j} has unknown kind code {other}"
+            ))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+
+    // The node columns, then the value rows: their total is checked before the first is
+    // allocated, so a huge declared node count fails without allocating anything.
+    let width = n_classes.max(1);
+    let node_bytes = width
+        .checked_mul(8)
+        .and_then(|v| v.checked_add(NODE_COLUMN_BYTES))
+        .and_then(|per_node| per_node.checked_mul(n_nodes));
+    match node_bytes {
+        Some(n) if n <= r.remaining() => {}
+        _ => {
+            return Err(corrupt(format!(
+                "truncated: {n_nodes} nodes with {width} values each need more than the {} \
+                 bytes that remain at offset {}",
+                r.remaining(),
+                r.pos
+            )))
+        }
+    }
+    let tags = r.array(n_nodes, 1, "the node tags", |c| {
+        c.first().copied().unwrap_or(u8::MAX)
+    })?;
+    let tag = tags
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| split_tag(t).ok_or_else(|| corrupt(format!("node {i} has unknown tag {t}"))))
+        .collect::<Result<Vec<_>>>()?;
+    let feature = r.array(n_nodes, 4, "the node features", le_u32)?;
+    let threshold = r.array(n_nodes, 8, "the node thresholds", le_f64)?;
+    let first_child = r.array(n_nodes, 4, "the first children", le_u32)?;
+    let n_children = r.array(n_nodes, 4, "the numbers of children", le_u32)?;
+    let branch_fraction = r.array(n_nodes, 8, "the branch fractions", le_f64)?;
+    let subset_offset = r.array(n_nodes, 4, "the subset offsets", le_u32)?;
+    let linear_offset = r.array(n_nodes, 4, "the linear-term offsets", le_u32)?;
+    let linear_len = r.array(n_nodes, 4, "the linear-term counts", le_u32)?;
+    let missing_child = r.array(n_nodes, 4, "the missing-value children", le_u32)?;
+    let surrogate_offset = r.array(n_nodes, 4, "the surrogate offsets", le_u32)?;
+    let surrogate_len = r.array(n_nodes, 4, "the surrogate counts", le_u32)?;
+    let missing_weight = r.array(n_nodes, 8, "the missing weights", le_f64)?;
+    let parent = r.array(n_nodes, 4, "the parents", le_u32)?;
+    let depth = r.array(n_nodes, 4, "the depths", le_u32)?;
+    let weight = r.array(n_nodes, 8, "the node weights", le_f64)?;
+    let n_rows = r.array(n_nodes, 8, "the node row counts", le_f64)?;
+    let impurity = r.array(n_nodes, 8, "the impurities", le_f64)?;
+    let label = r.array(n_nodes, 4, "the labels", le_u32)?;
+    let score_offset = r.array(n_nodes, 4, "the score offsets", le_u32)?;
+    let n_values = n_nodes
+        .checked_mul(width)
+        .ok_or_else(|| corrupt("the node values overflow"))?;
+    let value = r.array(n_values, 8, "the node values", le_f64)?;
+
+    let sides = r.array(n_sides, 1, "the subset masks", |c| {
+        c.first().copied().unwrap_or(u8::MAX)
+    })?;
+    let sides = sides
+        .into_iter()
+        .enumerate()
+        .map(|(k, s)| match s {
+            0 => Ok(Side::Right),
+            1 => Ok(Side::Left),
+            2 => Ok(Side::Unseen),
+            other => Err(corrupt(format!(
+                "subset mask entry {k} is {other}; expected 0, 1 or 2"
+            ))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let linear_features = r.array(n_linear, 4, "the linear-term features", le_u32)?;
+    let linear_weights = r.array(n_linear, 8, "the linear-term weights", le_f64)?;
+    let surrogate_feature = r.array(n_surrogates, 4, "the surrogate features", le_u32)?;
+    let surrogate_threshold = r.array(n_surrogates, 8, "the surrogate thresholds", le_f64)?;
+    let surrogate_agreement = r.array(n_surrogates, 8, "the surrogate agreements", le_f64)?;
+    let surrogate_map = r.array(n_surrogates, 4, "the surrogate child maps", le_u32)?;
+    let surrogate_children = r.array(n_surrogate_children, 4, "the surrogate children", le_u32)?;
+    let scores = r.array(n_scores, SCORE_BYTES, "the recorded scores", |c| {
+        let f = |k: usize| le_f64(c.get(8 * k..8 * k + 8).unwrap_or(&[]));
+        FeatureScore {
+            score: f(0),
+            gain: f(1),
+            iv: f(2),
+            threshold: f(3),
+            rho: f(4),
+        }
+    })?;
+
+    let metadata_len = r.u64("the metadata length")?;
+    let metadata_len = usize::try_from(metadata_len).unwrap_or(usize::MAX);
+    let metadata = r.take(metadata_len, "the metadata")?.to_vec();
+
+    // Extension records: (tag u32, length u64, bytes). Version 1 defines none; a reader skips
+    // the ones it does not know, so later versions can add optional data without breaking it.
+    let n_extensions = r.u32("the number of extension records")?;
+    for k in 0..n_extensions {
+        r.u32("an extension tag")?;
+        let len = r.u64("an extension length")?;
+        r.take(
+            usize::try_from(len).unwrap_or(usize::MAX),
+            &format!("extension record {k}"),
+        )?;
+    }
+    if r.remaining() > 0 {
+        return Err(corrupt(format!(
+            "{} unexpected bytes after the extension records at offset {}",
+            r.remaining(),
+            r.pos
+        )));
+    }
+
+    let tree = Tree {
+        criterion,
+        kinds,
+        n_classes,
+        tag,
+        feature,
+        threshold,
+        first_child,
+        n_children,
+        branch_fraction,
+        subset_offset,
+        sides,
+        linear_offset,
+        linear_len,
+        linear_features,
+        linear_weights,
+        missing_child,
+        surrogate_offset,
+        surrogate_len,
+        surrogate_feature,
+        surrogate_threshold,
+        surrogate_agreement,
+        surrogate_map,
+        surrogate_children,
+        parent,
+        depth,
+        weight,
+        n_rows,
+        impurity,
+        label,
+        value,
+        score_offset,
+        scores,
+        missing,
+        missing_weight,
+    };
+    validate(&tree)?;
+    Ok(Model { tree, metadata })
+}
+
+/// Magic, version, declared length and checksum, in that order, so a file of another kind, of
+/// a newer version, truncated or damaged is named as such before its contents are looked at.
+fn check_envelope(bytes: &[u8]) -> Result<()> {
+    if bytes.is_empty() {
+        return Err(corrupt("not a quercus model: the input is empty"));
+    }
+    let magic = bytes.get(..MAGIC.len()).unwrap_or(bytes);
+    if magic != MAGIC.get(..magic.len()).unwrap_or(&MAGIC) {
+        return Err(corrupt(
+            "not a quercus model: it does not start with the magic bytes 89 51 52 43 0D 0A 1A 0A",
+        ));
+    }
+    let mut r = Reader { bytes, pos: 0 };
+    r.take(MAGIC.len(), "the magic bytes")?;
+    let version = r.u32("the format version")?;
+    if !(OLDEST_READABLE..=FORMAT_VERSION).contains(&version) {
+        return Err(CoreError::UnsupportedVersion {
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    let declared = r.u64("the total length")?;
+    if declared != bytes.len() as u64 {
+        return Err(corrupt(if declared > bytes.len() as u64 {
+            format!(
+                "truncated: the header declares {declared} bytes but only {} are present",
+                bytes.len()
+            )
+        } else {
+            format!(
+                "the header declares {declared} bytes but {} are present",
+                bytes.len()
+            )
+        }));
+    }
+    if bytes.len() < HEADER_LEN + TRAILER_LEN {
+        return Err(corrupt(format!(
+            "the header declares {declared} bytes, fewer than a header and a checksum"
+        )));
+    }
+    let (body, trailer) = bytes.split_at(bytes.len() - TRAILER_LEN);
+    let stored = le_u32(trailer);
+    let computed = crc32(body);
+    if stored != computed {
+        return Err(corrupt(format!(
+            "checksum mismatch: the file is damaged (stored CRC-32 {stored:#010x}, computed \
+             {computed:#010x})"
+        )));
+    }
+    Ok(())
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
+    }
+
+    /// The next `n` bytes, or an error naming `what` if fewer remain. Nothing is allocated.
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        let rest = self.bytes.get(self.pos..).unwrap_or(&[]);
+        let out = rest.get(..n).ok_or_else(|| {
+            corrupt(format!(
+                "truncated: {what} needs {n} bytes at offset {}, but only {} remain",
+                self.pos,
+                rest.len()
+            ))
+        })?;
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// `count` items of `size` bytes each. The byte count is checked against the input before
+    /// the vector is allocated, so a huge declared count costs nothing.
+    fn array<T>(
+        &mut self,
+        count: usize,
+        size: usize,
+        what: &str,
+        item: impl Fn(&[u8]) -> T,
+    ) -> Result<Vec<T>> {
+        let n = count.checked_mul(size).ok_or_else(|| {
+            corrupt(format!(
+                "{what}: {count} items of {size} bytes overflow the address space"
+            ))
+        })?;
+        let raw = self.take(n, what)?;
+        Ok(raw.chunks_exact(size.max(1)).map(item).collect())
+    }
+
+    /// A length byte (1 to [`MAX_NAME`]) and that many bytes of UTF-8.
+    fn name(&mut self, what: &str) -> Result<&'a str> {
+        let len = self.u8(&format!("the length of {what}'s name"))? as usize;
+        if len == 0 || len > MAX_NAME {
+            return Err(corrupt(format!(
+                "{what}'s name has length {len}; expected 1 to {MAX_NAME}"
+            )));
+        }
+        let bytes = self.take(len, &format!("{what}'s name"))?;
+        std::str::from_utf8(bytes).map_err(|_| corrupt(format!("{what}'s name is not UTF-8")))
+    }
+
+    fn u8(&mut self, what: &str) -> Result<u8> {
+        Ok(self.take(1, what)?.first().copied().unwrap_or(0))
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32> {
+        self.take(4, what).map(le_u32)
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64> {
+        self.take(8, what).map(le_u64)
+    }
+}
+
+/// Little-endian integers from a slice the caller sized (missing bytes read as 0, which the
+/// callers never produce: the slices come from `take` / `chunks_exact`).
+fn le_u32(c: &[u8]) -> u32 {
+    let mut a = [0u8; 4];
+    a.iter_mut().zip(c).for_each(|(d, s)| *d = *s);
+    u32::from_le_bytes(a)
+}
+
+fn le_u64(c: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.iter_mut().zip(c).for_each(|(d, s)| *d = *s);
+    u64::from_le_bytes(a)
+}
+
+fn le_f64(c: &[u8]) -> f64 {
+    f64::from_bits(le_u64(c))
+}
+
+fn split_tag(t: u8) -> Option<SplitTag> {
+    Some(match t {
+        0 => SplitTag::Leaf,
+        1 => SplitTag::Numeric,
+        2 => SplitTag::Multiway,
+        3 => SplitTag::Subset,
+        4 => SplitTag::Ordered,
+        5 => SplitTag::Oblique,
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation of a decoded arena.
+
+fn at<T: Copy>(v: &[T], i: usize, what: &str) -> Result<T> {
+    v.get(i)
+        .copied()
+        .ok_or_else(|| corrupt(format!("{what} of node {i} is missing")))
+}
+
+/// Everything prediction, rendering and pruning rely on, in one pass linear in the arena:
+///
+/// - the criterion matches the kind of tree (regression ⇔ 0 classes);
+/// - node 0 is the root (no parent, depth 0); every other node names a parent numbered before
+///   it, lies in that parent's child range, and has the parent's depth + 1;
+/// - a leaf has no feature, children, subset mask or linear terms; a split tests a feature
+///   that exists and has the right kind (an oblique split: numeric features through its
+///   linear terms), its children are numbered after it and inside the arena, and it has as
+///   many children as its test has outcomes (2, or the feature's categories for a multiway
+///   split); every child slot is claimed by exactly the node whose range holds it, so the
+///   nodes form one tree and nothing is shared or cyclic;
+/// - numeric and oblique thresholds are finite, ordered thresholds are category codes, subset
+///   masks lie inside the mask array, linear terms inside the term arrays (each term checked
+///   once: finite coefficient, numeric feature), recorded scores inside the score array;
+/// - branch fractions lie in [0, 1] and a split's add up to 1; weights, row counts and class
+///   weights are finite and non-negative, impurities and means finite, labels name a class.
+fn validate(t: &Tree) -> Result<()> {
+    let n = t.tag.len();
+    let n_features = t.kinds.len();
+    match (t.criterion.is_regression(), t.n_classes) {
+        (true, 0) => {}
+        (true, k) => {
+            return Err(corrupt(format!(
+                "the regression criterion {:?} comes with {k} classes",
+                t.criterion.name()
+            )))
+        }
+        (false, 0) => {
+            return Err(corrupt(format!(
+                "the classification criterion {:?} comes with no classes",
+                t.criterion.name()
+            )))
+        }
+        (false, _) => {}
+    }
+    // Every linear term, once (node ranges may overlap, so checking them per node could cost
+    // n_nodes × n_terms on a hostile file).
+    for (k, (&f, &w)) in t.linear_features.iter().zip(&t.linear_weights).enumerate() {
+        if t.kinds.get(f as usize) != Some(&FeatureKind::Numeric) {
+            return Err(corrupt(format!(
+                "linear term {k} uses feature {f}, which is not one of the {n_features} features \
+                 or not numeric"
+            )));
+        }
+        if !w.is_finite() {
+            return Err(corrupt(format!(
+                "linear term {k} has weight {w}, not finite"
+            )));
+        }
+    }
+    // Every surrogate split, once: an existing feature, a finite threshold on a numeric one, a
+    // finite agreement, and a child map (2 entries, or one per category) inside the maps.
+    let n_maps = t.surrogate_children.len() as u64;
+    for k in 0..t.surrogate_feature.len() {
+        let f = at(&t.surrogate_feature, k, "the surrogate feature")?;
+        let threshold = at(&t.surrogate_threshold, k, "the surrogate threshold")?;
+        let agreement = at(&t.surrogate_agreement, k, "the surrogate agreement")?;
+        let map = at(&t.surrogate_map, k, "the surrogate child map")?;
+        let surrogate = |what: String| corrupt(format!("surrogate split {k}: {what}"));
+        let width = match t.kinds.get(f as usize) {
+            Some(FeatureKind::Numeric) if threshold.is_finite() => 2,
+            Some(FeatureKind::Numeric) => {
+                return Err(surrogate(format!(
+                    "numeric threshold {threshold} is not finite"
+                )))
+            }
+            // Prediction reads a NaN threshold as "by category code".
+            Some(FeatureKind::Categorical { n_categories, .. }) if threshold.is_nan() => {
+                u64::from(*n_categories)
+            }
+            Some(FeatureKind::Categorical { .. }) => {
+                return Err(surrogate(format!(
+                    "a categorical feature with threshold {threshold} (NaN expected)"
+                )))
+            }
+            None => {
+                return Err(surrogate(format!(
+                    "feature {f} is not one of the {n_features} features"
+                )))
+            }
+        };
+        if !agreement.is_finite() {
+            return Err(surrogate(format!("agreement {agreement} is not finite")));
+        }
+        if u64::from(map) + width > n_maps {
+            return Err(surrogate(format!(
+                "its child map at {map} with {width} entries lies outside the {n_maps} entries"
+            )));
+        }
+    }
+    // Which node owns each surrogate: a node's surrogates are its own, so checking their
+    // child maps per node costs the size of the maps once, whatever a hostile file declares.
+    let mut owned = vec![false; t.surrogate_feature.len()];
+    let width = t.value_width();
+    // How many nodes name each node as their parent, and the sum of their branch fractions.
+    let mut claimed = vec![0u32; n];
+    let mut fractions = vec![0.0f64; n];
+    for i in 0..n {
+        let tag = at(&t.tag, i, "the tag")?;
+        let feature = at(&t.feature, i, "the feature")?;
+        let threshold = at(&t.threshold, i, "the threshold")?;
+        let first = at(&t.first_child, i, "the first child")?;
+        let n_children = at(&t.n_children, i, "the number of children")?;
+        let subset = at(&t.subset_offset, i, "the subset offset")?;
+        let linear = at(&t.linear_offset, i, "the linear-term offset")?;
+        let linear_len = at(&t.linear_len, i, "the linear-term count")?;
+        let parent = at(&t.parent, i, "the parent")?;
+        let depth = at(&t.depth, i, "the depth")?;
+        let missing_child = at(&t.missing_child, i, "the missing-value child")?;
+        let surrogates = at(&t.surrogate_offset, i, "the surrogate offset")?;
+        let n_surrogates = at(&t.surrogate_len, i, "the surrogate count")?;
+        let node = |what: String| corrupt(format!("node {i}: {what}"));
+
+        if i == 0 {
+            if parent != NONE || depth != 0 {
+                return Err(node(format!(
+                    "the root must have no parent and depth 0, has parent {parent} and depth \
+                     {depth}"
+                )));
+            }
+        } else {
+            let p = parent as usize;
+            if parent == NONE || p >= i {
+                return Err(node(format!(
+                    "its parent {} is not a node numbered before it (a cycle or a dangling index)",
+                    if parent == NONE {
+                        "(none)".to_string()
+                    } else {
+                        parent.to_string()
+                    }
+                )));
+            }
+            let p_first = at(&t.first_child, p, "the first child")?;
+            let p_count = at(&t.n_children, p, "the number of children")?;
+            let inside = p_first != NONE
+                && u64::from(p_first) <= i as u64
+                && (i as u64) < u64::from(p_first) + u64::from(p_count);
+            if !inside {
+                return Err(node(format!(
+                    "it names node {p} as its parent, but is not among that node's children"
+                )));
+            }
+            let p_depth = at(&t.depth, p, "the depth")?;
+            if p_depth.checked_add(1) != Some(depth) {
+                return Err(node(format!(
+                    "its depth is {depth}, but its parent {p} has depth {p_depth}"
+                )));
+            }
+            if let Some(c) = claimed.get_mut(p) {
+                *c += 1;
+            }
+            if let Some(f) = fractions.get_mut(p) {
+                *f += at(&t.branch_fraction, i, "the branch fraction")?;
+            }
+        }
+
+        if tag == SplitTag::Leaf {
+            if feature != NONE
+                || first != NONE
+                || n_children != 0
+                || subset != NONE
+                || linear != NONE
+                || linear_len != 0
+                || missing_child != NONE
+                || surrogates != NONE
+                || n_surrogates != 0
+            {
+                return Err(node(
+                    "a leaf with a feature, children, a subset mask, linear terms or \
+                     missing-value routing"
+                        .to_string(),
+                ));
+            }
+        } else {
+            let kind = if tag == SplitTag::Oblique && feature == NONE {
+                FeatureKind::Numeric
+            } else {
+                t.kinds.get(feature as usize).copied().ok_or_else(|| {
+                    node(format!(
+                        "it tests feature {feature}, but the model has {n_features} features"
+                    ))
+                })?
+            };
+            let expected_children = match (tag, kind) {
+                (SplitTag::Oblique, _) => {
+                    let end = u64::from(linear) + u64::from(linear_len);
+                    if linear == NONE || linear_len == 0 || end > t.linear_features.len() as u64 {
+                        return Err(node(format!(
+                            "its {linear_len} linear terms at {linear} lie outside the {} terms",
+                            t.linear_features.len()
+                        )));
+                    }
+                    if !threshold.is_finite() {
+                        return Err(node(format!("oblique threshold {threshold} is not finite")));
+                    }
+                    2
+                }
+                (SplitTag::Numeric, FeatureKind::Numeric) => {
+                    if !threshold.is_finite() {
+                        return Err(node(format!("numeric threshold {threshold} is not finite")));
+                    }
+                    2
+                }
+                // Missing values as a category of their own add a last child for them.
+                (SplitTag::Multiway, FeatureKind::Categorical { n_categories, .. })
+                    if missing_child == n_categories =>
+                {
+                    n_categories.saturating_add(1)
+                }
+                (SplitTag::Multiway, FeatureKind::Categorical { n_categories, .. }) => n_categories,
+                (SplitTag::Subset, FeatureKind::Categorical { n_categories, .. }) => {
+                    let end = u64::from(subset) + u64::from(n_categories);
+                    if subset == NONE || end > t.sides.len() as u64 {
+                        return Err(node(format!(
+                            "its subset mask at {subset} with {n_categories} entries lies \
+                             outside the {} mask entries",
+                            t.sides.len()
+                        )));
+                    }
+                    2
+                }
+                (
+                    SplitTag::Ordered,
+                    FeatureKind::Categorical {
+                        n_categories,
+                        ordered: true,
+                    },
+                ) => {
+                    let code_ok = threshold.fract() == 0.0
+                        && threshold >= 0.0
+                        && threshold < f64::from(n_categories);
+                    if !code_ok {
+                        return Err(node(format!(
+                            "ordered threshold {threshold} is not one of the {n_categories} \
+                             category codes"
+                        )));
+                    }
+                    2
+                }
+                (tag, kind) => {
+                    return Err(node(format!(
+                        "a {tag:?} test on feature {feature}, which is {kind:?}"
+                    )))
+                }
+            };
+            if tag != SplitTag::Subset && subset != NONE {
+                return Err(node(format!("a {tag:?} test with a subset mask")));
+            }
+            if tag != SplitTag::Oblique && (linear != NONE || linear_len != 0) {
+                return Err(node(format!("a {tag:?} test with linear terms")));
+            }
+            if n_children != expected_children || n_children == 0 {
+                return Err(node(format!(
+                    "a {tag:?} test with {n_children} children; expected {expected_children}"
+                )));
+            }
+            let end = u64::from(first) + u64::from(n_children);
+            if first == NONE || (first as usize) <= i || end > n as u64 {
+                return Err(node(format!(
+                    "its children {first}..{end} are not numbered after it inside the {n} nodes"
+                )));
+            }
+            if missing_child != NONE && missing_child >= n_children {
+                return Err(node(format!(
+                    "missing values go to child {missing_child} of its {n_children}"
+                )));
+            }
+            if surrogates != NONE || n_surrogates != 0 {
+                let start = surrogates as usize;
+                let range = owned
+                    .get_mut(start..start.saturating_add(n_surrogates as usize))
+                    .filter(|_| surrogates != NONE)
+                    .ok_or_else(|| {
+                        node(format!(
+                            "its {n_surrogates} surrogate splits at {surrogates} lie outside \
+                             the {} surrogates",
+                            t.surrogate_feature.len()
+                        ))
+                    })?;
+                if range.iter().any(|&o| o) {
+                    return Err(node("it shares surrogate splits with another node".into()));
+                }
+                range.iter_mut().for_each(|o| *o = true);
+                for k in start..start + n_surrogates as usize {
+                    let f = at(&t.surrogate_feature, k, "the surrogate feature")?;
+                    let map = at(&t.surrogate_map, k, "the surrogate child map")? as usize;
+                    let width = match t.kinds.get(f as usize) {
+                        Some(FeatureKind::Categorical { n_categories, .. }) => {
+                            *n_categories as usize
+                        }
+                        _ => 2,
+                    };
+                    let entries = t
+                        .surrogate_children
+                        .get(map..map.saturating_add(width))
+                        .unwrap_or(&[]);
+                    if let Some(c) = entries.iter().find(|&&c| c != NONE && c >= n_children) {
+                        return Err(node(format!(
+                            "surrogate split {k} sends rows to child {c} of its {n_children}"
+                        )));
+                    }
+                }
+            }
+        }
+
+        let fraction = at(&t.branch_fraction, i, "the branch fraction")?;
+        if !(0.0..=1.0 + FRACTION_SLACK).contains(&fraction) {
+            return Err(node(format!("branch fraction {fraction} is not in [0, 1]")));
+        }
+        for (what, x) in [
+            ("weight", at(&t.weight, i, "the weight")?),
+            ("row count", at(&t.n_rows, i, "the row count")?),
+            (
+                "missing weight",
+                at(&t.missing_weight, i, "the missing weight")?,
+            ),
+        ] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(node(format!("{what} {x} is not finite and non-negative")));
+            }
+        }
+        let impurity = at(&t.impurity, i, "the impurity")?;
+        if !impurity.is_finite() {
+            return Err(node(format!("impurity {impurity} is not finite")));
+        }
+        let label = at(&t.label, i, "the label")?;
+        let label_ok = if t.n_classes == 0 {
+            label == 0
+        } else {
+            (label as usize) < t.n_classes
+        };
+        if !label_ok {
+            return Err(node(format!(
+                "label {label} does not name one of the {} classes",
+                t.n_classes
+            )));
+        }
+        let values = t
+            .value
+            .get(i * width..(i + 1) * width)
+            .ok_or_else(|| node("its values are missing".to_string()))?;
+        let classes = t.n_classes > 0;
+        if let Some(v) = values
+            .iter()
+            .find(|v| !v.is_finite() || (classes && **v < 0.0))
+        {
+            return Err(node(format!(
+                "value {v} is not {}",
+                if classes {
+                    "a finite non-negative class weight"
+                } else {
+                    "a finite mean"
+                }
+            )));
+        }
+        let scores = at(&t.score_offset, i, "the score offset")?;
+        if scores != NONE && u64::from(scores) + n_features as u64 > t.scores.len() as u64 {
+            return Err(node(format!(
+                "its recorded scores at {scores} lie outside the {} scores",
+                t.scores.len()
+            )));
+        }
+    }
+    // Each child slot lies in its parent's range (checked above), and a split has exactly as
+    // many slots as nodes naming it: so the ranges are disjoint and cover nodes 1..n.
+    // A row missing the tested value (without a missing-value child) follows every child
+    // with its fraction, so the fractions must add up to 1 or predicted probabilities would
+    // not.
+    for (i, (((&count, &n_children), &sum), &missing_child)) in claimed
+        .iter()
+        .zip(&t.n_children)
+        .zip(&fractions)
+        .zip(&t.missing_child)
+        .enumerate()
+    {
+        if count != n_children {
+            return Err(corrupt(format!(
+                "node {i} has {n_children} child slots but {count} nodes name it as their parent"
+            )));
+        }
+        if n_children > 0 && missing_child == NONE && (sum - 1.0).abs() > FRACTION_SLACK {
+            return Err(corrupt(format!(
+                "the branch fractions of node {i}'s children add up to {sum}, not 1"
+            )));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// CRC-32 (IEEE 802.3, reflected, as zlib's `crc32`), table-driven.
+
+const CRC_TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        table[i] = c;
+        i += 1;
+    }
+    table
+};
+
+/// CRC-32 of `bytes`, equal to Python's `zlib.crc32`.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        let k = ((c ^ u32::from(b)) & 0xFF) as usize;
+        c = CRC_TABLE.get(k).copied().unwrap_or(0) ^ (c >> 8);
+    }
+    !c
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::data::{Column, Dataset, Target};
+    use crate::params::{CategoricalSplit, TreeParams};
+
+    #[test]
+    fn crc_matches_the_standard_check_value() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+    }
+
+    /// Raw field equality, NaN-aware (the derived `PartialEq` says NaN ≠ NaN).
+    fn same_f64(a: &[f64], b: &[f64]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+    }
+
+    #[test]
+    fn every_field_survives_a_round_trip() {
+        let x = [1.0, 2.0, f64::NAN, 4.0, 5.0, 6.0];
+        let codes = [0, 1, 2, 0, 1, 2];
+        let missing = [false, false, false, true, false, false];
+        let data = Dataset::new(vec![
+            Column::Numeric(&x),
+            Column::Categorical(crate::data::CategoricalColumn {
+                codes: &codes,
+                missing: Some(&missing),
+                n_categories: 3,
+                ordered: false,
+            }),
+        ])
+        .expect("data");
+        let y = [0, 0, 1, 1, 0, 1];
+        let target = Target::Classes {
+            codes: &y,
+            n_classes: 2,
+        };
+        let params = TreeParams {
+            criterion: Criterion::Gini,
+            categorical_split: CategoricalSplit::Binary,
+            missing: MissingStrategy::Surrogate,
+            ..TreeParams::default()
+        };
+        let tree = crate::grow(&data, &target, &[1.0; 6], &params).expect("fit");
+        let bytes = write(&tree, b"{}");
+        let back = read(&bytes).expect("read");
+        assert_eq!(back.metadata, b"{}");
+        let b = &back.tree;
+        assert_eq!(b.criterion, tree.criterion);
+        assert_eq!(b.kinds, tree.kinds);
+        assert_eq!(b.n_classes, tree.n_classes);
+        assert_eq!(b.tag, tree.tag);
+        assert_eq!(b.feature, tree.feature);
+        assert!(same_f64(&b.threshold, &tree.threshold));
+        assert_eq!(b.first_child, tree.first_child);
+        assert_eq!(b.n_children, tree.n_children);
+        assert!(same_f64(&b.branch_fraction, &tree.branch_fraction));
+        assert_eq!(b.subset_offset, tree.subset_offset);
+        assert_eq!(b.sides, tree.sides);
+        assert_eq!(b.parent, tree.parent);
+        assert_eq!(b.depth, tree.depth);
+        assert!(same_f64(&b.weight, &tree.weight));
+        assert!(same_f64(&b.n_rows, &tree.n_rows));
+        assert!(same_f64(&b.impurity, &tree.impurity));
+        assert_eq!(b.label, tree.label);
+        assert!(same_f64(&b.value, &tree.value));
+        assert_eq!(b.score_offset, tree.score_offset);
+        assert_eq!(b.missing, tree.missing);
+        assert_eq!(b.missing_child, tree.missing_child);
+        assert_eq!(b.surrogate_offset, tree.surrogate_offset);
+        assert_eq!(b.surrogate_len, tree.surrogate_len);
+        assert_eq!(b.surrogate_feature, tree.surrogate_feature);
+        assert!(same_f64(&b.surrogate_threshold, &tree.surrogate_threshold));
+        assert!(same_f64(&b.surrogate_agreement, &tree.surrogate_agreement));
+        assert_eq!(b.surrogate_map, tree.surrogate_map);
+        assert_eq!(b.surrogate_children, tree.surrogate_children);
+        assert!(same_f64(&b.missing_weight, &tree.missing_weight));
+        assert_eq!(b.linear_offset, tree.linear_offset);
+        assert_eq!(b.linear_len, tree.linear_len);
+        assert_eq!(b.linear_features, tree.linear_features);
+        assert!(same_f64(&b.linear_weights, &tree.linear_weights));
+        let flat = |s: &[FeatureScore]| -> Vec<f64> {
+            s.iter()
+                .flat_map(|s| [s.score, s.gain, s.iv, s.threshold, s.rho])
+                .collect()
+        };
+        assert!(same_f64(&flat(&b.scores), &flat(&tree.scores)));
+        assert_eq!(write(b, b"{}"), bytes);
+    }
+}
