@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, native, pictures, render
+from . import _core, _missing, model_io, native, pictures, render
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
     LabelledData,
@@ -34,6 +34,8 @@ from ._validation import (
 from .rules import RuleSet
 
 if TYPE_CHECKING:
+    from os import PathLike
+
     from scipy.sparse import csr_matrix
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
@@ -126,6 +128,8 @@ class _Params:
     numeric_gain_correction: bool
     cost_matrix: list[float] | None
     oblique: bool
+    missing: str  # the core's strategy (see `_missing.core_strategy`)
+    max_surrogates: int
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,9 @@ class _BaseTree(ABC):
         prune_ties: bool = True,
         subtree_raising: bool = True,
         splits: str = "axis",
+        missing: str = "fractional",
+        max_surrogates: int = 5,
+        drop_features_above: float | None = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -213,6 +220,9 @@ class _BaseTree(ABC):
         self.prune_ties = prune_ties
         self.subtree_raising = subtree_raising
         self.splits = splits
+        self.missing = missing
+        self.max_surrogates = max_surrogates
+        self.drop_features_above = drop_features_above
 
     @classmethod
     def _parameters(cls) -> list[inspect.Parameter]:
@@ -251,7 +261,9 @@ class _BaseTree(ABC):
             return self._default_criteria[algorithm]
         if name == "categorical_split":
             return _SPLITS[algorithm]
-        return (_C45 if algorithm == "c4.5" else _NO_C45)[name]
+        # C4.5's rules are a classifier's; a regressor takes only its multiway splits.
+        c45 = algorithm == "c4.5" and self._estimator_type == "classifier"
+        return (_C45 if c45 else _NO_C45)[name]
 
     def _validated_params(self, n_classes: int) -> _Params:
         max_p = self.max_p_value
@@ -280,7 +292,17 @@ class _BaseTree(ABC):
             numeric_gain_correction=bool(self._preset("numeric_gain_correction")),
             cost_matrix=self._cost_list(n_classes),
             oblique=_choice("splits", self.splits, ("axis", "oblique")) == "oblique",
+            missing=_missing.core_strategy(self._validated_missing()[0]),
+            max_surrogates=_int("max_surrogates", self.max_surrogates, 0),
         )
+
+    def _validated_missing(self) -> tuple[str, float | None]:
+        """The `missing=` strategy and the `drop_features_above` share (None: keep all)."""
+        strategy = _choice("missing", self.missing, _missing.STRATEGIES)
+        share = self.drop_features_above
+        if share is not None:
+            share = _real("drop_features_above", share, 0.0, 1.0)
+        return strategy, share
 
     def _cost_list(self, n_classes: int) -> list[float] | None:
         """The classifier's cost matrix, row-major; the regressor has none."""
@@ -326,6 +348,7 @@ class _BaseTree(ABC):
             )
         )
         params = self._validated_params(data.n_classes)
+        data = _missing.prepare(data, *self._validated_missing())
         needs_validation = self.prepruning == "validation" or pruning.method == "reduced_error"
         if needs_validation and validation is None:
             raise ValueError(
@@ -502,22 +525,31 @@ class _BaseTree(ABC):
 
     def decision_path(self, X: Any) -> csr_matrix:
         """The nodes each row passes through, as scikit-learn returns them: a SciPy CSR
-        indicator matrix (n_rows x n_nodes). A row missing a tested value is spread over the
-        branches as in prediction, so every node it reaches with a positive share is marked."""
+        indicator matrix (n_rows x n_nodes). Rows are routed as prediction routes them, so a
+        row that a missing value spreads over several branches marks every node it reaches
+        with a positive share."""
         return self.tree_.decision_path(self._columns(X))
 
     def _labels(self) -> list[Any] | None:
         classes = self._state.classes
         return None if classes is None else classes.tolist()
 
-    def export_text(self, *, decimals: int = 4, show_weights: bool = True) -> str:
-        """The tree as indented text, one line per node, as the textbooks draw it."""
+    def export_text(
+        self, *, decimals: int = 4, show_weights: bool = True, show_missing: bool | None = None
+    ) -> str:
+        """The tree as indented text, one line per node, as the textbooks draw it.
+
+        `show_missing`: where each split sends a missing value, after its first branch's line
+        (`[missing → left]`, `[? → 7/15 · 5/15 · 3/15]` for C4.5's fractions,
+        `[surrogate: density <= 0.4000; missing → left]`); None (default) shows it when some
+        split met missing values in training."""
         return render.export_text(
             self.tree_.nodes(),
             self._state.schema.features,
             self._labels(),
             decimals=decimals,
             show_weights=show_weights,
+            show_missing=show_missing,
         )
 
     def rules(self) -> RuleSet:
@@ -588,6 +620,36 @@ class _BaseTree(ABC):
         """The candidate score of every feature when `node_id` was grown (as `split_scores`)."""
         return _score_frame(self._state.schema.names, self.tree_.node_scores(node_id))
 
+    # The model format (docs/model-format.md); the work is done in `model_io`.
+
+    def save(self, path: str | PathLike[str]) -> None:
+        """Write the fitted model to `path` in the model format; `quercus.load` reads it."""
+        model_io.save(self, path)
+
+    def to_bytes(self) -> bytes:
+        """The fitted model in the model format; `from_bytes` reads it."""
+        return model_io.to_bytes(self)
+
+    @classmethod
+    def from_bytes(cls: type[_Estimator], data: bytes) -> _Estimator:
+        """The model in `data` (from `to_bytes`), which must be one of this class's kind."""
+        model = model_io.from_bytes(data, cls)
+        assert isinstance(model, cls)
+        return model
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle stores the parameters and the model-format bytes, not the Rust tree."""
+        return model_io.pickle_state(self)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        model_io.restore_pickle_state(self, state)
+
+    def __copy__(self: _Estimator) -> _Estimator:
+        """A shallow copy sharing the (immutable) fitted tree, without the pickling route."""
+        twin = type(self).__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
+
 
 class DecisionTreeClassifier(_BaseTree):
     """A classification tree: ID3, C4.5 or CART by `algorithm`, any criterion by name."""
@@ -656,8 +718,8 @@ class DecisionTreeClassifier(_BaseTree):
         return len(self.classes_)
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
-        """The most probable class label of each row (missing values: C4.5 fractions); with a
-        cost matrix, the class of least expected cost.
+        """The most probable class label of each row (missing values: as `missing=` says, C4.5's
+        fractions by default); with a cost matrix, the class of least expected cost.
 
         X: a NumPy array, or a Polars (or pandas) DataFrame or a LazyFrame (only the fitted
         features are collected). `output="polars"`: a Series named after the target, with

@@ -1,11 +1,12 @@
-//! Prediction: a row walks from the root to a leaf; a row missing a tested value follows
-//! every branch with the stored fractions r̃_v and the leaf distributions are summed (C4.5,
-//! text 000 §4.4.2). The walk uses an explicit `(node, weight)` stack, never recursion, and
-//! the fractional path is only taken by rows that need it.
+//! Prediction: a row walks from the root to a leaf; a row missing a tested value takes the
+//! node's surrogate splits or missing child if it has them (the strategy the tree was grown
+//! with), else follows every branch with the stored fractions r̃_v and the leaf distributions
+//! are summed (C4.5, text 000 §4.4.2). The walk uses an explicit `(node, weight)` stack, never
+//! recursion, and the fractional path is only taken by rows that need it.
 
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::split::route;
+use crate::split::send;
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// One reached leaf and the share of the row's weight that arrived there.
@@ -31,7 +32,8 @@ impl Tree {
                 out.push((node, 1.0));
                 return;
             }
-            match route(&kind, columns, row).and_then(|c| self.children(node).nth(c)) {
+            let rule = || self.missing_rule(node);
+            match send(&kind, rule, columns, row).and_then(|c| self.children(node).nth(c)) {
                 Some(child) => node = child,
                 None => break,
             }
@@ -44,7 +46,8 @@ impl Tree {
                 out.push((node, w));
                 continue;
             }
-            match route(&kind, columns, row).and_then(|c| self.children(node).nth(c)) {
+            let rule = || self.missing_rule(node);
+            match send(&kind, rule, columns, row).and_then(|c| self.children(node).nth(c)) {
                 Some(child) => stack.push((child, w)),
                 None => {
                     let children: Vec<NodeId> = self.children(node).collect();
@@ -94,7 +97,7 @@ impl Tree {
             let total: f64 = dist.iter().sum();
             if total > 0.0 {
                 for (d, &v) in dst.iter_mut().zip(dist) {
-                    *d += share * v / total;
+                    *d += share * (v / total); // v/total first: subnormal weights must not round the share away
                 }
             }
         }
@@ -141,6 +144,43 @@ impl Tree {
             }
         })?;
         Ok(out)
+    }
+
+    /// The nodes each row passes through, as a CSR matrix's row pointers (`n_rows + 1`) and
+    /// ascending node ids: every node the row reaches with a positive share, routed as
+    /// prediction routes it (scikit-learn's `decision_path`).
+    pub fn decision_path(&self, data: &Dataset<'_>) -> Result<(Vec<u64>, Vec<u32>)> {
+        data.validate_for_predict(self.feature_kinds())?;
+        let columns = data.columns();
+        let mut indptr = Vec::with_capacity(data.n_rows() + 1);
+        indptr.push(0u64);
+        let mut indices: Vec<u32> = Vec::new();
+        let mut stack: Vec<NodeId> = Vec::new();
+        for row in 0..data.n_rows() {
+            let start = indices.len();
+            stack.clear();
+            stack.push(NodeId::ROOT);
+            while let Some(node) = stack.pop() {
+                indices.push(node.0);
+                let kind = self.kind(node);
+                if kind == NodeKind::Leaf {
+                    continue;
+                }
+                let rule = || self.missing_rule(node);
+                match send(&kind, rule, columns, row).and_then(|c| self.children(node).nth(c)) {
+                    Some(child) => stack.push(child),
+                    None => stack.extend(
+                        self.children(node)
+                            .filter(|&c| self.branch_fraction(c) > 0.0),
+                    ),
+                }
+            }
+            if let Some(reached) = indices.get_mut(start..) {
+                reached.sort_unstable();
+            }
+            indptr.push(indices.len() as u64);
+        }
+        Ok((indptr, indices))
     }
 
     /// The leaf each row reaches; for a row split across branches, the leaf with the largest
