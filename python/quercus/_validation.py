@@ -33,6 +33,11 @@ class Feature:
     name: str
     categories: tuple[str, ...] | None = None  # None: a numeric feature
     ordered: bool = False
+    # missing="impute_mean": the value a missing cell is read as (the training mean, or the
+    # most common category), at fit and at every later encoding; None: left missing.
+    fill: float | str | None = None
+    # drop_features_above: missing in too many training rows, so no split tests it.
+    ignored: bool = False
 
     @property
     def kind(self) -> Kind:
@@ -49,6 +54,8 @@ class Schema:
     # Polars predictions keep it; None for regression, a NumPy y or a dtype not in
     # `_LABEL_DTYPES` (then the labels' own NumPy type decides).
     target_dtype: str | None = None
+    # The `missing=` strategy of the fit (see `quercus._missing`).
+    missing: str = "fractional"
 
     @property
     def names(self) -> list[str]:
@@ -143,7 +150,12 @@ def transform(X: Any, schema: Schema) -> list[Column]:
     if isinstance(X, pl.LazyFrame):
         _check_present(X.collect_schema().names(), schema)
         X = X.select(schema.names).collect()
-    return _encode(_as_frame(X), schema)
+    columns = _encode(_as_frame(X), schema)
+    if any(feature.fill is not None for feature in schema.features):
+        from ._missing import fill_column  # it imports this module
+
+        columns = [fill_column(c, f) for c, f in zip(columns, schema.features, strict=True)]
+    return columns
 
 
 # Target dtypes predictions can be given back in, by name (a name read from a model file is

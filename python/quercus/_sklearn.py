@@ -1,0 +1,246 @@
+"""scikit-learn interoperability: the fitted tree as scikit-learn's `tree_` reads, decision
+paths, and exceptions that scikit-learn's own `except` clauses catch.
+
+Tools written for scikit-learn's trees (plotting, explanation, export) read
+`estimator.tree_.children_left`, `.value` and the like; `TreeView` serves those arrays from
+the quercus arena while still offering everything of the core `Tree` unchanged. Neither
+scikit-learn nor SciPy is imported when this module loads: both stay optional and are only
+touched when a caller that already uses them asks.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import _core
+from ._core import LEAF, MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
+
+    from ._core import Column
+
+__all__ = ["TREE_LEAF", "TREE_UNDEFINED", "TreeView", "sklearn_flavoured"]
+
+TREE_LEAF: Final = -1  # scikit-learn's children_left / children_right of a leaf
+TREE_UNDEFINED: Final = -2  # scikit-learn's feature / threshold of a leaf
+
+# The node kinds scikit-learn's arrays cannot express, as named in the error.
+_NON_BINARY = {
+    MULTIWAY: "a multiway split (one child per category)",
+    SUBSET: "a category-subset split (categories in a subset go left)",
+    ORDERED: "an ordered-category split (a threshold on category codes)",
+    OBLIQUE: "an oblique split (a threshold on a linear combination of features)",
+}
+
+_T = TypeVar("_T", bound=type)
+
+
+class TreeView:
+    """A fitted estimator's `tree_`: the core tree, plus scikit-learn's tree arrays.
+
+    Everything the core `quercus._core.Tree` offers (`nodes()`, `n_nodes`, `depth`,
+    `predict_proba(columns)`, ...) is forwarded unchanged; `core` is the core tree itself,
+    for the `quercus._core` functions that take one.
+
+    The scikit-learn arrays (`children_left`, `value`, ...) are indexed by quercus node ids,
+    the ids `apply`, `decision_path` and `nodes()` use, so their order is quercus's arena
+    order, not scikit-learn's depth-first one; the arrays are consistent among themselves,
+    which is all readers of `tree_` rely on. They are computed once and read-only.
+
+    `children_left`, `children_right`, `feature` and `threshold` describe binary threshold
+    splits on numeric features, the only split scikit-learn's trees have: for a tree with a
+    multiway, subset, ordered-category or oblique node they raise ValueError naming that
+    node (read `nodes()` instead). The per-node arrays (`value`, `n_node_samples`,
+    `weighted_n_node_samples`, `impurity`) hold for every tree.
+    """
+
+    n_outputs: Final = 1  # quercus trees predict one target
+
+    def __init__(self, tree: _core.Tree) -> None:
+        self.core = tree
+
+    def __getattr__(self, name: str) -> Any:
+        """Core members this view does not name itself (only reached for unknown names)."""
+        if name == "core":  # not set yet (e.g. while copying): no recursion
+            raise AttributeError(name)
+        return getattr(self.core, name)
+
+    def __repr__(self) -> str:
+        return f"<quercus TreeView: {self.n_nodes} nodes, depth {self.depth}>"
+
+    # --- the core tree, forwarded -----------------------------------------------------
+
+    @property
+    def n_nodes(self) -> int:
+        return self.core.n_nodes
+
+    @property
+    def n_leaves(self) -> int:
+        return self.core.n_leaves
+
+    @property
+    def depth(self) -> int:
+        return self.core.depth
+
+    @property
+    def n_features(self) -> int:
+        return self.core.n_features
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes; 0 for a regression tree (the core's, not scikit-learn's array)."""
+        return self.core.n_classes
+
+    @property
+    def criterion(self) -> str:
+        return self.core.criterion
+
+    def predict_proba(self, columns: list[Column]) -> NDArray[np.float64]:
+        return self.core.predict_proba(columns)
+
+    def predict_class(self, columns: list[Column]) -> NDArray[np.uint32]:
+        return self.core.predict_class(columns)
+
+    def predict_value(self, columns: list[Column]) -> NDArray[np.float64]:
+        return self.core.predict_value(columns)
+
+    def apply(self, columns: list[Column]) -> NDArray[np.int64]:
+        return self.core.apply(columns)
+
+    def nodes(self) -> dict[str, NDArray[np.generic]]:
+        """The arena as parallel arrays (fresh copies; see `quercus._core.Tree.nodes`)."""
+        return self.core.nodes()
+
+    def node_scores(self, node: int) -> dict[str, NDArray[np.float64]]:
+        return self.core.node_scores(node)
+
+    # --- scikit-learn's arrays --------------------------------------------------------
+
+    @property
+    def node_count(self) -> int:
+        return self.core.n_nodes
+
+    @property
+    def max_depth(self) -> int:
+        return self.core.depth
+
+    @property
+    def children_left(self) -> NDArray[np.int64]:
+        """Id of each node's `<= threshold` child; -1 (TREE_LEAF) for a leaf."""
+        return self._binary("children_left")
+
+    @property
+    def children_right(self) -> NDArray[np.int64]:
+        """Id of each node's `> threshold` child; -1 (TREE_LEAF) for a leaf."""
+        return self._binary("children_right")
+
+    @property
+    def feature(self) -> NDArray[np.int64]:
+        """Column index each node tests; -2 (TREE_UNDEFINED) for a leaf."""
+        return self._binary("feature")
+
+    @property
+    def threshold(self) -> NDArray[np.float64]:
+        """Each node's threshold (`x <= t` goes left); -2.0 (TREE_UNDEFINED) for a leaf."""
+        return self._binary("threshold")
+
+    @cached_property
+    def value(self) -> NDArray[np.float64]:
+        """Shape (n_nodes, 1, n_classes): the class fractions of the training weight at each
+        node, as scikit-learn >= 1.4 stores them for classifiers; (n_nodes, 1, 1) node means
+        for a regression tree."""
+        value = self._arena["value"].astype(np.float64)
+        if self.core.n_classes > 0:
+            totals = value.sum(axis=1, keepdims=True)
+            value = np.divide(value, totals, out=np.zeros_like(value), where=totals > 0)
+        return _frozen(value[:, np.newaxis, :])
+
+    @cached_property
+    def n_node_samples(self) -> NDArray[np.int64]:
+        """Training rows that reached each node (a row split by a missing value counts once
+        in every node it reached)."""
+        return _frozen(np.rint(self._arena["n_rows"]).astype(np.int64))
+
+    @cached_property
+    def weighted_n_node_samples(self) -> NDArray[np.float64]:
+        """Training weight that reached each node, the fractions of split rows included."""
+        return _frozen(self._arena["weight"].astype(np.float64))
+
+    @cached_property
+    def impurity(self) -> NDArray[np.float64]:
+        """Each node's impurity under the tree's criterion (variance for regression)."""
+        return _frozen(self._arena["impurity"].astype(np.float64))
+
+    def decision_path(self, columns: list[Column]) -> csr_matrix:
+        """Indicator matrix (n_rows x n_nodes, SciPy CSR, int64) of the nodes each row passes
+        through, as scikit-learn's `decision_path`. The core routes the rows as prediction
+        does (`Tree.decision_path`): a row missing a tested value takes the node's surrogates
+        or missing child if it has them, else follows every branch with a positive training
+        share (C4.5), so all nodes it reaches with a positive share are marked."""
+        from scipy.sparse import csr_matrix  # SciPy is optional: needed only here
+
+        indptr, indices = self.core.decision_path(columns)
+        indicator = np.ones(len(indices), dtype=np.int64)
+        return csr_matrix((indicator, indices, indptr), shape=(len(indptr) - 1, self.n_nodes))
+
+    @cached_property
+    def _arena(self) -> dict[str, NDArray[Any]]:
+        """`nodes()` read once: every array property is derived from it."""
+        return self.core.nodes()
+
+    @cached_property
+    def _binary_arrays(self) -> dict[str, NDArray[Any]]:
+        nodes = self._arena
+        leaf = nodes["kind"] == LEAF
+        first = nodes["first_child"]
+        return {
+            name: _frozen(array)
+            for name, array in {
+                "children_left": np.where(leaf, TREE_LEAF, first),
+                "children_right": np.where(leaf, TREE_LEAF, first + 1),
+                "feature": np.where(leaf, TREE_UNDEFINED, nodes["feature"]),
+                "threshold": np.where(leaf, float(TREE_UNDEFINED), nodes["threshold"]),
+            }.items()
+        }
+
+    def _binary(self, name: str) -> NDArray[Any]:
+        kinds = self._arena["kind"]
+        other = np.flatnonzero((kinds != LEAF) & (kinds != NUMERIC))
+        if other.size:
+            node = int(other[0])
+            raise ValueError(
+                f"tree_.{name} describes binary splits of numeric features, the only kind "
+                f"scikit-learn's trees have, but node {node} is {_NON_BINARY[int(kinds[node])]}; "
+                "read tree_.nodes() for such trees"
+            )
+        return self._binary_arrays[name]
+
+
+def _frozen(array: NDArray[Any]) -> NDArray[Any]:
+    """The array made read-only: the cached arrays are shared by every reader."""
+    array.setflags(write=False)
+    return array
+
+
+def sklearn_flavoured(ours: _T) -> _T:
+    """`ours`, or, once scikit-learn is loaded, a subclass of `ours` and of scikit-learn's
+    class of the same name in `sklearn.exceptions` (NotFittedError, ...), so that both
+    libraries' `except` clauses catch what quercus raises.
+
+    Nothing is imported: code that catches scikit-learn's class has imported it already.
+    """
+    theirs = getattr(sys.modules.get("sklearn.exceptions"), ours.__name__, None)
+    return ours if theirs is None else _joint(ours, theirs)
+
+
+@functools.cache
+def _joint(ours: _T, theirs: type) -> _T:
+    # The same name and module, so messages and reprs read as quercus's own class.
+    return cast(_T, type(ours.__name__, (ours, theirs), {"__module__": ours.__module__}))
