@@ -51,10 +51,16 @@ class Tree:
 
     @property
     def criterion(self) -> str: ...
+    @property
+    def missing(self) -> str:
+        """The missing-value strategy the tree was grown with ("fractional",
+        "majority_branch", "class_majority", "separate", "learned" or "surrogate")."""
+
     def predict_proba(self, columns: list[Column]) -> NDArray[np.float64]:
         """Class probabilities, shape (n_rows, n_classes). A row missing a tested value
-        follows every branch with the stored fractions (C4.5) and the leaf
-        distributions are summed."""
+        takes the node's surrogate splits, then its missing child; at a node with neither
+        (C4.5's fractional strategy) it follows every branch with the stored fractions and
+        the leaf distributions are summed."""
 
     def predict_class(self, columns: list[Column]) -> NDArray[np.uint32]:
         """Class codes; ties broken toward the label of the leaf the row reached first."""
@@ -65,6 +71,10 @@ class Tree:
     def apply(self, columns: list[Column]) -> NDArray[np.int64]:
         """Id of the leaf each row reaches; rows that follow several branches report the
         leaf that received the largest share of the row's weight."""
+
+    def decision_path(self, columns: list[Column]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """CSR (indptr, indices) of the nodes each row passes through, ascending: every node
+        it reaches with a positive share, routed as prediction routes it."""
 
     def nodes(self) -> dict[str, NDArray[np.generic]]:
         """The arena as parallel arrays, one entry per node:
@@ -88,12 +98,42 @@ class Tree:
         subset), 0 = child 1, 2 = category absent from the node's training rows),
         ``linear_offset`` / ``linear_len`` (int64, -1 / 0 unless OBLIQUE: where the node's
         terms start in ``linear_features`` / ``linear_weights`` and how many there are),
-        ``linear_features`` (int64, flat) and ``linear_weights`` (float64, flat).
+        ``linear_features`` (int64, flat) and ``linear_weights`` (float64, flat),
+        ``missing_child`` (int64, the child, as an index among the node's children, a row
+        missing the tested value goes to after the surrogates; -1 for leaves and for C4.5's
+        fractions), ``missing_weight`` (float64, training weight that reached the split with
+        its tested value missing), ``surrogate_offset`` / ``surrogate_len`` (int64, -1 / 0
+        without surrogates: where the node's surrogate splits start in the flat
+        ``surrogate_*`` arrays, best first, and how many there are), ``surrogate_feature``
+        (int64), ``surrogate_threshold`` (float64, ``x <= t`` for a numeric feature, NaN for
+        a categorical one), ``surrogate_agreement`` (float64, share of the node's known
+        weight the surrogate sends where the split does), ``surrogate_map`` (int64, where
+        the surrogate's child map starts in ``surrogate_children``: 2 entries [<=, >] for a
+        numeric feature, one per category for a categorical one) and ``surrogate_children``
+        (int64, child indices, -1 for no direction).
         """
 
     def node_scores(self, node: int) -> dict[str, NDArray[np.float64]]:
         """Per-feature candidate scores recorded while the node was grown (see
         `split_scores`); all NaN for a node that was never searched (pure or empty)."""
+
+    def feature_kinds(self) -> list[tuple[Literal["numeric", "categorical"], int, bool]]:
+        """Each feature as the tree knows it: (kind, n_categories, ordered); a numeric
+        feature is ("numeric", 0, False)."""
+
+    def to_bytes(self, metadata: bytes | None = None) -> bytes:
+        """The tree in the model format (docs/model-format.md), with the opaque
+        ``metadata`` blob stored alongside. Pickling a Tree goes through these bytes."""
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]: ...
+
+def tree_from_bytes(data: bytes) -> Tree:
+    """A tree from the model format, its metadata ignored. Raises QuercusError for input
+    that is not a model, is damaged or truncated, or has a format version this build cannot
+    read; never allocates more than a small multiple of ``len(data)``."""
+
+def load_model(data: bytes) -> tuple[Tree, bytes]:
+    """A tree and the metadata blob stored with it (see ``tree_from_bytes``)."""
 
 def fit(
     columns: list[Column],
@@ -108,7 +148,8 @@ def fit(
     ``params`` holds every growth parameter by name (criterion, categorical_split, max_depth,
     min_samples_split, min_samples_leaf, max_exhaustive_categories, max_leaf_nodes,
     min_weight_fraction_leaf, min_gain, max_p_value, min_objects, numeric_gain_correction,
-    cost_matrix as a row-major list or None, oblique). ``validation`` = (columns, y, sample_weight)
+    cost_matrix as a row-major list or None, oblique, missing as a strategy name,
+    max_surrogates). ``validation`` = (columns, y, sample_weight)
     switches on validation pre-pruning: a split is kept only if it strictly lowers the
     validation error of the node's rows.
     """

@@ -2,14 +2,18 @@
 predictor on each batch of a (streaming) query, and the tree itself as a pure Polars
 `when/then` expression or an SQL `CASE` expression.
 
-Missing values in the pure renderings (`tree_expr`, `tree_sql`). The tree sends a row whose
-tested value is missing down every branch with C4.5's fractions and sums the leaves it
-reaches; one `when/then` (or `CASE`) value cannot do that. The renderings send such a row
-down the single branch that received the largest share of the node's training weight (its
-largest `branch_fraction`, the first such branch on a tie). "Missing" here is what the tree
-itself treats as missing at a node: null, NaN in a numeric column, a category not seen at fit,
-and a category a CART subset node never saw while growing. On rows where no tested value is
-missing the renderings predict exactly what `predict` does.
+Missing values in the pure renderings (`tree_expr`, `tree_sql`). A tree grown with
+`missing="majority_branch"`, `"class_majority"`, `"separate"` or `"learned"` sends a row whose
+tested value is missing to one child of each split (`missing_child`), and so do the
+renderings: on such trees they predict exactly what `predict` does. A `"surrogate"` tree
+first tries its surrogate splits, which the renderings leave out: they go straight to the
+majority child. The fractional tree (C4.5, the default) sends such a row down every branch
+with C4.5's fractions and sums the leaves it reaches; one `when/then` (or `CASE`) value cannot
+do that, so the renderings send it down the single branch that received the largest share of
+the node's training weight (its largest `branch_fraction`, the first such branch on a tie).
+"Missing" here is what the tree itself treats as missing at a node: null, NaN in a numeric
+column, a category not seen at fit, and a category a CART subset node never saw while growing.
+On rows where no tested value is missing the renderings predict exactly what `predict` does.
 
 The renderings nest one `when/then` (`CASE`) per internal node, so their depth is the tree's:
 fine for the trees people read, slow for trees thousands of levels deep.
@@ -202,13 +206,18 @@ def tree_sql(
 
 
 def _missing_branches(nodes: dict[str, NDArray[Any]]) -> list[int]:
-    """For each internal node, the child with the largest branch fraction (the first on a
-    tie): where the renderings send a missing value. -1 for leaves."""
+    """For each internal node, where the renderings send a missing value: the node's missing
+    child if it has one, else the child with the largest branch fraction (the first on a
+    tie). -1 for leaves."""
     first_child = nodes["first_child"]
     n_children = nodes["n_children"]
     fraction = nodes["branch_fraction"]
+    missing_child = nodes.get("missing_child", np.full(len(first_child), -1))
     chosen = np.full(len(first_child), -1, dtype=np.int64)
     for node in np.flatnonzero(n_children > 0).tolist():
         first = int(first_child[node])
+        if missing_child[node] >= 0:
+            chosen[node] = first + int(missing_child[node])
+            continue
         chosen[node] = first + int(np.argmax(fraction[first : first + n_children[node]]))
     return chosen.tolist()

@@ -12,8 +12,15 @@ from typing import Any
 
 from numpy.typing import NDArray
 
+from ._core import MULTIWAY
 from ._validation import Feature
-from .rules import format_prediction, format_weight, node_conditions, node_predictions
+from .rules import (
+    format_number,
+    format_prediction,
+    format_weight,
+    node_conditions,
+    node_predictions,
+)
 
 
 def export_text(
@@ -23,11 +30,19 @@ def export_text(
     *,
     decimals: int = 4,
     show_weights: bool = True,
+    show_missing: bool | None = None,
 ) -> str:
     """The tree as indented lines, one per node below the root (4 spaces per level).
 
-    `labels` are the class labels by code, or None for a regression tree.
+    `labels` are the class labels by code, or None for a regression tree. `show_missing`:
+    where each split sends a missing value, after its first branch's line (`[missing →
+    left]`, `[? → 7/15 · 5/15 · 3/15]` for C4.5's fractions of the known weight,
+    `[surrogate: density <= 0.4000; missing → left]`); None shows it when some split met
+    missing values in training, so a tree grown on complete data prints as before.
     """
+    if show_missing is None:
+        show_missing = "missing_weight" in nodes and bool((nodes["missing_weight"] > 0).any())
+    notes = missing_notes(nodes, features, decimals) if show_missing else {}
     edges = node_conditions(nodes, features)
     predictions = node_predictions(nodes, labels)
     regression = labels is None
@@ -45,8 +60,80 @@ def export_text(
                 lines.append(outcome)
             continue
         line = "    " * (depth[node] - 1) + edges[node][0].format(decimals)
-        lines.append(f"{line}: {outcome}" if leaf else line)
+        line = f"{line}: {outcome}" if leaf else line
+        lines.append(f"{line}  {notes[node]}" if node in notes else line)
     return "\n".join(lines)
+
+
+def missing_notes(
+    nodes: dict[str, NDArray[Any]], features: Sequence[Feature], decimals: int = 4
+) -> dict[int, str]:
+    """Where each split sends a row missing its tested value, keyed by the split's first
+    child (whose line shows it): its surrogates and missing child, or C4.5's fractions."""
+    first_child = nodes["first_child"].tolist()
+    n_children = nodes["n_children"].tolist()
+    missing_child = nodes["missing_child"].tolist()
+    weight, missing_weight = nodes["weight"].tolist(), nodes["missing_weight"].tolist()
+    fraction = nodes["branch_fraction"].tolist()
+    notes = {}
+    for node, count in enumerate(n_children):
+        if count == 0:
+            continue
+        first = first_child[node]
+        surrogates = surrogate_texts(nodes, node, features, decimals)
+        if surrogates:
+            fallback = child_name(nodes, node, missing_child[node], features)
+            notes[first] = f"[surrogate: {', then '.join(surrogates)}; missing → {fallback}]"
+        elif missing_child[node] >= 0:
+            notes[first] = f"[missing → {child_name(nodes, node, missing_child[node], features)}]"
+        else:  # C4.5: every child, with its share of the node's known weight
+            known = weight[node] - missing_weight[node]
+            total = format_weight(known)
+            shares = (format_weight(fraction[c] * known) for c in range(first, first + count))
+            notes[first] = f"[? → {' · '.join(f'{s}/{total}' for s in shares)}]"
+    return notes
+
+
+def child_name(
+    nodes: dict[str, NDArray[Any]], node: int, k: int, features: Sequence[Feature]
+) -> str:
+    """Child `k` of `node` in a few characters: its category for a multiway split ("?" for
+    the extra child of `missing="separate"`), else left / right."""
+    if int(nodes["kind"][node]) != MULTIWAY:
+        return "left" if k == 0 else "right"
+    categories = features[int(nodes["feature"][node])].categories or ()
+    return categories[k] if k < len(categories) else "?"
+
+
+def surrogate_texts(
+    nodes: dict[str, NDArray[Any]], node: int, features: Sequence[Feature], decimals: int = 4
+) -> list[str]:
+    """The node's surrogate splits, best first, each worded as the test that sends a row to
+    the first child (`density <= 0.4000`, `density >  0.4000` when reversed, `root in
+    {curly}`); for a multiway split, the child of each category (`root: a → x, b → y`)."""
+    start, count = int(nodes["surrogate_offset"][node]), int(nodes["surrogate_len"][node])
+    texts = []
+    for s in range(start, start + count) if count > 0 else ():
+        feature = features[int(nodes["surrogate_feature"][s])]
+        at = int(nodes["surrogate_map"][s])
+        if feature.categories is None:
+            left = int(nodes["surrogate_children"][at]) == 0
+            t = format_number(float(nodes["surrogate_threshold"][s]), decimals)
+            texts.append(f"{feature.name} {'<=' if left else '> '} {t}")
+            continue
+        width = len(feature.categories)
+        children = nodes["surrogate_children"][at : at + width].tolist()
+        if int(nodes["kind"][node]) == MULTIWAY or int(nodes["n_children"][node]) != 2:
+            pairs = (
+                f"{c} → {child_name(nodes, node, k, features)}"
+                for c, k in zip(feature.categories, children, strict=True)
+                if k >= 0
+            )
+            texts.append(f"{feature.name}: {', '.join(pairs)}")
+        else:
+            left_set = [c for c, k in zip(feature.categories, children, strict=True) if k == 0]
+            texts.append(f"{feature.name} in {{{', '.join(left_set)}}}")
+    return texts
 
 
 def _preorder(nodes: dict[str, NDArray[Any]]) -> Iterator[int]:

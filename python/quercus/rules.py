@@ -14,6 +14,15 @@ through to a later rule or to the default, where the tree would spread it over e
 (C4.5's fractions). The same holds for a category a CART subset node never saw while growing:
 it belongs to neither side of that node.
 
+A tree grown with another `missing=` strategy sends a missing value to one child of each
+split (`missing_child`): the precondition into that child also lets a missing value through
+(`missing=True`, worded "(or missing)"; the extra child of `missing="separate"` is "feature
+is missing"), so the rules predict as the tree does. Surrogate splits are not expressed: the
+rules of a `missing="surrogate"` tree send a missing value to the majority child, where the
+tree first tries its surrogates. A category never seen at fit counts as missing in `predict`
+and `apply` (as in the tree) but matches nothing in `to_polars` / `to_sql`, which only see
+null (and NaN) as missing.
+
 Trees can be 100,000 levels deep, so every walk uses an explicit stack, never recursion.
 """
 
@@ -86,6 +95,7 @@ class Interval:
     feature: str
     lower: float | None = None
     upper: float | None = None
+    missing: bool = False  # a missing value passes too (the child that takes them)
 
     def __post_init__(self) -> None:
         if self.lower is None and self.upper is None:
@@ -96,10 +106,12 @@ class Interval:
         lower = None if self.lower is None else format_number(self.lower, decimals)
         upper = None if self.upper is None else format_number(self.upper, decimals)
         if lower is None:
-            return f"{self.feature} <= {upper}"
-        if upper is None:
-            return f"{self.feature} > {lower}"
-        return f"{lower} < {self.feature} <= {upper}"
+            text = f"{self.feature} <= {upper}"
+        elif upper is None:
+            text = f"{self.feature} > {lower}"
+        else:
+            text = f"{lower} < {self.feature} <= {upper}"
+        return text + _OR_MISSING if self.missing else text
 
     def to_polars(self) -> pl.Expr:
         # The value quercus encodes (a date's day count). Polars orders NaN above every
@@ -108,6 +120,8 @@ class Interval:
         tests = [] if self.lower is None else [value > self.lower, value.is_not_nan()]
         if self.upper is not None:
             tests.append(value <= self.upper)
+        if self.missing:
+            return _all(tests) | value.is_null() | value.is_nan()
         return _all(tests)
 
     def to_sql(self) -> str:
@@ -115,6 +129,8 @@ class Interval:
         tests = [] if self.lower is None else [f"{column} > {_sql_number(self.lower)}"]
         if self.upper is not None:
             tests.append(f"{column} <= {_sql_number(self.upper)}")
+        if self.missing:
+            return f"({' AND '.join(tests)} OR {column} IS NULL)"
         return " AND ".join(tests)
 
     def _parts(self) -> tuple[Interval, ...]:
@@ -132,11 +148,12 @@ class Interval:
             mask &= values > self.lower
         if self.upper is not None:
             mask &= values <= self.upper
-        return mask
+        return mask | np.isnan(values) if self.missing else mask
 
     def _narrow(self, other: Interval) -> Interval:
         lower = _extreme(max, self.lower, other.lower)
-        return Interval(self.feature, lower, _extreme(min, self.upper, other.upper))
+        upper = _extreme(min, self.upper, other.upper)
+        return Interval(self.feature, lower, upper, self.missing and other.missing)
 
 
 @dataclass(frozen=True)
@@ -151,27 +168,39 @@ class Membership:
 
     feature: str
     categories: tuple[str, ...]
+    missing: bool = False  # a missing value passes too (the child that takes them)
 
     def to_text(self, decimals: int = 4) -> str:
-        """`feature = v` for one category, else `feature in {a, b}`."""
+        """`feature = v` for one category, else `feature in {a, b}`; `feature is missing`
+        for the extra child of `missing="separate"`."""
+        if not self.categories and self.missing:
+            return f"{self.feature} is missing"
         if len(self.categories) == 1:
-            return f"{self.feature} = {self.categories[0]}"
-        return f"{self.feature} in {_braced(self.categories)}"
+            text = f"{self.feature} = {self.categories[0]}"
+        else:
+            text = f"{self.feature} in {_braced(self.categories)}"
+        return text + _OR_MISSING if self.missing else text
 
     def to_polars(self) -> pl.Expr:
         # As strings, the form `Feature.categories` holds (booleans as "false" / "true").
         value = pl.col(self.feature).cast(pl.String)
         if len(self.categories) == 1:
-            return value == self.categories[0]
-        return value.is_in(list(self.categories))
+            test = value == self.categories[0]
+        else:
+            test = value.is_in(list(self.categories))
+        return test | value.is_null() if self.missing else test
 
     def to_sql(self) -> str:
         column = quote_identifier(self.feature)
         if not self.categories:
-            return "FALSE"
-        if len(self.categories) == 1:
-            return f"{column} = {quote_string(self.categories[0])}"
-        return f"{column} IN ({', '.join(map(quote_string, self.categories))})"
+            test = "FALSE"
+        elif len(self.categories) == 1:
+            test = f"{column} = {quote_string(self.categories[0])}"
+        else:
+            test = f"{column} IN ({', '.join(map(quote_string, self.categories))})"
+        if self.missing:
+            return f"{column} IS NULL" if not self.categories else f"({test} OR {column} IS NULL)"
+        return test
 
     def _parts(self) -> tuple[Membership, ...]:
         return (self,)
@@ -183,11 +212,16 @@ class Membership:
         code = {category: k for k, category in enumerate(feature.categories or ())}
         allowed = np.zeros(n_categories, dtype=bool)
         allowed[[code[category] for category in self.categories if category in code]] = True
-        return allowed[codes] & ~missing
+        passed = allowed[codes] & ~missing
+        return passed | missing if self.missing else passed
 
     def _narrow(self, other: Membership) -> Membership:
         kept = set(other.categories)
-        return replace(self, categories=tuple(c for c in self.categories if c in kept))
+        return replace(
+            self,
+            categories=tuple(c for c in self.categories if c in kept),
+            missing=self.missing and other.missing,
+        )
 
 
 @dataclass(frozen=True)
@@ -198,6 +232,7 @@ class Linear:
     terms: tuple[tuple[str, float], ...]
     threshold: float
     above: bool = False
+    missing: bool = False  # a row missing a term passes (the child that takes them)
 
     @property
     def feature(self) -> str:
@@ -206,9 +241,9 @@ class Linear:
 
     def to_text(self, decimals: int = 4) -> str:
         sign = ">" if self.above else "<="
-        return (
-            f"{linear_text(self.terms, decimals)} {sign} {format_number(self.threshold, decimals)}"
-        )
+        threshold = format_number(self.threshold, decimals)
+        text = f"{linear_text(self.terms, decimals)} {sign} {threshold}"
+        return text + _OR_MISSING if self.missing else text
 
     def to_polars(self) -> pl.Expr:
         columns = [pl.col(name).to_physical() for name, _ in self.terms]
@@ -216,11 +251,20 @@ class Linear:
             operator.add, (w * c for (_, w), c in zip(self.terms, columns, strict=True))
         )
         test = z > self.threshold if self.above else z <= self.threshold
-        return _all([test, *(c.is_not_nan() for c in columns)])
+        passed = _all([test, *(c.is_not_nan() for c in columns)])
+        if self.missing:
+            return functools.reduce(
+                operator.or_, (c.is_null() | c.is_nan() for c in columns), passed
+            )
+        return passed
 
     def to_sql(self) -> str:
         z = " + ".join(f"{_sql_number(w)} * {quote_identifier(n)}" for n, w in self.terms)
-        return f"({z}) {'>' if self.above else '<='} {_sql_number(self.threshold)}"
+        test = f"({z}) {'>' if self.above else '<='} {_sql_number(self.threshold)}"
+        if self.missing:
+            nulls = " OR ".join(f"{quote_identifier(n)} IS NULL" for n, _ in self.terms)
+            return f"({test} OR {nulls})"
+        return test
 
     def _parts(self) -> tuple[Linear, ...]:
         return (self,)
@@ -232,7 +276,8 @@ class Linear:
             z = z + w * columns[schema.names.index(name)][1]
         with np.errstate(invalid="ignore"):
             passed = z > self.threshold if self.above else z <= self.threshold
-        return passed & ~np.isnan(z)
+        passed &= ~np.isnan(z)
+        return passed | np.isnan(z) if self.missing else passed
 
 
 Precondition: TypeAlias = Interval | Membership | Linear
@@ -496,7 +541,8 @@ def node_conditions(
     nodes: dict[str, NDArray[Any]], features: Sequence[Feature]
 ) -> dict[int, tuple[Condition, Precondition]]:
     """For each non-root node, the test that leads into it: as the tree words it and as the
-    values it lets through (see `Condition`)."""
+    values it lets through (see `Condition`; the precondition into the child that takes a
+    node's missing values lets them through too)."""
     kind = nodes["kind"].tolist()
     feature_index = nodes["feature"].tolist()
     threshold = nodes["threshold"].tolist()
@@ -504,6 +550,10 @@ def node_conditions(
     n_children = nodes["n_children"].tolist()
     subset_offset = nodes["subset_offset"].tolist()
     subset_mask: NDArray[np.uint8] = nodes["subset_mask"]
+    # Absent from hand-written arenas: then no split has a missing child.
+    missing_child = (
+        nodes["missing_child"].tolist() if "missing_child" in nodes else [-1] * len(kind)
+    )
     edges: dict[int, tuple[Condition, Precondition]] = {}
     for node, node_kind in enumerate(kind):
         if n_children[node] == 0:
@@ -520,6 +570,9 @@ def node_conditions(
         categories = feature.categories or ()  # only numeric splits test a numeric feature
         if node_kind == MULTIWAY:
             for k in range(n_children[node]):
+                if k == len(categories):  # missing="separate": the child of missing values
+                    edges[first + k] = (Condition(name, "=", "?"), Membership(name, ()))
+                    continue
                 category = categories[k]
                 edges[first + k] = (Condition(name, "=", category), Membership(name, (category,)))
             continue
@@ -535,12 +588,20 @@ def node_conditions(
         else:  # SUBSET: mask 1 = child 0, 0 = child 1, 2 = unseen at the node (as missing)
             offset = subset_offset[node]
             sides = subset_mask[offset : offset + len(categories)].tolist()
-            left, right = (
+            left, right, unseen = (
                 tuple(c for c, s in zip(categories, sides, strict=True) if s == side)
-                for side in (1, 0)
+                for side in (1, 0, 2)
             )
-            edges[first] = (Condition(name, "in", left), Membership(name, left))
-            edges[first + 1] = (Condition(name, "not in", left), Membership(name, right))
+            # A category the node never saw goes where its missing values go, if anywhere.
+            left_in = left + unseen if missing_child[node] == 0 else left
+            right_in = right + unseen if missing_child[node] == 1 else right
+            edges[first] = (Condition(name, "in", left), Membership(name, left_in))
+            edges[first + 1] = (Condition(name, "not in", left), Membership(name, right_in))
+    for node, taken in enumerate(missing_child):
+        if taken >= 0:
+            child = first_child[node] + taken
+            condition, precondition = edges[child]
+            edges[child] = (condition, replace(precondition, missing=True))
     return edges
 
 
@@ -657,6 +718,9 @@ def _all(tests: list[pl.Expr]) -> pl.Expr:
     """The conjunction of `tests`; for none (a one-leaf tree, a rule pruned to nothing) a
     column of True as long as the frame, since a lone literal makes `select` return one row."""
     return functools.reduce(operator.and_, tests) if tests else pl.repeat(True, pl.len())
+
+
+_OR_MISSING = " (or missing)"
 
 
 def _braced(categories: tuple[str, ...]) -> str:

@@ -450,6 +450,19 @@ class _BaseTree(ABC):
         return frozenset(names[j] for j in np.unique(nodes["feature"][nodes["n_children"] > 0]))
 
     @property
+    def fill_values_(self) -> dict[str, float | str]:
+        """missing="impute_mean": the value each feature's missing cells are read as (its
+        training mean, or most common category), at fit and at every prediction; empty for
+        the other strategies."""
+        features = self._state.schema.features
+        return {f.name: f.fill for f in features if f.fill is not None}
+
+    @property
+    def ignored_features_(self) -> list[str]:
+        """The features `drop_features_above` ignored (missing in too many training rows)."""
+        return [f.name for f in self._state.schema.features if f.ignored]
+
+    @property
     def feature_importances_(self) -> NDArray[np.float64]:
         """Weighted impurity decrease per feature, normalised to sum to 1 (all zeros for a
         single leaf): Σ over the feature's splits of w(t)·I(t) - Σ_children w(c)·I(c)."""

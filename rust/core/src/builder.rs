@@ -11,8 +11,9 @@ use std::collections::BinaryHeap;
 use crate::criterion::{better, g_test_p_value, stats_weight, Criterion};
 use crate::data::{validate_weights, Column, Dataset, Sample, Target};
 use crate::error::{CoreError, Result};
-use crate::params::{CategoricalSplit, TreeParams};
-use crate::split::{choose, route, Candidate, NodeRows, Searcher, SplitRule};
+use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
+use crate::split::missing::{self, Fill};
+use crate::split::{choose, send, Candidate, MissingRule, NodeRows, Searcher, SplitRule, Values};
 use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
 
 /// A node waiting to be expanded.
@@ -151,6 +152,7 @@ pub fn grow_with(
         validation,
     };
     let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
+    tree.missing = params.missing;
     let root = tree.push_node(None, 1.0);
     let all = |n: usize, w: &[f64]| NodeRows {
         rows: (0..n as u32).collect(),
@@ -181,10 +183,28 @@ pub fn grow_with(
         {
             continue;
         }
-        let kind = kind_of(&split);
-        let parts = partition(&kind, data.columns(), &p.rows, &split.fractions);
+        let kind = split.kind();
+        let rule = split.missing.rule();
+        let parts = match grower.fill_for(&split, &p.rows) {
+            // Class majority: a training row's missing value is read as its class's at the
+            // node; a row left missing (no value to fill) follows the predict-time rule.
+            Some(fill) => partition(
+                &kind,
+                &rule,
+                &fill.reader(data.columns(), target),
+                &p.rows,
+                &split.fractions,
+            ),
+            None => partition(&kind, &rule, data.columns(), &p.rows, &split.fractions),
+        };
         let val_parts = match validation {
-            Some(v) => partition(&kind, v.data.columns(), &p.validation, &split.fractions),
+            Some(v) => partition(
+                &kind,
+                &rule,
+                v.data.columns(),
+                &p.validation,
+                &split.fractions,
+            ),
             None => vec![NodeRows::default(); n_children],
         };
         if validation.is_some()
@@ -252,16 +272,25 @@ impl Grower<'_, '_, '_> {
         if rows.len() == 0 || self.is_terminal(tree, node, rows) {
             return None;
         }
-        let (mut candidates, scale) = self.searcher.candidates(rows, usable);
+        let fill = (self.params.missing == MissingStrategy::ClassMajority)
+            .then(|| Fill::new(self.train.data, self.train.target, rows, usable));
+        let (mut candidates, scale) = self.searcher.candidates(rows, usable, fill.as_ref());
         record_scores(tree, node, &candidates);
         let axis = choose(self.params.criterion, &candidates, scale)
             .and_then(|best| candidates.get_mut(best)?.take());
         let oblique = if self.params.oblique {
-            self.searcher.oblique(rows, tree.weight(node))
+            let columns = self.train.data.columns();
+            match &fill {
+                Some(f) => {
+                    let filled = f.reader(columns, self.train.target);
+                    self.searcher.oblique(rows, tree.weight(node), &filled)
+                }
+                None => self.searcher.oblique(rows, tree.weight(node), columns),
+            }
         } else {
             None
         };
-        let split = match (axis, oblique) {
+        let mut split = match (axis, oblique) {
             (Some(a), Some(o)) if better(self.searcher.key(&o), self.searcher.key(&a), scale) => o,
             (Some(a), _) => a,
             (None, o) => o?,
@@ -275,7 +304,33 @@ impl Grower<'_, '_, '_> {
                 return None;
             }
         }
+        split.missing = missing::plan(
+            &self.searcher,
+            &split,
+            rows,
+            fill.as_ref(),
+            self.params.max_surrogates,
+        );
         Some(split)
+    }
+
+    /// The class-majority fill values of the split's features at a node (`None` for the
+    /// other strategies).
+    fn fill_for(&self, split: &Candidate, rows: &NodeRows) -> Option<Fill> {
+        if self.params.missing != MissingStrategy::ClassMajority {
+            return None;
+        }
+        let mut used = vec![false; self.train.data.n_features()];
+        let features: Vec<usize> = match &split.rule {
+            SplitRule::Oblique { features, .. } => features.iter().map(|&f| f as usize).collect(),
+            _ => vec![split.feature],
+        };
+        for f in features {
+            if let Some(u) = used.get_mut(f) {
+                *u = true;
+            }
+        }
+        Some(Fill::new(self.train.data, self.train.target, rows, &used))
     }
 
     /// Stopping rules checked before any search (scikit-learn's: depth, rows, weight, purity).
@@ -399,17 +454,19 @@ fn stats_of(target: &Target<'_>, rows: &NodeRows) -> Vec<f64> {
     stats
 }
 
-/// Sends each row to its child; a row missing the tested value goes to every child with its
-/// weight × r̃_v (C4.5), children with r̃_v = 0 excepted.
-fn partition(
+/// Sends each row to its child ([`send`]: the test, else the node's missing-value rule); a
+/// row the rule leaves to C4.5 goes to every child with its weight × r̃_v, children with
+/// r̃_v = 0 excepted.
+fn partition<V: Values + ?Sized>(
     kind: &NodeKind<'_>,
-    columns: &[Column<'_>],
+    rule: &MissingRule<'_>,
+    values: &V,
     rows: &NodeRows,
     fractions: &[f64],
 ) -> Vec<NodeRows> {
     let mut parts = vec![NodeRows::default(); fractions.len()];
     for (r, w) in rows.iter() {
-        match route(kind, columns, r) {
+        match send(kind, || *rule, values, r) {
             Some(c) => {
                 if let Some(part) = parts.get_mut(c) {
                     part.rows.push(r as u32);
@@ -427,32 +484,6 @@ fn partition(
         }
     }
     parts
-}
-
-/// The test a candidate applies, as the arena will store it.
-fn kind_of(c: &Candidate) -> NodeKind<'_> {
-    let feature = c.feature;
-    match &c.rule {
-        SplitRule::Numeric { threshold } => NodeKind::Numeric {
-            feature,
-            threshold: *threshold,
-        },
-        SplitRule::Multiway { .. } => NodeKind::Multiway { feature },
-        SplitRule::Oblique {
-            features,
-            weights,
-            threshold,
-        } => NodeKind::Oblique {
-            features,
-            weights,
-            threshold: *threshold,
-        },
-        SplitRule::Subset { sides } => NodeKind::Subset { feature, sides },
-        SplitRule::Ordered { threshold } => NodeKind::Ordered {
-            feature,
-            threshold: *threshold,
-        },
-    }
 }
 
 /// Whether `criterion` applies to this target and these splits: regression criteria to real
@@ -599,5 +630,12 @@ fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
         children.first().map_or(NONE, |c| c.0),
     );
     set_one(&mut tree.n_children, i, children.len() as u32);
+    let missing = &split.missing;
+    tree.set_missing_rule(
+        node,
+        missing.child,
+        &missing.surrogates.set(),
+        missing.weight,
+    );
     children
 }

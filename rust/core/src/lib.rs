@@ -1,8 +1,10 @@
 //! quercus-core: decision trees the way the literature defines them.
 //!
 //! ID3, C4.5 and CART growth ([`grow`]) over borrowed columns ([`Dataset`]), with C4.5's
-//! fractional handling of missing values at fit and at predict, stored in an arena
-//! ([`Tree`]). No Python here: the bindings crate converts types and nothing else.
+//! fractional handling of missing values at fit and at predict (or another
+//! [`MissingStrategy`]: majority branch, class majority, a separate branch, learned directions,
+//! surrogate splits), stored in an arena ([`Tree`]). No Python here: the bindings crate
+//! converts types and nothing else.
 
 mod builder;
 pub mod criterion;
@@ -22,6 +24,6 @@ pub use criterion::Criterion;
 pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, Target};
 pub use error::{CoreError, Result};
 pub use model_io::Model;
-pub use params::{CategoricalSplit, TreeParams};
+pub use params::{CategoricalSplit, MissingStrategy, TreeParams};
 pub use scores::split_scores;
-pub use tree::{FeatureScore, NodeId, NodeKind, Side, SplitTag, Tree};
+pub use tree::{FeatureScore, NodeId, NodeKind, Side, SplitTag, Surrogate, Tree};

@@ -25,6 +25,94 @@ impl CategoricalSplit {
     }
 }
 
+/// How a row whose tested value is missing is handled, at fit and at predict (text 001
+/// "Handling Missing Values", text 004 §2.6, text 000 §4.4.2; scikit-learn, XGBoost, rpart).
+///
+/// Every strategy scores a candidate on the rows whose value is known unless it places the
+/// missing rows itself (learned, separate) or fills their values in (class majority). Growth
+/// records, per node, the child a missing value goes to at predict (`Tree::missing_child`):
+/// unset for the fractional strategy, which follows every branch with the fractions r̃_v.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MissingStrategy {
+    /// C4.5 (text 000 §4.4.2, text 001 approach 3): candidates scored on the known rows × ρ;
+    /// a missing row follows every child with its weight × r̃_v, at fit and at predict.
+    #[default]
+    Fractional,
+    /// Text 001 approach 1: scored as C4.5 scores; a missing row follows the child that
+    /// received the most known training weight, at fit and at predict.
+    MajorityBranch,
+    /// Text 001 approach 2 / text 004 "class mean": at fit a missing value is read, at each
+    /// node, as the most common value (numeric: the weighted mean) among the node's rows of
+    /// the same class (regression: of all the node's rows); at predict, where the class is
+    /// unknown, as the node's most common value (mean) over all its rows.
+    ClassMajority,
+    /// Text 004: missing is a value of its own: an extra child of a multiway split (k + 1
+    /// children); for a binary split, the side the criterion prefers (as `Learned`).
+    Separate,
+    /// scikit-learn / XGBoost: each binary split tries the missing rows on either side
+    /// during its threshold (subset) scan and keeps the better; a multiway split, the best
+    /// child. A node that saw no missing row sends them to its heaviest child.
+    Learned,
+    /// rpart: scored as C4.5 scores; each split stores up to `max_surrogates` surrogate
+    /// splits on other features, ranked by agreement with it; a missing row uses the first
+    /// surrogate whose feature it has, else the majority branch.
+    Surrogate,
+}
+
+/// Every missing-value strategy with its name, in the order error messages list them.
+const MISSING_NAMES: [(MissingStrategy, &str); 6] = [
+    (MissingStrategy::Fractional, "fractional"),
+    (MissingStrategy::MajorityBranch, "majority_branch"),
+    (MissingStrategy::ClassMajority, "class_majority"),
+    (MissingStrategy::Separate, "separate"),
+    (MissingStrategy::Learned, "learned"),
+    (MissingStrategy::Surrogate, "surrogate"),
+];
+
+impl MissingStrategy {
+    pub fn parse(name: &str) -> Result<Self> {
+        MISSING_NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(m, _)| *m)
+            .ok_or_else(|| {
+                let known: Vec<String> = MISSING_NAMES
+                    .iter()
+                    .map(|(_, n)| format!("{n:?}"))
+                    .collect();
+                invalid(
+                    "missing",
+                    format!(
+                        "unknown value {name:?}; expected one of {}",
+                        known.join(", ")
+                    ),
+                )
+            })
+    }
+
+    pub fn name(&self) -> &'static str {
+        MISSING_NAMES
+            .iter()
+            .find(|(m, _)| m == self)
+            .map_or("fractional", |(_, n)| n)
+    }
+
+    /// The strategy's code in the model format (its position in the name table).
+    pub fn code(&self) -> u8 {
+        MISSING_NAMES
+            .iter()
+            .position(|(m, _)| m == self)
+            .unwrap_or(0) as u8
+    }
+
+    pub fn from_code(code: u8) -> Option<Self> {
+        MISSING_NAMES.get(code as usize).map(|(m, _)| *m)
+    }
+}
+
+/// Most surrogate splits a node may store.
+pub const MAX_SURROGATES: usize = 64;
+
 /// Parameters of tree growth. Build with [`TreeParams::new`] (or a struct literal over
 /// [`TreeParams::default`]); [`crate::grow`] checks them again with [`TreeParams::validate`].
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +149,11 @@ pub struct TreeParams {
     /// Also search multivariate tests `Σ w_i · x_i <= t` over the numeric features; the best
     /// axis-parallel split stays a candidate, so a node's split never scores worse.
     pub oblique: bool,
+    /// How missing values are handled at fit and at predict.
+    pub missing: MissingStrategy,
+    /// Surrogate splits kept per node with [`MissingStrategy::Surrogate`] (rpart's
+    /// `maxsurrogate`, default 5); 0 leaves only the majority branch.
+    pub max_surrogates: usize,
 }
 
 fn invalid(name: &'static str, reason: String) -> CoreError {
@@ -149,6 +242,15 @@ impl TreeParams {
                 format!("must be finite and >= 0, got {}", self.min_objects),
             ));
         }
+        if self.max_surrogates > MAX_SURROGATES {
+            return Err(invalid(
+                "max_surrogates",
+                format!(
+                    "must be between 0 and {MAX_SURROGATES}, got {}",
+                    self.max_surrogates
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -205,6 +307,8 @@ impl Default for TreeParams {
             numeric_gain_correction: false,
             cost_matrix: None,
             oblique: false,
+            missing: MissingStrategy::Fractional,
+            max_surrogates: 5,
         }
     }
 }

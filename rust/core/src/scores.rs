@@ -31,7 +31,7 @@ pub fn split_scores(
         weights: weights.to_vec(),
     };
     let usable = vec![true; data.n_features()];
-    let (candidates, _) = searcher.candidates(&rows, &usable);
+    let (candidates, _) = searcher.candidates(&rows, &usable, None);
     Ok(candidates
         .into_iter()
         .map(|c| c.map_or(FeatureScore::NONE, |c| c.score))

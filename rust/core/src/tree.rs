@@ -8,6 +8,7 @@
 use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
+use crate::params::MissingStrategy;
 
 /// Index of a node in a [`Tree`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -103,6 +104,56 @@ impl FeatureScore {
     };
 }
 
+/// One surrogate split of a node (rpart): a test on another feature that mimics the node's
+/// own test, used when a row misses the tested value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Surrogate<'t> {
+    pub feature: usize,
+    /// `x <= threshold` for a numeric feature; NaN for a categorical one.
+    pub threshold: f64,
+    /// Share of the node's training weight with the tested value known that the surrogate
+    /// sends where the node's test does (a row missing the surrogate's feature disagrees).
+    pub agreement: f64,
+    /// The child of each outcome: `[x <= t, x > t]` for a numeric feature, one entry per
+    /// category for a categorical one; `u32::MAX` where the surrogate gives no direction (a
+    /// category absent from the node's rows).
+    pub children: &'t [u32],
+}
+
+/// Surrogate splits side by side: `feature[i]`, `threshold[i]`, `agreement[i]` and the child
+/// map `children[map[i]..]` (2 entries, or one per category) describe surrogate `i`. The
+/// tree's view covers one node's range; the builder's, the splits it is about to store.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SurrogateSet<'t> {
+    pub feature: &'t [u32],
+    pub threshold: &'t [f64],
+    pub agreement: &'t [f64],
+    pub map: &'t [u32],
+    pub children: &'t [u32],
+}
+
+impl<'t> SurrogateSet<'t> {
+    pub fn len(&self) -> usize {
+        self.feature.len()
+    }
+
+    /// Surrogate `i`, its child map `width` entries long (2, or the feature's categories).
+    pub fn get(&self, i: usize, kinds: &[FeatureKind]) -> Option<Surrogate<'t>> {
+        let feature = *self.feature.get(i)? as usize;
+        let width = match kinds.get(feature)? {
+            FeatureKind::Numeric => 2,
+            FeatureKind::Categorical { n_categories, .. } => *n_categories as usize,
+        };
+        let start = *self.map.get(i)? as usize;
+        Some(Surrogate {
+            feature,
+            threshold: *self.threshold.get(i)?,
+            agreement: *self.agreement.get(i)?,
+            children: self.children.get(start..start.checked_add(width)?)?,
+        })
+    }
+}
+
 /// A fitted decision tree.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tree {
@@ -129,6 +180,19 @@ pub struct Tree {
     pub(crate) linear_len: Vec<u32>,
     pub(crate) linear_features: Vec<u32>,
     pub(crate) linear_weights: Vec<f64>,
+    /// The child a row missing the tested value goes to; u32::MAX: every child, with the
+    /// fractions r̃_v (C4.5), and for leaves.
+    pub(crate) missing_child: Vec<u32>,
+    /// Where a node's surrogate splits start in the `surrogate_*` vectors (u32::MAX for
+    /// none), and how many it has.
+    pub(crate) surrogate_offset: Vec<u32>,
+    pub(crate) surrogate_len: Vec<u32>,
+    pub(crate) surrogate_feature: Vec<u32>,
+    pub(crate) surrogate_threshold: Vec<f64>,
+    pub(crate) surrogate_agreement: Vec<f64>,
+    /// Where each surrogate's child map starts in `surrogate_children`.
+    pub(crate) surrogate_map: Vec<u32>,
+    pub(crate) surrogate_children: Vec<u32>,
 
     // Cold: bookkeeping, rendering and pruning.
     pub(crate) parent: Vec<u32>,
@@ -143,6 +207,10 @@ pub struct Tree {
     /// `n_features` scores per searched node; `score_offset` is u32::MAX for others.
     pub(crate) score_offset: Vec<u32>,
     pub(crate) scores: Vec<FeatureScore>,
+    /// The missing-value strategy the tree was grown with.
+    pub(crate) missing: MissingStrategy,
+    /// Training weight at each split whose tested value was missing (0 for leaves).
+    pub(crate) missing_weight: Vec<f64>,
 }
 
 pub(crate) const NONE: u32 = u32::MAX;
@@ -165,6 +233,14 @@ impl Tree {
             linear_len: Vec::new(),
             linear_features: Vec::new(),
             linear_weights: Vec::new(),
+            missing_child: Vec::new(),
+            surrogate_offset: Vec::new(),
+            surrogate_len: Vec::new(),
+            surrogate_feature: Vec::new(),
+            surrogate_threshold: Vec::new(),
+            surrogate_agreement: Vec::new(),
+            surrogate_map: Vec::new(),
+            surrogate_children: Vec::new(),
             parent: Vec::new(),
             depth: Vec::new(),
             weight: Vec::new(),
@@ -174,6 +250,8 @@ impl Tree {
             value: Vec::new(),
             score_offset: Vec::new(),
             scores: Vec::new(),
+            missing: MissingStrategy::Fractional,
+            missing_weight: Vec::new(),
         }
     }
 
@@ -190,6 +268,10 @@ impl Tree {
         self.subset_offset.push(NONE);
         self.linear_offset.push(NONE);
         self.linear_len.push(0);
+        self.missing_child.push(NONE);
+        self.surrogate_offset.push(NONE);
+        self.surrogate_len.push(0);
+        self.missing_weight.push(0.0);
         self.parent.push(parent.map_or(NONE, |p| p.0));
         self.depth.push(depth);
         self.weight.push(0.0);
@@ -383,6 +465,122 @@ impl Tree {
         }
         self.linear_features.extend_from_slice(features);
         self.linear_weights.extend_from_slice(weights);
+    }
+
+    /// The missing-value strategy the tree was grown with.
+    pub fn missing_strategy(&self) -> MissingStrategy {
+        self.missing
+    }
+
+    /// The child a row missing the node's tested value goes to (after its surrogates, if it
+    /// has any); `None` for a leaf and for C4.5's fractions (every child, weight × r̃_v).
+    pub fn missing_child(&self, node: NodeId) -> Option<NodeId> {
+        let k = *self
+            .missing_child
+            .get(node.index())
+            .filter(|&&c| c != NONE)?;
+        self.children(node).nth(k as usize)
+    }
+
+    /// Training weight that reached the node with its tested value missing (0 for a leaf).
+    pub fn missing_weight(&self, node: NodeId) -> f64 {
+        self.missing_weight
+            .get(node.index())
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// The node's surrogate splits, best first (empty unless grown with surrogates).
+    pub fn surrogates(&self, node: NodeId) -> impl Iterator<Item = Surrogate<'_>> {
+        let set = self.surrogate_set(node);
+        (0..set.len()).filter_map(move |i| set.get(i, &self.kinds))
+    }
+
+    /// The missing-value routing of a node: its surrogates and its missing child (index
+    /// among its children).
+    pub(crate) fn missing_rule(&self, node: NodeId) -> crate::split::MissingRule<'_> {
+        crate::split::MissingRule {
+            child: self
+                .missing_child
+                .get(node.index())
+                .copied()
+                .filter(|&c| c != NONE)
+                .map(|c| c as usize),
+            surrogates: self.surrogate_set(node),
+        }
+    }
+
+    pub(crate) fn surrogate_set(&self, node: NodeId) -> SurrogateSet<'_> {
+        let i = node.index();
+        let range = self
+            .surrogate_offset
+            .get(i)
+            .copied()
+            .filter(|&o| o != NONE)
+            .and_then(|o| {
+                let start = o as usize;
+                Some(start..start.checked_add(*self.surrogate_len.get(i)? as usize)?)
+            });
+        let Some(range) = range else {
+            return SurrogateSet::default();
+        };
+        match (
+            self.surrogate_feature.get(range.clone()),
+            self.surrogate_threshold.get(range.clone()),
+            self.surrogate_agreement.get(range.clone()),
+            self.surrogate_map.get(range),
+        ) {
+            (Some(feature), Some(threshold), Some(agreement), Some(map)) => SurrogateSet {
+                feature,
+                threshold,
+                agreement,
+                map,
+                children: &self.surrogate_children,
+            },
+            _ => SurrogateSet::default(),
+        }
+    }
+
+    /// Sets a node's missing-value routing: its missing child (index among its children),
+    /// the surrogates of `set` (their maps copied) and the missing weight it saw in training.
+    pub(crate) fn set_missing_rule(
+        &mut self,
+        node: NodeId,
+        child: Option<usize>,
+        set: &SurrogateSet<'_>,
+        missing_weight: f64,
+    ) {
+        let i = node.index();
+        if let Some(slot) = self.missing_child.get_mut(i) {
+            *slot = child.map_or(NONE, |c| c as u32);
+        }
+        if let Some(slot) = self.missing_weight.get_mut(i) {
+            *slot = missing_weight;
+        }
+        if set.len() == 0 {
+            return;
+        }
+        let offset = self.surrogate_feature.len() as u32;
+        let mut n = 0u32;
+        for k in 0..set.len() {
+            let Some(s) = set.get(k, &self.kinds) else {
+                continue;
+            };
+            self.surrogate_feature.push(s.feature as u32);
+            self.surrogate_threshold.push(s.threshold);
+            self.surrogate_agreement.push(s.agreement);
+            self.surrogate_map
+                .push(self.surrogate_children.len() as u32);
+            self.surrogate_children.extend_from_slice(s.children);
+            n += 1;
+        }
+        if let (Some(o), Some(l)) = (
+            self.surrogate_offset.get_mut(i),
+            self.surrogate_len.get_mut(i),
+        ) {
+            *o = offset;
+            *l = n;
+        }
     }
 
     /// All subset masks back to back (see [`NodeKind::Subset`]).

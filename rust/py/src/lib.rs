@@ -3,6 +3,7 @@
 
 mod convert;
 mod errors;
+mod model_io;
 mod prune;
 mod tree;
 
@@ -11,7 +12,8 @@ use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    grow_with, split_scores as core_scores, CategoricalSplit, Criterion, Sample, Target, TreeParams,
+    grow_with, split_scores as core_scores, CategoricalSplit, Criterion, MissingStrategy, Sample,
+    Target, TreeParams,
 };
 
 use convert::{dataset, hold_columns};
@@ -48,6 +50,8 @@ fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         numeric_gain_correction: get(d, "numeric_gain_correction")?,
         cost_matrix: get(d, "cost_matrix")?,
         oblique: get(d, "oblique")?,
+        missing: MissingStrategy::parse(&get::<String>(d, "missing")?).map_err(to_py)?,
+        max_surrogates: get(d, "max_surrogates")?,
     };
     params.validate().map_err(to_py)?;
     Ok(params)
@@ -164,6 +168,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prune::prune_cost_complexity, m)?)?;
     m.add_function(wrap_pyfunction!(prune::cost_complexity_path, m)?)?;
     m.add_function(wrap_pyfunction!(split_scores, m)?)?;
+    m.add_function(wrap_pyfunction!(model_io::tree_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(model_io::load_model, m)?)?;
     m.add("QuercusError", m.py().get_type::<QuercusError>())?;
     m.add("LEAF", 0u8)?;
     m.add("NUMERIC", 1u8)?;

@@ -26,6 +26,9 @@ pub fn scores_dict<'py>(py: Python<'py>, scores: &[FeatureScore]) -> PyResult<Bo
     Ok(d)
 }
 
+/// A CSR matrix's row pointers and column indices.
+type Csr<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
+
 fn optional(x: Option<NodeId>) -> i64 {
     x.map_or(-1, |n| i64::from(n.0))
 }
@@ -60,6 +63,12 @@ impl PyTree {
     #[getter]
     fn criterion(&self) -> &'static str {
         self.inner.criterion().name()
+    }
+
+    /// The missing-value strategy the tree was grown with.
+    #[getter]
+    fn missing(&self) -> &'static str {
+        self.inner.missing_strategy().name()
     }
 
     fn predict_proba<'py>(
@@ -116,6 +125,23 @@ impl PyTree {
             .map(i64::from)
             .collect::<Vec<_>>()
             .into_pyarray(py))
+    }
+
+    /// The nodes each row passes through, as CSR arrays (indptr, indices): every node the
+    /// row reaches with a positive share, routed as prediction routes it.
+    fn decision_path<'py>(
+        &self,
+        py: Python<'py>,
+        columns: &Bound<'py, PyList>,
+    ) -> PyResult<Csr<'py>> {
+        let held = hold_columns(columns)?;
+        let data = dataset(&held)?;
+        let (indptr, indices) = py
+            .detach(|| self.inner.decision_path(&data))
+            .map_err(to_py)?;
+        let indptr: Vec<i64> = indptr.into_iter().map(|x| x as i64).collect();
+        let indices: Vec<i64> = indices.into_iter().map(i64::from).collect();
+        Ok((indptr.into_pyarray(py), indices.into_pyarray(py)))
     }
 
     fn node_scores<'py>(&self, py: Python<'py>, node: i64) -> PyResult<Bound<'py, PyDict>> {
@@ -223,7 +249,92 @@ impl PyTree {
         d.set_item("linear_weights", linear_weights.into_pyarray(py))?;
         let mask: Vec<u8> = t.subset_sides().iter().map(|&s| s as u8).collect();
         d.set_item("subset_mask", mask.into_pyarray(py))?;
+        // Missing values: the child each split sends them to (index among its children, -1 for
+        // C4.5's fractions and for leaves), the weight that arrived missing, and the surrogate
+        // splits back to back (each node's at surrogate_offset, surrogate_len of them; a
+        // surrogate's child map at surrogate_map in surrogate_children: [<=, >] for a numeric
+        // feature, one per category otherwise, -1 for no direction).
+        d.set_item(
+            "missing_child",
+            i64s(&|n| {
+                t.missing_child(n).map_or(-1, |c| {
+                    i64::from(c.0) - t.children(n).next().map_or(0, |f| i64::from(f.0))
+                })
+            })
+            .into_pyarray(py),
+        )?;
+        d.set_item(
+            "missing_weight",
+            f64s(&|n| t.missing_weight(n)).into_pyarray(py),
+        )?;
+        let mut surrogate_offset = Vec::with_capacity(ids.len());
+        let mut surrogate_len = Vec::with_capacity(ids.len());
+        let (mut s_feature, mut s_threshold, mut s_agreement) =
+            (Vec::new(), Vec::new(), Vec::new());
+        let (mut s_map, mut s_children) = (Vec::new(), Vec::new());
+        for &n in &ids {
+            let start = s_feature.len() as i64;
+            let mut count = 0i64;
+            for s in t.surrogates(n) {
+                s_feature.push(s.feature as i64);
+                s_threshold.push(s.threshold);
+                s_agreement.push(s.agreement);
+                s_map.push(s_children.len() as i64);
+                s_children.extend(s.children.iter().map(|&c| {
+                    if c == u32::MAX {
+                        -1
+                    } else {
+                        i64::from(c)
+                    }
+                }));
+                count += 1;
+            }
+            surrogate_offset.push(if count > 0 { start } else { -1 });
+            surrogate_len.push(count);
+        }
+        d.set_item("surrogate_offset", surrogate_offset.into_pyarray(py))?;
+        d.set_item("surrogate_len", surrogate_len.into_pyarray(py))?;
+        d.set_item("surrogate_feature", s_feature.into_pyarray(py))?;
+        d.set_item("surrogate_threshold", s_threshold.into_pyarray(py))?;
+        d.set_item("surrogate_agreement", s_agreement.into_pyarray(py))?;
+        d.set_item("surrogate_map", s_map.into_pyarray(py))?;
+        d.set_item("surrogate_children", s_children.into_pyarray(py))?;
         debug_assert_eq!(Side::Left as u8, 1);
         Ok(d)
+    }
+
+    /// Each feature as the tree knows it: (kind, n_categories, ordered), kind "numeric" or
+    /// "categorical".
+    fn feature_kinds(&self) -> Vec<(&'static str, u32, bool)> {
+        self.inner
+            .feature_kinds()
+            .iter()
+            .map(|k| match *k {
+                quercus_core::FeatureKind::Numeric => ("numeric", 0, false),
+                quercus_core::FeatureKind::Categorical {
+                    n_categories,
+                    ordered,
+                } => ("categorical", n_categories, ordered),
+            })
+            .collect()
+    }
+
+    /// The tree in the model format (docs/model-format.md), with `metadata` stored alongside.
+    #[pyo3(signature = (metadata=None))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        metadata: Option<&[u8]>,
+    ) -> Bound<'py, pyo3::types::PyBytes> {
+        crate::model_io::tree_to_bytes(py, self, metadata.unwrap_or_default())
+    }
+
+    /// Pickling goes through the model format: `tree_from_bytes(self.to_bytes())`.
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, pyo3::types::PyBytes>,))> {
+        let load = py.import("quercus._core")?.getattr("tree_from_bytes")?;
+        Ok((load, (crate::model_io::tree_to_bytes(py, self, &[]),)))
     }
 }

@@ -133,6 +133,19 @@ impl Shape {
         }
     }
 
+    /// The missing-value routing of the test `node` applies now.
+    pub(crate) fn missing_rule<'t>(
+        &self,
+        tree: &'t Tree,
+        node: NodeId,
+    ) -> crate::split::MissingRule<'t> {
+        if self.is_leaf(node) {
+            crate::split::MissingRule::default()
+        } else {
+            tree.missing_rule(self.occupant(node))
+        }
+    }
+
     /// The children `node` has now.
     pub(crate) fn children(&self, tree: &Tree, node: NodeId) -> impl Iterator<Item = NodeId> {
         let n = if self.is_leaf(node) { 0 } else { usize::MAX };
@@ -156,6 +169,7 @@ pub(crate) struct Redistributed {
 /// reached, and the first child is reached first.
 pub(crate) fn rebuild(tree: &Tree, shape: &Shape, redone: Option<&Redistributed>) -> Tree {
     let mut out = Tree::empty(tree.criterion, tree.kinds.clone(), tree.n_classes);
+    out.missing = tree.missing;
     if tree.n_nodes() == 0 {
         return out;
     }
@@ -259,6 +273,8 @@ fn copy_test(out: &mut Tree, tree: &Tree, test: NodeId, new: NodeId) {
     if let Some(&t) = tree.threshold.get(i) {
         set(&mut out.threshold, j, t);
     }
+    let rule = tree.missing_rule(test);
+    out.set_missing_rule(new, rule.child, &rule.surrogates, tree.missing_weight(test));
     match tree.kind(test) {
         NodeKind::Subset { sides, .. } => {
             set(&mut out.subset_offset, j, out.sides.len() as u32);

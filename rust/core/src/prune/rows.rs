@@ -3,7 +3,7 @@
 
 use super::Shape;
 use crate::data::{Column, Dataset, Target};
-use crate::split::route;
+use crate::split::{send, MissingRule};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// How a row missing the tested value is shared among the children.
@@ -143,12 +143,13 @@ impl<'a, 'd> Rows<'a, 'd> {
         fractions: Fractions,
     ) -> (Vec<RowSet>, Vec<f64>) {
         let kind = shape.kind(tree, node);
+        let rule = shape.missing_rule(tree, node);
         let n = children.len();
         let mut sets: Vec<RowSet> = vec![Vec::new(); n];
         let mut known = vec![0.0; n];
         let mut missing: RowSet = Vec::new();
         for seg in set {
-            let bounds = self.partition(&kind, n, seg);
+            let bounds = self.partition(&kind, &rule, n, seg);
             for (k, b) in bounds.windows(2).enumerate() {
                 let &[start, end] = b else { continue };
                 if end <= start {
@@ -184,14 +185,21 @@ impl<'a, 'd> Rows<'a, 'd> {
         (sets, f)
     }
 
-    /// Reorders the entries of `seg` by child (a counting sort), missing last; returns the
-    /// `n + 2` bounds of the parts.
-    fn partition(&mut self, kind: &NodeKind<'_>, n: usize, seg: &Seg) -> Vec<usize> {
+    /// Reorders the entries of `seg` by child (a counting sort; a missing value routed by the
+    /// node's rule, as prediction routes it), the rows left to C4.5's fractions last; returns
+    /// the `n + 2` bounds of the parts.
+    fn partition(
+        &mut self,
+        kind: &NodeKind<'_>,
+        rule: &MissingRule<'_>,
+        n: usize,
+        seg: &Seg,
+    ) -> Vec<usize> {
         let columns = self.columns;
         let rows = self.row.get(seg.start..seg.end).unwrap_or(&[]);
         self.bucket.clear();
         self.bucket.extend(rows.iter().map(|&r| {
-            route(kind, columns, r as usize)
+            send(kind, || *rule, columns, r as usize)
                 .filter(|&c| c < n)
                 .unwrap_or(n)
         }));

@@ -6,9 +6,10 @@
 
 use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
-use crate::params::{CategoricalSplit, TreeParams};
-use crate::tree::{FeatureScore, Side};
+use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
+use crate::tree::{FeatureScore, Side, SurrogateSet};
 
+pub(crate) mod missing;
 mod oblique;
 
 /// The test a candidate applies.
@@ -42,8 +43,43 @@ pub(crate) struct Candidate {
     pub score: FeatureScore,
     /// r̃_v for each child: its share of the known weight.
     pub fractions: Vec<f64>,
-    /// Statistics of each child's known rows (for the G² test).
+    /// Statistics of each child's known rows (for the G² test); with `placed`, the missing
+    /// rows are in their child's.
     pub children: Vec<Vec<f64>>,
+    /// The child the search put the node's missing rows in (learned, separate); `None` when
+    /// they were left out of the score (C4.5's known rows × ρ) or there were none.
+    pub placed: Option<usize>,
+    /// Where missing values go, decided once the split is chosen ([`missing::plan`]).
+    pub missing: missing::Plan,
+}
+
+impl Candidate {
+    /// The test the candidate applies, as the arena will store it.
+    pub(crate) fn kind(&self) -> crate::tree::NodeKind<'_> {
+        use crate::tree::NodeKind;
+        let feature = self.feature;
+        match &self.rule {
+            SplitRule::Numeric { threshold } => NodeKind::Numeric {
+                feature,
+                threshold: *threshold,
+            },
+            SplitRule::Multiway { .. } => NodeKind::Multiway { feature },
+            SplitRule::Oblique {
+                features,
+                weights,
+                threshold,
+            } => NodeKind::Oblique {
+                features,
+                weights,
+                threshold: *threshold,
+            },
+            SplitRule::Subset { sides } => NodeKind::Subset { feature, sides },
+            SplitRule::Ordered { threshold } => NodeKind::Ordered {
+                feature,
+                threshold: *threshold,
+            },
+        }
+    }
 }
 
 /// The rows that reached a node, each with its (possibly fractional) weight.
@@ -83,12 +119,23 @@ pub(crate) struct Searcher<'a, 'd> {
     pub max_exhaustive_categories: usize,
     /// Regression targets are centred on this value (the node's mean) while searching.
     shift: f64,
+    pub missing: MissingStrategy,
 }
 
 /// Known-row statistics of each child of a candidate.
 struct Partition<'s> {
     children: &'s [Vec<f64>],
     counts: &'s [usize],
+}
+
+/// What a candidate's score did with the rows missing its value.
+#[derive(Debug, Clone, Copy)]
+enum MissingRows {
+    /// This many rows were left out of the score: C4.5's known rows × ρ.
+    Left(usize),
+    /// They were scored in child `child` (learned, separate); the known rows weigh
+    /// `known_weight`.
+    Placed { child: usize, known_weight: f64 },
 }
 
 impl<'a, 'd> Searcher<'a, 'd> {
@@ -115,6 +162,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             numeric_gain_correction: params.numeric_gain_correction,
             max_exhaustive_categories: params.max_exhaustive_categories,
             shift: 0.0,
+            missing: params.missing,
         }
     }
 
@@ -139,6 +187,24 @@ impl<'a, 'd> Searcher<'a, 'd> {
             && share * node_weight >= self.min_weight_leaf
     }
 
+    /// Missing rows counted toward each side's size: C4.5 sends a fragment of each one to
+    /// every side; the other strategies send it to one side, so none is counted in advance.
+    fn spread(&self, n_missing: usize) -> usize {
+        if self.missing == MissingStrategy::Fractional {
+            n_missing
+        } else {
+            0
+        }
+    }
+
+    /// Whether the search places the missing rows on a side itself (and scores all rows).
+    fn places_missing(&self) -> bool {
+        matches!(
+            self.missing,
+            MissingStrategy::Learned | MissingStrategy::Separate
+        )
+    }
+
     fn regression(&self) -> bool {
         self.criterion.is_regression()
     }
@@ -159,7 +225,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// Best candidate of every feature (`None` where a feature cannot separate the rows or is
     /// excluded by `usable`).
     /// Also returns the node's noise scale for comparing the candidates (see [`choose`]).
-    pub fn candidates(&self, node: &NodeRows, usable: &[bool]) -> (Vec<Option<Candidate>>, f64) {
+    ///
+    /// `fill` (class majority) supplies the values of the node's missing cells.
+    pub fn candidates(
+        &self,
+        node: &NodeRows,
+        usable: &[bool],
+        fill: Option<&missing::Fill>,
+    ) -> (Vec<Option<Candidate>>, f64) {
         let mut total = self.zero_stats();
         for (r, w) in node.iter() {
             self.target.accumulate(&mut total, r, w);
@@ -177,33 +250,41 @@ impl<'a, 'd> Searcher<'a, 'd> {
         for (r, w) in node.iter() {
             centred.accumulate(&mut centred_total, r, w);
         }
+        let columns = self.data.columns();
         let candidates = (0..self.data.n_features())
             .map(|f| {
                 if !usable.get(f).copied().unwrap_or(false) {
                     return None;
                 }
-                centred.best_of_feature(f, node, node_weight)
+                match fill {
+                    Some(fill) => {
+                        let filled = fill.reader(columns, self.target);
+                        centred.best_of_feature(f, node, node_weight, &filled)
+                    }
+                    None => centred.best_of_feature(f, node, node_weight, columns),
+                }
             })
             .collect();
         (candidates, self.criterion.noise_scale(&centred_total))
     }
 
-    fn best_of_feature(
+    fn best_of_feature<V: Values + ?Sized>(
         &self,
         feature: usize,
         node: &NodeRows,
         node_weight: f64,
+        values: &V,
     ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
-            Column::Numeric(values) => self.numeric(
-                feature,
-                |r| values.get(r).copied().unwrap_or(f64::NAN),
-                node,
-                node_weight,
-            ),
+            Column::Numeric(_) => {
+                self.numeric(feature, |r| values.number(feature, r), node, node_weight)
+            }
             Column::Categorical(col) => {
-                let codes: Vec<Option<u32>> =
-                    node.rows.iter().map(|&r| col.code(r as usize)).collect();
+                let codes: Vec<Option<u32>> = node
+                    .rows
+                    .iter()
+                    .map(|&r| values.code(feature, r as usize))
+                    .collect();
                 let cats = self.per_category(&codes, col.n_categories as usize, node);
                 match (self.categorical_split, col.ordered) {
                     (CategoricalSplit::Multiway, _) => self.multiway(feature, &cats, node_weight),
@@ -249,8 +330,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
         known: &[f64],
         part: &Partition<'_>,
         node_weight: f64,
-        n_missing: usize,
+        missing: MissingRows,
     ) -> Option<Candidate> {
+        let (n_missing, placed) = match missing {
+            MissingRows::Left(n) => (self.spread(n), None),
+            MissingRows::Placed {
+                child,
+                known_weight,
+            } => (0, Some((child, known_weight))),
+        };
         let known_w = self.weight_of(known);
         if known_w <= 0.0 || node_weight <= 0.0 {
             return None;
@@ -271,9 +359,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
             return None;
         }
         let (decrease, child_imp) = self.decrease(known, part);
-        let rho = known_w / node_weight;
-        let gain = rho * decrease;
-        let missing_w = (node_weight - known_w).max(0.0);
+        // Placed missing rows are scored with the known ones: no ρ, and no missing outcome in
+        // the split information (it is inside its child's weight).
+        let (gain, rho, missing_w) = match placed {
+            None => {
+                let rho = known_w / node_weight;
+                (rho * decrease, rho, (node_weight - known_w).max(0.0))
+            }
+            Some((_, known_weight)) => (decrease, known_weight / node_weight, 0.0),
+        };
         let iv = split_information(
             weights
                 .iter()
@@ -311,6 +405,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
             },
             fractions: weights.iter().map(|w| w / known_w).collect(),
             children: part.children.to_vec(),
+            placed: placed.map(|(child, _)| child),
+            missing: missing::Plan::default(),
         })
     }
 
@@ -350,10 +446,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
     ) -> Option<Candidate> {
         let mut known: Vec<(f64, usize)> = Vec::with_capacity(node.len());
         let mut n_missing = 0;
+        let mut missing = self.zero_stats();
         for (i, &r) in node.rows.iter().enumerate() {
             let x = value(r as usize);
             if x.is_nan() {
                 n_missing += 1;
+                self.add(&mut missing, node, i);
             } else {
                 known.push((x, i));
             }
@@ -366,39 +464,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
         for &(_, i) in &known {
             self.add(&mut total, node, i);
         }
-        let base = self.impurity(&total);
-        let impurity_decrease = self.criterion.is_impurity_decrease();
-        let scale = self.criterion.noise_scale(&total);
-        let mut left = self.zero_stats();
-        let mut right = total.clone();
-        let mut best: Option<(f64, usize)> = None; // (decrease, split position)
+        let place = self.places_missing() && n_missing > 0;
+        let (p, side, n_distinct) = if place {
+            self.numeric_scan_placing(&known, &total, &missing, n_missing, node, node_weight)?
+        } else {
+            let (p, n_distinct) =
+                self.numeric_scan(&known, &total, n_missing, node, node_weight)?;
+            (p, None, n_distinct)
+        };
         let n = known.len();
-        let kw = self.weight_of(&total);
-        let mut n_distinct = 1;
-        for p in 1..n {
-            let (prev, i) = known[p - 1];
-            self.move_left(&mut left, &mut right, node, i);
-            let x = known[p].0;
-            if x <= prev {
-                continue;
-            }
-            n_distinct += 1;
-            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.side_ok(p, n_missing, wl, wl / kw, node_weight)
-                || !self.side_ok(n - p, n_missing, wr, wr / kw, node_weight)
-            {
-                continue;
-            }
-            let dec = if impurity_decrease {
-                base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
-            } else {
-                self.assess(&total, &[&left, &right]).0
-            };
-            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
-                best = Some((dec, p));
-            }
-        }
-        let (_, p) = best?;
         let (lo, hi) = (known[p - 1].0, known[p].0);
         // Midpoint computed as scikit-learn does (lo/2 + hi/2 cannot overflow); if rounding
         // lands on `hi`, use `lo` so that `x <= t` still separates the two values.
@@ -411,20 +485,155 @@ impl<'a, 'd> Searcher<'a, 'd> {
             self.add(&mut l, node, i);
         }
         let r: Vec<f64> = total.iter().zip(&l).map(|(t, a)| t - a).collect();
-        let children = [l, r];
+        let mut children = [l, r];
+        let mut counts = [p, n - p];
+        let (scored, rows) = match side {
+            Some(side) => {
+                if let (Some(c), Some(k)) = (children.get_mut(side), counts.get_mut(side)) {
+                    add_into(c, &missing);
+                    *k += n_missing;
+                }
+                let known_weight = self.weight_of(&total);
+                let all = sum(&total, &missing);
+                (
+                    all,
+                    MissingRows::Placed {
+                        child: side,
+                        known_weight,
+                    },
+                )
+            }
+            None => (total, MissingRows::Left(n_missing)),
+        };
         let part = Partition {
             children: &children,
-            counts: &[p, n - p],
+            counts: &counts,
         };
         let candidate = self.finish(
             feature,
             SplitRule::Numeric { threshold },
-            &total,
+            &scored,
             &part,
             node_weight,
-            n_missing,
+            rows,
         )?;
         self.correct_numeric_gain(candidate, n_distinct, node_weight)
+    }
+
+    /// The best threshold position among the sorted known rows (C4.5, CART): the position
+    /// and the number of distinct values.
+    fn numeric_scan(
+        &self,
+        known: &[(f64, usize)],
+        total: &[f64],
+        n_missing: usize,
+        node: &NodeRows,
+        node_weight: f64,
+    ) -> Option<(usize, usize)> {
+        let base = self.impurity(total);
+        let impurity_decrease = self.criterion.is_impurity_decrease();
+        let scale = self.criterion.noise_scale(total);
+        let mut left = self.zero_stats();
+        let mut right = total.to_vec();
+        let mut best: Option<(f64, usize)> = None; // (decrease, split position)
+        let n = known.len();
+        let kw = self.weight_of(total);
+        let spread = self.spread(n_missing);
+        let mut n_distinct = 1;
+        for p in 1..n {
+            let (prev, i) = known[p - 1];
+            self.move_left(&mut left, &mut right, node, i);
+            let x = known[p].0;
+            if x <= prev {
+                continue;
+            }
+            n_distinct += 1;
+            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
+            if !self.side_ok(p, spread, wl, wl / kw, node_weight)
+                || !self.side_ok(n - p, spread, wr, wr / kw, node_weight)
+            {
+                continue;
+            }
+            let dec = if impurity_decrease {
+                base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
+            } else {
+                self.assess(total, &[&left, &right]).0
+            };
+            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
+                best = Some((dec, p));
+            }
+        }
+        best.map(|(_, p)| (p, n_distinct))
+    }
+
+    /// As [`Self::numeric_scan`], each position tried with the missing rows on the left and
+    /// on the right (scikit-learn's and XGBoost's learned direction); also returns the side.
+    fn numeric_scan_placing(
+        &self,
+        known: &[(f64, usize)],
+        total: &[f64],
+        missing: &[f64],
+        n_missing: usize,
+        node: &NodeRows,
+        node_weight: f64,
+    ) -> Option<(usize, Option<usize>, usize)> {
+        let all = sum(total, missing);
+        let mut left = self.zero_stats();
+        let mut right = total.to_vec();
+        let mut best: Option<(f64, usize, usize)> = None; // (decrease, position, side)
+        let n = known.len();
+        let mut n_distinct = 1;
+        let mut with = self.zero_stats();
+        for p in 1..n {
+            let (prev, i) = known[p - 1];
+            self.move_left(&mut left, &mut right, node, i);
+            let x = known[p].0;
+            if x <= prev {
+                continue;
+            }
+            n_distinct += 1;
+            for side in 0..2 {
+                let (l, r, nl, nr) = if side == 0 {
+                    copy_sum(&mut with, &left, missing);
+                    (&with, &right, p + n_missing, n - p)
+                } else {
+                    copy_sum(&mut with, &right, missing);
+                    (&left, &with, p, n - p + n_missing)
+                };
+                if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
+                    if best.is_none_or(|(b, _, _)| better(dec, b, self.criterion.noise_scale(&all)))
+                    {
+                        best = Some((dec, p, side));
+                    }
+                }
+            }
+        }
+        best.map(|(_, p, side)| (p, Some(side), n_distinct))
+    }
+
+    /// The quality of dividing the rows `all` into `left` and `right` (`nl`, `nr` rows), all
+    /// of them scored; `None` if a side is too small.
+    fn two_sides(
+        &self,
+        all: &[f64],
+        left: &[f64],
+        right: &[f64],
+        nl: usize,
+        nr: usize,
+        node_weight: f64,
+    ) -> Option<f64> {
+        let aw = self.weight_of(all);
+        let (wl, wr) = (self.weight_of(left), self.weight_of(right));
+        if !self.side_ok(nl, 0, wl, wl / aw, node_weight)
+            || !self.side_ok(nr, 0, wr, wr / aw, node_weight)
+        {
+            return None;
+        }
+        Some(if self.criterion.is_impurity_decrease() {
+            self.impurity(all) - wl / aw * self.impurity(left) - wr / aw * self.impurity(right)
+        } else {
+            self.assess(all, &[left, right]).0
+        })
     }
 
     #[inline]
@@ -448,6 +657,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             stats: vec![self.zero_stats(); k],
             counts: vec![0; k],
             n_missing: 0,
+            missing: self.zero_stats(),
         };
         for ((code, &r), &w) in codes.iter().zip(&node.rows).zip(&node.weights) {
             let slot = code.and_then(|c| {
@@ -459,38 +669,81 @@ impl<'a, 'd> Searcher<'a, 'd> {
                     self.accumulate(s, r as usize, w);
                     *n += 1;
                 }
-                None => cats.n_missing += 1,
+                None => {
+                    cats.n_missing += 1;
+                    self.accumulate(&mut cats.missing, r as usize, w);
+                }
             }
         }
         cats
     }
 
     /// One child per category (text 000 Algorithm 4.1); needs two categories present.
+    /// Missing rows: left out (C4.5), in the best child (learned) or in a child of their own
+    /// after the categories' (separate).
     fn multiway(&self, feature: usize, cats: &Categories, node_weight: f64) -> Option<Candidate> {
-        if cats.present().len() < 2 {
+        let present = cats.present();
+        if present.len() < 2 {
             return None;
         }
+        let k = cats.stats.len();
+        if !self.places_missing() || cats.n_missing == 0 {
+            let part = Partition {
+                children: &cats.stats,
+                counts: &cats.counts,
+            };
+            let rule = SplitRule::Multiway { n_children: k };
+            let rows = MissingRows::Left(cats.n_missing);
+            return self.finish(feature, rule, &cats.known(), &part, node_weight, rows);
+        }
+        let known = cats.known();
+        let all = sum(&known, &cats.missing);
+        let mut children = cats.stats.clone();
+        let mut counts = cats.counts.clone();
+        let child = if self.missing == MissingStrategy::Separate {
+            children.push(cats.missing.clone());
+            counts.push(cats.n_missing);
+            k
+        } else {
+            // The child whose known rows the missing ones join best.
+            let scale = self.criterion.noise_scale(&all);
+            let mut best: Option<(usize, f64)> = None;
+            for &c in &present {
+                let mut trial = cats.stats.clone();
+                if let Some(s) = trial.get_mut(c) {
+                    add_into(s, &cats.missing);
+                }
+                let (dec, _) =
+                    self.assess(&all, &trial.iter().map(Vec::as_slice).collect::<Vec<_>>());
+                if best.is_none_or(|(_, b)| better(dec, b, scale)) {
+                    best = Some((c, dec));
+                }
+            }
+            let (c, _) = best?;
+            if let (Some(s), Some(n)) = (children.get_mut(c), counts.get_mut(c)) {
+                add_into(s, &cats.missing);
+                *n += cats.n_missing;
+            }
+            c
+        };
         let part = Partition {
-            children: &cats.stats,
-            counts: &cats.counts,
+            children: &children,
+            counts: &counts,
         };
         let rule = SplitRule::Multiway {
-            n_children: cats.stats.len(),
+            n_children: children.len(),
         };
-        self.finish(
-            feature,
-            rule,
-            &cats.known(),
-            &part,
-            node_weight,
-            cats.n_missing,
-        )
+        let rows = MissingRows::Placed {
+            child,
+            known_weight: self.weight_of(&known),
+        };
+        self.finish(feature, rule, &all, &part, node_weight, rows)
     }
 
     /// Ordered categories: `code <= k` between adjacent present codes, like a numeric feature.
     fn ordered(&self, feature: usize, cats: &Categories, node_weight: f64) -> Option<Candidate> {
         let present = cats.present();
-        let (best, _) =
+        let (best, _, side) =
             self.best_two_way(cats, node_weight, present.len(), Fill::Grow, |p, add| {
                 present.get(p - 1).into_iter().for_each(|&c| add(c));
             })?;
@@ -498,7 +751,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let rule = SplitRule::Ordered {
             threshold: threshold as u32,
         };
-        self.two_way_candidate(feature, rule, |c| c <= threshold, cats, node_weight)
+        self.two_way_candidate(feature, rule, |c| c <= threshold, cats, node_weight, side)
     }
 
     /// CART subset split of unordered categories. Two classes and regression: categories
@@ -512,12 +765,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
         } else {
             self.target.stats_width()
         };
-        let sides = if n_classes > 2 && present.len() <= self.max_exhaustive_categories {
+        let (sides, side) = if n_classes > 2 && present.len() <= self.max_exhaustive_categories {
             // Bit i of a mask sends present[i + 1] left with present[0]; the all-ones mask
             // would leave the right child empty.
             let rest = present.get(1..).unwrap_or(&[]);
             let n_masks = (1usize << rest.len()) - 1;
-            let (best, _) =
+            let (best, _, side) =
                 self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, |m, add| {
                     let mask = m - 1;
                     present.first().into_iter().for_each(|&c| add(c));
@@ -528,20 +781,20 @@ impl<'a, 'd> Searcher<'a, 'd> {
                     }
                 })?;
             let in_left = |i: usize| i == 0 || (best - 1) >> (i - 1) & 1 == 1;
-            sides_of(cats.stats.len(), &present, in_left)
+            (sides_of(cats.stats.len(), &present, in_left), side)
         } else {
             let order = self.category_order(cats, present, n_classes);
-            let (best, _) =
+            let (best, _, side) =
                 self.best_two_way(cats, node_weight, order.len(), Fill::Grow, |p, add| {
                     order.get(p - 1).into_iter().for_each(|&c| add(c));
                 })?;
-            sides_of(cats.stats.len(), &order, |i| i < best)
+            (sides_of(cats.stats.len(), &order, |i| i < best), side)
         };
         let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
         let rule = SplitRule::Subset {
             sides: sides.clone(),
         };
-        self.two_way_candidate(feature, rule, in_left, cats, node_weight)
+        self.two_way_candidate(feature, rule, in_left, cats, node_weight, side)
     }
 
     /// Present categories sorted by class-1 share (two classes), mean (regression) or share of
@@ -576,7 +829,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
 
     /// The best of `n - 1` two-way candidates `1..n`: `fill(i, add)` calls `add(c)` for each
     /// category `c` that candidate `i` sends left (with [`Fill::Grow`], only those it adds to
-    /// candidate `i - 1`'s). Returns the winner and its decrease; the first of equals wins.
+    /// candidate `i - 1`'s). Returns the winner, its decrease and, when the search places the
+    /// missing rows (learned, separate), their side; the first of equals wins.
     fn best_two_way(
         &self,
         cats: &Categories,
@@ -584,13 +838,19 @@ impl<'a, 'd> Searcher<'a, 'd> {
         n: usize,
         mode: Fill,
         fill: impl Fn(usize, &mut dyn FnMut(usize)),
-    ) -> Option<(usize, f64)> {
+    ) -> Option<(usize, f64, Option<usize>)> {
         let known = cats.known();
         let known_w = self.weight_of(&known);
-        let scale = self.criterion.noise_scale(&known);
+        let place = self.places_missing() && cats.n_missing > 0;
+        let all = sum(&known, &cats.missing);
+        let scale = self
+            .criterion
+            .noise_scale(if place { &all } else { &known });
         let n_known: usize = cats.counts.iter().sum();
-        let mut best: Option<(usize, f64)> = None;
+        let spread = self.spread(cats.n_missing);
+        let mut best: Option<(usize, f64, Option<usize>)> = None;
         let mut left = self.zero_stats();
+        let mut with = self.zero_stats();
         let mut n_left = 0;
         for i in 1..n {
             if mode == Fill::Fresh {
@@ -605,9 +865,27 @@ impl<'a, 'd> Searcher<'a, 'd> {
             });
             let n_right = n_known - n_left;
             let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
+            if place {
+                let m = cats.n_missing;
+                for side in 0..2 {
+                    let (l, r, nl, nr) = if side == 0 {
+                        copy_sum(&mut with, &left, &cats.missing);
+                        (&with, &right, n_left + m, n_right)
+                    } else {
+                        copy_sum(&mut with, &right, &cats.missing);
+                        (&left, &with, n_left, n_right + m)
+                    };
+                    if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
+                        if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
+                            best = Some((i, dec, Some(side)));
+                        }
+                    }
+                }
+                continue;
+            }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.side_ok(n_left, cats.n_missing, wl, wl / known_w, node_weight)
-                || !self.side_ok(n_right, cats.n_missing, wr, wr / known_w, node_weight)
+            if !self.side_ok(n_left, spread, wl, wl / known_w, node_weight)
+                || !self.side_ok(n_right, spread, wr, wr / known_w, node_weight)
             {
                 continue;
             }
@@ -616,8 +894,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 counts: &[n_left, n_right],
             };
             let (dec, _) = self.decrease(&known, &part);
-            if best.is_none_or(|(_, b)| better(dec, b, scale)) {
-                best = Some((i, dec));
+            if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
+                best = Some((i, dec, None));
             }
         }
         best
@@ -631,6 +909,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         in_left: impl Fn(usize) -> bool,
         cats: &Categories,
         node_weight: f64,
+        side: Option<usize>,
     ) -> Option<Candidate> {
         let width = self.target.stats_width();
         let mut children = [vec![0.0; width], vec![0.0; width]];
@@ -642,18 +921,43 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 *slot += n;
             }
         }
+        let known = cats.known();
+        let (scored, rows) = match side {
+            Some(side) => {
+                if let (Some(c), Some(n)) = (children.get_mut(side), counts.get_mut(side)) {
+                    add_into(c, &cats.missing);
+                    *n += cats.n_missing;
+                }
+                let rows = MissingRows::Placed {
+                    child: side,
+                    known_weight: self.weight_of(&known),
+                };
+                (sum(&known, &cats.missing), rows)
+            }
+            None => (known, MissingRows::Left(cats.n_missing)),
+        };
         let part = Partition {
             children: &children,
             counts: &counts,
         };
-        self.finish(
-            feature,
-            rule,
-            &cats.known(),
-            &part,
-            node_weight,
-            cats.n_missing,
-        )
+        self.finish(feature, rule, &scored, &part, node_weight, rows)
+    }
+}
+
+/// `a + b`, element by element.
+fn sum(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter().zip(b).map(|(x, y)| x + y).collect()
+}
+
+/// `a += b`, element by element.
+fn add_into(a: &mut [f64], b: &[f64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+}
+
+/// `dst = a + b`, element by element.
+fn copy_sum(dst: &mut [f64], a: &[f64], b: &[f64]) {
+    for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {
+        *d = x + y;
     }
 }
 
@@ -674,6 +978,8 @@ struct Categories {
     counts: Vec<usize>,
     /// Rows whose value is missing (or an unseen category).
     n_missing: usize,
+    /// Statistics of those rows.
+    missing: Vec<f64>,
 }
 
 impl Categories {
@@ -748,73 +1054,136 @@ pub(crate) fn choose(
     best.map(|(i, _)| i)
 }
 
-/// Which child a row goes to, or `None` when its value is missing (or the category unseen),
-/// in which case it follows every child with the stored fractions.
+/// Reads feature values for routing and search: the data's own columns, or the values the
+/// class-majority strategy fills in at fit ([`missing::Filled`]).
+pub(crate) trait Values {
+    /// Feature `f` of `row` as a number; NaN when missing or not numeric.
+    fn number(&self, f: usize, row: usize) -> f64;
+    /// Feature `f` of `row` as a category code; `None` when missing, unseen at fit, or not
+    /// categorical.
+    fn code(&self, f: usize, row: usize) -> Option<u32>;
+}
+
+impl Values for [Column<'_>] {
+    #[inline]
+    fn number(&self, f: usize, row: usize) -> f64 {
+        match self.get(f) {
+            Some(Column::Numeric(v)) => v.get(row).copied().unwrap_or(f64::NAN),
+            _ => f64::NAN,
+        }
+    }
+
+    #[inline]
+    fn code(&self, f: usize, row: usize) -> Option<u32> {
+        match self.get(f)? {
+            Column::Categorical(c) => c.code(row),
+            Column::Numeric(_) => None,
+        }
+    }
+}
+
+/// Which child a row goes to, or `None` when its value is missing (or the category unseen);
+/// see [`send`] for what happens then.
 #[inline]
-pub(crate) fn route(
+pub(crate) fn route<V: Values + ?Sized>(
     kind: &crate::tree::NodeKind<'_>,
-    columns: &[Column<'_>],
+    values: &V,
     row: usize,
 ) -> Option<usize> {
     use crate::tree::NodeKind;
     match *kind {
         NodeKind::Leaf => None,
-        NodeKind::Numeric { feature, threshold } => match columns.get(feature)? {
-            Column::Numeric(v) => {
-                let x = *v.get(row)?;
-                if x.is_nan() {
-                    None
-                } else {
-                    Some(usize::from(x > threshold))
-                }
+        NodeKind::Numeric { feature, threshold } => {
+            let x = values.number(feature, row);
+            if x.is_nan() {
+                None
+            } else {
+                Some(usize::from(x > threshold))
             }
-            Column::Categorical(_) => None,
-        },
-        NodeKind::Multiway { feature } => match columns.get(feature)? {
-            Column::Categorical(c) => c.code(row).map(|c| c as usize),
-            Column::Numeric(_) => None,
-        },
-        NodeKind::Ordered { feature, threshold } => match columns.get(feature)? {
-            Column::Categorical(c) => c.code(row).map(|c| usize::from(c > threshold)),
-            Column::Numeric(_) => None,
-        },
+        }
+        NodeKind::Multiway { feature } => values.code(feature, row).map(|c| c as usize),
+        NodeKind::Ordered { feature, threshold } => values
+            .code(feature, row)
+            .map(|c| usize::from(c > threshold)),
         NodeKind::Oblique {
             features,
             weights,
             threshold,
-        } => linear_value(columns, features, weights, row).map(|z| usize::from(z > threshold)),
-        NodeKind::Subset { feature, sides } => match columns.get(feature)? {
-            Column::Categorical(c) => match sides.get(c.code(row)? as usize)? {
+        } => linear_value(values, features, weights, row).map(|z| usize::from(z > threshold)),
+        NodeKind::Subset { feature, sides } => {
+            match sides.get(values.code(feature, row)? as usize)? {
                 Side::Left => Some(0),
                 Side::Right => Some(1),
                 Side::Unseen => None,
-            },
-            Column::Numeric(_) => None,
-        },
+            }
+        }
     }
+}
+
+/// How a node routes a row whose tested value is missing: its surrogate splits, then its
+/// missing child; with neither, the row follows every child with the fractions r̃_v (C4.5).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct MissingRule<'t> {
+    /// Index of the child among the node's children.
+    pub child: Option<usize>,
+    pub surrogates: SurrogateSet<'t>,
+}
+
+impl MissingRule<'_> {
+    /// The child of a row missing the tested value: the first surrogate whose feature the
+    /// row has and which gives a direction, else the missing child; `None`: every child.
+    #[inline]
+    pub(crate) fn route<V: Values + ?Sized>(&self, values: &V, row: usize) -> Option<usize> {
+        let s = &self.surrogates;
+        for (i, (&f, &t)) in s.feature.iter().zip(s.threshold).enumerate() {
+            let f = f as usize;
+            let outcome = if t.is_nan() {
+                values.code(f, row).map(|c| c as usize)
+            } else {
+                let x = values.number(f, row);
+                (!x.is_nan()).then(|| usize::from(x > t))
+            };
+            let child = outcome.and_then(|o| {
+                let start = *s.map.get(i)? as usize;
+                s.children.get(start.checked_add(o)?).copied()
+            });
+            if let Some(c) = child.filter(|&c| c != crate::tree::NONE) {
+                return Some(c as usize);
+            }
+        }
+        self.child
+    }
+}
+
+/// The one routing rule of prediction, growth and pruning: the child a row takes at a node
+/// (its test, else the node's missing-value rule, looked up only then), or `None` when it
+/// follows every child with the fractions r̃_v.
+#[inline]
+pub(crate) fn send<'t, V: Values + ?Sized>(
+    kind: &crate::tree::NodeKind<'_>,
+    rule: impl FnOnce() -> MissingRule<'t>,
+    values: &V,
+    row: usize,
+) -> Option<usize> {
+    route(kind, values, row).or_else(|| rule().route(values, row))
 }
 
 /// Σ weights[i] · x[features[i]] of a row, or `None` if any term's value is missing. Search
 /// and prediction both evaluate a linear test here, so they agree to the last bit.
 #[inline]
-pub(crate) fn linear_value(
-    columns: &[Column<'_>],
+pub(crate) fn linear_value<V: Values + ?Sized>(
+    values: &V,
     features: &[u32],
     weights: &[f64],
     row: usize,
 ) -> Option<f64> {
     let mut z = 0.0;
     for (&f, &w) in features.iter().zip(weights) {
-        match columns.get(f as usize)? {
-            Column::Numeric(v) => {
-                let x = *v.get(row)?;
-                if x.is_nan() {
-                    return None;
-                }
-                z += w * x;
-            }
-            Column::Categorical(_) => return None,
+        let x = values.number(f as usize, row);
+        if x.is_nan() {
+            return None;
         }
+        z += w * x;
     }
     Some(z)
 }

@@ -10,7 +10,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::{better, linear_value, Candidate, NodeRows, Searcher, SplitRule};
+use super::{better, linear_value, Candidate, NodeRows, Searcher, SplitRule, Values};
 use crate::criterion::Criterion;
 use crate::data::{Column, Target};
 
@@ -27,20 +27,27 @@ const RIDGE: f64 = 1e-3;
 
 impl Searcher<'_, '_> {
     /// The best oblique test over the numeric features at a node, or `None` when fewer than
-    /// two numeric features vary over the rows where all are known.
-    pub(crate) fn oblique(&self, node: &NodeRows, node_weight: f64) -> Option<Candidate> {
+    /// two numeric features vary over the rows where all are known. `values` reads the
+    /// features (the class-majority strategy fills missing cells in).
+    pub(crate) fn oblique<V: Values + ?Sized>(
+        &self,
+        node: &NodeRows,
+        node_weight: f64,
+        values: &V,
+    ) -> Option<Candidate> {
         let columns = self.data.columns();
+        let known = |f: usize, r: usize| !values.number(f, r).is_nan();
         let complete: Vec<(usize, f64)> = node
             .iter()
-            .filter(|&(r, _)| numeric_features(columns).all(|f| known(columns, f, r)))
+            .filter(|&(r, _)| numeric_features(columns).all(|f| known(f, r)))
             .collect();
-        let (features, mean, scale) = standardisation(columns, &complete);
+        let (features, mean, scale) = standardisation(columns, values, &complete);
         if features.len() < 2 {
             return None;
         }
         let standardised = |r: usize, k: usize| -> f64 {
             let f = features.get(k).copied().unwrap_or(0) as usize;
-            let x = value(columns, f, r);
+            let x = values.number(f, r);
             (x - mean.get(k).copied().unwrap_or(0.0)) / scale.get(k).copied().unwrap_or(1.0)
         };
         let start = self.initial_direction(&complete, features.len(), &standardised)?;
@@ -49,7 +56,7 @@ impl Searcher<'_, '_> {
         // training rows exactly as scored.
         let evaluate = |w: &[f64]| -> Option<Candidate> {
             let project = |r: usize| -> f64 {
-                if !features.iter().all(|&f| known(columns, f as usize, r)) {
+                if !features.iter().all(|&f| known(f as usize, r)) {
                     return f64::NAN;
                 }
                 w.iter()
@@ -88,7 +95,7 @@ impl Searcher<'_, '_> {
                 break;
             }
         }
-        self.raw_test(&features, &scale, &best_w, node, node_weight)
+        self.raw_test(&features, &scale, &best_w, node, node_weight, values)
     }
 
     /// What oblique and axis candidates are compared by: the gain ratio for C4.5's
@@ -166,13 +173,14 @@ impl Searcher<'_, '_> {
 
     /// The standardised direction `w` as a test over the raw features with unit-length
     /// coefficients (zero ones dropped), its threshold scanned on the raw projections.
-    fn raw_test(
+    fn raw_test<V: Values + ?Sized>(
         &self,
         features: &[u32],
         scale: &[f64],
         w: &[f64],
         node: &NodeRows,
         node_weight: f64,
+        values: &V,
     ) -> Option<Candidate> {
         let raw: Vec<(u32, f64)> = features
             .iter()
@@ -186,8 +194,7 @@ impl Searcher<'_, '_> {
         }
         let features: Vec<u32> = raw.iter().map(|(f, _)| *f).collect();
         let weights: Vec<f64> = raw.iter().map(|(_, c)| c / norm).collect();
-        let columns = self.data.columns();
-        let project = |r: usize| linear_value(columns, &features, &weights, r).unwrap_or(f64::NAN);
+        let project = |r: usize| linear_value(values, &features, &weights, r).unwrap_or(f64::NAN);
         let mut c = self.numeric(usize::MAX, project, node, node_weight)?;
         let threshold = c.score.threshold;
         c.rule = SplitRule::Oblique {
@@ -207,21 +214,11 @@ fn numeric_features<'c>(columns: &'c [Column<'_>]) -> impl Iterator<Item = usize
         .map(|(f, _)| f)
 }
 
-fn value(columns: &[Column<'_>], f: usize, r: usize) -> f64 {
-    match columns.get(f) {
-        Some(Column::Numeric(v)) => v.get(r).copied().unwrap_or(f64::NAN),
-        _ => f64::NAN,
-    }
-}
-
-fn known(columns: &[Column<'_>], f: usize, r: usize) -> bool {
-    !value(columns, f, r).is_nan()
-}
-
 /// The numeric features that vary over `rows`, with their weighted means and standard
 /// deviations.
-fn standardisation(
+fn standardisation<V: Values + ?Sized>(
     columns: &[Column<'_>],
+    values: &V,
     rows: &[(usize, f64)],
 ) -> (Vec<u32>, Vec<f64>, Vec<f64>) {
     let total: f64 = rows.iter().map(|&(_, w)| w).sum();
@@ -232,12 +229,12 @@ fn standardisation(
     for f in numeric_features(columns) {
         let mean = rows
             .iter()
-            .map(|&(r, w)| w * value(columns, f, r))
+            .map(|&(r, w)| w * values.number(f, r))
             .sum::<f64>()
             / total;
         let var = rows
             .iter()
-            .map(|&(r, w)| w * (value(columns, f, r) - mean).powi(2))
+            .map(|&(r, w)| w * (values.number(f, r) - mean).powi(2))
             .sum::<f64>()
             / total;
         if var > 0.0 && var.is_finite() {
