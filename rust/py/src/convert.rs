@@ -4,7 +4,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use quercus_core::{CategoricalColumn, Column, Dataset};
+use quercus_core::{CategoricalColumn, Column, Dataset, Sample, Target};
 
 /// A column kept borrowed from NumPy for the duration of a call.
 pub enum HeldColumn<'py> {
@@ -69,4 +69,82 @@ pub fn dataset<'a>(held: &'a [HeldColumn<'_>]) -> PyResult<Dataset<'a>> {
         })
         .collect::<PyResult<Vec<_>>>()?;
     Dataset::new(columns).map_err(crate::errors::to_py)
+}
+
+/// A target array kept borrowed for the duration of a call.
+pub enum HeldTarget<'py> {
+    Classes(PyReadonlyArray1<'py, u32>, usize),
+    Values(PyReadonlyArray1<'py, f64>),
+}
+
+impl<'py> HeldTarget<'py> {
+    /// Class codes when `n_classes > 0`, regression values otherwise.
+    pub fn hold(y: &Bound<'py, PyAny>, n_classes: usize) -> PyResult<Self> {
+        Ok(if n_classes > 0 {
+            HeldTarget::Classes(y.extract()?, n_classes)
+        } else {
+            HeldTarget::Values(y.extract()?)
+        })
+    }
+
+    pub fn target(&self) -> PyResult<Target<'_>> {
+        let not_contiguous = |_| PyValueError::new_err("y is not contiguous");
+        Ok(match self {
+            HeldTarget::Classes(codes, n_classes) => Target::Classes {
+                codes: codes.as_slice().map_err(not_contiguous)?,
+                n_classes: *n_classes,
+            },
+            HeldTarget::Values(v) => Target::Values(v.as_slice().map_err(not_contiguous)?),
+        })
+    }
+}
+
+pub fn weights<'a>(w: &'a PyReadonlyArray1<'_, f64>) -> PyResult<&'a [f64]> {
+    w.as_slice()
+        .map_err(|_| PyValueError::new_err("sample_weight is not contiguous"))
+}
+
+/// `(columns, y, sample_weight)`: a labelled data set as the facade passes it.
+pub type SampleTuple<'py> = (
+    Bound<'py, PyList>,
+    Bound<'py, PyAny>,
+    PyReadonlyArray1<'py, f64>,
+);
+
+/// A labelled data set (training or validation rows) kept borrowed from NumPy.
+pub struct HeldSample<'py> {
+    columns: Vec<HeldColumn<'py>>,
+    y: HeldTarget<'py>,
+    weights: PyReadonlyArray1<'py, f64>,
+}
+
+impl<'py> HeldSample<'py> {
+    pub fn hold(
+        columns: &Bound<'py, PyList>,
+        y: &Bound<'py, PyAny>,
+        weights: PyReadonlyArray1<'py, f64>,
+        n_classes: usize,
+    ) -> PyResult<Self> {
+        Ok(HeldSample {
+            columns: hold_columns(columns)?,
+            y: HeldTarget::hold(y, n_classes)?,
+            weights,
+        })
+    }
+
+    pub fn from_tuple((columns, y, weights): SampleTuple<'py>, n_classes: usize) -> PyResult<Self> {
+        Self::hold(&columns, &y, weights, n_classes)
+    }
+
+    /// Runs `f` on the rows as a core [`Sample`].
+    pub fn with<R>(&self, f: impl FnOnce(&Sample<'_, '_>) -> R) -> PyResult<R> {
+        let data = dataset(&self.columns)?;
+        let target = self.y.target()?;
+        let sample = Sample {
+            data: &data,
+            target: &target,
+            weights: weights(&self.weights)?,
+        };
+        Ok(f(&sample))
+    }
 }

@@ -8,15 +8,15 @@ mod prune;
 mod tree;
 
 use numpy::PyReadonlyArray1;
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    grow_with, split_scores as core_scores, CategoricalSplit, Criterion, MissingStrategy, Sample,
-    Target, TreeParams,
+    grow_with, split_scores as core_scores, CategoricalSplit, Criterion, MissingStrategy,
+    TreeParams,
 };
 
-use convert::{dataset, hold_columns};
+use convert::{HeldSample, SampleTuple};
 use errors::{to_py, QuercusError};
 use tree::{scores_dict, PyTree};
 
@@ -57,39 +57,6 @@ fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
     Ok(params)
 }
 
-/// A target array kept borrowed for the duration of a call.
-pub(crate) enum HeldTarget<'py> {
-    Classes(PyReadonlyArray1<'py, u32>, usize),
-    Values(PyReadonlyArray1<'py, f64>),
-}
-
-impl<'py> HeldTarget<'py> {
-    /// Class codes when `n_classes > 0`, regression values otherwise.
-    pub(crate) fn hold(y: &Bound<'py, PyAny>, n_classes: usize) -> PyResult<Self> {
-        Ok(if n_classes > 0 {
-            HeldTarget::Classes(y.extract()?, n_classes)
-        } else {
-            HeldTarget::Values(y.extract()?)
-        })
-    }
-
-    pub(crate) fn target(&self) -> PyResult<Target<'_>> {
-        let not_contiguous = |_| PyValueError::new_err("y is not contiguous");
-        Ok(match self {
-            HeldTarget::Classes(codes, n_classes) => Target::Classes {
-                codes: codes.as_slice().map_err(not_contiguous)?,
-                n_classes: *n_classes,
-            },
-            HeldTarget::Values(v) => Target::Values(v.as_slice().map_err(not_contiguous)?),
-        })
-    }
-}
-
-pub(crate) fn weights<'a>(w: &'a PyReadonlyArray1<'_, f64>) -> PyResult<&'a [f64]> {
-    w.as_slice()
-        .map_err(|_| PyValueError::new_err("sample_weight is not contiguous"))
-}
-
 /// Grows a tree; `validation` = (columns, y, sample_weight) enables validation pre-pruning.
 #[pyfunction]
 #[pyo3(signature = (columns, y, n_classes, sample_weight, params, validation=None))]
@@ -100,39 +67,20 @@ fn fit<'py>(
     n_classes: usize,
     sample_weight: PyReadonlyArray1<'py, f64>,
     params: &Bound<'py, PyDict>,
-    validation: Option<(
-        Bound<'py, PyList>,
-        Bound<'py, PyAny>,
-        PyReadonlyArray1<'py, f64>,
-    )>,
+    validation: Option<SampleTuple<'py>>,
 ) -> PyResult<PyTree> {
     let params = params_from(params)?;
-    let held = hold_columns(columns)?;
-    let data = dataset(&held)?;
-    let y = HeldTarget::hold(y, n_classes)?;
-    let target = y.target()?;
-    let train = Sample {
-        data: &data,
-        target: &target,
-        weights: weights(&sample_weight)?,
-    };
-    let inner = match &validation {
-        None => py.detach(|| grow_with(&train, &params, None)),
-        Some((v_columns, v_y, v_weights)) => {
-            let v_held = hold_columns(v_columns)?;
-            let v_data = dataset(&v_held)?;
-            let v_y = HeldTarget::hold(v_y, n_classes)?;
-            let v_target = v_y.target()?;
-            let v = Sample {
-                data: &v_data,
-                target: &v_target,
-                weights: weights(v_weights)?,
-            };
-            py.detach(|| grow_with(&train, &params, Some(&v)))
-        }
-    }
-    .map_err(to_py)?;
-    Ok(PyTree { inner })
+    let train = HeldSample::hold(columns, y, sample_weight, n_classes)?;
+    let validation = validation
+        .map(|t| HeldSample::from_tuple(t, n_classes))
+        .transpose()?;
+    let inner = train.with(|t| match &validation {
+        None => Ok(py.detach(|| grow_with(t, &params, None))),
+        Some(v) => v.with(|v| py.detach(|| grow_with(t, &params, Some(v)))),
+    })??;
+    Ok(PyTree {
+        inner: inner.map_err(to_py)?,
+    })
 }
 
 #[pyfunction]
@@ -148,13 +96,9 @@ fn split_scores<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let criterion = Criterion::parse(criterion).map_err(to_py)?;
     let split = CategoricalSplit::parse(categorical_split).map_err(to_py)?;
-    let held = hold_columns(columns)?;
-    let data = dataset(&held)?;
-    let y = HeldTarget::hold(y, n_classes)?;
-    let target = y.target()?;
-    let weights = weights(&sample_weight)?;
-    let scores = py
-        .detach(|| core_scores(&data, &target, weights, criterion, split))
+    let held = HeldSample::hold(columns, y, sample_weight, n_classes)?;
+    let scores = held
+        .with(|s| py.detach(|| core_scores(s.data, s.target, s.weights, criterion, split)))?
         .map_err(to_py)?;
     scores_dict(py, &scores)
 }

@@ -3,12 +3,11 @@
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use quercus_core::prune::{self, Training};
+use quercus_core::prune;
 
-use crate::convert::{dataset, hold_columns};
+use crate::convert::{HeldSample, SampleTuple};
 use crate::errors::to_py;
 use crate::tree::PyTree;
-use crate::{weights, HeldTarget};
 
 #[pyfunction]
 pub fn prune_reduced_error<'py>(
@@ -19,13 +18,11 @@ pub fn prune_reduced_error<'py>(
     sample_weight: PyReadonlyArray1<'py, f64>,
     prune_ties: bool,
 ) -> PyResult<(PyTree, Bound<'py, PyDict>)> {
-    let held = hold_columns(columns)?;
-    let data = dataset(&held)?;
-    let y = HeldTarget::hold(y, tree.inner.n_classes())?;
-    let target = y.target()?;
-    let w = weights(&sample_weight)?;
-    let (inner, steps) = py
-        .detach(|| prune::reduced_error(&tree.inner, &data, &target, w, prune_ties))
+    let held = HeldSample::hold(columns, y, sample_weight, tree.inner.n_classes())?;
+    let (inner, steps) = held
+        .with(|s| {
+            py.detach(|| prune::reduced_error(&tree.inner, s.data, s.target, s.weights, prune_ties))
+        })?
         .map_err(to_py)?;
     let d = PyDict::new(py);
     let col = |f: fn(&prune::PruneStep) -> f64| steps.iter().map(f).collect::<Vec<f64>>();
@@ -73,26 +70,12 @@ pub fn prune_pessimistic<'py>(
     py: Python<'py>,
     tree: &PyTree,
     confidence: f64,
-    training: Option<(
-        Bound<'py, PyList>,
-        Bound<'py, PyAny>,
-        PyReadonlyArray1<'py, f64>,
-    )>,
+    training: Option<SampleTuple<'py>>,
 ) -> PyResult<PyTree> {
-    let inner = match &training {
+    let inner = match training {
         None => py.detach(|| prune::pessimistic(&tree.inner, confidence, None)),
-        Some((columns, y, w)) => {
-            let held = hold_columns(columns)?;
-            let data = dataset(&held)?;
-            let y = HeldTarget::hold(y, tree.inner.n_classes())?;
-            let target = y.target()?;
-            let sample = Training {
-                data: &data,
-                target: &target,
-                weights: weights(w)?,
-            };
-            py.detach(|| prune::pessimistic(&tree.inner, confidence, Some(sample)))
-        }
+        Some(t) => HeldSample::from_tuple(t, tree.inner.n_classes())?
+            .with(|s| py.detach(|| prune::pessimistic(&tree.inner, confidence, Some(*s))))?,
     }
     .map_err(to_py)?;
     Ok(PyTree { inner })
