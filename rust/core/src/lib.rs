@@ -6,6 +6,10 @@
 //! surrogate splits), stored in an arena ([`Tree`]). No Python here: the bindings crate
 //! converts types and nothing else.
 
+// User input reaches every library path, so no indexing that could panic (workspace lints
+// already deny unwrap, expect and panic). Tests index freely.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
+
 mod builder;
 pub mod criterion;
 pub mod data;

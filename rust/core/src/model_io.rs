@@ -1023,37 +1023,9 @@ fn validate(t: &Tree) -> Result<()> {
     Ok(())
 }
 
-// ---------------------------------------------------------------------------------------------
-// CRC-32 (IEEE 802.3, reflected, as zlib's `crc32`), table-driven.
-
-const CRC_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
-};
-
-/// CRC-32 of `bytes`, equal to Python's `zlib.crc32`.
+/// CRC-32 (IEEE 802.3, as zlib's `crc32` and Python's `zlib.crc32`) of `bytes`.
 pub fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in bytes {
-        let k = ((c ^ u32::from(b)) & 0xFF) as usize;
-        c = CRC_TABLE.get(k).copied().unwrap_or(0) ^ (c >> 8);
-    }
-    !c
+    crc32fast::hash(bytes)
 }
 
 #[cfg(test)]

@@ -209,9 +209,11 @@ impl<'a, 'd> Rows<'a, 'd> {
                 *c += 1;
             }
         }
-        bounds[0] = seg.start;
-        for k in 1..bounds.len() {
-            bounds[k] += bounds[k - 1];
+        // Prefix sums from seg.start: bucket b's rows start at bounds[b].
+        let mut running = seg.start;
+        for (k, b) in bounds.iter_mut().enumerate() {
+            running += if k == 0 { 0 } else { *b };
+            *b = running;
         }
         let mut next: Vec<usize> = bounds.iter().map(|b| b - seg.start).collect();
         self.scratch.clear();

@@ -417,12 +417,14 @@ fn numeric_surrogate(v: &[f64], primary: &[(usize, f64, usize)], feature: usize)
     // (agreement, position, orientation): orientation 0 sends `x <= t` to child 0.
     let mut best: Option<(f64, usize, usize)> = None;
     let scale = totals[0] + totals[1];
-    for p in 1..known.len() {
-        let (prev, w, c) = known[p - 1];
+    for (p, pair) in (1..known.len()).zip(known.windows(2)) {
+        let &[(prev, w, c), (x, _, _)] = pair else {
+            continue;
+        };
         if let Some(l) = left.get_mut(c) {
             *l += w;
         }
-        if known[p].0 <= prev {
+        if x <= prev {
             continue;
         }
         let straight = left[0] + (totals[1] - left[1]);
@@ -434,7 +436,7 @@ fn numeric_surrogate(v: &[f64], primary: &[(usize, f64, usize)], feature: usize)
         }
     }
     let (agreement, p, orientation) = best?;
-    let (lo, hi) = (known[p - 1].0, known[p].0);
+    let (lo, hi) = (known.get(p - 1)?.0, known.get(p)?.0);
     let mut threshold = lo / 2.0 + hi / 2.0;
     if threshold >= hi || !threshold.is_finite() {
         threshold = lo;

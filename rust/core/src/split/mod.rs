@@ -473,7 +473,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             (p, None, n_distinct)
         };
         let n = known.len();
-        let (lo, hi) = (known[p - 1].0, known[p].0);
+        let (lo, hi) = (known.get(p - 1)?.0, known.get(p)?.0);
         // Midpoint computed as scikit-learn does (lo/2 + hi/2 cannot overflow); if rounding
         // lands on `hi`, use `lo` so that `x <= t` still separates the two values.
         let mut threshold = lo / 2.0 + hi / 2.0;
@@ -481,7 +481,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             threshold = lo;
         }
         let mut l = self.zero_stats();
-        for &(_, i) in &known[..p] {
+        for &(_, i) in known.iter().take(p) {
             self.add(&mut l, node, i);
         }
         let r: Vec<f64> = total.iter().zip(&l).map(|(t, a)| t - a).collect();
@@ -540,10 +540,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let kw = self.weight_of(total);
         let spread = self.spread(n_missing);
         let mut n_distinct = 1;
-        for p in 1..n {
-            let (prev, i) = known[p - 1];
+        for (p, pair) in (1..n).zip(known.windows(2)) {
+            let &[(prev, i), (x, _)] = pair else {
+                continue;
+            };
             self.move_left(&mut left, &mut right, node, i);
-            let x = known[p].0;
             if x <= prev {
                 continue;
             }
@@ -584,10 +585,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let n = known.len();
         let mut n_distinct = 1;
         let mut with = self.zero_stats();
-        for p in 1..n {
-            let (prev, i) = known[p - 1];
+        for (p, pair) in (1..n).zip(known.windows(2)) {
+            let &[(prev, i), (x, _)] = pair else {
+                continue;
+            };
             self.move_left(&mut left, &mut right, node, i);
-            let x = known[p].0;
             if x <= prev {
                 continue;
             }

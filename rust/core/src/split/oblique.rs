@@ -130,7 +130,8 @@ impl Searcher<'_, '_> {
                     }
                 }
                 let mut order: Vec<usize> = (0..*n_classes).collect();
-                order.sort_by(|&a, &b| weight[b].total_cmp(&weight[a]).then(a.cmp(&b)));
+                let w = |c: usize| weight.get(c).copied().unwrap_or(0.0);
+                order.sort_by(|&a, &b| w(b).total_cmp(&w(a)).then(a.cmp(&b)));
                 let (a, b) = (*order.first()?, *order.get(1)?);
                 if weight.get(b).copied().unwrap_or(0.0) <= 0.0 {
                     return None;
