@@ -792,6 +792,22 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 })?;
             (sides_of(cats.stats.len(), &order, |i| i < best), side)
         };
+        // A subset split and its mirror image are the same test: the side holding the lowest
+        // present code is always child 0, so the tree never depends on which one the scan met
+        // first (row order, or noise in tied shares).
+        let (sides, side) = if sides.iter().find(|s| **s != Side::Unseen) == Some(&Side::Right) {
+            let mirrored = sides
+                .iter()
+                .map(|s| match s {
+                    Side::Left => Side::Right,
+                    Side::Right => Side::Left,
+                    Side::Unseen => Side::Unseen,
+                })
+                .collect();
+            (mirrored, side.map(|s| 1 - s))
+        } else {
+            (sides, side)
+        };
         let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
         let rule = SplitRule::Subset {
             sides: sides.clone(),
