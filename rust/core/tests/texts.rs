@@ -1,6 +1,6 @@
 //! The source texts' figures and trees, recomputed through the public API.
 //!
-//! Every expected number is printed by a text (see `/work/shared/data/README.md`; the texts
+//! Every expected number is printed by a text (see `python/quercus/data/README.md`; the texts
 //! round intermediate results, hence the 0.002 tolerance) or computed by hand in a comment.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
