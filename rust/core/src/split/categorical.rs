@@ -1,0 +1,382 @@
+//! Categorical features: multiway splits, ordered thresholds and CART subset splits.
+
+use super::*;
+
+impl Searcher<'_, '_> {
+    /// Per-category statistics and row counts of the known rows.
+    pub(super) fn per_category(
+        &self,
+        codes: &[Option<u32>],
+        k: usize,
+        node: &NodeRows,
+    ) -> Categories {
+        let mut cats = Categories {
+            stats: vec![self.zero_stats(); k],
+            counts: vec![0; k],
+            n_missing: 0,
+            missing: self.zero_stats(),
+        };
+        for ((code, &r), &w) in codes.iter().zip(&node.rows).zip(&node.weights) {
+            let slot = code.and_then(|c| {
+                let c = c as usize;
+                Some((cats.stats.get_mut(c)?, cats.counts.get_mut(c)?))
+            });
+            match slot {
+                Some((s, n)) => {
+                    self.accumulate(s, r as usize, w);
+                    *n += 1;
+                }
+                None => {
+                    cats.n_missing += 1;
+                    self.accumulate(&mut cats.missing, r as usize, w);
+                }
+            }
+        }
+        cats
+    }
+
+    /// One child per category (text 000 Algorithm 4.1); needs two categories present.
+    /// Missing rows: left out (C4.5), in the best child (learned) or in a child of their own
+    /// after the categories' (separate).
+    pub(super) fn multiway(
+        &self,
+        feature: usize,
+        cats: &Categories,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let present = cats.present();
+        if present.len() < 2 {
+            return None;
+        }
+        let k = cats.stats.len();
+        if !self.places_missing() || cats.n_missing == 0 {
+            let part = Partition {
+                children: &cats.stats,
+                counts: &cats.counts,
+            };
+            let rule = SplitRule::Multiway { n_children: k };
+            let rows = MissingRows::Left(cats.n_missing);
+            return self.finish(feature, rule, &cats.known(), &part, node_weight, rows);
+        }
+        let known = cats.known();
+        let all = sum(&known, &cats.missing);
+        let mut children = cats.stats.clone();
+        let mut counts = cats.counts.clone();
+        let child = if self.missing == MissingStrategy::Separate {
+            children.push(cats.missing.clone());
+            counts.push(cats.n_missing);
+            k
+        } else {
+            // The child whose known rows the missing ones join best.
+            let scale = self.criterion.noise_scale(&all);
+            let mut best: Option<(usize, f64)> = None;
+            for &c in &present {
+                let mut trial = cats.stats.clone();
+                if let Some(s) = trial.get_mut(c) {
+                    add_into(s, &cats.missing);
+                }
+                let (dec, _) =
+                    self.assess(&all, &trial.iter().map(Vec::as_slice).collect::<Vec<_>>());
+                if best.is_none_or(|(_, b)| better(dec, b, scale)) {
+                    best = Some((c, dec));
+                }
+            }
+            let (c, _) = best?;
+            if let (Some(s), Some(n)) = (children.get_mut(c), counts.get_mut(c)) {
+                add_into(s, &cats.missing);
+                *n += cats.n_missing;
+            }
+            c
+        };
+        let part = Partition {
+            children: &children,
+            counts: &counts,
+        };
+        let rule = SplitRule::Multiway {
+            n_children: children.len(),
+        };
+        let rows = MissingRows::Placed {
+            child,
+            known_weight: self.weight_of(&known),
+        };
+        self.finish(feature, rule, &all, &part, node_weight, rows)
+    }
+
+    /// Ordered categories: `code <= k` between adjacent present codes, like a numeric feature.
+    pub(super) fn ordered(
+        &self,
+        feature: usize,
+        cats: &Categories,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let present = cats.present();
+        let (best, _, side) =
+            self.best_two_way(cats, node_weight, present.len(), Fill::Grow, |p, add| {
+                present.get(p - 1).into_iter().for_each(|&c| add(c));
+            })?;
+        let threshold = present.get(best - 1).copied().unwrap_or(0);
+        let rule = SplitRule::Ordered {
+            threshold: threshold as u32,
+        };
+        self.two_way_candidate(feature, rule, |c| c <= threshold, cats, node_weight, side)
+    }
+
+    /// CART subset split of unordered categories. Two classes and regression: categories
+    /// sorted by class-1 share or mean give the optimal split among prefixes (Breiman et al.
+    /// 1984, §9.4). More classes: every partition up to `max_exhaustive_categories` present
+    /// categories; beyond, a heuristic order by the share of the node's majority class.
+    pub(super) fn subset(
+        &self,
+        feature: usize,
+        cats: &Categories,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let present = cats.present();
+        let n_classes = if self.regression() {
+            0
+        } else {
+            self.target.stats_width()
+        };
+        let (sides, side) = if n_classes > 2 && present.len() <= self.max_exhaustive_categories {
+            // Bit i of a mask sends present[i + 1] left with present[0]; the all-ones mask
+            // would leave the right child empty.
+            let rest = present.get(1..).unwrap_or(&[]);
+            let n_masks = (1usize << rest.len()) - 1;
+            let (best, _, side) =
+                self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, |m, add| {
+                    let mask = m - 1;
+                    present.first().into_iter().for_each(|&c| add(c));
+                    for (i, &c) in rest.iter().enumerate() {
+                        if mask >> i & 1 == 1 {
+                            add(c);
+                        }
+                    }
+                })?;
+            let in_left = |i: usize| i == 0 || (best - 1) >> (i - 1) & 1 == 1;
+            (sides_of(cats.stats.len(), &present, in_left), side)
+        } else {
+            let order = self.category_order(cats, present, n_classes);
+            let (best, _, side) =
+                self.best_two_way(cats, node_weight, order.len(), Fill::Grow, |p, add| {
+                    order.get(p - 1).into_iter().for_each(|&c| add(c));
+                })?;
+            (sides_of(cats.stats.len(), &order, |i| i < best), side)
+        };
+        // A subset split and its mirror image are the same test: the side holding the lowest
+        // present code is always child 0, so the tree never depends on which one the scan met
+        // first (row order, or noise in tied shares).
+        let (sides, side) = if sides.iter().find(|s| **s != Side::Unseen) == Some(&Side::Right) {
+            let mirrored = sides
+                .iter()
+                .map(|s| match s {
+                    Side::Left => Side::Right,
+                    Side::Right => Side::Left,
+                    Side::Unseen => Side::Unseen,
+                })
+                .collect();
+            (mirrored, side.map(|s| 1 - s))
+        } else {
+            (sides, side)
+        };
+        let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
+        let rule = SplitRule::Subset {
+            sides: sides.clone(),
+        };
+        self.two_way_candidate(feature, rule, in_left, cats, node_weight, side)
+    }
+
+    /// Present categories sorted by class-1 share (two classes), mean (regression) or share of
+    /// the node's majority class (the heuristic beyond exhaustive search).
+    fn category_order(
+        &self,
+        cats: &Categories,
+        mut order: Vec<usize>,
+        n_classes: usize,
+    ) -> Vec<usize> {
+        let known = cats.known();
+        let class = if n_classes == 2 {
+            1
+        } else {
+            crate::builder::majority(&known, None) as usize
+        };
+        let key = |c: usize| -> f64 {
+            let s = cats.stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
+            let w = self.weight_of(s);
+            let part = if self.regression() { 1 } else { class };
+            s.get(part).copied().unwrap_or(0.0) / w
+        };
+        // Keys rounded to 12 significant digits: categories whose shares differ only by
+        // rounding noise sort by code, so the split does not depend on summation order.
+        order.sort_by(|&a, &b| {
+            round_significant(key(a))
+                .total_cmp(&round_significant(key(b)))
+                .then(a.cmp(&b))
+        });
+        order
+    }
+
+    /// The best of `n - 1` two-way candidates `1..n`: `fill(i, add)` calls `add(c)` for each
+    /// category `c` that candidate `i` sends left (with [`Fill::Grow`], only those it adds to
+    /// candidate `i - 1`'s). Returns the winner, its decrease and, when the search places the
+    /// missing rows (learned, separate), their side; the first of equals wins.
+    fn best_two_way(
+        &self,
+        cats: &Categories,
+        node_weight: f64,
+        n: usize,
+        mode: Fill,
+        fill: impl Fn(usize, &mut dyn FnMut(usize)),
+    ) -> Option<(usize, f64, Option<usize>)> {
+        let known = cats.known();
+        let known_w = self.weight_of(&known);
+        let place = self.places_missing() && cats.n_missing > 0;
+        let all = sum(&known, &cats.missing);
+        let scale = self
+            .criterion
+            .noise_scale(if place { &all } else { &known });
+        let n_known: usize = cats.counts.iter().sum();
+        let spread = self.spread(cats.n_missing);
+        let mut best: Option<(usize, f64, Option<usize>)> = None;
+        let mut left = self.zero_stats();
+        let mut with = self.zero_stats();
+        let mut n_left = 0;
+        for i in 1..n {
+            if mode == Fill::Fresh {
+                left.iter_mut().for_each(|l| *l = 0.0);
+                n_left = 0;
+            }
+            fill(i, &mut |c| {
+                if let Some(s) = cats.stats.get(c) {
+                    left.iter_mut().zip(s).for_each(|(l, x)| *l += x);
+                }
+                n_left += cats.counts.get(c).copied().unwrap_or(0);
+            });
+            let n_right = n_known - n_left;
+            let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
+            if place {
+                let m = cats.n_missing;
+                for side in 0..2 {
+                    let (l, r, nl, nr) = if side == 0 {
+                        copy_sum(&mut with, &left, &cats.missing);
+                        (&with, &right, n_left + m, n_right)
+                    } else {
+                        copy_sum(&mut with, &right, &cats.missing);
+                        (&left, &with, n_left, n_right + m)
+                    };
+                    if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
+                        if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
+                            best = Some((i, dec, Some(side)));
+                        }
+                    }
+                }
+                continue;
+            }
+            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
+            if !self.side_ok(n_left, spread, wl, wl / known_w, node_weight)
+                || !self.side_ok(n_right, spread, wr, wr / known_w, node_weight)
+            {
+                continue;
+            }
+            let part = Partition {
+                children: &[left.clone(), right],
+                counts: &[n_left, n_right],
+            };
+            let (dec, _) = self.decrease(&known, &part);
+            if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
+                best = Some((i, dec, None));
+            }
+        }
+        best
+    }
+
+    /// A two-child candidate from per-category statistics and the side of each category.
+    fn two_way_candidate(
+        &self,
+        feature: usize,
+        rule: SplitRule,
+        in_left: impl Fn(usize) -> bool,
+        cats: &Categories,
+        node_weight: f64,
+        side: Option<usize>,
+    ) -> Option<Candidate> {
+        let width = self.target.stats_width();
+        let mut children = [vec![0.0; width], vec![0.0; width]];
+        let mut counts = [0usize; 2];
+        for (c, (s, n)) in cats.stats.iter().zip(&cats.counts).enumerate() {
+            let side = usize::from(!in_left(c));
+            if let (Some(child), Some(slot)) = (children.get_mut(side), counts.get_mut(side)) {
+                child.iter_mut().zip(s).for_each(|(a, x)| *a += x);
+                *slot += n;
+            }
+        }
+        let known = cats.known();
+        let (scored, rows) = match side {
+            Some(side) => {
+                if let (Some(c), Some(n)) = (children.get_mut(side), counts.get_mut(side)) {
+                    add_into(c, &cats.missing);
+                    *n += cats.n_missing;
+                }
+                let rows = MissingRows::Placed {
+                    child: side,
+                    known_weight: self.weight_of(&known),
+                };
+                (sum(&known, &cats.missing), rows)
+            }
+            None => (known, MissingRows::Left(cats.n_missing)),
+        };
+        let part = Partition {
+            children: &children,
+            counts: &counts,
+        };
+        self.finish(feature, rule, &scored, &part, node_weight, rows)
+    }
+}
+
+/// How [`Searcher::best_two_way`] builds each candidate's left side.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// Each candidate extends the previous one (prefixes of an order).
+    Grow,
+    /// Each candidate is built from nothing (subset masks).
+    Fresh,
+}
+
+/// Known-row statistics of a categorical feature at a node.
+pub(super) struct Categories {
+    /// Statistics of each category's known rows.
+    stats: Vec<Vec<f64>>,
+    /// Known rows of each category.
+    counts: Vec<usize>,
+    /// Rows whose value is missing (or an unseen category).
+    n_missing: usize,
+    /// Statistics of those rows.
+    missing: Vec<f64>,
+}
+
+impl Categories {
+    fn present(&self) -> Vec<usize> {
+        (0..self.counts.len())
+            .filter(|&c| self.counts.get(c).is_some_and(|&n| n > 0))
+            .collect()
+    }
+
+    fn known(&self) -> Vec<f64> {
+        let mut total = vec![0.0; self.stats.first().map_or(0, Vec::len)];
+        for s in &self.stats {
+            total.iter_mut().zip(s).for_each(|(t, x)| *t += x);
+        }
+        total
+    }
+}
+
+/// A subset mask: `listed[i]` goes left where `in_left(i)`, right otherwise; categories not
+/// listed (absent from the node) are `Unseen`.
+fn sides_of(k: usize, listed: &[usize], in_left: impl Fn(usize) -> bool) -> Vec<Side> {
+    let mut sides = vec![Side::Unseen; k];
+    for (i, &c) in listed.iter().enumerate() {
+        if let Some(s) = sides.get_mut(c) {
+            *s = if in_left(i) { Side::Left } else { Side::Right };
+        }
+    }
+    sides
+}
