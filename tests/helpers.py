@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 import polars as pl
+import polars.selectors as cs
+import pytest
 
 import quercus
 
@@ -235,3 +237,20 @@ def best_threshold(x, y, impurity=entropy) -> tuple[float, float, float]:
         if dec > best[1] + 1e-12:
             best = (float(t), dec, child)
     return best
+
+
+def breast_cancer() -> tuple[pl.DataFrame, pl.Series]:
+    datasets = pytest.importorskip("sklearn.datasets")
+    data = datasets.load_breast_cancer()
+    X = pl.DataFrame(data.data, schema=list(data.feature_names), orient="row")
+    return X, pl.Series("diagnosis", data.target_names[data.target])
+
+
+def watermelon3() -> tuple[pl.DataFrame, pl.Series]:
+    return load_xy("watermelon3")
+
+
+def watermelon3_strings() -> tuple[pl.DataFrame, pl.Series]:
+    """Unordered categories: CART splits them into subsets rather than by threshold."""
+    X, y = load_xy("watermelon3")
+    return X.with_columns(cs.enum().cast(pl.String)), y

@@ -14,29 +14,20 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 import pytest
-from helpers import MULTIWAY, NUMERIC, ORDERED, load_xy
+from helpers import (
+    MULTIWAY,
+    NUMERIC,
+    ORDERED,
+    breast_cancer,
+    load_xy,
+    watermelon3,
+    watermelon3_strings,
+)
 
 import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
 
 # --- data -----------------------------------------------------------------------------------
-
-
-def breast_cancer() -> tuple[pl.DataFrame, pl.Series]:
-    datasets = pytest.importorskip("sklearn.datasets")
-    data = datasets.load_breast_cancer()
-    X = pl.DataFrame(data.data, schema=list(data.feature_names), orient="row")
-    return X, pl.Series("diagnosis", data.target_names[data.target])
-
-
-def watermelon3() -> tuple[pl.DataFrame, pl.Series]:
-    return load_xy("watermelon3")
-
-
-def watermelon3_strings() -> tuple[pl.DataFrame, pl.Series]:
-    """Unordered categories: CART splits them into subsets rather than by threshold."""
-    X, y = load_xy("watermelon3")
-    return X.with_columns(cs.enum().cast(pl.String)), y
 
 
 TREES = {

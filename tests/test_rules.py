@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 import pytest
-from helpers import LEAF, NUMERIC, load_xy
+from helpers import LEAF, NUMERIC, breast_cancer, load_xy, watermelon3, watermelon3_strings
 
 import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor, RuleSet
@@ -73,23 +73,6 @@ def with_gaps(X: pl.DataFrame) -> pl.DataFrame:
         elif dtype == pl.String:
             rows.append(X[2:3].with_columns(pl.lit("UNSEEN").alias(name)))
     return pl.concat([X, *rows])
-
-
-def breast_cancer() -> tuple[pl.DataFrame, pl.Series]:
-    datasets = pytest.importorskip("sklearn.datasets")
-    data = datasets.load_breast_cancer()
-    X = pl.DataFrame(data.data, schema=list(data.feature_names), orient="row")
-    return X, pl.Series("diagnosis", data.target_names[data.target])
-
-
-def watermelon3() -> tuple[pl.DataFrame, pl.Series]:
-    return load_xy("watermelon3")
-
-
-def watermelon3_strings() -> tuple[pl.DataFrame, pl.Series]:
-    """Unordered categories: CART splits them into subsets rather than by threshold."""
-    X, y = load_xy("watermelon3")
-    return X.with_columns(cs.enum().cast(pl.String)), y
 
 
 TREES = {
