@@ -55,6 +55,12 @@ class Tree:
     def missing(self) -> str:
         """The missing-value strategy the tree was grown with ("fractional",
         "majority_branch", "class_majority", "separate", "learned" or "surrogate")."""
+    @property
+    def splitter(self) -> str:
+        """The threshold search that grew the tree: "exact" or "hist" ("auto" resolved)."""
+    @property
+    def max_bins(self) -> int:
+        """Bins per feature of a histogram tree; 0 for an exact one."""
 
     def predict_proba(self, columns: list[Column]) -> NDArray[np.float64]:
         """Class probabilities, shape (n_rows, n_classes). A row missing a tested value

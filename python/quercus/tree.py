@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import os
 from abc import ABC
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
@@ -130,6 +131,9 @@ class _Params:
     oblique: bool
     missing: str  # the core's strategy (see `_missing.core_strategy`)
     max_surrogates: int
+    splitter: str
+    max_bins: int
+    n_jobs: int | None
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,9 @@ class _BaseTree(ABC):
         missing: str = "fractional",
         max_surrogates: int = 5,
         drop_features_above: float | None = None,
+        splitter: str = "auto",
+        max_bins: int = 255,
+        n_jobs: int | None = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -223,6 +230,9 @@ class _BaseTree(ABC):
         self.missing = missing
         self.max_surrogates = max_surrogates
         self.drop_features_above = drop_features_above
+        self.splitter = splitter
+        self.max_bins = max_bins
+        self.n_jobs = n_jobs
 
     @classmethod
     def _parameters(cls) -> list[inspect.Parameter]:
@@ -294,6 +304,9 @@ class _BaseTree(ABC):
             oblique=_choice("splits", self.splits, ("axis", "oblique")) == "oblique",
             missing=_missing.core_strategy(self._validated_missing()[0]),
             max_surrogates=_int("max_surrogates", self.max_surrogates, 0),
+            splitter=_choice("splitter", self.splitter, ("auto", "exact", "hist")),
+            max_bins=_int("max_bins", self.max_bins, 2),
+            n_jobs=_n_jobs(self.n_jobs),
         )
 
     def _validated_missing(self) -> tuple[str, float | None]:
@@ -512,6 +525,12 @@ class _BaseTree(ABC):
     @property
     def n_features_in_(self) -> int:
         return len(self._state.schema.features)
+
+    @property
+    def splitter_(self) -> str:
+        """The threshold search the fit used: "exact" or "hist" (what `splitter="auto"` chose:
+        histograms from 200,000 training rows on)."""
+        return self._state.tree.splitter
 
     @property
     def feature_names_in_(self) -> NDArray[np.object_]:
@@ -838,4 +857,23 @@ def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
 def _int(name: str, value: Any, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
+
+
+def _n_jobs(value: Any) -> int | None:
+    """Threads as scikit-learn counts them: None or -1 every core, -2 all but one, and so on."""
+    if value is None:
+        return None
+    n = _int_any("n_jobs", value)
+    if n == 0:
+        raise ValueError("n_jobs must not be 0; use None or -1 for every core, or a count >= 1")
+    if n > 0:
+        return n
+    cores = os.cpu_count() or 1
+    return None if n == -1 else max(1, cores + 1 + n)
+
+
+def _int_any(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name} must be an integer or None; got {value!r}")
     return int(value)

@@ -11,9 +11,13 @@ use std::collections::BinaryHeap;
 use crate::criterion::{better, g_test_p_value, stats_weight, Criterion};
 use crate::data::{validate_weights, Column, Dataset, Sample, Target};
 use crate::error::{CoreError, Result};
-use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
+use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
+use crate::split::hist::{Bins, Histograms};
 use crate::split::missing::{self, Fill};
-use crate::split::{choose, send, Candidate, MissingRule, NodeRows, Searcher, SplitRule, Values};
+use crate::split::presort::{Routes, Sorted};
+use crate::split::{
+    choose, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule, Values,
+};
 use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
 
 /// A node waiting to be expanded.
@@ -24,9 +28,37 @@ struct Pending {
     validation: NodeRows,
     /// Features still allowed here: a multiway-split categorical is not tested again below.
     usable: Vec<bool>,
+    /// What the node's children search from: its sorted rows or its histograms.
+    index: Index,
     /// The split the search chose; `None` makes the node a leaf.
     split: Option<Candidate>,
 }
+
+impl Pending {
+    fn hist_bytes(&self) -> usize {
+        match &self.index {
+            Index::Hist(Some(h)) => h.bytes(),
+            _ => 0,
+        }
+    }
+}
+
+/// What a node hands its children so that they search without sorting their rows.
+#[derive(Default)]
+enum Index {
+    /// Each node sorts (class-majority fills, which change the values at every node).
+    #[default]
+    Unsorted,
+    /// Exact search: the node's rows in value order per numeric feature.
+    Sorted(Sorted),
+    /// Histogram search: the node's histograms, `None` once over [`HIST_BUDGET`].
+    Hist(Option<Histograms>),
+}
+
+/// Bytes of parents' histograms kept for the subtraction trick; beyond it a waiting node
+/// drops its histograms and its children are counted from their rows (LightGBM also bounds
+/// its histogram pool).
+const HIST_BUDGET: usize = 512 << 20;
 
 /// Best-first order: the largest weighted gain, then the lowest node id.
 struct Ranked {
@@ -66,6 +98,23 @@ impl Frontier {
         match self {
             Frontier::DepthFirst(stack) => stack.pop(),
             Frontier::BestFirst(heap) => heap.pop().map(|r| r.pending),
+        }
+    }
+
+    /// Forgets the waiting nodes' histograms (their children will count their own).
+    fn drop_histograms(&mut self) {
+        let forget = |p: &mut Pending| {
+            if let Index::Hist(h) = &mut p.index {
+                *h = None;
+            }
+        };
+        match self {
+            Frontier::DepthFirst(stack) => stack.iter_mut().for_each(forget),
+            Frontier::BestFirst(heap) => {
+                let mut nodes = std::mem::take(heap).into_vec();
+                nodes.iter_mut().for_each(|r| forget(&mut r.pending));
+                *heap = nodes.into();
+            }
         }
     }
 
@@ -116,6 +165,31 @@ pub fn grow_with(
     params: &TreeParams,
     validation: Option<&Sample<'_, '_>>,
 ) -> Result<Tree> {
+    match params.n_jobs {
+        Some(n) => thread_pool(n)?.install(|| grow_searching(train, params, validation, true)),
+        None => grow_searching(train, params, validation, true),
+    }
+}
+
+/// A pool of `n` threads for one fit (rayon's global pool, sized to the cores, otherwise).
+pub(crate) fn thread_pool(n: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| CoreError::InvalidParameter {
+            name: "n_jobs",
+            reason: format!("could not start {n} threads: {e}"),
+        })
+}
+
+/// [`grow_with`]; `presort` lets the exact search sort the columns once per fit, which
+/// changes nothing but the time (the tests grow both ways to check it).
+fn grow_searching(
+    train: &Sample<'_, '_>,
+    params: &TreeParams,
+    validation: Option<&Sample<'_, '_>>,
+    presort: bool,
+) -> Result<Tree> {
     let (data, target) = (train.data, train.target);
     params.validate()?;
     data.validate_for_fit()?;
@@ -144,26 +218,63 @@ pub fn grow_with(
     }
 
     let total_weight: f64 = train.weights.iter().sum();
-    let searcher = Searcher::new(data, target, params, total_weight);
+    let splitter = match (params.missing, params.splitter) {
+        (MissingStrategy::ClassMajority, Splitter::Hist) => {
+            return Err(CoreError::InvalidParameter {
+                name: "splitter",
+                reason: "\"hist\" cannot be combined with missing=\"class_majority\": its fills \
+                         change the values at every node, so no bins hold; use \"exact\""
+                    .into(),
+            })
+        }
+        (MissingStrategy::ClassMajority, _) => Splitter::Exact,
+        (_, s) => s.resolve(data.n_rows()),
+    };
+    let bins = (splitter == Splitter::Hist).then(|| Bins::new(data, params.max_bins));
+    let mut searcher = Searcher::new(data, target, params, total_weight);
+    if let (Some(_), Target::Values(y)) = (&bins, target) {
+        // Histogram sums are added and subtracted across nodes, so they share one centre:
+        // the root's mean.
+        let wy: f64 = y.iter().zip(train.weights).map(|(y, w)| w * y).sum();
+        searcher = searcher.centred_on(wy / total_weight);
+    }
     let grower = Grower {
         searcher,
         params,
         train,
         validation,
+        total_weight,
+        bins,
     };
     let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
     tree.missing = params.missing;
+    tree.splitter = splitter;
+    tree.max_bins = if splitter == Splitter::Hist {
+        params.max_bins as u32
+    } else {
+        0
+    };
     let root = tree.push_node(None, 1.0);
     let all = |n: usize, w: &[f64]| NodeRows {
         rows: (0..n as u32).collect(),
         weights: w.to_vec(),
     };
+    let rows = all(data.n_rows(), train.weights);
+    let usable = vec![true; data.n_features()];
+    // Class-majority fills change a node's values, hence its order and bins: those sort.
+    let index = match &grower.bins {
+        _ if params.missing == MissingStrategy::ClassMajority => Index::Unsorted,
+        Some(bins) => Index::Hist(Some(grower.searcher.histograms(bins, &rows, &usable))),
+        None if presort => Index::Sorted(Sorted::root(data, &rows)),
+        None => Index::Unsorted,
+    };
     let root = grower.create(
         &mut tree,
         root,
-        all(data.n_rows(), train.weights),
+        rows,
         validation.map_or_else(NodeRows::default, |v| all(v.data.n_rows(), v.weights)),
-        vec![true; data.n_features()],
+        usable,
+        index,
     );
     let mut frontier = if params.max_leaf_nodes.is_some() {
         Frontier::BestFirst(BinaryHeap::new())
@@ -172,7 +283,9 @@ pub fn grow_with(
     };
     frontier.extend(&tree, vec![root]);
     let mut n_leaves = 1;
+    let mut hist_held: usize = 0;
     while let Some(p) = frontier.pop() {
+        hist_held = hist_held.saturating_sub(p.hist_bytes());
         let Some(split) = p.split else {
             continue;
         };
@@ -185,6 +298,8 @@ pub fn grow_with(
         }
         let kind = split.kind();
         let rule = split.missing.rule();
+        let mut routes =
+            matches!(p.index, Index::Sorted(_)).then(|| Routes::new(p.rows.len(), n_children));
         let parts = match grower.fill_for(&split, &p.rows) {
             // Class majority: a training row's missing value is read as its class's at the
             // node; a row left missing (no value to fill) follows the predict-time rule.
@@ -194,8 +309,16 @@ pub fn grow_with(
                 &fill.reader(data.columns(), target),
                 &p.rows,
                 &split.fractions,
+                routes.as_mut(),
             ),
-            None => partition(&kind, &rule, data.columns(), &p.rows, &split.fractions),
+            None => partition(
+                &kind,
+                &rule,
+                data.columns(),
+                &p.rows,
+                &split.fractions,
+                routes.as_mut(),
+            ),
         };
         let val_parts = match validation {
             Some(v) => partition(
@@ -204,6 +327,7 @@ pub fn grow_with(
                 v.data.columns(),
                 &p.validation,
                 &split.fractions,
+                None,
             ),
             None => vec![NodeRows::default(); n_children],
         };
@@ -220,13 +344,24 @@ pub fn grow_with(
                 *u = false;
             }
         }
+        let mut indexes = grower.hand_down(p.index, routes.as_ref(), p.rows.len(), &parts, &usable);
+        indexes.resize_with(n_children, Index::default);
         let pending: Vec<Pending> = children
             .into_iter()
             .zip(parts)
             .zip(val_parts)
-            .map(|((child, rows), val)| grower.create(&mut tree, child, rows, val, usable.clone()))
+            .zip(indexes)
+            .map(|(((child, rows), val), index)| {
+                grower.create(&mut tree, child, rows, val, usable.clone(), index)
+            })
             .collect();
+        hist_held += pending.iter().map(Pending::hist_bytes).sum::<usize>();
         frontier.extend(&tree, pending);
+        if hist_held > HIST_BUDGET {
+            // Over budget: the waiting nodes' children will be counted from their rows.
+            frontier.drop_histograms();
+            hist_held = 0;
+        }
     }
     Ok(tree)
 }
@@ -237,6 +372,10 @@ struct Grower<'g, 'a, 'd> {
     params: &'g TreeParams,
     train: &'g Sample<'a, 'd>,
     validation: Option<&'g Sample<'a, 'd>>,
+    /// Σ of the training weights, which `min_weight_fraction_leaf` refers to.
+    total_weight: f64,
+    /// The columns' bins, for the histogram search.
+    bins: Option<Bins>,
 }
 
 impl Grower<'_, '_, '_> {
@@ -248,15 +387,72 @@ impl Grower<'_, '_, '_> {
         rows: NodeRows,
         validation: NodeRows,
         usable: Vec<bool>,
+        index: Index,
     ) -> Pending {
         self.summarise(tree, node, &rows);
-        let split = self.search(tree, node, &rows, &usable);
+        let prepared = match (&index, &self.bins) {
+            (Index::Sorted(sorted), _) => Prepared::Sorted(sorted),
+            (Index::Hist(Some(hist)), Some(bins)) => Prepared::Hist { bins, hist },
+            _ => Prepared::Unsorted,
+        };
+        let split = self.search(tree, node, &rows, &usable, prepared);
         Pending {
             node,
+            // A leaf's index is dropped at once: nothing will search below it.
+            index: if split.is_some() {
+                index
+            } else {
+                Index::Unsorted
+            },
             rows,
             validation,
             usable,
             split,
+        }
+    }
+
+    /// The children's indexes: sorted lists handed down, or histograms — for a binary split
+    /// that sent each row to one child, the smaller child's counted and the larger's by
+    /// subtraction from the parent's (LightGBM's trick: half the counting).
+    /// `parent_rows` is how many rows the parent had.
+    fn hand_down(
+        &self,
+        index: Index,
+        routes: Option<&Routes>,
+        parent_rows: usize,
+        parts: &[NodeRows],
+        usable: &[bool],
+    ) -> Vec<Index> {
+        match (index, &self.bins) {
+            (Index::Sorted(sorted), _) => routes.map_or_else(Vec::new, |r| {
+                sorted
+                    .hand_down(r, usable)
+                    .into_iter()
+                    .map(Index::Sorted)
+                    .collect()
+            }),
+            (Index::Hist(parent), Some(bins)) => {
+                let count = |rows: &NodeRows| self.searcher.histograms(bins, rows, usable);
+                match (parent, parts) {
+                    // Equal counts: no row was spread over both children (C4.5's fractions).
+                    (Some(parent), [left, right]) if parent_rows == left.len() + right.len() => {
+                        let left_smaller = left.len() <= right.len();
+                        let small = count(if left_smaller { left } else { right });
+                        let large = parent.subtract_from(&small);
+                        let (l, r) = if left_smaller {
+                            (small, large)
+                        } else {
+                            (large, small)
+                        };
+                        vec![Index::Hist(Some(l)), Index::Hist(Some(r))]
+                    }
+                    _ => parts
+                        .iter()
+                        .map(|rows| Index::Hist(Some(count(rows))))
+                        .collect(),
+                }
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -268,13 +464,16 @@ impl Grower<'_, '_, '_> {
         node: NodeId,
         rows: &NodeRows,
         usable: &[bool],
+        prepared: Prepared<'_>,
     ) -> Option<Candidate> {
         if rows.len() == 0 || self.is_terminal(tree, node, rows) {
             return None;
         }
         let fill = (self.params.missing == MissingStrategy::ClassMajority)
             .then(|| Fill::new(self.train.data, self.train.target, rows, usable));
-        let (mut candidates, scale) = self.searcher.candidates(rows, usable, fill.as_ref());
+        let (mut candidates, scale) =
+            self.searcher
+                .candidates(rows, usable, fill.as_ref(), prepared);
         record_scores(tree, node, &candidates);
         let axis = choose(self.params.criterion, &candidates, scale)
             .and_then(|best| candidates.get_mut(best)?.take());
@@ -337,11 +536,10 @@ impl Grower<'_, '_, '_> {
     fn is_terminal(&self, tree: &Tree, node: NodeId, rows: &NodeRows) -> bool {
         let p = self.params;
         let n = rows.len();
-        let total: f64 = self.train.weights.iter().sum();
         p.max_depth.is_some_and(|d| tree.depth(node) >= d)
             || n < p.min_samples_split
             || n < 2 * p.min_samples_leaf
-            || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * total
+            || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * self.total_weight
             || tree.impurity(node) <= f64::EPSILON
     }
 
@@ -456,13 +654,14 @@ fn stats_of(target: &Target<'_>, rows: &NodeRows) -> Vec<f64> {
 
 /// Sends each row to its child ([`send`]: the test, else the node's missing-value rule); a
 /// row the rule leaves to C4.5 goes to every child with its weight × r̃_v, children with
-/// r̃_v = 0 excepted.
+/// r̃_v = 0 excepted. `routes` records where each row went, for the children's sorted lists.
 fn partition<V: Values + ?Sized>(
     kind: &NodeKind<'_>,
     rule: &MissingRule<'_>,
     values: &V,
     rows: &NodeRows,
     fractions: &[f64],
+    mut routes: Option<&mut Routes>,
 ) -> Vec<NodeRows> {
     let mut parts = vec![NodeRows::default(); fractions.len()];
     for (r, w) in rows.iter() {
@@ -472,6 +671,9 @@ fn partition<V: Values + ?Sized>(
                     part.rows.push(r as u32);
                     part.weights.push(w);
                 }
+                if let Some(routes) = routes.as_deref_mut() {
+                    routes.went_to(c);
+                }
             }
             None => {
                 for (part, &f) in parts.iter_mut().zip(fractions) {
@@ -479,6 +681,9 @@ fn partition<V: Values + ?Sized>(
                         part.rows.push(r as u32);
                         part.weights.push(w * f);
                     }
+                }
+                if let Some(routes) = routes.as_deref_mut() {
+                    routes.spread_over(|c| fractions.get(c).is_some_and(|&f| f > 0.0));
                 }
             }
         }
@@ -638,4 +843,136 @@ fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
         missing.weight,
     );
     children
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::data::CategoricalColumn;
+
+    /// A small deterministic generator (the tests need no randomness crate).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// Presorted and per-node-sorted exact search grow byte-identical trees, and so does the
+    /// histogram search when every column has fewer distinct values than bins: numeric columns
+    /// with ties and missing values, a categorical column, fractional weights, both targets,
+    /// multiway and binary categorical splits, and every missing-value strategy.
+    #[test]
+    fn presorting_changes_no_tree() {
+        let strategies = [
+            MissingStrategy::Fractional,
+            MissingStrategy::MajorityBranch,
+            MissingStrategy::Separate,
+            MissingStrategy::Learned,
+            MissingStrategy::Surrogate,
+        ];
+        for seed in 0..40u64 {
+            let mut g = Lcg(seed + 1);
+            let n = 20 + g.below(300) as usize;
+            let distinct = 2 + g.below(40);
+            let numeric: Vec<Vec<f64>> = (0..3)
+                .map(|_| {
+                    (0..n)
+                        .map(|_| {
+                            if g.below(8) == 0 {
+                                f64::NAN
+                            } else {
+                                g.below(distinct) as f64 / 4.0
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let codes: Vec<u32> = (0..n).map(|_| g.below(4) as u32).collect();
+            let missing: Vec<bool> = (0..n).map(|_| g.below(10) == 0).collect();
+            let classes: Vec<u32> = (0..n).map(|_| g.below(3) as u32).collect();
+            let values: Vec<f64> = (0..n).map(|_| g.below(1000) as f64 / 7.0).collect();
+            let weights: Vec<f64> = (0..n).map(|_| 0.5 + g.below(4) as f64).collect();
+            let mut columns: Vec<Column<'_>> = numeric.iter().map(|v| Column::Numeric(v)).collect();
+            columns.push(Column::Categorical(CategoricalColumn {
+                codes: &codes,
+                missing: Some(&missing),
+                n_categories: 4,
+                ordered: false,
+            }));
+            let data = Dataset::new(columns).unwrap();
+            let targets = [
+                (
+                    Target::Classes {
+                        codes: &classes,
+                        n_classes: 3,
+                    },
+                    Criterion::Entropy,
+                ),
+                (Target::Values(&values), Criterion::SquaredError),
+            ];
+            for (target, criterion) in &targets {
+                let sample = Sample {
+                    data: &data,
+                    target,
+                    weights: &weights,
+                };
+                let split = if seed % 2 == 0 {
+                    CategoricalSplit::Multiway
+                } else {
+                    CategoricalSplit::Binary
+                };
+                let missing = strategies[seed as usize % strategies.len()];
+                let params = TreeParams {
+                    criterion: *criterion,
+                    categorical_split: split,
+                    missing,
+                    max_leaf_nodes: (seed % 3 == 0).then_some(12),
+                    ..TreeParams::default()
+                };
+                let sorted = grow_searching(&sample, &params, None, true).unwrap();
+                let unsorted = grow_searching(&sample, &params, None, false).unwrap();
+                assert_eq!(
+                    sorted.to_bytes(),
+                    unsorted.to_bytes(),
+                    "seed {seed}, {criterion:?}, {missing:?}"
+                );
+                // Fewer distinct values than bins: one bin per value, the same thresholds.
+                let hist = TreeParams {
+                    splitter: Splitter::Hist,
+                    ..params.clone()
+                };
+                let binned = grow_searching(&sample, &hist, None, true).unwrap();
+                assert_eq!(binned.splitter(), (Splitter::Hist, 255));
+                // Subtracted histograms differ in the last bits, so the recorded scores may
+                // too; the tree must not.
+                let what = format!("hist: seed {seed}, {criterion:?}, {missing:?}");
+                assert_eq!(binned.tag, sorted.tag, "{what}");
+                assert_eq!(binned.feature, sorted.feature, "{what}");
+                assert_eq!(binned.n_children, sorted.n_children, "{what}");
+                let same = |a: &[f64], b: &[f64]| {
+                    a.len() == b.len()
+                        && a.iter().zip(b).all(|(x, y)| {
+                            (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-9 * (1.0 + x.abs())
+                        })
+                };
+                assert!(same(&binned.threshold, &sorted.threshold), "{what}");
+                assert!(same(&binned.value, &sorted.value), "{what}");
+                assert!(
+                    same(&binned.branch_fraction, &sorted.branch_fraction),
+                    "{what}"
+                );
+            }
+        }
+    }
 }

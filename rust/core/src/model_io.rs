@@ -17,7 +17,7 @@
 use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
-use crate::params::MissingStrategy;
+use crate::params::{MissingStrategy, Splitter, MAX_BINS};
 use crate::tree::{FeatureScore, Side, SplitTag, Tree, NONE};
 
 /// The first eight bytes of every model file. As in PNG: a non-ASCII first byte, the name, and
@@ -43,6 +43,8 @@ const FEATURE_BYTES: usize = 1 + 4;
 const SCORE_BYTES: usize = 5 * 8;
 /// Longest criterion or missing-value strategy name accepted.
 const MAX_NAME: usize = 64;
+/// Extension record tag of the splitter that grew the tree (name, then bins per feature u32).
+const EXT_SPLITTER: u32 = 1;
 /// Every NaN is written with this bit pattern, so equal models give equal bytes.
 const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
 /// Rounding slack allowed in a stored branch fraction (a share of a sum of weights) and in the
@@ -112,6 +114,8 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         scores,
         missing,
         missing_weight,
+        splitter,
+        max_bins,
     } = tree;
     let n_nodes = tag.len();
     let width = tree.value_width();
@@ -196,7 +200,18 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
 
     w.u64(metadata.len() as u64);
     w.bytes(metadata);
-    w.u32(0); // extension records: none in version 1
+    // Extension records: the splitter (tag 1), written for histogram trees only, so exact
+    // trees keep the bytes quercus 0.1.0 wrote.
+    if *splitter == Splitter::Hist {
+        w.u32(1);
+        w.u32(EXT_SPLITTER);
+        let name = splitter.name();
+        w.u64((1 + name.len() + 4) as u64);
+        w.name(name);
+        w.u32(*max_bins);
+    } else {
+        w.u32(0);
+    }
 
     let total = (w.out.len() + TRAILER_LEN) as u64;
     if let Some(slot) = w.out.get_mut(MAGIC.len() + 4..HEADER_LEN) {
@@ -420,13 +435,17 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     // Extension records: (tag u32, length u64, bytes). Version 1 defines none; a reader skips
     // the ones it does not know, so later versions can add optional data without breaking it.
     let n_extensions = r.u32("the number of extension records")?;
+    let (mut splitter, mut max_bins) = (Splitter::Exact, 0);
     for k in 0..n_extensions {
-        r.u32("an extension tag")?;
+        let tag = r.u32("an extension tag")?;
         let len = r.u64("an extension length")?;
-        r.take(
+        let bytes = r.take(
             usize::try_from(len).unwrap_or(usize::MAX),
             &format!("extension record {k}"),
         )?;
+        if tag == EXT_SPLITTER {
+            (splitter, max_bins) = read_splitter(bytes)?;
+        }
     }
     if r.remaining() > 0 {
         return Err(corrupt(format!(
@@ -471,9 +490,37 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         scores,
         missing,
         missing_weight,
+        splitter,
+        max_bins,
     };
     validate(&tree)?;
     Ok(Model { tree, metadata })
+}
+
+/// The splitter extension record: `Exact`, or `Hist` with 2 to [`MAX_BINS`] bins.
+fn read_splitter(bytes: &[u8]) -> Result<(Splitter, u32)> {
+    let mut r = Reader { bytes, pos: 0 };
+    let name = r.name("the splitter")?;
+    let splitter = match Splitter::parse(name) {
+        Ok(s @ (Splitter::Exact | Splitter::Hist)) => s,
+        _ => {
+            return Err(corrupt(format!(
+                "unknown splitter {name:?} in the splitter record"
+            )))
+        }
+    };
+    let max_bins = r.u32("the splitter's bins")?;
+    let bins_ok = match splitter {
+        Splitter::Hist => (2..=MAX_BINS as u32).contains(&max_bins),
+        _ => max_bins == 0,
+    };
+    if !bins_ok || r.remaining() > 0 {
+        return Err(corrupt(format!(
+            "the splitter record is malformed ({name}, {max_bins} bins, {} extra bytes)",
+            r.remaining()
+        )));
+    }
+    Ok((splitter, max_bins))
 }
 
 /// Magic, version, declared length and checksum, in that order, so a file of another kind, of

@@ -110,6 +110,69 @@ impl MissingStrategy {
     }
 }
 
+/// How numeric thresholds are searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Splitter {
+    /// Every midpoint of adjacent distinct values (the texts' rule), over columns sorted once
+    /// per fit.
+    Exact,
+    /// Columns binned once into at most `max_bins` quantile bins; thresholds at bin edges;
+    /// per-node histograms, the larger child's by subtraction (LightGBM's scheme).
+    Hist,
+    /// Exact below [`AUTO_HIST_ROWS`] training rows, histogram from there on.
+    #[default]
+    Auto,
+}
+
+/// Training rows from which `Splitter::Auto` bins the columns. Below it the exact search is
+/// cheap and returns the texts' thresholds; above it the histogram search is several times
+/// faster at equal accuracy (bench/compare.py).
+pub const AUTO_HIST_ROWS: usize = 200_000;
+
+const SPLITTER_NAMES: [(Splitter, &str); 3] = [
+    (Splitter::Exact, "exact"),
+    (Splitter::Hist, "hist"),
+    (Splitter::Auto, "auto"),
+];
+
+impl Splitter {
+    pub fn parse(name: &str) -> Result<Self> {
+        SPLITTER_NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(s, _)| *s)
+            .ok_or_else(|| {
+                invalid(
+                    "splitter",
+                    format!("unknown value {name:?}; expected \"exact\", \"hist\" or \"auto\""),
+                )
+            })
+    }
+
+    pub fn name(&self) -> &'static str {
+        SPLITTER_NAMES
+            .iter()
+            .find(|(s, _)| s == self)
+            .map_or("exact", |(_, n)| n)
+    }
+
+    /// The splitter a fit on `n_rows` rows uses: `Auto` resolved.
+    pub fn resolve(self, n_rows: usize) -> Splitter {
+        match self {
+            Splitter::Auto if n_rows >= AUTO_HIST_ROWS => Splitter::Hist,
+            Splitter::Auto => Splitter::Exact,
+            other => other,
+        }
+    }
+}
+
+/// Most bins a histogram feature may have: bin codes are `u8`, and one code is kept for
+/// missing values.
+pub const MAX_BINS: usize = 255;
+
+/// Most threads a fit may start: beyond the cores, threads only cost memory.
+pub const MAX_JOBS: usize = 1024;
+
 /// Most surrogate splits a node may store.
 pub const MAX_SURROGATES: usize = 64;
 
@@ -154,6 +217,13 @@ pub struct TreeParams {
     /// Surrogate splits kept per node with [`MissingStrategy::Surrogate`] (rpart's
     /// `maxsurrogate`, default 5); 0 leaves only the majority branch.
     pub max_surrogates: usize,
+    /// Exact or histogram threshold search (see [`Splitter`]).
+    pub splitter: Splitter,
+    /// Bins per numeric feature for the histogram search, 2 to [`MAX_BINS`].
+    pub max_bins: usize,
+    /// Threads that search features (and predict row blocks) in parallel; `None` uses every
+    /// core. Trees do not depend on it.
+    pub n_jobs: Option<usize>,
 }
 
 fn invalid(name: &'static str, reason: String) -> CoreError {
@@ -251,6 +321,18 @@ impl TreeParams {
                 ),
             ));
         }
+        if !(2..=MAX_BINS).contains(&self.max_bins) {
+            return Err(invalid(
+                "max_bins",
+                format!("must be between 2 and {MAX_BINS}, got {}", self.max_bins),
+            ));
+        }
+        if let Some(n) = self.n_jobs.filter(|n| !(1..=MAX_JOBS).contains(n)) {
+            return Err(invalid(
+                "n_jobs",
+                format!("must be between 1 and {MAX_JOBS} (or None for every core), got {n}"),
+            ));
+        }
         Ok(())
     }
 
@@ -309,6 +391,9 @@ impl Default for TreeParams {
             oblique: false,
             missing: MissingStrategy::Fractional,
             max_surrogates: 5,
+            splitter: Splitter::Auto,
+            max_bins: MAX_BINS,
+            n_jobs: None,
         }
     }
 }

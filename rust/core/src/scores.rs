@@ -4,7 +4,7 @@ use crate::criterion::Criterion;
 use crate::data::{validate_weights, Dataset, Target};
 use crate::error::Result;
 use crate::params::{CategoricalSplit, TreeParams};
-use crate::split::{NodeRows, Searcher};
+use crate::split::{NodeRows, Prepared, Searcher};
 use crate::tree::FeatureScore;
 
 /// The best candidate of each feature on the whole data set (one entry per feature; all-NaN
@@ -31,7 +31,7 @@ pub fn split_scores(
         weights: weights.to_vec(),
     };
     let usable = vec![true; data.n_features()];
-    let (candidates, _) = searcher.candidates(&rows, &usable, None);
+    let (candidates, _) = searcher.candidates(&rows, &usable, None, Prepared::Unsorted);
     Ok(candidates
         .into_iter()
         .map(|c| c.map_or(FeatureScore::NONE, |c| c.score))

@@ -8,7 +8,7 @@
 use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
-use crate::params::MissingStrategy;
+use crate::params::{MissingStrategy, Splitter};
 
 /// Index of a node in a [`Tree`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -211,6 +211,10 @@ pub struct Tree {
     pub(crate) missing: MissingStrategy,
     /// Training weight at each split whose tested value was missing (0 for leaves).
     pub(crate) missing_weight: Vec<f64>,
+    /// The threshold search that grew the tree (`Auto` resolved) and, for `Hist`, its bins
+    /// per feature (0 for `Exact`).
+    pub(crate) splitter: Splitter,
+    pub(crate) max_bins: u32,
 }
 
 pub(crate) const NONE: u32 = u32::MAX;
@@ -252,6 +256,8 @@ impl Tree {
             scores: Vec::new(),
             missing: MissingStrategy::Fractional,
             missing_weight: Vec::new(),
+            splitter: Splitter::Exact,
+            max_bins: 0,
         }
     }
 
@@ -470,6 +476,12 @@ impl Tree {
     /// The missing-value strategy the tree was grown with.
     pub fn missing_strategy(&self) -> MissingStrategy {
         self.missing
+    }
+
+    /// The threshold search that grew the tree: `Exact` or `Hist` (never `Auto`), with the
+    /// histogram's bins per feature (0 for exact).
+    pub fn splitter(&self) -> (Splitter, u32) {
+        (self.splitter, self.max_bins)
     }
 
     /// The child a row missing the node's tested value goes to (after its surrogates, if it

@@ -12,7 +12,7 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    grow_with, split_scores as core_scores, CategoricalSplit, Criterion, MissingStrategy,
+    grow_with, split_scores as core_scores, CategoricalSplit, Criterion, MissingStrategy, Splitter,
     TreeParams,
 };
 
@@ -52,6 +52,9 @@ fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         oblique: get(d, "oblique")?,
         missing: MissingStrategy::parse(&get::<String>(d, "missing")?).map_err(to_py)?,
         max_surrogates: get(d, "max_surrogates")?,
+        splitter: Splitter::parse(&get::<String>(d, "splitter")?).map_err(to_py)?,
+        max_bins: get(d, "max_bins")?,
+        n_jobs: get(d, "n_jobs")?,
     };
     params.validate().map_err(to_py)?;
     Ok(params)

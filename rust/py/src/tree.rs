@@ -71,6 +71,18 @@ impl PyTree {
         self.inner.missing_strategy().name()
     }
 
+    /// The threshold search that grew the tree, `"exact"` or `"hist"` (`"auto"` resolved).
+    #[getter]
+    fn splitter(&self) -> &'static str {
+        self.inner.splitter().0.name()
+    }
+
+    /// Bins per feature of a histogram tree; 0 for an exact one.
+    #[getter]
+    fn max_bins(&self) -> u32 {
+        self.inner.splitter().1
+    }
+
     fn predict_proba<'py>(
         &self,
         py: Python<'py>,

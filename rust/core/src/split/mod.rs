@@ -10,9 +10,32 @@ use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
 use crate::tree::{FeatureScore, Side, SurrogateSet};
 
 mod categorical;
+pub(crate) mod hist;
 pub(crate) mod missing;
 mod numeric;
 mod oblique;
+pub(crate) mod presort;
+
+use hist::{Bins, Histograms};
+use presort::Sorted;
+use rayon::prelude::*;
+
+/// Nodes with at least this many rows search their features in parallel.
+const PARALLEL_ROWS: usize = 2048;
+
+/// What a node's search reuses instead of sorting its rows afresh.
+#[derive(Clone, Copy)]
+pub(crate) enum Prepared<'b> {
+    /// Nothing: each numeric feature's known rows are sorted at the node.
+    Unsorted,
+    /// The node's rows sorted once per fit and handed down ([`presort`]).
+    Sorted(&'b Sorted),
+    /// The node's histograms over the fit's bins ([`hist`]).
+    Hist {
+        bins: &'b Bins,
+        hist: &'b Histograms,
+    },
+}
 
 /// The test a candidate applies.
 #[derive(Debug, Clone, PartialEq)]
@@ -229,45 +252,60 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// Also returns the node's noise scale for comparing the candidates (see [`choose`]).
     ///
     /// `fill` (class majority) supplies the values of the node's missing cells.
+    ///
+    /// Regression targets are centred on the node's mean, except with histograms, whose sums
+    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]).
     pub fn candidates(
         &self,
         node: &NodeRows,
         usable: &[bool],
         fill: Option<&missing::Fill>,
+        prepared: Prepared<'_>,
     ) -> (Vec<Option<Candidate>>, f64) {
         let mut total = self.zero_stats();
         for (r, w) in node.iter() {
             self.target.accumulate(&mut total, r, w);
         }
         let node_weight = self.weight_of(&total);
-        let centred = Searcher {
-            shift: if self.regression() {
-                total.get(1).copied().unwrap_or(0.0) / node_weight
-            } else {
-                0.0
-            },
-            ..*self
+        let centred = match prepared {
+            Prepared::Hist { .. } => *self,
+            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / node_weight),
         };
         let mut centred_total = self.zero_stats();
         for (r, w) in node.iter() {
             centred.accumulate(&mut centred_total, r, w);
         }
         let columns = self.data.columns();
-        let candidates = (0..self.data.n_features())
-            .map(|f| {
-                if !usable.get(f).copied().unwrap_or(false) {
-                    return None;
+        let search = |f: usize| {
+            if !usable.get(f).copied().unwrap_or(false) {
+                return None;
+            }
+            match fill {
+                Some(fill) => {
+                    let filled = fill.reader(columns, self.target);
+                    centred.best_of_feature(f, node, node_weight, &filled, prepared)
                 }
-                match fill {
-                    Some(fill) => {
-                        let filled = fill.reader(columns, self.target);
-                        centred.best_of_feature(f, node, node_weight, &filled)
-                    }
-                    None => centred.best_of_feature(f, node, node_weight, columns),
-                }
-            })
-            .collect();
+                None => centred.best_of_feature(f, node, node_weight, columns, prepared),
+            }
+        };
+        // Class-majority fills are read through a reader that is not shared across threads.
+        let candidates = if fill.is_none() && node.len() >= PARALLEL_ROWS {
+            (0..self.data.n_features())
+                .into_par_iter()
+                .map(search)
+                .collect()
+        } else {
+            (0..self.data.n_features()).map(search).collect()
+        };
         (candidates, self.criterion.noise_scale(&centred_total))
+    }
+
+    /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
+    pub(crate) fn centred_on(&self, shift: f64) -> Searcher<'a, 'd> {
+        Searcher {
+            shift: if self.regression() { shift } else { 0.0 },
+            ..*self
+        }
     }
 
     fn best_of_feature<V: Values + ?Sized>(
@@ -276,11 +314,28 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node: &NodeRows,
         node_weight: f64,
         values: &V,
+        prepared: Prepared<'_>,
     ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
-            Column::Numeric(_) => {
-                self.numeric(feature, |r| values.number(feature, r), node, node_weight)
-            }
+            Column::Numeric(_) => match prepared {
+                Prepared::Hist { bins, hist } => {
+                    self.numeric_hist(feature, bins, hist, node_weight)
+                }
+                Prepared::Sorted(sorted) => self.numeric(
+                    feature,
+                    |r| values.number(feature, r),
+                    node,
+                    node_weight,
+                    sorted.list(feature),
+                ),
+                Prepared::Unsorted => self.numeric(
+                    feature,
+                    |r| values.number(feature, r),
+                    node,
+                    node_weight,
+                    None,
+                ),
+            },
             Column::Categorical(col) => {
                 let codes: Vec<Option<u32>> = node
                     .rows

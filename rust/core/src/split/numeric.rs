@@ -7,29 +7,56 @@ impl Searcher<'_, '_> {
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
+    /// `sorted` lists the node's known rows in ascending order when the fit keeps them
+    /// ([`super::presort`]); without it the known rows are sorted here.
     pub(super) fn numeric(
         &self,
         feature: usize,
         value: impl Fn(usize) -> f64,
         node: &NodeRows,
         node_weight: f64,
+        sorted: Option<&[u32]>,
     ) -> Option<Candidate> {
-        let mut known: Vec<(f64, usize)> = Vec::with_capacity(node.len());
         let mut n_missing = 0;
         let mut missing = self.zero_stats();
-        for (i, &r) in node.rows.iter().enumerate() {
-            let x = value(r as usize);
+        let mut tally_missing = |i: usize, x: f64| {
             if x.is_nan() {
                 n_missing += 1;
                 self.add(&mut missing, node, i);
-            } else {
-                known.push((x, i));
             }
-        }
+        };
+        let known: Vec<(f64, usize)> = match sorted {
+            Some(list) => {
+                if list.len() < node.len() {
+                    for (i, &r) in node.rows.iter().enumerate() {
+                        tally_missing(i, value(r as usize));
+                    }
+                }
+                let at = |i: u32| {
+                    node.rows
+                        .get(i as usize)
+                        .map_or(f64::NAN, |&r| value(r as usize))
+                };
+                list.iter().map(|&i| (at(i), i as usize)).collect()
+            }
+            None => {
+                let mut known = Vec::with_capacity(node.len());
+                for (i, &r) in node.rows.iter().enumerate() {
+                    let x = value(r as usize);
+                    tally_missing(i, x);
+                    if !x.is_nan() {
+                        known.push((x, i));
+                    }
+                }
+                known.sort_unstable_by(|a: &(f64, usize), b| {
+                    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+                });
+                known
+            }
+        };
         if known.len() < 2 {
             return None;
         }
-        known.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut total = self.zero_stats();
         for &(_, i) in &known {
             self.add(&mut total, node, i);

@@ -64,7 +64,7 @@ impl Searcher<'_, '_> {
                     .map(|(k, wk)| wk * standardised(r, k))
                     .sum()
             };
-            self.numeric(usize::MAX, project, node, node_weight)
+            self.numeric(usize::MAX, project, node, node_weight, None)
         };
         let mut best_w = start;
         let mut best = evaluate(&best_w)?;
@@ -196,7 +196,7 @@ impl Searcher<'_, '_> {
         let features: Vec<u32> = raw.iter().map(|(f, _)| *f).collect();
         let weights: Vec<f64> = raw.iter().map(|(_, c)| c / norm).collect();
         let project = |r: usize| linear_value(values, &features, &weights, r).unwrap_or(f64::NAN);
-        let mut c = self.numeric(usize::MAX, project, node, node_weight)?;
+        let mut c = self.numeric(usize::MAX, project, node, node_weight, None)?;
         let threshold = c.score.threshold;
         c.rule = SplitRule::Oblique {
             features,

@@ -1,0 +1,1314 @@
+//! Histogram split search for numeric features (`splitter = "hist"`, LightGBM's scheme).
+//!
+//! Each numeric column is binned once per fit into at most `max_bins` bins of known values
+//! (one per distinct value when there are few, quantiles otherwise) plus a bin for missing
+//! values. A node sums its rows' statistics per bin and seeks a threshold between adjacent
+//! non-empty bins by the rules [`Searcher::numeric`] applies between adjacent distinct
+//! values: with one distinct value per bin both searches find the same split. The larger
+//! child of a binary split gets its histograms by subtraction (parent − smaller child).
+
+// TEMPORARY, until the builder calls the histogram search: remove with the wiring.
+#![allow(dead_code)]
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::*;
+use crate::params::MAX_BINS;
+
+/// Known values a column's quantile edges are drawn from; longer columns are sampled.
+const SAMPLE: usize = 200_000;
+
+/// Columns at least this long are binned in parallel, and nodes with at least this many rows
+/// fill their features' histograms in parallel: below it a task costs more than it saves.
+const PARALLEL_ROWS: usize = 10_000;
+
+/// Seed of the sample of a long column (mixed with the feature index): fits are repeatable.
+const SEED: u64 = 0x5155_4552_4355_5321;
+
+/// One numeric column, binned.
+#[derive(Debug)]
+struct Binned {
+    /// Each row's bin: `0..n_bins` for a value, `n_bins` for a missing value.
+    codes: Vec<u8>,
+    /// Least and greatest training value of each bin. A threshold falls midway between the
+    /// greatest value of one non-empty bin and the least of the next, as the exact search's
+    /// falls between adjacent distinct values (the same threshold with one value per bin).
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+}
+
+/// A run of equal values in a sorted column: its first and last value (±0 compare equal but
+/// sort apart) and its length.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    first: f64,
+    last: f64,
+    count: usize,
+}
+
+impl Binned {
+    fn new(values: &[f64], max_bins: usize, seed: u64) -> Binned {
+        let mut known = sample_known(values, seed);
+        known.sort_unstable_by(f64::total_cmp);
+        let runs = runs(&known);
+        let edges: Vec<f64> = if runs.len() <= max_bins {
+            runs.windows(2)
+                .filter_map(|pair| match pair {
+                    [a, b] => Some(midpoint(a.last, b.first)),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            quantile_edges(&runs, known.len(), max_bins)
+        };
+        let n_bins = edges.len() + 1;
+        // At most MAX_BINS value bins, so the missing code still fits a u8.
+        let missing = n_bins as u8;
+        let mut lo = vec![f64::INFINITY; n_bins];
+        let mut hi = vec![f64::NEG_INFINITY; n_bins];
+        let codes = values
+            .iter()
+            .map(|&x| {
+                if x.is_nan() {
+                    return missing;
+                }
+                // The first bin whose upper edge is >= x, so `x <= edges[b]` ⇔ `bin(x) <= b`.
+                let b = edges.partition_point(|&e| e < x);
+                if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
+                    *l = l.min(x);
+                    *h = h.max(x);
+                }
+                b as u8
+            })
+            .collect();
+        Binned { codes, lo, hi }
+    }
+
+    fn n_bins(&self) -> usize {
+        self.lo.len()
+    }
+}
+
+/// The column's known values, or a fixed-seed sample of `SAMPLE` of them (with replacement)
+/// when there are more: quantile edges need the distribution, not every value.
+fn sample_known(values: &[f64], seed: u64) -> Vec<f64> {
+    let n_known = values.iter().filter(|x| !x.is_nan()).count();
+    if n_known <= SAMPLE {
+        return values.iter().copied().filter(|x| !x.is_nan()).collect();
+    }
+    let mut state = SEED ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut sample = Vec::with_capacity(SAMPLE);
+    // More than SAMPLE known values, so each draw is known with probability > SAMPLE/n.
+    while sample.len() < SAMPLE {
+        let i = ((u128::from(splitmix64(&mut state)) * values.len() as u128) >> 64) as usize;
+        if let Some(&x) = values.get(i).filter(|x| !x.is_nan()) {
+            sample.push(x);
+        }
+    }
+    sample
+}
+
+/// SplitMix64: a tiny, well-mixed generator, enough to pick a sample.
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The runs of equal values of a sorted column.
+fn runs(sorted: &[f64]) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for &x in sorted {
+        match runs.last_mut() {
+            Some(run) if x <= run.last => {
+                run.last = x;
+                run.count += 1;
+            }
+            _ => runs.push(Run {
+                first: x,
+                last: x,
+                count: 1,
+            }),
+        }
+    }
+    runs
+}
+
+/// Edges cutting `runs` (of `total` values) into at most `max_bins` bins of about equal
+/// counts. Greedy: a bin closes once it holds its share of the values not yet binned, or
+/// before a run that would overshoot that share by more than stopping short of it; so a heavy
+/// value gets a bin of its own and the other bins share the rest.
+fn quantile_edges(runs: &[Run], total: usize, max_bins: usize) -> Vec<f64> {
+    let mut edges = Vec::with_capacity(max_bins.saturating_sub(1));
+    let mut rest = total as f64;
+    let mut bins_left = max_bins;
+    let mut filled = 0.0;
+    for pair in runs.windows(2) {
+        let [run, next] = pair else {
+            continue;
+        };
+        if bins_left <= 1 {
+            break;
+        }
+        filled += run.count as f64;
+        let share = rest / bins_left as f64;
+        let with_next = filled + next.count as f64;
+        if filled >= share || with_next - share > share - filled {
+            edges.push(midpoint(run.last, next.first));
+            rest -= filled;
+            filled = 0.0;
+            bins_left -= 1;
+        }
+    }
+    edges
+}
+
+/// The threshold between adjacent values `lo < hi`, as the exact search computes it:
+/// `lo/2 + hi/2` cannot overflow; if rounding lands on `hi`, `lo`, so `x <= t` still
+/// separates them.
+fn midpoint(lo: f64, hi: f64) -> f64 {
+    let t = lo / 2.0 + hi / 2.0;
+    if t >= hi || !t.is_finite() {
+        lo
+    } else {
+        t
+    }
+}
+
+/// Numeric columns binned once per fit.
+#[derive(Debug)]
+pub(crate) struct Bins {
+    /// Per feature; `None` for categorical features (searched by counting categories).
+    columns: Vec<Option<Binned>>,
+}
+
+impl Bins {
+    /// Bins every numeric column of `data` into at most `max_bins` (2..=255) bins; categorical
+    /// columns get none. The same bins for any number of threads.
+    pub(crate) fn new(data: &Dataset<'_>, max_bins: usize) -> Bins {
+        let max_bins = max_bins.clamp(2, MAX_BINS);
+        let bin = |(f, column): (usize, &Column<'_>)| match column {
+            Column::Numeric(values) => Some(Binned::new(values, max_bins, f as u64)),
+            Column::Categorical(_) => None,
+        };
+        let columns = if data.n_rows() >= PARALLEL_ROWS {
+            data.columns().par_iter().enumerate().map(bin).collect()
+        } else {
+            data.columns().iter().enumerate().map(bin).collect()
+        };
+        Bins { columns }
+    }
+
+    fn column(&self, feature: usize) -> Option<&Binned> {
+        self.columns.get(feature)?.as_ref()
+    }
+}
+
+/// Per-node histograms: for each usable numeric feature, per bin (the missing bin last) the
+/// searcher's statistics (`stats_width` values) then the row count, in one flat buffer.
+#[derive(Debug)]
+pub(crate) struct Histograms {
+    /// Where each feature's bins lie in `sums`; empty for a feature without a histogram.
+    spans: Vec<Range<usize>>,
+    sums: Vec<f64>,
+    /// Values per bin: `stats_width + 1`.
+    slots: usize,
+}
+
+impl Histograms {
+    /// `self` (a parent's) minus `child`'s, in place: the sibling's histograms when a binary
+    /// split sent every row to exactly one child. Both must come from the same bins and
+    /// usable features; a feature whose layouts differ is dropped from the result.
+    pub(crate) fn subtract_from(mut self, child: &Histograms) -> Histograms {
+        let slots = self.slots;
+        if self.spans == child.spans && slots == child.slots {
+            subtract_bins(&mut self.sums, &child.sums, slots);
+            return self;
+        }
+        for (f, span) in self.spans.iter_mut().enumerate() {
+            let theirs = child.feature(f).filter(|_| child.slots == slots);
+            match (self.sums.get_mut(span.clone()), theirs) {
+                (Some(mine), Some(theirs)) if mine.len() == theirs.len() => {
+                    subtract_bins(mine, theirs, slots);
+                }
+                _ => *span = span.start..span.start,
+            }
+        }
+        self
+    }
+
+    /// Bytes held (the builder keeps parents' histograms only within a memory budget).
+    pub(crate) fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + std::mem::size_of_val(self.sums.as_slice())
+            + std::mem::size_of_val(self.spans.as_slice())
+    }
+
+    /// Feature `f`'s bins, if it has a histogram here.
+    fn feature(&self, f: usize) -> Option<&[f64]> {
+        let span = self.spans.get(f)?;
+        if span.is_empty() {
+            return None;
+        }
+        self.sums.get(span.clone())
+    }
+}
+
+/// `parent −= child`, bin by bin; a bin left with no row is set to exact zeros rather than
+/// the rounding residue of its sums.
+fn subtract_bins(parent: &mut [f64], child: &[f64], slots: usize) {
+    for (p, c) in parent
+        .chunks_exact_mut(slots)
+        .zip(child.chunks_exact(slots))
+    {
+        for (a, b) in p.iter_mut().zip(c) {
+            *a -= b;
+        }
+        if p.last().is_some_and(|&n| n < 0.5) {
+            p.fill(0.0);
+        }
+    }
+}
+
+/// A non-empty bin as the threshold scan sees it: rows that no threshold separates.
+struct Group<'h> {
+    stats: &'h [f64],
+    rows: usize,
+}
+
+impl Searcher<'_, '_> {
+    /// Histograms of the node's rows (with their fractional weights) for the usable numeric
+    /// features, statistics accumulated with `self.accumulate` (so around `self.shift`).
+    pub(crate) fn histograms(&self, bins: &Bins, rows: &NodeRows, usable: &[bool]) -> Histograms {
+        let slots = self.target.stats_width() + 1;
+        let mut spans = Vec::with_capacity(bins.columns.len());
+        let mut len = 0;
+        for (f, column) in bins.columns.iter().enumerate() {
+            let size = match column {
+                Some(c) if usable.get(f).copied().unwrap_or(false) => (c.n_bins() + 1) * slots,
+                _ => 0,
+            };
+            spans.push(len..len + size);
+            len += size;
+        }
+        let mut sums = vec![0.0; len];
+        let mut jobs: Vec<(&Binned, &mut [f64])> = Vec::new();
+        let mut rest = sums.as_mut_slice();
+        for (span, column) in spans.iter().zip(&bins.columns) {
+            let Some((head, tail)) = std::mem::take(&mut rest).split_at_mut_checked(span.len())
+            else {
+                break;
+            };
+            rest = tail;
+            if let (Some(column), false) = (column, head.is_empty()) {
+                jobs.push((column, head));
+            }
+        }
+        let fill = |(column, hist): (&Binned, &mut [f64])| self.fill(column, hist, rows, slots);
+        if rows.len() >= PARALLEL_ROWS {
+            jobs.into_par_iter().for_each(fill);
+        } else {
+            jobs.into_iter().for_each(fill);
+        }
+        Histograms { spans, sums, slots }
+    }
+
+    /// Adds the node's rows to one feature's bins.
+    fn fill(&self, column: &Binned, hist: &mut [f64], rows: &NodeRows, slots: usize) {
+        for (&r, &w) in rows.rows.iter().zip(&rows.weights) {
+            let r = r as usize;
+            let Some(&code) = column.codes.get(r) else {
+                continue;
+            };
+            let at = code as usize * slots;
+            if let Some((n, stats)) = hist
+                .get_mut(at..at + slots)
+                .and_then(<[f64]>::split_last_mut)
+            {
+                self.accumulate(stats, r, w);
+                *n += 1.0;
+            }
+        }
+    }
+
+    /// The best `x <= t` split of numeric `feature` from its histogram, by the rules of
+    /// [`Searcher::numeric`] with each non-empty bin in place of a distinct value.
+    pub(crate) fn numeric_hist(
+        &self,
+        feature: usize,
+        bins: &Bins,
+        hist: &Histograms,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let column = bins.column(feature)?;
+        let sums = hist.feature(feature)?;
+        let slots = hist.slots;
+        let (values, missing_bin) = sums.split_at_checked(column.n_bins() * slots)?;
+        let (&n_missing, missing) = missing_bin.split_last()?;
+        let n_missing = n_missing as usize;
+        let mut groups = Vec::new();
+        let mut at_bin = Vec::new();
+        for (b, bin) in values.chunks_exact(slots).enumerate() {
+            if let Some((&n, stats)) = bin.split_last().filter(|(&n, _)| n >= 0.5) {
+                groups.push(Group {
+                    stats,
+                    rows: n as usize,
+                });
+                at_bin.push(b);
+            }
+        }
+        let n: usize = groups.iter().map(|g| g.rows).sum();
+        if n < 2 {
+            return None;
+        }
+        let mut total = self.zero_stats();
+        for g in &groups {
+            add_into(&mut total, g.stats);
+        }
+        let (at, side) = if self.places_missing() && n_missing > 0 {
+            let (at, side) =
+                self.group_scan_placing(&groups, &total, missing, n_missing, node_weight)?;
+            (at, Some(side))
+        } else {
+            (
+                self.group_scan(&groups, &total, n_missing, node_weight)?,
+                None,
+            )
+        };
+        let (left, _) = groups.split_at_checked(at)?;
+        let threshold = midpoint(
+            *column.hi.get(*at_bin.get(at.checked_sub(1)?)?)?,
+            *column.lo.get(*at_bin.get(at)?)?,
+        );
+        let mut l = self.zero_stats();
+        let mut p = 0;
+        for g in left {
+            add_into(&mut l, g.stats);
+            p += g.rows;
+        }
+        let r: Vec<f64> = total.iter().zip(&l).map(|(t, a)| t - a).collect();
+        let mut children = [l, r];
+        let mut counts = [p, n - p];
+        let (scored, rows) = match side {
+            Some(side) => {
+                if let (Some(c), Some(k)) = (children.get_mut(side), counts.get_mut(side)) {
+                    add_into(c, missing);
+                    *k += n_missing;
+                }
+                let known_weight = self.weight_of(&total);
+                (
+                    sum(&total, missing),
+                    MissingRows::Placed {
+                        child: side,
+                        known_weight,
+                    },
+                )
+            }
+            None => (total, MissingRows::Left(n_missing)),
+        };
+        let part = Partition {
+            children: &children,
+            counts: &counts,
+        };
+        let candidate = self.finish(
+            feature,
+            SplitRule::Numeric { threshold },
+            &scored,
+            &part,
+            node_weight,
+            rows,
+        )?;
+        self.correct_numeric_gain(candidate, groups.len(), node_weight)
+    }
+
+    /// The best threshold among groups of rows in ascending value order, the missing rows
+    /// left out (C4.5, CART): how many groups go left. [`Searcher::numeric_scan`] over groups
+    /// of equal values.
+    fn group_scan(
+        &self,
+        groups: &[Group<'_>],
+        total: &[f64],
+        n_missing: usize,
+        node_weight: f64,
+    ) -> Option<usize> {
+        let base = self.impurity(total);
+        let impurity_decrease = self.criterion.is_impurity_decrease();
+        let scale = self.criterion.noise_scale(total);
+        let kw = self.weight_of(total);
+        let spread = self.spread(n_missing);
+        let n: usize = groups.iter().map(|g| g.rows).sum();
+        let mut left = self.zero_stats();
+        let mut right = total.to_vec();
+        let mut p = 0;
+        let mut best: Option<(f64, usize)> = None; // (decrease, groups on the left)
+        for (at, g) in (1..groups.len()).zip(groups) {
+            add_into(&mut left, g.stats);
+            right.iter_mut().zip(g.stats).for_each(|(r, s)| *r -= s);
+            p += g.rows;
+            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
+            if !self.side_ok(p, spread, wl, wl / kw, node_weight)
+                || !self.side_ok(n - p, spread, wr, wr / kw, node_weight)
+            {
+                continue;
+            }
+            let dec = if impurity_decrease {
+                base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
+            } else {
+                self.assess(total, &[&left, &right]).0
+            };
+            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
+                best = Some((dec, at));
+            }
+        }
+        best.map(|(_, at)| at)
+    }
+
+    /// As [`Self::group_scan`], each threshold tried with the missing rows on the left and on
+    /// the right ([`Searcher::numeric_scan_placing`]); also returns the side.
+    fn group_scan_placing(
+        &self,
+        groups: &[Group<'_>],
+        total: &[f64],
+        missing: &[f64],
+        n_missing: usize,
+        node_weight: f64,
+    ) -> Option<(usize, usize)> {
+        let all = sum(total, missing);
+        let scale = self.criterion.noise_scale(&all);
+        let n: usize = groups.iter().map(|g| g.rows).sum();
+        let mut left = self.zero_stats();
+        let mut right = total.to_vec();
+        let mut with = self.zero_stats();
+        let mut p = 0;
+        let mut best: Option<(f64, usize, usize)> = None; // (decrease, groups left, side)
+        for (at, g) in (1..groups.len()).zip(groups) {
+            add_into(&mut left, g.stats);
+            right.iter_mut().zip(g.stats).for_each(|(r, s)| *r -= s);
+            p += g.rows;
+            for side in 0..2 {
+                let (l, r, nl, nr) = if side == 0 {
+                    copy_sum(&mut with, &left, missing);
+                    (&with, &right, p + n_missing, n - p)
+                } else {
+                    copy_sum(&mut with, &right, missing);
+                    (&left, &with, p, n - p + n_missing)
+                };
+                if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
+                    if best.is_none_or(|(b, _, _)| better(dec, b, scale)) {
+                        best = Some((dec, at, side));
+                    }
+                }
+            }
+        }
+        best.map(|(_, at, side)| (at, side))
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+mod tests {
+    use super::*;
+    use crate::data::CategoricalColumn;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn unit(&mut self) -> f64 {
+            (splitmix64(&mut self.0) >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            ((self.unit() * n as f64) as usize).min(n.saturating_sub(1))
+        }
+
+        fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+            items[self.below(items.len())]
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0) || (a.is_nan() && b.is_nan())
+    }
+
+    fn all_close(a: &[f64], b: &[f64]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| close(*x, *y))
+    }
+
+    /// The exact search of one numeric feature at a node, as `candidates` runs it.
+    fn exact(s: &Searcher<'_, '_>, f: usize, node: &NodeRows, w: f64) -> Option<Candidate> {
+        let columns = s.data.columns();
+        s.numeric(f, |r| columns.number(f, r), node, w, None)
+    }
+
+    /// The searcher centred on the node's mean (as `candidates` centres it), and the node's
+    /// weight.
+    fn at_node<'a, 'd>(s: &Searcher<'a, 'd>, node: &NodeRows) -> (Searcher<'a, 'd>, f64) {
+        let mut total = s.zero_stats();
+        for (r, w) in node.iter() {
+            s.target.accumulate(&mut total, r, w);
+        }
+        let weight = s.weight_of(&total);
+        (
+            s.centred_on(total.get(1).copied().unwrap_or(0.0) / weight),
+            weight,
+        )
+    }
+
+    fn assert_same(exact: &Option<Candidate>, hist: &Option<Candidate>, context: &str) {
+        match (exact, hist) {
+            (None, None) => {}
+            (Some(a), Some(b)) => {
+                let ok = a.feature == b.feature
+                    && a.rule == b.rule
+                    && a.placed == b.placed
+                    && close(a.score.score, b.score.score)
+                    && close(a.score.gain, b.score.gain)
+                    && close(a.score.iv, b.score.iv)
+                    && close(a.score.rho, b.score.rho)
+                    && a.score.threshold.to_bits() == b.score.threshold.to_bits()
+                    && all_close(&a.fractions, &b.fractions)
+                    && a.children.len() == b.children.len()
+                    && a.children
+                        .iter()
+                        .zip(&b.children)
+                        .all(|(x, y)| all_close(x, y));
+                assert!(ok, "{context}\nexact {a:#?}\nhist {b:#?}");
+            }
+            _ => panic!("{context}\nexact {exact:#?}\nhist {hist:#?}"),
+        }
+    }
+
+    /// Compares the histogram search with the exact one on every numeric feature at `node`;
+    /// returns how many features found a split.
+    fn compare(
+        data: &Dataset<'_>,
+        target: &Target<'_>,
+        params: &TreeParams,
+        node: &NodeRows,
+    ) -> usize {
+        let total_weight = node.weights.iter().sum::<f64>() * 1.3;
+        let searcher = Searcher::new(data, target, params, total_weight);
+        let (s, w) = at_node(&searcher, node);
+        let bins = Bins::new(data, MAX_BINS);
+        let usable = vec![true; data.n_features()];
+        let hist = s.histograms(&bins, node, &usable);
+        let mut found = 0;
+        for (f, column) in data.columns().iter().enumerate() {
+            if let Column::Numeric(_) = column {
+                let a = exact(&s, f, node, w);
+                let b = s.numeric_hist(f, &bins, &hist, w);
+                let context = format!(
+                    "feature {f}, {:?}, {:?}, min_leaf {}, min_objects {}, correction {}",
+                    params.criterion,
+                    params.missing,
+                    params.min_samples_leaf,
+                    params.min_objects,
+                    params.numeric_gain_correction
+                );
+                assert_same(&a, &b, &context);
+                found += usize::from(a.is_some());
+            } else {
+                assert!(s.numeric_hist(f, &bins, &hist, w).is_none());
+            }
+        }
+        found
+    }
+
+    /// A numeric column of few distinct values (both signs of zero among them), with missing
+    /// values at `nan_rate`.
+    fn few_values(rng: &mut Rng, n: usize, nan_rate: f64) -> Vec<f64> {
+        let levels = 1 + rng.below(30);
+        let scale = rng.pick(&[1.0, 0.1, 1e3, -7.5, 1e-7]);
+        (0..n)
+            .map(|_| {
+                if rng.unit() < nan_rate {
+                    return f64::NAN;
+                }
+                let x = (rng.below(levels) as f64 - 3.0) * scale;
+                if x == 0.0 && rng.unit() < 0.5 {
+                    -x
+                } else {
+                    x
+                }
+            })
+            .collect()
+    }
+
+    /// A random node: a subset of the rows, some weights fractional (C4.5's fragments).
+    fn random_node(rng: &mut Rng, weights: &[f64]) -> NodeRows {
+        let keep = rng.pick(&[1.0, 0.7, 0.3]);
+        let mut node = NodeRows::default();
+        for (r, &w) in weights.iter().enumerate() {
+            if rng.unit() < keep {
+                node.rows.push(r as u32);
+                let fragment = if rng.unit() < 0.2 {
+                    rng.unit() * 0.9 + 0.05
+                } else {
+                    1.0
+                };
+                node.weights.push(w * fragment);
+            }
+        }
+        node
+    }
+
+    fn random_params(rng: &mut Rng, criterion: Criterion) -> TreeParams {
+        TreeParams {
+            criterion,
+            min_samples_leaf: rng.pick(&[1, 1, 2, 5]),
+            // Not a weight a side can have exactly: at a tie the two searches' sums, rounded
+            // in different orders, may fall on either side of the bound.
+            min_objects: rng.pick(&[0.0, 1.7]),
+            numeric_gain_correction: rng.unit() < 0.3,
+            min_weight_fraction_leaf: rng.pick(&[0.0, 0.0, 0.03]),
+            missing: rng.pick(&[
+                MissingStrategy::Fractional,
+                MissingStrategy::Learned,
+                MissingStrategy::Separate,
+                MissingStrategy::MajorityBranch,
+            ]),
+            ..TreeParams::default()
+        }
+    }
+
+    #[test]
+    fn agrees_with_exact_search_on_random_classification() {
+        let mut rng = Rng(1);
+        let mut found = 0;
+        for case in 0..400 {
+            let n = 2 + rng.below(120);
+            let nan_rate = rng.pick(&[0.0, 0.0, 0.15, 0.5]);
+            let n_classes = rng.pick(&[2, 2, 3]);
+            let columns: Vec<Vec<f64>> =
+                (0..3).map(|_| few_values(&mut rng, n, nan_rate)).collect();
+            let cats: Vec<u32> = (0..n).map(|_| rng.below(3) as u32).collect();
+            // Classes follow the first column, with noise, so that splits have a point.
+            let classes: Vec<u32> = columns[0]
+                .iter()
+                .map(|&x| {
+                    if rng.unit() < 0.3 {
+                        rng.below(n_classes) as u32
+                    } else {
+                        u32::from(x > 0.0) + u32::from(n_classes == 3 && x > 5.0)
+                    }
+                })
+                .collect();
+            let weights: Vec<f64> = if rng.unit() < 0.5 {
+                vec![1.0; n]
+            } else {
+                (0..n).map(|_| 0.1 + rng.unit() * 2.0).collect()
+            };
+            let mut cols: Vec<Column<'_>> = columns.iter().map(|c| Column::Numeric(c)).collect();
+            cols.insert(
+                1,
+                Column::Categorical(CategoricalColumn {
+                    codes: &cats,
+                    missing: None,
+                    n_categories: 3,
+                    ordered: false,
+                }),
+            );
+            let data = Dataset::new(cols).unwrap();
+            let target = Target::Classes {
+                codes: &classes,
+                n_classes,
+            };
+            let mut criteria = vec![
+                Criterion::Entropy,
+                Criterion::GainRatio,
+                Criterion::Gini,
+                Criterion::Misclassification,
+                Criterion::LikelihoodRatio,
+                Criterion::Distance,
+                Criterion::Twoing,
+                Criterion::Ort,
+                Criterion::KolmogorovSmirnov,
+            ];
+            // Not DKM: a class weight left at −1e-17 by rounding makes 2·sqrt(p1·p2) NaN,
+            // and a NaN decrease stops the exact scan where the histogram one (which rounds
+            // differently) goes on.
+            if n_classes == 2 {
+                criteria.push(Criterion::Auc);
+            }
+            let criterion = rng.pick(&criteria);
+            let params = random_params(&mut rng, criterion);
+            let node = random_node(&mut rng, &weights);
+            if node.len() == 0 {
+                continue;
+            }
+            let _ = case;
+            found += compare(&data, &target, &params, &node);
+        }
+        assert!(found > 300, "only {found} splits compared");
+    }
+
+    #[test]
+    fn agrees_with_exact_search_on_random_regression() {
+        let mut rng = Rng(2);
+        let mut found = 0;
+        for _ in 0..300 {
+            let n = 2 + rng.below(120);
+            let nan_rate = rng.pick(&[0.0, 0.0, 0.15, 0.5]);
+            let columns: Vec<Vec<f64>> =
+                (0..3).map(|_| few_values(&mut rng, n, nan_rate)).collect();
+            let offset = rng.pick(&[0.0, 1e6, -3.0]);
+            let y: Vec<f64> = columns[0]
+                .iter()
+                .zip(&columns[2])
+                .map(|(&a, &b)| {
+                    offset
+                        + if a.is_nan() { 1.0 } else { a.signum() * 3.0 }
+                        + if b.is_nan() { 0.0 } else { b * 0.01 }
+                        + rng.unit()
+                })
+                .collect();
+            let weights: Vec<f64> = if rng.unit() < 0.5 {
+                vec![1.0; n]
+            } else {
+                (0..n).map(|_| 0.1 + rng.unit() * 2.0).collect()
+            };
+            let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+            let target = Target::Values(&y);
+            let params = random_params(&mut rng, Criterion::SquaredError);
+            let node = random_node(&mut rng, &weights);
+            if node.len() == 0 {
+                continue;
+            }
+            found += compare(&data, &target, &params, &node);
+        }
+        assert!(found > 300, "only {found} splits compared");
+    }
+
+    /// Watermelon 3.0 (text 000 table 4.3): density, sugar, and a categorical texture.
+    const DENSITY: [f64; 17] = [
+        0.697, 0.774, 0.634, 0.608, 0.556, 0.403, 0.481, 0.437, 0.666, 0.243, 0.245, 0.343, 0.639,
+        0.657, 0.360, 0.593, 0.719,
+    ];
+    const SUGAR: [f64; 17] = [
+        0.460, 0.376, 0.264, 0.318, 0.215, 0.237, 0.149, 0.211, 0.091, 0.267, 0.057, 0.099, 0.161,
+        0.198, 0.370, 0.042, 0.103,
+    ];
+    /// clear = 0, slightly blurry = 1, blurry = 2.
+    const TEXTURE: [u32; 17] = [0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 2, 2, 1, 1, 0, 2, 1];
+    /// Ripe = 1 for the first eight.
+    const RIPE: [u32; 17] = [1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+    #[test]
+    fn watermelon_root_thresholds_as_the_text() {
+        let data = Dataset::new(vec![
+            Column::Numeric(&DENSITY),
+            Column::Categorical(CategoricalColumn {
+                codes: &TEXTURE,
+                missing: None,
+                n_categories: 3,
+                ordered: false,
+            }),
+            Column::Numeric(&SUGAR),
+        ])
+        .unwrap();
+        let target = Target::Classes {
+            codes: &RIPE,
+            n_classes: 2,
+        };
+        let params = TreeParams {
+            criterion: Criterion::Entropy,
+            ..TreeParams::default()
+        };
+        let node = NodeRows {
+            rows: (0..17).collect(),
+            weights: vec![1.0; 17],
+        };
+        let s = Searcher::new(&data, &target, &params, 17.0);
+        let bins = Bins::new(&data, MAX_BINS);
+        let hist = s.histograms(&bins, &node, &[true; 3]);
+        // Text 000: Gain(D, density) = 0.262 at 0.381, Gain(D, sugar) = 0.349 at 0.126.
+        let density = s.numeric_hist(0, &bins, &hist, 17.0).unwrap();
+        let sugar = s.numeric_hist(2, &bins, &hist, 17.0).unwrap();
+        assert!((density.score.threshold - 0.3815).abs() < 1e-12);
+        assert!((density.score.gain - 0.262).abs() < 1e-3);
+        assert!((sugar.score.threshold - 0.126).abs() < 1e-12);
+        assert!((sugar.score.gain - 0.349).abs() < 1e-3);
+        assert!(s.numeric_hist(1, &bins, &hist, 17.0).is_none());
+        for criterion in [Criterion::Entropy, Criterion::GainRatio, Criterion::Gini] {
+            for missing in [MissingStrategy::Fractional, MissingStrategy::Learned] {
+                let params = TreeParams {
+                    criterion,
+                    missing,
+                    numeric_gain_correction: criterion == Criterion::GainRatio,
+                    ..TreeParams::default()
+                };
+                assert_eq!(compare(&data, &target, &params, &node), 2);
+            }
+        }
+    }
+
+    #[test]
+    fn watermelon_with_missing_values_at_a_child() {
+        let mut density = DENSITY;
+        let mut sugar = SUGAR;
+        for r in [0, 5, 11] {
+            density[r] = f64::NAN;
+        }
+        for r in [3, 8, 11, 14] {
+            sugar[r] = f64::NAN;
+        }
+        let data = Dataset::new(vec![Column::Numeric(&density), Column::Numeric(&sugar)]).unwrap();
+        let target = Target::Classes {
+            codes: &RIPE,
+            n_classes: 2,
+        };
+        // The root, then the clear-texture child with rows of a C4.5 split's fragments.
+        let root = NodeRows {
+            rows: (0..17).collect(),
+            weights: vec![1.0; 17],
+        };
+        let mut child = NodeRows::default();
+        for r in 0..17u32 {
+            let w = match TEXTURE[r as usize] {
+                0 => 1.0,
+                1 if r % 2 == 0 => 0.4,
+                _ => continue,
+            };
+            child.rows.push(r);
+            child.weights.push(w);
+        }
+        for criterion in [Criterion::Entropy, Criterion::GainRatio, Criterion::Gini] {
+            for missing in [
+                MissingStrategy::Fractional,
+                MissingStrategy::Learned,
+                MissingStrategy::Separate,
+            ] {
+                let params = TreeParams {
+                    criterion,
+                    missing,
+                    numeric_gain_correction: criterion == Criterion::GainRatio,
+                    ..TreeParams::default()
+                };
+                assert!(compare(&data, &target, &params, &root) >= 1);
+                compare(&data, &target, &params, &child);
+            }
+        }
+    }
+
+    #[test]
+    fn larger_child_by_subtraction() {
+        let mut rng = Rng(3);
+        for case in 0..60 {
+            let n = 50 + rng.below(400);
+            let columns: Vec<Vec<f64>> = (0..4)
+                .map(|j| {
+                    if j == 3 {
+                        (0..n)
+                            .map(|_| {
+                                if rng.unit() < 0.2 {
+                                    f64::NAN
+                                } else {
+                                    rng.unit()
+                                }
+                            })
+                            .collect()
+                    } else {
+                        few_values(&mut rng, n, 0.1)
+                    }
+                })
+                .collect();
+            let classes: Vec<u32> = (0..n).map(|_| rng.below(3) as u32).collect();
+            let y: Vec<f64> = (0..n).map(|_| 100.0 + rng.unit()).collect();
+            let weights: Vec<f64> = (0..n).map(|_| 0.5 + rng.unit()).collect();
+            let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+            let target = if case % 2 == 0 {
+                Target::Classes {
+                    codes: &classes,
+                    n_classes: 3,
+                }
+            } else {
+                Target::Values(&y)
+            };
+            let params = TreeParams {
+                criterion: if case % 2 == 0 {
+                    Criterion::Entropy
+                } else {
+                    Criterion::SquaredError
+                },
+                missing: if case % 3 == 0 {
+                    MissingStrategy::Learned
+                } else {
+                    MissingStrategy::Fractional
+                },
+                ..TreeParams::default()
+            };
+            let parent = random_node(&mut rng, &weights);
+            // Every row to exactly one child (a split on a value, missing rows placed).
+            let (mut left, mut right) = (NodeRows::default(), NodeRows::default());
+            for (r, w) in parent.iter() {
+                let x = columns[1][r];
+                let side = if x.is_nan() {
+                    &mut right
+                } else if x <= 0.5 {
+                    &mut left
+                } else {
+                    &mut right
+                };
+                side.rows.push(r as u32);
+                side.weights.push(w);
+            }
+            let searcher = Searcher::new(&data, &target, &params, 1000.0);
+            // One shift for the parent and both children, as subtraction requires.
+            let (s, _) = at_node(&searcher, &parent);
+            let bins = Bins::new(&data, 16 + rng.below(240));
+            let usable = [true; 4];
+            let from_parent = s.histograms(&bins, &parent, &usable);
+            let bytes = from_parent.bytes();
+            assert!(bytes >= from_parent.sums.len() * 8);
+            let derived = from_parent.subtract_from(&s.histograms(&bins, &left, &usable));
+            let direct = s.histograms(&bins, &right, &usable);
+            assert_eq!(derived.spans, direct.spans);
+            let scale = direct.sums.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+            for (bin_d, bin_r) in derived
+                .sums
+                .chunks_exact(derived.slots)
+                .zip(direct.sums.chunks_exact(direct.slots))
+            {
+                assert_eq!(bin_d.last(), bin_r.last(), "row counts are exact");
+                for (a, b) in bin_d.iter().zip(bin_r) {
+                    assert!((a - b).abs() <= 1e-9 * scale, "{a} vs {b}");
+                }
+            }
+            // The derived histograms choose the split the direct ones choose.
+            let mut total = s.zero_stats();
+            for (r, w) in right.iter() {
+                s.target.accumulate(&mut total, r, w);
+            }
+            let w = s.weight_of(&total);
+            for f in 0..4 {
+                let a = s.numeric_hist(f, &bins, &direct, w);
+                let b = s.numeric_hist(f, &bins, &derived, w);
+                assert_eq!(a.is_some(), b.is_some());
+                if let (Some(a), Some(b)) = (a, b) {
+                    assert_eq!(a.rule, b.rule);
+                    assert!(close(a.score.gain, b.score.gain));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn subtraction_drops_features_whose_layouts_differ() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let z = [4.0, 3.0, 2.0, 1.0];
+        let classes = [0, 0, 1, 1];
+        let data = Dataset::new(vec![Column::Numeric(&x), Column::Numeric(&z)]).unwrap();
+        let target = Target::Classes {
+            codes: &classes,
+            n_classes: 2,
+        };
+        let params = TreeParams::default();
+        let s = Searcher::new(&data, &target, &params, 4.0);
+        let bins = Bins::new(&data, MAX_BINS);
+        let parent = NodeRows {
+            rows: vec![0, 1, 2, 3],
+            weights: vec![1.0; 4],
+        };
+        let child = NodeRows {
+            rows: vec![0, 1],
+            weights: vec![1.0; 2],
+        };
+        let derived = s
+            .histograms(&bins, &parent, &[true, true])
+            .subtract_from(&s.histograms(&bins, &child, &[false, true]));
+        assert!(derived.feature(0).is_none());
+        let direct = s.histograms(
+            &bins,
+            &NodeRows {
+                rows: vec![2, 3],
+                weights: vec![1.0; 2],
+            },
+            &[true, true],
+        );
+        assert_eq!(derived.feature(1), direct.feature(1));
+    }
+
+    #[test]
+    fn many_values_split_at_bin_edges() {
+        let mut rng = Rng(4);
+        let n = 5000;
+        let max_bins = 32;
+        let x: Vec<f64> = (0..n)
+            .map(|_| {
+                if rng.unit() < 0.1 {
+                    f64::NAN
+                } else {
+                    (rng.unit() * 1e6).round() / 1e3
+                }
+            })
+            .collect();
+        let u: Vec<f64> = (0..n).map(|_| rng.unit()).collect();
+        let classes: Vec<u32> = x
+            .iter()
+            .map(|&v| u32::from(v > 377.0) ^ u32::from(rng.unit() < 0.1))
+            .collect();
+        let data = Dataset::new(vec![Column::Numeric(&x), Column::Numeric(&u)]).unwrap();
+        let target = Target::Classes {
+            codes: &classes,
+            n_classes: 2,
+        };
+        let bins = Bins::new(&data, max_bins);
+        let column = bins.column(0).unwrap();
+        assert_eq!(column.n_bins(), max_bins);
+        // Bins are ordered, disjoint, hold their rows' values and about n/max_bins rows each.
+        let mut counts = vec![0usize; max_bins + 1];
+        for (&v, &code) in x.iter().zip(&column.codes) {
+            counts[code as usize] += 1;
+            if v.is_nan() {
+                assert_eq!(code as usize, max_bins);
+            } else {
+                assert!(column.lo[code as usize] <= v && v <= column.hi[code as usize]);
+            }
+        }
+        for b in 1..max_bins {
+            assert!(column.hi[b - 1] < column.lo[b]);
+        }
+        let known = x.iter().filter(|v| !v.is_nan()).count();
+        let share = known / max_bins;
+        assert!(
+            counts[..max_bins]
+                .iter()
+                .all(|&c| c >= share / 2 && c <= share * 2),
+            "{counts:?}"
+        );
+        // The root sees every bin: its threshold is a bin edge. A child, possibly not.
+        let params = TreeParams {
+            criterion: Criterion::Entropy,
+            ..TreeParams::default()
+        };
+        let searcher = Searcher::new(&data, &target, &params, n as f64);
+        let root = NodeRows {
+            rows: (0..n as u32).collect(),
+            weights: vec![1.0; n],
+        };
+        let child = NodeRows {
+            rows: (0..n as u32).filter(|&r| u[r as usize] > 0.5).collect(),
+            weights: (0..n)
+                .filter(|&r| u[r] > 0.5)
+                .map(|r| 1.0 + (r % 3) as f64)
+                .collect(),
+        };
+        let edges: Vec<f64> = (1..max_bins)
+            .map(|b| midpoint(column.hi[b - 1], column.lo[b]))
+            .collect();
+        for (node, at_root) in [(&root, true), (&child, false)] {
+            let (s, w) = at_node(&searcher, node);
+            let hist = s.histograms(&bins, node, &[true, true]);
+            let c = s.numeric_hist(0, &bins, &hist, w).unwrap();
+            let t = c.score.threshold;
+            if at_root {
+                assert!(edges.contains(&t), "{t} is no edge");
+            }
+            // The raw values route the node's rows as their bins do.
+            let b = column.codes[node
+                .rows
+                .iter()
+                .map(|&r| r as usize)
+                .find(|&r| x[r] <= t)
+                .unwrap()];
+            let last_left = node
+                .rows
+                .iter()
+                .map(|&r| r as usize)
+                .filter(|&r| x[r] <= t)
+                .map(|r| column.codes[r])
+                .max()
+                .unwrap();
+            assert!(b <= last_left);
+            for &r in &node.rows {
+                let (v, code) = (x[r as usize], column.codes[r as usize]);
+                if !v.is_nan() {
+                    assert_eq!(v <= t, code <= last_left, "row {r}: {v} vs {t}");
+                }
+            }
+            // The split's children are those the rows make.
+            let mut left = s.zero_stats();
+            for (r, w) in node.iter() {
+                if x[r] <= t {
+                    s.accumulate(&mut left, r, w);
+                }
+            }
+            assert!(all_close(&left, &c.children[0]));
+        }
+    }
+
+    #[test]
+    fn quantiles_give_a_heavy_value_its_own_bin() {
+        let mut rng = Rng(5);
+        let x: Vec<f64> = (0..4000)
+            .map(|i| if i % 2 == 0 { 0.25 } else { rng.unit() })
+            .collect();
+        let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+        let bins = Bins::new(&data, 20);
+        let column = bins.column(0).unwrap();
+        assert!(
+            column.n_bins() >= 18 && column.n_bins() <= 20,
+            "{}",
+            column.n_bins()
+        );
+        let b = column.codes[0] as usize;
+        assert_eq!((column.lo[b], column.hi[b]), (0.25, 0.25));
+    }
+
+    #[test]
+    fn degenerate_columns() {
+        let nan = [f64::NAN; 5];
+        let one = [2.0; 5];
+        let signed_zeros = [0.0, -0.0, 0.0, -0.0, 1.0];
+        let classes = [0, 1, 0, 1, 1];
+        let data = Dataset::new(vec![
+            Column::Numeric(&nan),
+            Column::Numeric(&one),
+            Column::Numeric(&signed_zeros),
+        ])
+        .unwrap();
+        let target = Target::Classes {
+            codes: &classes,
+            n_classes: 2,
+        };
+        for max_bins in [0, 2, 1000] {
+            let bins = Bins::new(&data, max_bins);
+            assert_eq!(bins.column(0).unwrap().codes, vec![1; 5]);
+            assert_eq!(bins.column(1).unwrap().n_bins(), 1);
+            assert_eq!(bins.column(2).unwrap().codes, vec![0, 0, 0, 0, 1]);
+        }
+        let node = NodeRows {
+            rows: (0..5).collect(),
+            weights: vec![1.0; 5],
+        };
+        for missing in [MissingStrategy::Fractional, MissingStrategy::Learned] {
+            let params = TreeParams {
+                missing,
+                ..TreeParams::default()
+            };
+            assert_eq!(compare(&data, &target, &params, &node), 1);
+        }
+    }
+
+    #[test]
+    fn long_columns_are_sampled_deterministically() {
+        let mut rng = Rng(6);
+        let n = SAMPLE + 50_000;
+        let x: Vec<f64> = (0..n)
+            .map(|_| {
+                if rng.unit() < 0.1 {
+                    f64::NAN
+                } else {
+                    rng.unit().powi(3)
+                }
+            })
+            .collect();
+        let data = Dataset::new(vec![Column::Numeric(&x), Column::Numeric(&x)]).unwrap();
+        let bins = Bins::new(&data, MAX_BINS);
+        let (a, b) = (bins.column(0).unwrap(), bins.column(1).unwrap());
+        assert_eq!(a.n_bins(), MAX_BINS);
+        assert_eq!(a.codes, Bins::new(&data, MAX_BINS).column(0).unwrap().codes);
+        // Each column draws its own sample, so the bins differ, but both hold their values.
+        assert_ne!(a.lo, b.lo);
+        for column in [a, b] {
+            for (&v, &code) in x.iter().zip(&column.codes) {
+                if v.is_nan() {
+                    assert_eq!(code as usize, MAX_BINS);
+                } else {
+                    assert!(column.lo[code as usize] <= v && v <= column.hi[code as usize]);
+                }
+            }
+        }
+    }
+
+    /// `cargo test --release -p quercus-core hist::tests::speed -- --ignored --nocapture`
+    #[test]
+    #[ignore = "a benchmark"]
+    fn speed() {
+        use std::time::Instant;
+        let mut rng = Rng(7);
+        let (n, d) = (1_000_000, 20);
+        let columns: Vec<Vec<f64>> = (0..d)
+            .map(|_| (0..n).map(|_| rng.unit()).collect())
+            .collect();
+        let classes: Vec<u32> = columns[0].iter().map(|&x| u32::from(x > 0.3)).collect();
+        let y: Vec<f64> = columns[0].iter().map(|&x| x * 3.0 + 1.0).collect();
+        let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+        let params = TreeParams::default();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let t = Instant::now();
+        let bins = Bins::new(&data, MAX_BINS);
+        println!("Bins::new, all threads: {:?}", t.elapsed());
+        let t = Instant::now();
+        one.install(|| Bins::new(&data, MAX_BINS));
+        println!("Bins::new, one thread: {:?}", t.elapsed());
+        let root = NodeRows {
+            rows: (0..n as u32).collect(),
+            weights: vec![1.0; n],
+        };
+        let half = NodeRows {
+            rows: (0..n as u32)
+                .filter(|&r| columns[1][r as usize] < 0.5)
+                .collect(),
+            weights: vec![1.0; n],
+        };
+        let usable = vec![true; d];
+        for (name, target, criterion) in [
+            (
+                "2 classes",
+                Target::Classes {
+                    codes: &classes,
+                    n_classes: 2,
+                },
+                Criterion::Gini,
+            ),
+            ("regression", Target::Values(&y), Criterion::SquaredError),
+        ] {
+            let params = TreeParams {
+                criterion,
+                ..params.clone()
+            };
+            let s = Searcher::new(&data, &target, &params, n as f64);
+            for (what, node) in [("root", &root), ("random half", &half)] {
+                one.install(|| {
+                    let t = Instant::now();
+                    let reps = 5;
+                    let mut h = None;
+                    for _ in 0..reps {
+                        h = Some(s.histograms(&bins, node, &usable));
+                    }
+                    let per = t.elapsed() / reps;
+                    let h = h.unwrap();
+                    let t = Instant::now();
+                    let c: Vec<_> = (0..d).map(|f| s.numeric_hist(f, &bins, &h, node.len() as f64)).collect();
+                    let search = t.elapsed();
+                    assert!(c.iter().all(Option::is_some));
+                    let other = s.histograms(&bins, node, &usable);
+                    let t = Instant::now();
+                    let _ = h.subtract_from(&other);
+                    println!(
+                        "{name}, {what} ({} rows × {d}), one thread: histograms {per:?}, numeric_hist × {d} {search:?}, subtract {:?}, {} KB",
+                        node.len(),
+                        t.elapsed(),
+                        other.bytes() / 1024
+                    );
+                });
+            }
+            let t = Instant::now();
+            let _ = s.histograms(&bins, &root, &usable);
+            println!("{name}, root, all threads: histograms {:?}", t.elapsed());
+        }
+    }
+}
