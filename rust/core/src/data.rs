@@ -250,6 +250,36 @@ impl Target<'_> {
         self.accumulate_around(stats, row, w, 0.0);
     }
 
+    /// Row `row`'s target as a number: its class code, or y. With
+    /// [`Self::accumulate_label`] a search can copy targets next to the values it scans.
+    #[inline]
+    pub(crate) fn label(&self, row: usize) -> f64 {
+        match self {
+            Target::Classes { codes, .. } => codes.get(row).map_or(f64::NAN, |&c| f64::from(c)),
+            Target::Values(v) => v.get(row).copied().unwrap_or(f64::NAN),
+        }
+    }
+
+    /// [`Self::accumulate_around`] for a row given by its [`Self::label`].
+    #[inline]
+    pub(crate) fn accumulate_label(&self, stats: &mut [f64], label: f64, w: f64, shift: f64) {
+        match self {
+            Target::Classes { .. } => {
+                if let Some(s) = stats.get_mut(label as usize) {
+                    *s += w;
+                }
+            }
+            Target::Values(_) => {
+                if let [sw, swy, swy2] = stats {
+                    let y = label - shift;
+                    *sw += w;
+                    *swy += w * y;
+                    *swy2 += w * y * y;
+                }
+            }
+        }
+    }
+
     /// As [`Self::accumulate`], with regression targets taken as `y − shift`. Split search
     /// centres a node's targets on their mean: Σw(y−c)²/Σw − (Σw(y−c)/Σw)² then keeps its
     /// digits however large ȳ is compared with the spread (variance is shift-invariant).
