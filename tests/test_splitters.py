@@ -46,6 +46,9 @@ def test_hist_equals_exact_when_values_fit_in_bins(seed: int, missing: str) -> N
     hist = DecisionTreeClassifier(splitter="hist", missing=missing, max_depth=8).fit(X, y)
     assert (exact.splitter_, hist.splitter_) == ("exact", "hist")
     assert hist.tree_.max_bins == 255
+    assert exact.node_scores(0).height == X.shape[1]
+    with pytest.raises(ValueError, match="exact search only"):
+        hist.node_scores(0)
     same_structure(exact, hist)
     np.testing.assert_allclose(exact.predict_proba(X), hist.predict_proba(X), atol=1e-9)
 

@@ -326,3 +326,18 @@ def test_fig_4_5_stump():
     model = quercus.DecisionTreeClassifier(algorithm="id3", max_depth=1).fit(Xt, yt)
     assert normalize_export(model.export_text(show_weights=False)) == clean_drawing(FIG_4_5)
     assert model.score(Xv, yv) == pytest.approx(5 / 7)
+
+
+def test_export_text_max_depth_cuts_levels_and_counts_what_is_hidden() -> None:
+    """Fig 4.3's tree (ID3, watermelon 3.0) shown to one level: the two texture branches that
+    split further end with the number of leaves below them."""
+    df = quercus.datasets.load("watermelon3")
+    model = quercus.DecisionTreeClassifier(algorithm="id3").fit(df, target="ripe")
+    assert model.export_text(max_depth=1, show_weights=False).splitlines() == [
+        "texture = clear: ... (2 leaves below, not shown)",
+        "texture = slightly_blurry: ... (2 leaves below, not shown)",
+        "texture = blurry: no",
+    ]
+    assert model.export_text(max_depth=2) == model.export_text()
+    with pytest.raises(ValueError, match="max_depth"):
+        model.export_text(max_depth=0)

@@ -31,8 +31,13 @@ def export_text(
     decimals: int = 4,
     show_weights: bool = True,
     show_missing: bool | None = None,
+    max_depth: int | None = None,
 ) -> str:
     """The tree as indented lines, one per node below the root (4 spaces per level).
+
+    `max_depth`: nodes deeper than this are left out; a split at that depth ends its line with
+    the number of leaves below it (the text of a 100,000-deep chain would take 4·10¹⁰ bytes
+    of indentation alone).
 
     `labels` are the class labels by code, or None for a regression tree. `show_missing`:
     where each split sends a missing value, after its first branch's line (`[missing →
@@ -49,8 +54,9 @@ def export_text(
     depth = nodes["depth"].tolist()
     n_children = nodes["n_children"].tolist()
     weight = nodes["weight"].tolist()
+    below = _leaves_below(nodes) if max_depth is not None else []
     lines = []
-    for node in _preorder(nodes):
+    for node in _preorder(nodes, max_depth):
         leaf = n_children[node] == 0
         outcome = format_prediction(predictions[node], regression, decimals)
         if show_weights:
@@ -60,7 +66,10 @@ def export_text(
                 lines.append(outcome)
             continue
         line = "    " * (depth[node] - 1) + edges[node][0].format(decimals)
-        line = f"{line}: {outcome}" if leaf else line
+        if leaf:
+            line = f"{line}: {outcome}"
+        elif max_depth is not None and depth[node] >= max_depth:
+            line = f"{line}: ... ({below[node]} leaves below, not shown)"
         lines.append(f"{line}  {notes[node]}" if node in notes else line)
     return "\n".join(lines)
 
@@ -136,13 +145,29 @@ def surrogate_texts(
     return texts
 
 
-def _preorder(nodes: dict[str, NDArray[Any]]) -> Iterator[int]:
-    """Node ids depth first, children in child order."""
+def _preorder(nodes: dict[str, NDArray[Any]], max_depth: int | None = None) -> Iterator[int]:
+    """Node ids depth first, children in child order, down to `max_depth` (None: all)."""
     first_child = nodes["first_child"].tolist()
     n_children = nodes["n_children"].tolist()
+    depth = nodes["depth"].tolist()
     stack = [0]
     while stack:
         node = stack.pop()
         yield node
+        if max_depth is not None and depth[node] >= max_depth:
+            continue
         first = first_child[node]
         stack.extend(range(first + n_children[node] - 1, first - 1, -1))
+
+
+def _leaves_below(nodes: dict[str, NDArray[Any]]) -> list[int]:
+    """Leaves in each node's subtree; children are numbered after their parent, so one sweep
+    from the last node back adds every subtree up before its root is read."""
+    first_child = nodes["first_child"].tolist()
+    n_children = nodes["n_children"].tolist()
+    leaves = [1 if k == 0 else 0 for k in n_children]
+    for node in range(len(leaves) - 1, -1, -1):
+        first = first_child[node]
+        if n_children[node]:
+            leaves[node] = sum(leaves[first : first + n_children[node]])
+    return leaves

@@ -474,7 +474,11 @@ impl Grower<'_, '_, '_> {
         let (mut candidates, scale) =
             self.searcher
                 .candidates(rows, usable, fill.as_ref(), prepared);
-        record_scores(tree, node, &candidates);
+        // Histogram trees are the large ones: n_features scores per node would outweigh the
+        // tree itself (and its model file) several times, for figures made at bin edges.
+        if self.bins.is_none() {
+            record_scores(tree, node, &candidates);
+        }
         let axis = choose(self.params.criterion, &candidates, scale)
             .and_then(|best| candidates.get_mut(best)?.take());
         let oblique = if self.params.oblique {

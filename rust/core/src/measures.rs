@@ -7,7 +7,9 @@ use crate::criterion::entropy;
 pub fn dkm(counts: &[f64]) -> f64 {
     let total: f64 = counts.iter().sum();
     match counts {
-        [a, b] if total > 0.0 => 2.0 * ((a / total) * (b / total)).sqrt(),
+        // max(0): a class weight left at -1e-17 by rounding (a scan subtracting rows) must
+        // not make the square root NaN, which no later candidate could beat.
+        [a, b] if total > 0.0 => 2.0 * ((a / total) * (b / total)).max(0.0).sqrt(),
         _ => 0.0,
     }
 }

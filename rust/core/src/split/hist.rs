@@ -7,9 +7,6 @@
 //! values: with one distinct value per bin both searches find the same split. The larger
 //! child of a binary split gets its histograms by subtraction (parent − smaller child).
 
-// TEMPORARY, until the builder calls the histogram search: remove with the wiring.
-#![allow(dead_code)]
-
 use std::ops::Range;
 
 use rayon::prelude::*;
@@ -50,8 +47,7 @@ struct Run {
 
 impl Binned {
     fn new(values: &[f64], max_bins: usize, seed: u64) -> Binned {
-        let mut known = sample_known(values, seed);
-        known.sort_unstable_by(f64::total_cmp);
+        let known = sorted(sample_known(values, seed));
         let runs = runs(&known);
         let edges: Vec<f64> = if runs.len() <= max_bins {
             runs.windows(2)
@@ -68,14 +64,14 @@ impl Binned {
         let missing = n_bins as u8;
         let mut lo = vec![f64::INFINITY; n_bins];
         let mut hi = vec![f64::NEG_INFINITY; n_bins];
+        let locate = Locator::new(&edges, known.first(), known.last());
         let codes = values
             .iter()
             .map(|&x| {
                 if x.is_nan() {
                     return missing;
                 }
-                // The first bin whose upper edge is >= x, so `x <= edges[b]` ⇔ `bin(x) <= b`.
-                let b = edges.partition_point(|&e| e < x);
+                let b = locate.bin(x);
                 if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
                     *l = l.min(x);
                     *h = h.max(x);
@@ -88,6 +84,75 @@ impl Binned {
 
     fn n_bins(&self) -> usize {
         self.lo.len()
+    }
+}
+
+/// Slices of a column's range that [`Locator`] places values in first.
+const BUCKETS: usize = 4096;
+
+/// Finds a value's bin with two comparisons rather than a search over every edge (binning
+/// is a search per row): the value's slice of the sampled range, among `BUCKETS` equal ones,
+/// holds the only edges that can lie either side of it. Exact: the slice of a value is
+/// monotone in it, so an edge in an earlier slice is below the value and one in a later slice
+/// is not. Used when no slice holds more than two edges (most columns); a skewed column, with
+/// its edges crowded into a few slices, gets a plain binary search.
+struct Locator<'e> {
+    edges: &'e [f64],
+    origin: f64,
+    /// Slices per unit of value.
+    scale: f64,
+    /// Edges in the slices before each slice (`BUCKETS + 1` entries; at most 254 edges);
+    /// empty for a plain search.
+    before: Vec<u8>,
+}
+
+impl<'e> Locator<'e> {
+    /// `min` and `max` bound the sampled values (the edges lie between them).
+    fn new(edges: &'e [f64], min: Option<&f64>, max: Option<&f64>) -> Locator<'e> {
+        let origin = min.copied().unwrap_or(0.0);
+        let scale = BUCKETS as f64 / (max.copied().unwrap_or(0.0) - origin);
+        let mut locator = Locator {
+            edges,
+            origin,
+            scale,
+            before: Vec::new(),
+        };
+        if !scale.is_finite() {
+            return locator;
+        }
+        let mut before = Vec::with_capacity(BUCKETS + 1);
+        let mut below = 0;
+        for j in 0..=BUCKETS {
+            let start = below;
+            while edges.get(below).is_some_and(|&e| locator.slice(e) < j) {
+                below += 1;
+            }
+            if j > 0 && below - start > 2 {
+                return locator;
+            }
+            before.push(below as u8);
+        }
+        locator.before = before;
+        locator
+    }
+
+    /// The slice of `x`: monotone in `x` (a saturating cast of a monotone product).
+    #[inline]
+    fn slice(&self, x: f64) -> usize {
+        (((x - self.origin) * self.scale) as usize).min(BUCKETS - 1)
+    }
+
+    /// The number of edges below `x`, i.e. the first bin whose upper edge is >= x, so that
+    /// `x <= edges[b]` ⇔ `bin(x) <= b`.
+    #[inline]
+    fn bin(&self, x: f64) -> usize {
+        let j = self.slice(x);
+        let (Some(&a), Some(&b)) = (self.before.get(j), self.before.get(j + 1)) else {
+            return self.edges.partition_point(|&e| e < x);
+        };
+        let (a, b) = (usize::from(a), usize::from(b));
+        let below = |k: usize| usize::from((k < b) & self.edges.get(k).is_some_and(|&e| e < x));
+        a + below(a) + below(a + 1)
     }
 }
 
@@ -108,6 +173,27 @@ fn sample_known(values: &[f64], seed: u64) -> Vec<f64> {
         }
     }
     sample
+}
+
+/// `values` in ascending order (`total_cmp`'s), sorted as integers: twice as fast as
+/// comparing floats, for the same order.
+fn sorted(values: Vec<f64>) -> Vec<f64> {
+    const SIGN: u64 = 1 << 63;
+    let mut keys: Vec<u64> = values
+        .into_iter()
+        .map(|x| {
+            let bits = x.to_bits();
+            if bits & SIGN == 0 {
+                bits | SIGN
+            } else {
+                !bits
+            }
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter()
+        .map(|k| f64::from_bits(if k & SIGN == 0 { !k } else { k & !SIGN }))
+        .collect()
 }
 
 /// SplitMix64: a tiny, well-mixed generator, enough to pick a sample.
@@ -566,6 +652,9 @@ mod tests {
     fn assert_same(exact: &Option<Candidate>, hist: &Option<Candidate>, context: &str) {
         match (exact, hist) {
             (None, None) => {}
+            // C4.5's correction drops a gain that is not positive: a zero gain, rounded in a
+            // different order, may land on either side.
+            (Some(c), None) | (None, Some(c)) if c.score.gain.abs() < 1e-12 => {}
             (Some(a), Some(b)) => {
                 let ok = a.feature == b.feature
                     && a.rule == b.rule
@@ -733,11 +822,8 @@ mod tests {
                 Criterion::Ort,
                 Criterion::KolmogorovSmirnov,
             ];
-            // Not DKM: a class weight left at −1e-17 by rounding makes 2·sqrt(p1·p2) NaN,
-            // and a NaN decrease stops the exact scan where the histogram one (which rounds
-            // differently) goes on.
             if n_classes == 2 {
-                criteria.push(Criterion::Auc);
+                criteria.extend([Criterion::Auc, Criterion::Dkm]);
             }
             let criterion = rng.pick(&criteria);
             let params = random_params(&mut rng, criterion);
@@ -793,6 +879,7 @@ mod tests {
         0.697, 0.774, 0.634, 0.608, 0.556, 0.403, 0.481, 0.437, 0.666, 0.243, 0.245, 0.343, 0.639,
         0.657, 0.360, 0.593, 0.719,
     ];
+    #[allow(clippy::approx_constant)] // 0.318 is a melon's sugar, not 1/π
     const SUGAR: [f64; 17] = [
         0.460, 0.376, 0.264, 0.318, 0.215, 0.237, 0.149, 0.211, 0.091, 0.267, 0.057, 0.099, 0.161,
         0.198, 0.370, 0.042, 0.103,
@@ -1147,6 +1234,53 @@ mod tests {
     }
 
     #[test]
+    fn locator_counts_the_edges_below() {
+        let mut rng = Rng(8);
+        for n_edges in [0, 1, 2, 3, 100, 254] {
+            for shape in 0..4 {
+                let draw = |rng: &mut Rng| match shape {
+                    0 => rng.unit(),
+                    1 => rng.unit().powi(8) * 1e6,
+                    2 => (rng.unit() - 0.5) * 1e300,
+                    _ => (rng.below(5) as f64) * 1e-300,
+                };
+                let mut sample: Vec<f64> = (0..1000).map(|_| draw(&mut rng)).collect();
+                sample.sort_by(f64::total_cmp);
+                let mut edges: Vec<f64> = (0..n_edges).map(|_| draw(&mut rng)).collect();
+                edges.sort_by(f64::total_cmp);
+                let locate = Locator::new(&edges, sample.first(), sample.last());
+                let probes = edges
+                    .iter()
+                    .chain(&sample)
+                    .copied()
+                    .chain([-1e308, 1e308, 0.0, -0.0])
+                    .chain(edges.iter().map(|e| e.next_up()));
+                for x in probes {
+                    let expected = edges.partition_point(|&e| e < x);
+                    assert_eq!(
+                        locate.bin(x),
+                        expected,
+                        "{n_edges} edges, shape {shape}, {x}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sorts_as_total_cmp() {
+        let mut rng = Rng(9);
+        let mut values: Vec<f64> = (0..1000)
+            .map(|_| (rng.unit() - 0.5) * 10f64.powi(rng.below(600) as i32 - 300))
+            .chain([0.0, -0.0, f64::MAX, f64::MIN, 5e-324, -5e-324, 1.0, 1.0])
+            .collect();
+        let ours = sorted(values.clone());
+        values.sort_by(f64::total_cmp);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&ours), bits(&values));
+    }
+
+    #[test]
     fn quantiles_give_a_heavy_value_its_own_bin() {
         let mut rng = Rng(5);
         let x: Vec<f64> = (0..4000)
@@ -1231,10 +1365,23 @@ mod tests {
     }
 
     /// `cargo test --release -p quercus-core hist::tests::speed -- --ignored --nocapture`
+    /// (each figure the fastest of five runs: the timings of a shared machine vary).
     #[test]
     #[ignore = "a benchmark"]
     fn speed() {
-        use std::time::Instant;
+        use std::time::{Duration, Instant};
+        fn fastest<T>(mut run: impl FnMut() -> T) -> (Duration, T) {
+            let mut best = (Duration::MAX, None);
+            for _ in 0..5 {
+                let t = Instant::now();
+                let out = run();
+                let took = t.elapsed();
+                if took < best.0 {
+                    best = (took, Some(out));
+                }
+            }
+            (best.0, best.1.unwrap())
+        }
         let mut rng = Rng(7);
         let (n, d) = (1_000_000, 20);
         let columns: Vec<Vec<f64>> = (0..d)
@@ -1243,26 +1390,24 @@ mod tests {
         let classes: Vec<u32> = columns[0].iter().map(|&x| u32::from(x > 0.3)).collect();
         let y: Vec<f64> = columns[0].iter().map(|&x| x * 3.0 + 1.0).collect();
         let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
-        let params = TreeParams::default();
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap();
-        let t = Instant::now();
-        let bins = Bins::new(&data, MAX_BINS);
-        println!("Bins::new, all threads: {:?}", t.elapsed());
-        let t = Instant::now();
-        one.install(|| Bins::new(&data, MAX_BINS));
-        println!("Bins::new, one thread: {:?}", t.elapsed());
+        let (took, bins) = fastest(|| Bins::new(&data, MAX_BINS));
+        println!("Bins::new ({n} rows × {d}), all threads: {took:?}");
+        let (took, _) = one.install(|| fastest(|| Bins::new(&data, MAX_BINS)));
+        println!("Bins::new, one thread: {took:?}");
         let root = NodeRows {
             rows: (0..n as u32).collect(),
             weights: vec![1.0; n],
         };
+        let half_rows: Vec<u32> = (0..n as u32)
+            .filter(|&r| columns[1][r as usize] < 0.5)
+            .collect();
         let half = NodeRows {
-            rows: (0..n as u32)
-                .filter(|&r| columns[1][r as usize] < 0.5)
-                .collect(),
-            weights: vec![1.0; n],
+            weights: vec![1.0; half_rows.len()],
+            rows: half_rows,
         };
         let usable = vec![true; d];
         for (name, target, criterion) in [
@@ -1278,37 +1423,34 @@ mod tests {
         ] {
             let params = TreeParams {
                 criterion,
-                ..params.clone()
+                ..TreeParams::default()
             };
             let s = Searcher::new(&data, &target, &params, n as f64);
-            for (what, node) in [("root", &root), ("random half", &half)] {
+            for (what, node) in [("root", &root), ("a random half", &half)] {
                 one.install(|| {
-                    let t = Instant::now();
-                    let reps = 5;
-                    let mut h = None;
-                    for _ in 0..reps {
-                        h = Some(s.histograms(&bins, node, &usable));
-                    }
-                    let per = t.elapsed() / reps;
-                    let h = h.unwrap();
-                    let t = Instant::now();
-                    let c: Vec<_> = (0..d).map(|f| s.numeric_hist(f, &bins, &h, node.len() as f64)).collect();
-                    let search = t.elapsed();
+                    let (build, h) = fastest(|| s.histograms(&bins, node, &usable));
+                    let w = node.len() as f64;
+                    let (search, c) = fastest(|| {
+                        (0..d)
+                            .map(|f| s.numeric_hist(f, &bins, &h, w))
+                            .collect::<Vec<_>>()
+                    });
                     assert!(c.iter().all(Option::is_some));
+                    let bytes = h.bytes();
                     let other = s.histograms(&bins, node, &usable);
                     let t = Instant::now();
                     let _ = h.subtract_from(&other);
+                    let subtract = t.elapsed();
                     println!(
-                        "{name}, {what} ({} rows × {d}), one thread: histograms {per:?}, numeric_hist × {d} {search:?}, subtract {:?}, {} KB",
+                        "{name}, {what} ({} rows), one thread: histograms {build:?}, \
+                         numeric_hist × {d} {search:?}, subtract {subtract:?}, {} KB",
                         node.len(),
-                        t.elapsed(),
-                        other.bytes() / 1024
+                        bytes / 1024
                     );
                 });
             }
-            let t = Instant::now();
-            let _ = s.histograms(&bins, &root, &usable);
-            println!("{name}, root, all threads: histograms {:?}", t.elapsed());
+            let (took, _) = fastest(|| s.histograms(&bins, &root, &usable));
+            println!("{name}, root, all threads: histograms {took:?}");
         }
     }
 }

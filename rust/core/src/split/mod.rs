@@ -271,10 +271,16 @@ impl<'a, 'd> Searcher<'a, 'd> {
             Prepared::Hist { .. } => *self,
             _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / node_weight),
         };
-        let mut centred_total = self.zero_stats();
-        for (r, w) in node.iter() {
-            centred.accumulate(&mut centred_total, r, w);
-        }
+        // Class counts do not move with the centre: only regression sums are taken again.
+        let centred_total = if centred.shift == 0.0 {
+            total
+        } else {
+            let mut sums = self.zero_stats();
+            for (r, w) in node.iter() {
+                centred.accumulate(&mut sums, r, w);
+            }
+            sums
+        };
         let columns = self.data.columns();
         let search = |f: usize| {
             if !usable.get(f).copied().unwrap_or(false) {

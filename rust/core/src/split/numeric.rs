@@ -182,7 +182,8 @@ impl Searcher<'_, '_> {
             } else {
                 self.assess(total, &[&left, &right]).0
             };
-            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
+            // `dec > b` first: it rejects most positions before `better`'s tolerance is paid.
+            if best.is_none_or(|(b, _)| dec > b && better(dec, b, scale)) {
                 best = Some((dec, p));
             }
         }
