@@ -57,21 +57,23 @@ impl Sorted {
         self.lists.get(feature)?.as_deref()
     }
 
-    /// Each child's lists, from where `routes` says each of this node's rows went.
-    pub(crate) fn hand_down(&self, routes: &Routes, usable: &[bool]) -> Vec<Sorted> {
+    /// Each child's lists, from where `routes` says each of this node's rows went. Each of
+    /// the node's lists is freed once split, so the node's and its children's lists are
+    /// never all held at once (at the root that is the size of the data in `u32`s).
+    pub(crate) fn hand_down(self, routes: &Routes, usable: &[bool]) -> Vec<Sorted> {
         let n_children = routes.counts.len();
-        let split = |(f, list): (usize, &Option<Vec<u32>>)| -> Vec<Option<Vec<u32>>> {
+        let split = |(f, list): (usize, Option<Vec<u32>>)| -> Vec<Option<Vec<u32>>> {
             match list {
                 Some(list) if usable.get(f).copied().unwrap_or(false) => {
-                    routes.split_list(list).into_iter().map(Some).collect()
+                    routes.split_list(&list).into_iter().map(Some).collect()
                 }
                 _ => vec![None; n_children],
             }
         };
         let per_feature: Vec<Vec<Option<Vec<u32>>>> = if routes.n_rows() >= PARALLEL_ROWS {
-            self.lists.par_iter().enumerate().map(split).collect()
+            self.lists.into_par_iter().enumerate().map(split).collect()
         } else {
-            self.lists.iter().enumerate().map(split).collect()
+            self.lists.into_iter().enumerate().map(split).collect()
         };
         let mut children: Vec<Sorted> = (0..n_children).map(|_| Sorted::default()).collect();
         for lists in per_feature {
