@@ -32,6 +32,9 @@ PARAMS: dict[str, Any] = {
     "oblique": False,
     "missing": "fractional",
     "max_surrogates": 5,
+    "splitter": "auto",
+    "max_bins": 255,
+    "n_jobs": None,
 }
 
 

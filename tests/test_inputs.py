@@ -37,6 +37,9 @@ PARAMS = {
     "missing": "fractional",
     "max_surrogates": 5,
     "drop_features_above": None,
+    "splitter": "auto",
+    "max_bins": 255,
+    "n_jobs": None,
 }
 # The classifier adds misclassification costs and class weights.
 CLASSIFIER_PARAMS = PARAMS | {"cost_matrix": None, "class_weight": None}

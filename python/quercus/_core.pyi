@@ -20,6 +20,9 @@ CategoricalColumn: TypeAlias = tuple[
     Literal["categorical"], NDArray[np.uint32], NDArray[np.bool_], int, bool
 ]
 Column: TypeAlias = NumericColumn | CategoricalColumn
+# What prediction reads: encoded columns, or a C- or Fortran-contiguous 2-D float64 or float32
+# array of numeric features (NaN = missing), read in place.
+Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32]
 
 # Node kinds as stored in `Tree.nodes()["kind"]`.
 LEAF: int  # 0
@@ -62,19 +65,20 @@ class Tree:
     def max_bins(self) -> int:
         """Bins per feature of a histogram tree; 0 for an exact one."""
 
-    def predict_proba(self, columns: list[Column]) -> NDArray[np.float64]:
+    def predict_proba(self, rows: Rows, n_jobs: int | None = None) -> NDArray[np.float64]:
         """Class probabilities, shape (n_rows, n_classes). A row missing a tested value
         takes the node's surrogate splits, then its missing child; at a node with neither
         (C4.5's fractional strategy) it follows every branch with the stored fractions and
-        the leaf distributions are summed."""
+        the leaf distributions are summed. ``n_jobs``: threads (None: every core; results
+        never depend on it)."""
 
-    def predict_class(self, columns: list[Column]) -> NDArray[np.uint32]:
+    def predict_class(self, rows: Rows, n_jobs: int | None = None) -> NDArray[np.uint32]:
         """Class codes; ties broken toward the label of the leaf the row reached first."""
 
-    def predict_value(self, columns: list[Column]) -> NDArray[np.float64]:
+    def predict_value(self, rows: Rows, n_jobs: int | None = None) -> NDArray[np.float64]:
         """Regression predictions (weighted mean over reached leaves)."""
 
-    def apply(self, columns: list[Column]) -> NDArray[np.int64]:
+    def apply(self, rows: Rows, n_jobs: int | None = None) -> NDArray[np.int64]:
         """Id of the leaf each row reaches; rows that follow several branches report the
         leaf that received the largest share of the row's weight."""
 

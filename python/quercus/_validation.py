@@ -197,8 +197,9 @@ def label_dtype(schema: Schema, classes: NDArray[Any]) -> pl.DataType:
     return pl.Series(classes).dtype
 
 
-def n_rows_of(columns: list[Column]) -> int:
-    return len(columns[0][1])
+def n_rows_of(rows: list[Column] | NDArray[np.floating]) -> int:
+    """Rows of encoded columns, or of a matrix the core reads in place."""
+    return len(rows) if isinstance(rows, np.ndarray) else len(rows[0][1])
 
 
 def target_values(y: Any, n_rows: int) -> NDArray[Any]:

@@ -36,8 +36,12 @@ from .rules import RuleSet
 
 if TYPE_CHECKING:
     from os import PathLike
+    from typing import TypeAlias
 
     from scipy.sparse import csr_matrix
+
+    # What the core predicts from: a float matrix read in place, or encoded columns.
+    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column]
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
@@ -64,6 +68,8 @@ _CRITERIA = (*_CLASS_CRITERIA, "squared_error")
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
 _REPR_SVG_MAX_NODES = 2000  # larger trees: `to_svg()` on request, not inline in a notebook
+# NumPy dtypes the core reads in place (float32 converts to float64 exactly).
+_DENSE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
 def _real(
@@ -167,6 +173,14 @@ class _Fitted:
     def view(self) -> TreeView:
         """The tree as `tree_` shows it, made once so its arrays are computed once."""
         return TreeView(self.tree)
+
+    @functools.cached_property
+    def dense_width(self) -> int:
+        """The width of a float NumPy X the core reads as it is, with no encoding: every
+        feature numeric and none imputed (else -1: X is encoded column by column)."""
+        features = self.schema.features
+        plain = all(f.categories is None and f.fill is None for f in features)
+        return len(features) if plain else -1
 
 
 class _BaseTree(ABC):
@@ -551,9 +565,38 @@ class _BaseTree(ABC):
     def _columns(self, X: Any) -> list[_core.Column]:
         return transform(X, self._state.schema)
 
+    def _rows(self, X: Any) -> Rows:
+        """X as the core reads it: a contiguous float NumPy matrix as it is (no copy) when it
+        needs no encoding, else its encoded columns."""
+        if type(X) is list:  # nested lists: the array the encoding would make of them
+            X = np.asarray(X)
+        if (
+            type(X) is np.ndarray
+            and X.ndim == 2
+            and X.dtype in _DENSE_DTYPES
+            and X.shape[1] == self._state.dense_width
+            and X.shape[0] > 0
+            and (X.flags.c_contiguous or X.flags.f_contiguous)
+        ):
+            return X
+        return self._columns(X)
+
+    def _predicted(self, method: str, rows: Rows) -> Any:
+        """The core tree's `method` (predict_class, predict_proba, ...) on `rows` (from
+        `_rows`), on `n_jobs` threads."""
+        run = getattr(self._state.tree, method)
+        n_jobs = _n_jobs(self.n_jobs)
+        try:
+            return run(rows, n_jobs)
+        except _core.QuercusError:
+            if isinstance(rows, list):
+                raise
+            # An infinite value in the matrix: encoding it names the column.
+            return run(self._columns(rows), n_jobs)
+
     def apply(self, X: Any) -> NDArray[np.int64]:
         """Id of the leaf each row reaches (the one holding most of its weight)."""
-        return self.tree_.apply(self._columns(X))
+        return self._predicted("apply", self._rows(X))
 
     def decision_path(self, X: Any) -> csr_matrix:
         """The nodes each row passes through, as scikit-learn returns them: a SciPy CSR
@@ -567,9 +610,17 @@ class _BaseTree(ABC):
         return None if classes is None else classes.tolist()
 
     def export_text(
-        self, *, decimals: int = 4, show_weights: bool = True, show_missing: bool | None = None
+        self,
+        *,
+        decimals: int = 4,
+        show_weights: bool = True,
+        show_missing: bool | None = None,
+        max_depth: int | None = None,
     ) -> str:
         """The tree as indented text, one line per node, as the textbooks draw it.
+
+        `max_depth`: levels shown (None: all); a split at the last level shown ends its line
+        with the number of leaves below it.
 
         `show_missing`: where each split sends a missing value, after its first branch's line
         (`[missing → left]`, `[? → 7/15 · 5/15 · 3/15]` for C4.5's fractions,
@@ -582,6 +633,7 @@ class _BaseTree(ABC):
             decimals=decimals,
             show_weights=show_weights,
             show_missing=show_missing,
+            max_depth=None if max_depth is None else _int("max_depth", max_depth, 1),
         )
 
     def rules(self) -> RuleSet:
@@ -649,7 +701,13 @@ class _BaseTree(ABC):
         return self.to_svg()
 
     def node_scores(self, node_id: int) -> pl.DataFrame:
-        """The candidate score of every feature when `node_id` was grown (as `split_scores`)."""
+        """The candidate score of every feature when `node_id` was grown (as `split_scores`).
+        Exact-search trees only: a histogram tree (`splitter_ == "hist"`) keeps no scores."""
+        if self.splitter_ == "hist":
+            raise ValueError(
+                "node_scores are recorded by the exact search only; this tree was grown with "
+                'histograms (splitter_ == "hist"): refit with splitter="exact" to see them'
+            )
         return _score_frame(self._state.schema.names, self.tree_.node_scores(node_id))
 
     # The model format (docs/model-format.md); the work is done in `model_io`.
@@ -757,27 +815,29 @@ class DecisionTreeClassifier(_BaseTree):
         features are collected). `output="polars"`: a Series named after the target, with
         the target's dtype at fit (an Enum target gives that Enum)."""
         output = native.check_output(output)
-        codes = self._predict_codes(self._columns(X))
+        codes = self._predict_codes(self._rows(X))
         return native.class_labels(codes, self.classes_, self._state.schema, output)
 
-    def _predict_codes(self, columns: list[_core.Column]) -> NDArray[np.intp]:
+    def _predict_codes(self, rows: Rows) -> NDArray[Any]:
+        """Class codes: the core's uint32 ones (they index `classes_` as they are), or the
+        classes of least expected cost."""
         if self.cost_matrix is None:
-            return self.tree_.predict_class(columns).astype(np.intp)
+            return self._predicted("predict_class", rows)
         costs = np.asarray(self.cost_matrix, dtype=np.float64)
-        return np.argmin(self.tree_.predict_proba(columns) @ costs, axis=1)
+        return np.argmin(self._predicted("predict_proba", rows) @ costs, axis=1)
 
     def predict_proba(self, X: Any, *, output: str = "numpy") -> Any:
         """Class probabilities, columns in `classes_` order; `output="polars"`: a DataFrame
         with one Float64 column per class, named after its label."""
         output = native.check_output(output)
-        proba = self.tree_.predict_proba(self._columns(X))
+        proba = self._predicted("predict_proba", self._rows(X))
         return native.probabilities(proba, self.classes_, output)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy, weighted by `sample_weight`."""
-        columns = self._columns(X)
-        n_rows = n_rows_of(columns)
-        correct = self.classes_[self._predict_codes(columns)] == target_values(y, n_rows)
+        rows = self._rows(X)
+        n_rows = n_rows_of(rows)
+        correct = self.classes_[self._predict_codes(rows)] == target_values(y, n_rows)
         return float(np.average(correct, weights=sample_weights(sample_weight, n_rows)))
 
 
@@ -792,16 +852,16 @@ class DecisionTreeRegressor(_BaseTree):
         """The weighted mean target of the leaves each row reaches; `output="polars"`: a
         Float64 Series named after the target. X as for the classifier's `predict`."""
         output = native.check_output(output)
-        predictions = self.tree_.predict_value(self._columns(X))
+        predictions = self._predicted("predict_value", self._rows(X))
         return native.values(predictions, self._state.schema, output)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Coefficient of determination R^2, weighted by `sample_weight`."""
-        columns = self._columns(X)
-        n_rows = n_rows_of(columns)
+        rows = self._rows(X)
+        n_rows = n_rows_of(rows)
         truth = regression_targets(y, n_rows)
         weights = sample_weights(sample_weight, n_rows)
-        residual = np.sum(weights * (truth - self.tree_.predict_value(columns)) ** 2)
+        residual = np.sum(weights * (truth - self._predicted("predict_value", rows)) ** 2)
         total = np.sum(weights * (truth - np.average(truth, weights=weights)) ** 2)
         if total == 0:  # constant y: perfect or not at all, as scikit-learn reports it
             return 1.0 if residual == 0 else 0.0
@@ -860,6 +920,10 @@ def _int(name: str, value: Any, minimum: int) -> int:
     return int(value)
 
 
+# The core's limit on threads (params.rs MAX_JOBS): beyond the cores they only cost memory.
+_MAX_JOBS = 1024
+
+
 def _n_jobs(value: Any) -> int | None:
     """Threads as scikit-learn counts them: None or -1 every core, -2 all but one, and so on."""
     if value is None:
@@ -867,6 +931,8 @@ def _n_jobs(value: Any) -> int | None:
     n = _int_any("n_jobs", value)
     if n == 0:
         raise ValueError("n_jobs must not be 0; use None or -1 for every core, or a count >= 1")
+    if n > _MAX_JOBS:
+        raise ValueError(f"n_jobs must be at most {_MAX_JOBS}; got {n}")
     if n > 0:
         return n
     cores = os.cpu_count() or 1

@@ -18,6 +18,7 @@ use crate::split::presort::{Routes, Sorted};
 use crate::split::{
     choose, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule, Values,
 };
+use crate::threads::in_pool;
 use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
 
 /// A node waiting to be expanded.
@@ -165,21 +166,9 @@ pub fn grow_with(
     params: &TreeParams,
     validation: Option<&Sample<'_, '_>>,
 ) -> Result<Tree> {
-    match params.n_jobs {
-        Some(n) => thread_pool(n)?.install(|| grow_searching(train, params, validation, true)),
-        None => grow_searching(train, params, validation, true),
-    }
-}
-
-/// A pool of `n` threads for one fit (rayon's global pool, sized to the cores, otherwise).
-pub(crate) fn thread_pool(n: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build()
-        .map_err(|e| CoreError::InvalidParameter {
-            name: "n_jobs",
-            reason: format!("could not start {n} threads: {e}"),
-        })
+    in_pool(params.n_jobs, || {
+        grow_searching(train, params, validation, true)
+    })
 }
 
 /// [`grow_with`]; `presort` lets the exact search sort the columns once per fit, which

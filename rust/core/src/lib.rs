@@ -10,6 +10,7 @@
 // already deny unwrap, expect and panic). Tests index freely.
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
+mod batch;
 mod builder;
 pub mod criterion;
 pub mod data;
@@ -21,8 +22,10 @@ mod predict;
 pub mod prune;
 mod scores;
 mod split;
+mod threads;
 pub mod tree;
 
+pub use batch::{Matrix, Order, Predictor, Real, Rows};
 pub use builder::{grow, grow_with};
 pub use criterion::Criterion;
 pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, Target};

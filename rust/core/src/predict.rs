@@ -2,30 +2,32 @@
 //! node's surrogate splits or missing child if it has them (the strategy the tree was grown
 //! with), else follows every branch with the stored fractions r̃_v and the leaf distributions
 //! are summed (C4.5, text 000 §4.4.2). The walk uses an explicit `(node, weight)` stack, never
-//! recursion, and the fractional path is only taken by rows that need it.
+//! recursion, and the fractional path is only taken by rows that need it. Batches first run
+//! the compact walk of [`crate::batch`], which hands the rows it cannot finish to this one.
 
+use crate::batch::Rows;
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::split::send;
+use crate::split::{send, Values};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// One reached leaf and the share of the row's weight that arrived there.
-type Reached = (NodeId, f64);
+pub(crate) type Reached = (NodeId, f64);
 
 impl Tree {
-    /// Leaves a row reaches with their weight shares (summing to 1), in child order.
-    /// `stack` and `out` are reused buffers so prediction allocates nothing per row.
-    fn reach(
+    /// Leaves a row reaches from `start` with their weight shares (summing to 1), in child
+    /// order. `stack` and `out` are reused buffers so prediction allocates nothing per row.
+    pub(crate) fn reach<V: Values + ?Sized>(
         &self,
-        data: &Dataset<'_>,
+        values: &V,
         row: usize,
+        start: NodeId,
         stack: &mut Vec<Reached>,
         out: &mut Vec<Reached>,
     ) {
         out.clear();
-        let columns = data.columns();
         // Fast path: no missing value on the way means a single leaf.
-        let mut node = NodeId::ROOT;
+        let mut node = start;
         loop {
             let kind = self.kind(node);
             if kind == NodeKind::Leaf {
@@ -33,7 +35,7 @@ impl Tree {
                 return;
             }
             let rule = || self.missing_rule(node);
-            match send(&kind, rule, columns, row).and_then(|c| self.children(node).nth(c)) {
+            match send(&kind, rule, values, row).and_then(|c| self.children(node).nth(c)) {
                 Some(child) => node = child,
                 None => break,
             }
@@ -47,11 +49,13 @@ impl Tree {
                 continue;
             }
             let rule = || self.missing_rule(node);
-            match send(&kind, rule, columns, row).and_then(|c| self.children(node).nth(c)) {
+            match send(&kind, rule, values, row).and_then(|c| self.children(node).nth(c)) {
                 Some(child) => stack.push((child, w)),
                 None => {
-                    let children: Vec<NodeId> = self.children(node).collect();
-                    for &child in children.iter().rev() {
+                    // Children are contiguous: pushed last to first, with no list to collect.
+                    let first = self.children(node).next().map_or(0, |c| c.0);
+                    let n = self.children(node).count() as u32;
+                    for child in (first..first + n).rev().map(NodeId) {
                         let f = self.branch_fraction(child);
                         if f > 0.0 {
                             stack.push((child, w * f));
@@ -62,36 +66,14 @@ impl Tree {
         }
     }
 
-    /// Calls `visit(row, reached)` for every row.
-    fn for_each_row(
-        &self,
-        data: &Dataset<'_>,
-        mut visit: impl FnMut(usize, &[Reached]),
-    ) -> Result<()> {
-        data.validate_for_predict(self.feature_kinds())?;
-        let mut stack = Vec::new();
-        let mut reached = Vec::new();
-        for row in 0..data.n_rows() {
-            self.reach(data, row, &mut stack, &mut reached);
-            visit(row, &reached);
-        }
-        Ok(())
-    }
-
     /// Class probabilities, row-major `n_rows × n_classes`: the reached leaves' class
     /// distributions, normalised and mixed by the row's weight shares.
-    pub fn predict_proba(&self, data: &Dataset<'_>) -> Result<Vec<f64>> {
-        let k = self.n_classes();
-        let mut out = vec![0.0; data.n_rows() * k];
-        self.for_each_row(data, |row, reached| {
-            if let Some(dst) = out.get_mut(row * k..(row + 1) * k) {
-                self.mix(reached, dst);
-            }
-        })?;
-        Ok(out)
+    pub fn predict_proba<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
+        self.predictor(None).proba(rows)
     }
 
-    fn mix(&self, reached: &[Reached], dst: &mut [f64]) {
+    /// Adds the reached leaves' normalised distributions, times their shares, to `dst`.
+    pub(crate) fn mix(&self, reached: &[Reached], dst: &mut [f64]) {
         for &(leaf, share) in reached {
             let dist = self.value(leaf);
             let total: f64 = dist.iter().sum();
@@ -105,45 +87,38 @@ impl Tree {
 
     /// Class codes: the most probable class; ties go to the label of the first reached leaf
     /// whose label is among them (so a single-path row keeps its leaf's tie-broken label).
-    pub fn predict_class(&self, data: &Dataset<'_>) -> Result<Vec<u32>> {
-        let k = self.n_classes();
-        let mut out = vec![0u32; data.n_rows()];
-        let mut proba = vec![0.0; k];
-        self.for_each_row(data, |row, reached| {
-            proba.iter_mut().for_each(|p| *p = 0.0);
-            self.mix(reached, &mut proba);
-            let max = proba.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let tied = |c: u32| {
-                proba
-                    .get(c as usize)
-                    .is_some_and(|&p| !crate::criterion::better(max, p, 0.0))
-            };
-            let label = reached
-                .iter()
-                .map(|&(leaf, _)| self.label(leaf))
-                .find(|&l| tied(l))
-                .or_else(|| (0..k as u32).find(|&c| tied(c)))
-                .unwrap_or(0);
-            if let Some(slot) = out.get_mut(row) {
-                *slot = label;
-            }
-        })?;
-        Ok(out)
+    pub fn predict_class<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+        self.predictor(None).class(rows)
+    }
+
+    /// The class of a row that reached `reached`; `proba` is scratch of `n_classes` numbers.
+    pub(crate) fn class_of(&self, reached: &[Reached], proba: &mut [f64]) -> u32 {
+        proba.iter_mut().for_each(|p| *p = 0.0);
+        self.mix(reached, proba);
+        let max = proba.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let tied = |c: u32| {
+            proba
+                .get(c as usize)
+                .is_some_and(|&p| !crate::criterion::better(max, p, 0.0))
+        };
+        reached
+            .iter()
+            .map(|&(leaf, _)| self.label(leaf))
+            .find(|&l| tied(l))
+            .or_else(|| (0..self.n_classes() as u32).find(|&c| tied(c)))
+            .unwrap_or(0)
     }
 
     /// Regression predictions: the reached leaves' means mixed by weight share.
-    pub fn predict_value(&self, data: &Dataset<'_>) -> Result<Vec<f64>> {
-        let mut out = vec![0.0; data.n_rows()];
-        self.for_each_row(data, |row, reached| {
-            let y: f64 = reached
-                .iter()
-                .map(|&(leaf, share)| share * self.value(leaf).first().copied().unwrap_or(0.0))
-                .sum();
-            if let Some(slot) = out.get_mut(row) {
-                *slot = y;
-            }
-        })?;
-        Ok(out)
+    pub fn predict_value<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
+        self.predictor(None).value(rows)
+    }
+
+    pub(crate) fn value_of(&self, reached: &[Reached]) -> f64 {
+        reached
+            .iter()
+            .map(|&(leaf, share)| share * self.value(leaf).first().copied().unwrap_or(0.0))
+            .sum()
     }
 
     /// The nodes each row passes through, as a CSR matrix's row pointers (`n_rows + 1`) and
@@ -185,20 +160,19 @@ impl Tree {
 
     /// The leaf each row reaches; for a row split across branches, the leaf with the largest
     /// share (the first such leaf on ties).
-    pub fn apply(&self, data: &Dataset<'_>) -> Result<Vec<u32>> {
-        let mut out = vec![0u32; data.n_rows()];
-        self.for_each_row(data, |row, reached| {
-            let mut best: Option<Reached> = None;
-            for &r in reached {
-                if best.is_none_or(|b| r.1 > b.1) {
-                    best = Some(r);
-                }
+    pub fn apply<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+        self.predictor(None).apply(rows)
+    }
+
+    /// The leaf holding the largest share of a row (the first on ties).
+    pub(crate) fn main_leaf(reached: &[Reached]) -> NodeId {
+        let mut best: Option<Reached> = None;
+        for &r in reached {
+            if best.is_none_or(|b| r.1 > b.1) {
+                best = Some(r);
             }
-            if let (Some(slot), Some((leaf, _))) = (out.get_mut(row), best) {
-                *slot = leaf.0;
-            }
-        })?;
-        Ok(out)
+        }
+        best.map_or(NodeId::ROOT, |(leaf, _)| leaf)
     }
 }
 

@@ -1,9 +1,12 @@
 //! The fitted tree as a Python object: prediction and read-only views of the arena.
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use quercus_core::{FeatureScore, NodeId, Side, Tree};
+use quercus_core::{FeatureScore, Matrix, NodeId, Order, Real, Rows, Side, Tree};
 
 use crate::convert::{dataset, hold_columns};
 use crate::errors::{to_py, QuercusError};
@@ -31,6 +34,61 @@ type Csr<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
 
 fn optional(x: Option<NodeId>) -> i64 {
     x.map_or(-1, |n| i64::from(n.0))
+}
+
+/// Rows below which a prediction keeps the GIL: releasing it would cost more than the walk.
+const DETACH_ROWS: usize = 256;
+
+/// Runs `f` on the rows of `rows` (a list of encoded columns, or a 2-D float64 or float32
+/// NumPy array read in place), without the GIL; returns the number of rows with the result.
+fn predict<T: Send>(
+    py: Python<'_>,
+    rows: &Bound<'_, PyAny>,
+    f: impl Fn(Rows<'_>) -> quercus_core::Result<T> + Sync,
+) -> PyResult<(usize, T)> {
+    let run = |rows: Rows<'_>, n: usize| {
+        let out = if n < DETACH_ROWS {
+            f(rows)
+        } else {
+            py.detach(|| f(rows))
+        };
+        out.map(|out| (n, out)).map_err(to_py)
+    };
+    if let Ok(columns) = rows.cast::<PyList>() {
+        let held = hold_columns(columns)?;
+        let data = dataset(&held)?;
+        return run(Rows::Columns(&data), data.n_rows());
+    }
+    if let Ok(array) = rows.extract::<PyReadonlyArray2<'_, f64>>() {
+        let (m, n) = matrix(&array)?;
+        return run(Rows::F64(m), n);
+    }
+    if let Ok(array) = rows.extract::<PyReadonlyArray2<'_, f32>>() {
+        let (m, n) = matrix(&array)?;
+        return run(Rows::F32(m), n);
+    }
+    Err(PyTypeError::new_err(
+        "rows must be a list of encoded columns or a 2-D float64 or float32 array",
+    ))
+}
+
+/// A contiguous NumPy matrix as the core reads it, and its number of rows.
+fn matrix<'a, T: Real + numpy::Element>(
+    array: &'a PyReadonlyArray2<'_, T>,
+) -> PyResult<(Matrix<'a, T>, usize)> {
+    let [n_rows, n_features] = array.shape() else {
+        return Err(PyValueError::new_err("rows must be a 2-D array"));
+    };
+    let order = if array.is_c_contiguous() {
+        Order::RowMajor
+    } else {
+        Order::ColumnMajor
+    };
+    let values = array
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("the array is not contiguous"))?;
+    let m = Matrix::new(values, *n_rows, *n_features, order).map_err(to_py)?;
+    Ok((m, *n_rows))
 }
 
 #[pymethods]
@@ -83,55 +141,47 @@ impl PyTree {
         self.inner.splitter().1
     }
 
+    #[pyo3(signature = (rows, n_jobs=None))]
     fn predict_proba<'py>(
         &self,
         py: Python<'py>,
-        columns: &Bound<'py, PyList>,
+        rows: &Bound<'py, PyAny>,
+        n_jobs: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let held = hold_columns(columns)?;
-        let data = dataset(&held)?;
-        let n = data.n_rows();
-        let k = self.inner.n_classes();
-        let proba = py
-            .detach(|| self.inner.predict_proba(&data))
-            .map_err(to_py)?;
-        proba.into_pyarray(py).reshape([n, k])
+        let (n, proba) = predict(py, rows, |r| self.inner.predictor(n_jobs).proba(r))?;
+        proba.into_pyarray(py).reshape([n, self.inner.n_classes()])
     }
 
+    #[pyo3(signature = (rows, n_jobs=None))]
     fn predict_class<'py>(
         &self,
         py: Python<'py>,
-        columns: &Bound<'py, PyList>,
+        rows: &Bound<'py, PyAny>,
+        n_jobs: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let held = hold_columns(columns)?;
-        let data = dataset(&held)?;
-        let out = py
-            .detach(|| self.inner.predict_class(&data))
-            .map_err(to_py)?;
+        let (_, out) = predict(py, rows, |r| self.inner.predictor(n_jobs).class(r))?;
         Ok(out.into_pyarray(py))
     }
 
+    #[pyo3(signature = (rows, n_jobs=None))]
     fn predict_value<'py>(
         &self,
         py: Python<'py>,
-        columns: &Bound<'py, PyList>,
+        rows: &Bound<'py, PyAny>,
+        n_jobs: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let held = hold_columns(columns)?;
-        let data = dataset(&held)?;
-        let out = py
-            .detach(|| self.inner.predict_value(&data))
-            .map_err(to_py)?;
+        let (_, out) = predict(py, rows, |r| self.inner.predictor(n_jobs).value(r))?;
         Ok(out.into_pyarray(py))
     }
 
+    #[pyo3(signature = (rows, n_jobs=None))]
     fn apply<'py>(
         &self,
         py: Python<'py>,
-        columns: &Bound<'py, PyList>,
+        rows: &Bound<'py, PyAny>,
+        n_jobs: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let held = hold_columns(columns)?;
-        let data = dataset(&held)?;
-        let out = py.detach(|| self.inner.apply(&data)).map_err(to_py)?;
+        let (_, out) = predict(py, rows, |r| self.inner.predictor(n_jobs).apply(r))?;
         Ok(out
             .into_iter()
             .map(i64::from)

@@ -1,0 +1,146 @@
+"""Prediction speed against scikit-learn (and XGBoost when installed): rows per second on
+1M rows for a depth-12 classifier and a fully grown regressor with 100,000 leaves, and the
+latency of one row. Each figure is the fastest of `--repeat` runs, so other load on the
+machine inflates it as little as possible.
+
+"end to end" is the call a user makes (`model.predict(X)` on a NumPy array, read in place);
+"core" is the Rust tree alone. scikit-learn converts X to float32 first, so its float32 row
+is its own best case; quercus reads float32 as it is (exactly widened to float64).
+
+Usage: python bench/predict_speed.py [--rows 1000000] [--repeat 5] [--no-xgboost]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import time
+import timeit
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from sklearn.datasets import make_classification, make_regression
+from sklearn.tree import DecisionTreeClassifier as SkClassifier
+from sklearn.tree import DecisionTreeRegressor as SkRegressor
+
+from quercus import DecisionTreeClassifier, DecisionTreeRegressor
+
+TRAIN = 100_000
+
+
+def fastest(run: Callable[[], Any], repeat: int) -> float:
+    """Seconds of the fastest of `repeat` calls, after one warm-up call."""
+    run()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def one_row_us(run: Callable[[], Any]) -> float:
+    """Microseconds per call of the fastest batch of calls."""
+    number = 2000
+    return min(timeit.repeat(run, number=number, repeat=5)) / number * 1e6
+
+
+def table(title: str, n_rows: int, runs: dict[str, Callable[[], Any]], repeat: int) -> None:
+    """Each run's time and rows/s, and its speed as a multiple of scikit-learn's."""
+    print(f"\n{title}: {n_rows:,} rows")
+    seconds = {name: fastest(run, repeat) for name, run in runs.items()}
+    reference = seconds["scikit-learn"]
+    for name, s in seconds.items():
+        rate = n_rows / s / 1e6
+        print(f"  {name:40s} {s * 1e3:8.1f} ms {rate:8.2f} M rows/s {reference / s:6.2f}x")
+
+
+def one_row(title: str, ours: Any, theirs: Any, row: np.ndarray) -> None:
+    """The latency of `predict` on one row (a 1 x n_features array)."""
+    print(f"\none row, {title} (model.predict(X[:1]))")
+    ours_us = one_row_us(lambda: ours.predict(row))
+    theirs_us = one_row_us(lambda: theirs.predict(row))
+    print(f"  quercus      {ours_us:7.2f} us")
+    print(f"  scikit-learn {theirs_us:7.2f} us   ({theirs_us / ours_us:.0f}x quercus)")
+
+
+def xgboost_runs(
+    X: np.ndarray, y: np.ndarray, test: np.ndarray, **params: Any
+) -> dict[str, Callable[[], Any]]:
+    """One XGBoost tree grown on the same rows, predicted with `inplace_predict`."""
+    try:
+        import xgboost
+    except ImportError:
+        return {}
+    booster = xgboost.train(
+        {"learning_rate": 1.0, "nthread": os.cpu_count(), **params},
+        xgboost.DMatrix(X, label=y),
+        num_boost_round=1,
+    )
+    leaves = sum(line.count("leaf=") for line in booster.get_dump())
+    return {f"xgboost inplace_predict ({leaves} leaves)": lambda: booster.inplace_predict(test)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-xgboost", action="store_true")
+    args = parser.parse_args()
+    n = args.rows
+    print(f"{os.cpu_count()} cores; quercus uses all of them unless n_jobs says otherwise")
+
+    X, y = make_classification(n_samples=TRAIN + n, n_features=20, random_state=0)
+    train, test = X[:TRAIN], X[TRAIN:]
+    test32 = test.astype(np.float32)
+    ours = DecisionTreeClassifier(max_depth=12).fit(train, y[:TRAIN])
+    theirs = SkClassifier(max_depth=12, random_state=0).fit(train, y[:TRAIN])
+    agree = np.mean(ours.predict(test) == theirs.predict(test))
+    print(f"\ndepth-12 classifier: {ours.n_leaves_} leaves, {agree:.2%} as scikit-learn predicts")
+    serial = copy.copy(ours).set_params(n_jobs=1)
+    runs = {
+        "quercus end to end": lambda: ours.predict(test),
+        "quercus end to end, float32": lambda: ours.predict(test32),
+        "quercus end to end, n_jobs=1": lambda: serial.predict(test),
+        "quercus core (class codes)": lambda: ours.tree_.core.predict_class(test),
+        "quercus predict_proba": lambda: ours.predict_proba(test),
+        "scikit-learn": lambda: theirs.predict(test),
+        "scikit-learn, float32": lambda: theirs.predict(test32),
+        "scikit-learn predict_proba": lambda: theirs.predict_proba(test),
+    }
+    if not args.no_xgboost:
+        params = {"tree_method": "hist", "max_depth": 12, "objective": "binary:logistic"}
+        runs |= xgboost_runs(train, y[:TRAIN], test, **params)
+    table("depth-12 classifier, predict", n, runs, args.repeat)
+    one_row("depth-12 classifier", ours, theirs, test[:1].copy())
+
+    X, y = make_regression(n_samples=TRAIN, n_features=20, noise=1.0, random_state=0)
+    test = np.random.default_rng(0).standard_normal((n, 20))
+    test32 = test.astype(np.float32)
+    ours = DecisionTreeRegressor().fit(X, y)
+    theirs = SkRegressor(random_state=0).fit(X, y)
+    print(
+        f"\nfully grown regressor: {ours.n_leaves_} leaves, depth {ours.depth_} "
+        f"(scikit-learn: {theirs.get_n_leaves()} leaves, depth {theirs.get_depth()})"
+    )
+    serial = copy.copy(ours).set_params(n_jobs=1)
+    runs = {
+        "quercus end to end": lambda: ours.predict(test),
+        "quercus end to end, float32": lambda: ours.predict(test32),
+        "quercus end to end, n_jobs=1": lambda: serial.predict(test),
+        "quercus core": lambda: ours.tree_.core.predict_value(test),
+        "scikit-learn": lambda: theirs.predict(test),
+        "scikit-learn, float32": lambda: theirs.predict(test32),
+    }
+    if not args.no_xgboost:
+        # Exact splits: histograms of 100,000 nodes would not fit in memory.
+        params = {"tree_method": "exact", "max_depth": 40, "min_child_weight": 0}
+        runs |= xgboost_runs(X, y, test, **params, reg_lambda=0)
+    table("fully grown regressor, predict", n, runs, args.repeat)
+    one_row("fully grown regressor", ours, theirs, test[:1].copy())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1149 @@
+//! Batch prediction. The numeric-threshold tests are copied into one compact node array that
+//! [`LANES`] rows walk together (their memory latencies overlap), in blocks of rows spread
+//! over a thread pool. A row that meets another test (categorical, oblique) or misses the
+//! tested value takes one step by the general routing (the test, surrogates, missing child)
+//! and walks on; only a row that C4.5's fractions spread over several branches finishes on
+//! the general walk of `predict.rs`. A row that reaches a leaf alone reads the answer that
+//! walk computes for that leaf, so every result is bit-identical to the general walk's,
+//! whatever the input layout, block or thread count.
+
+use std::hint::select_unpredictable;
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::data::{Column, Dataset, FeatureKind};
+use crate::error::{CoreError, Result};
+use crate::predict::Reached;
+use crate::split::{send, Values};
+use crate::threads::in_pool;
+use crate::tree::{NodeId, NodeKind, SplitTag, Tree, NONE};
+
+/// Rows walked together: enough independent loads in flight to hide a cache miss.
+const LANES: usize = 8;
+/// Rows scanned (for infinities, and for missing values) just before they are walked, so the
+/// walk reads them from cache.
+const CHUNK: usize = 256;
+/// Rows a worker takes at a time; a call with no more rows than this stays on its thread.
+const BLOCK: usize = 8192;
+/// The compact layout costs a pass over the nodes, so a call uses it only with at least
+/// one row per this many nodes (fewer rows take the general walk from the root).
+const NODES_PER_ROW: usize = 16;
+
+/// Real numbers a [`Matrix`] may hold. Both convert to `f64` exactly, so a `f32` matrix
+/// predicts as its `f64` copy would.
+pub trait Real: Copy + Send + Sync + 'static {
+    fn to_f64(self) -> f64;
+}
+
+impl Real for f64 {
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+impl Real for f32 {
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+/// How a [`Matrix`] lays out its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Row after row (C order, NumPy's default).
+    RowMajor,
+    /// Column after column (Fortran order).
+    ColumnMajor,
+}
+
+/// A dense matrix of numeric features (NaN is missing), read in place: a NumPy array's
+/// buffer needs no copy or transpose.
+#[derive(Debug, Clone, Copy)]
+pub struct Matrix<'a, T> {
+    values: &'a [T],
+    n_rows: usize,
+    n_features: usize,
+    order: Order,
+}
+
+impl<'a, T: Real> Matrix<'a, T> {
+    /// Checks that `values` holds `n_rows × n_features` numbers.
+    pub fn new(values: &'a [T], n_rows: usize, n_features: usize, order: Order) -> Result<Self> {
+        let expected = n_rows.saturating_mul(n_features);
+        if values.len() != expected {
+            return Err(CoreError::ShapeMismatch {
+                what: "the matrix".into(),
+                expected,
+                got: values.len(),
+            });
+        }
+        Ok(Matrix {
+            values,
+            n_rows,
+            n_features,
+            order,
+        })
+    }
+}
+
+/// The rows a prediction reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Rows<'a> {
+    Columns(&'a Dataset<'a>),
+    F64(Matrix<'a, f64>),
+    F32(Matrix<'a, f32>),
+}
+
+impl<'a, 'd: 'a> From<&'a Dataset<'d>> for Rows<'a> {
+    fn from(data: &'a Dataset<'d>) -> Self {
+        Rows::Columns(data)
+    }
+}
+
+impl<'a> From<Matrix<'a, f64>> for Rows<'a> {
+    fn from(m: Matrix<'a, f64>) -> Self {
+        Rows::F64(m)
+    }
+}
+
+impl<'a> From<Matrix<'a, f32>> for Rows<'a> {
+    fn from(m: Matrix<'a, f32>) -> Self {
+        Rows::F32(m)
+    }
+}
+
+/// Batch prediction with a thread count (see [`Tree::predictor`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Predictor<'t> {
+    tree: &'t Tree,
+    n_jobs: Option<usize>,
+}
+
+impl Tree {
+    /// Prediction on `n_jobs` threads: `None` shares rayon's global pool (every core), 1
+    /// stays on the caller's thread. Results do not depend on it.
+    pub fn predictor(&self, n_jobs: Option<usize>) -> Predictor<'_> {
+        Predictor { tree: self, n_jobs }
+    }
+}
+
+impl Predictor<'_> {
+    /// See [`Tree::predict_proba`].
+    pub fn proba<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
+        self.run(rows.into(), &Proba(self.tree))
+    }
+
+    /// See [`Tree::predict_class`].
+    pub fn class<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+        self.run(rows.into(), &Class(self.tree))
+    }
+
+    /// See [`Tree::predict_value`].
+    pub fn value<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
+        self.run(rows.into(), &Value(self.tree))
+    }
+
+    /// See [`Tree::apply`].
+    pub fn apply<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+        self.run(rows.into(), &Leaf)
+    }
+
+    fn run<O: Output>(&self, rows: Rows<'_>, output: &O) -> Result<Vec<O::Item>> {
+        if self.n_jobs == Some(0) {
+            return Err(CoreError::InvalidParameter {
+                name: "n_jobs",
+                reason: "must be at least 1 (or None for every core)".into(),
+            });
+        }
+        let kinds = self.tree.feature_kinds();
+        match rows {
+            Rows::Columns(data) => {
+                let given = data.columns().iter().map(Column::kind_name);
+                self.checked(&ColumnsView::new(data), given, output)
+                    .ok_or_else(|| explain(data.validate_for_predict(kinds)))
+            }
+            Rows::F64(m) => self.matrix(m, output),
+            Rows::F32(m) => self.matrix(m, output),
+        }
+    }
+
+    fn matrix<T: Real, O: Output>(&self, m: Matrix<'_, T>, output: &O) -> Result<Vec<O::Item>> {
+        let given = std::iter::repeat_n("numeric", m.n_features);
+        let out = match m.order {
+            Order::RowMajor => self.checked(&Dense::<T, true>(m), given, output),
+            Order::ColumnMajor => self.checked(&Dense::<T, false>(m), given, output),
+        };
+        out.ok_or_else(|| explain(validate_matrix(self.tree.feature_kinds(), &m)))
+    }
+
+    /// The predictions, or `None` when the columns do not match the tree's features or hold
+    /// an infinity (the caller's full validation then words the error).
+    fn checked<'k, S: Source, O: Output>(
+        &self,
+        src: &S,
+        given: impl ExactSizeIterator<Item = &'k str>,
+        output: &O,
+    ) -> Option<Vec<O::Item>> {
+        let kinds = self.tree.feature_kinds();
+        let same = given.len() == kinds.len()
+            && given
+                .zip(kinds)
+                .all(|(g, k)| (g == "numeric") == (*k == FeatureKind::Numeric));
+        if !same {
+            return None;
+        }
+        let width = output.width(self.tree);
+        let n = src.n_rows();
+        let mut out = vec![O::Item::default(); n * width];
+        if width == 0 {
+            // Nothing to write (class probabilities of a regression tree): only checked.
+            return src.scan(0..n, &mut vec![false; n]).then_some(out);
+        }
+        let flat = (n >= LANES && n.saturating_mul(NODES_PER_ROW) >= self.tree.n_nodes())
+            .then(|| Flat::new(self.tree, output));
+        let walk = Walk {
+            tree: self.tree,
+            flat: flat.as_ref(),
+            src,
+            output,
+            width,
+        };
+        let block = |(b, dst): (usize, &mut [O::Item])| walk.block(b * BLOCK, dst);
+        let ok = if n <= BLOCK || self.n_jobs == Some(1) {
+            out.chunks_mut(BLOCK * width).enumerate().all(block)
+        } else {
+            in_pool(self.n_jobs, || {
+                out.par_chunks_mut(BLOCK * width).enumerate().all(block)
+            })
+        };
+        ok.then_some(out)
+    }
+}
+
+/// The error of rows that failed the checks, as their full validation words it.
+fn explain(validated: Result<()>) -> CoreError {
+    // Both test the same things, so the validation always fails here.
+    validated.err().unwrap_or(CoreError::InvalidParameter {
+        name: "rows",
+        reason: "they failed a check their validation passes".into(),
+    })
+}
+
+/// A matrix checked as a data set of its columns would be: column by column, a kind
+/// mismatch or the first infinite value.
+fn validate_matrix<T: Real>(kinds: &[FeatureKind], m: &Matrix<'_, T>) -> Result<()> {
+    if m.n_features != kinds.len() {
+        return Err(CoreError::ShapeMismatch {
+            what: "the number of columns".into(),
+            expected: kinds.len(),
+            got: m.n_features,
+        });
+    }
+    for (column, kind) in kinds.iter().enumerate() {
+        if let FeatureKind::Categorical { ordered, .. } = kind {
+            return Err(CoreError::ColumnKindMismatch {
+                column,
+                expected: if *ordered {
+                    "ordered categorical"
+                } else {
+                    "categorical"
+                },
+                got: "numeric",
+            });
+        }
+        let value = |row: usize| {
+            let at = match m.order {
+                Order::RowMajor => row * m.n_features + column,
+                Order::ColumnMajor => column * m.n_rows + row,
+            };
+            m.values.get(at).map_or(0.0, |x| x.to_f64())
+        };
+        if let Some(row) = (0..m.n_rows).find(|&row| value(row).is_infinite()) {
+            return Err(CoreError::InfiniteFeature { column, row });
+        }
+    }
+    Ok(())
+}
+
+/// Prediction input as the walks read it.
+trait Source: Values + Sync {
+    fn n_rows(&self) -> usize;
+    /// Feature `f` of `row`, where `f` is a numeric feature of the tree (the hot loop's read).
+    fn x(&self, row: usize, f: usize) -> f64;
+    /// Whether no numeric value of the rows is infinite; sets `gaps[i]` where row
+    /// `rows.start + i` misses a numeric value (and leaves the other flags alone).
+    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool;
+}
+
+/// Whether `x` is NaN or infinite.
+#[inline]
+fn special<T: Real>(x: &T) -> bool {
+    !x.to_f64().is_finite()
+}
+
+/// Whether some value is NaN or infinite: a fold, not `any`, so it vectorises (two vector
+/// instructions per pair of values). Most chunks hold neither, and only the others are
+/// looked at value by value.
+fn any_special<T: Real>(values: &[T]) -> bool {
+    values.iter().fold(false, |seen, x| seen | special(x))
+}
+
+fn any_infinite<T: Real>(values: &[T]) -> bool {
+    values.iter().any(|x| x.to_f64().is_infinite())
+}
+
+/// [`Source::scan`] of column slices (each `rows` long).
+fn scan_columns<'c, T: Real>(columns: impl Iterator<Item = &'c [T]>, gaps: &mut [bool]) -> bool {
+    let mut finite = true;
+    for column in columns.filter(|c| any_special(c)) {
+        for (gap, x) in gaps.iter_mut().zip(column) {
+            *gap |= special(x);
+        }
+        finite &= !any_infinite(column);
+    }
+    finite
+}
+
+/// A matrix with its order fixed at compile time, so the hot loop's index has no branch.
+struct Dense<'a, T, const ROW_MAJOR: bool>(Matrix<'a, T>);
+
+impl<T: Real, const ROW_MAJOR: bool> Dense<'_, T, ROW_MAJOR> {
+    #[inline]
+    fn at(&self, row: usize, f: usize) -> f64 {
+        let m = &self.0;
+        let i = if ROW_MAJOR {
+            row * m.n_features + f
+        } else {
+            f * m.n_rows + row
+        };
+        m.values.get(i).map_or(f64::NAN, |x| x.to_f64())
+    }
+}
+
+impl<T: Real, const ROW_MAJOR: bool> Values for Dense<'_, T, ROW_MAJOR> {
+    #[inline]
+    fn number(&self, f: usize, row: usize) -> f64 {
+        if f < self.0.n_features && row < self.0.n_rows {
+            self.at(row, f)
+        } else {
+            f64::NAN
+        }
+    }
+
+    fn code(&self, _f: usize, _row: usize) -> Option<u32> {
+        None
+    }
+}
+
+impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
+    fn n_rows(&self) -> usize {
+        self.0.n_rows
+    }
+
+    #[inline]
+    fn x(&self, row: usize, f: usize) -> f64 {
+        self.at(row, f)
+    }
+
+    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
+        let m = &self.0;
+        if ROW_MAJOR {
+            let span = rows.start * m.n_features..rows.end * m.n_features;
+            let Some(values) = m.values.get(span) else {
+                return false;
+            };
+            if !any_special(values) {
+                return true;
+            }
+            for (row, gap) in values.chunks_exact(m.n_features.max(1)).zip(gaps) {
+                *gap |= any_special(row);
+            }
+            !any_infinite(values)
+        } else {
+            let column = |f: usize| {
+                let start = f * m.n_rows + rows.start;
+                m.values.get(start..start + rows.len()).unwrap_or(&[])
+            };
+            scan_columns((0..m.n_features).map(column), gaps)
+        }
+    }
+}
+
+/// A data set's columns with the numeric ones' slices at hand (no match per read).
+struct ColumnsView<'a> {
+    columns: &'a [Column<'a>],
+    numeric: Vec<&'a [f64]>,
+    n_rows: usize,
+}
+
+impl<'a> ColumnsView<'a> {
+    fn new(data: &'a Dataset<'a>) -> Self {
+        let columns = data.columns();
+        let numeric = columns
+            .iter()
+            .map(|c| match c {
+                Column::Numeric(v) => *v,
+                Column::Categorical(_) => &[],
+            })
+            .collect();
+        ColumnsView {
+            columns,
+            numeric,
+            n_rows: data.n_rows(),
+        }
+    }
+}
+
+impl Values for ColumnsView<'_> {
+    #[inline]
+    fn number(&self, f: usize, row: usize) -> f64 {
+        self.x(row, f)
+    }
+
+    #[inline]
+    fn code(&self, f: usize, row: usize) -> Option<u32> {
+        self.columns.code(f, row)
+    }
+}
+
+impl Source for ColumnsView<'_> {
+    fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    #[inline]
+    fn x(&self, row: usize, f: usize) -> f64 {
+        self.numeric
+            .get(f)
+            .and_then(|c| c.get(row))
+            .copied()
+            .unwrap_or(f64::NAN)
+    }
+
+    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
+        let slices = self
+            .numeric
+            .iter()
+            .map(|c| c.get(rows.clone()).unwrap_or(&[]));
+        scan_columns(slices, gaps)
+    }
+}
+
+/// What a prediction writes for each row, from the leaves it reached.
+trait Output: Sync {
+    type Item: Copy + Default + Send + Sync;
+    /// Items per row.
+    fn width(&self, tree: &Tree) -> usize;
+    /// Writes the row's items; `scratch` holds `n_classes` numbers.
+    fn write(&self, reached: &[Reached], dst: &mut [Self::Item], scratch: &mut [f64]);
+}
+
+struct Proba<'t>(&'t Tree);
+struct Class<'t>(&'t Tree);
+struct Value<'t>(&'t Tree);
+struct Leaf;
+
+impl Output for Proba<'_> {
+    type Item = f64;
+    fn width(&self, tree: &Tree) -> usize {
+        tree.n_classes()
+    }
+    fn write(&self, reached: &[Reached], dst: &mut [f64], _: &mut [f64]) {
+        dst.fill(0.0);
+        self.0.mix(reached, dst);
+    }
+}
+
+impl Output for Class<'_> {
+    type Item = u32;
+    fn width(&self, _: &Tree) -> usize {
+        1
+    }
+    fn write(&self, reached: &[Reached], dst: &mut [u32], scratch: &mut [f64]) {
+        if let Some(slot) = dst.first_mut() {
+            *slot = self.0.class_of(reached, scratch);
+        }
+    }
+}
+
+impl Output for Value<'_> {
+    type Item = f64;
+    fn width(&self, _: &Tree) -> usize {
+        1
+    }
+    fn write(&self, reached: &[Reached], dst: &mut [f64], _: &mut [f64]) {
+        if let Some(slot) = dst.first_mut() {
+            *slot = self.0.value_of(reached);
+        }
+    }
+}
+
+impl Output for Leaf {
+    type Item = u32;
+    fn width(&self, _: &Tree) -> usize {
+        1
+    }
+    fn write(&self, reached: &[Reached], dst: &mut [u32], _: &mut [f64]) {
+        if let Some(slot) = dst.first_mut() {
+            *slot = Tree::main_leaf(reached).0;
+        }
+    }
+}
+
+/// A node as the hot loop reads it, test and children in 16 bytes. Nodes are in depth-first
+/// order, so child 0 follows its parent (often in the same cache line): `x <= threshold` goes
+/// to the next node, `x > threshold` to `right`. Every other node (a leaf, or a test the
+/// general routing does) has threshold −∞ and itself as `right`, so a row stays there; a
+/// missing value (NaN) also keeps the row where it is.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+struct Node {
+    threshold: f64,
+    feature: u32,
+    right: u32,
+}
+
+/// The compact layout of a tree and each leaf's answer.
+struct Flat<T> {
+    nodes: Vec<Node>,
+    leaf: Vec<bool>,
+    /// The arena id of each node, and the position of each arena node.
+    ids: Vec<NodeId>,
+    position: Vec<u32>,
+    /// `width` items per node; a leaf's are what the general walk writes for a row that
+    /// reaches it alone.
+    table: Vec<T>,
+}
+
+impl<T: Copy + Default> Flat<T> {
+    fn new<O: Output<Item = T>>(tree: &Tree, output: &O) -> Self {
+        let n = tree.n_nodes();
+        let mut ids = Vec::with_capacity(n);
+        let mut position = vec![NONE; n];
+        let mut stack = vec![NodeId::ROOT];
+        while let Some(id) = stack.pop() {
+            if let Some(p) = position.get_mut(id.index()) {
+                *p = ids.len() as u32;
+            }
+            ids.push(id);
+            let first = tree.children(id).next().map_or(0, |c| c.0);
+            let count = tree.children(id).count() as u32;
+            stack.extend((first..first + count).rev().map(NodeId));
+        }
+        let at = |id: u32| position.get(id as usize).copied().unwrap_or(NONE);
+        let nodes = ids
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| match tree.kind(id) {
+                // A NaN threshold (no fitted tree has one) sends every row left: general
+                // routing's business.
+                NodeKind::Numeric { feature, threshold }
+                    if tree.kinds.get(feature) == Some(&FeatureKind::Numeric)
+                        && tree.children(id).count() == 2
+                        && !threshold.is_nan() =>
+                {
+                    let right = tree.children(id).nth(1).map_or(NONE, |c| at(c.0));
+                    Node {
+                        threshold,
+                        feature: feature as u32,
+                        right,
+                    }
+                }
+                _ => Node {
+                    threshold: f64::NEG_INFINITY,
+                    feature: 0,
+                    right: i as u32,
+                },
+            })
+            .collect::<Vec<_>>();
+        let leaf: Vec<bool> = ids
+            .iter()
+            .map(|&id| tree.tag(id) == SplitTag::Leaf)
+            .collect();
+        let width = output.width(tree);
+        let mut table = vec![T::default(); n * width];
+        let mut scratch = vec![0.0; tree.n_classes()];
+        for ((dst, &is_leaf), &id) in table.chunks_mut(width).zip(&leaf).zip(&ids) {
+            if is_leaf {
+                output.write(&[(id, 1.0)], dst, &mut scratch);
+            }
+        }
+        Flat {
+            nodes,
+            leaf,
+            ids,
+            position,
+            table,
+        }
+    }
+}
+
+/// Where each of `rows` stops, from the nodes `at`: a leaf, a node of another kind, or (with
+/// `GAPS`, for rows missing some value) the node whose tested value it misses. The lanes step
+/// in lockstep until none moves. Without gaps a step is a plain select; with them, a NaN
+/// (which compares false both ways) must also keep its row in place.
+#[inline]
+fn descend<T, S: Source, const N: usize, const GAPS: bool>(
+    flat: &Flat<T>,
+    src: &S,
+    rows: &[usize; N],
+    mut at: [u32; N],
+) -> [u32; N] {
+    // Every step goes deeper, so no walk is longer than the tree.
+    for _ in 0..flat.nodes.len() {
+        let mut moved = 0;
+        for (a, &row) in at.iter_mut().zip(rows) {
+            let node = flat.nodes.get(*a as usize).copied().unwrap_or(Node {
+                threshold: f64::NEG_INFINITY,
+                feature: 0,
+                right: *a,
+            });
+            let x = src.x(row, node.feature as usize);
+            // Which way a row goes is a coin toss to the branch predictor: a select, not a
+            // branch. Right unless `x <= threshold`, so also for a NaN, and a NaN read at a
+            // node of another kind (say a categorical feature's) keeps its row there too.
+            let mut next = select_unpredictable(x <= node.threshold, a.wrapping_add(1), node.right);
+            if GAPS && x.is_nan() {
+                next = *a;
+            }
+            moved |= next ^ *a;
+            *a = next;
+        }
+        if moved == 0 {
+            break;
+        }
+    }
+    at
+}
+
+/// One call's walk: what every block shares.
+struct Walk<'w, S, O: Output> {
+    tree: &'w Tree,
+    flat: Option<&'w Flat<O::Item>>,
+    src: &'w S,
+    output: &'w O,
+    width: usize,
+}
+
+/// A block's buffers: the rows of a chunk missing some value, and the general walk's.
+struct Scratch {
+    gaps: Vec<bool>,
+    stack: Vec<Reached>,
+    reached: Vec<Reached>,
+    classes: Vec<f64>,
+}
+
+impl<S: Source, O: Output> Walk<'_, S, O> {
+    /// Predicts the rows from `start` into `out` (`width` items per row) a chunk at a time:
+    /// the chunk is scanned (for infinities, and for the rows missing a value) just before
+    /// its rows are walked, which then read them from cache. `false` if a row holds an
+    /// infinity.
+    fn block(&self, start: usize, out: &mut [O::Item]) -> bool {
+        let width = self.width;
+        let mut scratch = Scratch {
+            gaps: vec![false; CHUNK],
+            stack: Vec::new(),
+            reached: Vec::new(),
+            classes: vec![0.0; self.tree.n_classes()],
+        };
+        for (c, chunk) in out.chunks_mut(CHUNK * width).enumerate() {
+            let first = start + c * CHUNK;
+            let n = chunk.len() / width;
+            let Some(gaps) = scratch.gaps.get_mut(..n) else {
+                return false;
+            };
+            gaps.fill(false);
+            if !self.src.scan(first..first + n, gaps) {
+                return false;
+            }
+            match self.flat {
+                Some(flat) => self.lanes(flat, first, chunk, &mut scratch),
+                None => {
+                    for (i, dst) in chunk.chunks_mut(width).enumerate() {
+                        self.general(first + i, NodeId::ROOT, dst, &mut scratch);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The general walk of `row` from `node`, written to `dst`.
+    fn general(&self, row: usize, node: NodeId, dst: &mut [O::Item], scratch: &mut Scratch) {
+        self.tree.reach(
+            self.src,
+            row,
+            node,
+            &mut scratch.stack,
+            &mut scratch.reached,
+        );
+        self.output
+            .write(&scratch.reached, dst, &mut scratch.classes);
+    }
+
+    /// The compact walk of a chunk's rows from `first` into `out`: groups of [`LANES`] rows
+    /// step together until none moves; then each row that stopped short of a leaf is routed
+    /// on, alone.
+    fn lanes(
+        &self,
+        flat: &Flat<O::Item>,
+        first: usize,
+        out: &mut [O::Item],
+        scratch: &mut Scratch,
+    ) {
+        let width = self.width;
+        let n = out.len() / width;
+        for base in (first..first + n).step_by(LANES) {
+            let last = (base + LANES).min(first + n) - 1;
+            // A short last group repeats its last row in the spare lanes.
+            let group: [usize; LANES] = std::array::from_fn(|l| (base + l).min(last));
+            let gaps = scratch
+                .gaps
+                .get(base - first..=last - first)
+                .unwrap_or(&[true]);
+            let stops = if gaps.contains(&true) {
+                descend::<_, _, LANES, true>(flat, self.src, &group, [0; LANES])
+            } else {
+                descend::<_, _, LANES, false>(flat, self.src, &group, [0; LANES])
+            };
+            for (&row, &stop) in group.iter().zip(&stops).take(last + 1 - base) {
+                let mut at = stop;
+                while let Some(child) = self.stop(flat, row, at, out, first, scratch) {
+                    at = descend::<_, _, 1, true>(flat, self.src, &[row], [child])[0];
+                }
+            }
+        }
+    }
+
+    /// A row stopped at compact node `at`: its answer is written to `out` (whose first row is
+    /// `first`), or it goes on from the node returned.
+    fn stop(
+        &self,
+        flat: &Flat<O::Item>,
+        row: usize,
+        at: u32,
+        out: &mut [O::Item],
+        first: usize,
+        scratch: &mut Scratch,
+    ) -> Option<u32> {
+        let width = self.width;
+        let i = at as usize;
+        let dst = out.get_mut((row - first) * width..(row - first + 1) * width)?;
+        if flat.leaf.get(i).copied().unwrap_or(false) {
+            match (dst, flat.table.get(i * width..(i + 1) * width)) {
+                ([one], Some([answer])) => *one = *answer,
+                (dst, Some(answer)) => dst.copy_from_slice(answer),
+                _ => {}
+            }
+            return None;
+        }
+        let &id = flat.ids.get(i)?;
+        let rule = || self.tree.missing_rule(id);
+        match send(&self.tree.kind(id), rule, self.src, row)
+            .and_then(|c| self.tree.children(id).nth(c))
+            .and_then(|c| flat.position.get(c.index()))
+        {
+            Some(&child) => Some(child),
+            None => {
+                self.general(row, id, dst, scratch);
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::criterion::Criterion;
+    use crate::data::{CategoricalColumn, Target};
+    use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
+    use crate::tree::SplitTag;
+
+    /// SplitMix64: reproducible data with no dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// Owned columns: numeric ones (NaN is missing), then categorical ones.
+    struct Table {
+        numeric: Vec<Vec<f64>>,
+        codes: Vec<Vec<u32>>,
+        missing: Vec<Vec<bool>>,
+    }
+
+    const CATEGORIES: u32 = 5;
+
+    impl Table {
+        /// Test rows (`unseen`) also hold a category the training rows lack.
+        fn random(
+            rng: &mut Rng,
+            rows: usize,
+            numeric: usize,
+            categorical: usize,
+            unseen: bool,
+        ) -> Table {
+            let codes = u64::from(CATEGORIES) + u64::from(unseen);
+            let maybe = |x: f64, rng: &mut Rng| if rng.below(10) == 0 { f64::NAN } else { x };
+            Table {
+                numeric: (0..numeric)
+                    .map(|j| {
+                        (0..rows)
+                            .map(|_| {
+                                // Few distinct values, so test values equal thresholds' neighbours.
+                                let x = (rng.below(40) as f64 - 20.0) * 0.25 + j as f64;
+                                maybe(x, rng)
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                codes: (0..categorical)
+                    .map(|_| (0..rows).map(|_| rng.below(codes) as u32).collect())
+                    .collect(),
+                missing: (0..categorical)
+                    .map(|_| (0..rows).map(|_| rng.below(12) == 0).collect())
+                    .collect(),
+            }
+        }
+
+        fn rows(&self) -> usize {
+            self.numeric[0].len()
+        }
+
+        fn dataset(&self) -> Dataset<'_> {
+            self.ordered(false)
+        }
+
+        /// The columns, categorical ones first or last.
+        fn ordered(&self, categorical_first: bool) -> Dataset<'_> {
+            let numeric = self.numeric.iter().map(|c| Column::Numeric(c));
+            let categorical = self
+                .codes
+                .iter()
+                .zip(&self.missing)
+                .map(|(codes, missing)| {
+                    Column::Categorical(CategoricalColumn {
+                        codes,
+                        missing: Some(missing),
+                        n_categories: CATEGORIES,
+                        ordered: false,
+                    })
+                });
+            let columns = if categorical_first {
+                categorical.chain(numeric).collect()
+            } else {
+                numeric.chain(categorical).collect()
+            };
+            Dataset::new(columns).expect("valid data")
+        }
+
+        /// The numeric columns row after row.
+        fn row_major(&self) -> Vec<f64> {
+            (0..self.rows())
+                .flat_map(|i| self.numeric.iter().map(move |c| c[i]))
+                .collect()
+        }
+
+        fn classes(&self) -> Vec<u32> {
+            (0..self.rows())
+                .map(|i| {
+                    let x = self.numeric[0][i].max(-1.0) + self.numeric[1][i].min(2.0);
+                    let c = self.codes.first().map_or(0, |c| c[i] % 2);
+                    u32::from(x > 1.0) + c
+                })
+                .collect()
+        }
+
+        fn values(&self) -> Vec<f64> {
+            self.classes()
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| f64::from(c) * 1.5 + (i % 7) as f64 * 0.1)
+                .collect()
+        }
+    }
+
+    /// The general walk of every row from the root.
+    fn general<O: Output, V: Values + ?Sized>(
+        tree: &Tree,
+        values: &V,
+        rows: usize,
+        output: &O,
+    ) -> Vec<O::Item> {
+        let width = output.width(tree);
+        let mut out = vec![O::Item::default(); rows * width];
+        let (mut stack, mut reached) = (Vec::new(), Vec::new());
+        let mut scratch = vec![0.0; tree.n_classes()];
+        for (row, dst) in out.chunks_mut(width).enumerate() {
+            tree.reach(values, row, NodeId::ROOT, &mut stack, &mut reached);
+            output.write(&reached, dst, &mut scratch);
+        }
+        out
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    const JOBS: [Option<usize>; 3] = [None, Some(1), Some(3)];
+
+    /// Every prediction of `rows` equals the general walk's, bit for bit, at any thread count.
+    fn agrees<'a, V: Values + ?Sized>(
+        tree: &Tree,
+        rows: impl Fn() -> Rows<'a>,
+        values: &V,
+        n: usize,
+    ) {
+        let leaf = general(tree, values, n, &Leaf);
+        for jobs in JOBS {
+            let p = tree.predictor(jobs);
+            if tree.is_regression() {
+                let value = general(tree, values, n, &Value(tree));
+                assert_eq!(bits(&p.value(rows()).expect("values")), bits(&value));
+                assert!(p.proba(rows()).expect("no classes").is_empty());
+            } else {
+                let proba = general(tree, values, n, &Proba(tree));
+                assert_eq!(bits(&p.proba(rows()).expect("proba")), bits(&proba));
+                let class = general(tree, values, n, &Class(tree));
+                assert_eq!(p.class(rows()).expect("classes"), class);
+            }
+            assert_eq!(p.apply(rows()).expect("leaves"), leaf);
+        }
+    }
+
+    fn grow(table: &Table, regression: bool, params: &TreeParams) -> Tree {
+        grow_on(&table.dataset(), table, regression, params)
+    }
+
+    fn grow_on(data: &Dataset<'_>, table: &Table, regression: bool, params: &TreeParams) -> Tree {
+        let (classes, values) = (table.classes(), table.values());
+        let target = if regression {
+            Target::Values(&values)
+        } else {
+            Target::Classes {
+                codes: &classes,
+                n_classes: 3,
+            }
+        };
+        let weights = vec![1.0; table.rows()];
+        crate::grow(data, &target, &weights, params).expect("a tree")
+    }
+
+    const STRATEGIES: [MissingStrategy; 6] = [
+        MissingStrategy::Fractional,
+        MissingStrategy::MajorityBranch,
+        MissingStrategy::ClassMajority,
+        MissingStrategy::Separate,
+        MissingStrategy::Learned,
+        MissingStrategy::Surrogate,
+    ];
+
+    /// Trees with every node kind and missing-value rule, predicted on more rows than a
+    /// block (so in parallel, with a short last block and group).
+    #[test]
+    fn compact_walk_matches_the_general_walk_on_random_trees() {
+        let mut rng = Rng(7);
+        let train = Table::random(&mut rng, 600, 4, 2, false);
+        let test = Table::random(&mut rng, 2 * BLOCK + 37, 4, 2, true);
+        for (k, &missing) in STRATEGIES.iter().enumerate() {
+            // Column 0 categorical too: the compact nodes of other kinds read it (as NaN).
+            let first = k % 3 == 0;
+            let data = test.ordered(first);
+            for regression in [false, true] {
+                let params = TreeParams {
+                    criterion: if regression {
+                        Criterion::SquaredError
+                    } else {
+                        Criterion::Gini
+                    },
+                    categorical_split: if k % 2 == 0 {
+                        CategoricalSplit::Multiway
+                    } else {
+                        CategoricalSplit::Binary
+                    },
+                    oblique: k == 1 && !regression,
+                    missing,
+                    ..TreeParams::default()
+                };
+                let tree = grow_on(&train.ordered(first), &train, regression, &params);
+                let tags = &tree.tag;
+                assert!(tags.contains(&SplitTag::Numeric), "{missing:?}");
+                assert!(tags
+                    .iter()
+                    .any(|t| !matches!(t, SplitTag::Numeric | SplitTag::Leaf)));
+                agrees(&tree, || Rows::Columns(&data), data.columns(), test.rows());
+            }
+        }
+    }
+
+    /// A numeric tree reads a matrix in either order, or as `f32`, as it reads the columns.
+    #[test]
+    fn matrices_predict_as_their_columns() {
+        let mut rng = Rng(11);
+        let train = Table::random(&mut rng, 800, 5, 0, false);
+        let mut test = Table::random(&mut rng, BLOCK + 300, 5, 0, true);
+        // Values an f32 holds exactly, so the f32 matrix is the same data.
+        for c in &mut test.numeric {
+            c.iter_mut().for_each(|x| *x = f64::from(*x as f32));
+        }
+        let n = test.rows();
+        let data = test.dataset();
+        let by_rows = test.row_major();
+        let by_columns: Vec<f64> = test.numeric.concat();
+        let narrow: Vec<f32> = by_rows.iter().map(|&x| x as f32).collect();
+        for missing in STRATEGIES {
+            let params = TreeParams {
+                missing,
+                ..TreeParams::default()
+            };
+            let tree = grow(&train, false, &params);
+            let rows = Matrix::new(&by_rows, n, 5, Order::RowMajor).expect("a matrix");
+            let columns = Matrix::new(&by_columns, n, 5, Order::ColumnMajor).expect("a matrix");
+            let small = Matrix::new(&narrow, n, 5, Order::RowMajor).expect("a matrix");
+            agrees(&tree, || Rows::F64(rows), data.columns(), n);
+            agrees(&tree, || Rows::F64(columns), data.columns(), n);
+            agrees(&tree, || Rows::F32(small), data.columns(), n);
+        }
+    }
+
+    /// A random tree grown straight into the arena, deep and lopsided (each split is
+    /// likelier on a recent leaf), with random fractions: the compact walk, its hand-over to
+    /// the fractional walk and its leaf answers agree with the general walk.
+    #[test]
+    fn deep_random_trees_agree() {
+        let mut rng = Rng(3);
+        for features in [1usize, 3] {
+            let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric; features], 3);
+            let mut leaves = vec![tree.push_node(None, 1.0)];
+            while tree.n_nodes() < 20_001 {
+                let pick = leaves.len() - 1 - (rng.below(4) as usize).min(leaves.len() - 1);
+                let node = leaves.swap_remove(pick);
+                let i = node.index();
+                tree.tag[i] = SplitTag::Numeric;
+                tree.feature[i] = rng.below(features as u64) as u32;
+                tree.threshold[i] = (rng.below(64) as f64 - 32.0) * 0.5;
+                let share = rng.unit();
+                let left = tree.push_node(Some(node), share);
+                let right = tree.push_node(Some(node), 1.0 - share);
+                tree.first_child[i] = left.0;
+                tree.n_children[i] = 2;
+                for child in [left, right] {
+                    for c in 0..3 {
+                        tree.value[child.index() * 3 + c] = rng.below(4) as f64;
+                    }
+                    tree.label[child.index()] = rng.below(3) as u32;
+                }
+                leaves.push(left);
+                leaves.push(right);
+            }
+            assert!(tree.max_depth() > 100, "depth {}", tree.max_depth());
+            let n = 3000;
+            let values: Vec<f64> = (0..n * features)
+                .map(|_| match rng.below(20) {
+                    0 => f64::NAN,
+                    // Exactly a threshold: `x <= t` must hold.
+                    1 => (rng.below(64) as f64 - 32.0) * 0.5,
+                    _ => rng.unit() * 40.0 - 20.0,
+                })
+                .collect();
+            let m = Matrix::new(&values, n, features, Order::RowMajor).expect("a matrix");
+            agrees(&tree, || Rows::F64(m), &Dense::<f64, true>(m), n);
+        }
+    }
+
+    /// A 100,000-deep chain in the compact layout: built and walked without recursion.
+    #[test]
+    fn deep_chain_in_the_compact_layout() {
+        let depth = 100_000u32;
+        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], 2);
+        let mut node = tree.push_node(None, 1.0);
+        for d in 0..depth {
+            let i = node.index();
+            tree.tag[i] = SplitTag::Numeric;
+            tree.feature[i] = 0;
+            tree.threshold[i] = f64::from(d) + 0.5;
+            let left = tree.push_node(Some(node), 0.5);
+            let right = tree.push_node(Some(node), 0.5);
+            tree.first_child[i] = left.0;
+            tree.n_children[i] = 2;
+            tree.value[left.index() * 2 + (d % 2) as usize] = 1.0;
+            tree.label[left.index()] = d % 2;
+            node = right;
+        }
+        tree.value[node.index() * 2] = 1.0;
+        // Enough rows for the compact layout; most stop at once.
+        let n = tree.n_nodes() / NODES_PER_ROW + 1;
+        let mut x = vec![-1.0; n];
+        x[1] = f64::from(depth) + 1.0;
+        x[2] = 77_777.0;
+        x[3] = f64::NAN;
+        let m = Matrix::new(&x, n, 1, Order::ColumnMajor).expect("a matrix");
+        agrees(&tree, || Rows::F64(m), &Dense::<f64, false>(m), n);
+        assert_eq!(tree.apply(m).expect("leaves")[1], node.0);
+    }
+
+    /// A matrix fails the checks as its columns would, in the same order.
+    #[test]
+    fn matrix_errors_match_the_data_set_errors() {
+        let mut rng = Rng(5);
+        let train = Table::random(&mut rng, 300, 3, 0, false);
+        let tree = grow(&train, false, &TreeParams::default());
+        let mut test = Table::random(&mut rng, 40, 3, 0, true);
+        test.numeric[2][4] = f64::INFINITY;
+        test.numeric[1][30] = f64::NEG_INFINITY;
+        let by_rows = test.row_major();
+        let m = Matrix::new(&by_rows, 40, 3, Order::RowMajor).expect("a matrix");
+        let expected = tree.predict_class(&test.dataset()).expect_err("infinite");
+        assert_eq!(expected, CoreError::InfiniteFeature { column: 1, row: 30 });
+        assert_eq!(tree.predict_class(m).expect_err("infinite"), expected);
+        assert_eq!(tree.predict_proba(m).expect_err("infinite"), expected);
+        let narrow = Matrix::new(&by_rows[..80], 40, 2, Order::RowMajor).expect("a matrix");
+        assert!(matches!(
+            tree.apply(narrow),
+            Err(CoreError::ShapeMismatch {
+                expected: 3,
+                got: 2,
+                ..
+            })
+        ));
+        assert!(Matrix::new(&by_rows, 41, 3, Order::RowMajor).is_err());
+        assert!(matches!(
+            tree.predictor(Some(0)).class(m),
+            Err(CoreError::InvalidParameter { name: "n_jobs", .. })
+        ));
+        let mixed = Table::random(&mut rng, 300, 2, 1, false);
+        let categorical = grow(&mixed, false, &TreeParams::default());
+        // The kind of column 2 is wrong, but column 1's infinity comes first.
+        let three = Matrix::new(&by_rows, 40, 3, Order::RowMajor).expect("a matrix");
+        assert_eq!(
+            categorical.predict_class(three).expect_err("infinite"),
+            expected
+        );
+        let finite: Vec<f64> = by_rows.iter().map(|x| x.clamp(-9.0, 9.0)).collect();
+        let three = Matrix::new(&finite, 40, 3, Order::RowMajor).expect("a matrix");
+        assert!(matches!(
+            categorical.predict_class(three),
+            Err(CoreError::ColumnKindMismatch { column: 2, .. })
+        ));
+    }
+}
