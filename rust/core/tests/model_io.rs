@@ -17,7 +17,7 @@ use common::{dataset, OwnedCol, Table};
 use proptest::prelude::*;
 use proptest::test_runner::{RngSeed, TestRunner};
 use quercus_core::model_io::{self, crc32, FORMAT_VERSION, MAGIC};
-use quercus_core::params::MissingStrategy;
+use quercus_core::params::{MissingStrategy, Splitter};
 use quercus_core::prune;
 use quercus_core::CategoricalSplit::{Binary, Multiway};
 use quercus_core::{
@@ -268,6 +268,20 @@ fn models() -> Vec<(&'static str, Tree)> {
             with_missing(&m, MissingStrategy::Learned, Binary),
         ),
         (
+            // Carries the splitter extension record, so the fuzzer mutates that too.
+            "histogram cart mixed",
+            classify(
+                &data,
+                &m.classes,
+                3,
+                &TreeParams {
+                    splitter: Splitter::Hist,
+                    max_bins: 16,
+                    ..params(Criterion::Gini, CategoricalSplit::Binary)
+                },
+            ),
+        ),
+        (
             "class majority mixed",
             with_missing(&m, MissingStrategy::ClassMajority, Binary),
         ),
@@ -332,6 +346,7 @@ fn assert_same_tree(a: &Tree, b: &Tree, name: &str) {
     );
     assert_eq!(a.feature_kinds(), b.feature_kinds(), "{name}: kinds");
     assert_eq!(a.n_classes(), b.n_classes(), "{name}: classes");
+    assert_eq!(a.splitter(), b.splitter(), "{name}: splitter");
     assert_eq!(a.n_nodes(), b.n_nodes(), "{name}: nodes");
     assert_eq!(a.subset_sides(), b.subset_sides(), "{name}: masks");
     for i in 0..a.n_nodes() as u32 {
@@ -477,6 +492,45 @@ fn round_trip_keeps_every_field_and_every_prediction() {
     }
 }
 
+/// The splitter record (extension tag 1) ends a histogram tree's file, before the CRC:
+/// tag, length, the name "hist" and the bins. A damaged record is refused by name.
+#[test]
+fn splitter_record_is_read_and_checked() {
+    let (_, tree) = models()
+        .into_iter()
+        .find(|(name, _)| name.starts_with("histogram"))
+        .expect("a histogram model");
+    let bytes = model_io::write(&tree, b"{}");
+    let model = model_io::read(&bytes).expect("read back");
+    assert_eq!(model.tree.splitter(), (Splitter::Hist, 16));
+    let body = bytes.len() - 4;
+    let damaged = |edit: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = bytes[..body].to_vec();
+        edit(&mut b);
+        let crc = crc32(&b);
+        b.extend_from_slice(&crc.to_le_bytes());
+        match model_io::read(&b) {
+            Err(CoreError::CorruptModel { reason }) => reason,
+            other => panic!(
+                "accepted a damaged splitter record: {:?}",
+                other.map(|_| ())
+            ),
+        }
+    };
+    let bins = body - 4;
+    let name = bins - 4;
+    assert!(
+        damaged(&|b| b[bins..body].copy_from_slice(&999u32.to_le_bytes()))
+            .contains("splitter record is malformed")
+    );
+    assert!(
+        damaged(&|b| b[bins..body].copy_from_slice(&1u32.to_le_bytes()))
+            .contains("splitter record is malformed")
+    );
+    assert!(damaged(&|b| b[name..bins].copy_from_slice(b"fast")).contains("unknown splitter"));
+    assert!(damaged(&|b| b[name..bins].copy_from_slice(b"auto")).contains("unknown splitter"));
+}
+
 #[test]
 fn the_same_fit_gives_the_same_bytes() {
     let a: Vec<Vec<u8>> = models().iter().map(|(_, t)| t.to_bytes()).collect();
@@ -598,7 +652,11 @@ impl Layout {
         let scores = surrogate_children + 4 * n_surrogate_children;
         let metadata_len = scores + 40 * n_scores;
         let extensions = metadata_len + 8 + u64_at(b, metadata_len) as usize;
-        let crc = extensions + 4;
+        // Each extension record: tag u32, length u64, its bytes.
+        let mut crc = extensions + 4;
+        for _ in 0..u32_at(b, extensions) {
+            crc += 12 + u64_at(b, crc + 4) as usize;
+        }
         assert_eq!(
             crc + 4,
             b.len(),
