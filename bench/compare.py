@@ -3,6 +3,7 @@
 Usage:
     python bench/compare.py [--splitters exact,hist] [--threads N] [--out compare.json]
     python bench/compare.py --full     # every combination: 108 data sets, hours
+    python bench/compare.py --large    # the default design around 1M rows, many minutes
     python bench/compare.py --tiny     # the default design at toy sizes, seconds (CI)
     python bench/compare.py --full --tiny  # every combination at toy sizes, minutes
 
@@ -71,9 +72,10 @@ load average is above 0.5 and records it and the OpenMP variables in the JSON, a
 The default run varies one thing at a time around 100,000 rows x 20 features, binary,
 depth 8, dense: 1,000,000 rows; 100 features; 7 classes; regression; depth 12; unlimited
 depth; missing values; categorical columns (9 data sets, a few minutes on 2 cores).
-`--full` runs every combination. `--tiny` shrinks either design to 2,000 training rows
-(20,000 for the "large" one), 5,000 held-out rows and 100 latency calls: for CI, and with
-`--full` to try every combination in minutes. The JSON
+`--large` varies the same things around 1,000,000 rows (8 data sets, scikit-learn alone
+takes many minutes). `--full` runs every combination. `--tiny` shrinks either design to
+2,000 training rows (20,000 for the "large" one), 5,000 held-out rows and 100 latency calls:
+for CI, and with `--full` to try every combination in minutes. The JSON
 (`--out`) holds every measured number and the settings, rewritten after each data set, so
 an interrupted `--full` run keeps what it measured; the Markdown tables go to stdout,
 progress to stderr.
@@ -696,6 +698,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--full", action="store_true", help="every combination of the axes")
     parser.add_argument("--tiny", action="store_true", help="toy sizes (CI); with --full too")
     parser.add_argument(
+        "--large",
+        action="store_true",
+        help="the default design around the larger row count (1M) instead of 100k",
+    )
+    parser.add_argument(
         "--splitters",
         type=_list,
         default=["exact", "hist"],
@@ -741,6 +748,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     axes = {**AXES, "rows": TINY_ROWS} if args.tiny else AXES
+    if args.large:
+        axes = {**axes, "rows": axes["rows"][-1:]}
     cases = every_combination(axes) if args.full else one_at_a_time(axes)
     tools: list[Tool] = [Quercus(args.threads, s) for s in args.splitters]
     tools += [PEERS[name](args.threads) for name in args.peers]
