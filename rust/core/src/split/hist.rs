@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::numeric::{midpoint, Sweep};
 use super::*;
 use crate::params::MAX_BINS;
 
@@ -253,18 +254,6 @@ fn quantile_edges(runs: &[Run], total: usize, max_bins: usize) -> Vec<f64> {
     edges
 }
 
-/// The threshold between adjacent values `lo < hi`, as the exact search computes it:
-/// `lo/2 + hi/2` cannot overflow; if rounding lands on `hi`, `lo`, so `x <= t` still
-/// separates them.
-fn midpoint(lo: f64, hi: f64) -> f64 {
-    let t = lo / 2.0 + hi / 2.0;
-    if t >= hi || !t.is_finite() {
-        lo
-    } else {
-        t
-    }
-}
-
 /// Numeric columns binned once per fit.
 #[derive(Debug)]
 pub(crate) struct Bins {
@@ -366,6 +355,27 @@ struct Group<'h> {
     rows: usize,
 }
 
+impl Sweep for [Group<'_>] {
+    fn len(&self) -> usize {
+        <[Group<'_>]>::len(self)
+    }
+
+    fn add(&self, _: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize {
+        let Some(g) = self.get(i) else {
+            return 0;
+        };
+        for (s, x) in stats.iter_mut().zip(g.stats) {
+            *s += sign * x;
+        }
+        g.rows
+    }
+
+    /// Adjacent non-empty bins always hold different values.
+    fn cut_after(&self, _: usize) -> bool {
+        true
+    }
+}
+
 impl Searcher<'_, '_> {
     /// Histograms of the node's rows (with their fractional weights) for the usable numeric
     /// features, statistics accumulated with `self.accumulate` (so around `self.shift`).
@@ -451,146 +461,19 @@ impl Searcher<'_, '_> {
         if n < 2 {
             return None;
         }
-        let mut total = self.zero_stats();
-        for g in &groups {
-            add_into(&mut total, g.stats);
-        }
-        let (at, side) = if self.places_missing() && n_missing > 0 {
-            let (at, side) =
-                self.group_scan_placing(&groups, &total, missing, n_missing, node_weight)?;
-            (at, Some(side))
-        } else {
-            (
-                self.group_scan(&groups, &total, n_missing, node_weight)?,
-                None,
-            )
-        };
-        let (left, _) = groups.split_at_checked(at)?;
+        let scan = self.sweep(groups.as_slice(), n, missing, n_missing, node_weight)?;
         let threshold = midpoint(
-            *column.hi.get(*at_bin.get(at.checked_sub(1)?)?)?,
-            *column.lo.get(*at_bin.get(at)?)?,
+            *column.hi.get(*at_bin.get(scan.at.checked_sub(1)?)?)?,
+            *column.lo.get(*at_bin.get(scan.at)?)?,
         );
-        let mut l = self.zero_stats();
-        let mut p = 0;
-        for g in left {
-            add_into(&mut l, g.stats);
-            p += g.rows;
-        }
-        let r: Vec<f64> = total.iter().zip(&l).map(|(t, a)| t - a).collect();
-        let mut children = [l, r];
-        let mut counts = [p, n - p];
-        let (scored, rows) = match side {
-            Some(side) => {
-                if let (Some(c), Some(k)) = (children.get_mut(side), counts.get_mut(side)) {
-                    add_into(c, missing);
-                    *k += n_missing;
-                }
-                let known_weight = self.weight_of(&total);
-                (
-                    sum(&total, missing),
-                    MissingRows::Placed {
-                        child: side,
-                        known_weight,
-                    },
-                )
-            }
-            None => (total, MissingRows::Left(n_missing)),
-        };
-        let part = Partition {
-            children: &children,
-            counts: &counts,
-        };
-        let candidate = self.finish(
+        self.numeric_candidate(
             feature,
-            SplitRule::Numeric { threshold },
-            &scored,
-            &part,
+            threshold,
+            groups.as_slice(),
+            scan,
+            missing,
             node_weight,
-            rows,
-        )?;
-        self.correct_numeric_gain(candidate, groups.len(), node_weight)
-    }
-
-    /// The best threshold among groups of rows in ascending value order, the missing rows
-    /// left out (C4.5, CART): how many groups go left. [`Searcher::numeric_scan`] over groups
-    /// of equal values.
-    fn group_scan(
-        &self,
-        groups: &[Group<'_>],
-        total: &[f64],
-        n_missing: usize,
-        node_weight: f64,
-    ) -> Option<usize> {
-        let base = self.impurity(total);
-        let impurity_decrease = self.criterion.is_impurity_decrease();
-        let scale = self.criterion.noise_scale(total);
-        let kw = self.weight_of(total);
-        let spread = self.spread(n_missing);
-        let n: usize = groups.iter().map(|g| g.rows).sum();
-        let mut left = self.zero_stats();
-        let mut right = total.to_vec();
-        let mut p = 0;
-        let mut best: Option<(f64, usize)> = None; // (decrease, groups on the left)
-        for (at, g) in (1..groups.len()).zip(groups) {
-            add_into(&mut left, g.stats);
-            right.iter_mut().zip(g.stats).for_each(|(r, s)| *r -= s);
-            p += g.rows;
-            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.side_ok(p, spread, wl, wl / kw, node_weight)
-                || !self.side_ok(n - p, spread, wr, wr / kw, node_weight)
-            {
-                continue;
-            }
-            let dec = if impurity_decrease {
-                base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
-            } else {
-                self.assess(total, &[&left, &right]).0
-            };
-            if best.is_none_or(|(b, _)| better(dec, b, scale)) {
-                best = Some((dec, at));
-            }
-        }
-        best.map(|(_, at)| at)
-    }
-
-    /// As [`Self::group_scan`], each threshold tried with the missing rows on the left and on
-    /// the right ([`Searcher::numeric_scan_placing`]); also returns the side.
-    fn group_scan_placing(
-        &self,
-        groups: &[Group<'_>],
-        total: &[f64],
-        missing: &[f64],
-        n_missing: usize,
-        node_weight: f64,
-    ) -> Option<(usize, usize)> {
-        let all = sum(total, missing);
-        let scale = self.criterion.noise_scale(&all);
-        let n: usize = groups.iter().map(|g| g.rows).sum();
-        let mut left = self.zero_stats();
-        let mut right = total.to_vec();
-        let mut with = self.zero_stats();
-        let mut p = 0;
-        let mut best: Option<(f64, usize, usize)> = None; // (decrease, groups left, side)
-        for (at, g) in (1..groups.len()).zip(groups) {
-            add_into(&mut left, g.stats);
-            right.iter_mut().zip(g.stats).for_each(|(r, s)| *r -= s);
-            p += g.rows;
-            for side in 0..2 {
-                let (l, r, nl, nr) = if side == 0 {
-                    copy_sum(&mut with, &left, missing);
-                    (&with, &right, p + n_missing, n - p)
-                } else {
-                    copy_sum(&mut with, &right, missing);
-                    (&left, &with, p, n - p + n_missing)
-                };
-                if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
-                    if best.is_none_or(|(b, _, _)| better(dec, b, scale)) {
-                        best = Some((dec, at, side));
-                    }
-                }
-            }
-        }
-        best.map(|(_, at, side)| (at, side))
+        )
     }
 }
 

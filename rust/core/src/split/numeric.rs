@@ -13,6 +13,62 @@ struct Known {
     label: f64,
 }
 
+/// Rows in ascending value order as the threshold scan walks them: the known rows one by one
+/// (exact search) or the non-empty bins (histogram search, [`super::hist`]).
+pub(super) trait Sweep {
+    fn len(&self) -> usize;
+    /// Adds item `i` to `stats` with its weight times `sign` (±1); returns its rows.
+    fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize;
+    /// Whether a threshold may fall between item `i` and the next (distinct values).
+    fn cut_after(&self, i: usize) -> bool;
+}
+
+impl Sweep for [Known] {
+    fn len(&self) -> usize {
+        <[Known]>::len(self)
+    }
+
+    #[inline]
+    fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize {
+        if let Some(k) = self.get(i) {
+            let target = searcher.target;
+            target.accumulate_label(stats, k.label, sign * k.w, searcher.shift);
+        }
+        1
+    }
+
+    #[inline]
+    fn cut_after(&self, i: usize) -> bool {
+        match (self.get(i), self.get(i + 1)) {
+            (Some(a), Some(b)) => b.x > a.x,
+            _ => false,
+        }
+    }
+}
+
+/// Where a scan cuts: `at` items go left, with the missing rows on `side` when the strategy
+/// places them; the figures the candidate is completed from.
+pub(super) struct Scan {
+    pub(super) at: usize,
+    side: Option<usize>,
+    n_distinct: usize,
+    total: Vec<f64>,
+    n: usize,
+    n_missing: usize,
+}
+
+/// The threshold between adjacent values `lo < hi`, computed as scikit-learn does (`lo/2 +
+/// hi/2` cannot overflow); if rounding lands on `hi`, `lo`, so that `x <= t` still separates
+/// them.
+pub(super) fn midpoint(lo: f64, hi: f64) -> f64 {
+    let t = lo / 2.0 + hi / 2.0;
+    if t >= hi || !t.is_finite() {
+        lo
+    } else {
+        t
+    }
+}
+
 impl Searcher<'_, '_> {
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
@@ -84,40 +140,134 @@ impl Searcher<'_, '_> {
         if known.len() < 2 {
             return None;
         }
+        let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight)?;
+        let (lo, hi) = (known.get(scan.at - 1)?.x, known.get(scan.at)?.x);
+        self.numeric_candidate(
+            feature,
+            midpoint(lo, hi),
+            known,
+            scan,
+            &missing,
+            node_weight,
+        )
+    }
+
+    /// The best cut of `items` (in ascending value order, `n` rows in all): C4.5's and
+    /// CART's scan with the missing rows left out, or, when the strategy places them, each
+    /// cut tried with them on the left and on the right (scikit-learn's and XGBoost's
+    /// learned direction).
+    pub(super) fn sweep<S: Sweep + ?Sized>(
+        &self,
+        items: &S,
+        n: usize,
+        missing: &[f64],
+        n_missing: usize,
+        node_weight: f64,
+    ) -> Option<Scan> {
         let mut total = self.zero_stats();
-        for k in known {
-            self.add_known(&mut total, k);
+        for i in 0..items.len() {
+            items.add(self, i, &mut total, 1.0);
         }
         let place = self.places_missing() && n_missing > 0;
-        let (p, side, n_distinct) = if place {
-            self.numeric_scan_placing(known, &total, &missing, n_missing, node_weight)?
+        let all = if place {
+            sum(&total, missing)
         } else {
-            let (p, n_distinct) = self.numeric_scan(known, &total, n_missing, node_weight)?;
-            (p, None, n_distinct)
+            total.clone()
         };
-        let n = known.len();
-        let (lo, hi) = (known.get(p - 1)?.x, known.get(p)?.x);
-        // Midpoint computed as scikit-learn does (lo/2 + hi/2 cannot overflow); if rounding
-        // lands on `hi`, use `lo` so that `x <= t` still separates the two values.
-        let mut threshold = lo / 2.0 + hi / 2.0;
-        if threshold >= hi || !threshold.is_finite() {
-            threshold = lo;
+        let scale = self.criterion.noise_scale(&all);
+        let base = self.impurity(&total);
+        let impurity_decrease = self.criterion.is_impurity_decrease();
+        let kw = self.weight_of(&total);
+        let spread = self.spread(n_missing);
+        let mut left = self.zero_stats();
+        let mut right = total.clone();
+        let mut with = self.zero_stats();
+        let mut p = 0;
+        let mut n_distinct = 1;
+        let mut best: Option<(f64, usize, Option<usize>)> = None; // (decrease, cut, side)
+        let mut offer = |dec: f64, at: usize, side: Option<usize>| {
+            // `dec > b` first: it rejects most cuts before `better`'s tolerance is paid.
+            if best.is_none_or(|(b, _, _)| dec > b && better(dec, b, scale)) {
+                best = Some((dec, at, side));
+            }
+        };
+        for i in 0..items.len().saturating_sub(1) {
+            p += items.add(self, i, &mut left, 1.0);
+            items.add(self, i, &mut right, -1.0);
+            if !items.cut_after(i) {
+                continue;
+            }
+            n_distinct += 1;
+            if place {
+                for side in 0..2 {
+                    let (l, r, nl, nr) = if side == 0 {
+                        copy_sum(&mut with, &left, missing);
+                        (&with, &right, p + n_missing, n - p)
+                    } else {
+                        copy_sum(&mut with, &right, missing);
+                        (&left, &with, p, n - p + n_missing)
+                    };
+                    if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
+                        offer(dec, i + 1, Some(side));
+                    }
+                }
+                continue;
+            }
+            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
+            if !self.side_ok(p, spread, wl, wl / kw, node_weight)
+                || !self.side_ok(n - p, spread, wr, wr / kw, node_weight)
+            {
+                continue;
+            }
+            let dec = if impurity_decrease {
+                base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
+            } else {
+                self.assess(&total, &[&left, &right]).0
+            };
+            offer(dec, i + 1, None);
         }
+        let (_, at, side) = best?;
+        Some(Scan {
+            at,
+            side,
+            n_distinct,
+            total,
+            n,
+            n_missing,
+        })
+    }
+
+    /// The candidate of a numeric `feature` cut as `scan` says, at `threshold`.
+    pub(super) fn numeric_candidate<S: Sweep + ?Sized>(
+        &self,
+        feature: usize,
+        threshold: f64,
+        items: &S,
+        scan: Scan,
+        missing: &[f64],
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let Scan {
+            at,
+            side,
+            n_distinct,
+            total,
+            n,
+            n_missing,
+        } = scan;
         let mut l = self.zero_stats();
-        for k in known.iter().take(p) {
-            self.add_known(&mut l, k);
-        }
+        let p: usize = (0..at).map(|i| items.add(self, i, &mut l, 1.0)).sum();
         let r: Vec<f64> = total.iter().zip(&l).map(|(t, a)| t - a).collect();
         let mut children = [l, r];
         let mut counts = [p, n - p];
         let (scored, rows) = match side {
             Some(side) => {
                 if let (Some(c), Some(k)) = (children.get_mut(side), counts.get_mut(side)) {
-                    add_into(c, &missing);
+                    add_into(c, missing);
                     *k += n_missing;
                 }
                 let known_weight = self.weight_of(&total);
-                let all = sum(&total, &missing);
+                let all = sum(&total, missing);
                 (
                     all,
                     MissingRows::Placed {
@@ -141,98 +291,6 @@ impl Searcher<'_, '_> {
             rows,
         )?;
         self.correct_numeric_gain(candidate, n_distinct, node_weight)
-    }
-
-    /// The best threshold position among the sorted known rows (C4.5, CART): the position
-    /// and the number of distinct values.
-    fn numeric_scan(
-        &self,
-        known: &[Known],
-        total: &[f64],
-        n_missing: usize,
-        node_weight: f64,
-    ) -> Option<(usize, usize)> {
-        let base = self.impurity(total);
-        let impurity_decrease = self.criterion.is_impurity_decrease();
-        let scale = self.criterion.noise_scale(total);
-        let mut left = self.zero_stats();
-        let mut right = total.to_vec();
-        let mut best: Option<(f64, usize)> = None; // (decrease, split position)
-        let n = known.len();
-        let kw = self.weight_of(total);
-        let spread = self.spread(n_missing);
-        let mut n_distinct = 1;
-        for (p, pair) in (1..n).zip(known.windows(2)) {
-            let [k, next] = pair else {
-                continue;
-            };
-            self.move_known(&mut left, &mut right, k);
-            if next.x <= k.x {
-                continue;
-            }
-            n_distinct += 1;
-            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.side_ok(p, spread, wl, wl / kw, node_weight)
-                || !self.side_ok(n - p, spread, wr, wr / kw, node_weight)
-            {
-                continue;
-            }
-            let dec = if impurity_decrease {
-                base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
-            } else {
-                self.assess(total, &[&left, &right]).0
-            };
-            // `dec > b` first: it rejects most positions before `better`'s tolerance is paid.
-            if best.is_none_or(|(b, _)| dec > b && better(dec, b, scale)) {
-                best = Some((dec, p));
-            }
-        }
-        best.map(|(_, p)| (p, n_distinct))
-    }
-
-    /// As [`Self::numeric_scan`], each position tried with the missing rows on the left and
-    /// on the right (scikit-learn's and XGBoost's learned direction); also returns the side.
-    fn numeric_scan_placing(
-        &self,
-        known: &[Known],
-        total: &[f64],
-        missing: &[f64],
-        n_missing: usize,
-        node_weight: f64,
-    ) -> Option<(usize, Option<usize>, usize)> {
-        let all = sum(total, missing);
-        let mut left = self.zero_stats();
-        let mut right = total.to_vec();
-        let mut best: Option<(f64, usize, usize)> = None; // (decrease, position, side)
-        let n = known.len();
-        let mut n_distinct = 1;
-        let mut with = self.zero_stats();
-        for (p, pair) in (1..n).zip(known.windows(2)) {
-            let [k, next] = pair else {
-                continue;
-            };
-            self.move_known(&mut left, &mut right, k);
-            if next.x <= k.x {
-                continue;
-            }
-            n_distinct += 1;
-            for side in 0..2 {
-                let (l, r, nl, nr) = if side == 0 {
-                    copy_sum(&mut with, &left, missing);
-                    (&with, &right, p + n_missing, n - p)
-                } else {
-                    copy_sum(&mut with, &right, missing);
-                    (&left, &with, p, n - p + n_missing)
-                };
-                if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
-                    if best.is_none_or(|(b, _, _)| better(dec, b, self.criterion.noise_scale(&all)))
-                    {
-                        best = Some((dec, p, side));
-                    }
-                }
-            }
-        }
-        best.map(|(_, p, side)| (p, Some(side), n_distinct))
     }
 
     /// The quality of dividing the rows `all` into `left` and `right` (`nl`, `nr` rows), all
@@ -265,18 +323,5 @@ impl Searcher<'_, '_> {
         if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
             self.accumulate(stats, r as usize, w);
         }
-    }
-
-    #[inline]
-    fn add_known(&self, stats: &mut [f64], k: &Known) {
-        self.target
-            .accumulate_label(stats, k.label, k.w, self.shift);
-    }
-
-    #[inline]
-    fn move_known(&self, left: &mut [f64], right: &mut [f64], k: &Known) {
-        self.target.accumulate_label(left, k.label, k.w, self.shift);
-        self.target
-            .accumulate_label(right, k.label, -k.w, self.shift);
     }
 }
