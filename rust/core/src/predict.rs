@@ -179,32 +179,15 @@ impl Tree {
 #[cfg(test)]
 #[allow(clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
-    use crate::criterion::Criterion;
-    use crate::data::{Column, Dataset, FeatureKind};
-    use crate::tree::{NodeId, SplitTag, Tree};
+    use crate::data::{Column, Dataset};
+    use crate::tree::{NodeId, Tree};
 
     /// A 100,000-deep chain `x <= d` at depth d, built straight into the arena: prediction,
     /// including the fractional path of a missing value, must not recurse.
     #[test]
     fn deep_chain_predicts_without_recursion() {
         let depth = 100_000u32;
-        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], 2);
-        let mut node = tree.push_node(None, 1.0);
-        for d in 0..depth {
-            let i = node.index();
-            tree.tag[i] = SplitTag::Numeric;
-            tree.feature[i] = 0;
-            tree.threshold[i] = f64::from(d) + 0.5;
-            let left = tree.push_node(Some(node), 0.5);
-            let right = tree.push_node(Some(node), 0.5);
-            tree.first_child[i] = left.0;
-            tree.n_children[i] = 2;
-            // Leaf on the left says class d % 2.
-            tree.value[left.index() * 2 + (d % 2) as usize] = 1.0;
-            tree.label[left.index()] = d % 2;
-            node = right;
-        }
-        tree.value[node.index() * 2] = 1.0;
+        let tree = Tree::chain(depth);
         assert_eq!(tree.max_depth(), depth as usize);
         let x = [3.0, f64::from(depth) + 1.0, f64::NAN];
         let data = Dataset::new(vec![Column::Numeric(&x)]).expect("valid data");
@@ -214,7 +197,10 @@ mod tests {
         let proba = tree.predict_proba(&data).expect("prediction");
         // A missing x follows all 100,001 leaves; the shares still sum to 1.
         assert!((proba[4] + proba[5] - 1.0).abs() < 1e-9);
-        assert_eq!(tree.apply(&data).expect("apply")[1], node.0);
+        assert_eq!(
+            tree.apply(&data).expect("apply")[1],
+            tree.n_nodes() as u32 - 1
+        );
         assert_eq!(tree.children(NodeId::ROOT).count(), 2);
     }
 }

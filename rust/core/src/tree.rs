@@ -609,3 +609,30 @@ impl Tree {
             .map(|o| o as usize)
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+impl Tree {
+    /// A chain `x <= d + 0.5` at depth d, `depth` levels deep, built straight into the arena
+    /// (the walks over it must not recurse); the left leaf at depth d says class d % 2, the
+    /// last right leaf class 0.
+    pub(crate) fn chain(depth: u32) -> Tree {
+        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], 2);
+        let mut node = tree.push_node(None, 1.0);
+        for d in 0..depth {
+            let i = node.index();
+            tree.tag[i] = SplitTag::Numeric;
+            tree.feature[i] = 0;
+            tree.threshold[i] = f64::from(d) + 0.5;
+            let left = tree.push_node(Some(node), 0.5);
+            let right = tree.push_node(Some(node), 0.5);
+            tree.first_child[i] = left.0;
+            tree.n_children[i] = 2;
+            tree.value[left.index() * 2 + (d % 2) as usize] = 1.0;
+            tree.label[left.index()] = d % 2;
+            node = right;
+        }
+        tree.value[node.index() * 2] = 1.0;
+        tree
+    }
+}
