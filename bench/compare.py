@@ -33,7 +33,8 @@ The data: `make_classification` (2 or 7 classes) or `make_regression`, 10 inform
 features, float32, the training rows followed by `--predict-rows` held-out rows of the same
 draw. Variants: "dense"; "missing", 10% of the cells NaN; "categorical", the first 5
 (informative) columns cut into 10, 30, 100, 300 and 1000 quantile bins whose codes are
-then shuffled, handed over as each tool takes categories (a Polars Enum frame for quercus,
+then shuffled, handed over as each tool takes categories (a Polars Categorical frame for
+quercus,
 `categorical_feature` for LightGBM, a pandas category frame for XGBoost).
 
 What is measured, per tool and data set:
@@ -145,7 +146,7 @@ class Case:
 @dataclass(frozen=True)
 class Inputs:
     """One set of rows in each form a tool takes: a float32 array (category codes as
-    numbers), and for the categorical variant a Polars Enum frame and a pandas category
+    numbers), and for the categorical variant a Polars Categorical frame and a pandas category
     frame."""
 
     array: NDArray[np.float32]
@@ -232,7 +233,9 @@ def _categorical_inputs(
         if j < len(codes):
             labels = [str(k) for k in range(CARDINALITIES[j])]
             enum = pl.Series(name, labels, dtype=pl.Enum(labels))
-            polars[name] = enum.gather(codes[j][rows])
+            # Categorical, not Enum: quercus reads an Enum as ordered (threshold splits on its
+            # codes, as scikit-learn on codes); these categories are nominal.
+            polars[name] = enum.gather(codes[j][rows]).cast(pl.Categorical)
             pandas[name] = pd.Categorical.from_codes(codes[j][rows], categories=labels)
         else:
             polars[name] = pl.Series(name, X[rows, j])
