@@ -279,8 +279,9 @@ def test_watermelon2alpha_fractional_weights():
     for got, printed in zip(nd["branch_fraction"][kids], [0.4667, 0.3333, 0.2000], strict=True):
         assert close(got, printed, 1e-4)
     np.testing.assert_allclose(nd["weight"][kids], [7, 5, 3] + 2 * fractions, atol=1e-12)
-    # each child is reached by its known rows plus the fragments of rows 8 and 10
-    np.testing.assert_allclose(nd["n_rows"][kids], [9, 7, 5], atol=1e-12)
+    # rows are counted by weight (as C4.5 counts cases): the known rows plus the fractions of
+    # rows 8 and 10 that each child received
+    np.testing.assert_allclose(nd["n_rows"][kids], [7, 5, 3] + 2 * fractions, atol=1e-12)
     # row 8 is ripe ("yes", class 0), row 10 unripe ("no", class 1):
     # clear: 6 yes + 1 no known; slightly_blurry: 1 yes + 4 no; blurry: 0 yes + 3 no
     known = np.array([[6, 1], [1, 4], [0, 3]], dtype=float)

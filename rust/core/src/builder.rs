@@ -9,14 +9,17 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::criterion::{better, g_test_p_value, stats_weight, Criterion};
-use crate::data::{validate_weights, Column, Dataset, Sample, Target};
+use crate::data::{
+    validate_training_weights, validate_weights, Column, Dataset, Kept, Sample, Target,
+};
 use crate::error::{CoreError, Result};
 use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
 use crate::split::hist::{Bins, Histograms};
 use crate::split::missing::{self, Fill};
 use crate::split::presort::{Routes, Sorted};
 use crate::split::{
-    choose, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule, Values,
+    choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
+    Values,
 };
 use crate::threads::in_pool;
 use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
@@ -183,7 +186,7 @@ fn grow_searching(
     params.validate()?;
     data.validate_for_fit()?;
     target.validate(data.n_rows())?;
-    validate_weights(train.weights, data.n_rows())?;
+    validate_training_weights(train.weights, data.n_rows())?;
     check_criterion(params.criterion, params.categorical_split, target, data)?;
     let n_classes = match target {
         Target::Classes { n_classes, .. } => *n_classes,
@@ -206,6 +209,12 @@ fn grow_searching(
         }
     }
 
+    // Rows of weight 0 are absent: dropped here, after the checks, so that errors name the
+    // caller's rows.
+    if let Some(kept) = Kept::of(train) {
+        return kept.with(|train| grow_searching(train, params, validation, presort));
+    }
+
     let total_weight: f64 = train.weights.iter().sum();
     let splitter = match (params.missing, params.splitter) {
         (MissingStrategy::ClassMajority, Splitter::Hist) => {
@@ -220,7 +229,13 @@ fn grow_searching(
         (_, s) => s.resolve(data.n_rows()),
     };
     let bins = (splitter == Splitter::Hist).then(|| Bins::new(data, params.max_bins));
-    let mut searcher = Searcher::new(data, target, params, total_weight);
+    let unit = train
+        .weights
+        .iter()
+        .copied()
+        .filter(|&w| w > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let mut searcher = Searcher::new(data, target, params, total_weight).counting_rows_in(unit);
     if let (Some(_), Target::Values(y)) = (&bins, target) {
         // Histogram sums are added and subtracted across nodes, so they share one centre:
         // the root's mean.
@@ -455,7 +470,7 @@ impl Grower<'_, '_, '_> {
         usable: &[bool],
         prepared: Prepared<'_>,
     ) -> Option<Candidate> {
-        if rows.len() == 0 || self.is_terminal(tree, node, rows) {
+        if rows.len() == 0 || self.is_terminal(tree, node) {
             return None;
         }
         let fill = (self.params.missing == MissingStrategy::ClassMajority)
@@ -526,12 +541,14 @@ impl Grower<'_, '_, '_> {
     }
 
     /// Stopping rules checked before any search (scikit-learn's: depth, rows, weight, purity).
-    fn is_terminal(&self, tree: &Tree, node: NodeId, rows: &NodeRows) -> bool {
+    /// Rows are counted by mass ([`Searcher::mass`]), so with `min_samples_split` at least 2
+    /// a node holding less than two rows' worth of C4.5 fragments is a leaf in every preset.
+    fn is_terminal(&self, tree: &Tree, node: NodeId) -> bool {
         let p = self.params;
-        let n = rows.len();
+        let n = tree.n_rows(node);
         p.max_depth.is_some_and(|d| tree.depth(node) >= d)
-            || n < p.min_samples_split
-            || n < 2 * p.min_samples_leaf
+            || !holds_rows(n, p.min_samples_split)
+            || !holds_rows(n, 2 * p.min_samples_leaf)
             || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * self.total_weight
             || tree.impurity(node) <= f64::EPSILON
     }
@@ -556,7 +573,7 @@ impl Grower<'_, '_, '_> {
         let stats = stats_of(target, rows);
         let weight = stats_weight(&stats, tree.is_regression());
         set_one(&mut tree.weight, i, weight);
-        set_one(&mut tree.n_rows, i, rows.len() as f64);
+        set_one(&mut tree.n_rows, i, self.searcher.rows_of(weight));
         if let Target::Values(y) = target {
             let mean = stats.get(1).copied().unwrap_or(0.0) / weight;
             set(&mut tree.value, i * width, &[mean]);
@@ -956,7 +973,9 @@ mod tests {
                 let same = |a: &[f64], b: &[f64]| {
                     a.len() == b.len()
                         && a.iter().zip(b).all(|(x, y)| {
-                            (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-9 * (1.0 + x.abs())
+                            x == y
+                                || (x.is_nan() && y.is_nan())
+                                || (x - y).abs() <= 1e-9 * (1.0 + x.abs())
                         })
                 };
                 assert!(same(&binned.threshold, &sorted.threshold), "{what}");

@@ -347,7 +347,8 @@ pub struct Sample<'a, 'd> {
     pub weights: &'a [f64],
 }
 
-/// Checks per-row weights: one per row, finite and strictly positive.
+/// Checks per-row weights: one per row, finite and not negative. A weight of 0 means the row
+/// is absent (scikit-learn's meaning: bootstrap counts, held-out folds).
 pub(crate) fn validate_weights(weights: &[f64], n_rows: usize) -> Result<()> {
     if weights.len() != n_rows {
         return Err(CoreError::ShapeMismatch {
@@ -356,11 +357,128 @@ pub(crate) fn validate_weights(weights: &[f64], n_rows: usize) -> Result<()> {
             got: weights.len(),
         });
     }
-    match weights.iter().position(|w| !(w.is_finite() && *w > 0.0)) {
+    match weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
         Some(row) => Err(CoreError::InvalidWeight {
             row,
             value: weights.get(row).copied().unwrap_or(f64::NAN),
         }),
         None => Ok(()),
+    }
+}
+
+/// Checks the weights of a sample to learn from: valid, and not all zero.
+pub(crate) fn validate_training_weights(weights: &[f64], n_rows: usize) -> Result<()> {
+    validate_weights(weights, n_rows)?;
+    if weights.iter().all(|&w| w == 0.0) {
+        return Err(CoreError::InvalidParameter {
+            name: "sample_weight",
+            reason: "every weight is 0, so there is no row to learn from".into(),
+        });
+    }
+    Ok(())
+}
+
+/// The rows of a training sample whose weight is positive, copied out: a learner that drops
+/// the rows of weight 0 before anything else grows, byte for byte, the tree it grows without
+/// them (bins, sorted lists and row masses never see them). The copy costs the kept rows'
+/// size once per fit, and only when some weight is 0.
+pub(crate) struct Kept {
+    columns: Vec<KeptColumn>,
+    target: KeptTarget,
+    weights: Vec<f64>,
+}
+
+enum KeptColumn {
+    Numeric(Vec<f64>),
+    Categorical {
+        codes: Vec<u32>,
+        missing: Option<Vec<bool>>,
+        n_categories: u32,
+        ordered: bool,
+    },
+}
+
+enum KeptTarget {
+    Classes { codes: Vec<u32>, n_classes: usize },
+    Values(Vec<f64>),
+}
+
+/// `values` at the rows `keep` lists.
+fn pick<T: Copy>(values: &[T], keep: &[usize]) -> Vec<T> {
+    keep.iter()
+        .filter_map(|&r| values.get(r).copied())
+        .collect()
+}
+
+impl Kept {
+    /// The sample without its rows of weight 0; `None` when it has none.
+    pub(crate) fn of(sample: &Sample<'_, '_>) -> Option<Kept> {
+        if sample.weights.iter().all(|&w| w > 0.0) {
+            return None;
+        }
+        let keep: Vec<usize> = (0..sample.weights.len())
+            .filter(|&r| sample.weights.get(r).is_some_and(|&w| w > 0.0))
+            .collect();
+        let columns = sample
+            .data
+            .columns()
+            .iter()
+            .map(|c| match c {
+                Column::Numeric(v) => KeptColumn::Numeric(pick(v, &keep)),
+                Column::Categorical(c) => KeptColumn::Categorical {
+                    codes: pick(c.codes, &keep),
+                    missing: c.missing.map(|m| pick(m, &keep)),
+                    n_categories: c.n_categories,
+                    ordered: c.ordered,
+                },
+            })
+            .collect();
+        let target = match sample.target {
+            Target::Classes { codes, n_classes } => KeptTarget::Classes {
+                codes: pick(codes, &keep),
+                n_classes: *n_classes,
+            },
+            Target::Values(y) => KeptTarget::Values(pick(y, &keep)),
+        };
+        Some(Kept {
+            columns,
+            target,
+            weights: pick(sample.weights, &keep),
+        })
+    }
+
+    /// Runs `f` on the kept rows as a [`Sample`].
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&Sample<'_, '_>) -> Result<R>) -> Result<R> {
+        let columns = self
+            .columns
+            .iter()
+            .map(|c| match c {
+                KeptColumn::Numeric(v) => Column::Numeric(v),
+                KeptColumn::Categorical {
+                    codes,
+                    missing,
+                    n_categories,
+                    ordered,
+                } => Column::Categorical(CategoricalColumn {
+                    codes,
+                    missing: missing.as_deref(),
+                    n_categories: *n_categories,
+                    ordered: *ordered,
+                }),
+            })
+            .collect();
+        let data = Dataset::new(columns)?;
+        let target = match &self.target {
+            KeptTarget::Classes { codes, n_classes } => Target::Classes {
+                codes,
+                n_classes: *n_classes,
+            },
+            KeptTarget::Values(y) => Target::Values(y),
+        };
+        f(&Sample {
+            data: &data,
+            target: &target,
+            weights: &self.weights,
+        })
     }
 }

@@ -34,7 +34,7 @@ pub enum CoreError {
         code: u32,
         n_categories: u32,
     },
-    #[error("sample weights must be finite and positive; row {row} has {value}")]
+    #[error("sample weights must be finite and not negative; row {row} has {value}")]
     InvalidWeight { row: usize, value: f64 },
     #[error("invalid parameter {name}: {reason}")]
     InvalidParameter { name: &'static str, reason: String },

@@ -879,8 +879,13 @@ fn validate(t: &Tree) -> Result<()> {
                     2
                 }
                 (SplitTag::Numeric, FeatureKind::Numeric) => {
-                    if !threshold.is_finite() {
-                        return Err(node(format!("numeric threshold {threshold} is not finite")));
+                    // +∞ sends every known value left and the missing ones to child 1.
+                    let known_vs_missing = threshold == f64::INFINITY && missing_child == 1;
+                    if !(threshold.is_finite() || known_vs_missing) {
+                        return Err(node(format!(
+                            "numeric threshold {threshold} is neither finite nor +inf with \
+                             missing values sent to child 1"
+                        )));
                     }
                     2
                 }

@@ -1,7 +1,7 @@
 //! Per-feature split scores of a data set, as a student checks them against the texts.
 
 use crate::criterion::Criterion;
-use crate::data::{validate_weights, Dataset, Target};
+use crate::data::{validate_training_weights, Dataset, Kept, Sample, Target};
 use crate::error::Result;
 use crate::params::{CategoricalSplit, TreeParams};
 use crate::split::{NodeRows, Prepared, Searcher};
@@ -18,7 +18,16 @@ pub fn split_scores(
 ) -> Result<Vec<FeatureScore>> {
     data.validate_for_fit()?;
     target.validate(data.n_rows())?;
-    validate_weights(weights, data.n_rows())?;
+    validate_training_weights(weights, data.n_rows())?;
+    let sample = Sample {
+        data,
+        target,
+        weights,
+    };
+    if let Some(kept) = Kept::of(&sample) {
+        return kept
+            .with(|s| split_scores(s.data, s.target, s.weights, criterion, categorical_split));
+    }
     let params = TreeParams {
         criterion,
         categorical_split,

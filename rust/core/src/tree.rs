@@ -413,7 +413,9 @@ impl Tree {
         self.weight.get(node.index()).copied().unwrap_or(0.0)
     }
 
-    /// Training rows that reached the node; a fractional fragment counts as one row.
+    /// Training rows that reached the node, each counted by how much of a row it is: a C4.5
+    /// fragment counts as the fraction r̃ it carries (the product along its path), so this is
+    /// the node's weight measured in rows, whatever the sample weights.
     pub fn n_rows(&self, node: NodeId) -> f64 {
         self.n_rows.get(node.index()).copied().unwrap_or(0.0)
     }

@@ -404,3 +404,98 @@ fn strategies_have_names_and_are_validated() {
     };
     assert!(too_many.validate().is_err());
 }
+
+/// A small deterministic generator (the tests need no randomness crate).
+fn lcg(state: &mut u64) -> f64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (*state >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// C4.5's fragments are counted by weight: fully grown trees on data with many missing cells
+/// stay bounded (fragments of rows used to split down to leaves of weight ~1e-11, a million
+/// leaves from 900 rows). Every split node holds at least `min_samples_split` rows' weight
+/// and every leaf that received rows at least `min_samples_leaf`'s.
+#[test]
+fn fractional_fragments_are_counted_by_weight() {
+    let n = 900;
+    for (missing_rate, seed) in [(0.3, 1u64), (0.5, 2), (0.9, 3)] {
+        let mut state = seed;
+        let cols: Vec<OwnedCol> = (0..5)
+            .map(|_| {
+                OwnedCol::Num(
+                    (0..n)
+                        .map(|_| {
+                            let x = lcg(&mut state);
+                            if lcg(&mut state) < missing_rate {
+                                NAN
+                            } else {
+                                x
+                            }
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        let y: Vec<u32> = (0..n).map(|_| u32::from(lcg(&mut state) < 0.5)).collect();
+        for criterion in [Criterion::Gini, Criterion::Entropy] {
+            let params = TreeParams {
+                criterion,
+                categorical_split: CategoricalSplit::Multiway,
+                ..TreeParams::default()
+            };
+            let tree = fit_with(&cols, &y, &params);
+            assert!(
+                tree.n_leaves() <= n,
+                "{missing_rate}: {} leaves",
+                tree.n_leaves()
+            );
+            for i in 0..tree.n_nodes() as u32 {
+                let node = NodeId(i);
+                if tree.kind(node) != NodeKind::Leaf {
+                    assert!(tree.weight(node) >= 2.0 - 1e-9, "split node {i}");
+                } else if tree.n_rows(node) > 0.0 {
+                    assert!(tree.weight(node) >= 1.0 - 1e-9, "leaf {i}");
+                }
+                assert_eq!(tree.n_rows(node), tree.weight(node), "unit weights");
+            }
+        }
+    }
+}
+
+/// Learned and separate directions also try "every known value on one side, the missing ones
+/// on the other" (scikit-learn and LightGBM do): here it is the only split that separates.
+#[test]
+fn known_versus_missing_split_is_searched() {
+    let cols = [OwnedCol::Num(vec![0.0, 0.0, 0.0, NAN, NAN])];
+    let y = [0, 0, 0, 1, 1];
+    for missing in [MissingStrategy::Learned, MissingStrategy::Separate] {
+        for splitter in [quercus_core::Splitter::Exact, quercus_core::Splitter::Hist] {
+            let tree = fit_with(
+                &cols,
+                &y,
+                &TreeParams {
+                    splitter,
+                    ..params(missing)
+                },
+            );
+            assert_eq!(
+                tree.kind(NodeId::ROOT),
+                NodeKind::Numeric {
+                    feature: 0,
+                    threshold: f64::INFINITY
+                },
+                "{missing:?} {splitter:?}"
+            );
+            assert_eq!(weights(&tree), vec![3.0, 2.0]);
+            assert_eq!(proba(&tree, &[0.0, 5.0, NAN], None), vec![0.0, 0.0, 1.0]);
+            // The model file keeps it.
+            let back = Tree::from_bytes(&tree.to_bytes()).unwrap();
+            assert_eq!(back.to_bytes(), tree.to_bytes());
+        }
+    }
+    // C4.5 scores the known rows only: one known value, nothing to split.
+    let tree = fit(&cols, &y, MissingStrategy::Fractional);
+    assert_eq!(tree.kind(NodeId::ROOT), NodeKind::Leaf);
+}

@@ -1162,9 +1162,14 @@ fn error_invalid_weight() {
     let x = [1.0, 2.0, 3.0];
     let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
     let y = [0, 1, 0];
+    // A weight of 0 is an absent row; all of them zero leaves nothing to learn from.
+    assert!(grow(&data, &classes(&y, 2), &[1.0, 0.0, 1.0], &gini_params()).is_ok());
     assert!(matches!(
-        grow(&data, &classes(&y, 2), &[1.0, 0.0, 1.0], &gini_params()),
-        Err(CoreError::InvalidWeight { row: 1, value }) if value == 0.0
+        grow(&data, &classes(&y, 2), &[0.0; 3], &gini_params()),
+        Err(CoreError::InvalidParameter {
+            name: "sample_weight",
+            ..
+        })
     ));
     assert!(matches!(
         grow(&data, &classes(&y, 2), &[1.0, 1.0, -2.0], &gini_params()),
@@ -1187,7 +1192,7 @@ fn error_invalid_weight() {
         split_scores(
             &data,
             &classes(&y, 2),
-            &[1.0, 1.0, 0.0],
+            &[1.0, 1.0, -0.5],
             Criterion::Entropy,
             CategoricalSplit::Multiway
         ),

@@ -55,7 +55,7 @@ impl Searcher<'_, '_> {
                 counts: &cats.counts,
             };
             let rule = SplitRule::Multiway { n_children: k };
-            let rows = MissingRows::Left(cats.n_missing);
+            let rows = MissingRows::Left;
             return self.finish(feature, rule, &cats.known(), &part, node_weight, rows);
         }
         let known = cats.known();
@@ -218,7 +218,8 @@ impl Searcher<'_, '_> {
     /// The best of `n - 1` two-way candidates `1..n`: `fill(i, add)` calls `add(c)` for each
     /// category `c` that candidate `i` sends left (with [`Fill::Grow`], only those it adds to
     /// candidate `i - 1`'s). Returns the winner, its decrease and, when the search places the
-    /// missing rows (learned, separate), their side; the first of equals wins.
+    /// missing rows (learned, separate), their side; the first of equals wins. Placing
+    /// strategies also try candidate `n`: every present category left, the missing rows right.
     fn best_two_way(
         &self,
         cats: &Categories,
@@ -234,36 +235,35 @@ impl Searcher<'_, '_> {
         let scale = self
             .criterion
             .noise_scale(if place { &all } else { &known });
-        let n_known: usize = cats.counts.iter().sum();
-        let spread = self.spread(cats.n_missing);
         let mut best: Option<(usize, f64, Option<usize>)> = None;
         let mut left = self.zero_stats();
         let mut with = self.zero_stats();
-        let mut n_left = 0;
-        for i in 1..n {
+        let last = if place { n } else { n.saturating_sub(1) };
+        for i in 1..=last {
             if mode == Fill::Fresh {
                 left.iter_mut().for_each(|l| *l = 0.0);
-                n_left = 0;
             }
             fill(i, &mut |c| {
                 if let Some(s) = cats.stats.get(c) {
                     left.iter_mut().zip(s).for_each(|(l, x)| *l += x);
                 }
-                n_left += cats.counts.get(c).copied().unwrap_or(0);
             });
-            let n_right = n_known - n_left;
-            let right: Vec<f64> = known.iter().zip(&left).map(|(t, l)| t - l).collect();
+            // Candidate `n` sends every known row left: its right side is exactly empty.
+            let right: Vec<f64> = if i == n {
+                self.zero_stats()
+            } else {
+                known.iter().zip(&left).map(|(t, l)| t - l).collect()
+            };
             if place {
-                let m = cats.n_missing;
                 for side in 0..2 {
-                    let (l, r, nl, nr) = if side == 0 {
+                    let (l, r) = if side == 0 {
                         copy_sum(&mut with, &left, &cats.missing);
-                        (&with, &right, n_left + m, n_right)
+                        (&with, &right)
                     } else {
                         copy_sum(&mut with, &right, &cats.missing);
-                        (&left, &with, n_left, n_right + m)
+                        (&left, &with)
                     };
-                    if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
+                    if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
                         if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
                             best = Some((i, dec, Some(side)));
                         }
@@ -272,16 +272,12 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.side_ok(n_left, spread, wl, wl / known_w, node_weight)
-                || !self.side_ok(n_right, spread, wr, wr / known_w, node_weight)
+            if !self.side_ok(wl, wl / known_w, node_weight)
+                || !self.side_ok(wr, wr / known_w, node_weight)
             {
                 continue;
             }
-            let part = Partition {
-                children: &[left.clone(), right],
-                counts: &[n_left, n_right],
-            };
-            let (dec, _) = self.decrease(&known, &part);
+            let (dec, _) = self.assess(&known, &[&left, &right]);
             if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
                 best = Some((i, dec, None));
             }
@@ -322,7 +318,7 @@ impl Searcher<'_, '_> {
                 };
                 (sum(&known, &cats.missing), rows)
             }
-            None => (known, MissingRows::Left(cats.n_missing)),
+            None => (known, MissingRows::Left),
         };
         let part = Partition {
             children: &children,

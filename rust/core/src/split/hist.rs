@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::numeric::{midpoint, Sweep};
+use super::numeric::{midpoint, Sweep, KNOWN_VS_MISSING};
 use super::*;
 use crate::params::MAX_BINS;
 
@@ -458,14 +458,17 @@ impl Searcher<'_, '_> {
             }
         }
         let n: usize = groups.iter().map(|g| g.rows).sum();
-        if n < 2 {
+        if n < 2 && n_missing == 0 {
             return None;
         }
         let scan = self.sweep(groups.as_slice(), n, missing, n_missing, node_weight)?;
-        let threshold = midpoint(
-            *column.hi.get(*at_bin.get(scan.at.checked_sub(1)?)?)?,
-            *column.lo.get(*at_bin.get(scan.at)?)?,
-        );
+        let threshold = match at_bin.get(scan.at) {
+            Some(&hi) => midpoint(
+                *column.hi.get(*at_bin.get(scan.at.checked_sub(1)?)?)?,
+                *column.lo.get(hi)?,
+            ),
+            None => KNOWN_VS_MISSING,
+        };
         self.numeric_candidate(
             feature,
             threshold,

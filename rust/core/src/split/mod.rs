@@ -136,6 +136,8 @@ pub(crate) struct Searcher<'a, 'd> {
     measure: Measure<'a>,
     pub categorical_split: CategoricalSplit,
     pub min_samples_leaf: usize,
+    /// Rows a unit of training weight counts as in the size rules ([`Self::rows_of`]).
+    rows_per_weight: f64,
     /// Least total weight (missing fractions included) of a non-empty child.
     min_weight_leaf: f64,
     /// C4.5's MINOBJS: known weight of at least two branches (both, for a binary split).
@@ -156,8 +158,8 @@ struct Partition<'s> {
 /// What a candidate's score did with the rows missing its value.
 #[derive(Debug, Clone, Copy)]
 enum MissingRows {
-    /// This many rows were left out of the score: C4.5's known rows × ρ.
-    Left(usize),
+    /// They were left out of the score: C4.5's known rows × ρ.
+    Left,
     /// They were scored in child `child` (learned, separate); the known rows weigh
     /// `known_weight`.
     Placed { child: usize, known_weight: f64 },
@@ -182,6 +184,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             },
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
+            rows_per_weight: 1.0,
             min_weight_leaf: params.min_weight_fraction_leaf * total_weight,
             min_objects: params.min_objects,
             numeric_gain_correction: params.numeric_gain_correction,
@@ -191,34 +194,53 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
+    /// This searcher counting rows in units of `unit`, the lightest positive training weight
+    /// (see [`Self::rows_of`]).
+    pub(crate) fn counting_rows_in(self, unit: f64) -> Searcher<'a, 'd> {
+        Searcher {
+            rows_per_weight: if unit > 0.0 { 1.0 / unit } else { 1.0 },
+            ..self
+        }
+    }
+
+    /// The rows `weight` counts as in the size rules (`min_samples_split`,
+    /// `min_samples_leaf`). C4.5 and Weka's J48 count a node's cases by weight, a fragment of a
+    /// row with a missing value counting as the fraction it carries (Quinlan 1993, ch. 3);
+    /// counting fragments as whole rows let fractions of rows split without end. Weight is
+    /// measured in units of the lightest training row's, so unit weights count rows as C4.5
+    /// and scikit-learn do, rescaling every weight changes no tree, and a row given twice
+    /// counts as that row once with weight 2.
+    #[inline]
+    pub(crate) fn rows_of(&self, weight: f64) -> f64 {
+        weight * self.rows_per_weight
+    }
+
     /// The node impurity under this search's criterion (and costs).
     pub fn impurity(&self, stats: &[f64]) -> f64 {
         self.measure.impurity(stats)
     }
 
-    /// Whether one side of a binary split may be made: enough rows (its known ones plus a
-    /// fragment of each missing row), enough weight (missing fractions included) and, for
-    /// C4.5, enough known weight.
-    fn side_ok(
-        &self,
-        n_rows: usize,
-        n_missing: usize,
-        known_w: f64,
-        share: f64,
-        node_weight: f64,
-    ) -> bool {
-        n_rows + n_missing >= self.min_samples_leaf
-            && known_w >= self.min_objects
+    /// Whether one side of a binary split may be made: enough rows, enough weight (missing
+    /// fractions included) and, for C4.5, enough known weight. `known_w` is the side's known
+    /// weight (with the missing rows, when the search placed them there) and `share` its
+    /// share of the node's.
+    fn side_ok(&self, known_w: f64, share: f64, node_weight: f64) -> bool {
+        holds_rows(
+            self.rows_of(self.side_size(known_w, share, node_weight)),
+            self.min_samples_leaf,
+        ) && known_w >= self.min_objects
             && share * node_weight >= self.min_weight_leaf
     }
 
-    /// Missing rows counted toward each side's size: C4.5 sends a fragment of each one to
-    /// every side; the other strategies send it to one side, so none is counted in advance.
-    fn spread(&self, n_missing: usize) -> usize {
+    /// The weight a side will hold, counted toward its size: C4.5 sends a fragment of each
+    /// missing row to every side, so the side gets its `share` of the whole node; the other
+    /// strategies send a missing row to one side, so only the side's known weight (with the
+    /// missing rows, when the search placed them there) counts in advance.
+    fn side_size(&self, known_w: f64, share: f64, node_weight: f64) -> f64 {
         if self.missing == MissingStrategy::Fractional {
-            n_missing
+            share * node_weight
         } else {
-            0
+            known_w
         }
     }
 
@@ -395,12 +417,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
         missing: MissingRows,
     ) -> Option<Candidate> {
-        let (n_missing, placed) = match missing {
-            MissingRows::Left(n) => (self.spread(n), None),
+        let placed = match missing {
+            MissingRows::Left => None,
             MissingRows::Placed {
                 child,
                 known_weight,
-            } => (0, Some((child, known_weight))),
+            } => Some((child, known_weight)),
         };
         let known_w = self.weight_of(known);
         if known_w <= 0.0 || node_weight <= 0.0 {
@@ -410,9 +432,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
         // Every child that receives rows must hold enough of them and enough weight; at
         // least two must hold min_objects of known weight (C4.5).
         let too_small = part.counts.iter().zip(&weights).any(|(&c, &w)| {
+            let share = w / known_w;
             c > 0
-                && (c + n_missing < self.min_samples_leaf
-                    || w / known_w * node_weight < self.min_weight_leaf)
+                && (!holds_rows(
+                    self.rows_of(self.side_size(w, share, node_weight)),
+                    self.min_samples_leaf,
+                ) || share * node_weight < self.min_weight_leaf)
         });
         let big_enough = weights
             .iter()
@@ -496,6 +521,13 @@ impl<'a, 'd> Searcher<'a, 'd> {
         };
         Some(c)
     }
+}
+
+/// Whether `rows` (from [`Searcher::rows_of`]) make at least `least` rows. Weights of C4.5
+/// fragments are sums in an order that depends on the search (sorted rows, bins), so they are
+/// compared with a tolerance far below any fraction of a row that matters.
+pub(crate) fn holds_rows(rows: f64, least: usize) -> bool {
+    rows >= least as f64 - 1e-9 * (1.0 + rows.abs())
 }
 
 /// `a + b`, element by element.

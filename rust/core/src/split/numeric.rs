@@ -46,8 +46,9 @@ impl Sweep for [Known] {
     }
 }
 
-/// Where a scan cuts: `at` items go left, with the missing rows on `side` when the strategy
-/// places them; the figures the candidate is completed from.
+/// Where a scan cuts: `at` items go left (all of them: every known row left, the missing
+/// rows right), with the missing rows on `side` when the strategy places them; the figures
+/// the candidate is completed from.
 pub(super) struct Scan {
     pub(super) at: usize,
     side: Option<usize>,
@@ -88,7 +89,7 @@ impl Searcher<'_, '_> {
         let mut tally_missing = |i: usize, x: f64| {
             if x.is_nan() {
                 n_missing += 1;
-                self.add(&mut missing, node, i);
+                self.add_row(&mut missing, node, i);
             }
         };
         let gather = |i: usize| -> Option<Known> {
@@ -137,25 +138,21 @@ impl Searcher<'_, '_> {
         n_missing: usize,
         node_weight: f64,
     ) -> Option<Candidate> {
-        if known.len() < 2 {
+        if known.len() < 2 && n_missing == 0 {
             return None;
         }
         let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight)?;
-        let (lo, hi) = (known.get(scan.at - 1)?.x, known.get(scan.at)?.x);
-        self.numeric_candidate(
-            feature,
-            midpoint(lo, hi),
-            known,
-            scan,
-            &missing,
-            node_weight,
-        )
+        let threshold = match known.get(scan.at) {
+            Some(hi) => midpoint(known.get(scan.at.checked_sub(1)?)?.x, hi.x),
+            None => KNOWN_VS_MISSING,
+        };
+        self.numeric_candidate(feature, threshold, known, scan, &missing, node_weight)
     }
 
     /// The best cut of `items` (in ascending value order, `n` rows in all): C4.5's and
     /// CART's scan with the missing rows left out, or, when the strategy places them, each
-    /// cut tried with them on the left and on the right (scikit-learn's and XGBoost's
-    /// learned direction).
+    /// cut tried with them on the left and on the right, and every known row left with the
+    /// missing ones right (scikit-learn's, LightGBM's and XGBoost's learned direction).
     pub(super) fn sweep<S: Sweep + ?Sized>(
         &self,
         items: &S,
@@ -178,11 +175,9 @@ impl Searcher<'_, '_> {
         let base = self.impurity(&total);
         let impurity_decrease = self.criterion.is_impurity_decrease();
         let kw = self.weight_of(&total);
-        let spread = self.spread(n_missing);
         let mut left = self.zero_stats();
         let mut right = total.clone();
         let mut with = self.zero_stats();
-        let mut p = 0;
         let mut n_distinct = 1;
         let mut best: Option<(f64, usize, Option<usize>)> = None; // (decrease, cut, side)
         let mut offer = |dec: f64, at: usize, side: Option<usize>| {
@@ -192,7 +187,7 @@ impl Searcher<'_, '_> {
             }
         };
         for i in 0..items.len().saturating_sub(1) {
-            p += items.add(self, i, &mut left, 1.0);
+            items.add(self, i, &mut left, 1.0);
             items.add(self, i, &mut right, -1.0);
             if !items.cut_after(i) {
                 continue;
@@ -200,23 +195,21 @@ impl Searcher<'_, '_> {
             n_distinct += 1;
             if place {
                 for side in 0..2 {
-                    let (l, r, nl, nr) = if side == 0 {
+                    let (l, r) = if side == 0 {
                         copy_sum(&mut with, &left, missing);
-                        (&with, &right, p + n_missing, n - p)
+                        (&with, &right)
                     } else {
                         copy_sum(&mut with, &right, missing);
-                        (&left, &with, p, n - p + n_missing)
+                        (&left, &with)
                     };
-                    if let Some(dec) = self.two_sides(&all, l, r, nl, nr, node_weight) {
+                    if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
                         offer(dec, i + 1, Some(side));
                     }
                 }
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.side_ok(p, spread, wl, wl / kw, node_weight)
-                || !self.side_ok(n - p, spread, wr, wr / kw, node_weight)
-            {
+            if !self.side_ok(wl, wl / kw, node_weight) || !self.side_ok(wr, wr / kw, node_weight) {
                 continue;
             }
             let dec = if impurity_decrease {
@@ -225,6 +218,11 @@ impl Searcher<'_, '_> {
                 self.assess(&total, &[&left, &right]).0
             };
             offer(dec, i + 1, None);
+        }
+        if place && items.len() > 0 {
+            if let Some(dec) = self.two_sides(&all, &total, missing, node_weight) {
+                offer(dec, items.len(), Some(1));
+            }
         }
         let (_, at, side) = best?;
         Some(Scan {
@@ -257,7 +255,13 @@ impl Searcher<'_, '_> {
         } = scan;
         let mut l = self.zero_stats();
         let p: usize = (0..at).map(|i| items.add(self, i, &mut l, 1.0)).sum();
-        let r: Vec<f64> = total.iter().zip(&l).map(|(t, a)| t - a).collect();
+        // Every known row left: the right side is exactly empty, not the rounding residue of
+        // `total − left`.
+        let r: Vec<f64> = if at == items.len() {
+            self.zero_stats()
+        } else {
+            total.iter().zip(&l).map(|(t, a)| t - a).collect()
+        };
         let mut children = [l, r];
         let mut counts = [p, n - p];
         let (scored, rows) = match side {
@@ -276,7 +280,7 @@ impl Searcher<'_, '_> {
                     },
                 )
             }
-            None => (total, MissingRows::Left(n_missing)),
+            None => (total, MissingRows::Left),
         };
         let part = Partition {
             children: &children,
@@ -293,22 +297,18 @@ impl Searcher<'_, '_> {
         self.correct_numeric_gain(candidate, n_distinct, node_weight)
     }
 
-    /// The quality of dividing the rows `all` into `left` and `right` (`nl`, `nr` rows), all
-    /// of them scored; `None` if a side is too small.
+    /// The quality of dividing the rows `all` into `left` and `right`, all of them scored
+    /// (the missing ones placed on a side); `None` if a side is too small.
     pub(super) fn two_sides(
         &self,
         all: &[f64],
         left: &[f64],
         right: &[f64],
-        nl: usize,
-        nr: usize,
         node_weight: f64,
     ) -> Option<f64> {
         let aw = self.weight_of(all);
         let (wl, wr) = (self.weight_of(left), self.weight_of(right));
-        if !self.side_ok(nl, 0, wl, wl / aw, node_weight)
-            || !self.side_ok(nr, 0, wr, wr / aw, node_weight)
-        {
+        if !self.side_ok(wl, wl / aw, node_weight) || !self.side_ok(wr, wr / aw, node_weight) {
             return None;
         }
         Some(if self.criterion.is_impurity_decrease() {
@@ -319,9 +319,13 @@ impl Searcher<'_, '_> {
     }
 
     #[inline]
-    fn add(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
+    fn add_row(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
         if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
             self.accumulate(stats, r as usize, w);
         }
     }
 }
+
+/// The threshold of the split that sends every known value left and the missing ones right:
+/// `x <= +∞` holds for every value a tree is given (infinities are refused).
+pub(crate) const KNOWN_VS_MISSING: f64 = f64::INFINITY;

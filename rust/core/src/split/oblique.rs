@@ -64,7 +64,10 @@ impl Searcher<'_, '_> {
                     .map(|(k, wk)| wk * standardised(r, k))
                     .sum()
             };
+            // A test that only separates known from missing projections is no linear test:
+            // the axis-parallel search offers that split on each feature.
             self.numeric(usize::MAX, project, node, node_weight, None)
+                .filter(|c| c.score.threshold.is_finite())
         };
         let mut best_w = start;
         let mut best = evaluate(&best_w)?;
@@ -196,7 +199,9 @@ impl Searcher<'_, '_> {
         let features: Vec<u32> = raw.iter().map(|(f, _)| *f).collect();
         let weights: Vec<f64> = raw.iter().map(|(_, c)| c / norm).collect();
         let project = |r: usize| linear_value(values, &features, &weights, r).unwrap_or(f64::NAN);
-        let mut c = self.numeric(usize::MAX, project, node, node_weight, None)?;
+        let mut c = self
+            .numeric(usize::MAX, project, node, node_weight, None)
+            .filter(|c| c.score.threshold.is_finite())?;
         let threshold = c.score.threshold;
         c.rule = SplitRule::Oblique {
             features,
