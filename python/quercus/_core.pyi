@@ -10,6 +10,7 @@ The extension only converts types: every column arrives already encoded by
   ordered category (Polars ``Enum``), which is split by threshold on its codes.
 """
 
+from collections.abc import Callable
 from typing import Any, Literal, TypeAlias, final
 
 import numpy as np
@@ -23,6 +24,9 @@ Column: TypeAlias = NumericColumn | CategoricalColumn
 # What prediction reads: encoded columns, or a C- or Fortran-contiguous 2-D float64 or float32
 # array of numeric features (NaN = missing), read in place.
 Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32]
+# Called with (units done, "nodes" or "rows") about four times a second while long work runs;
+# an exception it raises stops the work and is raised in its place.
+Progress: TypeAlias = Callable[[int, str], object]
 
 # Node kinds as stored in `Tree.nodes()["kind"]`.
 LEAF: int  # 0
@@ -65,20 +69,28 @@ class Tree:
     def max_bins(self) -> int:
         """Bins per feature of a histogram tree; 0 for an exact one."""
 
-    def predict_proba(self, rows: Rows, n_jobs: int | None = None) -> NDArray[np.float64]:
+    def predict_proba(
+        self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
+    ) -> NDArray[np.float64]:
         """Class probabilities, shape (n_rows, n_classes). A row missing a tested value
         takes the node's surrogate splits, then its missing child; at a node with neither
         (C4.5's fractional strategy) it follows every branch with the stored fractions and
         the leaf distributions are summed. ``n_jobs``: threads (None: every core; results
         never depend on it)."""
 
-    def predict_class(self, rows: Rows, n_jobs: int | None = None) -> NDArray[np.uint32]:
+    def predict_class(
+        self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
+    ) -> NDArray[np.uint32]:
         """Class codes; ties broken toward the label of the leaf the row reached first."""
 
-    def predict_value(self, rows: Rows, n_jobs: int | None = None) -> NDArray[np.float64]:
+    def predict_value(
+        self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
+    ) -> NDArray[np.float64]:
         """Regression predictions (weighted mean over reached leaves)."""
 
-    def apply(self, rows: Rows, n_jobs: int | None = None) -> NDArray[np.int64]:
+    def apply(
+        self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
+    ) -> NDArray[np.int64]:
         """Id of the leaf each row reaches; rows that follow several branches report the
         leaf that received the largest share of the row's weight."""
 
@@ -152,6 +164,7 @@ def fit(
     sample_weight: NDArray[np.float64],
     params: dict[str, Any],
     validation: tuple[list[Column], NDArray[Any], NDArray[np.float64]] | None = None,
+    progress: Progress | None = None,
 ) -> Tree:
     """Grow a tree: a classifier on class codes when ``n_classes > 0``, else a regressor.
 
@@ -159,9 +172,14 @@ def fit(
     min_samples_split, min_samples_leaf, max_exhaustive_categories, max_leaf_nodes,
     min_weight_fraction_leaf, min_gain, max_p_value, min_objects, numeric_gain_correction,
     cost_matrix as a row-major list or None, oblique, missing as a strategy name,
-    max_surrogates). ``validation`` = (columns, y, sample_weight)
-    switches on validation pre-pruning: a split is kept only if it strictly lowers the
-    validation error of the node's rows.
+    max_surrogates; optional: max_time in seconds). ``validation`` = (columns, y,
+    sample_weight) switches on validation pre-pruning: a split is kept only if it strictly
+    lowers the validation error of the node's rows.
+
+    Ctrl-C (any Python signal handler that raises) stops the fit within a fraction of a
+    second and raises in its place; past ``max_time`` it raises ``TimeoutError``; a buffer the
+    machine cannot grant raises ``MemoryError``. Predictions of 2**18 rows or more stop on
+    Ctrl-C alike.
     """
 
 def prune_reduced_error(

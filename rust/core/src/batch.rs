@@ -12,6 +12,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::control::Control;
 use crate::data::{Column, Dataset, FeatureKind};
 use crate::error::{CoreError, Result};
 use crate::predict::Reached;
@@ -120,17 +121,32 @@ impl<'a> From<Matrix<'a, f32>> for Rows<'a> {
 pub struct Predictor<'t> {
     tree: &'t Tree,
     n_jobs: Option<usize>,
+    control: Option<&'t Control>,
 }
 
 impl Tree {
-    /// Prediction on `n_jobs` threads: `None` shares rayon's global pool (every core), 1
-    /// stays on the caller's thread. Results do not depend on it.
+    /// Prediction on `n_jobs` threads: `None` uses every core, 1 stays on the caller's
+    /// thread. Results do not depend on it.
     pub fn predictor(&self, n_jobs: Option<usize>) -> Predictor<'_> {
-        Predictor { tree: self, n_jobs }
+        Predictor {
+            tree: self,
+            n_jobs,
+            control: None,
+        }
     }
 }
 
-impl Predictor<'_> {
+impl<'t> Predictor<'t> {
+    /// This predictor under `control`: it stops between blocks of rows once cancelled
+    /// ([`CoreError::Cancelled`]), reserves its output through it, and counts rows predicted
+    /// as its progress.
+    pub fn controlled(self, control: &'t Control) -> Predictor<'t> {
+        Predictor {
+            control: Some(control),
+            ..self
+        }
+    }
+
     /// See [`Tree::predict_proba`].
     pub fn proba<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
         self.run(rows.into(), &Proba(self.tree))
@@ -163,11 +179,24 @@ impl Predictor<'_> {
             Rows::Columns(data) => {
                 let given = data.columns().iter().map(Column::kind_name);
                 self.checked(&ColumnsView::new(data), given, output)
-                    .ok_or_else(|| explain(data.validate_for_predict(kinds)))
+                    .ok_or_else(|| self.explain(data.validate_for_predict(kinds)))
             }
             Rows::F64(m) => self.matrix(m, output),
             Rows::F32(m) => self.matrix(m, output),
         }
+    }
+
+    /// Why the predictions are missing: the control's reason when it stopped them, else the
+    /// error of rows that failed the checks, as their full validation words it.
+    fn explain(&self, validated: Result<()>) -> CoreError {
+        if let Some(Err(stopped)) = self.control.map(Control::check) {
+            return stopped;
+        }
+        // Both test the same things, so the validation always fails here.
+        validated.err().unwrap_or(CoreError::InvalidParameter {
+            name: "rows",
+            reason: "they failed a check their validation passes".into(),
+        })
     }
 
     fn matrix<T: Real, O: Output>(&self, m: Matrix<'_, T>, output: &O) -> Result<Vec<O::Item>> {
@@ -176,11 +205,12 @@ impl Predictor<'_> {
             Order::RowMajor => self.checked(&Dense::<T, true>(m), given, output),
             Order::ColumnMajor => self.checked(&Dense::<T, false>(m), given, output),
         };
-        out.ok_or_else(|| explain(validate_matrix(self.tree.feature_kinds(), &m)))
+        out.ok_or_else(|| self.explain(validate_matrix(self.tree.feature_kinds(), &m)))
     }
 
     /// The predictions, or `None` when the columns do not match the tree's features or hold
-    /// an infinity (the caller's full validation then words the error).
+    /// an infinity (the caller's full validation then words the error), or the control
+    /// stopped the work.
     fn checked<'k, S: Source, O: Output>(
         &self,
         src: &S,
@@ -197,7 +227,10 @@ impl Predictor<'_> {
         }
         let width = output.width(self.tree);
         let n = src.n_rows();
-        let mut out = vec![O::Item::default(); n * width];
+        let mut out = match self.control {
+            Some(c) => c.filled(n.saturating_mul(width), O::Item::default())?,
+            None => vec![O::Item::default(); n * width],
+        };
         if width == 0 {
             // Nothing to write (class probabilities of a regression tree): only checked.
             return src.scan(0..n, &mut vec![false; n]).then_some(out);
@@ -211,7 +244,15 @@ impl Predictor<'_> {
             output,
             width,
         };
-        let block = |(b, dst): (usize, &mut [O::Item])| walk.block(b * BLOCK, dst);
+        let block = |(b, dst): (usize, &mut [O::Item])| match self.control {
+            Some(c) if c.stopped() => false,
+            Some(c) => {
+                let ok = walk.block(b * BLOCK, dst);
+                c.advance((dst.len() / width) as u64);
+                ok
+            }
+            None => walk.block(b * BLOCK, dst),
+        };
         let ok = if n <= BLOCK || self.n_jobs == Some(1) {
             out.chunks_mut(BLOCK * width).enumerate().all(block)
         } else {
@@ -221,15 +262,6 @@ impl Predictor<'_> {
         };
         ok.then_some(out)
     }
-}
-
-/// The error of rows that failed the checks, as their full validation words it.
-fn explain(validated: Result<()>) -> CoreError {
-    // Both test the same things, so the validation always fails here.
-    validated.err().unwrap_or(CoreError::InvalidParameter {
-        name: "rows",
-        reason: "they failed a check their validation passes".into(),
-    })
 }
 
 /// A matrix checked as a data set of its columns would be: column by column, a kind

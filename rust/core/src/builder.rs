@@ -8,6 +8,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use crate::control::Control;
 use crate::criterion::{better, g_test_p_value, stats_weight, Criterion};
 use crate::data::{
     validate_training_weights, validate_weights, Column, Dataset, Kept, Sample, Target,
@@ -169,19 +170,33 @@ pub fn grow_with(
     params: &TreeParams,
     validation: Option<&Sample<'_, '_>>,
 ) -> Result<Tree> {
+    grow_controlled(train, params, validation, &Control::new())
+}
+
+/// [`grow_with`] under `control`: it stops with [`CoreError::Cancelled`] once cancelled,
+/// [`CoreError::TimedOut`] past its time limit and [`CoreError::OutOfMemory`] when a buffer
+/// that grows with the data cannot be had, and counts the nodes it grows as its progress.
+pub fn grow_controlled(
+    train: &Sample<'_, '_>,
+    params: &TreeParams,
+    validation: Option<&Sample<'_, '_>>,
+    control: &Control,
+) -> Result<Tree> {
     in_pool(params.n_jobs, || {
-        grow_searching(train, params, validation, true)
+        grow_searching(train, params, validation, true, control)
     })
 }
 
-/// [`grow_with`]; `presort` lets the exact search sort the columns once per fit, which
+/// [`grow_controlled`]; `presort` lets the exact search sort the columns once per fit, which
 /// changes nothing but the time (the tests grow both ways to check it).
 fn grow_searching(
     train: &Sample<'_, '_>,
     params: &TreeParams,
     validation: Option<&Sample<'_, '_>>,
     presort: bool,
+    control: &Control,
 ) -> Result<Tree> {
+    let stop = || reason(control);
     let (data, target) = (train.data, train.target);
     params.validate()?;
     data.validate_for_fit()?;
@@ -211,8 +226,8 @@ fn grow_searching(
 
     // Rows of weight 0 are absent: dropped here, after the checks, so that errors name the
     // caller's rows.
-    if let Some(kept) = Kept::of(train) {
-        return kept.with(|train| grow_searching(train, params, validation, presort));
+    if let Some(kept) = Kept::of(train, control) {
+        return kept?.with(|train| grow_searching(train, params, validation, presort, control));
     }
 
     let total_weight: f64 = train.weights.iter().sum();
@@ -228,14 +243,19 @@ fn grow_searching(
         (MissingStrategy::ClassMajority, _) => Splitter::Exact,
         (_, s) => s.resolve(data.n_rows()),
     };
-    let bins = (splitter == Splitter::Hist).then(|| Bins::new(data, params.max_bins));
+    let bins = match splitter {
+        Splitter::Hist => Some(Bins::new(data, params.max_bins, Some(control)).ok_or_else(stop)?),
+        _ => None,
+    };
     let unit = train
         .weights
         .iter()
         .copied()
         .filter(|&w| w > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let mut searcher = Searcher::new(data, target, params, total_weight).counting_rows_in(unit);
+    let mut searcher = Searcher::new(data, target, params, total_weight)
+        .counting_rows_in(unit)
+        .controlled(control);
     if let (Some(_), Target::Values(y)) = (&bins, target) {
         // Histogram sums are added and subtracted across nodes, so they share one centre:
         // the root's mean.
@@ -249,6 +269,7 @@ fn grow_searching(
         validation,
         total_weight,
         bins,
+        control,
     };
     let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
     tree.missing = params.missing;
@@ -258,28 +279,29 @@ fn grow_searching(
     } else {
         0
     };
+    tree.reserve_nodes(1, control).ok_or_else(stop)?;
     let root = tree.push_node(None, 1.0);
-    let all = |n: usize, w: &[f64]| NodeRows {
-        rows: (0..n as u32).collect(),
-        weights: w.to_vec(),
+    let all = |n: usize, w: &[f64]| -> Result<NodeRows> {
+        let mut rows = control.vec(n).ok_or_else(stop)?;
+        rows.extend(0..n as u32);
+        let mut weights = control.vec(n).ok_or_else(stop)?;
+        weights.extend_from_slice(w);
+        Ok(NodeRows { rows, weights })
     };
-    let rows = all(data.n_rows(), train.weights);
+    let rows = all(data.n_rows(), train.weights)?;
     let usable = vec![true; data.n_features()];
     // Class-majority fills change a node's values, hence its order and bins: those sort.
     let index = match &grower.bins {
         _ if params.missing == MissingStrategy::ClassMajority => Index::Unsorted,
         Some(bins) => Index::Hist(Some(grower.searcher.histograms(bins, &rows, &usable))),
-        None if presort => Index::Sorted(Sorted::root(data, &rows)),
+        None if presort => Index::Sorted(Sorted::root(data, &rows, control).ok_or_else(stop)?),
         None => Index::Unsorted,
     };
-    let root = grower.create(
-        &mut tree,
-        root,
-        rows,
-        validation.map_or_else(NodeRows::default, |v| all(v.data.n_rows(), v.weights)),
-        usable,
-        index,
-    );
+    let validation_rows = match validation {
+        Some(v) => all(v.data.n_rows(), v.weights)?,
+        None => NodeRows::default(),
+    };
+    let root = grower.create(&mut tree, root, rows, validation_rows, usable, index);
     let mut frontier = if params.max_leaf_nodes.is_some() {
         Frontier::BestFirst(BinaryHeap::new())
     } else {
@@ -289,6 +311,7 @@ fn grow_searching(
     let mut n_leaves = 1;
     let mut hist_held: usize = 0;
     while let Some(p) = frontier.pop() {
+        control.check()?;
         hist_held = hist_held.saturating_sub(p.hist_bytes());
         let Some(split) = p.split else {
             continue;
@@ -302,8 +325,12 @@ fn grow_searching(
         }
         let kind = split.kind();
         let rule = split.missing.rule();
-        let mut routes =
-            matches!(p.index, Index::Sorted(_)).then(|| Routes::new(p.rows.len(), n_children));
+        let mut routes = match p.index {
+            Index::Sorted(_) => {
+                Some(Routes::new(p.rows.len(), n_children, control).ok_or_else(stop)?)
+            }
+            _ => None,
+        };
         let parts = match grower.fill_for(&split, &p.rows) {
             // Class majority: a training row's missing value is read as its class's at the
             // node; a row left missing (no value to fill) follows the predict-time rule.
@@ -314,6 +341,7 @@ fn grow_searching(
                 &p.rows,
                 &split.fractions,
                 routes.as_mut(),
+                control,
             ),
             None => partition(
                 &kind,
@@ -322,8 +350,10 @@ fn grow_searching(
                 &p.rows,
                 &split.fractions,
                 routes.as_mut(),
+                control,
             ),
-        };
+        }
+        .ok_or_else(stop)?;
         let val_parts = match validation {
             Some(v) => partition(
                 &kind,
@@ -332,7 +362,9 @@ fn grow_searching(
                 &p.validation,
                 &split.fractions,
                 None,
-            ),
+                control,
+            )
+            .ok_or_else(stop)?,
             None => vec![NodeRows::default(); n_children],
         };
         if validation.is_some()
@@ -340,6 +372,7 @@ fn grow_searching(
         {
             continue;
         }
+        tree.reserve_nodes(n_children, control).ok_or_else(stop)?;
         let children = split_node(&mut tree, p.node, &split);
         n_leaves += n_children - 1;
         let mut usable = p.usable;
@@ -359,6 +392,7 @@ fn grow_searching(
                 grower.create(&mut tree, child, rows, val, usable.clone(), index)
             })
             .collect();
+        control.advance(n_children as u64);
         hist_held += pending.iter().map(Pending::hist_bytes).sum::<usize>();
         frontier.extend(&tree, pending);
         if hist_held > HIST_BUDGET {
@@ -380,6 +414,7 @@ struct Grower<'g, 'a, 'd> {
     total_weight: f64,
     /// The columns' bins, for the histogram search.
     bins: Option<Bins>,
+    control: &'g Control,
 }
 
 impl Grower<'_, '_, '_> {
@@ -428,13 +463,12 @@ impl Grower<'_, '_, '_> {
         usable: &[bool],
     ) -> Vec<Index> {
         match (index, &self.bins) {
-            (Index::Sorted(sorted), _) => routes.map_or_else(Vec::new, |r| {
-                sorted
-                    .hand_down(r, usable)
-                    .into_iter()
-                    .map(Index::Sorted)
-                    .collect()
-            }),
+            // Out of memory: no lists (the fit stops at its next check).
+            (Index::Sorted(sorted), _) => routes
+                .and_then(|r| sorted.hand_down(r, usable, self.control))
+                .map_or_else(Vec::new, |lists| {
+                    lists.into_iter().map(Index::Sorted).collect()
+                }),
             (Index::Hist(parent), Some(bins)) => {
                 let count = |rows: &NodeRows| self.searcher.histograms(bins, rows, usable);
                 match (parent, parts) {
@@ -665,6 +699,9 @@ fn stats_of(target: &Target<'_>, rows: &NodeRows) -> Vec<f64> {
 /// Sends each row to its child ([`send`]: the test, else the node's missing-value rule); a
 /// row the rule leaves to C4.5 goes to every child with its weight × r̃_v, children with
 /// r̃_v = 0 excepted. `routes` records where each row went, for the children's sorted lists.
+/// The rows are routed twice, to count and then to send, so that each child's rows are
+/// reserved exactly through `control` (`None` when the memory cannot be had).
+#[allow(clippy::too_many_arguments)]
 fn partition<V: Values + ?Sized>(
     kind: &NodeKind<'_>,
     rule: &MissingRule<'_>,
@@ -672,8 +709,30 @@ fn partition<V: Values + ?Sized>(
     rows: &NodeRows,
     fractions: &[f64],
     mut routes: Option<&mut Routes>,
-) -> Vec<NodeRows> {
-    let mut parts = vec![NodeRows::default(); fractions.len()];
+    control: &Control,
+) -> Option<Vec<NodeRows>> {
+    let mut counts = vec![0usize; fractions.len()];
+    for (r, _) in rows.iter() {
+        match send(kind, || *rule, values, r) {
+            Some(c) => {
+                if let Some(n) = counts.get_mut(c) {
+                    *n += 1;
+                }
+            }
+            None => {
+                for (n, &f) in counts.iter_mut().zip(fractions) {
+                    *n += usize::from(f > 0.0);
+                }
+            }
+        }
+    }
+    let mut parts = Vec::with_capacity(fractions.len());
+    for &n in &counts {
+        parts.push(NodeRows {
+            rows: control.vec(n)?,
+            weights: control.vec(n)?,
+        });
+    }
     for (r, w) in rows.iter() {
         match send(kind, || *rule, values, r) {
             Some(c) => {
@@ -698,7 +757,12 @@ fn partition<V: Values + ?Sized>(
             }
         }
     }
-    parts
+    Some(parts)
+}
+
+/// The error a stopped control reports: a guard that failed stopped it.
+fn reason(control: &Control) -> CoreError {
+    control.check().err().unwrap_or(CoreError::Cancelled)
 }
 
 /// Whether `criterion` applies to this target and these splits: regression criteria to real
@@ -950,8 +1014,9 @@ mod tests {
                     max_leaf_nodes: (seed % 3 == 0).then_some(12),
                     ..TreeParams::default()
                 };
-                let sorted = grow_searching(&sample, &params, None, true).unwrap();
-                let unsorted = grow_searching(&sample, &params, None, false).unwrap();
+                let sorted = grow_searching(&sample, &params, None, true, &Control::new()).unwrap();
+                let unsorted =
+                    grow_searching(&sample, &params, None, false, &Control::new()).unwrap();
                 assert_eq!(
                     sorted.to_bytes(),
                     unsorted.to_bytes(),
@@ -962,7 +1027,7 @@ mod tests {
                     splitter: Splitter::Hist,
                     ..params.clone()
                 };
-                let binned = grow_searching(&sample, &hist, None, true).unwrap();
+                let binned = grow_searching(&sample, &hist, None, true, &Control::new()).unwrap();
                 assert_eq!(binned.splitter(), (Splitter::Hist, 255));
                 // Subtracted histograms differ in the last bits, so the recorded scores may
                 // too; the tree must not.

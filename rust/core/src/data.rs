@@ -3,6 +3,7 @@
 //! Nothing here owns data: the bindings hand in slices of NumPy buffers, so a fit never copies
 //! the feature matrix.
 
+use crate::control::Control;
 use crate::error::{CoreError, Result};
 
 /// A categorical column: one code per row plus an optional missing mask.
@@ -403,47 +404,58 @@ enum KeptTarget {
     Values(Vec<f64>),
 }
 
-/// `values` at the rows `keep` lists.
-fn pick<T: Copy>(values: &[T], keep: &[usize]) -> Vec<T> {
-    keep.iter()
-        .filter_map(|&r| values.get(r).copied())
-        .collect()
+/// `values` at the rows `keep` lists; `None` when the memory cannot be had.
+fn pick<T: Copy>(values: &[T], keep: &[usize], control: &Control) -> Option<Vec<T>> {
+    let mut out = control.vec(keep.len())?;
+    out.extend(keep.iter().filter_map(|&r| values.get(r).copied()));
+    Some(out)
 }
 
 impl Kept {
-    /// The sample without its rows of weight 0; `None` when it has none.
-    pub(crate) fn of(sample: &Sample<'_, '_>) -> Option<Kept> {
+    /// The sample without its rows of weight 0; `None` when it has none, `Some(Err)` when the
+    /// copy's memory cannot be had.
+    pub(crate) fn of(sample: &Sample<'_, '_>, control: &Control) -> Option<Result<Kept>> {
         if sample.weights.iter().all(|&w| w > 0.0) {
             return None;
         }
-        let keep: Vec<usize> = (0..sample.weights.len())
-            .filter(|&r| sample.weights.get(r).is_some_and(|&w| w > 0.0))
-            .collect();
-        let columns = sample
-            .data
-            .columns()
-            .iter()
-            .map(|c| match c {
-                Column::Numeric(v) => KeptColumn::Numeric(pick(v, &keep)),
+        Some(Kept::copy(sample, control).ok_or_else(|| {
+            control
+                .check()
+                .err()
+                .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
+        }))
+    }
+
+    fn copy(sample: &Sample<'_, '_>, control: &Control) -> Option<Kept> {
+        let positive = |r: &usize| sample.weights.get(*r).is_some_and(|&w| w > 0.0);
+        let mut keep = control.vec((0..sample.weights.len()).filter(positive).count())?;
+        keep.extend((0..sample.weights.len()).filter(positive));
+        let mut columns = Vec::new();
+        for c in sample.data.columns() {
+            columns.push(match c {
+                Column::Numeric(v) => KeptColumn::Numeric(pick(v, &keep, control)?),
                 Column::Categorical(c) => KeptColumn::Categorical {
-                    codes: pick(c.codes, &keep),
-                    missing: c.missing.map(|m| pick(m, &keep)),
+                    codes: pick(c.codes, &keep, control)?,
+                    missing: match c.missing {
+                        Some(m) => Some(pick(m, &keep, control)?),
+                        None => None,
+                    },
                     n_categories: c.n_categories,
                     ordered: c.ordered,
                 },
-            })
-            .collect();
+            });
+        }
         let target = match sample.target {
             Target::Classes { codes, n_classes } => KeptTarget::Classes {
-                codes: pick(codes, &keep),
+                codes: pick(codes, &keep, control)?,
                 n_classes: *n_classes,
             },
-            Target::Values(y) => KeptTarget::Values(pick(y, &keep)),
+            Target::Values(y) => KeptTarget::Values(pick(y, &keep, control)?),
         };
         Some(Kept {
             columns,
             target,
-            weights: pick(sample.weights, &keep),
+            weights: pick(sample.weights, &keep, control)?,
         })
     }
 

@@ -56,6 +56,12 @@ pub enum CoreError {
         version_hint(*.found, *.supported)
     )]
     UnsupportedVersion { found: u32, supported: u32 },
+    #[error("the work was cancelled before it finished")]
+    Cancelled,
+    #[error("the work did not finish within max_time = {seconds} s")]
+    TimedOut { seconds: f64 },
+    #[error("out of memory: {bytes} bytes could not be allocated")]
+    OutOfMemory { bytes: usize },
 }
 
 /// What to do about a model file of an unreadable version.

@@ -12,6 +12,7 @@
 
 mod batch;
 mod builder;
+mod control;
 pub mod criterion;
 pub mod data;
 pub mod error;
@@ -26,7 +27,8 @@ mod threads;
 pub mod tree;
 
 pub use batch::{Matrix, Order, Predictor, Real, Rows};
-pub use builder::{grow, grow_with};
+pub use builder::{grow, grow_controlled, grow_with};
+pub use control::Control;
 pub use criterion::Criterion;
 pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, Target};
 pub use error::{CoreError, Result};

@@ -1,5 +1,6 @@
 //! Per-feature split scores of a data set, as a student checks them against the texts.
 
+use crate::control::Control;
 use crate::criterion::Criterion;
 use crate::data::{validate_training_weights, Dataset, Kept, Sample, Target};
 use crate::error::Result;
@@ -24,8 +25,8 @@ pub fn split_scores(
         target,
         weights,
     };
-    if let Some(kept) = Kept::of(&sample) {
-        return kept
+    if let Some(kept) = Kept::of(&sample, &Control::new()) {
+        return kept?
             .with(|s| split_scores(s.data, s.target, s.weights, criterion, categorical_split));
     }
     let params = TreeParams {

@@ -5,6 +5,7 @@
 //! after its parent, so a reverse index sweep visits children before parents (used for
 //! bottom-up passes without recursion).
 
+use crate::control::Control;
 use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
@@ -259,6 +260,41 @@ impl Tree {
             splitter: Splitter::Exact,
             max_bins: 0,
         }
+    }
+
+    /// Room for `k` more nodes in every per-node vector, or `None` when the memory cannot be
+    /// had (recorded in `control`): [`Self::push_node`] then cannot abort the process.
+    pub(crate) fn reserve_nodes(&mut self, k: usize, control: &Control) -> Option<()> {
+        control.reserve(&mut self.tag, k)?;
+        for v in [
+            &mut self.feature,
+            &mut self.first_child,
+            &mut self.n_children,
+            &mut self.subset_offset,
+            &mut self.linear_offset,
+            &mut self.linear_len,
+            &mut self.missing_child,
+            &mut self.surrogate_offset,
+            &mut self.surrogate_len,
+            &mut self.parent,
+            &mut self.depth,
+            &mut self.label,
+            &mut self.score_offset,
+        ] {
+            control.reserve(v, k)?;
+        }
+        for v in [
+            &mut self.threshold,
+            &mut self.branch_fraction,
+            &mut self.missing_weight,
+            &mut self.weight,
+            &mut self.n_rows,
+            &mut self.impurity,
+        ] {
+            control.reserve(v, k)?;
+        }
+        let width = self.value_width();
+        control.reserve(&mut self.value, k.saturating_mul(width))
     }
 
     /// Appends a leaf and returns its id; the builder turns it into a split later.

@@ -1,7 +1,9 @@
 //! The one mapping from core errors to Python exceptions.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyTimeoutError, PyTypeError, PyValueError,
+};
 use pyo3::PyErr;
 use quercus_core::CoreError;
 
@@ -12,11 +14,15 @@ create_exception!(
     "Raised for every invalid input or parameter the core detects."
 );
 
-/// Converts a core error: a column of the wrong kind is a `TypeError`, everything else a
-/// `QuercusError` (a `ValueError`), with the core's message.
+/// Converts a core error: a column of the wrong kind is a `TypeError`, work stopped early is
+/// what Python raises for the reason (`KeyboardInterrupt`, `TimeoutError`, `MemoryError`),
+/// everything else a `QuercusError` (a `ValueError`), with the core's message.
 pub fn to_py(err: CoreError) -> PyErr {
     match err {
         CoreError::ColumnKindMismatch { .. } => PyTypeError::new_err(err.to_string()),
+        CoreError::Cancelled => PyKeyboardInterrupt::new_err(err.to_string()),
+        CoreError::TimedOut { .. } => PyTimeoutError::new_err(err.to_string()),
+        CoreError::OutOfMemory { .. } => PyMemoryError::new_err(err.to_string()),
         CoreError::EmptyData { .. }
         | CoreError::ShapeMismatch { .. }
         | CoreError::InfiniteFeature { .. }

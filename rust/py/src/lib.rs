@@ -1,6 +1,7 @@
 //! Python bindings of quercus-core. They convert types, map errors and release the GIL
 //! around heavy work; every decision-tree algorithm lives in the core crate.
 
+mod control;
 mod convert;
 mod errors;
 mod model_io;
@@ -12,10 +13,11 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    grow_with, split_scores as core_scores, CategoricalSplit, Criterion, MissingStrategy, Splitter,
-    TreeParams,
+    grow_controlled, split_scores as core_scores, CategoricalSplit, Control, Criterion,
+    MissingStrategy, Splitter, TreeParams,
 };
 
+use control::{watched, Units};
 use convert::{HeldSample, SampleTuple};
 use errors::{to_py, QuercusError};
 use tree::{scores_dict, PyTree};
@@ -61,8 +63,11 @@ fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
 }
 
 /// Grows a tree; `validation` = (columns, y, sample_weight) enables validation pre-pruning.
+/// Ctrl-C stops it (`KeyboardInterrupt`), so does `max_time` seconds in `params`
+/// (`TimeoutError`); `progress(nodes_grown, "nodes")` is called while it runs.
 #[pyfunction]
-#[pyo3(signature = (columns, y, n_classes, sample_weight, params, validation=None))]
+#[pyo3(signature = (columns, y, n_classes, sample_weight, params, validation=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
 fn fit<'py>(
     py: Python<'py>,
     columns: &Bound<'py, PyList>,
@@ -71,19 +76,33 @@ fn fit<'py>(
     sample_weight: PyReadonlyArray1<'py, f64>,
     params: &Bound<'py, PyDict>,
     validation: Option<SampleTuple<'py>>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<PyTree> {
+    let max_time: Option<f64> = match params.get_item("max_time")? {
+        Some(t) => t.extract()?,
+        None => None,
+    };
     let params = params_from(params)?;
+    let control = match max_time {
+        Some(seconds) => Control::with_time_limit(seconds).map_err(to_py)?,
+        None => Control::new(),
+    };
     let train = HeldSample::hold(columns, y, sample_weight, n_classes)?;
     let validation = validation
         .map(|t| HeldSample::from_tuple(t, n_classes))
         .transpose()?;
+    let progress = progress.as_ref().map(|p| (p, Units::Nodes));
     let inner = train.with(|t| match &validation {
-        None => Ok(py.detach(|| grow_with(t, &params, None))),
-        Some(v) => v.with(|v| py.detach(|| grow_with(t, &params, Some(v)))),
+        None => watched(py, &control, progress, || {
+            grow_controlled(t, &params, None, &control)
+        }),
+        Some(v) => v.with(|v| {
+            watched(py, &control, progress, || {
+                grow_controlled(t, &params, Some(v), &control)
+            })
+        })?,
     })??;
-    Ok(PyTree {
-        inner: inner.map_err(to_py)?,
-    })
+    Ok(PyTree { inner })
 }
 
 #[pyfunction]

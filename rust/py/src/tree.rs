@@ -6,8 +6,9 @@ use numpy::{
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use quercus_core::{FeatureScore, Matrix, NodeId, Order, Real, Rows, Side, Tree};
+use quercus_core::{Control, FeatureScore, Matrix, NodeId, Order, Real, Rows, Side, Tree};
 
+use crate::control::{watched, Units};
 use crate::convert::{dataset, hold_columns};
 use crate::errors::{to_py, QuercusError};
 
@@ -39,20 +40,31 @@ fn optional(x: Option<NodeId>) -> i64 {
 /// Rows below which a prediction keeps the GIL: releasing it would cost more than the walk.
 const DETACH_ROWS: usize = 256;
 
+/// Rows from which a prediction runs watched ([`watched`]: Ctrl-C stops it, progress is
+/// reported): a few milliseconds of work at least, so the helper thread costs nothing
+/// noticeable.
+const WATCH_ROWS: usize = 1 << 18;
+
 /// Runs `f` on the rows of `rows` (a list of encoded columns, or a 2-D float64 or float32
-/// NumPy array read in place), without the GIL; returns the number of rows with the result.
+/// NumPy array read in place), without the GIL, under a [`Control`] it should pass to the
+/// predictor; returns the number of rows with the result.
 fn predict<T: Send>(
     py: Python<'_>,
     rows: &Bound<'_, PyAny>,
-    f: impl Fn(Rows<'_>) -> quercus_core::Result<T> + Sync,
+    progress: Option<Py<PyAny>>,
+    f: impl Fn(Rows<'_>, &Control) -> quercus_core::Result<T> + Sync,
 ) -> PyResult<(usize, T)> {
+    let control = Control::new();
     let run = |rows: Rows<'_>, n: usize| {
         let out = if n < DETACH_ROWS {
-            f(rows)
+            f(rows, &control).map_err(to_py)
+        } else if n < WATCH_ROWS {
+            py.detach(|| f(rows, &control)).map_err(to_py)
         } else {
-            py.detach(|| f(rows))
+            let progress = progress.as_ref().map(|p| (p, Units::Rows));
+            watched(py, &control, progress, || f(rows, &control))
         };
-        out.map(|out| (n, out)).map_err(to_py)
+        out.map(|out| (n, out))
     };
     if let Ok(columns) = rows.cast::<PyList>() {
         let held = hold_columns(columns)?;
@@ -141,47 +153,59 @@ impl PyTree {
         self.inner.splitter().1
     }
 
-    #[pyo3(signature = (rows, n_jobs=None))]
+    #[pyo3(signature = (rows, n_jobs=None, progress=None))]
     fn predict_proba<'py>(
         &self,
         py: Python<'py>,
         rows: &Bound<'py, PyAny>,
         n_jobs: Option<usize>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let (n, proba) = predict(py, rows, |r| self.inner.predictor(n_jobs).proba(r))?;
+        let (n, proba) = predict(py, rows, progress, |r, c| {
+            self.inner.predictor(n_jobs).controlled(c).proba(r)
+        })?;
         proba.into_pyarray(py).reshape([n, self.inner.n_classes()])
     }
 
-    #[pyo3(signature = (rows, n_jobs=None))]
+    #[pyo3(signature = (rows, n_jobs=None, progress=None))]
     fn predict_class<'py>(
         &self,
         py: Python<'py>,
         rows: &Bound<'py, PyAny>,
         n_jobs: Option<usize>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let (_, out) = predict(py, rows, |r| self.inner.predictor(n_jobs).class(r))?;
+        let (_, out) = predict(py, rows, progress, |r, c| {
+            self.inner.predictor(n_jobs).controlled(c).class(r)
+        })?;
         Ok(out.into_pyarray(py))
     }
 
-    #[pyo3(signature = (rows, n_jobs=None))]
+    #[pyo3(signature = (rows, n_jobs=None, progress=None))]
     fn predict_value<'py>(
         &self,
         py: Python<'py>,
         rows: &Bound<'py, PyAny>,
         n_jobs: Option<usize>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (_, out) = predict(py, rows, |r| self.inner.predictor(n_jobs).value(r))?;
+        let (_, out) = predict(py, rows, progress, |r, c| {
+            self.inner.predictor(n_jobs).controlled(c).value(r)
+        })?;
         Ok(out.into_pyarray(py))
     }
 
-    #[pyo3(signature = (rows, n_jobs=None))]
+    #[pyo3(signature = (rows, n_jobs=None, progress=None))]
     fn apply<'py>(
         &self,
         py: Python<'py>,
         rows: &Bound<'py, PyAny>,
         n_jobs: Option<usize>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let (_, out) = predict(py, rows, |r| self.inner.predictor(n_jobs).apply(r))?;
+        let (_, out) = predict(py, rows, progress, |r, c| {
+            self.inner.predictor(n_jobs).controlled(c).apply(r)
+        })?;
         Ok(out
             .into_iter()
             .map(i64::from)

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::numeric::{midpoint, Sweep, KNOWN_VS_MISSING};
 use super::*;
+use crate::control::Control;
 use crate::params::MAX_BINS;
 
 /// Known values a column's quantile edges are drawn from; longer columns are sampled.
@@ -47,7 +48,13 @@ struct Run {
 }
 
 impl Binned {
-    fn new(values: &[f64], max_bins: usize, seed: u64) -> Binned {
+    /// `None` when the codes' memory cannot be had (recorded in `control`).
+    fn new(
+        values: &[f64],
+        max_bins: usize,
+        seed: u64,
+        control: Option<&Control>,
+    ) -> Option<Binned> {
         let known = sorted(sample_known(values, seed));
         let runs = runs(&known);
         let edges: Vec<f64> = if runs.len() <= max_bins {
@@ -66,21 +73,22 @@ impl Binned {
         let mut lo = vec![f64::INFINITY; n_bins];
         let mut hi = vec![f64::NEG_INFINITY; n_bins];
         let locate = Locator::new(&edges, known.first(), known.last());
-        let codes = values
-            .iter()
-            .map(|&x| {
-                if x.is_nan() {
-                    return missing;
-                }
-                let b = locate.bin(x);
-                if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
-                    *l = l.min(x);
-                    *h = h.max(x);
-                }
-                b as u8
-            })
-            .collect();
-        Binned { codes, lo, hi }
+        let mut codes = match control {
+            Some(c) => c.vec(values.len())?,
+            None => Vec::with_capacity(values.len()),
+        };
+        codes.extend(values.iter().map(|&x| {
+            if x.is_nan() {
+                return missing;
+            }
+            let b = locate.bin(x);
+            if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
+                *l = l.min(x);
+                *h = h.max(x);
+            }
+            b as u8
+        }));
+        Some(Binned { codes, lo, hi })
     }
 
     fn n_bins(&self) -> usize {
@@ -263,19 +271,32 @@ pub(crate) struct Bins {
 
 impl Bins {
     /// Bins every numeric column of `data` into at most `max_bins` (2..=255) bins; categorical
-    /// columns get none. The same bins for any number of threads.
-    pub(crate) fn new(data: &Dataset<'_>, max_bins: usize) -> Bins {
+    /// columns get none. The same bins for any number of threads. `None` when the memory
+    /// cannot be had (recorded in `control`).
+    pub(crate) fn new(
+        data: &Dataset<'_>,
+        max_bins: usize,
+        control: Option<&Control>,
+    ) -> Option<Bins> {
         let max_bins = max_bins.clamp(2, MAX_BINS);
         let bin = |(f, column): (usize, &Column<'_>)| match column {
-            Column::Numeric(values) => Some(Binned::new(values, max_bins, f as u64)),
-            Column::Categorical(_) => None,
+            Column::Numeric(values) => Binned::new(values, max_bins, f as u64, control).map(Some),
+            Column::Categorical(_) => Some(None),
         };
         let columns = if data.n_rows() >= PARALLEL_ROWS {
-            data.columns().par_iter().enumerate().map(bin).collect()
+            data.columns()
+                .par_iter()
+                .enumerate()
+                .map(bin)
+                .collect::<Option<_>>()
         } else {
-            data.columns().iter().enumerate().map(bin).collect()
+            data.columns()
+                .iter()
+                .enumerate()
+                .map(bin)
+                .collect::<Option<_>>()
         };
-        Bins { columns }
+        Some(Bins { columns: columns? })
     }
 
     fn column(&self, feature: usize) -> Option<&Binned> {
@@ -391,7 +412,15 @@ impl Searcher<'_, '_> {
             spans.push(len..len + size);
             len += size;
         }
-        let mut sums = vec![0.0; len];
+        // Out of memory: no histogram (the fit stops at its next check).
+        let Some(mut sums) = self.vec(len) else {
+            return Histograms {
+                spans: vec![0..0; spans.len()],
+                sums: Vec::new(),
+                slots,
+            };
+        };
+        sums.resize(len, 0.0);
         let mut jobs: Vec<(&Binned, &mut [f64])> = Vec::new();
         let mut rest = sums.as_mut_slice();
         for (span, column) in spans.iter().zip(&bins.columns) {
@@ -573,7 +602,7 @@ mod tests {
         let total_weight = node.weights.iter().sum::<f64>() * 1.3;
         let searcher = Searcher::new(data, target, params, total_weight);
         let (s, w) = at_node(&searcher, node);
-        let bins = Bins::new(data, MAX_BINS);
+        let bins = Bins::new(data, MAX_BINS, None).unwrap();
         let usable = vec![true; data.n_features()];
         let hist = s.histograms(&bins, node, &usable);
         let mut found = 0;
@@ -801,7 +830,7 @@ mod tests {
             weights: vec![1.0; 17],
         };
         let s = Searcher::new(&data, &target, &params, 17.0);
-        let bins = Bins::new(&data, MAX_BINS);
+        let bins = Bins::new(&data, MAX_BINS, None).unwrap();
         let hist = s.histograms(&bins, &node, &[true; 3]);
         // Text 000: Gain(D, density) = 0.262 at 0.381, Gain(D, sugar) = 0.349 at 0.126.
         let density = s.numeric_hist(0, &bins, &hist, 17.0).unwrap();
@@ -937,7 +966,7 @@ mod tests {
             let searcher = Searcher::new(&data, &target, &params, 1000.0);
             // One shift for the parent and both children, as subtraction requires.
             let (s, _) = at_node(&searcher, &parent);
-            let bins = Bins::new(&data, 16 + rng.below(240));
+            let bins = Bins::new(&data, 16 + rng.below(240), None).unwrap();
             let usable = [true; 4];
             let from_parent = s.histograms(&bins, &parent, &usable);
             let bytes = from_parent.bytes();
@@ -986,7 +1015,7 @@ mod tests {
         };
         let params = TreeParams::default();
         let s = Searcher::new(&data, &target, &params, 4.0);
-        let bins = Bins::new(&data, MAX_BINS);
+        let bins = Bins::new(&data, MAX_BINS, None).unwrap();
         let parent = NodeRows {
             rows: vec![0, 1, 2, 3],
             weights: vec![1.0; 4],
@@ -1034,7 +1063,7 @@ mod tests {
             codes: &classes,
             n_classes: 2,
         };
-        let bins = Bins::new(&data, max_bins);
+        let bins = Bins::new(&data, max_bins, None).unwrap();
         let column = bins.column(0).unwrap();
         assert_eq!(column.n_bins(), max_bins);
         // Bins are ordered, disjoint, hold their rows' values and about n/max_bins rows each.
@@ -1173,7 +1202,7 @@ mod tests {
             .map(|i| if i % 2 == 0 { 0.25 } else { rng.unit() })
             .collect();
         let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
-        let bins = Bins::new(&data, 20);
+        let bins = Bins::new(&data, 20, None).unwrap();
         let column = bins.column(0).unwrap();
         assert!(
             column.n_bins() >= 18 && column.n_bins() <= 20,
@@ -1201,7 +1230,7 @@ mod tests {
             n_classes: 2,
         };
         for max_bins in [0, 2, 1000] {
-            let bins = Bins::new(&data, max_bins);
+            let bins = Bins::new(&data, max_bins, None).unwrap();
             assert_eq!(bins.column(0).unwrap().codes, vec![1; 5]);
             assert_eq!(bins.column(1).unwrap().n_bins(), 1);
             assert_eq!(bins.column(2).unwrap().codes, vec![0, 0, 0, 0, 1]);
@@ -1233,10 +1262,17 @@ mod tests {
             })
             .collect();
         let data = Dataset::new(vec![Column::Numeric(&x), Column::Numeric(&x)]).unwrap();
-        let bins = Bins::new(&data, MAX_BINS);
+        let bins = Bins::new(&data, MAX_BINS, None).unwrap();
         let (a, b) = (bins.column(0).unwrap(), bins.column(1).unwrap());
         assert_eq!(a.n_bins(), MAX_BINS);
-        assert_eq!(a.codes, Bins::new(&data, MAX_BINS).column(0).unwrap().codes);
+        assert_eq!(
+            a.codes,
+            Bins::new(&data, MAX_BINS, None)
+                .unwrap()
+                .column(0)
+                .unwrap()
+                .codes
+        );
         // Each column draws its own sample, so the bins differ, but both hold their values.
         assert_ne!(a.lo, b.lo);
         for column in [a, b] {
@@ -1280,9 +1316,9 @@ mod tests {
             .num_threads(1)
             .build()
             .unwrap();
-        let (took, bins) = fastest(|| Bins::new(&data, MAX_BINS));
+        let (took, bins) = fastest(|| Bins::new(&data, MAX_BINS, None).unwrap());
         println!("Bins::new ({n} rows × {d}), all threads: {took:?}");
-        let (took, _) = one.install(|| fastest(|| Bins::new(&data, MAX_BINS)));
+        let (took, _) = one.install(|| fastest(|| Bins::new(&data, MAX_BINS, None).unwrap()));
         println!("Bins::new, one thread: {took:?}");
         let root = NodeRows {
             rows: (0..n as u32).collect(),

@@ -4,6 +4,7 @@
 //! is known (D̃), its gain is multiplied by ρ = w(D̃)/w(D), and each child remembers
 //! r̃_v = w(D̃_v)/w(D̃), the fraction of a missing row's weight it receives.
 
+use crate::control::Control;
 use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
@@ -147,6 +148,8 @@ pub(crate) struct Searcher<'a, 'd> {
     /// Regression targets are centred on this value (the node's mean) while searching.
     shift: f64,
     pub missing: MissingStrategy,
+    /// The fit's control: stops the search and guards its large buffers (`None`: neither).
+    control: Option<&'a Control>,
 }
 
 /// Known-row statistics of each child of a candidate.
@@ -191,6 +194,29 @@ impl<'a, 'd> Searcher<'a, 'd> {
             max_exhaustive_categories: params.max_exhaustive_categories,
             shift: 0.0,
             missing: params.missing,
+            control: None,
+        }
+    }
+
+    /// This searcher stopping when `control` says so, its large buffers reserved through it.
+    pub(crate) fn controlled(self, control: &'a Control) -> Searcher<'a, 'd> {
+        Searcher {
+            control: Some(control),
+            ..self
+        }
+    }
+
+    /// Whether the fit was stopped (cancelled, out of time, out of memory).
+    pub(crate) fn stopped(&self) -> bool {
+        self.control.is_some_and(Control::stopped)
+    }
+
+    /// An empty vector with room for `n` items; `None` when the memory cannot be had (the
+    /// fit then stops with an error, see [`Control::reserve`]).
+    pub(crate) fn vec<T>(&self, n: usize) -> Option<Vec<T>> {
+        match self.control {
+            Some(c) => c.vec(n),
+            None => Some(Vec::with_capacity(n)),
         }
     }
 
@@ -305,7 +331,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         };
         let columns = self.data.columns();
         let search = |f: usize| {
-            if !usable.get(f).copied().unwrap_or(false) {
+            if !usable.get(f).copied().unwrap_or(false) || self.stopped() {
                 return None;
             }
             match fill {

@@ -101,7 +101,7 @@ impl Searcher<'_, '_> {
                 label: self.target.label(r),
             })
         };
-        let mut known = Vec::with_capacity(node.len());
+        let mut known = self.vec(node.len())?;
         match sorted {
             Some(list) => {
                 if list.len() < node.len() {
@@ -112,7 +112,7 @@ impl Searcher<'_, '_> {
                 known.extend(list.iter().filter_map(|&i| gather(i as usize)));
             }
             None => {
-                let mut order = Vec::with_capacity(node.len());
+                let mut order = self.vec(node.len())?;
                 for (i, &r) in node.rows.iter().enumerate() {
                     let x = value(r as usize);
                     tally_missing(i, x);

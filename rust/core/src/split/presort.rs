@@ -10,6 +10,7 @@
 use rayon::prelude::*;
 
 use super::NodeRows;
+use crate::control::Control;
 use crate::data::{Column, Dataset};
 
 /// Nodes at least this large sort or hand down their features in parallel; below it, the
@@ -25,7 +26,8 @@ pub(crate) struct Sorted {
 
 impl Sorted {
     /// The root's lists: every numeric feature's non-missing rows sorted by (value, row).
-    pub(crate) fn root(data: &Dataset<'_>, rows: &NodeRows) -> Sorted {
+    /// `None` when the memory cannot be had (recorded in `control`).
+    pub(crate) fn root(data: &Dataset<'_>, rows: &NodeRows, control: &Control) -> Option<Sorted> {
         let sort = |column: &Column<'_>| match column {
             Column::Numeric(values) => {
                 let value = |i: u32| {
@@ -35,21 +37,25 @@ impl Sorted {
                         .copied()
                         .unwrap_or(f64::NAN)
                 };
-                let mut known: Vec<(f64, u32)> = (0..rows.len() as u32)
-                    .map(|i| (value(i), i))
-                    .filter(|(x, _)| !x.is_nan())
-                    .collect();
+                let mut known: Vec<(f64, u32)> = control.vec(rows.len())?;
+                known.extend(
+                    (0..rows.len() as u32)
+                        .map(|i| (value(i), i))
+                        .filter(|(x, _)| !x.is_nan()),
+                );
                 known.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                Some(known.into_iter().map(|(_, i)| i).collect())
+                let mut list = control.vec(known.len())?;
+                list.extend(known.into_iter().map(|(_, i)| i));
+                Some(Some(list))
             }
-            Column::Categorical(_) => None,
+            Column::Categorical(_) => Some(None),
         };
         let lists = if rows.len() >= PARALLEL_ROWS {
-            data.columns().par_iter().map(sort).collect()
+            data.columns().par_iter().map(sort).collect::<Option<_>>()
         } else {
-            data.columns().iter().map(sort).collect()
+            data.columns().iter().map(sort).collect::<Option<_>>()
         };
-        Sorted { lists }
+        Some(Sorted { lists: lists? })
     }
 
     /// The known rows of numeric `feature` in ascending value order, if kept.
@@ -60,20 +66,38 @@ impl Sorted {
     /// Each child's lists, from where `routes` says each of this node's rows went. Each of
     /// the node's lists is freed once split, so the node's and its children's lists are
     /// never all held at once (at the root that is the size of the data in `u32`s).
-    pub(crate) fn hand_down(self, routes: &Routes, usable: &[bool]) -> Vec<Sorted> {
+    /// `None` when the memory cannot be had (recorded in `control`).
+    pub(crate) fn hand_down(
+        self,
+        routes: &Routes,
+        usable: &[bool],
+        control: &Control,
+    ) -> Option<Vec<Sorted>> {
         let n_children = routes.counts.len();
-        let split = |(f, list): (usize, Option<Vec<u32>>)| -> Vec<Option<Vec<u32>>> {
+        let split = |(f, list): (usize, Option<Vec<u32>>)| -> Option<Vec<Option<Vec<u32>>>> {
             match list {
-                Some(list) if usable.get(f).copied().unwrap_or(false) => {
-                    routes.split_list(&list).into_iter().map(Some).collect()
-                }
-                _ => vec![None; n_children],
+                Some(list) if usable.get(f).copied().unwrap_or(false) => Some(
+                    routes
+                        .split_list(&list, control)?
+                        .into_iter()
+                        .map(Some)
+                        .collect(),
+                ),
+                _ => Some(vec![None; n_children]),
             }
         };
         let per_feature: Vec<Vec<Option<Vec<u32>>>> = if routes.n_rows() >= PARALLEL_ROWS {
-            self.lists.into_par_iter().enumerate().map(split).collect()
+            self.lists
+                .into_par_iter()
+                .enumerate()
+                .map(split)
+                .collect::<Option<_>>()?
         } else {
-            self.lists.into_iter().enumerate().map(split).collect()
+            self.lists
+                .into_iter()
+                .enumerate()
+                .map(split)
+                .collect::<Option<_>>()?
         };
         let mut children: Vec<Sorted> = (0..n_children).map(|_| Sorted::default()).collect();
         for lists in per_feature {
@@ -81,7 +105,7 @@ impl Sorted {
                 child.lists.push(list);
             }
         }
-        children
+        Some(children)
     }
 }
 
@@ -103,13 +127,14 @@ pub(crate) struct Routes {
 }
 
 impl Routes {
-    pub(crate) fn new(n_rows: usize, n_children: usize) -> Routes {
-        Routes {
-            child: Vec::with_capacity(n_rows),
-            position: Vec::with_capacity(n_rows),
+    /// `None` when the memory cannot be had (recorded in `control`).
+    pub(crate) fn new(n_rows: usize, n_children: usize, control: &Control) -> Option<Routes> {
+        Some(Routes {
+            child: control.vec(n_rows)?,
+            position: control.vec(n_rows)?,
             spread: Vec::new(),
             counts: vec![0; n_children],
-        }
+        })
     }
 
     fn n_rows(&self) -> usize {
@@ -143,13 +168,13 @@ impl Routes {
     }
 
     /// One sorted list split into the children's, order kept.
-    fn split_list(&self, list: &[u32]) -> Vec<Vec<u32>> {
+    fn split_list(&self, list: &[u32], control: &Control) -> Option<Vec<Vec<u32>>> {
         let n_children = self.counts.len();
         let mut out: Vec<Vec<u32>> = self
             .counts
             .iter()
-            .map(|&n| Vec::with_capacity(n as usize))
-            .collect();
+            .map(|&n| control.vec(n as usize))
+            .collect::<Option<_>>()?;
         for &i in list {
             let i = i as usize;
             let (Some(&child), Some(&at)) = (self.child.get(i), self.position.get(i)) else {
@@ -169,6 +194,6 @@ impl Routes {
                 }
             }
         }
-        out
+        Some(out)
     }
 }
