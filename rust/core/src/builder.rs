@@ -515,7 +515,7 @@ impl Grower<'_, '_, '_> {
         // Histogram trees are the large ones: n_features scores per node would outweigh the
         // tree itself (and its model file) several times, for figures made at bin edges.
         if self.bins.is_none() {
-            record_scores(tree, node, &candidates);
+            record_scores(tree, node, &candidates, self.control);
         }
         let axis = choose(self.params.criterion, &candidates, scale)
             .and_then(|best| candidates.get_mut(best)?.take());
@@ -863,7 +863,20 @@ fn set_one<T>(v: &mut [T], i: usize, x: T) {
     }
 }
 
-fn record_scores(tree: &mut Tree, node: NodeId, candidates: &[Option<Candidate>]) {
+/// Keeps the node's per-feature scores (not when their memory cannot be had: the fit then
+/// stops at its next check).
+fn record_scores(
+    tree: &mut Tree,
+    node: NodeId,
+    candidates: &[Option<Candidate>],
+    control: &Control,
+) {
+    if control
+        .reserve(&mut tree.scores, candidates.len())
+        .is_none()
+    {
+        return;
+    }
     let offset = tree.scores.len() as u32;
     tree.scores.extend(
         candidates

@@ -1,0 +1,218 @@
+"""Long work stays under the user's control, and forked processes keep working.
+
+Each scenario runs in a fresh interpreter (a subprocess), as a user's session would: a fit or
+a prediction interrupted by SIGINT raises KeyboardInterrupt within a second and leaves the
+estimator as it was; a fit that the machine cannot give memory raises MemoryError instead of
+aborting the interpreter; a child forked after the parent used the thread pool predicts and
+fits (os.fork, multiprocessing's fork start method, a preload-style server).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32", reason="SIGINT, fork and RLIMIT_AS are POSIX"
+)
+
+
+def run(script: str, *args: str, timeout: float = 120) -> str:
+    """Runs `script` in a fresh interpreter; returns its stdout, failing on a non-zero exit."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+# Sends SIGINT to the process `delay` seconds after `start()`, and records when.
+SIGNALLER = """
+import os, signal, threading, time
+sent = []
+def start(delay):
+    def fire():
+        time.sleep(delay)
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+    threading.Thread(target=fire, daemon=True).start()
+"""
+
+INTERRUPTED_FIT = (
+    SIGNALLER
+    + """
+import sys, time
+import numpy as np
+from quercus import DecisionTreeClassifier
+
+splitter, n_jobs = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(0)
+X = rng.random((1_000_000, 20))
+y = rng.integers(0, 2, len(X))  # noise: a full tree takes tens of seconds to grow
+model = DecisionTreeClassifier(max_depth=4).fit(X[:2000], y[:2000])
+before = model.predict_proba(X[:2000])
+start(1.0)
+t0 = time.perf_counter()
+try:
+    model.set_params(max_depth=None, splitter=splitter, n_jobs=n_jobs).fit(X, y)
+except KeyboardInterrupt:
+    latency = time.perf_counter() - sent[0]
+else:
+    raise SystemExit(f"the fit ended without an interrupt after {time.perf_counter() - t0} s")
+# The estimator is exactly as it was before the interrupted call.
+assert (model.predict_proba(X[:2000]) == before).all()
+assert model.depth_ <= 4
+print(latency)
+"""
+)
+
+
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_ctrl_c_stops_a_fit_within_a_second(splitter, n_jobs):
+    latency = float(run(INTERRUPTED_FIT, splitter, str(n_jobs)))
+    assert 0 <= latency < 1.0
+
+
+def test_ctrl_c_stops_a_long_prediction():
+    script = (
+        SIGNALLER
+        + """
+import time
+import numpy as np
+from quercus import DecisionTreeClassifier
+
+rng = np.random.default_rng(0)
+X = rng.random((20_000, 2), dtype=np.float32)
+X[rng.random(X.shape) < 0.2] = np.nan  # rows that follow several branches: a slow walk
+model = DecisionTreeClassifier().fit(X, rng.integers(0, 2, len(X)))
+rows = np.repeat(X, 2_500, axis=0)  # 50M rows, read in place
+start(0.3)
+t0 = time.perf_counter()
+try:
+    model.predict_proba(rows)
+except KeyboardInterrupt:
+    print(time.perf_counter() - sent[0])
+else:
+    raise SystemExit(f"predicted without an interrupt in {time.perf_counter() - t0} s")
+"""
+    )
+    assert float(run(script, timeout=300)) < 1.0
+
+
+def test_a_fit_without_memory_raises_memory_error():
+    # The address space is capped a little above what the interpreter holds, so the fit's
+    # own buffers (rows, sorted lists, scans, the tree) cannot all be had. Rust aborts the
+    # process on a failed allocation unless the buffer was reserved fallibly: every cap
+    # must give MemoryError (or a fit that fits), never a dead interpreter.
+    script = """
+import resource, sys
+import numpy as np
+from quercus import DecisionTreeClassifier
+
+rng = np.random.default_rng(0)
+X = np.asfortranarray(rng.random((4_000_000, 4)))
+y = rng.integers(0, 2, len(X))
+model = DecisionTreeClassifier(max_depth=2).fit(X[:1000], y[:1000])
+before = model.predict(X[:1000])
+vm = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize"))
+resource.setrlimit(resource.RLIMIT_AS, (vm + (int(sys.argv[2]) << 20), resource.RLIM_INFINITY))
+try:
+    model.set_params(max_depth=None, splitter=sys.argv[1]).fit(X, y)
+    print("fitted")
+except MemoryError as e:
+    print("core" if "could not be allocated" in str(e) else "numpy")
+    assert (model.predict(X[:1000]) == before).all()
+"""
+    if not os.path.exists("/proc/self/status"):
+        pytest.skip("reads the address-space size from /proc")
+    # Caps that fail within seconds (a larger one lets the tree grow for minutes first).
+    outcomes = [
+        run(script, splitter, str(megabytes)).strip()
+        for splitter, megabytes in (("exact", 150), ("exact", 300), ("hist", 150))
+    ]
+    assert "core" in outcomes, outcomes
+
+
+FORK_DATA = """
+import numpy as np
+from quercus import DecisionTreeClassifier
+
+rng = np.random.default_rng(0)
+X = rng.random((200_000, 5))
+y = (X[:, 0] + rng.random(len(X)) > 1).astype(int)
+model = DecisionTreeClassifier(max_depth=6).fit(X, y)
+expected = model.predict(X)  # the parent's thread pool is running from here on
+"""
+
+
+def test_os_fork_child_predicts_and_fits():
+    script = (
+        FORK_DATA
+        + """
+import os
+pid = os.fork()
+if pid == 0:
+    ok = (model.predict(X[:10]) == expected[:10]).all() and (model.predict(X) == expected).all()
+    again = DecisionTreeClassifier(max_depth=6).fit(X, y)
+    os._exit(0 if ok and (again.predict(X) == expected).all() else 1)
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0
+"""
+    )
+    run(script, timeout=60)
+
+
+def test_multiprocessing_fork_pool_predicts_and_fits():
+    script = (
+        FORK_DATA
+        + """
+import multiprocessing as mp
+
+def work(seed):
+    part = np.random.default_rng(seed).integers(0, len(X), 50_000)
+    fitted = DecisionTreeClassifier(max_depth=6).fit(X, y)
+    return bool((model.predict(X[part]) == expected[part]).all()
+                and (fitted.predict(X) == expected).all())
+
+with mp.get_context("fork").Pool(2) as pool:
+    assert all(pool.map(work, range(4)))
+"""
+    )
+    run(script, timeout=60)
+
+
+def test_preload_style_server_workers_predict_concurrently():
+    # gunicorn --preload: the parent loads the model and serves once, then forks workers
+    # that each answer requests from several threads at once.
+    script = (
+        FORK_DATA
+        + """
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+def serve():
+    with ThreadPoolExecutor(4) as threads:
+        parts = [np.arange(k, len(X), 7) for k in range(8)]
+        answers = list(threads.map(lambda p: (model.predict(X[p]) == expected[p]).all(), parts))
+    return all(answers)
+
+children = []
+for _ in range(3):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if serve() else 1)
+    children.append(pid)
+codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children]
+assert codes == [0, 0, 0], codes
+"""
+    )
+    run(script, timeout=60)
