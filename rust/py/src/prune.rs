@@ -1,12 +1,13 @@
-//! Post-pruning entry points: each returns a new tree and leaves its input untouched.
+//! Post-pruning entry points: each returns a new tree and leaves its input untouched, and
+//! runs watched (Ctrl-C stops it, see [`watched`]).
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use quercus_core::prune;
+use quercus_core::{prune, Control};
 
+use crate::control::watched;
 use crate::convert::{HeldSample, SampleTuple};
-use crate::errors::to_py;
 use crate::tree::PyTree;
 
 #[pyfunction]
@@ -19,11 +20,19 @@ pub fn prune_reduced_error<'py>(
     prune_ties: bool,
 ) -> PyResult<(PyTree, Bound<'py, PyDict>)> {
     let held = HeldSample::hold(columns, y, sample_weight, tree.inner.n_classes())?;
-    let (inner, steps) = held
-        .with(|s| {
-            py.detach(|| prune::reduced_error(&tree.inner, s.data, s.target, s.weights, prune_ties))
-        })?
-        .map_err(to_py)?;
+    let control = Control::new();
+    let (inner, steps) = held.with(|s| {
+        watched(py, &control, None, || {
+            prune::reduced_error_controlled(
+                &tree.inner,
+                s.data,
+                s.target,
+                s.weights,
+                prune_ties,
+                &control,
+            )
+        })
+    })??;
     let d = PyDict::new(py);
     let col = |f: fn(&prune::PruneStep) -> f64| steps.iter().map(f).collect::<Vec<f64>>();
     d.set_item(
@@ -72,26 +81,35 @@ pub fn prune_pessimistic<'py>(
     confidence: f64,
     training: Option<SampleTuple<'py>>,
 ) -> PyResult<PyTree> {
+    let control = Control::new();
     let inner = match training {
-        None => py.detach(|| prune::pessimistic(&tree.inner, confidence, None)),
-        Some(t) => HeldSample::from_tuple(t, tree.inner.n_classes())?
-            .with(|s| py.detach(|| prune::pessimistic(&tree.inner, confidence, Some(*s))))?,
-    }
-    .map_err(to_py)?;
+        None => watched(py, &control, None, || {
+            prune::pessimistic_controlled(&tree.inner, confidence, None, &control)
+        })?,
+        Some(t) => HeldSample::from_tuple(t, tree.inner.n_classes())?.with(|s| {
+            watched(py, &control, None, || {
+                prune::pessimistic_controlled(&tree.inner, confidence, Some(*s), &control)
+            })
+        })??,
+    };
     Ok(PyTree { inner })
 }
 
 #[pyfunction]
 pub fn prune_cost_complexity(py: Python<'_>, tree: &PyTree, ccp_alpha: f64) -> PyResult<PyTree> {
-    let inner = py
-        .detach(|| prune::cost_complexity(&tree.inner, ccp_alpha))
-        .map_err(to_py)?;
+    let control = Control::new();
+    let inner = watched(py, &control, None, || {
+        prune::cost_complexity_controlled(&tree.inner, ccp_alpha, &control)
+    })?;
     Ok(PyTree { inner })
 }
 
 #[pyfunction]
 pub fn cost_complexity_path<'py>(py: Python<'py>, tree: &PyTree) -> PyResult<Bound<'py, PyDict>> {
-    let path = py.detach(|| prune::cost_complexity_path(&tree.inner));
+    let control = Control::new();
+    let path = watched(py, &control, None, || {
+        prune::cost_complexity_path_controlled(&tree.inner, &control)
+    })?;
     let d = PyDict::new(py);
     d.set_item("ccp_alphas", path.ccp_alphas.into_pyarray(py))?;
     d.set_item("impurities", path.impurities.into_pyarray(py))?;

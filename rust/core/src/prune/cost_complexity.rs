@@ -11,6 +11,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use super::{compact, Shape};
+use crate::control::Control;
 use crate::error::{CoreError, Result};
 use crate::tree::{NodeId, Tree};
 
@@ -26,14 +27,31 @@ pub struct CostComplexityPath {
 
 /// The pruning path, from the unpruned tree to its root alone.
 pub fn cost_complexity_path(tree: &Tree) -> CostComplexityPath {
+    path(tree, &Control::new())
+}
+
+/// [`cost_complexity_path`] under `control`: stops with its error once cancelled or out of
+/// time (checked at every collapse).
+pub fn cost_complexity_path_controlled(
+    tree: &Tree,
+    control: &Control,
+) -> Result<CostComplexityPath> {
+    let path = path(tree, control);
+    control.check()?;
+    Ok(path)
+}
+
+/// The path up to the collapse at which `control` stopped it, if it did.
+fn path(tree: &Tree, control: &Control) -> CostComplexityPath {
     let mut path = CostComplexityPath {
         ccp_alphas: Vec::new(),
         impurities: Vec::new(),
     };
     weakest_links(
         tree,
-        |_| false,
+        |_| control.stopped(),
         |alpha, r| {
+            control.advance(1);
             path.ccp_alphas.push(alpha);
             path.impurities.push(r);
         },
@@ -45,6 +63,12 @@ pub fn cost_complexity_path(tree: &Tree) -> CostComplexityPath {
 /// their effective alpha is ≤ `alpha` (its `_AlphaPruner` stops at the first one above), so the
 /// same alpha gives the same tree, up to a relative 1e-9 of rounding noise. `alpha` must be finite and ≥ 0.
 pub fn cost_complexity(tree: &Tree, alpha: f64) -> Result<Tree> {
+    cost_complexity_controlled(tree, alpha, &Control::new())
+}
+
+/// [`cost_complexity`] under `control`: stops with its error once cancelled or out of time
+/// (checked at every collapse).
+pub fn cost_complexity_controlled(tree: &Tree, alpha: f64, control: &Control) -> Result<Tree> {
     if !(alpha.is_finite() && alpha >= 0.0) {
         return Err(CoreError::InvalidParameter {
             name: "ccp_alpha",
@@ -55,9 +79,10 @@ pub fn cost_complexity(tree: &Tree, alpha: f64) -> Result<Tree> {
     // whose sums run in another order) must prune its own link despite last-digit noise.
     let collapse = weakest_links(
         tree,
-        |effective| alpha + 1e-9 * alpha.max(f64::MIN_POSITIVE) < effective,
-        |_, _| {},
+        |effective| control.stopped() || alpha + 1e-9 * alpha.max(f64::MIN_POSITIVE) < effective,
+        |_, _| control.advance(1),
     );
+    control.check()?;
     Ok(compact(tree, &collapse))
 }
 

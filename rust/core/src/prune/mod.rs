@@ -17,9 +17,12 @@ mod pessimistic;
 mod reduced_error;
 mod rows;
 
-pub use cost_complexity::{cost_complexity, cost_complexity_path, CostComplexityPath};
-pub use pessimistic::{pessimistic, Training};
-pub use reduced_error::{reduced_error, PruneStep};
+pub use cost_complexity::{
+    cost_complexity, cost_complexity_controlled, cost_complexity_path,
+    cost_complexity_path_controlled, CostComplexityPath,
+};
+pub use pessimistic::{pessimistic, pessimistic_controlled, Training};
+pub use reduced_error::{reduced_error, reduced_error_controlled, PruneStep};
 pub(crate) use rows::{Fractions, RowSet, Rows, Seg, Visit};
 
 use crate::builder::majority;

@@ -9,6 +9,7 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 
 use super::{check_rows, rebuild, Fractions, Redistributed, RowSet, Rows, Seg, Shape, Visit};
+use crate::control::Control;
 use crate::data::{Sample, Target};
 use crate::error::{CoreError, Result};
 use crate::tree::{NodeId, Tree};
@@ -49,6 +50,17 @@ pub fn pessimistic(
     confidence: f64,
     raising: Option<Training<'_, '_>>,
 ) -> Result<Tree> {
+    pessimistic_controlled(tree, confidence, raising, &Control::new())
+}
+
+/// [`pessimistic`] under `control`: stops with its error once cancelled or out of time
+/// (checked at every node), counting the nodes decided as progress.
+pub fn pessimistic_controlled(
+    tree: &Tree,
+    confidence: f64,
+    raising: Option<Training<'_, '_>>,
+    control: &Control,
+) -> Result<Tree> {
     if tree.is_regression() {
         return Err(CoreError::InvalidParameter {
             name: "tree",
@@ -83,16 +95,17 @@ pub fn pessimistic(
     let estimate = Estimate::new(confidence);
     let mut pruner = Pruner::new(tree, estimate);
     match raising {
-        None => pruner.run(None, RowSet::new()),
+        None => pruner.run(None, RowSet::new(), control),
         Some(t) => {
             let (rows, all) = Rows::new(t.data, t.weights);
             let raising = Raising {
                 rows,
                 target: t.target,
             };
-            pruner.run(Some(raising), all);
+            pruner.run(Some(raising), all, control);
         }
     }
+    control.check()?;
     let redone = pruner.redone.changed.iter().any(|&c| c);
     Ok(rebuild(
         tree,
@@ -268,9 +281,13 @@ impl<'t> Pruner<'t> {
 
     /// J48's `prune()` from the root, without recursion. With `raising`, the frames carry
     /// their nodes' training rows so a raised branch can be re-estimated and re-filled.
-    fn run(&mut self, mut raising: Option<Raising<'_, '_>>, root_rows: RowSet) {
+    fn run(&mut self, mut raising: Option<Raising<'_, '_>>, root_rows: RowSet, control: &Control) {
         let mut stack = vec![Frame::new(NodeId::ROOT, root_rows)];
         while let Some(frame) = stack.last_mut() {
+            if control.stopped() {
+                return;
+            }
+            control.advance(1);
             let node = frame.node;
             if self.shape.is_leaf(node) {
                 let e = self.leaf_estimate(node);

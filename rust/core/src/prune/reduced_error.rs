@@ -1,6 +1,7 @@
 //! Reduced-error pruning with validation data (text 000 §4.3.2; text 004, Algorithm 2).
 
 use super::{check_rows, compact, Fractions, Rows, Seg, Shape, Visit};
+use crate::control::Control;
 use crate::criterion::better;
 use crate::data::{Dataset, Target};
 use crate::error::{CoreError, Result};
@@ -53,6 +54,26 @@ pub fn reduced_error(
     weights: &[f64],
     prune_ties: bool,
 ) -> Result<(Tree, Vec<PruneStep>)> {
+    reduced_error_controlled(
+        tree,
+        validation,
+        target,
+        weights,
+        prune_ties,
+        &Control::new(),
+    )
+}
+
+/// [`reduced_error`] under `control`: stops with its error once cancelled or out of time
+/// (checked after the validation rows are routed, and at every node decided).
+pub fn reduced_error_controlled(
+    tree: &Tree,
+    validation: &Dataset<'_>,
+    target: &Target<'_>,
+    weights: &[f64],
+    prune_ties: bool,
+    control: &Control,
+) -> Result<(Tree, Vec<PruneStep>)> {
     check_rows(tree, validation, target, weights)?;
     if validation.n_rows() == 0 {
         return Err(CoreError::EmptyData {
@@ -62,6 +83,7 @@ pub fn reduced_error(
     }
     let n = tree.n_nodes();
     let as_leaf = leaf_errors(tree, validation, target, weights);
+    control.check()?;
     let total_weight: f64 = weights.iter().sum();
     let regression = tree.is_regression();
     let score = |error: f64| {
@@ -93,6 +115,8 @@ pub fn reduced_error(
     let mut collapse = vec![false; n];
     let mut steps = Vec::with_capacity(internal.len());
     for node in internal {
+        control.check()?;
+        control.advance(1);
         let subtree: f64 = tree
             .children(node)
             .map(|c| current.get(c.index()).copied().unwrap_or(0.0))
