@@ -272,7 +272,7 @@ pub(crate) struct Bins {
 impl Bins {
     /// Bins every numeric column of `data` into at most `max_bins` (2..=255) bins; categorical
     /// columns get none. The same bins for any number of threads. `None` when the memory
-    /// cannot be had (recorded in `control`).
+    /// cannot be had (recorded in `control`) or `control` stopped.
     pub(crate) fn new(
         data: &Dataset<'_>,
         max_bins: usize,
@@ -280,6 +280,7 @@ impl Bins {
     ) -> Option<Bins> {
         let max_bins = max_bins.clamp(2, MAX_BINS);
         let bin = |(f, column): (usize, &Column<'_>)| match column {
+            Column::Numeric(_) if control.is_some_and(Control::stopped) => None,
             Column::Numeric(values) => Binned::new(values, max_bins, f as u64, control).map(Some),
             Column::Categorical(_) => Some(None),
         };

@@ -26,9 +26,12 @@ pub(crate) struct Sorted {
 
 impl Sorted {
     /// The root's lists: every numeric feature's non-missing rows sorted by (value, row).
-    /// `None` when the memory cannot be had (recorded in `control`).
+    /// `None` when the memory cannot be had (recorded in `control`) or `control` stopped.
     pub(crate) fn root(data: &Dataset<'_>, rows: &NodeRows, control: &Control) -> Option<Sorted> {
         let sort = |column: &Column<'_>| match column {
+            // Sorting the root's columns is the longest stretch without a node: a stop is
+            // noticed between columns.
+            Column::Numeric(_) if control.stopped() => None,
             Column::Numeric(values) => {
                 let value = |i: u32| {
                     rows.rows
@@ -66,7 +69,7 @@ impl Sorted {
     /// Each child's lists, from where `routes` says each of this node's rows went. Each of
     /// the node's lists is freed once split, so the node's and its children's lists are
     /// never all held at once (at the root that is the size of the data in `u32`s).
-    /// `None` when the memory cannot be had (recorded in `control`).
+    /// `None` when the memory cannot be had (recorded in `control`) or `control` stopped.
     pub(crate) fn hand_down(
         self,
         routes: &Routes,
@@ -75,6 +78,9 @@ impl Sorted {
     ) -> Option<Vec<Sorted>> {
         let n_children = routes.counts.len();
         let split = |(f, list): (usize, Option<Vec<u32>>)| -> Option<Vec<Option<Vec<u32>>>> {
+            if control.stopped() {
+                return None;
+            }
             match list {
                 Some(list) if usable.get(f).copied().unwrap_or(false) => Some(
                     routes
