@@ -230,6 +230,7 @@ impl Searcher<'_, '_> {
     ) -> Option<(usize, f64, Option<usize>)> {
         let known = cats.known();
         let known_w = self.weight_of(&known);
+        let least = self.least_side(known_w, node_weight);
         let place = self.places_missing() && cats.n_missing > 0;
         let all = sum(&known, &cats.missing);
         let scale = self
@@ -272,9 +273,7 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.side_ok(wl, wl / known_w, node_weight)
-                || !self.side_ok(wr, wr / known_w, node_weight)
-            {
+            if wl < least || wr < least {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);

@@ -139,6 +139,9 @@ pub(crate) struct Searcher<'a, 'd> {
     pub min_samples_leaf: usize,
     /// Rows a unit of training weight counts as in the size rules ([`Self::rows_of`]).
     rows_per_weight: f64,
+    /// `min_samples_leaf` as a weight: the least a side may hold (with the tolerance of
+    /// [`holds_rows`]), so the threshold scan compares one number per side.
+    min_leaf_size: f64,
     /// Least total weight (missing fractions included) of a non-empty child.
     min_weight_leaf: f64,
     /// C4.5's MINOBJS: known weight of at least two branches (both, for a binary split).
@@ -188,6 +191,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
             rows_per_weight: 1.0,
+            min_leaf_size: least_weight(params.min_samples_leaf, 1.0),
             min_weight_leaf: params.min_weight_fraction_leaf * total_weight,
             min_objects: params.min_objects,
             numeric_gain_correction: params.numeric_gain_correction,
@@ -223,8 +227,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// This searcher counting rows in units of `unit`, the lightest positive training weight
     /// (see [`Self::rows_of`]).
     pub(crate) fn counting_rows_in(self, unit: f64) -> Searcher<'a, 'd> {
+        let rows_per_weight = if unit > 0.0 { 1.0 / unit } else { 1.0 };
         Searcher {
-            rows_per_weight: if unit > 0.0 { 1.0 / unit } else { 1.0 },
+            rows_per_weight,
+            min_leaf_size: least_weight(self.min_samples_leaf, rows_per_weight),
             ..self
         }
     }
@@ -246,28 +252,29 @@ impl<'a, 'd> Searcher<'a, 'd> {
         self.measure.impurity(stats)
     }
 
-    /// Whether one side of a binary split may be made: enough rows, enough weight (missing
-    /// fractions included) and, for C4.5, enough known weight. `known_w` is the side's known
-    /// weight (with the missing rows, when the search placed them there) and `share` its
-    /// share of the node's.
-    fn side_ok(&self, known_w: f64, share: f64, node_weight: f64) -> bool {
-        holds_rows(
-            self.rows_of(self.side_size(known_w, share, node_weight)),
-            self.min_samples_leaf,
-        ) && known_w >= self.min_objects
-            && share * node_weight >= self.min_weight_leaf
+    /// The least weight of scored rows a child may receive at a node whose scored rows weigh
+    /// `kw` of its `node_weight`: enough rows (`min_samples_leaf`, counted by weight) and
+    /// enough weight (`min_weight_fraction_leaf`), both with the child's share of the missing
+    /// rows when C4.5 spreads them (a child of share `w / kw` then holds `w / kw ×
+    /// node_weight`); the other strategies send a missing row to one child, so only what was
+    /// scored counts in advance.
+    #[inline]
+    fn least_child(&self, kw: f64, node_weight: f64) -> f64 {
+        let scored = kw / node_weight; // 1 where no row misses the feature
+        let rows = if self.missing == MissingStrategy::Fractional {
+            self.min_leaf_size * scored
+        } else {
+            self.min_leaf_size
+        };
+        rows.max(self.min_weight_leaf * scored)
     }
 
-    /// The weight a side will hold, counted toward its size: C4.5 sends a fragment of each
-    /// missing row to every side, so the side gets its `share` of the whole node; the other
-    /// strategies send a missing row to one side, so only the side's known weight (with the
-    /// missing rows, when the search placed them there) counts in advance.
-    fn side_size(&self, known_w: f64, share: f64, node_weight: f64) -> f64 {
-        if self.missing == MissingStrategy::Fractional {
-            share * node_weight
-        } else {
-            known_w
-        }
+    /// [`Self::least_child`] for each side of a binary split, where C4.5 also asks for
+    /// `min_objects` of known weight on both: one number, so that the threshold scan compares
+    /// each side once.
+    #[inline]
+    fn least_side(&self, kw: f64, node_weight: f64) -> f64 {
+        self.least_child(kw, node_weight).max(self.min_objects)
     }
 
     /// Whether the search places the missing rows on a side itself (and scores all rows).
@@ -457,14 +464,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let weights: Vec<f64> = part.children.iter().map(|c| self.weight_of(c)).collect();
         // Every child that receives rows must hold enough of them and enough weight; at
         // least two must hold min_objects of known weight (C4.5).
-        let too_small = part.counts.iter().zip(&weights).any(|(&c, &w)| {
-            let share = w / known_w;
-            c > 0
-                && (!holds_rows(
-                    self.rows_of(self.side_size(w, share, node_weight)),
-                    self.min_samples_leaf,
-                ) || share * node_weight < self.min_weight_leaf)
-        });
+        let least = self.least_child(known_w, node_weight);
+        let too_small = part
+            .counts
+            .iter()
+            .zip(&weights)
+            .any(|(&c, &w)| c > 0 && w < least);
         let big_enough = weights
             .iter()
             .filter(|&&w| w > 0.0 && w >= self.min_objects)
@@ -554,6 +559,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
 /// compared with a tolerance far below any fraction of a row that matters.
 pub(crate) fn holds_rows(rows: f64, least: usize) -> bool {
     rows >= least as f64 - 1e-9 * (1.0 + rows.abs())
+}
+
+/// The least weight that [`holds_rows`] `least` rows at `rows_per_weight`.
+fn least_weight(least: usize, rows_per_weight: f64) -> f64 {
+    (least as f64 * (1.0 - 1e-9) - 1e-9) / rows_per_weight
 }
 
 /// `a + b`, element by element.

@@ -175,6 +175,7 @@ impl Searcher<'_, '_> {
         let base = self.impurity(&total);
         let impurity_decrease = self.criterion.is_impurity_decrease();
         let kw = self.weight_of(&total);
+        let least = self.least_side(kw, node_weight);
         let mut left = self.zero_stats();
         let mut right = total.clone();
         let mut with = self.zero_stats();
@@ -209,7 +210,7 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.side_ok(wl, wl / kw, node_weight) || !self.side_ok(wr, wr / kw, node_weight) {
+            if wl < least || wr < least {
                 continue;
             }
             let dec = if impurity_decrease {
@@ -308,7 +309,8 @@ impl Searcher<'_, '_> {
     ) -> Option<f64> {
         let aw = self.weight_of(all);
         let (wl, wr) = (self.weight_of(left), self.weight_of(right));
-        if !self.side_ok(wl, wl / aw, node_weight) || !self.side_ok(wr, wr / aw, node_weight) {
+        let least = self.least_side(aw, node_weight);
+        if wl < least || wr < least {
             return None;
         }
         Some(if self.criterion.is_impurity_decrease() {
