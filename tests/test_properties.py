@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 from helpers import LEAF
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
@@ -88,6 +88,68 @@ def test_duplicated_row_equals_weight_two_regression(data, i):
     a = DecisionTreeRegressor().fit(dup, y_dup)
     b = DecisionTreeRegressor().fit(X, y, sample_weight=w)
     np.testing.assert_allclose(a.predict(X), b.predict(X), atol=1e-9)
+
+
+# Every missing-value strategy the core implements, with both threshold searches (class
+# majority fills values per node, so it searches exactly).
+MISSING_SPLITTERS = st.sampled_from(
+    [
+        (missing, splitter)
+        for missing in ("fractional", "majority_branch", "separate", "learned", "surrogate")
+        for splitter in ("exact", "hist")
+    ]
+    + [("class_majority", "exact")]
+)
+
+
+@SETTINGS
+@given(
+    data=datasets(),
+    algorithm=ALGORITHMS,
+    how=MISSING_SPLITTERS,
+    i=st.integers(min_value=0, max_value=100),
+)
+def test_duplicated_row_equals_weight_two_every_strategy(data, algorithm, how, i):
+    X, y = data
+    missing, splitter = how
+    i %= X.height
+    dup = pl.concat([X, X[i]])
+    y_dup = np.concatenate([y, y[i : i + 1]])
+    w = np.ones(X.height)
+    w[i] = 2.0
+    params = {"algorithm": algorithm, "missing": missing, "splitter": splitter}
+    a = DecisionTreeClassifier(**params).fit(dup, y_dup)
+    b = DecisionTreeClassifier(**params).fit(X, y, sample_weight=w)
+    assert_same_structure(a, b)
+    assert_same_predictions(a, b, X, X)
+
+
+@SETTINGS
+@given(
+    data=datasets(),
+    algorithm=ALGORITHMS,
+    how=MISSING_SPLITTERS,
+    drop=st.lists(st.booleans(), min_size=14, max_size=14),
+)
+def test_zero_weight_is_an_absent_row(data, algorithm, how, drop):
+    # scikit-learn's meaning of a zero weight (bootstrap counts, folds left out): the tree is
+    # the one grown without the row. Categories and classes come as Enums, so both fits
+    # encode them alike whichever rows are left.
+    X, y = data
+    missing, splitter = how
+    X = X.with_columns(pl.col("cat").cast(pl.Enum(["a", "b", "c", "d"])))
+    y = pl.Series("y", y, dtype=pl.Enum(["p", "q", "r"]))
+    gone = np.array(drop[: X.height])
+    kept = pl.Series(~gone)
+    assume(kept.any())
+    params = {"algorithm": algorithm, "missing": missing, "splitter": splitter}
+    weights = np.where(gone, 0.0, 1.0 + np.arange(X.height) % 3)
+    a = DecisionTreeClassifier(**params).fit(X, y, sample_weight=weights)
+    b = DecisionTreeClassifier(**params).fit(
+        X.filter(kept), y.filter(kept), sample_weight=weights[~gone]
+    )
+    assert a.to_bytes() == b.to_bytes()  # the model file, byte for byte
+    assert_same_predictions(a, b, X, X)
 
 
 def _frame(rows: list[dict]) -> pl.DataFrame:

@@ -30,21 +30,11 @@ from sklearn.utils.validation import check_is_fitted
 import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
 
-_ZERO_WEIGHTS = (
-    "feeds sample weights of 0; quercus rejects weights that are not strictly positive by "
-    "design (README: weights must be finite and strictly positive)"
-)
-EXPECTED_FAILURES = {
-    "check_sample_weight_equivalence_on_dense_data": _ZERO_WEIGHTS,
-    "check_classifiers_one_label_sample_weights": _ZERO_WEIGHTS,
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 
 
 def expected_failures(estimator) -> dict[str, str]:
-    failures = dict(EXPECTED_FAILURES)
-    if is_regressor(estimator):
-        del failures["check_classifiers_one_label_sample_weights"]  # a classifier check
-    return failures
+    return dict(EXPECTED_FAILURES)
 
 
 @parametrize_with_checks(
@@ -56,7 +46,7 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-# --- what the zero-weight checks test, with positive weights ----------------------------
+# --- repeated rows and weights ----------------------------------------------------------
 
 
 @pytest.mark.parametrize("cls", [DecisionTreeClassifier, DecisionTreeRegressor])

@@ -259,7 +259,8 @@ def regression_targets(y: Any, n_rows: int) -> NDArray[np.float64]:
 
 
 def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
-    """Finite positive weights, one per row; None means all ones."""
+    """Finite, non-negative weights, one per row; None means all ones. A weight of 0 makes
+    the row absent (scikit-learn's meaning: bootstrap counts, folds left out)."""
     if sample_weight is None:
         return np.ones(n_rows)
     weights = np.ascontiguousarray(_from_pandas(sample_weight), dtype=np.float64)
@@ -267,12 +268,11 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
         raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
     if len(weights) != n_rows:
         raise ValueError(f"sample_weight has {len(weights)} values but X has {n_rows} rows")
-    bad = ~(np.isfinite(weights) & (weights > 0))
+    bad = ~(np.isfinite(weights) & (weights >= 0))
     if bad.any():
         row = _first(bad)
         raise ValueError(
-            "sample_weight must be finite and strictly positive (no zero or negative weights); "
-            f"row {row} is {weights[row]}"
+            f"sample_weight must be finite and not negative; row {row} is {weights[row]}"
         )
     return weights
 

@@ -139,11 +139,12 @@ impl Control {
         Some(v)
     }
 
-    /// `n` copies of `x` (see [`Self::reserve`]).
+    /// `n` copies of `x` (see [`Self::reserve`]). The memory is probed fallibly, then taken
+    /// by `vec!`, which for zeros asks the system for zeroed pages instead of writing them
+    /// (gigabyte outputs would otherwise be written twice).
     pub(crate) fn filled<T: Clone>(&self, n: usize, x: T) -> Option<Vec<T>> {
-        let mut v = self.vec(n)?;
-        v.resize(n, x);
-        Some(v)
+        drop(self.vec::<T>(n)?);
+        Some(vec![x; n])
     }
 
     fn refused<T>(&self, n: usize, _: TryReserveError) {

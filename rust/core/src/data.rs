@@ -373,7 +373,7 @@ pub(crate) fn validate_training_weights(weights: &[f64], n_rows: usize) -> Resul
     if weights.iter().all(|&w| w == 0.0) {
         return Err(CoreError::InvalidParameter {
             name: "sample_weight",
-            reason: "every weight is 0, so there is no row to learn from".into(),
+            reason: "every weight is zero, so there is no row to learn from".into(),
         });
     }
     Ok(())

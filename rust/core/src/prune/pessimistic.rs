@@ -379,9 +379,15 @@ impl<'t> Pruner<'t> {
         if self.redone.dist.is_empty() {
             self.redone.dist = vec![0.0; self.dist.len()];
         }
+        let root = NodeId::ROOT;
         let mut fill = Refill {
             top: node,
             k,
+            // Rows are counted by weight, in the fit's unit (see `Searcher::rows_of`).
+            rows_per_weight: match self.tree.weight(root) {
+                w if w > 0.0 => self.tree.n_rows(root) / w,
+                _ => 1.0,
+            },
             target: raising.target,
             dist: &mut self.dist,
             redone: &mut self.redone,
@@ -419,6 +425,7 @@ impl Visit for LeafSum<'_, '_> {
 struct Refill<'p, 'a, 'd> {
     top: NodeId,
     k: usize,
+    rows_per_weight: f64,
     target: &'a Target<'d>,
     dist: &'p mut Vec<f64>,
     redone: &'p mut Redistributed,
@@ -431,9 +438,11 @@ impl Visit for Refill<'_, '_, '_> {
         }
         let i = node.index();
         let range = i * self.k..(i + 1) * self.k;
+        let mut weight = 0.0;
         if let Some(d) = self.dist.get_mut(range.clone()) {
             d.iter_mut().for_each(|x| *x = 0.0);
             rows.accumulate(set, self.target, 0.0, d);
+            weight = d.iter().sum();
             if let Some(r) = self.redone.dist.get_mut(range) {
                 r.copy_from_slice(d);
             }
@@ -442,7 +451,7 @@ impl Visit for Refill<'_, '_, '_> {
             *c = true;
         }
         if let Some(n) = self.redone.n_rows.get_mut(i) {
-            *n = Rows::count(set) as f64;
+            *n = weight * self.rows_per_weight;
         }
     }
 

@@ -85,11 +85,6 @@ impl<'a, 'd> Rows<'a, 'd> {
         })
     }
 
-    /// Number of entries (fragments of rows) in `set`.
-    pub(crate) fn count(set: &[Seg]) -> usize {
-        set.iter().map(|s| s.end - s.start).sum()
-    }
-
     /// `target`'s statistics of `set` (class weights, or (w, Σw(y−shift), Σw(y−shift)²)) added
     /// to `stats`.
     pub(crate) fn accumulate(
