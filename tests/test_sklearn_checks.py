@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.base import clone, is_classifier
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score, cross_validate
 from sklearn.pipeline import make_pipeline
