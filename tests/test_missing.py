@@ -486,3 +486,22 @@ def test_missing_versus_known_beats_a_worse_threshold(splitter):
     X[X == 0] = np.nan
     model = DecisionTreeRegressor(max_depth=1, missing="learned", splitter=splitter).fit(X, y)
     np.testing.assert_array_equal(model.tree_.impurity, [0.25, 0.0, 0.0])
+
+
+def test_missing_versus_known_is_worded_and_exported():
+    import sqlite3
+
+    X = pl.DataFrame({"x": [0.0, 0.0, 0.0, None, None, 1.0, 2.0], "z": [1.0, 2, 3, 4, 5, 6, 7]})
+    y = [0, 0, 0, 1, 1, 0, 0]
+    model = DecisionTreeClassifier(missing="learned").fit(X, y)
+    text = model.export_text()
+    assert "x is known" in text and "x is missing" in text and "inf" not in text
+    assert "IF x is missing THEN" in model.export_rules()
+    sql = model.to_sql("t")
+    assert "inf" not in sql.lower()
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (x REAL, z REAL)")
+    db.executemany("INSERT INTO t VALUES (?, ?)", X.rows())
+    assert [r[0] for r in db.execute(sql)] == y
+    assert X.select(model.to_polars_expr()).to_series().to_list() == y
+    assert model.predict(X).tolist() == y

@@ -69,7 +69,11 @@ class Condition:
 
     def format(self, decimals: int = 4) -> str:
         """`name <= t`, `name >  t` (aligned with `<=`), `name = v`, `name in {a, b}`,
-        `-0.80·density + 0.44·sugar <= -0.31`."""
+        `-0.80·density + 0.44·sugar <= -0.31`; the known-versus-missing split (`<= +inf`,
+        learned by `missing="learned"` and `"separate"`) as `name is known` / `name is
+        missing`."""
+        if not self.terms and self.value == math.inf:
+            return f"{self.feature} is {'known' if self.operator == '<=' else 'missing'}"
         if self.terms:
             operator = "> " if self.operator == ">" else self.operator
             threshold = format_number(float(self.value), decimals)  # type: ignore[arg-type]
@@ -102,7 +106,12 @@ class Interval:
             raise ValueError(f"an Interval on {self.feature!r} needs a lower or an upper bound")
 
     def to_text(self, decimals: int = 4) -> str:
-        """`feature <= u`, `feature > l` or `l < feature <= u`."""
+        """`feature <= u`, `feature > l` or `l < feature <= u`; `feature is known` for the
+        bound +inf of the known-versus-missing split, `feature is missing` past it."""
+        if self.lower == math.inf:
+            return f"{self.feature} is missing"
+        if self.lower is None and self.upper == math.inf:
+            return f"{self.feature} is known"
         lower = None if self.lower is None else format_number(self.lower, decimals)
         upper = None if self.upper is None else format_number(self.upper, decimals)
         if lower is None:
@@ -126,8 +135,12 @@ class Interval:
 
     def to_sql(self) -> str:
         column = quote_identifier(self.feature)
+        if self.lower == math.inf:  # past the known-versus-missing split: no value passes
+            return f"{column} IS NULL" if self.missing else "FALSE"
         tests = [] if self.lower is None else [f"{column} > {_sql_number(self.lower)}"]
-        if self.upper is not None:
+        if self.upper == math.inf:  # the known side of that split: every value passes
+            tests.append(f"{column} IS NOT NULL")
+        elif self.upper is not None:
             tests.append(f"{column} <= {_sql_number(self.upper)}")
         if self.missing:
             return f"({' AND '.join(tests)} OR {column} IS NULL)"
