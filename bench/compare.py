@@ -232,10 +232,8 @@ def _categorical_inputs(
     for j, name in enumerate(names):
         if j < len(codes):
             labels = [str(k) for k in range(CARDINALITIES[j])]
-            enum = pl.Series(name, labels, dtype=pl.Enum(labels))
-            # Categorical, not Enum: quercus reads an Enum as ordered (threshold splits on its
-            # codes, as scikit-learn on codes); these categories are nominal.
-            polars[name] = enum.gather(codes[j][rows]).cast(pl.Categorical)
+            # Nominal, as quercus reads an Enum (split by subsets).
+            polars[name] = pl.Series(name, labels, dtype=pl.Enum(labels)).gather(codes[j][rows])
             pandas[name] = pd.Categorical.from_codes(codes[j][rows], categories=labels)
         else:
             polars[name] = pl.Series(name, X[rows, j])

@@ -40,6 +40,7 @@ PARAMS = {
     "splitter": "auto",
     "max_bins": 255,
     "n_jobs": None,
+    "ordinal_features": None,
 }
 # The classifier adds misclassification costs and class weights.
 CLASSIFIER_PARAMS = PARAMS | {"cost_matrix": None, "class_weight": None}
@@ -221,7 +222,9 @@ def test_string_and_categorical_columns_sorted_lexicographically(dtype):
     np.testing.assert_array_equal(c.predict(X), y)
 
 
-def test_enum_column_multiway_and_ordered():
+def test_enum_column_multiway_and_ordinal():
+    # An Enum is a closed set of categories, nominal unless ordinal_features names it: CART
+    # splits it by subset, or by threshold on the Enum's order when it is ordinal.
     size = pl.Enum(["small", "medium", "large"])
     X = pl.DataFrame(
         {"size": pl.Series(["large", "small", "medium", "large", "small"], dtype=size)}
@@ -230,7 +233,11 @@ def test_enum_column_multiway_and_ordered():
     m = DecisionTreeClassifier(algorithm="id3").fit(X, y)
     lines = normalize_export(m.export_text(show_weights=False)).splitlines()
     assert lines == ["size = small: ok", "size = medium: ok", "size = large: big"]
-    c = DecisionTreeClassifier(algorithm="cart").fit(X, y)
+    nominal = DecisionTreeClassifier(algorithm="cart").fit(X, y)
+    assert nominal.tree_.nodes()["kind"][0] == SUBSET
+    lines = normalize_export(nominal.export_text(show_weights=False)).splitlines()
+    assert lines == ["size in {small, medium}: ok", "size not in {small, medium}: big"]
+    c = DecisionTreeClassifier(algorithm="cart", ordinal_features=["size"]).fit(X, y)
     nd = c.tree_.nodes()
     assert nd["kind"][0] == ORDERED
     assert nd["threshold"][0] == 1.0  # code of "medium"
@@ -376,7 +383,6 @@ def test_sklearn_clone():
 )
 def test_algorithm_presets(algorithm, criterion, kinds):
     X, y = load_xy("watermelon2")
-    # plain strings: unordered categories (an Enum would give ORDERED splits under cart)
     X = X.with_columns(pl.all().cast(pl.String))
     m = DecisionTreeClassifier(algorithm=algorithm).fit(X, y)
     assert m.tree_.criterion == criterion
@@ -386,10 +392,15 @@ def test_algorithm_presets(algorithm, criterion, kinds):
         assert (nd["n_children"][nd["kind"] != LEAF] == 2).all()
 
 
-def test_cart_on_enum_columns_splits_by_order():
+def test_cart_on_enum_columns_splits_by_subset():
+    # The bundled data sets hand nominal columns over as Enums: a closed set, not an order.
     X, y = load_xy("watermelon2")
     m = DecisionTreeClassifier(algorithm="cart").fit(X, y)
     nd = m.tree_.nodes()
+    assert set(nd["kind"][nd["kind"] != LEAF].tolist()) == {SUBSET}
+    assert "<=" not in m.export_text()
+    ordinal = DecisionTreeClassifier(algorithm="cart", ordinal_features=list(X.columns))
+    nd = ordinal.fit(X, y).tree_.nodes()
     assert set(nd["kind"][nd["kind"] != LEAF].tolist()) == {ORDERED}
 
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from helpers import load_xy
+from helpers import SUBSET, load_xy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -162,7 +162,7 @@ def test_separate():
 def test_learned_binary():
     m = fit("learned", algorithm="cart")
     nodes, scores, kids = root(m)
-    # CART, Gini. Texture's best test is `texture <= clear`; the two missing rows (1 yes,
+    # CART, Gini. Texture's best test is `texture in {clear}`; the two missing rows (1 yes,
     # 1 no) are tried on each side and all 17 rows scored:
     #   left:  clear 6 + 1 and 1 + 1 = 7 yes 2 no; right: 1 yes 7 no
     left = 9 / 17 * gini(7, 2) + 8 / 17 * gini(1, 7)  # 0.28595
@@ -171,11 +171,12 @@ def test_learned_binary():
     assert left < right
     assert scores["texture"]["score"] == pytest.approx(left, abs=1e-12)
     assert scores["texture"]["gain"] == pytest.approx(gini(8, 9) - left, abs=1e-12)
-    assert feature_name(m, nodes) == "texture" and nodes["threshold"][0] == 0
+    assert feature_name(m, nodes) == "texture" and nodes["kind"][0] == SUBSET
     np.testing.assert_allclose(nodes["weight"][kids], [9, 8], atol=1e-12)
     np.testing.assert_allclose(nodes["value"][kids[0]], [7, 2], atol=1e-12)
     assert nodes["missing_child"][0] == 0
-    assert m.export_text().splitlines()[0].endswith("[missing → left]")
+    first = m.export_text().splitlines()[0]
+    assert first.startswith("texture in {clear}") and first.endswith("[missing → left]")
 
 
 def test_learned_multiway_takes_the_best_child():
@@ -197,8 +198,8 @@ def test_surrogate():
     # Scored as C4.5 scores: Gini decrease on the 15 known rows × ρ = 15/17.
     decrease = gini(7, 8) - (7 / 15 * gini(6, 1) + 8 / 15 * gini(1, 7))
     assert scores["texture"]["gain"] == pytest.approx(15 / 17 * decrease, abs=1e-12)
-    assert feature_name(m, nodes) == "texture" and nodes["threshold"][0] == 0
-    # Surrogates of `texture <= clear` (left = rows 1-6, 15) on the 15 rows with texture
+    assert feature_name(m, nodes) == "texture" and nodes["kind"][0] == SUBSET
+    # Surrogates of `texture in {clear}` (left = rows 1-6, 15) on the 15 rows with texture
     # known; majority rule: 8 of 15 go right.
     #   umbilicus: hollow {1-5 left, 13, 14 right} -> left; slightly_hollow {7, 9, 17} and
     #     flat {11, 12, 16} -> right; rows 6, 15 miss it: 5 + 3 + 3 = 11/15 agree
@@ -216,7 +217,7 @@ def test_surrogate():
     np.testing.assert_allclose(nodes["value"][kids[1]], [1 + 1, 7 + 1], atol=1e-12)
     assert nodes["missing_child"][0] == 1  # no surrogate applies: the majority, right
     assert m.export_text().splitlines()[0] == (
-        "texture <= clear  [surrogate: umbilicus in {hollow}, then color in "
+        "texture in {clear}  [surrogate: umbilicus in {hollow}, then color in "
         "{green, dark}, then root in {curly}; missing → right]"
     )
     # At predict: texture missing, umbilicus hollow -> left; all three missing -> right.

@@ -333,7 +333,7 @@ def edited_metadata(model: Any, edit: Any) -> bytes:
         (lambda m: m["features"][0].update(kind="numeric"), "feature 'color' is 'numeric'"),
         (lambda m: m["features"][0]["categories"].pop(), "list of 3 category names"),
         (lambda m: m["features"][0].update(categories=[1, 2, 3]), "list of 3 category names"),
-        (lambda m: m["features"][0].update(ordered=False), "ordered flag"),
+        (lambda m: m["features"][0].update(ordered=True), "ordered flag"),
         (lambda m: m["features"][1].update(name="color"), "same name"),
         (lambda m: m["classes"]["values"].append("maybe"), "needs 2 class labels"),
         (lambda m: m["classes"].update(values=["yes", "yes"]), "distinct"),

@@ -133,13 +133,14 @@ def test_view_forwards_the_core_tree(classifiers):
     [
         ("id3", pl.String, "a multiway"),
         ("cart", pl.String, "a category-subset"),
-        ("cart", None, "an ordered-category"),  # watermelon 2.0's columns are Enums
+        ("cart", None, "an ordered-category"),  # every column named ordinal
     ],
 )
 def test_structure_arrays_refuse_other_node_kinds(algorithm, dtype, kind):
     X, y = load_xy("watermelon2")
+    ordinal = list(X.columns) if dtype is None else None
     X = X if dtype is None else X.cast(dtype)
-    tree = DecisionTreeClassifier(algorithm=algorithm).fit(X, y).tree_
+    tree = DecisionTreeClassifier(algorithm=algorithm, ordinal_features=ordinal).fit(X, y).tree_
     for name in ("children_left", "children_right", "feature", "threshold"):
         with pytest.raises(ValueError, match=rf"tree_\.{name} .* node 0 is {kind} split"):
             getattr(tree, name)

@@ -7,7 +7,8 @@ The extension only converts types: every column arrives already encoded by
 * ``("categorical", codes, missing, n_categories, ordered)`` with ``codes`` a 1-D uint32
   array of category codes (``< n_categories`` where not missing), ``missing`` a 1-D bool
   array (True = the value is missing; its code is ignored) and ``ordered`` True for an
-  ordered category (Polars ``Enum``), which is split by threshold on its codes.
+  ordinal feature (``ordinal_features``, or a pandas ``category`` with ``ordered=True``),
+  which binary splits test by threshold on its codes; a nominal one is split by subsets.
 """
 
 from collections.abc import Callable

@@ -10,7 +10,7 @@ import functools
 import sys
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
 import polars as pl
@@ -78,10 +78,26 @@ class TrainingData:
         return 0 if self.classes is None else len(self.classes)
 
 
+# `ordinal_features`: the categorical features whose categories have an order, each with the
+# order it was given (None: the column's own, see `_categories`).
+Ordinals: TypeAlias = dict[str, tuple[str, ...] | None]
+
+
 def training_data(
-    X: Any, y: Any, *, target: str | None, sample_weight: Any, classification: bool
+    X: Any,
+    y: Any,
+    *,
+    target: str | None,
+    sample_weight: Any,
+    classification: bool,
+    ordinal: Ordinals | None = None,
 ) -> TrainingData:
-    """Validate and encode a training set; `target` names a column of a Polars X holding y."""
+    """Validate and encode a training set; `target` names a column of a Polars X holding y.
+
+    Categorical columns are nominal (split by category or subset) unless `ordinal` names them
+    or they are pandas categoricals with `ordered=True`: those split by threshold on their
+    categories' order."""
+    ordinal = {**_pandas_orders(X), **(ordinal or {})}
     frame = _as_frame(X)
     if target is not None:
         if y is not None:
@@ -99,7 +115,8 @@ def training_data(
         )
     y = _from_pandas(y)
     name = target or (y.name if isinstance(y, pl.Series) and y.name else "y")
-    schema = Schema(_infer_features(frame), name, _dtype_name(y) if classification else None)
+    features = _infer_features(frame, ordinal)
+    schema = Schema(features, name, _dtype_name(y) if classification else None)
     columns = _encode(frame, schema)
     n_rows = n_rows_of(columns)
     classes: NDArray[Any] | None = None
@@ -278,11 +295,41 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
 
 
 def _from_pandas(obj: Any) -> Any:
-    """pandas objects as Polars ones; pandas is never imported unless the caller did."""
+    """pandas objects as Polars ones; pandas is never imported unless the caller did. A
+    `category` column becomes an Enum of its categories (read from its codes, which needs no
+    pyarrow); its `ordered` flag is read at fit by `_pandas_orders`."""
     pd = sys.modules.get("pandas")
-    if pd is not None and isinstance(obj, (pd.DataFrame, pd.Series)):
-        return pl.from_pandas(obj)
-    return obj
+    if pd is None or not isinstance(obj, (pd.DataFrame, pd.Series)):
+        return obj
+    if isinstance(obj, pd.Series):
+        return _pandas_series(obj)
+    return pl.DataFrame([_pandas_series(obj[name]) for name in obj.columns])
+
+
+def _pandas_series(series: Any) -> pl.Series:
+    """One pandas Series as a Polars one (a `category` one as an Enum)."""
+    import pandas as pd  # only reached with a pandas object in hand
+
+    name = str(series.name) if series.name is not None else ""
+    if not isinstance(series.dtype, pd.CategoricalDtype):
+        return pl.from_pandas(series).rename(name)
+    categories = [str(c) for c in series.cat.categories]
+    codes = series.cat.codes.to_numpy()
+    labels = np.array(categories, dtype=object)[np.maximum(codes, 0)]
+    labels[codes < 0] = None
+    return pl.Series(name, labels.tolist(), dtype=pl.Enum(categories))
+
+
+def _pandas_orders(X: Any) -> Ordinals:
+    """The ordered pandas `category` columns of X, with their categories' order."""
+    pd = sys.modules.get("pandas")
+    if pd is None or not isinstance(X, pd.DataFrame):
+        return {}
+    return {
+        str(name): tuple(str(c) for c in dtype.categories)
+        for name, dtype in X.dtypes.items()
+        if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered
+    }
 
 
 def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64]:
@@ -352,19 +399,58 @@ def _kind(series: pl.Series) -> Kind:
     raise TypeError(f"column {series.name!r} has unsupported dtype {dtype}")
 
 
-def _infer_features(frame: pl.DataFrame | NDArray[np.float64]) -> tuple[Feature, ...]:
+def _infer_features(
+    frame: pl.DataFrame | NDArray[np.float64], ordinal: Ordinals
+) -> tuple[Feature, ...]:
+    """Each column's feature: numeric, nominal, or ordinal when `ordinal` names it."""
     if not isinstance(frame, pl.DataFrame):
+        if ordinal:
+            raise ValueError(
+                "ordinal_features names columns, but a NumPy X has only numeric ones; pass a "
+                "Polars or pandas DataFrame with the categorical columns"
+            )
         return tuple(Feature(f"x{j}") for j in range(frame.shape[1]))
-    return tuple(
-        Feature(series.name)
-        if _kind(series) == "numeric"
-        else Feature(series.name, tuple(_categories(series)), isinstance(series.dtype, pl.Enum))
-        for series in frame.iter_columns()
-    )
+    absent = [name for name in ordinal if name not in frame.columns]
+    if absent:
+        raise ValueError(
+            f"ordinal_features names {', '.join(map(repr, absent))}, which X does not have"
+        )
+    features = []
+    for series in frame.iter_columns():
+        name = series.name
+        if _kind(series) == "numeric":
+            if name in ordinal:
+                raise ValueError(
+                    f"ordinal_features names {name!r}, which is numeric (dtype "
+                    f"{series.dtype}): numbers are ordered already"
+                )
+            features.append(Feature(name))
+        elif name in ordinal:
+            order = ordinal[name]
+            categories = _categories(series) if order is None else _checked_order(series, order)
+            features.append(Feature(name, tuple(categories), ordered=True))
+        else:
+            features.append(Feature(name, tuple(_categories(series))))
+    return tuple(features)
+
+
+def _checked_order(series: pl.Series, order: tuple[str, ...]) -> tuple[str, ...]:
+    """An explicit category order for `series`: distinct, and holding every value it has."""
+    if len(set(order)) != len(order):
+        raise ValueError(f"ordinal_features[{series.name!r}] lists a category twice: {order}")
+    seen = set(series.cast(pl.String).drop_nulls().unique().to_list())
+    lacking = sorted(seen - set(order))
+    if lacking:
+        raise ValueError(
+            f"ordinal_features[{series.name!r}] lacks categories that column "
+            f"{series.name!r} holds: {', '.join(map(repr, lacking[:10]))}"
+        )
+    return order
 
 
 def _categories(series: pl.Series) -> list[str]:
-    """Fit-time categories: an Enum's order, [false, true], else sorted so row order is moot."""
+    """Fit-time categories: an Enum's order, [false, true], else sorted so row order is moot.
+    The order matters only to an ordinal feature; a nominal one splits by subsets."""
     if isinstance(series.dtype, pl.Enum):
         return series.dtype.categories.to_list()
     if series.dtype == pl.Boolean:

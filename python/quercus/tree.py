@@ -22,6 +22,7 @@ from . import _core, _missing, model_io, native, pictures, render
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
     LabelledData,
+    Ordinals,
     Schema,
     TrainingData,
     labelled_data,
@@ -220,6 +221,7 @@ class _BaseTree(ABC):
         splitter: str = "auto",
         max_bins: int = 255,
         n_jobs: int | None = None,
+        ordinal_features: Any = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -247,6 +249,7 @@ class _BaseTree(ABC):
         self.splitter = splitter
         self.max_bins = max_bins
         self.n_jobs = n_jobs
+        self.ordinal_features = ordinal_features
 
     @classmethod
     def _parameters(cls) -> list[inspect.Parameter]:
@@ -372,6 +375,7 @@ class _BaseTree(ABC):
                 target=target,
                 sample_weight=sample_weight,
                 classification=self._estimator_type == "classifier",
+                ordinal=_ordinals(self.ordinal_features),
             )
         )
         params = self._validated_params(data.n_classes)
@@ -906,6 +910,34 @@ def _score_frame(names: list[str], scores: dict[str, NDArray[np.float64]]) -> pl
         {"feature": names, **{column: scores[column] for column in _SCORE_COLUMNS}},
         schema={"feature": pl.String, **dict.fromkeys(_SCORE_COLUMNS, pl.Float64)},
     )
+
+
+def _ordinals(value: Any) -> Ordinals:
+    """`ordinal_features`: None, a list of column names (each column's own category order:
+    an Enum's, or sorted), or a dict of column name to its categories in order (or None)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = ((name, None) for name in value)
+    else:
+        raise TypeError(
+            "ordinal_features must be None, a list of column names, or a dict of column name "
+            f"to its categories in order; got {type(value).__name__}"
+        )
+    ordinals: Ordinals = {}
+    for name, order in items:
+        if not isinstance(name, str):
+            raise TypeError(f"ordinal_features names columns by string; got {name!r}")
+        if order is not None and (
+            isinstance(order, str) or not isinstance(order, (list, tuple, pl.Series))
+        ):
+            raise TypeError(
+                f"ordinal_features[{name!r}] must list the categories in order; got {order!r}"
+            )
+        ordinals[name] = None if order is None else tuple(str(c) for c in order)
+    return ordinals
 
 
 def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:

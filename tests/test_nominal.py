@@ -1,0 +1,156 @@
+"""Categories are nominal unless the user says they have an order.
+
+A Polars `Enum` is a closed set of categories (Polars' recommended type for a fixed
+vocabulary), not an order: like `String`, `Categorical`, `Boolean` and pandas' unordered
+`category`, it is nominal, split by category (multiway) or by subset (binary). A feature is
+ordinal when `ordinal_features` names it (its categories' order: the Enum's, or sorted, or an
+order given explicitly) or when it is a pandas `category` with `ordered=True`; binary splits
+then test it by threshold.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import polars as pl
+import pytest
+from helpers import LEAF, ORDERED, SUBSET, load_xy
+
+import quercus
+from quercus import DecisionTreeClassifier, DecisionTreeRegressor, _core
+
+SIZES = ["small", "medium", "large", "huge"]
+
+
+def sizes() -> tuple[pl.DataFrame, np.ndarray]:
+    """`size` decides the class by order: small and medium are "ok", large and huge "big"."""
+    size = ["large", "small", "medium", "huge", "small", "large", "medium", "huge"]
+    X = pl.DataFrame({"size": pl.Series(size, dtype=pl.Enum(SIZES))})
+    y = np.where(np.isin(size, ["large", "huge"]), "big", "ok")
+    return X, y
+
+
+def split_kinds(model) -> set[int]:
+    kinds = model.tree_.nodes()["kind"]
+    return set(kinds[kinds != LEAF].tolist())
+
+
+def test_the_demo_splits_nominal_columns_by_subset():
+    # The CLI demo fits watermelon 3.0, whose nominal columns arrive as Enums: CART states
+    # subsets (`texture in {clear}`), never an order (`texture <= clear`).
+    out = subprocess.run(
+        [sys.executable, "-m", "quercus", "demo"], capture_output=True, text=True, check=True
+    ).stdout
+    cart = out.split("== cart tree")[1]
+    nominal = ["color", "root", "sound", "texture", "umbilicus", "surface"]
+    for line in cart.splitlines():
+        if any(line.strip().startswith(name) for name in nominal):
+            assert "<=" not in line and ">" not in line, line
+    assert "texture in {" in cart
+
+
+@pytest.mark.parametrize("dtype", [pl.Enum(SIZES), pl.String, pl.Categorical])
+def test_enum_string_and_categorical_are_nominal(dtype):
+    X, y = sizes()
+    X = X.with_columns(pl.col("size").cast(pl.String).cast(dtype))
+    model = DecisionTreeClassifier(algorithm="cart").fit(X, y)
+    assert split_kinds(model) == {SUBSET}
+    assert model.export_text().startswith("size in {")
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
+def test_ordinal_features_list_uses_the_enum_order():
+    X, y = sizes()
+    model = DecisionTreeClassifier(algorithm="cart", ordinal_features=["size"]).fit(X, y)
+    assert split_kinds(model) == {ORDERED}
+    assert model.export_text().splitlines()[0].startswith("size <= medium")
+    np.testing.assert_array_equal(model.predict(X), y)
+    assert model.get_params()["ordinal_features"] == ["size"]
+
+
+def test_ordinal_features_dict_gives_the_order():
+    # A String column has no order of its own (sorted would put "huge" first); the dict says it.
+    X, y = sizes()
+    X = X.with_columns(pl.col("size").cast(pl.String))
+    model = DecisionTreeClassifier(ordinal_features={"size": SIZES}).fit(X, y)
+    assert split_kinds(model) == {ORDERED}
+    assert model.export_text().splitlines()[0].startswith("size <= medium")
+    # Sorted order (huge, large, medium, small) also separates the classes, at another cut.
+    alphabetical = DecisionTreeClassifier(ordinal_features=["size"]).fit(X, y)
+    assert alphabetical.export_text().splitlines()[0].startswith("size <= large")
+    # An order may name categories the data lacks; they keep their place.
+    wider = DecisionTreeClassifier(ordinal_features={"size": ["tiny", *SIZES]}).fit(X, y)
+    np.testing.assert_array_equal(wider.predict(X), y)
+
+
+def test_multiway_splits_ignore_the_order():
+    X, y = sizes()
+    for ordinal in (None, ["size"]):
+        model = DecisionTreeClassifier(algorithm="id3", ordinal_features=ordinal).fit(X, y)
+        assert [line.split(":")[0] for line in model.export_text().splitlines()] == [
+            f"size = {s}" for s in SIZES
+        ]
+
+
+def test_the_model_keeps_which_features_were_ordinal():
+    X, y = sizes()
+    X = X.with_columns(other=pl.Series(["a", "b"] * 4))
+    model = DecisionTreeClassifier(ordinal_features=["size"]).fit(X, y)
+    _, metadata = _core.load_model(model.to_bytes())
+    flags = {f["name"]: f["ordered"] for f in json.loads(metadata)["features"]}
+    assert flags == {"size": True, "other": False}
+    loaded = quercus.from_bytes(model.to_bytes())
+    assert loaded.export_text() == model.export_text()
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert split_kinds(loaded) == {ORDERED}
+
+
+def test_pandas_category_ordered_flag_decides():
+    pd = pytest.importorskip("pandas")
+    X, y = sizes()
+    values = X["size"].cast(pl.String).to_list()
+    ordered = pd.DataFrame({"size": pd.Categorical(values, categories=SIZES, ordered=True)})
+    model = DecisionTreeClassifier().fit(ordered, y)
+    assert split_kinds(model) == {ORDERED}
+    assert model.export_text().splitlines()[0].startswith("size <= medium")
+    unordered = pd.DataFrame({"size": pd.Categorical(values, categories=SIZES)})
+    model = DecisionTreeClassifier().fit(unordered, y)
+    assert split_kinds(model) == {SUBSET}
+    # Predictions read pandas categories too, a missing value included.
+    np.testing.assert_array_equal(model.predict(unordered), y)
+    blank = pd.DataFrame({"size": pd.Categorical([None, "huge"], categories=SIZES)})
+    assert model.predict(blank).shape == (2,)
+
+
+def test_bundled_nominal_data_split_by_subset():
+    X, y = load_xy("watermelon2")
+    model = DecisionTreeClassifier(algorithm="cart").fit(X, y)
+    assert split_kinds(model) == {SUBSET}
+    assert "<=" not in model.export_text()
+
+
+@pytest.mark.parametrize(
+    ("ordinal", "error", "message"),
+    [
+        (["colour"], ValueError, r"ordinal_features names 'colour', which X does not have"),
+        (["weight"], ValueError, r"'weight', which is numeric"),
+        ({"size": ["small", "large"]}, ValueError, r"lacks categories .* 'huge', 'medium'"),
+        ({"size": [*SIZES, "small"]}, ValueError, r"lists a category twice"),
+        ("size", TypeError, r"must be None, a list of column names, or a dict"),
+        ({"size": "small"}, TypeError, r"must list the categories in order"),
+        ([3], TypeError, r"names columns by string"),
+    ],
+)
+def test_bad_ordinal_features_name_the_column(ordinal, error, message):
+    X, y = sizes()
+    X = X.with_columns(weight=pl.Series(np.arange(8.0)))
+    with pytest.raises(error, match=message):
+        DecisionTreeClassifier(ordinal_features=ordinal).fit(X, y)
+
+
+def test_ordinal_features_need_named_columns():
+    with pytest.raises(ValueError, match="NumPy X has only numeric"):
+        DecisionTreeRegressor(ordinal_features=["x0"]).fit(np.ones((4, 1)), np.arange(4.0))
