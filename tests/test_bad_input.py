@@ -363,6 +363,32 @@ CASES = [
         lambda: clf(max_exhaustive_categories=0).fit(X10, Y10),
         id="max-exhaustive-categories-0",
     ),
+    # every parameter checked in one place, with one message, bounds included
+    *(
+        pytest.param(
+            ValueError,
+            [rf"^{name} must be an integer", re.escape(repr(value))],
+            lambda name=name, value=value: clf(**{name: value}).fit(X10, Y10),
+            id=f"{name}-{value!r}",
+        )
+        for name, value in [
+            ("max_depth", 2**70),
+            ("max_depth", np.True_),
+            ("max_bins", 10**12),
+            ("max_bins", 0),
+            ("max_bins", 256),
+            ("max_surrogates", 65),
+            ("max_exhaustive_categories", 21),
+            ("min_samples_leaf", 2**64),
+            ("max_leaf_nodes", 1),
+        ]
+    ),
+    pytest.param(
+        TypeError,
+        [r"\by is a sparse matrix", r"toarray"],
+        lambda: reg().fit(X10, __import__("scipy.sparse").sparse.csr_matrix(R10[:, None])),
+        id="sparse-y",
+    ),
     pytest.param(
         ValueError,
         [r"criterion", r"bogus"],
@@ -448,3 +474,17 @@ def test_fit_error_leaves_estimator_unfitted_or_consistent():
         m.fit(X10, Y10)
     with pytest.raises(NotFittedError):
         m.predict(X10)
+
+
+def test_numpy_integers_are_integers():
+    model = clf(max_depth=np.int64(2), max_bins=np.uint8(16), min_samples_leaf=np.int32(1))
+    assert model.fit(X10, Y10).depth_ <= 2
+
+
+def test_pruning_path_reads_by_attribute_and_by_key():
+    path = clf().cost_complexity_pruning_path(X10, Y10)
+    np.testing.assert_array_equal(path["ccp_alphas"], path.ccp_alphas)
+    np.testing.assert_array_equal(path["impurities"], path.impurities)
+    assert set(path.keys()) == {"ccp_alphas", "impurities"}
+    with pytest.raises(KeyError):
+        path["alphas"]

@@ -360,9 +360,14 @@ def test_get_params_defaults_and_round_trip(cls):
 def test_params_stored_unchanged_after_fit():
     X, y = load_xy("watermelon2")
     m = DecisionTreeClassifier(algorithm="id3").fit(X, y)
-    # the preset's criterion is resolved at fit, not written back
-    assert m.criterion is None and m.categorical_split is None
+    # the preset's criterion is resolved at fit, not written back: get_params keeps None,
+    # while the attribute reads what the fit used (scikit-learn's exporters print it)
+    assert m.categorical_split is None
     assert m.get_params()["criterion"] is None
+    assert m.criterion == "entropy"
+    m.set_params(algorithm="cart").fit(X, y)
+    assert m.criterion == "gini" and m.get_params()["criterion"] is None
+    assert DecisionTreeClassifier().criterion is None
 
 
 def test_sklearn_clone():
@@ -408,7 +413,8 @@ def test_regressor_preset_and_overrides():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     r = DecisionTreeRegressor().fit(X, np.array([1.0, 1.0, 5.0, 5.0]))
     assert r.tree_.criterion == "squared_error"
-    assert r.tree_.n_classes == 0
+    assert r.tree_.n_classes.tolist() == [1]  # scikit-learn's array for a regressor
+    assert r.tree_.core.n_classes == 0
     Xw, y = load_xy("watermelon2")
     Xw = Xw.with_columns(pl.all().cast(pl.String))
     g = DecisionTreeClassifier(algorithm="id3", criterion="gini").fit(Xw, y)

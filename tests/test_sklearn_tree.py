@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 from helpers import LEAF, load_xy
 from scipy.sparse import csr_matrix
-from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
@@ -120,7 +120,8 @@ def test_view_forwards_the_core_tree(classifiers):
     tree = q.tree_
     assert isinstance(tree.core, _core.Tree)
     assert tree.n_nodes == tree.core.n_nodes == q.n_nodes_
-    assert (tree.depth, tree.n_features, tree.n_classes) == (3, 15, 2)
+    assert (tree.depth, tree.n_features, tree.max_n_classes) == (3, 15, 2)
+    assert tree.n_classes.tolist() == [2] and tree.n_outputs == 1
     assert tree.criterion == "gini"
     nodes = tree.nodes()
     assert nodes.keys() == tree.core.nodes().keys()
@@ -190,7 +191,7 @@ def assert_paths_explain_predictions(model, X) -> None:
     nodes = model.tree_.nodes()
     paths = model.decision_path(X).toarray().astype(bool)
     leaves = model.apply(X)
-    regression = model.tree_.n_classes == 0
+    regression = model.tree_.core.n_classes == 0
     predicted = model.predict(X) if regression else model.predict_proba(X)
     value = nodes["value"].astype(float)
     if not regression:
@@ -252,3 +253,56 @@ def test_oblique_trees():
         _ = model.tree_.threshold
     X[np.random.default_rng(1).random(X.shape) < 0.1] = np.nan
     assert_paths_explain_predictions(model, X)
+
+
+# --- scikit-learn's exporters read quercus trees -------------------------------------------
+
+
+def _graph(dot: str) -> list[str]:
+    """The node labels of a Graphviz tree in depth-first preorder (node ids dropped: quercus
+    numbers its arena level by level, scikit-learn depth first)."""
+    import re
+
+    labels = dict(re.findall(r"^(\d+) \[label=(.*?)\] ;$", dot, flags=re.M))
+    children: dict[str, list[str]] = {}
+    for parent, child in re.findall(r"^(\d+) -> (\d+)", dot, flags=re.M):
+        children.setdefault(parent, []).append(child)
+    order, stack = [], ["0"]
+    while stack:
+        node = stack.pop()
+        order.append(labels[node])
+        stack.extend(reversed(children.get(node, [])))
+    return order
+
+
+@pytest.mark.parametrize("task", ["classifier", "regressor"])
+def test_sklearn_export_graphviz_reads_quercus_trees(task):
+    from sklearn import tree as sktree
+
+    if task == "classifier":
+        # Wine to depth 3: deeper (and on breast cancer) some nodes tie two features, which
+        # scikit-learn breaks by its random feature order, quercus by the lower index.
+        X, y = load_wine(return_X_y=True)
+        ours = DecisionTreeClassifier(max_depth=3).fit(X, y)
+        theirs = sktree.DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    else:
+        X, y = load_diabetes(return_X_y=True)
+        ours = DecisionTreeRegressor(max_depth=3).fit(X, y)
+        theirs = sktree.DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    dot = sktree.export_graphviz(ours, filled=True, proportion=True)
+    assert _graph(dot) == _graph(sktree.export_graphviz(theirs, filled=True, proportion=True))
+    assert ("gini = " if task == "classifier" else "squared_error = ") in dot
+
+
+def test_sklearn_plot_tree_draws_quercus_trees():
+    pytest.importorskip("matplotlib", reason="plot_tree draws with matplotlib (not installed)")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from sklearn import tree as sktree
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    texts = [t.get_text() for t in sktree.plot_tree(model)]
+    assert len(texts) == model.n_nodes_ and texts[0].startswith("x[")

@@ -93,10 +93,15 @@ class TreeView:
     def n_features(self) -> int:
         return self.core.n_features
 
+    @cached_property
+    def n_classes(self) -> NDArray[np.intp]:
+        """scikit-learn's array of classes per output: `[n_classes]` for a classifier, `[1]`
+        for a regressor (scikit-learn's exporters read `n_classes[0]`)."""
+        return _frozen(np.array([max(self.core.n_classes, 1)], dtype=np.intp))
+
     @property
-    def n_classes(self) -> int:
-        """Number of classes; 0 for a regression tree (the core's, not scikit-learn's array)."""
-        return self.core.n_classes
+    def max_n_classes(self) -> int:
+        return max(self.core.n_classes, 1)
 
     @property
     def criterion(self) -> str:

@@ -222,6 +222,11 @@ def n_rows_of(rows: list[Column] | NDArray[np.floating]) -> int:
 
 def target_values(y: Any, n_rows: int) -> NDArray[Any]:
     """y as a 1-D NumPy array of n_rows labels, none of them missing or infinite."""
+    if hasattr(y, "tocsr") or hasattr(y, "todense"):  # SciPy sparse (or alike): no import
+        raise TypeError(
+            f"y is a sparse matrix ({type(y).__name__}), but a tree needs a dense 1-D y; "
+            "pass y.toarray().ravel()"
+        )
     y = _from_pandas(y)
     values = y.to_numpy() if isinstance(y, pl.Series) else np.asarray(y)
     if values.ndim == 2 and values.shape[1] == 1:  # a one-column frame: take it, as sklearn

@@ -10,9 +10,10 @@ import copy
 import functools
 import inspect
 import os
+import sys
 from abc import ABC
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
 import numpy as np
 import polars as pl
@@ -157,10 +158,19 @@ class _Pruning:
 @dataclass(frozen=True)
 class PruningPath:
     """The minimal cost-complexity pruning path, as scikit-learn returns it: the effective
-    alphas (increasing, from 0) and the total leaf impurity of each pruned subtree."""
+    alphas (increasing, from 0) and the total leaf impurity of each pruned subtree. Read by
+    attribute or, like scikit-learn's Bunch, by key (`path["ccp_alphas"]`)."""
 
     ccp_alphas: NDArray[np.float64]
     impurities: NDArray[np.float64]
+
+    def keys(self) -> tuple[str, ...]:
+        return ("ccp_alphas", "impurities")
+
+    def __getitem__(self, key: str) -> NDArray[np.float64]:
+        if key not in self.keys():
+            raise KeyError(key)
+        return cast(NDArray[np.float64], getattr(self, key))
 
 
 @dataclass(frozen=True)
@@ -251,13 +261,31 @@ class _BaseTree(ABC):
         self.n_jobs = n_jobs
         self.ordinal_features = ordinal_features
 
+    @property
+    def criterion(self) -> str | None:
+        """The `criterion` parameter; once fitted with it None, the criterion the algorithm's
+        preset chose (`entropy`, `gain_ratio`, `gini`, `squared_error`), which is what
+        scikit-learn's exporters (`export_graphviz`, `plot_tree`) print. `get_params` keeps
+        what was given, so `clone` and refits are unchanged."""
+        given = self.__dict__.get("_criterion")
+        fitted = self.__dict__.get("_fitted")
+        return fitted.tree.criterion if given is None and fitted is not None else given
+
+    @criterion.setter
+    def criterion(self, value: str | None) -> None:
+        self.__dict__["_criterion"] = value
+
     @classmethod
     def _parameters(cls) -> list[inspect.Parameter]:
         return [p for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"]
 
+    def _given(self, name: str) -> Any:
+        """Parameter `name` as the user set it (`criterion` may read resolved otherwise)."""
+        return self.__dict__["_criterion"] if name == "criterion" else getattr(self, name)
+
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters (scikit-learn protocol; `deep` has nothing to recurse)."""
-        return {p.name: getattr(self, p.name) for p in self._parameters()}
+        return {p.name: self._given(p.name) for p in self._parameters()}
 
     def set_params(self: _Estimator, **params: Any) -> _Estimator:
         valid = {p.name for p in self._parameters()}
@@ -272,16 +300,16 @@ class _BaseTree(ABC):
 
     def __repr__(self) -> str:
         changed = (
-            f"{p.name}={getattr(self, p.name)!r}"
+            f"{p.name}={self._given(p.name)!r}"
             for p in self._parameters()
-            if getattr(self, p.name) != p.default
+            if self._given(p.name) != p.default
         )
         return f"{type(self).__name__}({', '.join(changed)})"
 
     def _preset(self, name: str) -> Any:
         """The parameter's value, or the algorithm preset's where it is None."""
         algorithm = _choice("algorithm", self.algorithm, tuple(_SPLITS))
-        value = getattr(self, name)
+        value = self._given(name)
         if value is not None:
             return value
         if name == "criterion":
@@ -299,11 +327,15 @@ class _BaseTree(ABC):
             categorical_split=_choice(
                 "categorical_split", self._preset("categorical_split"), _CATEGORICAL_SPLITS
             ),
-            max_depth=None if self.max_depth is None else _int("max_depth", self.max_depth, 1),
+            # Depths are stored as 32-bit numbers.
+            max_depth=None
+            if self.max_depth is None
+            else _int("max_depth", self.max_depth, 1, 2**31 - 1),
             min_samples_split=_int("min_samples_split", self.min_samples_split, 2),
             min_samples_leaf=_int("min_samples_leaf", self.min_samples_leaf, 1),
+            # 2^(k-1) partitions are enumerated.
             max_exhaustive_categories=_int(
-                "max_exhaustive_categories", self.max_exhaustive_categories, 2
+                "max_exhaustive_categories", self.max_exhaustive_categories, 2, 20
             ),
             max_leaf_nodes=None
             if self.max_leaf_nodes is None
@@ -320,9 +352,10 @@ class _BaseTree(ABC):
             cost_matrix=self._cost_list(n_classes),
             oblique=_choice("splits", self.splits, ("axis", "oblique")) == "oblique",
             missing=_missing.core_strategy(self._validated_missing()[0]),
-            max_surrogates=_int("max_surrogates", self.max_surrogates, 0),
+            max_surrogates=_int("max_surrogates", self.max_surrogates, 0, 64),
             splitter=_choice("splitter", self.splitter, ("auto", "exact", "hist")),
-            max_bins=_int("max_bins", self.max_bins, 2),
+            # Bin codes are bytes, one kept for missing values.
+            max_bins=_int("max_bins", self.max_bins, 2, 255),
             n_jobs=_n_jobs(self.n_jobs),
         )
 
@@ -946,9 +979,16 @@ def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
     return value
 
 
-def _int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+# The largest count the core takes (a Rust usize on every platform quercus builds for).
+_COUNT_MAX = sys.maxsize
+
+
+def _int(name: str, value: Any, minimum: int, maximum: int = _COUNT_MAX) -> int:
+    """An integer in [minimum, maximum]: a Python or NumPy integer, never a bool."""
+    ok = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    if not ok or not minimum <= value <= maximum:
+        bound = f">= {minimum}" if maximum == _COUNT_MAX else f"in [{minimum}, {maximum}]"
+        raise ValueError(f"{name} must be an integer {bound}; got {value!r}")
     return int(value)
 
 
@@ -972,6 +1012,6 @@ def _n_jobs(value: Any) -> int | None:
 
 
 def _int_any(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
         raise ValueError(f"{name} must be an integer or None; got {value!r}")
     return int(value)
