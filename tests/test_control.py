@@ -216,3 +216,160 @@ assert codes == [0, 0, 0], codes
 """
     )
     run(script, timeout=60)
+
+
+# --- time limits and progress ------------------------------------------------------------
+
+
+def _noise(rows: int, features: int = 10):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return rng.random((rows, features)), rng.integers(0, 2, rows)
+
+
+def test_max_time_raises_timeout_error_and_keeps_the_model():
+    import numpy as np
+
+    from quercus import DecisionTreeClassifier
+
+    X, y = _noise(300_000)
+    model = DecisionTreeClassifier(max_depth=3).fit(X[:1000], y[:1000])
+    before = model.predict_proba(X[:1000])
+    with pytest.raises(TimeoutError, match=r"max_time = 0\.05 s"):
+        model.set_params(max_depth=None, max_time=0.05).fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X[:1000]), before)
+    assert model.set_params(max_time=60.0).fit(X[:1000], y[:1000]).n_leaves_ > 1
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "5", True])
+def test_max_time_must_be_positive_seconds(bad):
+    from quercus import DecisionTreeRegressor
+
+    with pytest.raises(ValueError, match="max_time"):
+        DecisionTreeRegressor(max_time=bad).fit([[0.0], [1.0]], [0.0, 1.0])
+
+
+def test_a_progress_callback_sees_the_nodes_grow_and_can_stop_the_fit():
+    from quercus import DecisionTreeClassifier, _core
+
+    X, y = _noise(300_000)
+    model = DecisionTreeClassifier()
+    reports: list[tuple[int, str]] = []
+
+    class EnoughError(Exception):
+        pass
+
+    def progress(done: int, units: str) -> None:
+        reports.append((done, units))
+        if len(reports) == 3:
+            raise EnoughError
+
+    data = quercus_training(model, X, y)
+    with pytest.raises(EnoughError):
+        _core.fit(*data, progress=progress)
+    assert [units for _, units in reports] == ["nodes"] * 3
+    assert reports[0][0] <= reports[1][0] <= reports[2][0]
+
+
+def quercus_training(model, X, y):
+    """The arguments `_core.fit` takes for `model` on X, y (as `fit` builds them)."""
+    from dataclasses import asdict
+
+    from quercus._validation import training_data
+
+    data = training_data(X, y, target=None, sample_weight=None, classification=True)
+    params = asdict(model._validated_params(data.n_classes))
+    return data.columns, data.y, data.n_classes, data.sample_weight, params
+
+
+def test_progress_lines_on_a_log_and_on_a_terminal():
+    import io
+
+    from quercus._progress import Progress
+
+    log = io.StringIO()
+    quiet = Progress("fit", stream=log, interactive=False)
+    quiet(100, "nodes")  # within its first second: nothing
+    quiet.close()
+    assert log.getvalue() == ""
+
+    slow = Progress("predict", total=1_000_000, stream=log, interactive=False)
+    slow.started -= 4.0  # as if four seconds had passed
+    slow(250_000, "rows")
+    slow(500_000, "rows")  # within ten seconds of the last line: not repeated
+    slow.close()
+    first, last = log.getvalue().splitlines()
+    assert first.startswith("quercus predict: 250,000 rows of 1,000,000 (25%), 0:12 left")
+    assert "rows/s" in first
+    assert last.startswith("quercus predict: 1,000,000 rows of 1,000,000 (100%)")
+
+    screen = io.StringIO()
+    bar = Progress("fit", stream=screen, interactive=True)
+    bar.started -= 2.0
+    bar(10, "nodes")
+    bar(20, "nodes")
+    bar.close()
+    frames = screen.getvalue().split("\r\x1b[2K")[1:]
+    assert [f.split(",")[0] for f in frames] == [
+        "quercus fit: 10 nodes",
+        "quercus fit: 20 nodes",
+        "quercus fit: 20 nodes",
+    ]
+    assert frames[-1].endswith("\n") and not frames[0].endswith("\n")
+
+
+def test_verbose_estimators_report_long_fits_on_stderr():
+    script = """
+import numpy as np
+from quercus import DecisionTreeClassifier
+rng = np.random.default_rng(0)
+X = rng.random((600_000, 10)); y = rng.integers(0, 2, len(X))
+DecisionTreeClassifier(verbose=1, splitter="exact", n_jobs=1).fit(X, y)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True
+    )
+    lines = done.stderr.splitlines()
+    assert lines and all(line.startswith("quercus fit: ") for line in lines), done.stderr
+    assert "nodes" in lines[-1] and "elapsed" in lines[-1]
+
+
+def test_cli_ctrl_c_exits_130_with_one_line(tmp_path):
+    import numpy as np
+    import polars as pl
+
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({f"x{j}": rng.random(1_000_000) for j in range(10)})
+    frame = frame.with_columns(y=pl.Series(rng.integers(0, 2, frame.height)))
+    data = tmp_path / "noise.parquet"
+    frame.write_parquet(data)
+    cli = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "quercus",
+            "fit",
+            str(data),
+            "--target",
+            "y",
+            "-o",
+            str(tmp_path / "m.qrc"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    import signal
+    import time
+
+    time.sleep(3.0)  # reading, then well into the fit
+    sent = time.perf_counter()
+    cli.send_signal(signal.SIGINT)
+    out, err = cli.communicate(timeout=60)
+    latency = time.perf_counter() - sent
+    assert cli.returncode == 130, (out, err)
+    # The step's start line (stderr is no terminal), then the interrupt; nothing else.
+    assert err.strip().splitlines() == ["quercus: fitting ...", "quercus: interrupted"]
+    assert latency < 1.5
+    assert not (tmp_path / "m.qrc").exists()

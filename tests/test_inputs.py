@@ -41,6 +41,8 @@ PARAMS = {
     "max_bins": 255,
     "n_jobs": None,
     "ordinal_features": None,
+    "max_time": None,
+    "verbose": 0,
 }
 # The classifier adds misclassification costs and class weights.
 CLASSIFIER_PARAMS = PARAMS | {"cost_matrix": None, "class_weight": None}

@@ -7,15 +7,17 @@
 
 DATA is a CSV or Parquet file, told apart by its extension and read with Polars. Every error,
 a usage mistake included, is one line `quercus: error: ...` on stderr and exit status 2
-(QUERCUS_DEBUG=1 shows the traceback instead). A fit or prediction that runs longer than a
-second shows its elapsed time on stderr (after QUERCUS_PROGRESS_AFTER seconds if set).
+(QUERCUS_DEBUG=1 shows the traceback instead); Ctrl-C stops any command within a second with
+one line `quercus: interrupted` and exit status 130. On a terminal, or with --progress, a fit
+or prediction longer than a second shows its progress on stderr (nodes grown, rows
+predicted); elsewhere a command that runs longer than a second says when it starts and ends
+(after QUERCUS_PROGRESS_AFTER seconds if set).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import os
 import sys
 import threading
@@ -139,33 +141,31 @@ def _first_line(error: BaseException) -> str:
 # --- progress -----------------------------------------------------------------------------------
 
 
+def _verbose(args: argparse.Namespace) -> int:
+    """The estimators' `verbose` for this command: progress lines on a terminal, or asked."""
+    return int(args.progress or sys.stderr.isatty())
+
+
 @contextlib.contextmanager
-def _progress(label: str) -> Iterator[None]:
-    """Elapsed time on stderr once `label` has run for a second: a spinner redrawn in place
-    on a terminal, otherwise one line when it starts showing and one when it is done."""
+def _progress(label: str, verbose: int) -> Iterator[None]:
+    """Without progress lines (`verbose` 0), one line on stderr once `label` has run for a
+    second and one when it is done, so a log shows the long steps; with them, the model's
+    own progress says more, and this says nothing."""
     try:
         after = float(os.environ.get("QUERCUS_PROGRESS_AFTER", "1"))
     except ValueError:
         after = 1.0
+    if verbose:
+        yield
+        return
     done = threading.Event()
     shown = threading.Event()
     start = time.monotonic()
-    terminal = sys.stderr.isatty()
 
     def report() -> None:
-        if done.wait(after):
-            return
-        shown.set()
-        if not terminal:
+        if not done.wait(after):
+            shown.set()
             print(f"quercus: {label} ...", file=sys.stderr, flush=True)
-            return
-        for spinner in itertools.cycle("|/-\\"):
-            elapsed = time.monotonic() - start
-            print(
-                f"\rquercus: {label} {spinner} {elapsed:.1f}s", end="", file=sys.stderr, flush=True
-            )
-            if done.wait(0.1):
-                return
 
     thread = threading.Thread(target=report, name="quercus-progress", daemon=True)
     thread.start()
@@ -174,10 +174,9 @@ def _progress(label: str) -> Iterator[None]:
     finally:
         done.set()
         thread.join()
-        if shown.is_set():
-            elapsed = time.monotonic() - start
-            start_of_line = "\r" if terminal else ""
-            print(f"{start_of_line}quercus: {label} done in {elapsed:.1f}s", file=sys.stderr)
+    if shown.is_set():  # not after an error or an interrupt: it says what happened instead
+        elapsed = time.monotonic() - start
+        print(f"quercus: {label} done in {elapsed:.1f}s", file=sys.stderr)
 
 
 # --- commands -----------------------------------------------------------------------------------
@@ -195,8 +194,9 @@ def _fit(args: argparse.Namespace) -> None:
     if args.prune == "cost_complexity" and args.ccp_alpha is None:
         raise UserError("--prune cost_complexity needs --ccp-alpha A")
     estimator = DecisionTreeRegressor if args.regression else DecisionTreeClassifier
-    model = estimator(**params)
-    with _progress("fitting"):
+    verbose = _verbose(args)
+    model = estimator(**params, verbose=verbose)
+    with _progress("fitting", verbose):
         data = _read_training(args.data, args.target)
         if data.width < 2:
             raise UserError(f"{args.data} has no feature columns besides {args.target!r}")
@@ -213,7 +213,7 @@ def _fit(args: argparse.Namespace) -> None:
             raise UserError(message) from error
         X = data.drop(args.target)
         score = model.score(X, data.get_column(args.target))
-        model.save(args.output)
+        model.set_params(verbose=0).save(args.output)  # the file's model reports nothing
     figure = "R^2" if args.regression else "accuracy"
     print(
         f"wrote {args.output}: {model!r}, {model.n_leaves_} leaves, depth {model.depth_}; "
@@ -233,7 +233,9 @@ def _predict(args: argparse.Namespace) -> None:
         raise UserError("--proba needs a classifier; this model is a regression tree")
     schema = model._state.schema
     dtypes = {f.name: pl.Float64 if f.kind == "numeric" else pl.String for f in schema.features}
-    with _progress("predicting"):
+    verbose = _verbose(args)
+    model.set_params(verbose=verbose)
+    with _progress("predicting", verbose):
         frame = _scan(args.data, dtypes)
         columns = _columns_of(frame, args.data)
         _require(columns, schema.names, args.data, "a feature of the model")
@@ -334,6 +336,9 @@ def _parser() -> _Parser:
         "--validation", metavar="VAL_DATA", help="held-out rows for --prune reduced_error"
     )
     fit.add_argument("--regression", action="store_true", help="a regression tree")
+    fit.add_argument(
+        "--progress", action="store_true", help="progress on stderr (the default on a terminal)"
+    )
     fit.set_defaults(run=_fit)
 
     predict = commands.add_parser("predict", help="predict the rows of a CSV or Parquet file")
@@ -341,6 +346,9 @@ def _parser() -> _Parser:
     predict.add_argument("data", metavar="DATA", help="rows to predict, .csv or .parquet")
     predict.add_argument("-o", "--output", required=True, metavar="OUT", help=".parquet or .csv")
     predict.add_argument("--proba", action="store_true", help="one probability column per class")
+    predict.add_argument(
+        "--progress", action="store_true", help="progress on stderr (the default on a terminal)"
+    )
     predict.add_argument(
         "--keep",
         action="append",

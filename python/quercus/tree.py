@@ -6,6 +6,7 @@ Parameters are checked here, inputs are converted in `_validation` and trees are
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import inspect
@@ -20,6 +21,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from . import _core, _missing, model_io, native, pictures, render
+from ._progress import Progress
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
     LabelledData,
@@ -37,6 +39,7 @@ from ._validation import (
 from .rules import RuleSet
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from os import PathLike
     from typing import TypeAlias
 
@@ -142,6 +145,7 @@ class _Params:
     splitter: str
     max_bins: int
     n_jobs: int | None
+    max_time: float | None  # seconds; the core stops the fit with TimeoutError past it
 
 
 @dataclass(frozen=True)
@@ -232,6 +236,8 @@ class _BaseTree(ABC):
         max_bins: int = 255,
         n_jobs: int | None = None,
         ordinal_features: Any = None,
+        max_time: float | None = None,
+        verbose: int = 0,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -260,6 +266,8 @@ class _BaseTree(ABC):
         self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.ordinal_features = ordinal_features
+        self.max_time = max_time
+        self.verbose = verbose
 
     @property
     def criterion(self) -> str | None:
@@ -357,6 +365,9 @@ class _BaseTree(ABC):
             # Bin codes are bytes, one kept for missing values.
             max_bins=_int("max_bins", self.max_bins, 2, 255),
             n_jobs=_n_jobs(self.n_jobs),
+            max_time=None
+            if self.max_time is None
+            else _real("max_time", self.max_time, 0.0, open_low=True),
         )
 
     def _validated_missing(self) -> tuple[str, float | None]:
@@ -422,14 +433,16 @@ class _BaseTree(ABC):
         held_out = None
         if validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
-        tree = _core.fit(
-            data.columns,
-            data.y,
-            data.n_classes,
-            data.sample_weight,
-            asdict(params),
-            held_out.as_core() if held_out and self.prepruning == "validation" else None,
-        )
+        with self._progress("fit") as progress:
+            tree = _core.fit(
+                data.columns,
+                data.y,
+                data.n_classes,
+                data.sample_weight,
+                asdict(params),
+                held_out.as_core() if held_out and self.prepruning == "validation" else None,
+                progress,
+            )
         grown = _Fitted(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
         # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
@@ -623,13 +636,28 @@ class _BaseTree(ABC):
         `_rows`), on `n_jobs` threads."""
         run = getattr(self._state.tree, method)
         n_jobs = _n_jobs(self.n_jobs)
-        try:
-            return run(rows, n_jobs)
-        except _core.QuercusError:
-            if isinstance(rows, list):
-                raise
-            # An infinite value in the matrix: encoding it names the column.
-            return run(self._columns(rows), n_jobs)
+        with self._progress("predict", n_rows_of(rows)) as progress:
+            try:
+                return run(rows, n_jobs, progress)
+            except _core.QuercusError:
+                if isinstance(rows, list):
+                    raise
+                # An infinite value in the matrix: encoding it names the column.
+                return run(self._columns(rows), n_jobs, progress)
+
+    @contextlib.contextmanager
+    def _progress(self, what: str, total: int | None = None) -> Iterator[Progress | None]:
+        """With `verbose`, a progress line on stderr for work longer than a second."""
+        if isinstance(self.verbose, bool | int | np.integer) and self.verbose > 0:
+            progress = Progress(what, total)
+            try:
+                yield progress
+            finally:
+                progress.close()
+        elif isinstance(self.verbose, bool | int | np.integer) and self.verbose == 0:
+            yield None
+        else:
+            raise ValueError(f"verbose must be an integer >= 0; got {self.verbose!r}")
 
     def apply(self, X: Any) -> NDArray[np.int64]:
         """Id of the leaf each row reaches (the one holding most of its weight)."""
