@@ -184,9 +184,12 @@ pub struct TreeParams {
     pub categorical_split: CategoricalSplit,
     /// The root has depth 0; `None` grows until Algorithm 4.1 stops.
     pub max_depth: Option<usize>,
-    /// A node with fewer rows (fractional fragments count as one) is a leaf.
+    /// A node with fewer rows is a leaf. Rows are counted by weight, in units of the lightest
+    /// training row's (a C4.5 fragment as the fraction it carries, as C4.5 counts cases), so
+    /// with this at least 2 a node of less than two rows' weight is a leaf in every preset.
     pub min_samples_split: usize,
-    /// Every non-empty child of a split must receive at least this many rows.
+    /// Every non-empty child of a split must receive at least this many rows (counted as for
+    /// `min_samples_split`, C4.5's spread missing rows included by their share).
     pub min_samples_leaf: usize,
     /// Multi-class subset splits enumerate every partition up to this many present categories,
     /// and order categories by a heuristic beyond it.
