@@ -82,6 +82,10 @@ impl Searcher<'_, '_> {
                     .chain(std::iter::once(0.0))
                     .collect();
                 for trial in trials {
+                    // Each trial scans the node's rows: a large root's search is long.
+                    if self.stopped() {
+                        return None;
+                    }
                     let mut w = best_w.clone();
                     if let Some(slot) = w.get_mut(k) {
                         *slot = trial;
