@@ -6,7 +6,6 @@ Parameters are checked here, inputs are converted in `_validation` and trees are
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import inspect
@@ -39,7 +38,6 @@ from ._validation import (
 from .rules import RuleSet
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from os import PathLike
     from typing import TypeAlias
 
@@ -433,7 +431,8 @@ class _BaseTree(ABC):
         held_out = None
         if validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
-        with self._progress("fit") as progress:
+        progress = self._reporter("fit")
+        try:
             tree = _core.fit(
                 data.columns,
                 data.y,
@@ -443,6 +442,9 @@ class _BaseTree(ABC):
                 held_out.as_core() if held_out and self.prepruning == "validation" else None,
                 progress,
             )
+        finally:
+            if progress is not None:
+                progress.close()
         grown = _Fitted(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
         # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
@@ -636,28 +638,26 @@ class _BaseTree(ABC):
         `_rows`), on `n_jobs` threads."""
         run = getattr(self._state.tree, method)
         n_jobs = _n_jobs(self.n_jobs)
-        with self._progress("predict", n_rows_of(rows)) as progress:
-            try:
-                return run(rows, n_jobs, progress)
-            except _core.QuercusError:
-                if isinstance(rows, list):
-                    raise
-                # An infinite value in the matrix: encoding it names the column.
-                return run(self._columns(rows), n_jobs, progress)
-
-    @contextlib.contextmanager
-    def _progress(self, what: str, total: int | None = None) -> Iterator[Progress | None]:
-        """With `verbose`, a progress line on stderr for work longer than a second."""
-        if isinstance(self.verbose, bool | int | np.integer) and self.verbose > 0:
-            progress = Progress(what, total)
-            try:
-                yield progress
-            finally:
+        # `verbose` read before anything else: a one-row call pays one attribute test.
+        progress = self._reporter("predict", n_rows_of(rows)) if self.verbose else None
+        try:
+            return run(rows, n_jobs, progress)
+        except _core.QuercusError:
+            if isinstance(rows, list):
+                raise
+            # An infinite value in the matrix: encoding it names the column.
+            return run(self._columns(rows), n_jobs, progress)
+        finally:
+            if progress is not None:
                 progress.close()
-        elif isinstance(self.verbose, bool | int | np.integer) and self.verbose == 0:
-            yield None
-        else:
-            raise ValueError(f"verbose must be an integer >= 0; got {self.verbose!r}")
+
+    def _reporter(self, what: str, total: int | None = None) -> Progress | None:
+        """With `verbose`, a progress line on stderr for work longer than a second (close it
+        when the work ends); None without."""
+        verbose = self.verbose
+        if not isinstance(verbose, bool | int | np.integer) or verbose < 0:
+            raise ValueError(f"verbose must be an integer >= 0; got {verbose!r}")
+        return Progress(what, total) if verbose else None
 
     def apply(self, X: Any) -> NDArray[np.int64]:
         """Id of the leaf each row reaches (the one holding most of its weight)."""

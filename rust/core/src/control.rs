@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 use crate::error::{CoreError, Result};
 
+/// Buffers from this size on are reserved fallibly before they are filled.
+const PROBED_BYTES: usize = 1 << 20;
+
 const RUNNING: u8 = 0;
 const CANCELLED: u8 = 1;
 const TIMED_OUT: u8 = 2;
@@ -139,11 +142,14 @@ impl Control {
         Some(v)
     }
 
-    /// `n` copies of `x` (see [`Self::reserve`]). The memory is probed fallibly, then taken
-    /// by `vec!`, which for zeros asks the system for zeroed pages instead of writing them
-    /// (gigabyte outputs would otherwise be written twice).
+    /// `n` copies of `x` (see [`Self::reserve`]). A large buffer's memory is probed
+    /// fallibly, then taken by `vec!`, which for zeros asks the system for zeroed pages
+    /// instead of writing them (gigabyte outputs would otherwise be written twice); a small
+    /// one is not worth the probe (one-row predictions are a few microseconds).
     pub(crate) fn filled<T: Clone>(&self, n: usize, x: T) -> Option<Vec<T>> {
-        drop(self.vec::<T>(n)?);
+        if n.saturating_mul(std::mem::size_of::<T>()) >= PROBED_BYTES {
+            drop(self.vec::<T>(n)?);
+        }
         Some(vec![x; n])
     }
 

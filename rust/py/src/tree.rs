@@ -6,7 +6,9 @@ use numpy::{
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use quercus_core::{Control, FeatureScore, Matrix, NodeId, Order, Real, Rows, Side, Tree};
+use quercus_core::{
+    Control, FeatureScore, Matrix, NodeId, Order, Predictor, Real, Rows, Side, Tree,
+};
 
 use crate::control::{watched, Units};
 use crate::convert::{dataset, hold_columns};
@@ -46,23 +48,23 @@ const DETACH_ROWS: usize = 256;
 const WATCH_ROWS: usize = 1 << 18;
 
 /// Runs `f` on the rows of `rows` (a list of encoded columns, or a 2-D float64 or float32
-/// NumPy array read in place), without the GIL, under a [`Control`] it should pass to the
-/// predictor; returns the number of rows with the result.
+/// NumPy array read in place), without the GIL, with the [`Control`] (if any) it should pass
+/// to [`predictor`]; returns the number of rows with the result.
 fn predict<T: Send>(
     py: Python<'_>,
     rows: &Bound<'_, PyAny>,
     progress: Option<Py<PyAny>>,
-    f: impl Fn(Rows<'_>, &Control) -> quercus_core::Result<T> + Sync,
+    f: impl Fn(Rows<'_>, Option<&Control>) -> quercus_core::Result<T> + Sync,
 ) -> PyResult<(usize, T)> {
     let control = Control::new();
     let run = |rows: Rows<'_>, n: usize| {
         let out = if n < DETACH_ROWS {
-            f(rows, &control).map_err(to_py)
+            f(rows, None).map_err(to_py)
         } else if n < WATCH_ROWS {
-            py.detach(|| f(rows, &control)).map_err(to_py)
+            py.detach(|| f(rows, Some(&control))).map_err(to_py)
         } else {
             let progress = progress.as_ref().map(|p| (p, Units::Rows));
-            watched(py, &control, progress, || f(rows, &control))
+            watched(py, &control, progress, || f(rows, Some(&control)))
         };
         out.map(|out| (n, out))
     };
@@ -82,6 +84,20 @@ fn predict<T: Send>(
     Err(PyTypeError::new_err(
         "rows must be a list of encoded columns or a 2-D float64 or float32 array",
     ))
+}
+
+/// The tree's predictor on `n_jobs` threads, under `control` when there is one (a small batch
+/// has none: it is over before anyone could stop it).
+fn predictor<'t>(
+    tree: &'t Tree,
+    n_jobs: Option<usize>,
+    control: Option<&'t Control>,
+) -> Predictor<'t> {
+    let predictor = tree.predictor(n_jobs);
+    match control {
+        Some(c) => predictor.controlled(c),
+        None => predictor,
+    }
 }
 
 /// A contiguous NumPy matrix as the core reads it, and its number of rows.
@@ -162,7 +178,7 @@ impl PyTree {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let (n, proba) = predict(py, rows, progress, |r, c| {
-            self.inner.predictor(n_jobs).controlled(c).proba(r)
+            predictor(&self.inner, n_jobs, c).proba(r)
         })?;
         proba.into_pyarray(py).reshape([n, self.inner.n_classes()])
     }
@@ -176,7 +192,7 @@ impl PyTree {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let (_, out) = predict(py, rows, progress, |r, c| {
-            self.inner.predictor(n_jobs).controlled(c).class(r)
+            predictor(&self.inner, n_jobs, c).class(r)
         })?;
         Ok(out.into_pyarray(py))
     }
@@ -190,7 +206,7 @@ impl PyTree {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let (_, out) = predict(py, rows, progress, |r, c| {
-            self.inner.predictor(n_jobs).controlled(c).value(r)
+            predictor(&self.inner, n_jobs, c).value(r)
         })?;
         Ok(out.into_pyarray(py))
     }
@@ -204,7 +220,7 @@ impl PyTree {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let (_, out) = predict(py, rows, progress, |r, c| {
-            self.inner.predictor(n_jobs).controlled(c).apply(r)
+            predictor(&self.inner, n_jobs, c).apply(r)
         })?;
         Ok(out
             .into_iter()
