@@ -62,21 +62,6 @@ def assert_same_predictions(a, b, Xa, Xb):
 
 
 @SETTINGS
-@given(data=datasets(), algorithm=ALGORITHMS, i=st.integers(min_value=0, max_value=100))
-def test_duplicated_row_equals_weight_two(data, algorithm, i):
-    X, y = data
-    i %= X.height
-    dup = pl.concat([X, X[i]])
-    y_dup = np.concatenate([y, y[i : i + 1]])
-    w = np.ones(X.height)
-    w[i] = 2.0
-    a = DecisionTreeClassifier(algorithm=algorithm).fit(dup, y_dup)
-    b = DecisionTreeClassifier(algorithm=algorithm).fit(X, y, sample_weight=w)
-    assert_same_structure(a, b)
-    assert_same_predictions(a, b, X, X)
-
-
-@SETTINGS
 @given(data=datasets(regression=True), i=st.integers(min_value=0, max_value=100))
 def test_duplicated_row_equals_weight_two_regression(data, i):
     X, y = data
@@ -109,7 +94,7 @@ MISSING_SPLITTERS = st.sampled_from(
     how=MISSING_SPLITTERS,
     i=st.integers(min_value=0, max_value=100),
 )
-def test_duplicated_row_equals_weight_two_every_strategy(data, algorithm, how, i):
+def test_duplicated_row_equals_weight_two(data, algorithm, how, i):
     X, y = data
     missing, splitter = how
     i %= X.height
