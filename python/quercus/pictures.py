@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from .rules import (
     node_predictions,
 )
 
-__all__ = ["PALETTE", "to_dot", "to_svg"]
+__all__ = ["DEFAULT_WIDTH", "PALETTE", "PICTURE_CATEGORIES", "to_dot", "to_svg"]
 
 # Paul Tol's "light" qualitative scheme, made to be told apart with every common colour-vision
 # deficiency and to carry black text (https://personal.sron.nl/~pault/). Class k gets
@@ -102,6 +102,16 @@ _LEGEND_HEIGHT, _SWATCH = 24.0, 12.0
 _MIN_LEGEND_WRAP = 480.0  # a legend wraps at the tree's width, but never narrower than this
 _CLASSES_PER_LINE = 3  # distribution entries per text line in a box
 
+# The width (px) `to_svg` scales a wider picture down to, and the least it scales text by
+# before it draws fewer levels instead (12 px text stays 7 px or more).
+DEFAULT_WIDTH = 1920.0
+_MIN_SCALE = 0.6
+# Categories an edge label of a picture lists before it counts the rest; a label wraps
+# onto lines of this many px.
+PICTURE_CATEGORIES = 3
+_LABEL_WRAP = 150.0
+_NOTE_SIZE = 10.0
+
 
 def to_dot(
     nodes: dict[str, NDArray[Any]],
@@ -110,17 +120,19 @@ def to_dot(
     *,
     target: str = "",
     decimals: int = 3,
+    max_categories: int | None = PICTURE_CATEGORIES,
 ) -> str:
     """The tree as Graphviz DOT: one rounded, filled box per node (named by its node id, as
     `apply` reports it) and one labelled edge per branch, children in their child order.
 
     `labels` are the class labels by code, or None for a regression tree; `target` titles
     the graph. Labels are Graphviz HTML-like labels, so any feature or category name is safe
-    once XML-escaped.
+    once XML-escaped. Edge labels are worded and wrapped as `to_svg` words them; each edge
+    carries its whole test as its tooltip (shown by Graphviz's SVG output).
     """
     conditions = node_conditions(nodes, features)
     boxes = _boxes(nodes, conditions, labels, decimals)
-    edges = _edge_labels(conditions, decimals)
+    edges = _edge_labels(conditions, decimals, max_categories)
     first_child = nodes["first_child"].tolist()
     n_children = nodes["n_children"].tolist()
     font = f'fontname="{_DOT_FONT}"'
@@ -140,7 +152,9 @@ def to_dot(
     for node in order:
         first = first_child[node]
         for child in range(first, first + n_children[node]):
-            lines.append(f"  {node} -> {child} [label=<{_escape(edges[child])}>];")
+            label = "<br/>".join(map(_escape, edges[child]))
+            whole = _escape(_clean(conditions[child][0].format(decimals, None)))
+            lines.append(f'  {node} -> {child} [label=<{label}>, tooltip="{whole}"];')
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -152,6 +166,9 @@ def to_svg(
     *,
     target: str = "",
     decimals: int = 3,
+    max_depth: int | None = None,
+    width: float | None = DEFAULT_WIDTH,
+    max_categories: int | None = PICTURE_CATEGORIES,
 ) -> str:
     """The tree as a standalone SVG document, laid out and drawn here.
 
@@ -161,75 +178,209 @@ def to_svg(
     its child, inside the band that child reserved for it. Every box is a
     `<rect class="node">` and carries a tooltip with its node id; styling is in attributes,
     not a `<style>` sheet, so an SVG inlined in a notebook cannot restyle the page around it.
+
+    The picture fits the page: drawn wider than `width` px (None: any width), it is scaled
+    down to it (the `viewBox` keeps the drawing's own coordinates); should its text then
+    shrink below `_MIN_SCALE` of its size, fewer levels are drawn, a caption says so, and
+    a cut node states how many nodes lie below it. `max_depth` draws at most that many
+    levels below the root. A category subset is worded by its shorter side with at most
+    `max_categories` categories (None: all) and wrapped; an edge whose list was shortened
+    carries the whole list as its tooltip and in a numbered note under the tree.
     """
     conditions = node_conditions(nodes, features)
     boxes = _boxes(nodes, conditions, labels, decimals)
-    edges = _edge_labels(conditions, decimals)
-    order = list(_preorder(nodes))
-    first_child = nodes["first_child"].tolist()
-    n_children = nodes["n_children"].tolist()
-    parent = nodes["parent"].tolist()
+    edges = _edge_labels(conditions, decimals, max_categories)
+    notes = _notes(nodes, conditions, decimals, max_categories)
+    for child, number in notes.items():
+        edges[child] = (*edges[child][:-1], f"{edges[child][-1]} [{number}]")
     depth = nodes["depth"].tolist()
+    deepest = max(depth)
+    drawn = deepest if max_depth is None else min(max_depth, deepest)
 
-    sizes = [_box_size(box) for box in boxes]
-    label_widths = {
-        child: _text_width(text, _EDGE_SIZE) + 2 * _LABEL_PAD_X for child, text in edges.items()
-    }
-    half = [
-        (max(width, label_widths.get(node, 0.0)) + _GAP_X) / 2
-        for node, (width, _) in enumerate(sizes)
-    ]
-    centre, tree_width = _layout(order, parent, first_child, n_children, half)
-    row = max(height for _, height in sizes) + _GAP_Y
-
-    legend_items = _legend(nodes, labels, decimals)
-    wrap = max(tree_width, _MIN_LEGEND_WRAP)
-    legend, legend_width, legend_height = _draw_legend(_clean(target), legend_items, wrap)
-    top = _MARGIN + legend_height
-    width = math.ceil(max(tree_width, legend_width) + 2 * _MARGIN)
-    height = math.ceil(top + max(depth) * row + row - _GAP_Y + _MARGIN)
-
-    def box_left(node: int) -> float:
-        return _MARGIN + centre[node] - sizes[node][0] / 2
-
-    def box_top(node: int) -> float:
-        return top + depth[node] * row
-
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="{_escape(_FONT)}" fill="{_INK}" '
-        'role="img" aria-label="decision tree">',
-        f'<rect class="background" width="{width}" height="{height}" fill="#FFFFFF"/>',
-        f'<g transform="translate({_MARGIN} {_MARGIN})">',
-        *legend,
-        "</g>",
-        f'<g class="edges" stroke="{_EDGE}" stroke-width="1.2">',
-    ]
-    for node in order[1:]:
-        up = parent[node]
-        x1, y1 = _MARGIN + centre[up], box_top(up) + sizes[up][1]
-        x2, y2 = _MARGIN + centre[node], box_top(node)
-        out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>')
-    out.append("</g>")
-    out.append(f'<g class="edge-labels" text-anchor="middle" font-size="{_EDGE_SIZE:g}">')
-    for node in order[1:]:
-        x = _MARGIN + centre[node]
-        bottom = box_top(node) - _LABEL_LIFT
-        label_width = label_widths[node]
-        out.append(
-            f'<rect class="edge-label" x="{x - label_width / 2:.1f}" '
-            f'y="{bottom - _LABEL_HEIGHT:.1f}" width="{label_width:.1f}" '
-            f'height="{_LABEL_HEIGHT:g}" rx="3" fill="#FFFFFF" fill-opacity="0.92"/>'
-            f'<text x="{x:.1f}" y="{bottom - _LABEL_HEIGHT / 2 + 0.36 * _EDGE_SIZE:.1f}">'
-            f"{_escape(edges[node])}</text>"
+    def legible(levels: int) -> bool:
+        if width is None:
+            return True
+        return width / (_Picture(nodes, boxes, edges, levels).tree_width + 2 * _MARGIN) >= (
+            _MIN_SCALE
         )
-    out.append("</g>")
-    out.append('<g class="nodes" text-anchor="middle">')
-    for node in order:
-        out.extend(_draw_box(node, boxes[node], box_left(node), box_top(node), sizes[node]))
-    out.append("</g>")
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+
+    if not legible(drawn):
+        # The most levels that stay legible (a drawing only widens with more of them).
+        low, high = 1, drawn - 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if legible(middle) else (low, middle - 1)
+        drawn = low
+    picture = _Picture(nodes, boxes, edges, drawn)
+    caption = (
+        f"levels 0-{drawn} of 0-{deepest} drawn; pass max_depth= or a larger width= to see more"
+        if drawn < deepest
+        else ""
+    )
+    return picture.svg(target, labels, nodes, decimals, width, caption, notes, conditions)
+
+
+class _Picture:
+    """The tree's layout with levels deeper than `drawn` left out, and its SVG."""
+
+    def __init__(
+        self,
+        nodes: dict[str, NDArray[Any]],
+        boxes: list[_Box],
+        edges: dict[int, tuple[str, ...]],
+        drawn: int,
+    ) -> None:
+        self.order = list(_preorder(nodes, drawn))
+        self.depth = nodes["depth"].tolist()
+        self.parent = nodes["parent"].tolist()
+        first_child = nodes["first_child"].tolist()
+        # Nodes at the last drawn level lay out as leaves; a cut one says what lies below.
+        n_children = [
+            0 if d >= drawn else k
+            for d, k in zip(self.depth, nodes["n_children"].tolist(), strict=True)
+        ]
+        below = _nodes_below(nodes)
+        self.boxes = [
+            replace(box, lines=(*box.lines, f"+ {below[node]:,} nodes below"), cut=True)
+            if n_children[node] == 0 and below[node]
+            else box
+            for node, box in enumerate(boxes)
+        ]
+        self.edges = edges
+        self.sizes = [_box_size(box) for box in self.boxes]
+        self.label_sizes = {
+            child: (
+                max(_text_width(line, _EDGE_SIZE) for line in lines) + 2 * _LABEL_PAD_X,
+                _LABEL_HEIGHT + (len(lines) - 1) * _LEADING * _EDGE_SIZE,
+            )
+            for child, lines in edges.items()
+        }
+        half = [
+            (max(width, self.label_sizes.get(node, (0.0, 0.0))[0]) + _GAP_X) / 2
+            for node, (width, _) in enumerate(self.sizes)
+        ]
+        self.centre, self.tree_width = _layout(
+            self.order, self.parent, first_child, n_children, half
+        )
+        # A level: its tallest box, then room for the tallest (wrapped) edge label.
+        tallest_label = max((h for _, h in self.label_sizes.values()), default=_LABEL_HEIGHT)
+        self.box_height = max(self.sizes[n][1] for n in self.order)
+        self.row = self.box_height + _GAP_Y - _LABEL_HEIGHT + tallest_label
+        self.levels = max(self.depth[n] for n in self.order)
+
+    def svg(
+        self,
+        target: str,
+        labels: Sequence[Any] | None,
+        nodes: dict[str, NDArray[Any]],
+        decimals: int,
+        width: float | None,
+        caption: str,
+        notes: dict[int, int],
+        conditions: dict[int, tuple[Condition, Precondition]],
+    ) -> str:
+        legend_items = _legend(nodes, labels, decimals)
+        wrap = max(self.tree_width, _MIN_LEGEND_WRAP)
+        legend, legend_width, legend_height = _draw_legend(_clean(target), legend_items, wrap)
+        top = _MARGIN + legend_height
+        if caption:
+            top += _LEGEND_HEIGHT
+        drawing_width = max(self.tree_width, legend_width)
+        tree_bottom = top + self.levels * self.row + self.box_height
+        note_lines = _note_lines(notes, conditions, decimals, drawing_width)
+        height = tree_bottom + _MARGIN
+        if note_lines:
+            height += _LEGEND_HEIGHT + len(note_lines) * _LEADING * _NOTE_SIZE
+        natural_width, natural_height = math.ceil(drawing_width + 2 * _MARGIN), math.ceil(height)
+        scale = 1.0 if width is None else min(1.0, width / natural_width)
+        shown_width, shown_height = (
+            round(natural_width * scale),
+            round(natural_height * scale),
+        )
+        centre, sizes, row = self.centre, self.sizes, self.row
+
+        def box_left(node: int) -> float:
+            return _MARGIN + centre[node] - sizes[node][0] / 2
+
+        def box_top(node: int) -> float:
+            return top + self.depth[node] * row
+
+        out = [
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{shown_width}" '
+            f'height="{shown_height}" '
+            f'viewBox="0 0 {natural_width} {natural_height}" font-family="{_escape(_FONT)}" '
+            f'fill="{_INK}" role="img" aria-label="decision tree">',
+            f'<rect class="background" width="{natural_width}" height="{natural_height}" '
+            'fill="#FFFFFF"/>',
+            f'<g transform="translate({_MARGIN} {_MARGIN})">',
+            *legend,
+            "</g>",
+        ]
+        if caption:
+            out.append(
+                f'<text class="caption" x="{_MARGIN}" y="{top - _LEGEND_HEIGHT + 12:.1f}" '
+                f'font-size="{_TEXT_SIZE:g}" font-style="italic">{_escape(caption)}</text>'
+            )
+        out.append(f'<g class="edges" stroke="{_EDGE}" stroke-width="1.2">')
+        for node in self.order[1:]:
+            up = self.parent[node]
+            x1, y1 = _MARGIN + centre[up], box_top(up) + sizes[up][1]
+            x2, y2 = _MARGIN + centre[node], box_top(node)
+            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>')
+        for node in self.order:
+            if self.boxes[node].cut:  # a stub under a box whose subtree is not drawn
+                x, y = _MARGIN + centre[node], box_top(node) + sizes[node][1]
+                out.append(
+                    f'<line class="cut" x1="{x:.1f}" y1="{y:.1f}" x2="{x:.1f}" '
+                    f'y2="{y + 14:.1f}" stroke-dasharray="3 2"/>'
+                )
+        out.append("</g>")
+        out.append(f'<g class="edge-labels" text-anchor="middle" font-size="{_EDGE_SIZE:g}">')
+        for node in self.order[1:]:
+            out.extend(self._edge_label(node, box_top(node), conditions, decimals))
+        out.append("</g>")
+        out.append('<g class="nodes" text-anchor="middle">')
+        for node in self.order:
+            out.extend(
+                _draw_box(node, self.boxes[node], box_left(node), box_top(node), sizes[node])
+            )
+        out.append("</g>")
+        if note_lines:
+            y = tree_bottom + _LEGEND_HEIGHT
+            out.append(f'<g class="notes" font-size="{_NOTE_SIZE:g}">')
+            for line in note_lines:
+                out.append(f'<text x="{_MARGIN}" y="{y:.1f}">{_escape(line)}</text>')
+                y += _LEADING * _NOTE_SIZE
+            out.append("</g>")
+        out.append("</svg>")
+        return "\n".join(out) + "\n"
+
+    def _edge_label(
+        self,
+        node: int,
+        child_top: float,
+        conditions: dict[int, tuple[Condition, Precondition]],
+        decimals: int,
+    ) -> list[str]:
+        """The label above `node`: its test, wrapped, on a white ground; the whole test as
+        its tooltip."""
+        x = _MARGIN + self.centre[node]
+        bottom = child_top - _LABEL_LIFT
+        width, height = self.label_sizes[node]
+        lines = self.edges[node]
+        whole = _clean(conditions[node][0].format(decimals, None))
+        out = [
+            f"<g><title>{_escape(whole)}</title>",
+            f'<rect class="edge-label" x="{x - width / 2:.1f}" y="{bottom - height:.1f}" '
+            f'width="{width:.1f}" height="{height:.1f}" rx="3" fill="#FFFFFF" '
+            'fill-opacity="0.92"/>',
+        ]
+        first_baseline = bottom - height + _LABEL_HEIGHT / 2 + 0.36 * _EDGE_SIZE
+        for k, line in enumerate(lines):
+            y = first_baseline + k * _LEADING * _EDGE_SIZE
+            out.append(f'<text x="{x:.1f}" y="{y:.1f}">{_escape(line)}</text>')
+        out.append("</g>")
+        return out
 
 
 @dataclass(frozen=True)
@@ -240,6 +391,7 @@ class _Box:
     lines: tuple[str, ...]  # weight, then the class distribution or the mean
     fill: str  # "#rrggbb"
     bar: tuple[tuple[str, float], ...]  # (colour, share) per class present; () for regression
+    cut: bool = False  # a split whose subtree the picture leaves out
 
 
 def _boxes(
@@ -285,10 +437,83 @@ def _boxes(
 
 
 def _edge_labels(
-    conditions: dict[int, tuple[Condition, Precondition]], decimals: int
-) -> dict[int, str]:
-    """Each non-root node's branch test as `export_text` words it, on one line."""
-    return {node: _clean(condition.format(decimals)) for node, (condition, _) in conditions.items()}
+    conditions: dict[int, tuple[Condition, Precondition]],
+    decimals: int,
+    max_categories: int | None,
+) -> dict[int, tuple[str, ...]]:
+    """Each non-root node's branch test as `export_text` words it (category lists shortened
+    to `max_categories`), wrapped onto lines of at most `_LABEL_WRAP` px."""
+    return {
+        node: _wrap(_clean(condition.format(decimals, max_categories)), _LABEL_WRAP, _EDGE_SIZE)
+        for node, (condition, _) in conditions.items()
+    }
+
+
+def _notes(
+    nodes: dict[str, NDArray[Any]],
+    conditions: dict[int, tuple[Condition, Precondition]],
+    decimals: int,
+    max_categories: int | None,
+) -> dict[int, int]:
+    """A note number for each edge whose category list was shortened: one per split, shared
+    by its children, numbered in drawing order."""
+    parent = nodes["parent"].tolist()
+    numbers: dict[int, int] = {}
+    notes: dict[int, int] = {}
+    for child in sorted(conditions):
+        condition = conditions[child][0]
+        if condition.format(decimals, max_categories) == condition.format(decimals, None):
+            continue
+        split = parent[child]
+        notes[child] = numbers.setdefault(split, len(numbers) + 1)
+    return notes
+
+
+def _note_lines(
+    notes: dict[int, int],
+    conditions: dict[int, tuple[Condition, Precondition]],
+    decimals: int,
+    width: float,
+) -> list[str]:
+    """`[n] feature in {every category}` per note, wrapped at `width` px."""
+    lines: list[str] = ["Category lists in full:"] if notes else []
+    seen: set[int] = set()
+    for child, number in notes.items():
+        if number in seen:
+            continue
+        seen.add(number)
+        whole = _clean(conditions[child][0].format(decimals, None))
+        lines.extend(_wrap(f"[{number}] {whole}", width, _NOTE_SIZE))
+    return lines
+
+
+def _wrap(text: str, width: float, size: float) -> tuple[str, ...]:
+    """`text` on lines no wider than `width` px, broken after commas and at spaces (a single
+    word wider than that keeps a line to itself)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        trial = f"{line} {word}" if line else word
+        if line and _text_width(trial, size) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    lines.append(line)
+    return tuple(lines)
+
+
+def _nodes_below(nodes: dict[str, NDArray[Any]]) -> list[int]:
+    """Nodes in each node's subtree, itself excluded (children are numbered after their
+    parent, so one sweep from the last node back sums every subtree before its root)."""
+    first_child = nodes["first_child"].tolist()
+    n_children = nodes["n_children"].tolist()
+    below = [0] * len(n_children)
+    for node in range(len(below) - 1, -1, -1):
+        first = first_child[node]
+        for child in range(first, first + n_children[node]):
+            below[node] += 1 + below[child]
+    return below
 
 
 def _tested(condition: Condition) -> str:

@@ -15,6 +15,8 @@ from numpy.typing import NDArray
 from ._core import MULTIWAY
 from ._validation import Feature
 from .rules import (
+    MAX_CATEGORIES,
+    braced,
     format_number,
     format_prediction,
     format_weight,
@@ -32,8 +34,12 @@ def export_text(
     show_weights: bool = True,
     show_missing: bool | None = None,
     max_depth: int | None = None,
+    max_categories: int | None = MAX_CATEGORIES,
 ) -> str:
     """The tree as indented lines, one per node below the root (4 spaces per level).
+
+    A category subset is worded by its shorter side, at most `max_categories` of it listed
+    and the rest counted (None: every category).
 
     `max_depth`: nodes deeper than this are left out; a split at that depth ends its line with
     the number of leaves below it (the text of a 100,000-deep chain would take 4·10¹⁰ bytes
@@ -47,7 +53,7 @@ def export_text(
     """
     if show_missing is None:
         show_missing = "missing_weight" in nodes and bool((nodes["missing_weight"] > 0).any())
-    notes = missing_notes(nodes, features, decimals) if show_missing else {}
+    notes = missing_notes(nodes, features, decimals, max_categories) if show_missing else {}
     edges = node_conditions(nodes, features)
     predictions = node_predictions(nodes, labels)
     regression = labels is None
@@ -65,7 +71,7 @@ def export_text(
             if leaf:
                 lines.append(outcome)
             continue
-        line = "    " * (depth[node] - 1) + edges[node][0].format(decimals)
+        line = "    " * (depth[node] - 1) + edges[node][0].format(decimals, max_categories)
         if leaf:
             line = f"{line}: {outcome}"
         elif max_depth is not None and depth[node] >= max_depth:
@@ -75,7 +81,10 @@ def export_text(
 
 
 def missing_notes(
-    nodes: dict[str, NDArray[Any]], features: Sequence[Feature], decimals: int = 4
+    nodes: dict[str, NDArray[Any]],
+    features: Sequence[Feature],
+    decimals: int = 4,
+    max_categories: int | None = MAX_CATEGORIES,
 ) -> dict[int, str]:
     """Where each split sends a row missing its tested value, keyed by the split's first
     child (whose line shows it): its surrogates and missing child, or C4.5's fractions."""
@@ -89,7 +98,7 @@ def missing_notes(
         if count == 0:
             continue
         first = first_child[node]
-        surrogates = surrogate_texts(nodes, node, features, decimals)
+        surrogates = surrogate_texts(nodes, node, features, decimals, max_categories)
         if surrogates:
             fallback = child_name(nodes, node, missing_child[node], features)
             notes[first] = f"[surrogate: {', then '.join(surrogates)}; missing → {fallback}]"
@@ -115,7 +124,11 @@ def child_name(
 
 
 def surrogate_texts(
-    nodes: dict[str, NDArray[Any]], node: int, features: Sequence[Feature], decimals: int = 4
+    nodes: dict[str, NDArray[Any]],
+    node: int,
+    features: Sequence[Feature],
+    decimals: int = 4,
+    max_categories: int | None = MAX_CATEGORIES,
 ) -> list[str]:
     """The node's surrogate splits, best first, each worded as the test that sends a row to
     the first child (`density <= 0.4000`, `density >  0.4000` when reversed, `root in
@@ -141,7 +154,7 @@ def surrogate_texts(
             texts.append(f"{feature.name}: {', '.join(pairs)}")
         else:
             left_set = [c for c, k in zip(feature.categories, children, strict=True) if k == 0]
-            texts.append(f"{feature.name} in {{{', '.join(left_set)}}}")
+            texts.append(f"{feature.name} in {braced(left_set, max_categories)}")
     return texts
 
 

@@ -32,7 +32,7 @@ import functools
 import math
 import operator
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import numpy as np
@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
 
     from ._core import Column
+
+# Categories a category list shows before it counts the rest, where a person reads it.
+MAX_CATEGORIES = 10
 
 __all__ = ["Condition", "Interval", "Linear", "Membership", "Precondition", "Rule", "RuleSet"]
 
@@ -66,25 +69,36 @@ class Condition:
     operator: Operator
     value: float | str | tuple[str, ...]  # threshold, category, or the left subset
     terms: tuple[tuple[str, float], ...] = ()  # an oblique test's (feature, weight) terms
+    # A subset split's other side (the categories the node sent right), so that a person
+    # reads the shorter list: `in {left}` is `not in {right}` over the node's categories.
+    other: tuple[str, ...] = ()
 
-    def format(self, decimals: int = 4) -> str:
+    def format(self, decimals: int = 4, max_categories: int | None = None) -> str:
         """`name <= t`, `name >  t` (aligned with `<=`), `name = v`, `name in {a, b}`,
         `-0.80·density + 0.44·sugar <= -0.31`; the known-versus-missing split (`<= +inf`,
         learned by `missing="learned"` and `"separate"`) as `name is known` / `name is
-        missing`."""
+        missing`.
+
+        A subset is worded by its shorter side (`name not in {c}` rather than `name in {a,
+        b}`); `max_categories`: at most that many categories are listed, the rest counted
+        (`name in {a, b, … 1,809 more}`). The full sets stay in `value` and `other`."""
         if not self.terms and self.value == math.inf:
             return f"{self.feature} is {'known' if self.operator == '<=' else 'missing'}"
         if self.terms:
             operator = "> " if self.operator == ">" else self.operator
             threshold = format_number(float(self.value), decimals)  # type: ignore[arg-type]
             return f"{linear_text(self.terms, decimals)} {operator} {threshold}"
+        operator = "> " if self.operator == ">" else self.operator
         if isinstance(self.value, float):
             value = format_number(self.value, decimals)
         elif isinstance(self.value, tuple):
-            value = _braced(self.value)
+            listed = self.value
+            if self.other and len(self.other) < len(self.value):
+                listed = self.other
+                operator = "not in" if self.operator == "in" else "in"
+            value = braced(listed, max_categories)
         else:
             value = self.value
-        operator = "> " if self.operator == ">" else self.operator
         return f"{self.feature} {operator} {value}"
 
 
@@ -105,7 +119,7 @@ class Interval:
         if self.lower is None and self.upper is None:
             raise ValueError(f"an Interval on {self.feature!r} needs a lower or an upper bound")
 
-    def to_text(self, decimals: int = 4) -> str:
+    def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
         """`feature <= u`, `feature > l` or `l < feature <= u`; `feature is known` for the
         bound +inf of the known-versus-missing split, `feature is missing` past it."""
         if self.lower == math.inf:
@@ -182,16 +196,25 @@ class Membership:
     feature: str
     categories: tuple[str, ...]
     missing: bool = False  # a missing value passes too (the child that takes them)
+    # The feature's categories at fit: a long list is worded by the ones that do not pass
+    # when those are fewer. Only wording depends on it, never which rows pass.
+    universe: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
-    def to_text(self, decimals: int = 4) -> str:
-        """`feature = v` for one category, else `feature in {a, b}`; `feature is missing`
-        for the extra child of `missing="separate"`."""
+    def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
+        """`feature = v` for one category, else `feature in {a, b}`, or `feature not in {c}`
+        when the categories that fail are fewer (of those known at fit); `feature is missing`
+        for the extra child of `missing="separate"`. `max_categories`: at most that many
+        listed, the rest counted (`feature in {a, b, … 1,809 more}`)."""
         if not self.categories and self.missing:
             return f"{self.feature} is missing"
+        passing = set(self.categories)
+        failing = tuple(c for c in self.universe if c not in passing)
         if len(self.categories) == 1:
             text = f"{self.feature} = {self.categories[0]}"
+        elif self.universe and len(failing) < len(self.categories):
+            text = f"{self.feature} not in {braced(failing, max_categories)}"
         else:
-            text = f"{self.feature} in {_braced(self.categories)}"
+            text = f"{self.feature} in {braced(self.categories, max_categories)}"
         return text + _OR_MISSING if self.missing else text
 
     def to_polars(self) -> pl.Expr:
@@ -252,7 +275,7 @@ class Linear:
         """The key rules merge preconditions by: a linear test only merges with itself."""
         return "linear:" + linear_text(self.terms, 17)
 
-    def to_text(self, decimals: int = 4) -> str:
+    def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
         sign = ">" if self.above else "<="
         threshold = format_number(self.threshold, decimals)
         text = f"{linear_text(self.terms, decimals)} {sign} {threshold}"
@@ -315,9 +338,13 @@ class Rule:
     leaf: int
     accuracy: float | None = None
 
-    def to_text(self, target: str, decimals: int = 4) -> str:
-        """`IF a = x AND b > t THEN target = label  [support 7, confidence 1.00]`."""
-        tests = " AND ".join(c.to_text(decimals) for c in self.conditions) or "TRUE"
+    def to_text(
+        self, target: str, decimals: int = 4, max_categories: int | None = MAX_CATEGORIES
+    ) -> str:
+        """`IF a = x AND b > t THEN target = label  [support 7, confidence 1.00]`; category
+        lists longer than `max_categories` are shortened (see `Membership.to_text`)."""
+        tests = " AND ".join(c.to_text(decimals, max_categories) for c in self.conditions)
+        tests = tests or "TRUE"
         regression = self.confidence is None
         outcome = format_prediction(self.prediction, regression, decimals)
         figures = [f"support {format_weight(self.support)}"]
@@ -457,9 +484,11 @@ class RuleSet:
         pruned.sort(key=lambda rule: (rule.accuracy is None, -(rule.accuracy or 0.0)))
         return replace(self, rules=tuple(pruned))
 
-    def to_text(self, decimals: int = 4) -> str:
-        """One `IF ... THEN ...` line per rule, in order, and an `ELSE` line for the default."""
-        lines = [rule.to_text(self.target, decimals) for rule in self.rules]
+    def to_text(self, decimals: int = 4, max_categories: int | None = MAX_CATEGORIES) -> str:
+        """One `IF ... THEN ...` line per rule, in order, and an `ELSE` line for the default.
+        `max_categories` (None: all): longer category lists show that many and a count;
+        `rules[i].conditions` keep every category (as do `to_sql` and `to_polars`)."""
+        lines = [rule.to_text(self.target, decimals, max_categories) for rule in self.rules]
         lines.append(f"ELSE {self.target} = {self._default_text(decimals)}")
         return "\n".join(lines)
 
@@ -587,7 +616,10 @@ def node_conditions(
                     edges[first + k] = (Condition(name, "=", "?"), Membership(name, ()))
                     continue
                 category = categories[k]
-                edges[first + k] = (Condition(name, "=", category), Membership(name, (category,)))
+                edges[first + k] = (
+                    Condition(name, "=", category),
+                    Membership(name, (category,), universe=categories),
+                )
             continue
         if node_kind == NUMERIC:
             t = threshold[node]
@@ -596,8 +628,12 @@ def node_conditions(
         elif node_kind == ORDERED:
             cut = int(threshold[node]) + 1
             at = categories[cut - 1]
-            edges[first] = (Condition(name, "<=", at), Membership(name, categories[:cut]))
-            edges[first + 1] = (Condition(name, ">", at), Membership(name, categories[cut:]))
+            below, above = categories[:cut], categories[cut:]
+            edges[first] = (Condition(name, "<=", at), Membership(name, below, universe=categories))
+            edges[first + 1] = (
+                Condition(name, ">", at),
+                Membership(name, above, universe=categories),
+            )
         else:  # SUBSET: mask 1 = child 0, 0 = child 1, 2 = unseen at the node (as missing)
             offset = subset_offset[node]
             sides = subset_mask[offset : offset + len(categories)].tolist()
@@ -608,8 +644,14 @@ def node_conditions(
             # A category the node never saw goes where its missing values go, if anywhere.
             left_in = left + unseen if missing_child[node] == 0 else left
             right_in = right + unseen if missing_child[node] == 1 else right
-            edges[first] = (Condition(name, "in", left), Membership(name, left_in))
-            edges[first + 1] = (Condition(name, "not in", left), Membership(name, right_in))
+            edges[first] = (
+                Condition(name, "in", left, other=right),
+                Membership(name, left_in, universe=categories),
+            )
+            edges[first + 1] = (
+                Condition(name, "not in", left, other=right),
+                Membership(name, right_in, universe=categories),
+            )
     for node, taken in enumerate(missing_child):
         if taken >= 0:
             child = first_child[node] + taken
@@ -736,5 +778,11 @@ def _all(tests: list[pl.Expr]) -> pl.Expr:
 _OR_MISSING = " (or missing)"
 
 
-def _braced(categories: tuple[str, ...]) -> str:
-    return "{" + ", ".join(categories) + "}"
+def braced(categories: Sequence[str], limit: int | None = None) -> str:
+    """`{a, b, c}`; with `limit`, at most that many listed and the rest counted:
+    `{a, b, … 1,809 more}` (a list one longer than the limit is shown whole: the count
+    would take the same room)."""
+    if limit is None or len(categories) <= limit + 1:
+        return "{" + ", ".join(categories) + "}"
+    shown = ", ".join(categories[:limit])
+    return "{" + f"{shown}, … {len(categories) - limit:,} more" + "}"

@@ -35,7 +35,7 @@ from ._validation import (
     training_data,
     transform,
 )
-from .rules import RuleSet
+from .rules import MAX_CATEGORIES, RuleSet
 
 if TYPE_CHECKING:
     from os import PathLike
@@ -70,7 +70,7 @@ _CLASS_CRITERIA = (
 _CRITERIA = (*_CLASS_CRITERIA, "squared_error")
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
-_REPR_SVG_MAX_NODES = 2000  # larger trees: `to_svg()` on request, not inline in a notebook
+_REPR_SVG_WIDTH = 960  # px: a notebook cell's width
 # NumPy dtypes the core reads in place (float32 converts to float64 exactly).
 _DENSE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
@@ -681,11 +681,17 @@ class _BaseTree(ABC):
         show_weights: bool = True,
         show_missing: bool | None = None,
         max_depth: int | None = None,
+        max_categories: int | None = MAX_CATEGORIES,
     ) -> str:
         """The tree as indented text, one line per node, as the textbooks draw it.
 
         `max_depth`: levels shown (None: all); a split at the last level shown ends its line
         with the number of leaves below it.
+
+        A category subset is worded by its shorter side (`tailnum not in {...}` when that
+        list is shorter), at most `max_categories` of it listed and the rest counted
+        (`{N10156, N103US, … 1,809 more}`; None lists all). Machine-readable exports
+        (`to_sql`, `to_polars_expr`, `rules()` as data) always hold every category.
 
         `show_missing`: where each split sends a missing value, after its first branch's line
         (`[missing → left]`, `[? → 7/15 · 5/15 · 3/15]` for C4.5's fractions,
@@ -699,6 +705,7 @@ class _BaseTree(ABC):
             show_weights=show_weights,
             show_missing=show_missing,
             max_depth=None if max_depth is None else _int("max_depth", max_depth, 1),
+            max_categories=_limit(max_categories),
         )
 
     def rules(self) -> RuleSet:
@@ -707,9 +714,12 @@ class _BaseTree(ABC):
         state = self._state
         return RuleSet.from_tree(state.tree.nodes(), state.schema, self._labels())
 
-    def export_rules(self, *, decimals: int = 4) -> str:
-        """`rules()` as text: one `IF ... THEN ...` line per leaf and an `ELSE` default."""
-        return self.rules().to_text(decimals)
+    def export_rules(
+        self, *, decimals: int = 4, max_categories: int | None = MAX_CATEGORIES
+    ) -> str:
+        """`rules()` as text: one `IF ... THEN ...` line per leaf and an `ELSE` default;
+        category lists shortened as `export_text` shortens them."""
+        return self.rules().to_text(decimals, _limit(max_categories))
 
     def predict_expr(self, *, proba: bool = False) -> pl.Expr:
         """A Polars expression running this model's predictor on each batch of a query,
@@ -735,8 +745,12 @@ class _BaseTree(ABC):
         state = self._state
         return native.tree_sql(state.tree.nodes(), state.schema, self._labels(), table)
 
-    def to_dot(self, *, decimals: int = 3) -> str:
-        """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`."""
+    def to_dot(
+        self, *, decimals: int = 3, max_categories: int | None = pictures.PICTURE_CATEGORIES
+    ) -> str:
+        """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`;
+        category lists shortened to `max_categories` (None: all), each edge's whole test as
+        its tooltip."""
         state = self._state
         return pictures.to_dot(
             state.tree.nodes(),
@@ -744,10 +758,25 @@ class _BaseTree(ABC):
             self._labels(),
             target=state.schema.target,
             decimals=decimals,
+            max_categories=_limit(max_categories),
         )
 
-    def to_svg(self, *, decimals: int = 3) -> str:
-        """The tree as a standalone SVG picture, laid out by quercus (no Graphviz needed)."""
+    def to_svg(
+        self,
+        *,
+        decimals: int = 3,
+        max_depth: int | None = None,
+        width: float | None = pictures.DEFAULT_WIDTH,
+        max_categories: int | None = pictures.PICTURE_CATEGORIES,
+    ) -> str:
+        """The tree as a standalone SVG picture, laid out by quercus (no Graphviz needed).
+
+        It fits `width` px (None: its own size): a wider drawing is scaled down; if its text
+        would then be too small to read, fewer levels are drawn, with a caption saying so and
+        each cut node stating how many nodes lie below it. `max_depth` draws at most that
+        many levels below the root. Category lists show at most `max_categories` (None: all)
+        of their shorter side; the whole list is the edge's tooltip and a numbered note under
+        the tree."""
         state = self._state
         return pictures.to_svg(
             state.tree.nodes(),
@@ -755,15 +784,18 @@ class _BaseTree(ABC):
             self._labels(),
             target=state.schema.target,
             decimals=decimals,
+            max_depth=None if max_depth is None else _int("max_depth", max_depth, 1),
+            width=None if width is None else _real("width", width, 100.0),
+            max_categories=_limit(max_categories),
         )
 
     def _repr_svg_(self) -> str | None:
-        """Jupyter's picture of the model: its SVG once fitted. None (Jupyter then shows the
-        text repr) before fit, and for a tree too big to draw usefully inline, whose SVG
-        would stall the notebook."""
-        if not self.__sklearn_is_fitted__() or self._state.tree.n_nodes > _REPR_SVG_MAX_NODES:
+        """Jupyter's picture of the model: its SVG once fitted (`to_svg`'s rules: it fits a
+        notebook's width, cutting levels a large tree could not show legibly). None (Jupyter
+        then shows the text repr) before fit."""
+        if not self.__sklearn_is_fitted__():
             return None
-        return self.to_svg()
+        return self.to_svg(width=_REPR_SVG_WIDTH)
 
     def node_scores(self, node_id: int) -> pl.DataFrame:
         """The candidate score of every feature when `node_id` was grown (as `split_scores`).
@@ -999,6 +1031,11 @@ def _ordinals(value: Any) -> Ordinals:
             )
         ordinals[name] = None if order is None else tuple(str(c) for c in order)
     return ordinals
+
+
+def _limit(max_categories: Any) -> int | None:
+    """`max_categories` of the text renderings: None (every category) or at least 1."""
+    return None if max_categories is None else _int("max_categories", max_categories, 1)
 
 
 def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
