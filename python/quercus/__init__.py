@@ -7,10 +7,16 @@ follows scikit-learn's estimator conventions and renders trees as the textbooks 
 from . import datasets
 from ._core import QuercusError
 from ._validation import DataConversionWarning
-from .model_io import from_bytes, load
 from .native import predict_expr
 from .rules import RuleSet
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError, split_scores
+from .tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    NotFittedError,
+    from_bytes,
+    load,
+    split_scores,
+)
 
 __version__ = "0.1.0"
 
