@@ -67,6 +67,9 @@ _SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary"}  # algorithm
 # C4.5 release 8 / Weka J48 defaults (Quinlan 1993, 1996); ID3 and CART add no such rules.
 _C45 = {"min_objects": 2.0, "numeric_gain_correction": True, "pruning": "pessimistic"}
 _NO_C45 = {"min_objects": 0.0, "numeric_gain_correction": False, "pruning": "none"}
+# Missing values: C4.5's fractions for the texts' algorithms; CART follows scikit-learn
+# (>= 1.3), whose users expect a learned direction per split.
+_MISSING = {"id3": "fractional", "c4.5": "fractional", "cart": "learned"}
 # The class criteria of texts 000 and 002 §3; squared_error is the regression one.
 _CLASS_CRITERIA = (
     "entropy",
@@ -112,7 +115,7 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "prune_ties": (Boolean(),),
     "subtree_raising": (Boolean(),),
     "splits": (Options(("axis", "oblique")),),
-    "missing": (Options(_missing.STRATEGIES),),
+    "missing": (Options(_missing.STRATEGIES), None),
     "max_surrogates": (Integer(0, 64),),
     "drop_features_above": (Real(0.0, 1.0), None),
     "splitter": (Options(("auto", "exact", "hist")),),
@@ -123,7 +126,14 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "verbose": (Integer(0), Boolean()),
 }
 # Parameters whose None means the algorithm preset's value.
-_PRESETS = ("criterion", "categorical_split", "min_objects", "numeric_gain_correction", "pruning")
+_PRESETS = (
+    "criterion",
+    "categorical_split",
+    "min_objects",
+    "numeric_gain_correction",
+    "pruning",
+    "missing",
+)
 
 
 def _extended_signature(base: Any, extra: tuple[str, ...]) -> inspect.Signature:
@@ -244,7 +254,7 @@ class _BaseTree(EstimatorBase, ABC):
         prune_ties: bool = True,
         subtree_raising: bool = True,
         splits: str = "axis",
-        missing: str = "fractional",
+        missing: str | None = None,
         max_surrogates: int = 5,
         drop_features_above: float | None = None,
         splitter: str = "auto",
@@ -343,6 +353,7 @@ class _BaseTree(EstimatorBase, ABC):
         presets = {
             "criterion": self._default_criteria[algorithm],
             "categorical_split": _SPLITS[algorithm],
+            "missing": _MISSING[algorithm],
             **(_C45 if c45 else _NO_C45),
         }
         for name in _PRESETS:
@@ -600,6 +611,19 @@ class _BaseTree(EstimatorBase, ABC):
     @property
     def feature_names_in_(self) -> NDArray[np.object_]:
         return np.array(self._state.schema.names, dtype=object)
+
+    @property
+    def n_outputs_(self) -> int:
+        """Targets predicted at once: 1 (scikit-learn's attribute)."""
+        return 1
+
+    def get_depth(self) -> int:
+        """The depth of the tree (scikit-learn's name for `depth_`)."""
+        return self.depth_
+
+    def get_n_leaves(self) -> int:
+        """The number of leaves (scikit-learn's name for `n_leaves_`)."""
+        return self.n_leaves_
 
     @property
     def n_nodes_(self) -> int:
@@ -969,6 +993,11 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         output = native.check_output(output)
         proba = self._predicted("predict_proba", self._rows(X))
         return native.probabilities(proba, self.classes_, output)
+
+    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """The natural logarithm of `predict_proba` (-inf where a class has no weight)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy, weighted by `sample_weight`."""
