@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _missing, model_io, native, pictures, render
+from . import _core, _missing, model_io, native, pictures, render, serving
 from ._base import ClassifierBase, EstimatorBase, RegressorBase
 from ._fitted import FittedTree, is_dense
 from ._params import (
@@ -759,6 +759,18 @@ class _BaseTree(EstimatorBase, ABC):
         `SELECT CASE ... END AS "target" FROM "table"`. Columns as for `RuleSet.to_sql`."""
         state = self._state
         return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table)
+
+    def to_onnx(self, *, dtype: Any = np.float64, ml_opset: int = 5) -> Any:
+        """The model as an ONNX `ModelProto` (`ai.onnx.ml` TreeEnsemble; `ml_opset=3`: the
+        older TreeEnsembleRegressor), for onnxruntime: input `X` as
+        `quercus.serving.onnx_input(model, X)` encodes it; see `quercus.serving.to_onnx`.
+        Needs the `onnx` package."""
+        return serving.to_onnx(self, dtype=dtype, ml_opset=ml_opset)
+
+    def to_treelite(self) -> Any:
+        """The model as a `treelite.Model` (for TL2cgen's C code); see
+        `quercus.serving.to_treelite`. Needs the `treelite` package."""
+        return serving.to_treelite(self)
 
     def to_dot(
         self, *, decimals: int = 3, max_categories: int | None = pictures.PICTURE_CATEGORIES
