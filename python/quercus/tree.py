@@ -9,6 +9,7 @@ stays a thin layer of scikit-learn conventions.
 from __future__ import annotations
 
 import copy
+import html
 import inspect
 import os
 from abc import ABC
@@ -823,6 +824,13 @@ class _BaseTree(EstimatorBase, ABC):
         if not self.__sklearn_is_fitted__():
             return None
         return self.to_svg(width=_REPR_SVG_WIDTH)
+
+    def _repr_html_(self) -> str:
+        """HTML display (documentation galleries, HTML notebooks): the fitted tree's
+        picture, as `_repr_svg_`; before fit, the escaped repr."""
+        if not self.__sklearn_is_fitted__():
+            return f"<pre>{html.escape(repr(self))}</pre>"
+        return f'<div class="quercus-tree">{self.to_svg(width=_REPR_SVG_WIDTH)}</div>'
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
         """Jupyter's display: the tree's picture once fitted (scikit-learn's estimator
