@@ -11,6 +11,7 @@ import functools
 import inspect
 import os
 import sys
+import warnings
 from abc import ABC
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
-_SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary"}  # algorithm presets
+# algorithm presets; "optimal" is the branch and bound of rust/core/src/optimal (subsets)
+_SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary", "optimal": "binary"}
 # C4.5 release 8 / Weka J48 defaults (Quinlan 1993, 1996); ID3 and CART add no such rules.
 _C45 = {"min_objects": 2.0, "numeric_gain_correction": True, "pruning": "pessimistic"}
 _NO_C45 = {"min_objects": 0.0, "numeric_gain_correction": False, "pruning": "none"}
@@ -428,6 +430,12 @@ class _BaseTree(ABC):
                 "prepruning='validation' and pruning='reduced_error' need "
                 "fit(..., validation=(X_val, y_val))"
             )
+        if self.algorithm == "optimal":
+            # Assigned only once the search succeeded, as below.
+            self._fitted = _Fitted(
+                self._grow_optimal(data, params, validation), data.schema, data.classes
+            )
+            return self
         held_out = None
         if validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
@@ -454,6 +462,47 @@ class _BaseTree(ABC):
     def _reweighted(self, data: TrainingData) -> TrainingData:
         """The training data with any class weights folded in (the classifier's)."""
         return data
+
+    def _grow_optimal(
+        self, data: TrainingData, params: _Params, validation: tuple[Any, ...] | None
+    ) -> _core.Tree:
+        """algorithm="optimal": the tree of least training error plus `ccp_alpha` per leaf
+        within max_depth (and max_leaf_nodes); the core refuses the parameters it does not
+        take. Past max_time, the best tree found, with a warning giving its gap."""
+        if self.pruning not in (None, "none"):
+            raise ValueError(
+                "pruning: an optimal tree is not post-pruned; ccp_alpha is part of the "
+                "objective it minimises"
+            )
+        if self.prepruning not in (None, "none") or validation is not None:
+            raise ValueError(
+                "prepruning and validation do not apply to algorithm='optimal', which "
+                "compares whole trees on the training data"
+            )
+        progress = self._reporter("fit")
+        try:
+            tree = _core.fit_optimal(
+                data.columns,
+                data.y,
+                data.n_classes,
+                data.sample_weight,
+                asdict(params),
+                _real("ccp_alpha", self.ccp_alpha, 0.0),
+                progress,
+            )
+        finally:
+            if progress is not None:
+                progress.close()
+        objective, lower = tree.optimality or (0.0, 0.0)
+        if lower < objective:
+            warnings.warn(
+                f"max_time ran out before the search finished: the tree is the best found, "
+                f"its objective at most {(objective - lower) / objective:.2%} above the "
+                "optimum (optimality_gap_)",
+                UserWarning,
+                stacklevel=3,
+            )
+        return tree
 
     @staticmethod
     def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Any) -> LabelledData:
@@ -514,6 +563,25 @@ class _BaseTree(ABC):
         grower = copy.copy(self).set_params(pruning="none", ccp_alpha=0.0, prepruning=None)
         path = _core.cost_complexity_path(grower.fit(X, y, sample_weight=sample_weight)._state.tree)
         return PruningPath(path["ccp_alphas"], path["impurities"])
+
+    @property
+    def optimality_gap_(self) -> float | None:
+        """algorithm="optimal": how far the tree's objective (training error per unit of
+        weight plus ccp_alpha per leaf) may be above the optimum, relative to it:
+        (objective − proven lower bound) / objective; 0.0 when it is proven optimal (always,
+        unless max_time ran out). None for the greedy algorithms and pruned copies."""
+        optimality = self._state.tree.optimality
+        if optimality is None:
+            return None
+        objective, lower = optimality
+        return 0.0 if lower >= objective else (objective - lower) / objective
+
+    @property
+    def proven_optimal_(self) -> bool | None:
+        """algorithm="optimal": whether the search proved the tree optimal (it did unless
+        max_time ran out first). None for the greedy algorithms and pruned copies."""
+        optimality = self._state.tree.optimality
+        return None if optimality is None else optimality[1] >= optimality[0]
 
     @property
     def pruning_trace_(self) -> pl.DataFrame | None:
@@ -846,6 +914,7 @@ class DecisionTreeClassifier(_BaseTree):
         "id3": "entropy",
         "c4.5": "gain_ratio",
         "cart": "gini",
+        "optimal": "misclassification",
     }
     _criteria: ClassVar[tuple[str, ...]] = _CLASS_CRITERIA
 
