@@ -132,7 +132,7 @@ def test_equals_enumeration_of_every_shallow_tree(data, depth, alpha):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_data(max_rows=8), st.sampled_from([0.0, 0.1]))
 def test_depth_three_equals_enumeration_on_tiny_data(data, alpha):
-    X, y, w, with_missing = data
+    X, y, w, _ = data
     model = DecisionTreeClassifier(
         algorithm="optimal", max_depth=3, ccp_alpha=alpha, missing="learned"
     ).fit(X, y, sample_weight=w)
@@ -156,7 +156,7 @@ def test_regression_equals_enumeration(data, depth):
 @FAST
 @given(small_data())
 def test_cost_matrix_equals_enumeration(data):
-    X, y, w, with_missing = data
+    X, y, w, _ = data
     y = np.concatenate([y, [0, 1, 2]])  # every class present, as classes_ are
     X = np.concatenate([X, np.zeros((3, X.shape[1]))])
     w = np.concatenate([w, [1.0, 1.0, 1.0]])
