@@ -54,9 +54,7 @@ class Enumeration:
             missing = np.isnan(values) if not nominal else values < 0
             known = sorted(set(values[~missing].tolist()))
             if nominal:
-                tests = [
-                    set(s) for r in range(1, len(known) + 1) for s in combinations(known, r)
-                ]
+                tests = [set(s) for r in range(1, len(known) + 1) for s in combinations(known, r)]
                 goes = [lambda v, s=s: v in s for s in tests]
             else:
                 goes = [lambda v, t=t: v <= t for t in known[:-1]]
