@@ -293,6 +293,7 @@ fn scan_column<L: Loss>(
     }
     if let Some(ordering) = ctx.columns.orderings.get(c) {
         let column = c as u32;
+        let unit = loss.unit_moves();
         for e in node.list(c) {
             let Some(run) = runs.get_mut(sides.of(e.row)) else {
                 continue;
@@ -305,6 +306,9 @@ fn scan_column<L: Loss>(
                     // No later boundary can beat the target: from the end (the leaf's error
                     // less what is left to move) or from the last scored boundary.
                     run.done = true;
+                    if runs.iter().all(|r| r.done) {
+                        break;
+                    }
                     continue;
                 }
                 if run.budget < 0.0 && !ordering.is_duplicate(run.last) {
@@ -323,7 +327,7 @@ fn scan_column<L: Loss>(
                 }
             }
             loss.add(&mut run.prefix, e.row);
-            let m = loss.move_cost(e.row);
+            let m = if unit { 1.0 } else { loss.move_cost(e.row) };
             run.budget -= m;
             run.remaining -= m;
             run.last = e.rank;

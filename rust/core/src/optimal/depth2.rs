@@ -5,30 +5,51 @@
 //! search evaluates, and never materialises its children.
 
 use super::depth1::{stumps, Sides};
-use super::intervals::{Evaluated, Incumbent};
+use super::intervals::{Evaluated, Hint, Incumbent};
 use super::loss::Loss;
 use super::node::{mark, Node};
 use super::search::Ctx;
 use super::solution::{Sol, Test};
 
 /// Evaluates `test` at the root of a tree of depth two with at most `leaves` (3 or 4)
-/// leaves: offers the best such tree to `inc` and returns its bounds. `side` is scratch of
-/// one byte per training row.
+/// leaves: offers the best such tree to `inc` and returns its bounds. `hint` bounds the two
+/// parts from the evaluated neighbours. `side` is scratch of one byte per training row.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate<L: Loss>(
     ctx: &Ctx<'_, L>,
     node: &Node,
     loss: &L,
     test: Test,
     leaves: usize,
+    hint: &Hint,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) -> Evaluated {
     let alpha = ctx.alpha;
+    let allocations = if leaves >= 4 { 1 } else { 2 };
+    let known = hint.total(allocations, alpha);
+    if inc.rules_out(known) {
+        return Evaluated {
+            left: (0..allocations)
+                .map(|i| hint.part(false, i, alpha))
+                .collect(),
+            right: (0..allocations)
+                .map(|i| hint.part(true, i, alpha))
+                .collect(),
+            score: known,
+        };
+    }
     mark(node, ctx.columns, test, side);
     let sides = Sides::two(loss, node, side);
-    // Each side costs at least one leaf's penalty.
-    let cap = inc.bound() - alpha;
-    let [left, right] = stumps(ctx, node, loss, &sides, [cap, cap]);
+    // A side's stump need only beat the bound less what the other side costs at least (its
+    // leaf's penalty, or what the neighbours prove of it).
+    let u = inc.bound();
+    let (other_l, other_r) = if leaves >= 4 {
+        (hint.part(true, 0, alpha), hint.part(false, 0, alpha))
+    } else {
+        (hint.part(true, 0, alpha), hint.part(false, 1, alpha))
+    };
+    let [left, right] = stumps(ctx, node, loss, &sides, [u - other_l, u - other_r]);
     let (bl, br) = (left.bound(alpha), right.bound(alpha));
     let (leaf_l, leaf_r) = (left.leaf + alpha, right.leaf + alpha);
     let (cl, tl) = left.best(alpha);

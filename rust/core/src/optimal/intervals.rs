@@ -85,8 +85,34 @@ pub(crate) struct Evaluated {
     pub score: f64,
 }
 
+/// What the evaluated neighbours of a candidate prove of its two parts before it is
+/// evaluated, per allocation (empty: nothing): the left part contains the left neighbour's
+/// and is contained in the right neighbour's, less the rows between (and the other way round
+/// for the right part).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Hint {
+    pub left: Vec<f64>,
+    pub right: Vec<f64>,
+}
+
+impl Hint {
+    /// The bound of the left (`right == false`) or right part under allocation `i`, at least
+    /// `floor`.
+    pub(crate) fn part(&self, right: bool, i: usize, floor: f64) -> f64 {
+        let v = if right { &self.right } else { &self.left };
+        v.get(i).copied().unwrap_or(floor).max(floor)
+    }
+
+    /// The least cost of the split the hint proves (each part at least `floor`).
+    pub(crate) fn total(&self, allocations: usize, floor: f64) -> f64 {
+        (0..allocations)
+            .map(|i| self.part(false, i, floor) + self.part(true, i, floor))
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
 /// The lower bound of a split whose parts are bounded by `left` and `right` per allocation.
-fn combine(left: &[f64], right: &[f64]) -> f64 {
+pub(crate) fn combine(left: &[f64], right: &[f64]) -> f64 {
     left.iter()
         .zip(right)
         .map(|(l, r)| l + r)
@@ -121,7 +147,7 @@ pub(crate) fn search_positions(
     side_floor: f64,
     inc: &mut Incumbent,
     control: &Control,
-    mut eval: impl FnMut(usize, f64, &mut Incumbent) -> Evaluated,
+    mut eval: impl FnMut(usize, f64, &Hint, &mut Incumbent) -> Evaluated,
 ) {
     let m = positions.at.len();
     if m == 0 {
@@ -196,7 +222,35 @@ pub(crate) fn search_positions(
             _ => iv.lo + (iv.hi - iv.lo) / 2,
         };
         let slack = (moved(iv.hi) - moved(mid)).max(moved(mid) - moved(iv.lo));
-        let result = eval(mid, slack, inc);
+        let hint = {
+            let a = iv.left.and_then(|a| records.get(a));
+            let b = iv.right.and_then(|b| records.get(b));
+            let n = a.or(b).map_or(0, |(_, r)| r.left.len());
+            let mut hint = Hint {
+                left: vec![f64::NEG_INFINITY; n],
+                right: vec![f64::NEG_INFINITY; n],
+            };
+            if let Some((p, r)) = a {
+                let d = moved(mid) - moved(*p);
+                for (i, (l, rr)) in r.left.iter().zip(&r.right).enumerate() {
+                    if let (Some(hl), Some(hr)) = (hint.left.get_mut(i), hint.right.get_mut(i)) {
+                        *hl = hl.max(*l);
+                        *hr = hr.max(rr - d);
+                    }
+                }
+            }
+            if let Some((p, r)) = b {
+                let d = moved(*p) - moved(mid);
+                for (i, (l, rr)) in r.left.iter().zip(&r.right).enumerate() {
+                    if let (Some(hl), Some(hr)) = (hint.left.get_mut(i), hint.right.get_mut(i)) {
+                        *hl = hl.max(l - d);
+                        *hr = hr.max(*rr);
+                    }
+                }
+            }
+            hint
+        };
+        let result = eval(mid, slack, &hint, inc);
         inc.close(result.score);
         records.push((mid, result));
         let rec = records.len() - 1;
@@ -299,7 +353,7 @@ mod tests {
             0.0,
             &mut inc,
             &Control::new(),
-            |i, _, inc| {
+            |i, _, _, inc| {
                 evaluated += 1;
                 let c = cost(i);
                 inc.offer(c, Sol::leaf);

@@ -21,6 +21,10 @@ pub(crate) trait Loss: Copy + Send + Sync {
     fn err_rest(&self, total: &[f64], part: &[f64]) -> f64;
     /// The most row `row` changes the optimum of a set of this node's rows it joins or leaves.
     fn move_cost(&self, row: u32) -> f64;
+    /// Whether every row's move cost is 1 (unit weights, no costs): scans then count rows.
+    fn unit_moves(&self) -> bool {
+        false
+    }
     /// This loss as the node holding `rows` measures it (regression centres and bounds its
     /// targets on the node's).
     fn at(&self, rows: &[u32]) -> Self;
@@ -165,6 +169,10 @@ impl Loss for ClassLoss<'_> {
             .copied()
             .unwrap_or(1.0);
         self.weight(row) * worst
+    }
+
+    fn unit_moves(&self) -> bool {
+        self.unit && self.costs.is_none()
     }
 
     fn at(&self, _: &[u32]) -> Self {

@@ -18,7 +18,7 @@ use super::cache::{Cache, Known, RowKeys};
 use super::columns::Columns;
 use super::depth1::{stumps_by_column, Sides};
 use super::depth2;
-use super::intervals::{search_positions, search_subsets, Evaluated, Incumbent, Positions};
+use super::intervals::{search_positions, search_subsets, Evaluated, Hint, Incumbent, Positions};
 use super::loss::Loss;
 use super::node::Node;
 use super::solution::{Sol, Test};
@@ -52,25 +52,30 @@ pub(crate) struct Outcome {
 }
 
 /// The best tree of `node` of depth at most `depth` and at most `leaves` leaves, sought
-/// below `ub`. `side` is scratch of one byte per training row.
+/// below `ub`, knowing that none costs less than `floor`. `side` is scratch of one byte per
+/// training row.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn solve<L: Loss>(
     ctx: &Ctx<'_, L>,
     node: &Node,
     depth: usize,
     leaves: usize,
     ub: f64,
+    floor: f64,
     side: &mut [u8],
 ) -> Outcome {
-    solve_from(ctx, node, depth, leaves, ub, None, side)
+    solve_from(ctx, node, depth, leaves, ub, floor, None, side)
 }
 
 /// [`solve`], with `seed` (a tree and its cost) as the first incumbent.
+#[allow(clippy::too_many_arguments)]
 fn solve_from<L: Loss>(
     ctx: &Ctx<'_, L>,
     node: &Node,
     depth: usize,
     leaves: usize,
     ub: f64,
+    floor: f64,
     seed: Option<(f64, Sol)>,
     side: &mut [u8],
 ) -> Outcome {
@@ -92,7 +97,7 @@ fn solve_from<L: Loss>(
     } else {
         None
     };
-    let mut known = 0.0;
+    let mut known = floor.max(0.0);
     if let Some(k) = cached {
         if let Some((cost, sol)) = k.best {
             if cost <= k.lower + ctx.tol {
@@ -104,7 +109,7 @@ fn solve_from<L: Loss>(
             }
             inc.offer(cost, || (*sol).clone());
         }
-        known = k.lower;
+        known = known.max(k.lower);
     }
     // Any split costs two leaves' penalties, and a tree of `leaves` leaves predicts at most
     // that many classes.
@@ -218,7 +223,7 @@ fn search_column<L: Loss>(
             alpha,
             inc,
             ctx.control,
-            |i, slack, inc| {
+            |i, slack, hint, inc| {
                 let p = positions.at.get(i).copied().unwrap_or(0) as usize;
                 let rank = |q: usize| list.get(q).map_or(0, |e| e.rank);
                 let test = Test::Threshold {
@@ -226,7 +231,7 @@ fn search_column<L: Loss>(
                     left: rank(p.saturating_sub(1)),
                     right: rank(p),
                 };
-                evaluate(ctx, node, loss, test, depth, leaves, slack, inc, side)
+                evaluate(ctx, node, loss, test, depth, leaves, slack, hint, inc, side)
             },
         );
     } else if let Some(nominal) = columns.nominals.get(c - columns.orderings.len()) {
@@ -248,14 +253,16 @@ fn search_column<L: Loss>(
             .collect();
         let index = (c - columns.orderings.len()) as u32;
         search_subsets(index, &slots, alpha, inc, ctx.control, |test, inc| {
-            evaluate(ctx, node, loss, test, depth, leaves, 0.0, inc, side)
+            let none = Hint::default();
+            evaluate(ctx, node, loss, test, depth, leaves, 0.0, &none, inc, side)
         });
     }
 }
 
 /// Evaluates the split `test` of `node` as the root of a tree of `depth` and `leaves`: its
-/// best such tree is offered to `inc`. The second child may be sought up to `slack` above
-/// what the bound leaves it (see [`search_positions`]).
+/// best such tree is offered to `inc`. `hint` bounds its parts from the evaluated
+/// neighbours; the second child may be sought up to `slack` above what the bound leaves it
+/// (see [`search_positions`]).
 #[allow(clippy::too_many_arguments)]
 fn evaluate<L: Loss>(
     ctx: &Ctx<'_, L>,
@@ -265,12 +272,13 @@ fn evaluate<L: Loss>(
     depth: usize,
     leaves: usize,
     slack: f64,
+    hint: &Hint,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) -> Evaluated {
     ctx.control.advance(1);
     if depth <= 2 {
-        return depth2::evaluate(ctx, node, loss, test, leaves, inc, side);
+        return depth2::evaluate(ctx, node, loss, test, leaves, hint, inc, side);
     }
     let alpha = ctx.alpha;
     let stopped = Evaluated {
@@ -289,7 +297,7 @@ fn evaluate<L: Loss>(
         right: Vec::new(),
         score: f64::INFINITY,
     };
-    for k_left in allocations {
+    for (i, k_left) in allocations.enumerate() {
         let k_right = leaves - k_left;
         let left_first = left.len() >= right.len();
         let (big, k_big, small, k_small) = if left_first {
@@ -297,13 +305,19 @@ fn evaluate<L: Loss>(
         } else {
             (&right, k_right, &left, k_left)
         };
-        let big_out = solve(ctx, big, depth - 1, k_big, inc.bound() - alpha, side);
-        let (lower_big, lower_small) =
-            if inc.rules_out(big_out.lower + alpha) || ctx.control.stopped() {
-                (big_out.lower, alpha)
+        // What the neighbours prove of each child (at least a leaf's penalty).
+        let hint_big = hint.part(!left_first, i, alpha);
+        let hint_small = hint.part(left_first, i, alpha);
+        let (lower_big, lower_small) = if inc.rules_out(hint_big + hint_small) {
+            (hint_big, hint_small)
+        } else {
+            let ub = inc.bound() - hint_small;
+            let big_out = solve(ctx, big, depth - 1, k_big, ub, hint_big, side);
+            if inc.rules_out(big_out.lower + hint_small) || ctx.control.stopped() {
+                (big_out.lower, hint_small)
             } else {
                 let ub = inc.bound() - big_out.lower + slack;
-                let small_out = solve(ctx, small, depth - 1, k_small, ub, side);
+                let small_out = solve(ctx, small, depth - 1, k_small, ub, hint_small, side);
                 inc.offer(big_out.cost + small_out.cost, || {
                     let (l, r) = if left_first {
                         (&big_out.sol, &small_out.sol)
@@ -313,7 +327,8 @@ fn evaluate<L: Loss>(
                     Sol::split(test, l, r)
                 });
                 (big_out.lower, small_out.lower)
-            };
+            }
+        };
         let (l, r) = if left_first {
             (lower_big, lower_small)
         } else {
@@ -344,6 +359,7 @@ pub(crate) fn solve_root<L: Loss>(
         depth,
         leaves,
         f64::INFINITY,
+        0.0,
         seed,
         &mut side,
     ))
