@@ -294,20 +294,6 @@ def test_sklearn_export_graphviz_reads_quercus_trees(task):
     assert ("gini = " if task == "classifier" else "squared_error = ") in dot
 
 
-def test_sklearn_plot_tree_draws_quercus_trees():
-    pytest.importorskip("matplotlib", reason="plot_tree draws with matplotlib (not installed)")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from sklearn import tree as sktree
-    from sklearn.datasets import load_iris
-
-    X, y = load_iris(return_X_y=True)
-    model = DecisionTreeClassifier(max_depth=2).fit(X, y)
-    texts = [t.get_text() for t in sktree.plot_tree(model)]
-    assert len(texts) == model.n_nodes_ and texts[0].startswith("x[")
-
-
 def test_sklearn_accessors(classifiers, regressors):
     q, sk, X = classifiers
     assert (q.get_depth(), q.get_n_leaves()) == (sk.get_depth(), sk.get_n_leaves())
