@@ -21,6 +21,7 @@ pub mod model_io;
 pub mod params;
 mod predict;
 pub mod prune;
+mod sampling;
 mod scores;
 mod split;
 mod threads;
