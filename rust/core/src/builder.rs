@@ -18,7 +18,7 @@ use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
 use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::missing::{self, Fill};
-use crate::split::monotonic::Bounds;
+use crate::split::monotonic::{value_of, Bounds};
 use crate::split::presort::{Routes, Sorted};
 use crate::split::{
     choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
@@ -39,8 +39,8 @@ struct Pending {
     index: Index,
     /// The split the search chose; `None` makes the node a leaf.
     split: Option<Candidate>,
-    /// The value bounds of the split's children (monotonic constraints; unbounded without).
-    child_bounds: Vec<Bounds>,
+    /// The range the node's value was clipped to (monotonic constraints; unbounded without).
+    bounds: Bounds,
 }
 
 impl Pending {
@@ -302,9 +302,7 @@ fn grow_searching(
     // Class-majority fills change a node's values, hence its order and bins: those sort.
     // Random tests read the rows as they are.
     let index = match &grower.bins {
-        _ if params.missing == MissingStrategy::ClassMajority || grower.random => {
-            Index::Unsorted
-        }
+        _ if params.missing == MissingStrategy::ClassMajority || grower.random => Index::Unsorted,
         Some(bins) => Index::Hist(Some(grower.searcher.histograms(bins, &rows, &usable))),
         None if presort => Index::Sorted(Sorted::root(data, &rows, control).ok_or_else(stop)?),
         None => Index::Unsorted,
@@ -403,7 +401,7 @@ fn grow_searching(
         }
         let mut indexes = grower.hand_down(p.index, routes.as_ref(), p.rows.len(), &parts, &usable);
         indexes.resize_with(n_children, Index::default);
-        let bounds = p.child_bounds;
+        let bounds = grower.child_bounds(&split, &parts, p.bounds);
         let pending: Vec<Pending> = children
             .into_iter()
             .zip(parts)
@@ -467,11 +465,7 @@ impl Grower<'_, '_, '_> {
             (Index::Hist(Some(hist)), Some(bins)) => Prepared::Hist { bins, hist },
             _ => Prepared::Unsorted,
         };
-        let (split, child_bounds) = match self.search(tree, node, &rows, &usable, prepared, bounds)
-        {
-            Some((split, b)) => (Some(split), b),
-            None => (None, Vec::new()),
-        };
+        let split = self.search(tree, node, &rows, &usable, prepared, bounds);
         Pending {
             node,
             // A leaf's index is dropped at once: nothing will search below it.
@@ -484,7 +478,28 @@ impl Grower<'_, '_, '_> {
             validation,
             usable,
             split,
-            child_bounds,
+            bounds,
+        }
+    }
+
+    /// The value bounds of a split's children ([`Bounds::children`]): the node's own, or, on a
+    /// constrained feature, cut at the middle of the two children's values (scikit-learn's
+    /// `middle_value`), computed from the rows each child received (C4.5's fractions of
+    /// missing rows included, so the bounds fit the values the children hold) and kept
+    /// within the node's bounds.
+    fn child_bounds(&self, split: &Candidate, parts: &[NodeRows], bounds: Bounds) -> Vec<Bounds> {
+        let sign = match split.rule {
+            SplitRule::Oblique { .. } => 0,
+            _ => self.searcher.constraint(split.feature),
+        };
+        match parts {
+            [left, right] if sign != 0 => {
+                let target = self.train.target;
+                let value = |rows: &NodeRows| value_of(&stats_of(target, rows), target);
+                let middle = bounds.clip(value(left) / 2.0 + value(right) / 2.0);
+                bounds.children(sign, middle).to_vec()
+            }
+            _ => vec![bounds; parts.len()],
         }
     }
 
@@ -494,9 +509,8 @@ impl Grower<'_, '_, '_> {
     fn clip(&self, tree: &mut Tree, node: NodeId, bounds: Bounds) {
         let i = node.index();
         let width = tree.value_width();
-        let value = tree.value(node).to_vec();
-        match value.as_slice() {
-            [mean] => set(&mut tree.value, i * width, &[bounds.clip(*mean)]),
+        match *tree.value(node) {
+            [mean] => set(&mut tree.value, i * width, &[bounds.clip(mean)]),
             [first, second] => {
                 let w = first + second;
                 if w <= 0.0 {
@@ -561,8 +575,8 @@ impl Grower<'_, '_, '_> {
         }
     }
 
-    /// The split of a node with its children's value bounds, or `None` for a leaf: the
-    /// stopping rules, the search (of the features drawn, with `max_features`), and the
+    /// The split of a node, or `None` for a leaf: the stopping rules, the search (of the
+    /// features drawn, with `max_features`; within the node's value `bounds`), and the
     /// pre-pruning tests on the chosen split (minimum gain, minimum weighted impurity
     /// decrease, G² significance).
     fn search(
@@ -573,7 +587,7 @@ impl Grower<'_, '_, '_> {
         usable: &[bool],
         prepared: Prepared<'_>,
         bounds: Bounds,
-    ) -> Option<(Candidate, Vec<Bounds>)> {
+    ) -> Option<Candidate> {
         if rows.len() == 0 || self.is_terminal(tree, node) {
             return None;
         }
@@ -654,8 +668,7 @@ impl Grower<'_, '_, '_> {
             fill.as_ref(),
             self.params.max_surrogates,
         );
-        let child_bounds = at.child_bounds(&split);
-        Some((split, child_bounds))
+        Some(split)
     }
 
     /// The class-majority fill values of the split's features at a node (`None` for the

@@ -111,10 +111,16 @@ impl Searcher<'_, '_> {
     ) -> Option<Candidate> {
         let present = cats.present();
         let sign = self.constraint(feature);
-        let (best, _, side) =
-            self.best_two_way(cats, node_weight, present.len(), Fill::Grow, sign, |p, add| {
+        let (best, _, side) = self.best_two_way(
+            cats,
+            node_weight,
+            present.len(),
+            Fill::Grow,
+            sign,
+            |p, add| {
                 present.get(p - 1).into_iter().for_each(|&c| add(c));
-            })?;
+            },
+        )?;
         let threshold = present.get(best - 1).copied().unwrap_or(0);
         let rule = SplitRule::Ordered {
             threshold: threshold as u32,

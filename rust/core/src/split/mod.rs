@@ -632,20 +632,6 @@ impl NodeSearch<'_, '_, '_> {
         }
     }
 
-    /// The value bounds of `split`'s children: the node's own, cut at the middle of the two
-    /// children's values for a split on a constrained feature ([`monotonic`]).
-    pub(crate) fn child_bounds(&self, split: &Candidate) -> Vec<Bounds> {
-        let s = &self.centred;
-        let sign = match split.rule {
-            SplitRule::Oblique { .. } => 0,
-            _ => s.constraint(split.feature),
-        };
-        match split.children.as_slice() {
-            [left, right] if sign != 0 => s.bounds.children(sign, s.middle_value(left, right)).to_vec(),
-            _ => vec![s.bounds; split.fractions.len()],
-        }
-    }
-
     /// The best candidate of every feature `f` with `search[f]` (`None` elsewhere), in
     /// parallel on a large node.
     pub(crate) fn features(&self, search: &[bool]) -> Vec<Option<Candidate>> {

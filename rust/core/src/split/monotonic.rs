@@ -15,6 +15,7 @@
 //! probability; the second class's probability is then one minus the first's.
 
 use super::Searcher;
+use crate::data::Target;
 
 /// The range a node's value must stay in.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,16 +61,22 @@ impl Bounds {
     }
 }
 
+/// The value a constraint applies to, from a node's (uncentred) statistics: the mean of y, or
+/// the first class's share.
+pub(crate) fn value_of(stats: &[f64], target: &Target<'_>) -> f64 {
+    match (target, stats) {
+        (Target::Values(_), [w, sum, ..]) => sum / w,
+        (_, [first, ..]) => first / stats.iter().sum::<f64>(),
+        _ => f64::NAN,
+    }
+}
+
 impl Searcher<'_, '_> {
     /// The constraint on feature `f` in the terms the value is kept in: its given sign for
     /// regression, the opposite for classification (the value is the first class's
     /// probability); 0 for a free feature, an oblique projection or no constraints at all.
     pub(crate) fn constraint(&self, f: usize) -> i8 {
-        let given = self
-            .monotonic
-            .and_then(|c| c.get(f))
-            .copied()
-            .unwrap_or(0);
+        let given = self.monotonic.and_then(|c| c.get(f)).copied().unwrap_or(0);
         if self.regression() {
             given
         } else {
@@ -99,20 +106,6 @@ impl Searcher<'_, '_> {
         let (l, r) = (self.monotone_value(left), self.monotone_value(right));
         let Bounds { lower, upper } = self.bounds;
         l >= lower && r >= lower && l <= upper && r <= upper && (l - r) * f64::from(sign) <= 0.0
-    }
-
-    /// scikit-learn's `middle_value`: the mean of the two children's values.
-    pub(crate) fn middle_value(&self, left: &[f64], right: &[f64]) -> f64 {
-        let half = |s: &[f64]| {
-            let w = 2.0 * self.weight_of(s);
-            let first = s.first().copied().unwrap_or(0.0);
-            if self.regression() {
-                s.get(1).copied().unwrap_or(0.0) / first / 2.0 + self.shift / 2.0
-            } else {
-                first / w
-            }
-        };
-        half(left) + half(right)
     }
 }
 

@@ -34,9 +34,7 @@ impl Searcher<'_, '_> {
         rng: &mut Stream,
     ) -> Option<Candidate> {
         let candidate = match self.data.columns().get(feature)? {
-            Column::Numeric(_) => {
-                self.random_numeric(feature, node, node_weight, values, rng)?
-            }
+            Column::Numeric(_) => self.random_numeric(feature, node, node_weight, values, rng)?,
             Column::Categorical(col) => {
                 let codes: Vec<Option<u32>> = node
                     .rows
