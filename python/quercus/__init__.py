@@ -10,7 +10,14 @@ from ._validation import DataConversionWarning
 from .model_io import from_bytes, load
 from .native import predict_expr
 from .rules import RuleSet
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError, split_scores
+from .tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+    NotFittedError,
+    split_scores,
+)
 
 __version__ = "0.1.0"
 
@@ -18,6 +25,8 @@ __all__ = [
     "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "ExtraTreeClassifier",
+    "ExtraTreeRegressor",
     "NotFittedError",
     "QuercusError",
     "RuleSet",

@@ -128,6 +128,9 @@ def _encode(name: str, value: Any) -> Any:
     {"float": "nan" | "inf" | "-inf"}."""
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, np.random.RandomState | np.random.Generator):
+        # A generator only seeds fitting: the file keeps None in its place.
+        return None
     if value is None or isinstance(value, bool | str | int):
         return value
     if isinstance(value, float):
@@ -267,7 +270,12 @@ def _field(metadata: dict[str, Any], key: str, kind: type | tuple[type, ...]) ->
 
 
 def _estimator_class(metadata: dict[str, Any], expected: type | None) -> type[_BaseTree]:
-    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from .tree import (
+        DecisionTreeClassifier,
+        DecisionTreeRegressor,
+        ExtraTreeClassifier,
+        ExtraTreeRegressor,
+    )
 
     by_type: dict[str, type[_BaseTree]] = {
         "classifier": DecisionTreeClassifier,
@@ -277,7 +285,10 @@ def _estimator_class(metadata: dict[str, Any], expected: type | None) -> type[_B
     if kind not in by_type:
         raise _corrupt(f"unknown estimator_type {kind!r}")
     if expected is None:
-        return by_type[kind]
+        # The class that saved it when it is one of ours and of that kind, else the kind's.
+        named = {c.__name__: c for c in (ExtraTreeClassifier, ExtraTreeRegressor)}
+        cls = named.get(metadata.get("estimator", ""))
+        return cls if cls is not None and cls._estimator_type == kind else by_type[kind]
     if getattr(expected, "_estimator_type", None) != kind:
         name = _field(metadata, "estimator", str)
         raise QuercusError(

@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _missing, model_io, native, pictures, render
+from . import _core, _growth, _missing, model_io, native, pictures, render
 from ._progress import Progress
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
@@ -69,6 +69,8 @@ _CLASS_CRITERIA = (
 )
 _CRITERIA = (*_CLASS_CRITERIA, "squared_error")
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
+# "best" is scikit-learn's name for "auto"; "random" draws one test per feature (ExtraTree).
+_SPLITTERS = ("best", "random", "exact", "hist", "auto")
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
 _REPR_SVG_WIDTH = 960  # px: a notebook cell's width
 # NumPy dtypes the core reads in place (float32 converts to float64 exactly).
@@ -133,6 +135,7 @@ class _Params:
     max_leaf_nodes: int | None
     min_weight_fraction_leaf: float
     min_gain: float
+    min_impurity_decrease: float
     max_p_value: float | None
     min_objects: float
     numeric_gain_correction: bool
@@ -143,6 +146,9 @@ class _Params:
     splitter: str
     max_bins: int
     n_jobs: int | None
+    max_features: int  # features searched per node (all of them: nothing is drawn)
+    random_state: int  # the seed of every random choice
+    monotonic_cst: list[int] | None
     max_time: float | None  # seconds; the core stops the fit with TimeoutError past it
 
 
@@ -211,12 +217,13 @@ class _BaseTree(ABC):
         criterion: str | None = None,
         categorical_split: str | None = None,
         max_depth: int | None = None,
-        min_samples_split: int = 2,
-        min_samples_leaf: int = 1,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
         max_exhaustive_categories: int = 12,
         max_leaf_nodes: int | None = None,
         min_weight_fraction_leaf: float = 0.0,
         min_gain: float = 0.0,
+        min_impurity_decrease: float = 0.0,
         max_p_value: float | None = None,
         min_objects: float | None = None,
         numeric_gain_correction: bool | None = None,
@@ -230,7 +237,10 @@ class _BaseTree(ABC):
         missing: str = "fractional",
         max_surrogates: int = 5,
         drop_features_above: float | None = None,
-        splitter: str = "auto",
+        splitter: str = "best",
+        max_features: int | float | str | None = None,
+        random_state: Any = None,
+        monotonic_cst: Any = None,
         max_bins: int = 255,
         n_jobs: int | None = None,
         ordinal_features: Any = None,
@@ -247,6 +257,7 @@ class _BaseTree(ABC):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_gain = min_gain
+        self.min_impurity_decrease = min_impurity_decrease
         self.max_p_value = max_p_value
         self.min_objects = min_objects
         self.numeric_gain_correction = numeric_gain_correction
@@ -261,6 +272,9 @@ class _BaseTree(ABC):
         self.max_surrogates = max_surrogates
         self.drop_features_above = drop_features_above
         self.splitter = splitter
+        self.max_features = max_features
+        self.random_state = random_state
+        self.monotonic_cst = monotonic_cst
         self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.ordinal_features = ordinal_features
@@ -326,8 +340,9 @@ class _BaseTree(ABC):
         c45 = algorithm == "c4.5" and self._estimator_type == "classifier"
         return (_C45 if c45 else _NO_C45)[name]
 
-    def _validated_params(self, n_classes: int) -> _Params:
+    def _validated_params(self, data: TrainingData) -> _Params:
         max_p = self.max_p_value
+        n_rows, n_features = len(data.y), len(data.columns)
         return _Params(
             criterion=_choice("criterion", self._preset("criterion"), self._criteria),
             categorical_split=_choice(
@@ -337,8 +352,13 @@ class _BaseTree(ABC):
             max_depth=None
             if self.max_depth is None
             else _int("max_depth", self.max_depth, 1, 2**31 - 1),
-            min_samples_split=_int("min_samples_split", self.min_samples_split, 2),
-            min_samples_leaf=_int("min_samples_leaf", self.min_samples_leaf, 1),
+            # A fraction of the training rows (as scikit-learn counts them), or a count.
+            min_samples_split=_growth.sample_count(
+                "min_samples_split", self.min_samples_split, n_rows, leaf=False
+            ),
+            min_samples_leaf=_growth.sample_count(
+                "min_samples_leaf", self.min_samples_leaf, n_rows, leaf=True
+            ),
             # 2^(k-1) partitions are enumerated.
             max_exhaustive_categories=_int(
                 "max_exhaustive_categories", self.max_exhaustive_categories, 2, 20
@@ -350,19 +370,23 @@ class _BaseTree(ABC):
                 "min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5
             ),
             min_gain=_real("min_gain", self.min_gain, 0.0),
+            min_impurity_decrease=_real("min_impurity_decrease", self.min_impurity_decrease, 0.0),
             max_p_value=None
             if max_p is None
             else _real("max_p_value", max_p, 0.0, 1.0, open_low=True),
             min_objects=_real("min_objects", self._preset("min_objects"), 0.0),
             numeric_gain_correction=bool(self._preset("numeric_gain_correction")),
-            cost_matrix=self._cost_list(n_classes),
+            cost_matrix=self._cost_list(data.n_classes),
             oblique=_choice("splits", self.splits, ("axis", "oblique")) == "oblique",
             missing=_missing.core_strategy(self._validated_missing()[0]),
             max_surrogates=_int("max_surrogates", self.max_surrogates, 0, 64),
-            splitter=_choice("splitter", self.splitter, ("auto", "exact", "hist")),
+            splitter=_choice("splitter", self.splitter, _SPLITTERS),
             # Bin codes are bytes, one kept for missing values.
             max_bins=_int("max_bins", self.max_bins, 2, 255),
             n_jobs=_n_jobs(self.n_jobs),
+            max_features=_growth.max_features(self.max_features, n_features),
+            random_state=_growth.seed(self.random_state),
+            monotonic_cst=_growth.monotonic_cst(self.monotonic_cst, n_features, data.n_classes),
             max_time=None
             if self.max_time is None
             else _real("max_time", self.max_time, 0.0, open_low=True),
@@ -420,7 +444,13 @@ class _BaseTree(ABC):
                 ordinal=_ordinals(self.ordinal_features),
             )
         )
-        params = self._validated_params(data.n_classes)
+        params = self._validated_params(data)
+        if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
+            raise ValueError(
+                "monotonic_cst: a constrained tree holds class probabilities, not the class "
+                "weights C4.5's error-based (pessimistic) pruning counts errors in: choose "
+                "pruning='none', 'cost_complexity' or 'reduced_error'"
+            )
         data = _missing.prepare(data, *self._validated_missing())
         needs_validation = self.prepruning == "validation" or pruning.method == "reduced_error"
         if needs_validation and validation is None:
@@ -594,9 +624,15 @@ class _BaseTree(ABC):
 
     @property
     def splitter_(self) -> str:
-        """The threshold search the fit used: "exact" or "hist" (what `splitter="auto"` chose:
-        histograms from 200,000 training rows on)."""
+        """The threshold search the fit used: "exact", "hist" or "random" (what
+        `splitter="best"` / `"auto"` chose: histograms from 200,000 training rows on)."""
         return self._state.tree.splitter
+
+    @property
+    def max_features_(self) -> int:
+        """The number of features searched per node that `max_features` stands for (scikit-
+        learn's rules: "sqrt" of the features, at least 1, and so on)."""
+        return _growth.max_features(self.max_features, self.n_features_in_)
 
     @property
     def feature_names_in_(self) -> NDArray[np.object_]:
@@ -963,6 +999,47 @@ class DecisionTreeRegressor(_BaseTree):
         if total == 0:  # constant y: perfect or not at all, as scikit-learn reports it
             return 1.0 if residual == 0 else 0.0
         return float(1 - residual / total)
+
+
+def _with_defaults(signature: inspect.Signature, **defaults: Any) -> inspect.Signature:
+    """`signature` with the defaults of the parameters named in `defaults` replaced."""
+    return signature.replace(
+        parameters=[
+            p.replace(default=defaults[p.name]) if p.name in defaults else p
+            for p in signature.parameters.values()
+        ]
+    )
+
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """An extremely randomised classification tree (Geurts et al. 2006), as scikit-learn's
+    ExtraTreeClassifier: one random test per feature among `max_features` ("sqrt") drawn per
+    node, the best of those kept. A `DecisionTreeClassifier` with those two defaults; give
+    `random_state` for repeatable trees."""
+
+    def __init__(
+        self, *, splitter: str = "random", max_features: Any = "sqrt", **params: Any
+    ) -> None:
+        super().__init__(splitter=splitter, max_features=max_features, **params)
+
+    __init__.__signature__ = _with_defaults(  # type: ignore[attr-defined]
+        inspect.signature(DecisionTreeClassifier.__init__),
+        splitter="random",
+        max_features="sqrt",
+    )
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """An extremely randomised regression tree, as scikit-learn's ExtraTreeRegressor: one
+    random test per feature, every feature searched (`max_features=1.0`). A
+    `DecisionTreeRegressor` with those two defaults."""
+
+    def __init__(self, *, splitter: str = "random", max_features: Any = 1.0, **params: Any) -> None:
+        super().__init__(splitter=splitter, max_features=max_features, **params)
+
+    __init__.__signature__ = _with_defaults(  # type: ignore[attr-defined]
+        inspect.signature(DecisionTreeRegressor.__init__), splitter="random", max_features=1.0
+    )
 
 
 def split_scores(

@@ -484,9 +484,9 @@ impl Grower<'_, '_, '_> {
 
     /// The value bounds of a split's children ([`Bounds::children`]): the node's own, or, on a
     /// constrained feature, cut at the middle of the two children's values (scikit-learn's
-    /// `middle_value`), computed from the rows each child received (C4.5's fractions of
-    /// missing rows included, so the bounds fit the values the children hold) and kept
-    /// within the node's bounds.
+    /// `middle_value`). The values are those of the rows each child received (C4.5's
+    /// fractions of missing rows included) clipped to the node's bounds, that is the values
+    /// the children will hold, so that each child's value lies on its side of the middle.
     fn child_bounds(&self, split: &Candidate, parts: &[NodeRows], bounds: Bounds) -> Vec<Bounds> {
         let sign = match split.rule {
             SplitRule::Oblique { .. } => 0,
@@ -496,7 +496,7 @@ impl Grower<'_, '_, '_> {
             [left, right] if sign != 0 => {
                 let target = self.train.target;
                 let value = |rows: &NodeRows| value_of(&stats_of(target, rows), target);
-                let middle = bounds.clip(value(left) / 2.0 + value(right) / 2.0);
+                let middle = bounds.clip(value(left)) / 2.0 + bounds.clip(value(right)) / 2.0;
                 bounds.children(sign, middle).to_vec()
             }
             _ => vec![bounds; parts.len()],
@@ -504,8 +504,11 @@ impl Grower<'_, '_, '_> {
     }
 
     /// Clips a node's value to its bounds, as scikit-learn's `clip_node_value` does: the mean
-    /// of a regression node, the first class's probability of a binary one (the second's is
-    /// its complement); the label follows the clipped value.
+    /// of a regression node; for a binary classification node, the first class's
+    /// probability p, the node's value becoming the probabilities (p, 1 − p) as scikit-learn
+    /// stores them (rather than class weights): their sum is exactly 1, so every leaf
+    /// clipped to one bound predicts bit for bit the same probabilities, which the
+    /// constraint's equalities need. The label follows the clipped value.
     fn clip(&self, tree: &mut Tree, node: NodeId, bounds: Bounds) {
         let i = node.index();
         let width = tree.value_width();
@@ -516,12 +519,8 @@ impl Grower<'_, '_, '_> {
                 if w <= 0.0 {
                     return;
                 }
-                let p = first / w;
-                let clipped = bounds.clip(p);
-                if clipped == p {
-                    return;
-                }
-                let stats = [clipped * w, (1.0 - clipped) * w];
+                let p = bounds.clip(first / w);
+                let stats = [p, 1.0 - p];
                 set(&mut tree.value, i * width, &stats);
                 let parent = tree.parent(node).map(|p| tree.label(p));
                 let label = class_of(&stats, parent, self.params.cost_matrix.as_deref());

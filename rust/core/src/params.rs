@@ -252,7 +252,10 @@ pub struct TreeParams {
     pub random_state: u64,
     /// scikit-learn's `monotonic_cst`: per feature 1 (the prediction may only rise with the
     /// feature), -1 (only fall) or 0 (free). Regression, and binary classification on the
-    /// probability of the second class; numeric and ordinal features only.
+    /// probability of the second class; numeric and ordinal features only. A constrained
+    /// classification tree's node values are class probabilities, as scikit-learn's, not
+    /// class weights (so C4.5's error-based pruning, which counts errors in them, does not
+    /// apply to it).
     pub monotonic_cst: Option<Vec<i8>>,
 }
 
