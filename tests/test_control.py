@@ -279,7 +279,7 @@ def quercus_training(model, X, y):
     from quercus._validation import training_data
 
     data = training_data(X, y, target=None, sample_weight=None, classification=True)
-    params = asdict(model._validated_params(data))
+    params = asdict(model._validated_params(model._checked(), data))
     return data.columns, data.y, data.n_classes, data.sample_weight, params
 
 
