@@ -405,3 +405,13 @@ def test_random_models_save_and_load():
     assert np.array_equal(again.predict_proba(X), model.predict_proba(X))
     reg = ExtraTreeRegressor(random_state=1).fit(X, y.astype(float))
     assert type(quercus.from_bytes(reg.to_bytes())) is ExtraTreeRegressor
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_splitter_sets_missing_rows_apart_from_one_known_value(seed):
+    """All known values equal and some missing: the one partition there is, whatever the
+    seed (scikit-learn draws the missing rows' side and finds no split half the time)."""
+    X = np.array([[np.nan], [1.0], [np.nan]])
+    model = ExtraTreeRegressor(max_depth=1, random_state=seed).fit(X, [0.0, 1.0, 0.0])
+    assert model.tree_.node_count == 3 and model.tree_.threshold[0] == 1.0
+    np.testing.assert_array_equal(model.predict(X), [0.0, 1.0, 0.0])

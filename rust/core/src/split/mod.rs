@@ -401,6 +401,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             node,
             node_weight,
             scale: self.criterion.noise_scale(&centred_total),
+            total: centred_total,
             fill,
             prepared,
         }
@@ -422,10 +423,6 @@ impl<'a, 'd> Searcher<'a, 'd> {
         values: &V,
         prepared: Prepared<'_>,
     ) -> Option<Candidate> {
-        if let Some((sampler, at)) = self.random {
-            let mut rng = sampler.feature_stream(at, feature);
-            return self.random_test(feature, node, node_weight, values, &mut rng);
-        }
         match self.data.columns().get(feature)? {
             Column::Numeric(_) => match prepared {
                 Prepared::Hist { bins, hist } => {
@@ -611,6 +608,8 @@ pub(crate) struct NodeSearch<'n, 'a, 'd> {
     node_weight: f64,
     /// The noise scale its candidates are compared at ([`choose`]).
     pub scale: f64,
+    /// The statistics of all the node's rows (centred as `centred` centres them).
+    total: Vec<f64>,
     fill: Option<&'n missing::Fill>,
     prepared: Prepared<'n>,
 }
@@ -624,11 +623,27 @@ impl NodeSearch<'_, '_, '_> {
         }
         let columns = s.data.columns();
         match self.fill {
-            Some(fill) => {
-                let filled = fill.reader(columns, s.target);
-                s.best_of_feature(f, self.node, self.node_weight, &filled, self.prepared)
+            Some(fill) => self.search(f, &fill.reader(columns, s.target)),
+            None => self.search(f, columns),
+        }
+    }
+
+    /// Feature `f`'s best candidate, or its random test (`splitter="random"`).
+    fn search<V: Values + ?Sized>(&self, f: usize, values: &V) -> Option<Candidate> {
+        let s = &self.centred;
+        match s.random {
+            Some((sampler, at)) => {
+                let mut rng = sampler.feature_stream(at, f);
+                s.random_test(
+                    f,
+                    self.node,
+                    self.node_weight,
+                    &self.total,
+                    values,
+                    &mut rng,
+                )
             }
-            None => s.best_of_feature(f, self.node, self.node_weight, columns, self.prepared),
+            None => s.best_of_feature(f, self.node, self.node_weight, values, self.prepared),
         }
     }
 
@@ -733,6 +748,11 @@ pub(crate) trait Values {
     /// Feature `f` of `row` as a category code; `None` when missing, unseen at fit, or not
     /// categorical.
     fn code(&self, f: usize, row: usize) -> Option<u32>;
+    /// Feature `f`'s values as stored, when they are read as they are (no fills): a scan then
+    /// indexes them directly instead of looking the column up per row.
+    fn numeric_column(&self, _f: usize) -> Option<&[f64]> {
+        None
+    }
 }
 
 impl Values for [Column<'_>] {
@@ -749,6 +769,13 @@ impl Values for [Column<'_>] {
         match self.get(f)? {
             Column::Categorical(c) => c.code(row),
             Column::Numeric(_) => None,
+        }
+    }
+
+    fn numeric_column(&self, f: usize) -> Option<&[f64]> {
+        match self.get(f)? {
+            Column::Numeric(v) => Some(v),
+            Column::Categorical(_) => None,
         }
     }
 }

@@ -15,8 +15,9 @@
 //!   by a fair coin, as scikit-learn does; the others score the known rows as everywhere.
 //!
 //! A feature whose known values are all equal (or that has none) gives no test, as
-//! scikit-learn counts it constant. C4.5's numeric gain correction does not apply: no
-//! threshold was chosen among others.
+//! scikit-learn counts it constant, unless missing rows are placed: then it splits the known
+//! rows from the missing ones. C4.5's numeric gain correction does not apply: no threshold
+//! was chosen among others.
 
 use super::categorical::{sides_of, Categories};
 use super::*;
@@ -25,16 +26,27 @@ use crate::sampling::{coin, uniform_threshold, Stream};
 impl Searcher<'_, '_> {
     /// The random test of `feature` at the node, drawn from `rng`; `None` if the feature is
     /// constant there or the test breaks a size rule or the feature's monotonic constraint.
+    /// `total` holds the statistics of all the node's rows.
     pub(super) fn random_test<V: Values + ?Sized>(
         &self,
         feature: usize,
         node: &NodeRows,
         node_weight: f64,
+        total: &[f64],
         values: &V,
         rng: &mut Stream,
     ) -> Option<Candidate> {
         let candidate = match self.data.columns().get(feature)? {
-            Column::Numeric(_) => self.random_numeric(feature, node, node_weight, values, rng)?,
+            Column::Numeric(_) => match values.numeric_column(feature) {
+                Some(column) => {
+                    let x = |r: usize| column.get(r).copied().unwrap_or(f64::NAN);
+                    self.random_numeric(feature, node, node_weight, total, x, rng)?
+                }
+                None => {
+                    let x = |r: usize| values.number(feature, r);
+                    self.random_numeric(feature, node, node_weight, total, x, rng)?
+                }
+            },
             Column::Categorical(col) => {
                 let codes: Vec<Option<u32>> = node
                     .rows
@@ -69,48 +81,69 @@ impl Searcher<'_, '_> {
         (self.places_missing() && n_missing > 0).then(|| usize::from(!coin(rng)))
     }
 
-    fn random_numeric<V: Values + ?Sized>(
+    /// `value(row)` reads the feature (NaN = missing).
+    fn random_numeric(
         &self,
         feature: usize,
         node: &NodeRows,
         node_weight: f64,
-        values: &V,
+        total: &[f64],
+        value: impl Fn(usize) -> f64,
         rng: &mut Stream,
     ) -> Option<Candidate> {
+        // The feature's values gathered once, so the partition reads them in order.
+        let mut xs: Vec<f64> = self.vec(node.len())?;
         let (mut lo, mut hi, mut n_missing) = (f64::INFINITY, f64::NEG_INFINITY, 0);
         for &r in &node.rows {
-            let x = values.number(feature, r as usize);
+            let x = value(r as usize);
+            // Plain comparisons (x is not NaN there): no NaN fix-ups on the carried minimum.
             if x.is_nan() {
                 n_missing += 1;
             } else {
-                lo = lo.min(x);
-                hi = hi.max(x);
+                lo = if x < lo { x } else { lo };
+                hi = if x > hi { x } else { hi };
+            }
+            xs.push(x);
+        }
+        let (threshold, side) = if lo < hi {
+            (
+                uniform_threshold(rng, lo, hi),
+                self.random_side(n_missing, rng),
+            )
+        } else if lo == hi && self.places_missing() && n_missing > 0 {
+            // One known value, and missing rows the search places: their only partition,
+            // known values left and missing right (scikit-learn draws the side and, when it
+            // draws left, finds no split).
+            (lo, Some(1))
+        } else {
+            return None; // no known value, or all equal with nothing to set apart
+        };
+        // The side with fewer rows is summed, the other is the rest (as scikit-learn's
+        // criterion updates from the nearer end): half the reads of the targets, which the
+        // rows reach out of order.
+        let n_left = xs.iter().filter(|&&x| x <= threshold).count();
+        let n_known = xs.len() - n_missing;
+        let small = usize::from(n_left > n_known - n_left);
+        let mut summed = self.zero_stats();
+        let mut missing = self.zero_stats();
+        for ((r, w), &x) in node.iter().zip(&xs) {
+            if x.is_nan() {
+                self.accumulate(&mut missing, r, w);
+            } else if usize::from(x > threshold) == small {
+                self.accumulate(&mut summed, r, w);
             }
         }
-        if hi <= lo {
-            return None; // no known value, or all equal
-        }
-        let threshold = uniform_threshold(rng, lo, hi);
-        let side = self.random_side(n_missing, rng);
-        let mut children = [self.zero_stats(), self.zero_stats()];
-        let mut counts = [0usize; 2];
-        let mut missing = self.zero_stats();
-        for (r, w) in node.iter() {
-            let x = values.number(feature, r);
-            let stats = if x.is_nan() {
-                &mut missing
-            } else {
-                let c = usize::from(x > threshold);
-                if let Some(n) = counts.get_mut(c) {
-                    *n += 1;
-                }
-                match children.get_mut(c) {
-                    Some(s) => s,
-                    None => continue,
-                }
-            };
-            self.accumulate(stats, r, w);
-        }
+        let rest: Vec<f64> = total
+            .iter()
+            .zip(&missing)
+            .zip(&summed)
+            .map(|((t, m), s)| t - m - s)
+            .collect();
+        let (mut children, mut counts) = if small == 0 {
+            ([summed, rest], [n_left, n_known - n_left])
+        } else {
+            ([rest, summed], [n_left, n_known - n_left])
+        };
         let [left, right] = &children;
         let known = sum(left, right);
         let (scored, rows) = match side {
