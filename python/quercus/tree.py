@@ -53,9 +53,11 @@ _SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary"}  # algorithm
 _C45 = {"min_objects": 2.0, "numeric_gain_correction": True, "pruning": "pessimistic"}
 _NO_C45 = {"min_objects": 0.0, "numeric_gain_correction": False, "pruning": "none"}
 _CATEGORICAL_SPLITS = ("multiway", "binary")
-# The class criteria of texts 000 and 002 §3; squared_error is the regression one.
+# The class criteria of texts 000 and 002 §3 ("log_loss" is scikit-learn's name for
+# entropy: the same tree, recorded as "entropy"), and scikit-learn's regression criteria.
 _CLASS_CRITERIA = (
     "entropy",
+    "log_loss",
     "gain_ratio",
     "gini",
     "misclassification",
@@ -67,7 +69,8 @@ _CLASS_CRITERIA = (
     "kolmogorov_smirnov",
     "auc",
 )
-_CRITERIA = (*_CLASS_CRITERIA, "squared_error")
+_REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "absolute_error", "poisson")
+_CRITERIA = (*_CLASS_CRITERIA, *_REGRESSION_CRITERIA)
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
 _REPR_SVG_WIDTH = 960  # px: a notebook cell's width
@@ -943,7 +946,7 @@ class DecisionTreeRegressor(_BaseTree):
 
     _estimator_type = "regressor"
     _default_criteria: ClassVar[dict[str, str]] = dict.fromkeys(_SPLITS, "squared_error")
-    _criteria: ClassVar[tuple[str, ...]] = ("squared_error",)
+    _criteria: ClassVar[tuple[str, ...]] = _REGRESSION_CRITERIA
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
         """The weighted mean target of the leaves each row reaches; `output="polars"`: a
@@ -985,7 +988,7 @@ def split_scores(
         y,
         target=None,
         sample_weight=sample_weight,
-        classification=criterion != "squared_error",
+        classification=criterion not in _REGRESSION_CRITERIA,
     )
     scores = _core.split_scores(
         data.columns,

@@ -17,6 +17,7 @@ pub mod criterion;
 pub mod data;
 pub mod error;
 pub mod measures;
+pub mod median;
 pub mod model_io;
 pub mod params;
 mod predict;

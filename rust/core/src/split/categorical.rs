@@ -53,6 +53,7 @@ impl Searcher<'_, '_> {
             let part = Partition {
                 children: &cats.stats,
                 counts: &cats.counts,
+                impurities: None,
             };
             let rule = SplitRule::Multiway { n_children: k };
             let rows = MissingRows::Left;
@@ -77,7 +78,7 @@ impl Searcher<'_, '_> {
                 }
                 let (dec, _) =
                     self.assess(&all, &trial.iter().map(Vec::as_slice).collect::<Vec<_>>());
-                if best.is_none_or(|(_, b)| better(dec, b, scale)) {
+                if improves(dec, best.map(|(_, b)| b), scale) {
                     best = Some((c, dec));
                 }
             }
@@ -91,6 +92,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         let rule = SplitRule::Multiway {
             n_children: children.len(),
@@ -162,22 +164,7 @@ impl Searcher<'_, '_> {
                 })?;
             (sides_of(cats.stats.len(), &order, |i| i < best), side)
         };
-        // A subset split and its mirror image are the same test: the side holding the lowest
-        // present code is always child 0, so the tree never depends on which one the scan met
-        // first (row order, or noise in tied shares).
-        let (sides, side) = if sides.iter().find(|s| **s != Side::Unseen) == Some(&Side::Right) {
-            let mirrored = sides
-                .iter()
-                .map(|s| match s {
-                    Side::Left => Side::Right,
-                    Side::Right => Side::Left,
-                    Side::Unseen => Side::Unseen,
-                })
-                .collect();
-            (mirrored, side.map(|s| 1 - s))
-        } else {
-            (sides, side)
-        };
+        let (sides, side) = canonical(sides, side);
         let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
         let rule = SplitRule::Subset {
             sides: sides.clone(),
@@ -265,7 +252,7 @@ impl Searcher<'_, '_> {
                         (&left, &with)
                     };
                     if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
-                        if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
+                        if improves(dec, best.map(|(_, b, _)| b), scale) {
                             best = Some((i, dec, Some(side)));
                         }
                     }
@@ -277,7 +264,7 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);
-            if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
+            if improves(dec, best.map(|(_, b, _)| b), scale) {
                 best = Some((i, dec, None));
             }
         }
@@ -322,6 +309,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         self.finish(feature, rule, &scored, &part, node_weight, rows)
     }
@@ -364,9 +352,27 @@ impl Categories {
     }
 }
 
+/// A subset split and its mirror image are the same test: the side holding the lowest present
+/// code is always child 0 (`side`, where the missing rows go, mirrored with it), so the tree
+/// never depends on which one a scan met first (row order, or noise in tied shares).
+pub(super) fn canonical(sides: Vec<Side>, side: Option<usize>) -> (Vec<Side>, Option<usize>) {
+    if sides.iter().find(|s| **s != Side::Unseen) != Some(&Side::Right) {
+        return (sides, side);
+    }
+    let mirrored = sides
+        .iter()
+        .map(|s| match s {
+            Side::Left => Side::Right,
+            Side::Right => Side::Left,
+            Side::Unseen => Side::Unseen,
+        })
+        .collect();
+    (mirrored, side.map(|s| 1 - s))
+}
+
 /// A subset mask: `listed[i]` goes left where `in_left(i)`, right otherwise; categories not
 /// listed (absent from the node) are `Unseen`.
-fn sides_of(k: usize, listed: &[usize], in_left: impl Fn(usize) -> bool) -> Vec<Side> {
+pub(super) fn sides_of(k: usize, listed: &[usize], in_left: impl Fn(usize) -> bool) -> Vec<Side> {
     let mut sides = vec![Side::Unseen; k];
     for (i, &c) in listed.iter().enumerate() {
         if let Some(s) = sides.get_mut(c) {

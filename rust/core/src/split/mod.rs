@@ -10,6 +10,7 @@ use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
 use crate::tree::{FeatureScore, Side, SurrogateSet};
 
+mod absolute;
 mod categorical;
 pub(crate) mod hist;
 pub(crate) mod missing;
@@ -17,6 +18,7 @@ mod numeric;
 mod oblique;
 pub(crate) mod presort;
 
+use absolute::Ranks;
 use hist::{Bins, Histograms};
 use presort::Sorted;
 use rayon::prelude::*;
@@ -159,6 +161,16 @@ pub(crate) struct Searcher<'a, 'd> {
 struct Partition<'s> {
     children: &'s [Vec<f64>],
     counts: &'s [usize],
+    /// The impurities, when the statistics cannot give them (absolute error: computed from
+    /// the rows); `None`: from `children`.
+    impurities: Option<&'s Impurities>,
+}
+
+/// Impurities of a candidate's scored rows and of each child, computed from the rows.
+#[derive(Debug, Clone, Default)]
+struct Impurities {
+    scored: f64,
+    children: Vec<f64>,
 }
 
 /// What a candidate's score did with the rows missing its value.
@@ -309,7 +321,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// `fill` (class majority) supplies the values of the node's missing cells.
     ///
     /// Regression targets are centred on the node's mean, except with histograms, whose sums
-    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]).
+    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]). Absolute
+    /// error ranks the node's targets once for all its features' scans.
     pub fn candidates(
         &self,
         node: &NodeRows,
@@ -336,6 +349,17 @@ impl<'a, 'd> Searcher<'a, 'd> {
             }
             sums
         };
+        let scale = self.criterion.noise_scale(&centred_total);
+        let ranks = if self.criterion.is_additive() {
+            None
+        } else {
+            match centred.ranks(node) {
+                Some(ranks) => Some(ranks),
+                // Out of memory: no split here, and the fit stops at its next check.
+                None => return (vec![None; self.data.n_features()], scale),
+            }
+        };
+        let ranks = ranks.as_ref();
         let columns = self.data.columns();
         let search = |f: usize| {
             if !usable.get(f).copied().unwrap_or(false) || self.stopped() {
@@ -344,9 +368,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
             match fill {
                 Some(fill) => {
                     let filled = fill.reader(columns, self.target);
-                    centred.best_of_feature(f, node, node_weight, &filled, prepared)
+                    centred.best_of_feature(f, node, node_weight, &filled, prepared, ranks)
                 }
-                None => centred.best_of_feature(f, node, node_weight, columns, prepared),
+                None => centred.best_of_feature(f, node, node_weight, columns, prepared, ranks),
             }
         };
         // Class-majority fills are read through a reader that is not shared across threads.
@@ -358,17 +382,23 @@ impl<'a, 'd> Searcher<'a, 'd> {
         } else {
             (0..self.data.n_features()).map(search).collect()
         };
-        (candidates, self.criterion.noise_scale(&centred_total))
+        (candidates, scale)
     }
 
     /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
     pub(crate) fn centred_on(&self, shift: f64) -> Searcher<'a, 'd> {
         Searcher {
-            shift: if self.regression() { shift } else { 0.0 },
+            shift: if self.criterion.centres_targets() {
+                shift
+            } else {
+                0.0
+            },
             ..*self
         }
     }
 
+    /// `ranks`: the node's ranked targets, for absolute error's scans (`None` for the
+    /// criteria of sums).
     fn best_of_feature<V: Values + ?Sized>(
         &self,
         feature: usize,
@@ -376,25 +406,31 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
         values: &V,
         prepared: Prepared<'_>,
+        ranks: Option<&Ranks>,
     ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
-            Column::Numeric(_) => match prepared {
-                Prepared::Hist { bins, hist } => {
+            Column::Numeric(_) => match (prepared, ranks) {
+                (Prepared::Hist { bins, .. }, Some(ranks)) => {
+                    self.absolute_hist(feature, bins, node, node_weight, ranks)
+                }
+                (Prepared::Hist { bins, hist }, None) => {
                     self.numeric_hist(feature, bins, hist, node_weight)
                 }
-                Prepared::Sorted(sorted) => self.numeric(
+                (Prepared::Sorted(sorted), _) => self.numeric(
                     feature,
                     |r| values.number(feature, r),
                     node,
                     node_weight,
                     sorted.list(feature),
+                    ranks,
                 ),
-                Prepared::Unsorted => self.numeric(
+                (Prepared::Unsorted, _) => self.numeric(
                     feature,
                     |r| values.number(feature, r),
                     node,
                     node_weight,
                     None,
+                    ranks,
                 ),
             },
             Column::Categorical(col) => {
@@ -403,6 +439,17 @@ impl<'a, 'd> Searcher<'a, 'd> {
                     .iter()
                     .map(|&r| values.code(feature, r as usize))
                     .collect();
+                if let Some(ranks) = ranks {
+                    let kind = (col.n_categories as usize, col.ordered);
+                    return self.absolute_categorical(
+                        feature,
+                        &codes,
+                        kind,
+                        node,
+                        node_weight,
+                        ranks,
+                    );
+                }
                 let cats = self.per_category(&codes, col.n_categories as usize, node);
                 match (self.categorical_split, col.ordered) {
                     (CategoricalSplit::Multiway, _) => self.multiway(feature, &cats, node_weight),
@@ -416,6 +463,23 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// Scores a partition of the known rows: (its quality on D̃, the weighted child impurity).
     /// The quality is the impurity decrease, or the criterion's own formula (text 002 §3).
     fn decrease(&self, known: &[f64], part: &Partition<'_>) -> (f64, f64) {
+        if let Some(imp) = part.impurities {
+            let known_w = self.weight_of(known);
+            let child_imp: f64 = part
+                .children
+                .iter()
+                .zip(&imp.children)
+                .map(|(c, i)| {
+                    let w = self.weight_of(c);
+                    if w > 0.0 {
+                        w / known_w * i
+                    } else {
+                        0.0
+                    }
+                })
+                .sum();
+            return (imp.scored - child_imp, child_imp);
+        }
         let children: Vec<&[f64]> = part.children.iter().map(Vec::as_slice).collect();
         self.assess(known, &children)
     }
@@ -478,6 +542,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
             return None;
         }
         let (decrease, child_imp) = self.decrease(known, part);
+        // A Poisson child predicting 0 makes the deviance infinite: no split.
+        if !decrease.is_finite() {
+            return None;
+        }
         // Placed missing rows are scored with the known ones: no ρ, and no missing outcome in
         // the split information (it is inside its child's weight).
         let (gain, rho, missing_w) = match placed {
@@ -496,6 +564,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let score = match self.criterion {
             // G² = 2 ln 2 · |S| · InformationGain (text 002 §3.5).
             Criterion::LikelihoodRatio => 2.0 * std::f64::consts::LN_2 * node_weight * gain,
+            // w_L·w_R/(w_L + w_R)·(ȳ_L − ȳ_R)², the scored rows' weight times their variance
+            // reduction (for more children, the between-children sum of squares).
+            Criterion::FriedmanMse => known_w * decrease,
             Criterion::Entropy => gain,
             Criterion::GainRatio => {
                 if iv > 0.0 {
@@ -564,6 +635,18 @@ pub(crate) fn holds_rows(rows: f64, least: usize) -> bool {
 /// The least weight that [`holds_rows`] `least` rows at `rows_per_weight`.
 fn least_weight(least: usize, rows_per_weight: f64) -> f64 {
     (least as f64 * (1.0 - 1e-9) - 1e-9) / rows_per_weight
+}
+
+/// Whether a split scoring `quality` replaces the best so far: by more than noise (see
+/// [`better`]), and the first one only if it is a number (a Poisson child predicting 0 makes
+/// a split −∞, never to be chosen).
+#[inline]
+fn improves(quality: f64, best: Option<f64>, scale: f64) -> bool {
+    match best {
+        None => quality > f64::NEG_INFINITY,
+        // `quality > b` first: it rejects most cuts before `better`'s tolerance is paid.
+        Some(b) => quality > b && better(quality, b, scale),
+    }
 }
 
 /// `a + b`, element by element.

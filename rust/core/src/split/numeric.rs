@@ -75,7 +75,8 @@ impl Searcher<'_, '_> {
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
     /// `sorted` lists the node's known rows in ascending order when the fit keeps them
-    /// ([`super::presort`]); without it the known rows are sorted here.
+    /// ([`super::presort`]); without it the known rows are sorted here. Absolute error scans
+    /// its own way ([`super::absolute`]), from the node's `ranks` if given.
     pub(super) fn numeric(
         &self,
         feature: usize,
@@ -83,7 +84,11 @@ impl Searcher<'_, '_> {
         node: &NodeRows,
         node_weight: f64,
         sorted: Option<&[u32]>,
+        ranks: Option<&Ranks>,
     ) -> Option<Candidate> {
+        if !self.criterion.is_additive() {
+            return self.absolute_numeric(feature, value, node, node_weight, sorted, ranks);
+        }
         let mut n_missing = 0;
         let mut missing = self.zero_stats();
         let mut tally_missing = |i: usize, x: f64| {
@@ -182,8 +187,7 @@ impl Searcher<'_, '_> {
         let mut n_distinct = 1;
         let mut best: Option<(f64, usize, Option<usize>)> = None; // (decrease, cut, side)
         let mut offer = |dec: f64, at: usize, side: Option<usize>| {
-            // `dec > b` first: it rejects most cuts before `better`'s tolerance is paid.
-            if best.is_none_or(|(b, _, _)| dec > b && better(dec, b, scale)) {
+            if improves(dec, best.map(|(b, _, _)| b), scale) {
                 best = Some((dec, at, side));
             }
         };
@@ -286,6 +290,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         let candidate = self.finish(
             feature,
@@ -321,7 +326,7 @@ impl Searcher<'_, '_> {
     }
 
     #[inline]
-    fn add_row(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
+    pub(super) fn add_row(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
         if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
             self.accumulate(stats, r as usize, w);
         }
