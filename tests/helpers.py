@@ -260,13 +260,14 @@ def sklearn_agreement(q, sk) -> dict[str, int]:
     """How much of scikit-learn's tree `sk` quercus's `q` reproduces, walking both from the
     root through their scikit-learn arrays (`tree_`).
 
-    A node is ``same`` when both trees have it with the same test (feature, threshold to
-    1e-6), weight and value (to 1e-9) and impurity (to 1e-6: scikit-learn computes the
-    variance as E[y²] − ȳ², which loses digits that quercus's two-pass sum keeps). Where the
-    tests differ, the divergence is a ``tie`` when both choices decrease the weighted impurity
-    equally (scikit-learn breaks ties between features by its random feature order, quercus by
-    column), else a ``mismatch``; nothing below a divergence is compared. ``nodes`` counts
-    scikit-learn's.
+    A node is ``same`` when both trees have it with the same weight and value (to 1e-9),
+    impurity (to 1e-6: scikit-learn computes the variance as E[y²] − ȳ², which loses digits
+    that quercus's two-pass sum keeps) and split (feature, threshold to 1e-6, and the same
+    weight in each child: the missing values sent the same way). Where the splits differ, the
+    divergence is a ``tie`` when both decrease the weighted impurity equally (scikit-learn
+    breaks ties between features by its random feature order, quercus by column, and each
+    decides equal directions for missing values by rounding noise), else a ``mismatch``;
+    nothing below a divergence is compared. ``nodes`` counts scikit-learn's.
     """
     a, b = q.tree_, sk.tree_
     counts = {"nodes": int(b.node_count), "same": 0, "ties": 0, "mismatch": 0}
@@ -291,17 +292,18 @@ def sklearn_agreement(q, sk) -> dict[str, int]:
         if leaf_q and leaf_s:
             counts["same" if summary else "mismatch"] += 1
             continue
+        w = b.weighted_n_node_samples
         if (
             not leaf_q
             and not leaf_s
             and a.feature[i] == b.feature[j]
             and np.isclose(a.threshold[i], b.threshold[j], rtol=1e-6)
+            and np.isclose(a.weighted_n_node_samples[a.children_left[i]], w[b.children_left[j]])
         ):
             counts["same" if summary else "mismatch"] += 1
             stack.append((a.children_left[i], b.children_left[j]))
             stack.append((a.children_right[i], b.children_right[j]))
             continue
-        w = b.weighted_n_node_samples[j]
-        tied = np.isclose(decrease(a, i), decrease(b, j), rtol=1e-6, atol=1e-12 * scale * w)
+        tied = np.isclose(decrease(a, i), decrease(b, j), rtol=1e-6, atol=1e-12 * scale * w[j])
         counts["ties" if tied and summary else "mismatch"] += 1
     return counts

@@ -215,7 +215,7 @@ impl Criterion {
             Criterion::Misclassification => misclassification(stats),
             Criterion::SquaredError | Criterion::FriedmanMse => variance(stats),
             Criterion::Dkm => crate::measures::dkm(stats),
-            Criterion::Poisson => poisson_less_ylogy(stats),
+            Criterion::Poisson => poisson_less_ylogy(stats, POISSON_ZERO_SUM),
             Criterion::AbsoluteError => f64::NAN,
         }
     }
@@ -291,18 +291,42 @@ impl Criterion {
 }
 
 /// A criterion with the data it needs beyond node statistics: a cost matrix turns the Gini
-/// index into Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8); other criteria ignore it.
+/// index into Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8); a node's sum of targets tells the
+/// Poisson deviance which of its children's sums are 0 ([`Self::at_node_sum`]); other
+/// criteria ignore both.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Measure<'a> {
     pub criterion: Criterion,
     pub costs: Option<&'a [f64]>,
+    /// Poisson: the sum of targets at or below which a child predicts 0.
+    pub zero_sum: f64,
 }
 
-impl Measure<'_> {
+impl<'a> Measure<'a> {
+    pub fn new(criterion: Criterion, costs: Option<&'a [f64]>) -> Self {
+        Measure {
+            criterion,
+            costs,
+            zero_sum: POISSON_ZERO_SUM,
+        }
+    }
+
+    /// This measure at a node whose targets sum to `sum`. A child's sum is the parent's less
+    /// its sibling's (in scans and histograms), so a child of zero targets is left with the
+    /// rounding of the parent's sum, often above scikit-learn's absolute EPSILON: relative to
+    /// the node's sum, 1e-12 of it is no real child's.
+    pub fn at_node_sum(self, sum: f64) -> Self {
+        Measure {
+            zero_sum: POISSON_ZERO_SUM.max(1e-12 * sum.abs()),
+            ..self
+        }
+    }
+
     #[inline]
     pub fn impurity(&self, stats: &[f64]) -> f64 {
         match (self.criterion, self.costs) {
             (Criterion::Gini, Some(costs)) => cost_gini(stats, costs),
+            (Criterion::Poisson, _) => poisson_less_ylogy(stats, self.zero_sum),
             _ => self.criterion.impurity(stats),
         }
     }
@@ -393,11 +417,11 @@ pub fn variance(stats: &[f64]) -> f64 {
 const POISSON_ZERO_SUM: f64 = 10.0 * f64::EPSILON;
 
 /// The half Poisson deviance of `(Σw, Σwy, ·)` less Σw·y·ln(y)/Σw: −ȳ·ln ȳ. +∞ when the
-/// targets sum to (about) 0, so that a split with such a child is never chosen, as in
-/// scikit-learn.
-pub fn poisson_less_ylogy(stats: &[f64]) -> f64 {
+/// targets sum to at most `zero_sum` (about 0), so that a split with such a child is never
+/// chosen, as in scikit-learn.
+pub fn poisson_less_ylogy(stats: &[f64], zero_sum: f64) -> f64 {
     match stats {
-        [w, s, ..] if *w > 0.0 && *s > POISSON_ZERO_SUM => {
+        [w, s, ..] if *w > 0.0 && *s > zero_sum => {
             let mean = s / w;
             -mean * mean.ln()
         }
@@ -545,16 +569,22 @@ mod tests {
         // The statistics lack Σw·y·ln y / W = (2 ln 2 + 12 ln 6) / 4 = 5.72185: the impurity
         // from them is −ȳ ln ȳ = −4.95658, the node's deviance less that term.
         let stats = [4.0, 15.0, 0.0];
-        assert!(close(poisson_less_ylogy(&stats), -4.956584));
+        assert!(close(
+            poisson_less_ylogy(&stats, POISSON_ZERO_SUM),
+            -4.956584
+        ));
         // A child whose targets sum to 0 predicts 0: infinitely bad, never chosen.
-        assert_eq!(poisson_less_ylogy(&[2.0, 0.0, 0.0]), f64::INFINITY);
-        assert_eq!(poisson_less_ylogy(&[0.0, 0.0, 0.0]), 0.0);
+        assert_eq!(
+            poisson_less_ylogy(&[2.0, 0.0, 0.0], POISSON_ZERO_SUM),
+            f64::INFINITY
+        );
+        assert_eq!(poisson_less_ylogy(&[0.0, 0.0, 0.0], POISSON_ZERO_SUM), 0.0);
         // Splitting {1, 2} from {6, 6}: the decrease from statistics equals the difference of
         // the deviances computed from rows, (A − S ln ȳ)/W each.
         let (left, right) = ([2.0, 3.0, 0.0], [2.0, 12.0, 0.0]);
-        let from_stats = poisson_less_ylogy(&stats)
-            - 0.5 * poisson_less_ylogy(&left)
-            - 0.5 * poisson_less_ylogy(&right);
+        let from_stats = poisson_less_ylogy(&stats, POISSON_ZERO_SUM)
+            - 0.5 * poisson_less_ylogy(&left, POISSON_ZERO_SUM)
+            - 0.5 * poisson_less_ylogy(&right, POISSON_ZERO_SUM);
         let deviance = |rows: &[(f64, f64)]| {
             Criterion::Poisson
                 .regression_node(|| rows.iter().copied())

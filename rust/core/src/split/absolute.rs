@@ -185,19 +185,23 @@ impl Searcher<'_, '_> {
         let sw = self.weight_of(&scored);
         let scale = self.criterion.noise_scale(&scored);
         let least = self.least_side(if place { sw } else { kw }, node_weight);
-        let mut best: Option<Cut> = None;
-        let mut best_quality = None;
-        let mut offer = |errors: [f64; 2], at: usize, side: Option<usize>, n_distinct: usize| {
+        // The best cut by the side of the missing rows (right also without placing them),
+        // for the order of preference of [`prefer_missing_right`].
+        let mut best: [Option<(f64, Cut)>; 2] = [None, None];
+        let mut offer = |errors: [f64; 2], at: usize, side: Option<usize>| {
             let quality = (scored_error - errors[0] - errors[1]) / sw;
-            if improves(quality, best_quality, scale) {
-                best_quality = Some(quality);
-                best = Some(Cut {
+            let Some(slot) = best.get_mut(side.unwrap_or(1)) else {
+                return;
+            };
+            if improves(quality, slot.as_ref().map(|b| b.0), scale) {
+                let cut = Cut {
                     at,
                     side,
-                    n_distinct,
+                    n_distinct: 0,
                     errors,
                     scored_error,
-                });
+                };
+                *slot = Some((quality, cut));
             }
         };
         let error = |v: &[f64], k: usize| v.get(k).copied().unwrap_or(0.0);
@@ -217,24 +221,20 @@ impl Searcher<'_, '_> {
             let (left, right) = (error(&forward, k), error(&backward, k + 1));
             if place {
                 if wl + mw >= least && wr >= least {
-                    offer([error(&forward_m, k), right], k + 1, Some(0), n_distinct);
+                    offer([error(&forward_m, k), right], k + 1, Some(0));
                 }
                 if wl >= least && wr + mw >= least {
-                    offer(
-                        [left, error(&backward_m, k + 1)],
-                        k + 1,
-                        Some(1),
-                        n_distinct,
-                    );
+                    offer([left, error(&backward_m, k + 1)], k + 1, Some(1));
                 }
             } else if wl >= least && wr >= least {
-                offer([left, right], k + 1, None, n_distinct);
+                offer([left, right], k + 1, None);
             }
         }
         if place && kw >= least && mw >= least {
-            offer([known_error, missing_error], n, Some(1), n_distinct);
+            offer([known_error, missing_error], n, Some(1));
         }
-        let mut cut = best?;
+        let [left, right] = best;
+        let (_, mut cut) = prefer_missing_right(left, right, scale)?;
         cut.n_distinct = n_distinct;
         Some(cut)
     }

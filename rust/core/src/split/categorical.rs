@@ -223,7 +223,9 @@ impl Searcher<'_, '_> {
         let scale = self
             .criterion
             .noise_scale(if place { &all } else { &known });
-        let mut best: Option<(usize, f64, Option<usize>)> = None;
+        // (decrease, (candidate, side)): the missing rows right or not placed, and left.
+        let mut best: Option<(f64, (usize, Option<usize>))> = None;
+        let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
         let mut left = self.zero_stats();
         let mut with = self.zero_stats();
         let last = if place { n } else { n.saturating_sub(1) };
@@ -251,9 +253,10 @@ impl Searcher<'_, '_> {
                         copy_sum(&mut with, &right, &cats.missing);
                         (&left, &with)
                     };
+                    let slot = if side == 0 { &mut best_left } else { &mut best };
                     if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
-                        if improves(dec, best.map(|(_, b, _)| b), scale) {
-                            best = Some((i, dec, Some(side)));
+                        if improves(dec, slot.map(|(b, _)| b), scale) {
+                            *slot = Some((dec, (i, Some(side))));
                         }
                     }
                 }
@@ -264,11 +267,11 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);
-            if improves(dec, best.map(|(_, b, _)| b), scale) {
-                best = Some((i, dec, None));
+            if improves(dec, best.map(|(b, _)| b), scale) {
+                best = Some((dec, (i, None)));
             }
         }
-        best
+        prefer_missing_right(best_left, best, scale).map(|(dec, (i, side))| (i, dec, side))
     }
 
     /// A two-child candidate from per-category statistics and the side of each category.

@@ -196,10 +196,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             data,
             target,
             criterion: params.criterion,
-            measure: Measure {
-                criterion: params.criterion,
-                costs: params.cost_matrix.as_deref(),
-            },
+            measure: Measure::new(params.criterion, params.cost_matrix.as_deref()),
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
             rows_per_weight: 1.0,
@@ -338,7 +335,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let centred = match prepared {
             Prepared::Hist { .. } => *self,
             _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / node_weight),
-        };
+        }
+        .at_node(&total);
         // Class counts do not move with the centre: only regression sums are taken again.
         let centred_total = if centred.shift == 0.0 {
             total
@@ -383,6 +381,20 @@ impl<'a, 'd> Searcher<'a, 'd> {
             (0..self.data.n_features()).map(search).collect()
         };
         (candidates, scale)
+    }
+
+    /// This searcher at a node of statistics `total` (uncentred), for the Poisson deviance's
+    /// test of children whose targets sum to 0 ([`Measure::at_node_sum`]).
+    pub(crate) fn at_node(&self, total: &[f64]) -> Searcher<'a, 'd> {
+        let sum = if self.regression() {
+            total.get(1).copied().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        Searcher {
+            measure: self.measure.at_node_sum(sum),
+            ..*self
+        }
     }
 
     /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
@@ -646,6 +658,22 @@ fn improves(quality: f64, best: Option<f64>, scale: f64) -> bool {
         None => quality > f64::NEG_INFINITY,
         // `quality > b` first: it rejects most cuts before `better`'s tolerance is paid.
         Some(b) => quality > b && better(quality, b, scale),
+    }
+}
+
+/// The better of the best split with the missing rows on the left and the best with them on
+/// the right (or not placed), each `(quality, split)`: the left one only if better by more
+/// than noise. scikit-learn searches with the missing rows on the right first (every known
+/// value left against the missing ones last), then on the left, keeping the first of equals
+/// (`sklearn/tree/_splitter.pyx`, `node_split_best`), so among equal splits this is its.
+fn prefer_missing_right<T>(
+    left: Option<(f64, T)>,
+    right: Option<(f64, T)>,
+    scale: f64,
+) -> Option<(f64, T)> {
+    match (left, right) {
+        (Some(l), Some(r)) => Some(if better(l.0, r.0, scale) { l } else { r }),
+        (l, r) => r.or(l),
     }
 }
 

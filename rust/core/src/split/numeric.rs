@@ -185,10 +185,17 @@ impl Searcher<'_, '_> {
         let mut right = total.clone();
         let mut with = self.zero_stats();
         let mut n_distinct = 1;
-        let mut best: Option<(f64, usize, Option<usize>)> = None; // (decrease, cut, side)
+        // (decrease, (cut, side)): the missing rows right or not placed, and left.
+        let mut best: Option<(f64, (usize, Option<usize>))> = None;
+        let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
         let mut offer = |dec: f64, at: usize, side: Option<usize>| {
-            if improves(dec, best.map(|(b, _, _)| b), scale) {
-                best = Some((dec, at, side));
+            let best = if side == Some(0) {
+                &mut best_left
+            } else {
+                &mut best
+            };
+            if improves(dec, best.map(|(b, _)| b), scale) {
+                *best = Some((dec, (at, side)));
             }
         };
         for i in 0..items.len().saturating_sub(1) {
@@ -229,7 +236,7 @@ impl Searcher<'_, '_> {
                 offer(dec, items.len(), Some(1));
             }
         }
-        let (_, at, side) = best?;
+        let (_, (at, side)) = prefer_missing_right(best_left, best, scale)?;
         Some(Scan {
             at,
             side,

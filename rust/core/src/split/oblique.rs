@@ -51,12 +51,18 @@ impl Searcher<'_, '_> {
             (x - mean.get(k).copied().unwrap_or(0.0)) / scale.get(k).copied().unwrap_or(1.0)
         };
         let start = self.initial_direction(&complete, features.len(), &standardised)?;
-        // Absolute error ranks the node's targets once for every direction tried.
+        // Absolute error ranks the node's targets once for every direction tried; Poisson
+        // tells zero sums relative to the node's.
         let ranks = if self.criterion.is_additive() {
             None
         } else {
             self.ranks(node)
         };
+        let mut total = self.zero_stats();
+        for (r, w) in node.iter() {
+            self.target.accumulate(&mut total, r, w);
+        }
+        let this = self.at_node(&total);
         // Candidates are compared in standardised space; the winner is re-expressed over the
         // raw features and its threshold re-scanned there, so the stored test routes the
         // training rows exactly as scored.
@@ -72,7 +78,7 @@ impl Searcher<'_, '_> {
             };
             // A test that only separates known from missing projections is no linear test:
             // the axis-parallel search offers that split on each feature.
-            self.numeric(usize::MAX, project, node, node_weight, None, ranks.as_ref())
+            this.numeric(usize::MAX, project, node, node_weight, None, ranks.as_ref())
                 .filter(|c| c.score.threshold.is_finite())
         };
         let mut best_w = start;
@@ -108,7 +114,7 @@ impl Searcher<'_, '_> {
                 break;
             }
         }
-        self.raw_test(
+        this.raw_test(
             &features,
             &scale,
             &best_w,
