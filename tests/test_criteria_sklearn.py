@@ -135,7 +135,7 @@ def test_log_loss_is_entropy():
 
 def test_poisson_rejects_targets_as_sklearn():
     model = DecisionTreeRegressor(criterion="poisson")
-    with pytest.raises(ValueError, match="y is not positive.*Poisson"):
+    with pytest.raises(ValueError, match=r"y is not positive.*Poisson"):
         model.fit([[0.0, 1.0, 2.0]], [0.0])
     with pytest.raises(ValueError, match=r"Some.*y are negative.*Poisson.*criterion"):
         model.fit(np.array([[0.0], [1.0], [2.0]]), [5, -0.1, 2])

@@ -205,7 +205,8 @@ impl Searcher<'_, '_> {
     /// The best of `n - 1` two-way candidates `1..n`: `fill(i, add)` calls `add(c)` for each
     /// category `c` that candidate `i` sends left (with [`Fill::Grow`], only those it adds to
     /// candidate `i - 1`'s). Returns the winner, its decrease and, when the search places the
-    /// missing rows (learned, separate), their side; the first of equals wins. Placing
+    /// missing rows (learned, separate), their side; the first of equals wins (the missing rows on the right before the left,
+    /// [`prefer_missing_right`]). Placing
     /// strategies also try candidate `n`: every present category left, the missing rows right.
     fn best_two_way(
         &self,

@@ -157,7 +157,9 @@ impl Searcher<'_, '_> {
     /// The best cut of `items` (in ascending value order, `n` rows in all): C4.5's and
     /// CART's scan with the missing rows left out, or, when the strategy places them, each
     /// cut tried with them on the left and on the right, and every known row left with the
-    /// missing ones right (scikit-learn's, LightGBM's and XGBoost's learned direction).
+    /// missing ones right (scikit-learn's, LightGBM's and XGBoost's learned direction). The
+    /// first of equal cuts wins, the missing rows on the right before the left
+    /// ([`prefer_missing_right`]).
     pub(super) fn sweep<S: Sweep + ?Sized>(
         &self,
         items: &S,
