@@ -415,12 +415,15 @@ impl Searcher<'_, '_> {
                 if !ordered {
                     let mut tree = Fenwick::default();
                     tree.reset(ranks.sorted.len());
-                    let medians: Vec<f64> = by_category
+                    let mut keyed: Vec<(f64, usize)> = present
                         .iter()
-                        .map(|rows| self.median_of(&mut tree, ranks, node, rows))
+                        .map(|&c| {
+                            let rows = by_category.get(c).map_or(&[][..], Vec::as_slice);
+                            (self.median_of(&mut tree, ranks, node, rows), c)
+                        })
                         .collect();
-                    let key = |c: &usize| medians.get(*c).copied().unwrap_or(0.0);
-                    present.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
+                    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                    present = keyed.into_iter().map(|(_, c)| c).collect();
                 }
                 let order: Vec<u32> = present
                     .iter()
