@@ -4,7 +4,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use quercus_core::{CategoricalColumn, Column, Dataset, Sample, Target};
+use quercus_core::{CategoricalColumn, Column, Dataset, Sample, SparseColumn, Target};
 
 /// A column kept borrowed from NumPy for the duration of a call.
 pub enum HeldColumn<'py> {
@@ -15,9 +15,16 @@ pub enum HeldColumn<'py> {
         n_categories: u32,
         ordered: bool,
     },
+    /// One column of a CSC matrix: its stored rows and values.
+    Sparse {
+        rows: PyReadonlyArray1<'py, u32>,
+        values: PyReadonlyArray1<'py, f64>,
+        n_rows: usize,
+    },
 }
 
-/// Reads `("numeric", values)` / `("categorical", codes, missing, n_categories, ordered)`.
+/// Reads `("numeric", values)` / `("categorical", codes, missing, n_categories, ordered)` /
+/// `("sparse", rows, values, n_rows)`.
 pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<Vec<HeldColumn<'py>>> {
     columns
         .iter()
@@ -34,6 +41,11 @@ pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<Vec<HeldColum
                     missing: t.get_item(2)?.extract()?,
                     n_categories: t.get_item(3)?.extract()?,
                     ordered: t.get_item(4)?.extract()?,
+                }),
+                "sparse" => Ok(HeldColumn::Sparse {
+                    rows: t.get_item(1)?.extract()?,
+                    values: t.get_item(2)?.extract()?,
+                    n_rows: t.get_item(3)?.extract()?,
                 }),
                 other => Err(PyValueError::new_err(format!(
                     "column {j}: unknown column kind {other:?}"
@@ -65,6 +77,15 @@ pub fn dataset<'a>(held: &'a [HeldColumn<'_>]) -> PyResult<Dataset<'a>> {
                 missing: Some(slice(missing, j)?),
                 n_categories: *n_categories,
                 ordered: *ordered,
+            })),
+            HeldColumn::Sparse {
+                rows,
+                values,
+                n_rows,
+            } => Ok(Column::Sparse(SparseColumn {
+                rows: slice(rows, j)?,
+                values: slice(values, j)?,
+                n_rows: *n_rows,
             })),
         })
         .collect::<PyResult<Vec<_>>>()?;

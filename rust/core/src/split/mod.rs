@@ -16,6 +16,7 @@ pub(crate) mod missing;
 mod numeric;
 mod oblique;
 pub(crate) mod presort;
+pub(crate) mod sparse;
 
 use hist::{Bins, Histograms};
 use presort::Sorted;
@@ -337,6 +338,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
             sums
         };
         let columns = self.data.columns();
+        let exact = match prepared {
+            Prepared::Hist { .. } => None,
+            _ => self.exact_counts(node),
+        };
+        let exact = exact.as_deref();
         let search = |f: usize| {
             if !usable.get(f).copied().unwrap_or(false) || self.stopped() {
                 return None;
@@ -344,9 +350,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
             match fill {
                 Some(fill) => {
                     let filled = fill.reader(columns, self.target);
-                    centred.best_of_feature(f, node, node_weight, &filled, prepared)
+                    centred.best_of_feature(f, node, node_weight, &filled, prepared, exact)
                 }
-                None => centred.best_of_feature(f, node, node_weight, columns, prepared),
+                None => centred.best_of_feature(f, node, node_weight, columns, prepared, exact),
             }
         };
         // Class-majority fills are read through a reader that is not shared across threads.
@@ -369,6 +375,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
+    /// `exact`: the node's class weights when their sums are exact ([`Self::exact_counts`]).
     fn best_of_feature<V: Values + ?Sized>(
         &self,
         feature: usize,
@@ -376,8 +383,24 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
         values: &V,
         prepared: Prepared<'_>,
+        exact: Option<&[f64]>,
     ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
+            // A sparse column holds no missing value, so class-majority fills never apply.
+            Column::Sparse(col) => match prepared {
+                Prepared::Hist { bins, hist } => {
+                    self.numeric_hist(feature, bins, hist, node_weight)
+                }
+                Prepared::Sorted(sorted) => {
+                    let stored = sorted.stored(feature)?;
+                    self.numeric_sparse(feature, col, stored, node, node_weight, exact)
+                }
+                Prepared::Unsorted => {
+                    let stored =
+                        sparse::by_value(col, sparse::entries_at(col, node, self.control)?);
+                    self.numeric_sparse(feature, col, &stored, node, node_weight, exact)
+                }
+            },
             Column::Numeric(_) => match prepared {
                 Prepared::Hist { bins, hist } => {
                     self.numeric_hist(feature, bins, hist, node_weight)
@@ -642,6 +665,7 @@ impl Values for [Column<'_>] {
     fn number(&self, f: usize, row: usize) -> f64 {
         match self.get(f) {
             Some(Column::Numeric(v)) => v.get(row).copied().unwrap_or(f64::NAN),
+            Some(Column::Sparse(c)) => c.value(row),
             _ => f64::NAN,
         }
     }
@@ -650,7 +674,7 @@ impl Values for [Column<'_>] {
     fn code(&self, f: usize, row: usize) -> Option<u32> {
         match self.get(f)? {
             Column::Categorical(c) => c.code(row),
-            Column::Numeric(_) => None,
+            Column::Numeric(_) | Column::Sparse(_) => None,
         }
     }
 }

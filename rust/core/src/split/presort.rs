@@ -6,9 +6,14 @@
 //! (see `partition` in the builder), so a stable hand-down keeps the lists ordered by
 //! (value, position) — the order the per-node sort of [`Searcher::numeric`] used, which keeps
 //! the trees bit-identical.
+//!
+//! A sparse column lists only its stored values ([`Entry`]; see [`super::sparse`]): in value
+//! order for the exact search, in position order for the histogram search, which then counts
+//! a node's stored values without reading its other rows.
 
 use rayon::prelude::*;
 
+use super::sparse::{by_value, entries_at, Entry};
 use super::NodeRows;
 use crate::control::Control;
 use crate::data::{Column, Dataset};
@@ -17,21 +22,51 @@ use crate::data::{Column, Dataset};
 /// work per feature is too small to pay for the tasks.
 const PARALLEL_ROWS: usize = 4096;
 
-/// Per feature, the node's known rows in ascending value order; `None` for categorical
-/// features and features no longer searched.
+/// One feature's list at a node.
+#[derive(Debug, Clone, Default)]
+enum List {
+    /// Nothing kept: a categorical feature, one no longer searched, or a dense one in the
+    /// histogram search.
+    #[default]
+    None,
+    /// A dense numeric feature's known rows (positions) in ascending value order.
+    Rows(Vec<u32>),
+    /// A sparse feature's stored values at the node (see [`Order`]).
+    Stored(Vec<Entry>),
+}
+
+/// How the lists of a fit are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Ascending value (the exact search); a sparse feature's stored +0.0 values are left
+    /// out, with the implicit zeros they equal.
+    Value,
+    /// Ascending position, sparse features only (the histogram search).
+    Position,
+}
+
+/// Per feature, the node's known rows in ascending value order (or a sparse feature's
+/// stored values); nothing for categorical features and features no longer searched.
 #[derive(Debug, Default)]
 pub(crate) struct Sorted {
-    lists: Vec<Option<Vec<u32>>>,
+    lists: Vec<List>,
 }
 
 impl Sorted {
-    /// The root's lists: every numeric feature's non-missing rows sorted by (value, row).
+    /// The root's lists: every numeric feature's non-missing rows sorted by (value, row), or
+    /// with [`Order::Position`] only the sparse features' stored values.
     /// `None` when the memory cannot be had (recorded in `control`) or `control` stopped.
-    pub(crate) fn root(data: &Dataset<'_>, rows: &NodeRows, control: &Control) -> Option<Sorted> {
+    pub(crate) fn root(
+        data: &Dataset<'_>,
+        rows: &NodeRows,
+        order: Order,
+        control: &Control,
+    ) -> Option<Sorted> {
         let sort = |column: &Column<'_>| match column {
             // Sorting the root's columns is the longest stretch without a node: a stop is
             // noticed between columns.
-            Column::Numeric(_) if control.stopped() => None,
+            Column::Numeric(_) | Column::Sparse(_) if control.stopped() => None,
+            Column::Numeric(_) if order == Order::Position => Some(List::None),
             Column::Numeric(values) => {
                 let value = |i: u32| {
                     rows.rows
@@ -49,9 +84,16 @@ impl Sorted {
                 known.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let mut list = control.vec(known.len())?;
                 list.extend(known.into_iter().map(|(_, i)| i));
-                Some(Some(list))
+                Some(List::Rows(list))
             }
-            Column::Categorical(_) => Some(None),
+            Column::Sparse(c) => {
+                let entries = entries_at(c, rows, Some(control))?;
+                Some(List::Stored(match order {
+                    Order::Value => by_value(c, entries),
+                    Order::Position => entries,
+                }))
+            }
+            Column::Categorical(_) => Some(List::None),
         };
         let lists = if rows.len() >= PARALLEL_ROWS {
             data.columns().par_iter().map(sort).collect::<Option<_>>()
@@ -61,9 +103,25 @@ impl Sorted {
         Some(Sorted { lists: lists? })
     }
 
-    /// The known rows of numeric `feature` in ascending value order, if kept.
+    /// The known rows of dense numeric `feature` in ascending value order, if kept.
     pub(crate) fn list(&self, feature: usize) -> Option<&[u32]> {
-        self.lists.get(feature)?.as_deref()
+        match self.lists.get(feature)? {
+            List::Rows(list) => Some(list),
+            _ => None,
+        }
+    }
+
+    /// The stored values of sparse `feature` at the node, if kept.
+    pub(crate) fn stored(&self, feature: usize) -> Option<&[Entry]> {
+        match self.lists.get(feature)? {
+            List::Stored(list) => Some(list),
+            _ => None,
+        }
+    }
+
+    /// Whether any list is kept (a split then records where its rows went).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lists.iter().all(|l| matches!(l, List::None))
     }
 
     /// Each child's lists, from where `routes` says each of this node's rows went. Each of
@@ -77,22 +135,28 @@ impl Sorted {
         control: &Control,
     ) -> Option<Vec<Sorted>> {
         let n_children = routes.counts.len();
-        let split = |(f, list): (usize, Option<Vec<u32>>)| -> Option<Vec<Option<Vec<u32>>>> {
+        let split = |(f, list): (usize, List)| -> Option<Vec<List>> {
             if control.stopped() {
                 return None;
             }
-            match list {
-                Some(list) if usable.get(f).copied().unwrap_or(false) => Some(
-                    routes
-                        .split_list(&list, control)?
-                        .into_iter()
-                        .map(Some)
-                        .collect(),
-                ),
-                _ => Some(vec![None; n_children]),
+            if !usable.get(f).copied().unwrap_or(false) {
+                return Some(vec![List::None; n_children]);
             }
+            Some(match list {
+                List::Rows(list) => routes
+                    .split_list(&list, control)?
+                    .into_iter()
+                    .map(List::Rows)
+                    .collect(),
+                List::Stored(list) => routes
+                    .split_list(&list, control)?
+                    .into_iter()
+                    .map(List::Stored)
+                    .collect(),
+                List::None => vec![List::None; n_children],
+            })
         };
-        let per_feature: Vec<Vec<Option<Vec<u32>>>> = if routes.n_rows() >= PARALLEL_ROWS {
+        let per_feature: Vec<Vec<List>> = if routes.n_rows() >= PARALLEL_ROWS {
             self.lists
                 .into_par_iter()
                 .enumerate()
@@ -112,6 +176,24 @@ impl Sorted {
             }
         }
         Some(children)
+    }
+}
+
+/// An item of a list that names a row of the node by its position, so that a split can
+/// renumber it for the child it went to.
+pub(crate) trait Placed: Copy {
+    fn position(&self) -> u32;
+    /// The same item at position `at`.
+    fn at(self, at: u32) -> Self;
+}
+
+impl Placed for u32 {
+    fn position(&self) -> u32 {
+        *self
+    }
+
+    fn at(self, at: u32) -> Self {
+        at
     }
 }
 
@@ -173,22 +255,22 @@ impl Routes {
         }
     }
 
-    /// One sorted list split into the children's, order kept.
-    fn split_list(&self, list: &[u32], control: &Control) -> Option<Vec<Vec<u32>>> {
+    /// One list split into the children's, order kept.
+    fn split_list<T: Placed>(&self, list: &[T], control: &Control) -> Option<Vec<Vec<T>>> {
         let n_children = self.counts.len();
-        let mut out: Vec<Vec<u32>> = self
+        let mut out: Vec<Vec<T>> = self
             .counts
             .iter()
             .map(|&n| control.vec(n as usize))
             .collect::<Option<_>>()?;
-        for &i in list {
-            let i = i as usize;
+        for &item in list {
+            let i = item.position() as usize;
             let (Some(&child), Some(&at)) = (self.child.get(i), self.position.get(i)) else {
                 continue;
             };
             if child != SPREAD {
                 if let Some(dst) = out.get_mut(child as usize) {
-                    dst.push(at);
+                    dst.push(item.at(at));
                 }
                 continue;
             }
@@ -196,7 +278,7 @@ impl Routes {
             let places = self.spread.get(start..start + n_children).unwrap_or(&[]);
             for (dst, &p) in out.iter_mut().zip(places) {
                 if p != u32::MAX {
-                    dst.push(p);
+                    dst.push(item.at(p));
                 }
             }
         }
