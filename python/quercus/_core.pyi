@@ -9,10 +9,11 @@ The extension only converts types: every column arrives already encoded by
   array (True = the value is missing; its code is ignored) and ``ordered`` True for an
   ordinal feature (``ordinal_features``, or a pandas ``category`` with ``ordered=True``),
   which binary splits test by threshold on its codes; a nominal one is split by subsets;
-* ``("sparse", rows, values, n_rows)``: one column of a CSC matrix, ``rows`` a 1-D uint32
-  array of the rows holding a stored value (strictly ascending, below ``n_rows``) and
-  ``values`` a 1-D float64 array of those values, none NaN or infinite; every other row
-  holds 0.0.
+* ``("sparse", rows, values, start, stop, n_rows)``: one column of a CSC matrix, whose
+  stored values are ``values[start:stop]`` (float64, none NaN or infinite) at the rows
+  ``rows[start:stop]`` (uint32, strictly ascending, below ``n_rows``); every other row holds
+  0.0. The columns of one matrix share its two arrays (borrowed once, whatever the number
+  of columns).
 """
 
 from collections.abc import Callable
@@ -25,7 +26,9 @@ NumericColumn: TypeAlias = tuple[Literal["numeric"], NDArray[np.float64]]
 CategoricalColumn: TypeAlias = tuple[
     Literal["categorical"], NDArray[np.uint32], NDArray[np.bool_], int, bool
 ]
-SparseColumn: TypeAlias = tuple[Literal["sparse"], NDArray[np.uint32], NDArray[np.float64], int]
+SparseColumn: TypeAlias = tuple[
+    Literal["sparse"], NDArray[np.uint32], NDArray[np.float64], int, int, int
+]
 Column: TypeAlias = NumericColumn | CategoricalColumn | SparseColumn
 # A CSR matrix of numeric features: ("csr", indptr, indices, values, n_features), row i's
 # values at indptr[i]:indptr[i + 1] in the columns indices[...] (strictly ascending); every

@@ -7,6 +7,7 @@ messages stay consistent between fit, predict, score and `split_scores`.
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 import warnings
 from dataclasses import dataclass
@@ -222,7 +223,7 @@ def n_rows_of(rows: list[Column] | NDArray[np.floating] | CsrRows) -> int:
     if isinstance(rows, tuple):  # ("csr", indptr, ...)
         return len(rows[1]) - 1
     first = rows[0]
-    return first[3] if first[0] == "sparse" else len(first[1])
+    return first[5] if first[0] == "sparse" else len(first[1])
 
 
 def target_values(y: Any, n_rows: int) -> NDArray[Any]:
@@ -526,10 +527,8 @@ def _compressed(X: Any, layout: Literal["csc", "csr"]) -> Any:
     if len(X.shape) != 2:
         raise ValueError(f"X must be 2-D (rows x features), got shape {X.shape}")
     _check_not_empty(X.shape)
-    if X.dtype.kind == "c":
+    if X.dtype.kind == "c":  # SciPy's other dtypes are all numbers or bool
         raise ValueError(f"Complex data not supported: X has dtype {X.dtype}")
-    if X.dtype.kind not in "biuf":
-        raise TypeError(f"X has dtype {X.dtype}, but a sparse X must be numeric or bool")
     matrix = X.tocsc() if layout == "csc" else X.tocsr()
     if matrix.dtype != np.float64:
         matrix = matrix.astype(np.float64)
@@ -568,14 +567,14 @@ def _indices(indices: NDArray[np.integer]) -> NDArray[np.uint32]:
 
 
 def _sparse_columns(matrix: Any, names: list[str]) -> list[Column]:
-    """A canonical CSC matrix as the core's sparse columns: each a view of the matrix's
-    arrays (no copy of int32 indices or float64 values)."""
+    """A canonical CSC matrix as the core's sparse columns: each names its span of the
+    matrix's arrays, which the core borrows once (no copy of int32 indices or float64
+    values, and no NumPy view per column)."""
     _check_sparse_values(matrix, names)
-    rows, values, indptr = _indices(matrix.indices), matrix.data, matrix.indptr
-    n_rows = matrix.shape[0]
+    rows, values, n_rows = _indices(matrix.indices), matrix.data, matrix.shape[0]
+    bounds = matrix.indptr.tolist()
     return [
-        ("sparse", rows[indptr[j] : indptr[j + 1]], values[indptr[j] : indptr[j + 1]], n_rows)
-        for j in range(matrix.shape[1])
+        ("sparse", rows, values, start, stop, n_rows) for start, stop in itertools.pairwise(bounds)
     ]
 
 
@@ -594,9 +593,9 @@ def dense_column(column: Column) -> Column:
     that reads whole columns: rule sets); any other column as it is."""
     if column[0] != "sparse":
         return column
-    _, rows, values, n_rows = column
+    _, rows, values, start, stop, n_rows = column
     dense = np.zeros(n_rows)
-    dense[rows] = values
+    dense[rows[start:stop]] = values[start:stop]
     return ("numeric", dense)
 
 

@@ -516,9 +516,7 @@ class RuleSet:
         `show_missing`: mark the tests a missing value passes (`(or missing)`); None (default)
         marks them when the tree met missing values in training."""
         show = self.met_missing if show_missing is None else bool(show_missing)
-        lines = [
-            rule.to_text(self.target, decimals, max_categories, show) for rule in self.rules
-        ]
+        lines = [rule.to_text(self.target, decimals, max_categories, show) for rule in self.rules]
         lines.append(f"ELSE {self.target} = {self._default_text(decimals)}")
         return "\n".join(lines)
 

@@ -92,8 +92,8 @@ impl<'a, T: Real> Matrix<'a, T> {
 
 /// A CSR matrix of numeric features read in place (SciPy's layout): row `i` holds the values
 /// `values[indptr[i]..indptr[i + 1]]` in the columns `indices[..]` of the same range,
-/// strictly ascending; every other cell is 0.0. No value may be NaN: sparse input cannot
-/// mark missing values (see [`crate::data::SparseColumn`]).
+/// strictly ascending; every other cell is 0.0 (a stored −0.0 reads as +0.0). No value may
+/// be NaN: sparse input cannot mark missing values (see [`crate::data::SparseColumn`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Csr<'a> {
     indptr: &'a [u64],
@@ -168,7 +168,7 @@ impl<'a> Csr<'a> {
         let start = span.start;
         let columns = self.indices.get(span).unwrap_or(&[]);
         match columns.binary_search(&(f as u32)) {
-            Ok(k) => self.values.get(start + k).copied().unwrap_or(f64::NAN),
+            Ok(k) => self.values.get(start + k).map_or(f64::NAN, |x| x + 0.0),
             Err(_) => 0.0,
         }
     }

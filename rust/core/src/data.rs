@@ -41,7 +41,9 @@ impl CategoricalColumn<'_> {
 
 /// A numeric column stored sparsely, as one column of a CSC matrix (SciPy's layout, read in
 /// place): the rows that hold a stored value, strictly ascending, and those values; every
-/// other row holds 0.0. A stored value may itself be 0.0 (an explicit zero). A sparse column
+/// other row holds 0.0. A stored value may itself be zero (an explicit zero); a stored −0.0
+/// reads as +0.0, as SciPy's `toarray()` makes it, so that the column equals its dense
+/// copy to the bit. A sparse column
 /// holds no missing value: scikit-learn refuses NaN in sparse input, and so does quercus
 /// ([`Dataset::validate_for_fit`]), so the searches never look for one.
 #[derive(Debug, Clone, Copy)]
@@ -59,7 +61,8 @@ impl SparseColumn<'_> {
             return f64::NAN;
         };
         match self.rows.binary_search(&row) {
-            Ok(at) => self.values.get(at).copied().unwrap_or(0.0),
+            // + 0.0: a stored −0.0 is +0.0 (the rest unchanged).
+            Ok(at) => self.values.get(at).map_or(0.0, |x| x + 0.0),
             Err(_) if (row as usize) < self.n_rows => 0.0,
             Err(_) => f64::NAN,
         }

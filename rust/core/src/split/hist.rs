@@ -117,7 +117,8 @@ impl Binned {
     }
 
     /// A sparse column's bins: the ones [`Self::new`] gives the column dense, from its
-    /// stored values and the count of its zeros, with a code per stored value.
+    /// stored values (a stored −0.0 read as +0.0, see [`SparseColumn`]) and the count of its
+    /// zeros, with a code per stored value.
     fn sparse(
         column: &SparseColumn<'_>,
         max_bins: usize,
@@ -127,18 +128,19 @@ impl Binned {
         // The sampled values as (value, repeats): every value when all are taken (no value
         // of a sparse column is missing), else the sampled rows' (zeros where none is stored).
         let implicit = column.n_rows.saturating_sub(column.rows.len());
+        let values = || column.values.iter().map(|&x| x + 0.0);
         let (mut counted, zeros): (Vec<(f64, usize)>, usize) = if column.n_rows <= SAMPLE
             || sample.is_empty()
         {
-            (column.values.iter().map(|&x| (x, 1)).collect(), implicit)
+            (values().map(|x| (x, 1)).collect(), implicit)
         } else {
             let repeats =
                 |r: u32| sample.partition_point(|&s| s <= r) - sample.partition_point(|&s| s < r);
             let counted: Vec<(f64, usize)> = column
                 .rows
                 .iter()
-                .zip(column.values)
-                .map(|(&r, &x)| (x, repeats(r)))
+                .zip(values())
+                .map(|(&r, x)| (x, repeats(r)))
                 .filter(|&(_, m)| m > 0)
                 .collect();
             let stored: usize = counted.iter().map(|&(_, m)| m).sum();
@@ -146,8 +148,7 @@ impl Binned {
         };
         counted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         if zeros > 0 {
-            // +0.0 sorts after every stored −0.0 and among the stored +0.0.
-            let at = counted.partition_point(|(x, _)| x.total_cmp(&0.0).is_le());
+            let at = counted.partition_point(|(x, _)| *x <= 0.0);
             counted.insert(at, (0.0, zeros));
         }
         let total = counted.iter().map(|&(_, m)| m).sum();
@@ -167,9 +168,9 @@ impl Binned {
             None => Vec::with_capacity(column.values.len()),
         };
         // Ranges widened in row order, a zero wherever rows lie between stored ones, as the
-        // dense pass over every row widens them (`min` and `max` may tell ±0 apart by order).
+        // dense pass over every row widens them.
         let mut next_row = 0;
-        for (&r, &x) in column.rows.iter().zip(column.values) {
+        for (&r, x) in column.rows.iter().zip(values()) {
             if r as usize > next_row {
                 widen(&mut lo, &mut hi, zero, 0.0);
             }

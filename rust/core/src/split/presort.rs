@@ -31,8 +31,29 @@ enum List {
     None,
     /// A dense numeric feature's known rows (positions) in ascending value order.
     Rows(Vec<u32>),
-    /// A sparse feature's stored values at the node (see [`Order`]).
-    Stored(Vec<Entry>),
+    /// A sparse feature: its stored values are in the node's [`Stored`].
+    Stored,
+}
+
+/// The sparse features' stored values at a node (see [`Order`]), feature after feature in
+/// one buffer, as a CSC matrix of the node's rows: a split costs the node's stored values
+/// and two buffers per child, however many features are sparse (wide sparse data have tens
+/// of thousands, most with no stored value at a deep node).
+#[derive(Debug, Default)]
+struct Stored {
+    entries: Vec<Entry>,
+    /// Feature `f`'s entries are `entries[starts[f]..starts[f + 1]]`; empty when no
+    /// feature is sparse.
+    starts: Vec<usize>,
+}
+
+impl Stored {
+    fn of(&self, feature: usize) -> &[Entry] {
+        match (self.starts.get(feature), self.starts.get(feature + 1)) {
+            (Some(&a), Some(&b)) => self.entries.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
 }
 
 /// How the lists of a fit are ordered.
@@ -50,6 +71,7 @@ pub(crate) enum Order {
 #[derive(Debug, Default)]
 pub(crate) struct Sorted {
     lists: Vec<List>,
+    stored: Stored,
 }
 
 impl Sorted {
@@ -86,21 +108,53 @@ impl Sorted {
                 list.extend(known.into_iter().map(|(_, i)| i));
                 Some(List::Rows(list))
             }
-            Column::Sparse(c) => {
-                let entries = entries_at(c, rows, Some(control))?;
-                Some(List::Stored(match order {
-                    Order::Value => by_value(c, entries),
-                    Order::Position => entries,
-                }))
-            }
+            Column::Sparse(_) => Some(List::Stored),
             Column::Categorical(_) => Some(List::None),
         };
-        let lists = if rows.len() >= PARALLEL_ROWS {
-            data.columns().par_iter().map(sort).collect::<Option<_>>()
-        } else {
-            data.columns().iter().map(sort).collect::<Option<_>>()
+        let stored = |column: &Column<'_>| match column {
+            Column::Sparse(_) if control.stopped() => None,
+            Column::Sparse(c) => {
+                let entries = entries_at(c, rows, Some(control))?;
+                Some(match order {
+                    Order::Value => by_value(c, entries),
+                    Order::Position => entries,
+                })
+            }
+            _ => Some(Vec::new()),
         };
-        Some(Sorted { lists: lists? })
+        let (lists, per_feature): (Option<Vec<List>>, Option<Vec<Vec<Entry>>>) =
+            if rows.len() >= PARALLEL_ROWS {
+                let columns = data.columns();
+                rayon::join(
+                    || columns.par_iter().map(sort).collect(),
+                    || columns.par_iter().map(stored).collect(),
+                )
+            } else {
+                let columns = data.columns().iter();
+                (
+                    columns.clone().map(sort).collect(),
+                    columns.map(stored).collect(),
+                )
+            };
+        let per_feature = per_feature?;
+        let mut stored = Stored::default();
+        if data
+            .columns()
+            .iter()
+            .any(|c| matches!(c, Column::Sparse(_)))
+        {
+            stored.entries = control.vec(per_feature.iter().map(Vec::len).sum())?;
+            stored.starts = control.vec(per_feature.len() + 1)?;
+            for entries in per_feature {
+                stored.starts.push(stored.entries.len());
+                stored.entries.extend(entries);
+            }
+            stored.starts.push(stored.entries.len());
+        }
+        Some(Sorted {
+            lists: lists?,
+            stored,
+        })
     }
 
     /// The known rows of dense numeric `feature` in ascending value order, if kept.
@@ -114,7 +168,7 @@ impl Sorted {
     /// The stored values of sparse `feature` at the node, if kept.
     pub(crate) fn stored(&self, feature: usize) -> Option<&[Entry]> {
         match self.lists.get(feature)? {
-            List::Stored(list) => Some(list),
+            List::Stored => Some(self.stored.of(feature)),
             _ => None,
         }
     }
@@ -148,14 +202,15 @@ impl Sorted {
                     .into_iter()
                     .map(List::Rows)
                     .collect(),
-                List::Stored(list) => routes
-                    .split_list(&list, control)?
-                    .into_iter()
-                    .map(List::Stored)
-                    .collect(),
+                List::Stored => vec![List::Stored; n_children],
                 List::None => vec![List::None; n_children],
             })
         };
+        let kept = |f: usize| {
+            usable.get(f).copied().unwrap_or(false)
+                && matches!(self.lists.get(f), Some(List::Stored))
+        };
+        let stored = routes.split_stored(&self.stored, kept, control)?;
         let per_feature: Vec<Vec<List>> = if routes.n_rows() >= PARALLEL_ROWS {
             self.lists
                 .into_par_iter()
@@ -169,31 +224,19 @@ impl Sorted {
                 .map(split)
                 .collect::<Option<_>>()?
         };
-        let mut children: Vec<Sorted> = (0..n_children).map(|_| Sorted::default()).collect();
+        let mut children: Vec<Sorted> = stored
+            .into_iter()
+            .map(|stored| Sorted {
+                lists: Vec::with_capacity(per_feature.len()),
+                stored,
+            })
+            .collect();
         for lists in per_feature {
             for (child, list) in children.iter_mut().zip(lists) {
                 child.lists.push(list);
             }
         }
         Some(children)
-    }
-}
-
-/// An item of a list that names a row of the node by its position, so that a split can
-/// renumber it for the child it went to.
-pub(crate) trait Placed: Copy {
-    fn position(&self) -> u32;
-    /// The same item at position `at`.
-    fn at(self, at: u32) -> Self;
-}
-
-impl Placed for u32 {
-    fn position(&self) -> u32 {
-        *self
-    }
-
-    fn at(self, at: u32) -> Self {
-        at
     }
 }
 
@@ -256,31 +299,94 @@ impl Routes {
     }
 
     /// One list split into the children's, order kept.
-    fn split_list<T: Placed>(&self, list: &[T], control: &Control) -> Option<Vec<Vec<T>>> {
+    /// Calls `to(child, position)` for each child the row at parent position `i` went to,
+    /// with its position there.
+    #[inline]
+    fn targets(&self, i: u32, mut to: impl FnMut(usize, u32)) {
+        let i = i as usize;
+        let (Some(&child), Some(&at)) = (self.child.get(i), self.position.get(i)) else {
+            return;
+        };
+        if child != SPREAD {
+            to(child as usize, at);
+            return;
+        }
         let n_children = self.counts.len();
-        let mut out: Vec<Vec<T>> = self
+        let start = at as usize * n_children;
+        let places = self.spread.get(start..start + n_children).unwrap_or(&[]);
+        for (c, &p) in places.iter().enumerate() {
+            if p != u32::MAX {
+                to(c, p);
+            }
+        }
+    }
+
+    /// The stored values of the features where `kept(f)` split into the children's, order
+    /// kept; the other features' are left empty.
+    fn split_stored(
+        &self,
+        stored: &Stored,
+        kept: impl Fn(usize) -> bool,
+        control: &Control,
+    ) -> Option<Vec<Stored>> {
+        let n_children = self.counts.len();
+        if stored.starts.is_empty() {
+            return Some((0..n_children).map(|_| Stored::default()).collect());
+        }
+        let n_features = stored.starts.len() - 1;
+        let mut counts = vec![0usize; n_children];
+        for f in (0..n_features).filter(|&f| kept(f)) {
+            for e in stored.of(f) {
+                self.targets(e.pos, |c, _| {
+                    if let Some(n) = counts.get_mut(c) {
+                        *n += 1;
+                    }
+                });
+            }
+        }
+        let mut out: Vec<Stored> = counts
+            .iter()
+            .map(|&n| {
+                Some(Stored {
+                    entries: control.vec(n)?,
+                    starts: control.vec(n_features + 1)?,
+                })
+            })
+            .collect::<Option<_>>()?;
+        for f in 0..n_features {
+            for child in out.iter_mut() {
+                child.starts.push(child.entries.len());
+            }
+            if !kept(f) {
+                continue;
+            }
+            for &e in stored.of(f) {
+                self.targets(e.pos, |c, at| {
+                    if let Some(child) = out.get_mut(c) {
+                        child.entries.push(Entry { pos: at, ..e });
+                    }
+                });
+            }
+        }
+        for child in out.iter_mut() {
+            child.starts.push(child.entries.len());
+        }
+        Some(out)
+    }
+
+    /// One sorted list split into the children's, order kept.
+    fn split_list(&self, list: &[u32], control: &Control) -> Option<Vec<Vec<u32>>> {
+        let mut out: Vec<Vec<u32>> = self
             .counts
             .iter()
             .map(|&n| control.vec(n as usize))
             .collect::<Option<_>>()?;
-        for &item in list {
-            let i = item.position() as usize;
-            let (Some(&child), Some(&at)) = (self.child.get(i), self.position.get(i)) else {
-                continue;
-            };
-            if child != SPREAD {
-                if let Some(dst) = out.get_mut(child as usize) {
-                    dst.push(item.at(at));
+        for &i in list {
+            self.targets(i, |c, at| {
+                if let Some(dst) = out.get_mut(c) {
+                    dst.push(at);
                 }
-                continue;
-            }
-            let start = at as usize * n_children;
-            let places = self.spread.get(start..start + n_children).unwrap_or(&[]);
-            for (dst, &p) in out.iter_mut().zip(places) {
-                if p != u32::MAX {
-                    dst.push(item.at(p));
-                }
-            }
+            });
         }
         Some(out)
     }

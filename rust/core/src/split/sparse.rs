@@ -27,16 +27,6 @@ pub(crate) struct Entry {
     pub(crate) at: u32,
 }
 
-impl super::presort::Placed for Entry {
-    fn position(&self) -> u32 {
-        self.pos
-    }
-
-    fn at(self, at: u32) -> Self {
-        Entry { pos: at, ..self }
-    }
-}
-
 /// ⌈log2(n + 1)⌉: the steps of a binary search among `n` items.
 fn steps(n: usize) -> usize {
     (usize::BITS - n.leading_zeros()) as usize
@@ -104,11 +94,11 @@ pub(crate) fn entries_at(
 }
 
 /// `entries` as the exact search lists them: ascending (value, position) in `total_cmp`'s
-/// order, the dense sort's, without the stored +0.0 values, which sort among the implicit
-/// zeros (a stored −0.0 sorts before them and stays).
+/// order, the dense sort's, without the stored zeros, which are zeros like the others
+/// (a stored −0.0 too: see [`SparseColumn`]).
 pub(crate) fn by_value(column: &SparseColumn<'_>, mut entries: Vec<Entry>) -> Vec<Entry> {
     let value = |e: &Entry| column.values.get(e.at as usize).copied().unwrap_or(0.0);
-    entries.retain(|e| value(e).to_bits() != 0);
+    entries.retain(|e| value(e) != 0.0);
     entries.sort_unstable_by(|a, b| value(a).total_cmp(&value(b)).then(a.pos.cmp(&b.pos)));
     entries
 }
@@ -196,6 +186,11 @@ impl Searcher<'_, '_> {
         node_weight: f64,
         exact: Option<&[f64]>,
     ) -> Option<Candidate> {
+        // Every value zero: nothing to cut (as a constant dense column), and most features
+        // of a deep node's wide sparse data.
+        if stored.is_empty() {
+            return None;
+        }
         let gather = |e: &Entry| -> Option<Known> {
             let i = e.pos as usize;
             let (&r, &w) = (node.rows.get(i)?, node.weights.get(i)?);
@@ -207,7 +202,7 @@ impl Searcher<'_, '_> {
         };
         let mut known = self.vec(stored.len())?;
         known.extend(stored.iter().filter_map(gather));
-        let zero_at = known.partition_point(|k| k.x.total_cmp(&0.0).is_lt());
+        let zero_at = known.partition_point(|k| k.x < 0.0);
         let n_zero = node.len().saturating_sub(known.len());
         let missing = self.zero_stats();
         if let (Some(whole), true) = (exact, n_zero > 0) {
@@ -283,7 +278,8 @@ mod tests {
         }
     }
 
-    /// The same numbers as dense columns and as CSC columns (with explicit zeros, both signs).
+    /// The same numbers as CSC columns (with explicit zeros, both signs) and as the dense
+    /// columns SciPy's `toarray()` makes of them (a stored −0.0 becomes +0.0).
     struct Table {
         dense: Vec<Vec<f64>>,
         rows: Vec<Vec<u32>>,
@@ -310,7 +306,7 @@ mod tests {
                         };
                         rows.push(r as u32);
                         values.push(x);
-                        x
+                        x + 0.0
                     } else {
                         0.0
                     };
