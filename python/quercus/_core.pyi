@@ -8,7 +8,12 @@ The extension only converts types: every column arrives already encoded by
   array of category codes (``< n_categories`` where not missing), ``missing`` a 1-D bool
   array (True = the value is missing; its code is ignored) and ``ordered`` True for an
   ordinal feature (``ordinal_features``, or a pandas ``category`` with ``ordered=True``),
-  which binary splits test by threshold on its codes; a nominal one is split by subsets.
+  which binary splits test by threshold on its codes; a nominal one is split by subsets;
+* ``("sparse", rows, values, start, stop, n_rows)``: one column of a CSC matrix, whose
+  stored values are ``values[start:stop]`` (float64, none NaN or infinite) at the rows
+  ``rows[start:stop]`` (uint32, strictly ascending, below ``n_rows``); every other row holds
+  0.0. The columns of one matrix share its two arrays (borrowed once, whatever the number
+  of columns).
 """
 
 from collections.abc import Callable
@@ -21,10 +26,19 @@ NumericColumn: TypeAlias = tuple[Literal["numeric"], NDArray[np.float64]]
 CategoricalColumn: TypeAlias = tuple[
     Literal["categorical"], NDArray[np.uint32], NDArray[np.bool_], int, bool
 ]
-Column: TypeAlias = NumericColumn | CategoricalColumn
-# What prediction reads: encoded columns, or a C- or Fortran-contiguous 2-D float64 or float32
-# array of numeric features (NaN = missing), read in place.
-Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32]
+SparseColumn: TypeAlias = tuple[
+    Literal["sparse"], NDArray[np.uint32], NDArray[np.float64], int, int, int
+]
+Column: TypeAlias = NumericColumn | CategoricalColumn | SparseColumn
+# A CSR matrix of numeric features: ("csr", indptr, indices, values, n_features), row i's
+# values at indptr[i]:indptr[i + 1] in the columns indices[...] (strictly ascending); every
+# other cell is 0.0 and no value may be NaN.
+CsrRows: TypeAlias = tuple[
+    Literal["csr"], NDArray[np.uint64], NDArray[np.uint32], NDArray[np.float64], int
+]
+# What prediction reads: encoded columns, a C- or Fortran-contiguous 2-D float64 or float32
+# array of numeric features (NaN = missing), read in place, or a CSR matrix's arrays.
+Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32] | CsrRows
 # Called with (units done, "nodes" or "rows") about four times a second while long work runs;
 # an exception it raises stops the work and is raised in its place.
 Progress: TypeAlias = Callable[[int, str], object]

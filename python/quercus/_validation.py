@@ -7,6 +7,7 @@ messages stay consistent between fit, predict, score and `split_scores`.
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
 import warnings
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from ._core import Column
+    from ._core import Column, CsrRows
 
 Kind = Literal["numeric", "categorical"]
 
@@ -215,9 +216,14 @@ def label_dtype(schema: Schema, classes: NDArray[Any]) -> pl.DataType:
     return pl.Series(classes).dtype
 
 
-def n_rows_of(rows: list[Column] | NDArray[np.floating]) -> int:
-    """Rows of encoded columns, or of a matrix the core reads in place."""
-    return len(rows) if isinstance(rows, np.ndarray) else len(rows[0][1])
+def n_rows_of(rows: list[Column] | NDArray[np.floating] | CsrRows) -> int:
+    """Rows of encoded columns, of a matrix the core reads in place, or of CSR rows."""
+    if isinstance(rows, np.ndarray):
+        return len(rows)
+    if isinstance(rows, tuple):  # ("csr", indptr, ...)
+        return len(rows[1]) - 1
+    first = rows[0]
+    return first[5] if first[0] == "sparse" else len(first[1])
 
 
 def target_values(y: Any, n_rows: int) -> NDArray[Any]:
@@ -337,19 +343,17 @@ def _pandas_orders(X: Any) -> Ordinals:
     }
 
 
-def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64]:
-    """A Polars DataFrame, or a NumPy array as Fortran-ordered float64 (contiguous columns)."""
+def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64] | Any:
+    """A Polars DataFrame, a NumPy array as Fortran-ordered float64 (contiguous columns), or a
+    SciPy sparse X as a canonical CSC matrix of float64 (see `_compressed`)."""
     X = _from_pandas(X)
     if isinstance(X, pl.LazyFrame):
         X = X.collect()
     if isinstance(X, pl.DataFrame):
         _check_not_empty(X.shape)
         return X
-    if hasattr(X, "tocsr") or hasattr(X, "todense"):  # SciPy sparse (or alike): no import
-        raise TypeError(
-            f"sparse input is not supported (X is a {type(X).__name__}); "
-            "pass X.toarray(), or a Polars DataFrame"
-        )
+    if is_sparse(X):
+        return _compressed(X, "csc")
     array = np.asarray(X)
     if array.ndim != 2:
         raise ValueError(
@@ -405,14 +409,15 @@ def _kind(series: pl.Series) -> Kind:
 
 
 def _infer_features(
-    frame: pl.DataFrame | NDArray[np.float64], ordinal: Ordinals
+    frame: pl.DataFrame | NDArray[np.float64] | Any, ordinal: Ordinals
 ) -> tuple[Feature, ...]:
-    """Each column's feature: numeric, nominal, or ordinal when `ordinal` names it."""
+    """Each column's feature: numeric, nominal, or ordinal when `ordinal` names it. A NumPy
+    or sparse X has numeric features only, named x0, x1, ..."""
     if not isinstance(frame, pl.DataFrame):
         if ordinal:
             raise ValueError(
-                "ordinal_features names columns, but a NumPy X has only numeric ones; pass a "
-                "Polars or pandas DataFrame with the categorical columns"
+                "ordinal_features names columns, but a NumPy or sparse X has only numeric "
+                "ones; pass a Polars or pandas DataFrame with the categorical columns"
             )
         return tuple(Feature(f"x{j}") for j in range(frame.shape[1]))
     absent = [name for name in ordinal if name not in frame.columns]
@@ -463,19 +468,12 @@ def _categories(series: pl.Series) -> list[str]:
     return series.cast(pl.String).drop_nulls().unique().sort().to_list()
 
 
-def _encode(frame: pl.DataFrame | NDArray[np.float64], schema: Schema) -> list[Column]:
+def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> list[Column]:
     features = schema.features
     if not isinstance(frame, pl.DataFrame):
-        if frame.shape[1] != len(features):
-            raise ValueError(
-                f"X has {frame.shape[1]} features, but quercus is expecting {len(features)} "
-                "features as input (as many as at fit)"
-            )
-        for feature in features:
-            if feature.kind != "numeric":
-                raise TypeError(
-                    f"column {feature.name!r} was categorical at fit; pass a Polars DataFrame"
-                )
+        _check_numeric_width(frame.shape[1], schema)
+        if is_sparse(frame):
+            return _sparse_columns(frame, schema.names)
         return [_numeric_column(f.name, frame[:, j]) for j, f in enumerate(features)]
     _check_present(frame.columns, schema)
     columns: list[Column] = []
@@ -497,6 +495,108 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64], schema: Schema) -> list[C
                 ("categorical", codes, missing, len(feature.categories), feature.ordered)
             )
     return columns
+
+
+def _check_numeric_width(width: int, schema: Schema) -> None:
+    """A NumPy or sparse X must have the fit's features, all numeric."""
+    features = schema.features
+    if width != len(features):
+        raise ValueError(
+            f"X has {width} features, but quercus is expecting {len(features)} "
+            "features as input (as many as at fit)"
+        )
+    for feature in features:
+        if feature.kind != "numeric":
+            raise TypeError(
+                f"column {feature.name!r} was categorical at fit; pass a Polars DataFrame"
+            )
+
+
+def is_sparse(X: Any) -> bool:
+    """Whether X is a SciPy sparse matrix or array. SciPy is not imported: a sparse X means
+    it was."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and bool(sparse.issparse(X))
+
+
+def _compressed(X: Any, layout: Literal["csc", "csr"]) -> Any:
+    """A sparse X as a canonical SciPy CSC (fit: the core reads columns) or CSR (predict:
+    rows) matrix of float64: indices sorted, duplicates summed as `X.toarray()` sums them.
+    Never densified, and the caller's matrix is left as it was (a copy is made when it must
+    change). Any SciPy format is taken (COO, DOK, LIL, ... convert in O(stored values))."""
+    if len(X.shape) != 2:
+        raise ValueError(f"X must be 2-D (rows x features), got shape {X.shape}")
+    _check_not_empty(X.shape)
+    if X.dtype.kind == "c":  # SciPy's other dtypes are all numbers or bool
+        raise ValueError(f"Complex data not supported: X has dtype {X.dtype}")
+    matrix = X.tocsc() if layout == "csc" else X.tocsr()
+    if matrix.dtype != np.float64:
+        matrix = matrix.astype(np.float64)
+    if not matrix.has_canonical_format:
+        matrix = matrix.copy()
+        matrix.sum_duplicates()
+    return matrix
+
+
+def _check_sparse_values(matrix: Any, names: list[str]) -> None:
+    """No stored value may be NaN (a sparse X cannot mark missing values: scikit-learn refuses
+    them too, with this message) or infinite; the first one is named by column and row."""
+    bad = np.flatnonzero(~np.isfinite(matrix.data))
+    if not bad.size:
+        return
+    major = np.searchsorted(matrix.indptr, bad, side="right") - 1
+    minor = matrix.indices[bad]
+    columns, rows = (major, minor) if matrix.format == "csc" else (minor, major)
+    first = np.lexsort((rows, columns))[0]  # the first column with one, at its first row
+    column, row = names[columns[first]], int(rows[first])
+    if np.isnan(matrix.data[bad[first]]):
+        raise ValueError(
+            f"Input X contains NaN (column {column!r}, row {row}): a sparse X cannot hold "
+            "missing values, as in scikit-learn; pass it dense (X.toarray()), where NaN "
+            "means missing"
+        )
+    raise ValueError(f"column {column!r} has an infinite value at row {row}")
+
+
+def _indices(indices: NDArray[np.integer]) -> NDArray[np.uint32]:
+    """SciPy's int32 (or int64) indices as the core's uint32, viewed in place when int32
+    (valid indices are not negative; the core checks their range)."""
+    if indices.dtype == np.int32:
+        return indices.view(np.uint32)
+    return indices.astype(np.uint32)
+
+
+def _sparse_columns(matrix: Any, names: list[str]) -> list[Column]:
+    """A canonical CSC matrix as the core's sparse columns: each names its span of the
+    matrix's arrays, which the core borrows once (no copy of int32 indices or float64
+    values, and no NumPy view per column)."""
+    _check_sparse_values(matrix, names)
+    rows, values, n_rows = _indices(matrix.indices), matrix.data, matrix.shape[0]
+    bounds = matrix.indptr.tolist()
+    return [
+        ("sparse", rows, values, start, stop, n_rows) for start, stop in itertools.pairwise(bounds)
+    ]
+
+
+def sparse_rows(X: Any, schema: Schema) -> CsrRows:
+    """A sparse X for prediction: CSR arrays the core reads row by row (`_core.CsrRows`)."""
+    matrix = _compressed(X, "csr")
+    _check_numeric_width(matrix.shape[1], schema)
+    _check_sparse_values(matrix, schema.names)
+    indptr = matrix.indptr
+    indptr = indptr.view(np.uint64) if indptr.dtype == np.int64 else indptr.astype(np.uint64)
+    return ("csr", indptr, _indices(matrix.indices), matrix.data, matrix.shape[1])
+
+
+def dense_column(column: Column) -> Column:
+    """A sparse column as the numeric column it stands for (one column made dense, for code
+    that reads whole columns: rule sets); any other column as it is."""
+    if column[0] != "sparse":
+        return column
+    _, rows, values, start, stop, n_rows = column
+    dense = np.zeros(n_rows)
+    dense[rows[start:stop]] = values[start:stop]
+    return ("numeric", dense)
 
 
 def _check_present(columns: list[str], schema: Schema) -> None:

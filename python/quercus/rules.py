@@ -40,7 +40,15 @@ import polars as pl
 from numpy.typing import NDArray
 
 from ._core import MULTIWAY, NUMERIC, OBLIQUE, ORDERED
-from ._validation import Feature, Schema, class_codes, n_rows_of, sample_weights, transform
+from ._validation import (
+    Feature,
+    Schema,
+    class_codes,
+    dense_column,
+    n_rows_of,
+    sample_weights,
+    transform,
+)
 
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
@@ -315,7 +323,7 @@ class Linear:
         """Summed in the order the core sums a linear test, so both agree to the last bit."""
         z = np.zeros(n_rows_of(columns))
         for name, w in self.terms:
-            z = z + w * columns[schema.names.index(name)][1]
+            z = z + w * dense_column(columns[schema.names.index(name)])[1]
         with np.errstate(invalid="ignore"):
             passed = z > self.threshold if self.above else z <= self.threshold
         passed &= ~np.isnan(z)
@@ -562,7 +570,7 @@ class RuleSet:
         if isinstance(condition, Linear):
             return condition._mask_rows(columns, self.schema)
         position = self.schema.names.index(condition.feature)
-        return condition._mask(columns[position], self.schema.features[position])
+        return condition._mask(dense_column(columns[position]), self.schema.features[position])
 
     def _prune_rule(
         self,

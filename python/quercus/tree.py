@@ -46,10 +46,12 @@ from ._validation import (
     Ordinals,
     Schema,
     TrainingData,
+    is_sparse,
     labelled_data,
     n_rows_of,
     regression_targets,
     sample_weights,
+    sparse_rows,
     target_values,
     training_data,
     transform,
@@ -62,8 +64,9 @@ if TYPE_CHECKING:
 
     from scipy.sparse import csr_matrix
 
-    # What the core predicts from: a float matrix read in place, or encoded columns.
-    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column]
+    # What the core predicts from: a float matrix read in place, encoded columns, or the CSR
+    # arrays of a sparse X.
+    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column] | _core.CsrRows
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
@@ -705,7 +708,8 @@ class _BaseTree(EstimatorBase, ABC):
             classifier_tags=ClassifierTags() if classifier else None,
             regressor_tags=None if classifier else RegressorTags(),
             # Strings (categories) come in DataFrames; a NumPy X must be numeric.
-            input_tags=InputTags(allow_nan=True, categorical=True, string=False),
+            # A sparse X is read as it is (CSC at fit, CSR at predict), but cannot hold NaN.
+            input_tags=InputTags(allow_nan=True, categorical=True, string=False, sparse=True),
         )
 
     @property
@@ -763,11 +767,14 @@ class _BaseTree(EstimatorBase, ABC):
 
     def _rows(self, X: Any) -> Rows:
         """X as the core reads it: a contiguous float NumPy matrix as it is (no copy) when it
-        needs no encoding, else its encoded columns."""
+        needs no encoding, a sparse X as CSR arrays (never densified), else its encoded
+        columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
         if is_dense(X, self._state):
             return X
+        if is_sparse(X):
+            return sparse_rows(X, self._state.schema)
         return self._columns(X)
 
     def _predicted(self, method: str, rows: Rows) -> Any:
@@ -780,7 +787,7 @@ class _BaseTree(EstimatorBase, ABC):
         try:
             return run(rows, n_jobs, progress)
         except _core.QuercusError:
-            if isinstance(rows, list):
+            if not isinstance(rows, np.ndarray):
                 raise
             # An infinite value in the matrix: encoding it names the column.
             return run(self._columns(rows), n_jobs, progress)

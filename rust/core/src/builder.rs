@@ -19,7 +19,7 @@ use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::missing::{self, Fill};
 use crate::split::monotonic::{value_of, Bounds};
-use crate::split::presort::{Routes, Sorted};
+use crate::split::presort::{Order, Routes, Sorted};
 use crate::split::{
     choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
     Values,
@@ -46,7 +46,7 @@ struct Pending {
 impl Pending {
     fn hist_bytes(&self) -> usize {
         match &self.index {
-            Index::Hist(Some(h)) => h.bytes(),
+            Index::Hist(Some(h), _) => h.bytes(),
             _ => 0,
         }
     }
@@ -60,8 +60,21 @@ enum Index {
     Unsorted,
     /// Exact search: the node's rows in value order per numeric feature.
     Sorted(Sorted),
-    /// Histogram search: the node's histograms, `None` once over [`HIST_BUDGET`].
-    Hist(Option<Histograms>),
+    /// Histogram search: the node's histograms, `None` once over [`HIST_BUDGET`], and its
+    /// sparse features' stored values (in position order), from which its children's
+    /// histograms are counted.
+    Hist(Option<Histograms>, Sorted),
+}
+
+impl Index {
+    /// Whether a split must record where each row went, to hand lists down.
+    fn has_lists(&self) -> bool {
+        match self {
+            Index::Sorted(_) => true,
+            Index::Hist(_, stored) => !stored.is_empty(),
+            Index::Unsorted => false,
+        }
+    }
 }
 
 /// Bytes of parents' histograms kept for the subtraction trick; beyond it a waiting node
@@ -113,7 +126,7 @@ impl Frontier {
     /// Forgets the waiting nodes' histograms (their children will count their own).
     fn drop_histograms(&mut self) {
         let forget = |p: &mut Pending| {
-            if let Index::Hist(h) = &mut p.index {
+            if let Index::Hist(h, _) = &mut p.index {
                 *h = None;
             }
         };
@@ -303,8 +316,16 @@ fn grow_searching(
     // Random tests read the rows as they are.
     let index = match &grower.bins {
         _ if params.missing == MissingStrategy::ClassMajority || grower.random => Index::Unsorted,
-        Some(bins) => Index::Hist(Some(grower.searcher.histograms(bins, &rows, &usable))),
-        None if presort => Index::Sorted(Sorted::root(data, &rows, control).ok_or_else(stop)?),
+        Some(bins) => {
+            let stored = Sorted::root(data, &rows, Order::Position, control).ok_or_else(stop)?;
+            let hist = grower
+                .searcher
+                .histograms(bins, &rows, &usable, Some(&stored));
+            Index::Hist(Some(hist), stored)
+        }
+        None if presort => {
+            Index::Sorted(Sorted::root(data, &rows, Order::Value, control).ok_or_else(stop)?)
+        }
         None => Index::Unsorted,
     };
     let validation_rows = match validation {
@@ -343,11 +364,10 @@ fn grow_searching(
         }
         let kind = split.kind();
         let rule = split.missing.rule();
-        let mut routes = match p.index {
-            Index::Sorted(_) => {
-                Some(Routes::new(p.rows.len(), n_children, control).ok_or_else(stop)?)
-            }
-            _ => None,
+        let mut routes = if p.index.has_lists() {
+            Some(Routes::new(p.rows.len(), n_children, control).ok_or_else(stop)?)
+        } else {
+            None
         };
         let parts = match grower.fill_for(&split, &p.rows) {
             // Class majority: a training row's missing value is read as its class's at the
@@ -462,7 +482,7 @@ impl Grower<'_, '_, '_> {
         }
         let prepared = match (&index, &self.bins) {
             (Index::Sorted(sorted), _) => Prepared::Sorted(sorted),
-            (Index::Hist(Some(hist)), Some(bins)) => Prepared::Hist { bins, hist },
+            (Index::Hist(Some(hist), _), Some(bins)) => Prepared::Hist { bins, hist },
             _ => Prepared::Unsorted,
         };
         let split = self.search(tree, node, &rows, &usable, prepared, bounds);
@@ -549,26 +569,49 @@ impl Grower<'_, '_, '_> {
                 .map_or_else(Vec::new, |lists| {
                     lists.into_iter().map(Index::Sorted).collect()
                 }),
-            (Index::Hist(parent), Some(bins)) => {
-                let count = |rows: &NodeRows| self.searcher.histograms(bins, rows, usable);
-                match (parent, parts) {
+            (Index::Hist(parent, stored), Some(bins)) => {
+                let mut stored = if stored.is_empty() {
+                    Vec::new()
+                } else {
+                    // Out of memory: no lists (the fit stops at its next check).
+                    match routes.and_then(|r| stored.hand_down(r, usable, self.control)) {
+                        Some(lists) => lists,
+                        None => return Vec::new(),
+                    }
+                };
+                stored.resize_with(parts.len(), Sorted::default);
+                let count = |rows: &NodeRows, stored: &Sorted| {
+                    self.searcher.histograms(bins, rows, usable, Some(stored))
+                };
+                let hists = match (parent, parts, stored.as_slice()) {
                     // Equal counts: no row was spread over both children (C4.5's fractions).
-                    (Some(parent), [left, right]) if parent_rows == left.len() + right.len() => {
+                    (Some(parent), [left, right], [left_stored, right_stored])
+                        if parent_rows == left.len() + right.len() =>
+                    {
                         let left_smaller = left.len() <= right.len();
-                        let small = count(if left_smaller { left } else { right });
-                        let large = parent.subtract_from(&small);
-                        let (l, r) = if left_smaller {
-                            (small, large)
+                        let small = if left_smaller {
+                            count(left, left_stored)
                         } else {
-                            (large, small)
+                            count(right, right_stored)
                         };
-                        vec![Index::Hist(Some(l)), Index::Hist(Some(r))]
+                        let large = parent.subtract_from(&small);
+                        if left_smaller {
+                            vec![small, large]
+                        } else {
+                            vec![large, small]
+                        }
                     }
                     _ => parts
                         .iter()
-                        .map(|rows| Index::Hist(Some(count(rows))))
+                        .zip(&stored)
+                        .map(|(rows, stored)| count(rows, stored))
                         .collect(),
-                }
+                };
+                hists
+                    .into_iter()
+                    .zip(stored)
+                    .map(|(hist, stored)| Index::Hist(Some(hist), stored))
+                    .collect()
             }
             _ => Vec::new(),
         }

@@ -39,12 +39,87 @@ impl CategoricalColumn<'_> {
     }
 }
 
+/// A numeric column stored sparsely, as one column of a CSC matrix (SciPy's layout, read in
+/// place): the rows that hold a stored value, strictly ascending, and those values; every
+/// other row holds 0.0. A stored value may itself be zero (an explicit zero); a stored −0.0
+/// reads as +0.0, as SciPy's `toarray()` makes it, so that the column equals its dense
+/// copy to the bit. A sparse column
+/// holds no missing value: scikit-learn refuses NaN in sparse input, and so does quercus
+/// ([`Dataset::validate_for_fit`]), so the searches never look for one.
+#[derive(Debug, Clone, Copy)]
+pub struct SparseColumn<'a> {
+    pub rows: &'a [u32],
+    pub values: &'a [f64],
+    pub n_rows: usize,
+}
+
+impl SparseColumn<'_> {
+    /// The value of `row`: its stored value, else 0.0 (a binary search of the stored rows).
+    #[inline]
+    pub fn value(&self, row: usize) -> f64 {
+        let Ok(row) = u32::try_from(row) else {
+            return f64::NAN;
+        };
+        match self.rows.binary_search(&row) {
+            // + 0.0: a stored −0.0 is +0.0 (the rest unchanged).
+            Ok(at) => self.values.get(at).map_or(0.0, |x| x + 0.0),
+            Err(_) if (row as usize) < self.n_rows => 0.0,
+            Err(_) => f64::NAN,
+        }
+    }
+
+    /// Stored values and rows of equal number, rows strictly ascending and below `n_rows`.
+    fn check(&self, column: usize) -> Result<()> {
+        let invalid = |reason: String| {
+            Err(CoreError::InvalidSparse {
+                reason: format!("column {column}: {reason}"),
+            })
+        };
+        if self.rows.len() != self.values.len() {
+            return invalid(format!(
+                "{} row indices but {} values",
+                self.rows.len(),
+                self.values.len()
+            ));
+        }
+        if let Some(k) = self.rows.windows(2).position(|w| w.first() >= w.last()) {
+            return invalid(format!(
+                "its row indices are not strictly ascending at stored value {}",
+                k + 1
+            ));
+        }
+        if let Some(&row) = self.rows.last().filter(|&&r| r as usize >= self.n_rows) {
+            return invalid(format!(
+                "row index {row} is out of range for {} rows",
+                self.n_rows
+            ));
+        }
+        Ok(())
+    }
+
+    /// The first stored value that is not finite: an infinity, or a NaN (sparse columns
+    /// cannot mark missing values).
+    fn first_non_finite(&self, column: usize) -> Result<()> {
+        let Some(k) = self.values.iter().position(|x| !x.is_finite()) else {
+            return Ok(());
+        };
+        let row = self.rows.get(k).copied().unwrap_or_default() as usize;
+        if self.values.get(k).is_some_and(|x| x.is_nan()) {
+            Err(CoreError::SparseMissing { column, row })
+        } else {
+            Err(CoreError::InfiniteFeature { column, row })
+        }
+    }
+}
+
 /// One feature column.
 #[derive(Debug, Clone, Copy)]
 pub enum Column<'a> {
     /// Real values; NaN is missing.
     Numeric(&'a [f64]),
     Categorical(CategoricalColumn<'a>),
+    /// Real values stored sparsely (no missing value); a numeric feature like `Numeric`.
+    Sparse(SparseColumn<'a>),
 }
 
 impl Column<'_> {
@@ -52,6 +127,7 @@ impl Column<'_> {
         match self {
             Column::Numeric(v) => v.len(),
             Column::Categorical(c) => c.codes.len(),
+            Column::Sparse(c) => c.n_rows,
         }
     }
 
@@ -59,9 +135,14 @@ impl Column<'_> {
         self.len() == 0
     }
 
+    /// Whether the column holds numbers (dense or sparse).
+    pub fn is_numeric(&self) -> bool {
+        !matches!(self, Column::Categorical(_))
+    }
+
     pub fn kind_name(&self) -> &'static str {
         match self {
-            Column::Numeric(_) => "numeric",
+            Column::Numeric(_) | Column::Sparse(_) => "numeric",
             Column::Categorical(c) if c.ordered => "ordered categorical",
             Column::Categorical(_) => "categorical",
         }
@@ -104,6 +185,9 @@ impl<'a> Dataset<'a> {
                     got: col.len(),
                 });
             }
+            if let Column::Sparse(c) = col {
+                c.check(j)?;
+            }
             if let Column::Categorical(c) = col {
                 if let Some(m) = c.missing {
                     if m.len() != n_rows {
@@ -141,7 +225,7 @@ impl<'a> Dataset<'a> {
         self.columns
             .iter()
             .map(|c| match c {
-                Column::Numeric(_) => FeatureKind::Numeric,
+                Column::Numeric(_) | Column::Sparse(_) => FeatureKind::Numeric,
                 Column::Categorical(c) => FeatureKind::Categorical {
                     n_categories: c.n_categories,
                     ordered: c.ordered,
@@ -165,6 +249,7 @@ impl<'a> Dataset<'a> {
                         return Err(CoreError::InfiniteFeature { column: j, row });
                     }
                 }
+                Column::Sparse(c) => c.first_non_finite(j)?,
                 Column::Categorical(c) => {
                     for (row, &code) in c.codes.iter().enumerate() {
                         let missing = c.missing.and_then(|m| m.get(row)).copied().unwrap_or(false);
@@ -196,7 +281,7 @@ impl<'a> Dataset<'a> {
         for (j, (col, kind)) in self.columns.iter().zip(kinds).enumerate() {
             let same = matches!(
                 (col, kind),
-                (Column::Numeric(_), FeatureKind::Numeric)
+                (Column::Numeric(_) | Column::Sparse(_), FeatureKind::Numeric)
                     | (Column::Categorical(_), FeatureKind::Categorical { .. })
             );
             if !same {
@@ -206,10 +291,14 @@ impl<'a> Dataset<'a> {
                     got: col.kind_name(),
                 });
             }
-            if let Column::Numeric(v) = col {
-                if let Some(row) = v.iter().position(|x| x.is_infinite()) {
-                    return Err(CoreError::InfiniteFeature { column: j, row });
+            match col {
+                Column::Numeric(v) => {
+                    if let Some(row) = v.iter().position(|x| x.is_infinite()) {
+                        return Err(CoreError::InfiniteFeature { column: j, row });
+                    }
                 }
+                Column::Sparse(c) => c.first_non_finite(j)?,
+                Column::Categorical(_) => {}
             }
         }
         Ok(())
@@ -391,6 +480,11 @@ pub(crate) struct Kept {
 
 enum KeptColumn {
     Numeric(Vec<f64>),
+    Sparse {
+        rows: Vec<u32>,
+        values: Vec<f64>,
+        n_rows: usize,
+    },
     Categorical {
         codes: Vec<u32>,
         missing: Option<Vec<bool>>,
@@ -430,10 +524,45 @@ impl Kept {
         let positive = |r: &usize| sample.weights.get(*r).is_some_and(|&w| w > 0.0);
         let mut keep = control.vec((0..sample.weights.len()).filter(positive).count())?;
         keep.extend((0..sample.weights.len()).filter(positive));
+        // A sparse column keeps its stored values of kept rows, renumbered: each row's new
+        // index, or `u32::MAX` for a dropped row (made only when some column is sparse).
+        let renumbered = if sample
+            .data
+            .columns()
+            .iter()
+            .any(|c| matches!(c, Column::Sparse(_)))
+        {
+            let mut new = control.filled(sample.weights.len(), u32::MAX)?;
+            for (k, &r) in keep.iter().enumerate() {
+                if let Some(slot) = new.get_mut(r) {
+                    *slot = k as u32;
+                }
+            }
+            new
+        } else {
+            Vec::new()
+        };
         let mut columns = Vec::new();
         for c in sample.data.columns() {
             columns.push(match c {
                 Column::Numeric(v) => KeptColumn::Numeric(pick(v, &keep, control)?),
+                Column::Sparse(c) => {
+                    let kept = |(&r, &x): (&u32, &f64)| {
+                        let new = renumbered.get(r as usize).copied()?;
+                        (new != u32::MAX).then_some((new, x))
+                    };
+                    let n = c.rows.iter().zip(c.values).filter_map(kept).count();
+                    let (mut rows, mut values) = (control.vec(n)?, control.vec(n)?);
+                    for (r, x) in c.rows.iter().zip(c.values).filter_map(kept) {
+                        rows.push(r);
+                        values.push(x);
+                    }
+                    KeptColumn::Sparse {
+                        rows,
+                        values,
+                        n_rows: keep.len(),
+                    }
+                }
                 Column::Categorical(c) => KeptColumn::Categorical {
                     codes: pick(c.codes, &keep, control)?,
                     missing: match c.missing {
@@ -466,6 +595,15 @@ impl Kept {
             .iter()
             .map(|c| match c {
                 KeptColumn::Numeric(v) => Column::Numeric(v),
+                KeptColumn::Sparse {
+                    rows,
+                    values,
+                    n_rows,
+                } => Column::Sparse(SparseColumn {
+                    rows,
+                    values,
+                    n_rows: *n_rows,
+                }),
                 KeptColumn::Categorical {
                     codes,
                     missing,

@@ -30,11 +30,11 @@ mod split;
 mod threads;
 pub mod tree;
 
-pub use batch::{Matrix, Order, Predictor, Real, Rows};
+pub use batch::{Csr, Matrix, Order, Predictor, Real, Rows};
 pub use builder::{grow, grow_controlled, grow_with};
 pub use control::Control;
 pub use criterion::Criterion;
-pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, Target};
+pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, SparseColumn, Target};
 pub use error::{CoreError, Result};
 pub use model_io::Model;
 pub use optimal::{grow_optimal, MAX_DEPTH as MAX_OPTIMAL_DEPTH};

@@ -4,7 +4,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use quercus_core::{CategoricalColumn, Column, Dataset, Sample, Target};
+use quercus_core::{CategoricalColumn, Column, Dataset, Sample, SparseColumn, Target};
 
 /// A column kept borrowed from NumPy for the duration of a call.
 pub enum HeldColumn<'py> {
@@ -15,32 +15,76 @@ pub enum HeldColumn<'py> {
         n_categories: u32,
         ordered: bool,
     },
+    /// One column of a CSC matrix: its stored rows and values at `start..stop` of the
+    /// matrix's arrays, which [`HeldColumns`] borrows once for all its columns.
+    Sparse {
+        rows: usize,
+        values: usize,
+        start: usize,
+        stop: usize,
+        n_rows: usize,
+    },
 }
 
-/// Reads `("numeric", values)` / `("categorical", codes, missing, n_categories, ordered)`.
-pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<Vec<HeldColumn<'py>>> {
-    columns
-        .iter()
-        .enumerate()
-        .map(|(j, item)| {
-            let t = item
-                .cast::<PyTuple>()
-                .map_err(|_| PyTypeError::new_err(format!("column {j}: expected a tuple")))?;
-            let kind: String = t.get_item(0)?.extract()?;
-            match kind.as_str() {
-                "numeric" => Ok(HeldColumn::Numeric(t.get_item(1)?.extract()?)),
-                "categorical" => Ok(HeldColumn::Categorical {
-                    codes: t.get_item(1)?.extract()?,
-                    missing: t.get_item(2)?.extract()?,
-                    n_categories: t.get_item(3)?.extract()?,
-                    ordered: t.get_item(4)?.extract()?,
-                }),
-                other => Err(PyValueError::new_err(format!(
+/// Columns kept borrowed from NumPy for the duration of a call, and the arrays their sparse
+/// columns slice (a CSC matrix's `indices` and `data`, each borrowed once: NumPy's borrow
+/// checks cost a scan of the borrows of the same array, so ten thousand borrowed slices of
+/// one array would cost a hundred million).
+pub struct HeldColumns<'py> {
+    columns: Vec<HeldColumn<'py>>,
+    rows: Vec<PyReadonlyArray1<'py, u32>>,
+    values: Vec<PyReadonlyArray1<'py, f64>>,
+}
+
+/// The index of `array` in `held`, borrowing it there unless it already is.
+fn held_once<'py, T: numpy::Element>(
+    held: &mut Vec<PyReadonlyArray1<'py, T>>,
+    array: &Bound<'py, PyAny>,
+) -> PyResult<usize> {
+    if let Some(i) = held.iter().position(|a| a.as_ptr() == array.as_ptr()) {
+        return Ok(i);
+    }
+    held.push(array.extract()?);
+    Ok(held.len() - 1)
+}
+
+/// Reads `("numeric", values)` / `("categorical", codes, missing, n_categories, ordered)` /
+/// `("sparse", rows, values, start, stop, n_rows)`.
+pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldColumns<'py>> {
+    let mut held = HeldColumns {
+        columns: Vec::with_capacity(columns.len()),
+        rows: Vec::new(),
+        values: Vec::new(),
+    };
+    for (j, item) in columns.iter().enumerate() {
+        let t = item
+            .cast::<PyTuple>()
+            .map_err(|_| PyTypeError::new_err(format!("column {j}: expected a tuple")))?;
+        let kind: String = t.get_item(0)?.extract()?;
+        let column = match kind.as_str() {
+            "numeric" => HeldColumn::Numeric(t.get_item(1)?.extract()?),
+            "categorical" => HeldColumn::Categorical {
+                codes: t.get_item(1)?.extract()?,
+                missing: t.get_item(2)?.extract()?,
+                n_categories: t.get_item(3)?.extract()?,
+                ordered: t.get_item(4)?.extract()?,
+            },
+            "sparse" => HeldColumn::Sparse {
+                rows: held_once(&mut held.rows, &t.get_item(1)?)?,
+                values: held_once(&mut held.values, &t.get_item(2)?)?,
+                start: t.get_item(3)?.extract()?,
+                stop: t.get_item(4)?.extract()?,
+                n_rows: t.get_item(5)?.extract()?,
+            },
+            other => {
+                return Err(PyValueError::new_err(format!(
                     "column {j}: unknown column kind {other:?}"
-                ))),
+                )))
             }
-        })
-        .collect()
+        };
+        held.columns.push(column);
+    }
+    Ok(held)
 }
 
 fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, j: usize) -> PyResult<&'a [T]> {
@@ -48,9 +92,26 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, j: usize) -> PyR
         .map_err(|_| PyValueError::new_err(format!("column {j}: the array is not contiguous")))
 }
 
+/// `start..stop` of held array `i`, for column `j`.
+fn part<'a, T: numpy::Element>(
+    held: &'a [PyReadonlyArray1<'_, T>],
+    i: usize,
+    (start, stop): (usize, usize),
+    j: usize,
+) -> PyResult<&'a [T]> {
+    let whole = held.get(i).map(|a| slice(a, j)).transpose()?.unwrap_or(&[]);
+    whole.get(start..stop).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "column {j}: stored values {start}..{stop} are out of the array's {}",
+            whole.len()
+        ))
+    })
+}
+
 /// Borrows the held arrays as a core data set.
-pub fn dataset<'a>(held: &'a [HeldColumn<'_>]) -> PyResult<Dataset<'a>> {
+pub fn dataset<'a>(held: &'a HeldColumns<'_>) -> PyResult<Dataset<'a>> {
     let columns = held
+        .columns
         .iter()
         .enumerate()
         .map(|(j, h)| match h {
@@ -65,6 +126,17 @@ pub fn dataset<'a>(held: &'a [HeldColumn<'_>]) -> PyResult<Dataset<'a>> {
                 missing: Some(slice(missing, j)?),
                 n_categories: *n_categories,
                 ordered: *ordered,
+            })),
+            HeldColumn::Sparse {
+                rows,
+                values,
+                start,
+                stop,
+                n_rows,
+            } => Ok(Column::Sparse(SparseColumn {
+                rows: part(&held.rows, *rows, (*start, *stop), j)?,
+                values: part(&held.values, *values, (*start, *stop), j)?,
+                n_rows: *n_rows,
             })),
         })
         .collect::<PyResult<Vec<_>>>()?;
@@ -113,7 +185,7 @@ pub type SampleTuple<'py> = (
 
 /// A labelled data set (training or validation rows) kept borrowed from NumPy.
 pub struct HeldSample<'py> {
-    columns: Vec<HeldColumn<'py>>,
+    columns: HeldColumns<'py>,
     y: HeldTarget<'py>,
     weights: PyReadonlyArray1<'py, f64>,
 }

@@ -1,13 +1,15 @@
 //! The fitted tree as a Python object: prediction and read-only views of the arena.
 
 use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods,
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    Control, FeatureScore, Matrix, NodeId, Order, Predictor, Real, Rows, Side, Tree,
+    Control, Csr as CsrMatrix, FeatureScore, Matrix, NodeId, Order, Predictor, Real, Rows, Side,
+    Tree,
 };
 
 use crate::control::{watched, Units};
@@ -47,8 +49,17 @@ const DETACH_ROWS: usize = 256;
 /// noticeable.
 const WATCH_ROWS: usize = 1 << 18;
 
-/// Runs `f` on the rows of `rows` (a list of encoded columns, or a 2-D float64 or float32
-/// NumPy array read in place), without the GIL, with the [`Control`] (if any) it should pass
+/// A CSR matrix as the facade passes it: `("csr", indptr, indices, values, n_features)`.
+type CsrTuple<'py> = (
+    String,
+    PyReadonlyArray1<'py, u64>,
+    PyReadonlyArray1<'py, u32>,
+    PyReadonlyArray1<'py, f64>,
+    usize,
+);
+
+/// Runs `f` on the rows of `rows` (a list of encoded columns, a 2-D float64 or float32
+/// NumPy array read in place, or a CSR matrix's arrays), without the GIL, with the [`Control`] (if any) it should pass
 /// to [`predictor`]; returns the number of rows with the result.
 fn predict<T: Send>(
     py: Python<'_>,
@@ -81,8 +92,23 @@ fn predict<T: Send>(
         let (m, n) = matrix(&array)?;
         return run(Rows::F32(m), n);
     }
+    if let Ok((kind, indptr, indices, values, n_features)) = rows.extract::<CsrTuple<'_>>() {
+        if kind == "csr" {
+            let not_contiguous = |_| PyValueError::new_err("a CSR array is not contiguous");
+            let indptr = indptr.as_slice().map_err(not_contiguous)?;
+            let m = CsrMatrix::new(
+                indptr,
+                indices.as_slice().map_err(not_contiguous)?,
+                values.as_slice().map_err(not_contiguous)?,
+                n_features,
+            )
+            .map_err(to_py)?;
+            return run(Rows::Csr(m), indptr.len().saturating_sub(1));
+        }
+    }
     Err(PyTypeError::new_err(
-        "rows must be a list of encoded columns or a 2-D float64 or float32 array",
+        "rows must be a list of encoded columns, a 2-D float64 or float32 array, or \
+         (\"csr\", indptr, indices, values, n_features)",
     ))
 }
 

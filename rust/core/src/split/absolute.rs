@@ -366,7 +366,10 @@ impl Searcher<'_, '_> {
             order,
             bin,
             missing,
-        } = bins.node_order(feature, node)?;
+        } = match self.data.columns().get(feature)? {
+            Column::Sparse(c) => bins.node_order(feature, node, Some(c))?,
+            _ => bins.node_order(feature, node, None)?,
+        };
         let between = |k: usize| bin.get(k) != bin.get(k + 1);
         let cut = self.absolute_sweep((ranks, node), &order, between, &missing, node_weight)?;
         let threshold = match (
@@ -737,7 +740,10 @@ mod tests {
                     node_weight,
                     columns,
                     Prepared::Unsorted,
-                    Some(&ranks),
+                    NodeFacts {
+                        ranks: Some(&ranks),
+                        exact: None,
+                    },
                 );
                 // The divisions the scan may consider, in its order of groups.
                 let (groups, missing_rows): (Vec<Vec<usize>>, Vec<usize>) = if feature == 0 {

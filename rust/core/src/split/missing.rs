@@ -68,7 +68,15 @@ impl Fill {
                     return FeatureFill::Unused;
                 }
                 match column {
-                    Column::Numeric(v) => numeric_fill(v, target, node, groups),
+                    Column::Numeric(v) => numeric_fill(
+                        |r| v.get(r).copied().unwrap_or(f64::NAN),
+                        target,
+                        node,
+                        groups,
+                    ),
+                    // No value is missing, but the node's mean still routes class majority's
+                    // missing values at predict, as for the same column dense.
+                    Column::Sparse(c) => numeric_fill(|r| c.value(r), target, node, groups),
                     Column::Categorical(c) => categorical_fill(c, target, node, groups),
                 }
             })
@@ -109,10 +117,16 @@ impl Fill {
     }
 }
 
-fn numeric_fill(v: &[f64], target: &Target<'_>, node: &NodeRows, groups: usize) -> FeatureFill {
+/// `value(row)` reads the feature (NaN = missing).
+fn numeric_fill(
+    value: impl Fn(usize) -> f64,
+    target: &Target<'_>,
+    node: &NodeRows,
+    groups: usize,
+) -> FeatureFill {
     let (mut sw, mut swx) = (vec![0.0; groups], vec![0.0; groups]);
     for (r, w) in node.iter() {
-        let x = v.get(r).copied().unwrap_or(f64::NAN);
+        let x = value(r);
         let g = group(target, r);
         if let (false, Some(a), Some(b)) = (x.is_nan(), sw.get_mut(g), swx.get_mut(g)) {
             *a += w;
@@ -369,8 +383,11 @@ fn surrogates(
             continue;
         }
         let candidate = match column {
-            Column::Numeric(v) if n_children == 2 => numeric_surrogate(v, &primary, f),
-            Column::Numeric(_) => None,
+            Column::Numeric(v) if n_children == 2 => {
+                numeric_surrogate(|r| v.get(r).copied().unwrap_or(f64::NAN), &primary, f)
+            }
+            Column::Sparse(c) if n_children == 2 => numeric_surrogate(|r| c.value(r), &primary, f),
+            Column::Numeric(_) | Column::Sparse(_) => None,
             Column::Categorical(c) => categorical_surrogate(c, &primary, n_children, f),
         };
         if let Some(s) = candidate.filter(|s| better(s.agreement, baseline, total)) {
@@ -393,13 +410,17 @@ fn surrogates(
     out
 }
 
-/// The threshold and direction of numeric feature `v` that agree most with the primary
-/// directions `primary` (row, weight, child 0 or 1).
-fn numeric_surrogate(v: &[f64], primary: &[(usize, f64, usize)], feature: usize) -> Option<Found> {
+/// The threshold and direction of numeric `feature` (read by `value(row)`, NaN = missing)
+/// that agree most with the primary directions `primary` (row, weight, child 0 or 1).
+fn numeric_surrogate(
+    value: impl Fn(usize) -> f64,
+    primary: &[(usize, f64, usize)],
+    feature: usize,
+) -> Option<Found> {
     let mut known: Vec<(f64, f64, usize)> = primary
         .iter()
         .filter_map(|&(r, w, c)| {
-            let x = v.get(r).copied().unwrap_or(f64::NAN);
+            let x = value(r);
             (!x.is_nan()).then_some((x, w, c))
         })
         .collect();

@@ -20,6 +20,7 @@ mod numeric;
 mod oblique;
 pub(crate) mod presort;
 mod random;
+pub(crate) mod sparse;
 
 use absolute::Ranks;
 use hist::{Bins, Histograms};
@@ -415,6 +416,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
             let starved = ranks.is_none();
             (ranks, starved)
         };
+        let exact = match prepared {
+            Prepared::Hist { .. } => None,
+            _ => self.exact_counts(node),
+        };
         NodeSearch {
             centred,
             node,
@@ -425,6 +430,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             prepared,
             ranks,
             starved,
+            exact,
         }
     }
 
@@ -454,8 +460,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
-    /// `ranks`: the node's ranked targets, for absolute error's scans (`None` for the
-    /// criteria of sums).
+    /// `facts`: what the node search computed once for all its features ([`NodeFacts`]).
     fn best_of_feature<V: Values + ?Sized>(
         &self,
         feature: usize,
@@ -463,9 +468,37 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
         values: &V,
         prepared: Prepared<'_>,
-        ranks: Option<&Ranks>,
+        facts: NodeFacts<'_>,
     ) -> Option<Candidate> {
+        let NodeFacts { ranks, exact } = facts;
         match self.data.columns().get(feature)? {
+            // A sparse column holds no missing value, so class-majority fills never apply.
+            Column::Sparse(col) => match (prepared, ranks) {
+                (Prepared::Hist { bins, .. }, Some(ranks)) => {
+                    self.absolute_hist(feature, bins, node, node_weight, ranks)
+                }
+                // Absolute error reads the column row by row, as a dense one.
+                (_, Some(ranks)) => self.absolute_numeric(
+                    feature,
+                    |r| col.value(r),
+                    node,
+                    node_weight,
+                    None,
+                    Some(ranks),
+                ),
+                (Prepared::Hist { bins, hist }, None) => {
+                    self.numeric_hist(feature, bins, hist, node_weight)
+                }
+                (Prepared::Sorted(sorted), None) => {
+                    let stored = sorted.stored(feature)?;
+                    self.numeric_sparse(feature, col, stored, node, node_weight, exact)
+                }
+                (Prepared::Unsorted, None) => {
+                    let stored =
+                        sparse::by_value(col, sparse::entries_at(col, node, self.control)?);
+                    self.numeric_sparse(feature, col, &stored, node, node_weight, exact)
+                }
+            },
             Column::Numeric(_) => match (prepared, ranks) {
                 (Prepared::Hist { bins, .. }, Some(ranks)) => {
                     self.absolute_hist(feature, bins, node, node_weight, ranks)
@@ -699,6 +732,18 @@ pub(crate) struct NodeSearch<'n, 'a, 'd> {
     ranks: Option<Ranks>,
     /// Absolute error's ranks could not be had (out of memory): the node finds no split.
     starved: bool,
+    /// The node's class weights when their sums are exact ([`Searcher::exact_counts`]).
+    exact: Option<Vec<f64>>,
+}
+
+/// What a node's search computed once for all its features' scans.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct NodeFacts<'n> {
+    /// The node's ranked targets, for absolute error's scans (`None` for the criteria of
+    /// sums).
+    ranks: Option<&'n Ranks>,
+    /// The node's class weights when their sums are exact, for sparse columns' zero blocks.
+    exact: Option<&'n [f64]>,
 }
 
 impl NodeSearch<'_, '_, '_> {
@@ -736,7 +781,10 @@ impl NodeSearch<'_, '_, '_> {
                 self.node_weight,
                 values,
                 self.prepared,
-                self.ranks.as_ref(),
+                NodeFacts {
+                    ranks: self.ranks.as_ref(),
+                    exact: self.exact.as_deref(),
+                },
             ),
         }
     }
@@ -882,6 +930,7 @@ impl Values for [Column<'_>] {
     fn number(&self, f: usize, row: usize) -> f64 {
         match self.get(f) {
             Some(Column::Numeric(v)) => v.get(row).copied().unwrap_or(f64::NAN),
+            Some(Column::Sparse(c)) => c.value(row),
             _ => f64::NAN,
         }
     }
@@ -890,14 +939,14 @@ impl Values for [Column<'_>] {
     fn code(&self, f: usize, row: usize) -> Option<u32> {
         match self.get(f)? {
             Column::Categorical(c) => c.code(row),
-            Column::Numeric(_) => None,
+            Column::Numeric(_) | Column::Sparse(_) => None,
         }
     }
 
     fn numeric_column(&self, f: usize) -> Option<&[f64]> {
         match self.get(f)? {
             Column::Numeric(v) => Some(v),
-            Column::Categorical(_) => None,
+            Column::Categorical(_) | Column::Sparse(_) => None,
         }
     }
 }

@@ -7,10 +7,10 @@ use super::*;
 /// code or y) side by side, so the scan walks memory in order instead of hopping through the
 /// row, weight and target arrays (the hops dominated the time on large data).
 #[derive(Debug, Clone, Copy)]
-struct Known {
-    x: f64,
-    w: f64,
-    label: f64,
+pub(super) struct Known {
+    pub(super) x: f64,
+    pub(super) w: f64,
+    pub(super) label: f64,
 }
 
 /// Rows in ascending value order as the threshold scan walks them: the known rows one by one
@@ -135,7 +135,7 @@ impl Searcher<'_, '_> {
     }
 
     /// [`Self::numeric`] once the node's known rows are gathered in ascending order.
-    fn numeric_known(
+    pub(super) fn numeric_known(
         &self,
         feature: usize,
         known: &[Known],

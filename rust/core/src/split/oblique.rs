@@ -242,7 +242,7 @@ fn numeric_features<'c>(columns: &'c [Column<'_>]) -> impl Iterator<Item = usize
     columns
         .iter()
         .enumerate()
-        .filter(|(_, c)| matches!(c, Column::Numeric(_)))
+        .filter(|(_, c)| c.is_numeric())
         .map(|(f, _)| f)
 }
 
