@@ -3,6 +3,7 @@
 //! A node's statistics are a vector of class weights (classification) or `(w, Σwy, Σwy²)`
 //! (regression); see [`crate::data::Target::accumulate`].
 
+use crate::data::Layout;
 use crate::error::{CoreError, Result};
 
 /// How a split is scored. A closed set, so an enum: `match` in the hot path is cheaper than a
@@ -191,20 +192,44 @@ impl Criterion {
 }
 
 /// A criterion with the data it needs beyond node statistics: a cost matrix turns the Gini
-/// index into Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8); other criteria ignore it.
+/// index into Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8); other criteria ignore it. With
+/// several outputs, `layout` says where each output's statistics lie: the impurity is the
+/// mean of the outputs' impurities (scikit-learn's multi-output criteria).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Measure<'a> {
     pub criterion: Criterion,
     pub costs: Option<&'a [f64]>,
+    pub layout: Layout<'a>,
 }
 
 impl Measure<'_> {
     #[inline]
     pub fn impurity(&self, stats: &[f64]) -> f64 {
-        match (self.criterion, self.costs) {
-            (Criterion::Gini, Some(costs)) => cost_gini(stats, costs),
-            _ => self.criterion.impurity(stats),
+        match (self.criterion, self.costs, self.layout) {
+            (Criterion::Gini, Some(costs), Layout::One) => cost_gini(stats, costs),
+            (criterion, _, Layout::One) => criterion.impurity(stats),
+            (criterion, _, layout) => layout.mean_over_outputs(stats, |s| criterion.impurity(s)),
         }
+    }
+
+    /// Total weight of a statistics vector (every output holds the same weight, so the
+    /// first output's).
+    #[inline]
+    pub fn weight(&self, stats: &[f64]) -> f64 {
+        match self.layout {
+            Layout::One => stats_weight(stats, self.criterion.is_regression()),
+            Layout::Classes(classes) => {
+                let n = classes.first().copied().unwrap_or(0);
+                stats.get(..n).unwrap_or(&[]).iter().sum()
+            }
+            Layout::Values(_) => stats.first().copied().unwrap_or(0.0),
+        }
+    }
+
+    /// [`Criterion::noise_scale`], averaged over the outputs as the impurity is.
+    pub fn noise_scale(&self, stats: &[f64]) -> f64 {
+        self.layout
+            .mean_over_outputs(stats, |s| self.criterion.noise_scale(s))
     }
 }
 

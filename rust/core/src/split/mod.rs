@@ -5,7 +5,7 @@
 //! r̃_v = w(D̃_v)/w(D̃), the fraction of a missing row's weight it receives.
 
 use crate::control::Control;
-use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
+use crate::criterion::{better, split_information, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
 use crate::tree::{FeatureScore, Side, SurrogateSet};
@@ -187,6 +187,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             measure: Measure {
                 criterion: params.criterion,
                 costs: params.cost_matrix.as_deref(),
+                layout: target.layout(),
             },
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
@@ -298,8 +299,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
         vec![0.0; self.target.stats_width()]
     }
 
-    fn weight_of(&self, stats: &[f64]) -> f64 {
-        stats_weight(stats, self.regression())
+    pub(crate) fn weight_of(&self, stats: &[f64]) -> f64 {
+        self.measure.weight(stats)
+    }
+
+    /// The magnitude rounding noise in scores at a node with statistics `stats` is relative
+    /// to (see [`Criterion::noise_scale`]).
+    fn noise_scale(&self, stats: &[f64]) -> f64 {
+        self.measure.noise_scale(stats)
     }
 
     /// Best candidate of every feature (`None` where a feature cannot separate the rows or is
@@ -358,13 +365,19 @@ impl<'a, 'd> Searcher<'a, 'd> {
         } else {
             (0..self.data.n_features()).map(search).collect()
         };
-        (candidates, self.criterion.noise_scale(&centred_total))
+        (candidates, self.noise_scale(&centred_total))
     }
 
-    /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
+    /// This searcher with regression targets taken as `y − shift` (classes, and several
+    /// outputs, are unaffected: see [`Target::accumulate_around`]).
     pub(crate) fn centred_on(&self, shift: f64) -> Searcher<'a, 'd> {
+        let single = self.target.n_outputs() == 1;
         Searcher {
-            shift: if self.regression() { shift } else { 0.0 },
+            shift: if self.regression() && single {
+                shift
+            } else {
+                0.0
+            },
             ..*self
         }
     }
