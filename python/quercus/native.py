@@ -67,7 +67,8 @@ def class_labels(
     """The labels of class `codes`: a NumPy array, or a Series named after the target with
     the target's dtype at fit (an Enum target stays that Enum). A multi-output tree's codes
     have one column per output: a (n_rows, n_outputs) array of the outputs' common dtype
-    (object when they have none), or a DataFrame with one column per output."""
+    (numbers, or strings; object for a mix, so that no label changes type), or a DataFrame
+    with one column per output."""
     if not isinstance(classes, list):
         if output == "numpy":
             return classes[codes]
@@ -80,9 +81,10 @@ def class_labels(
                 for k, (name, dtype, labels) in enumerate(per_output)
             ]
         )
-    try:
+    kinds = {c.dtype.kind for c in classes}
+    if kinds <= set("biuf") or kinds == {"U"}:
         common = np.result_type(*classes)
-    except TypeError:  # no common type (strings and numbers): Python objects, as they are
+    else:  # no common type (strings and numbers, ...): Python objects, as they are
         common = np.dtype(object)
     labels = np.empty(codes.shape, dtype=common)
     for k, output_classes in enumerate(classes):
