@@ -208,8 +208,16 @@ impl Measure<'_> {
         match (self.criterion, self.costs, self.layout) {
             (Criterion::Gini, Some(costs), Layout::One) => cost_gini(stats, costs),
             (criterion, _, Layout::One) => criterion.impurity(stats),
-            (criterion, _, layout) => layout.mean_over_outputs(stats, |s| criterion.impurity(s)),
+            _ => self.mean_impurity(stats),
         }
+    }
+
+    /// Several outputs' impurity, out of line so that the single-output arms stay small
+    /// enough to inline into the threshold scans.
+    #[inline(never)]
+    fn mean_impurity(&self, stats: &[f64]) -> f64 {
+        self.layout
+            .mean_over_outputs(stats, |s| self.criterion.impurity(s))
     }
 
     /// Total weight of a statistics vector (every output holds the same weight, so the

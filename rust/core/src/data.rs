@@ -326,7 +326,7 @@ impl<'a> Target<'a> {
                 }
             }
             Target::MultiClasses { .. } | Target::MultiValues { .. } => {
-                self.accumulate_around(stats, label as usize, w, shift);
+                self.accumulate_outputs(stats, label as usize, w);
             }
         }
     }
@@ -352,6 +352,17 @@ impl<'a> Target<'a> {
                     *swy2 += w * y * y;
                 }
             }
+            Target::MultiClasses { .. } | Target::MultiValues { .. } => {
+                self.accumulate_outputs(stats, row, w);
+            }
+        }
+    }
+
+    /// [`Self::accumulate`] for several outputs: kept out of line, so that the single-output
+    /// arms above stay small enough to inline into the searches' inner loops.
+    #[inline(never)]
+    fn accumulate_outputs(&self, stats: &mut [f64], row: usize, w: f64) {
+        match self {
             Target::MultiClasses { codes, n_classes } => {
                 let k = n_classes.len();
                 let Some(row_codes) = codes.get(row * k..(row + 1) * k) else {
@@ -380,6 +391,7 @@ impl<'a> Target<'a> {
                     }
                 }
             }
+            Target::Classes { .. } | Target::Values(_) => {}
         }
     }
 
