@@ -239,6 +239,11 @@ def _predict(args: argparse.Namespace) -> None:
     if args.proba and not hasattr(model, "predict_proba"):
         raise UserError("--proba needs a classifier; this model is a regression tree")
     schema = model._state.schema
+    if args.proba and schema.outputs:
+        raise UserError(
+            f"--proba writes one output's class probabilities; this model predicts "
+            f"{len(schema.outputs)} ({', '.join(schema.outputs)})"
+        )
     dtypes = {f.name: pl.Float64 if f.kind == "numeric" else pl.String for f in schema.features}
     verbose = _verbose(args)
     model.set_params(verbose=verbose)
@@ -251,8 +256,8 @@ def _predict(args: argparse.Namespace) -> None:
         data = _collect(frame, args.data, wanted)
         if args.proba:
             predicted = model.predict_proba(data, output="polars")
-        else:
-            predicted = model.predict(data, output="polars").to_frame()
+        else:  # a Series, or a DataFrame of several outputs
+            predicted = pl.DataFrame(model.predict(data, output="polars"))
         clash = [name for name in args.keep if name in predicted.columns]
         if clash:
             raise UserError(f"--keep {clash[0]!r} has the name of an output column")

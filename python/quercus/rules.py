@@ -714,13 +714,21 @@ def linear_text(terms: Sequence[tuple[str, float]], decimals: int) -> str:
 
 
 def node_predictions(nodes: dict[str, NDArray[Any]], labels: Sequence[Any] | None) -> list[Any]:
-    """Each node's class label, or its mean target for a regression tree."""
+    """Each node's class label, or its mean target for a regression tree; a multi-output
+    tree's as a tuple of its outputs' (`labels` then holds each output's labels)."""
+    if nodes["label"].ndim == 2:
+        if labels is None:
+            return [tuple(row) for row in nodes["value"].tolist()]
+        return [tuple(labels[k][c] for k, c in enumerate(row)) for row in nodes["label"].tolist()]
     if labels is None:
         return nodes["value"][:, 0].tolist()
     return [labels[code] for code in nodes["label"].tolist()]
 
 
 def format_prediction(prediction: Any, regression: bool, decimals: int) -> str:
+    """A node's prediction as text; a multi-output tree's as `(a, b)`."""
+    if isinstance(prediction, tuple):
+        return f"({', '.join(format_prediction(p, regression, decimals) for p in prediction)})"
     return format_number(prediction, decimals) if regression else str(prediction)
 
 

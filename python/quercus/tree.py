@@ -14,6 +14,7 @@ import inspect
 import os
 import warnings
 from abc import ABC
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
@@ -29,6 +30,7 @@ from ._params import (
     Boolean,
     Constraints,
     Dict,
+    Dicts,
     Integer,
     Jobs,
     Names,
@@ -42,13 +44,16 @@ from ._params import (
 from ._progress import Progress
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
+    Classes,
     LabelledData,
     Ordinals,
     Schema,
     TrainingData,
+    class_counts,
     is_sparse,
     labelled_data,
     n_rows_of,
+    output_columns,
     regression_targets,
     sample_weights,
     sparse_rows,
@@ -431,7 +436,7 @@ class _BaseTree(EstimatorBase, ABC):
             max_time=checked["max_time"],
         )
 
-    def _cost_list(self, n_classes: int) -> list[float] | None:
+    def _cost_list(self, n_classes: int | list[int]) -> list[float] | None:
         """The classifier's cost matrix, row-major; the regressor has none."""
         return None
 
@@ -452,16 +457,19 @@ class _BaseTree(EstimatorBase, ABC):
         self: _Estimator,
         X: Any,
         y: Any = None,
-        *,
         sample_weight: Any = None,
-        target: str | None = None,
+        *,
+        target: str | list[str] | None = None,
         validation: tuple[Any, ...] | None = None,
     ) -> _Estimator:
         """Grow the tree, then post-prune it as `pruning` says.
 
-        `target` names the column of a Polars X that holds y. `validation` = (X_val, y_val)
-        or (X_val, y_val, sample_weight_val) feeds `prepruning="validation"` and
-        `pruning="reduced_error"`.
+        y is 1-D, or 2-D with one column per output (a multi-output tree, as scikit-learn's:
+        one tree whose leaves predict every output; see the README for what it supports).
+        `sample_weight` may be passed by position, as scikit-learn's `fit(X, y,
+        sample_weight)`. `target` names the column of a Polars X that holds y (a list of
+        names: a multi-output y). `validation` = (X_val, y_val) or (X_val, y_val, sample_weight_val)
+        feeds `prepruning="validation"` and `pruning="reduced_error"`.
         """
         checked = self._checked()
         pruning = self._validated_pruning(checked)
@@ -475,6 +483,12 @@ class _BaseTree(EstimatorBase, ABC):
                 ordinal=_ordinals(checked["ordinal_features"]),
             )
         )
+        if data.y.ndim == 2 and pruning.method == "pessimistic":
+            raise ValueError(
+                "pruning='pessimistic' (C4.5's error-based pruning, the c4.5 preset's default) "
+                f"estimates the error of one class variable, but y has {data.y.shape[1]} "
+                "outputs: pass pruning='cost_complexity', 'reduced_error' or 'none'"
+            )
         params = self._validated_params(checked, data)
         if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
             raise ValueError(_CONSTRAINED_PESSIMISTIC)
@@ -563,7 +577,7 @@ class _BaseTree(EstimatorBase, ABC):
         return tree
 
     @staticmethod
-    def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Any) -> LabelledData:
+    def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Classes | None) -> LabelledData:
         if not isinstance(rows, tuple) or len(rows) not in (2, 3):
             raise ValueError("validation must be a tuple (X_val, y_val[, sample_weight_val])")
         weight = rows[2] if len(rows) == 3 else None
@@ -697,14 +711,14 @@ class _BaseTree(EstimatorBase, ABC):
 
     def __sklearn_tags__(self) -> Any:
         """What scikit-learn's utilities and checks may expect of us (NaN and categories
-        accepted, one target). Only scikit-learn calls it, so it is imported here; the
+        accepted, multi-output y). Only scikit-learn calls it, so it is imported here; the
         classifier and regressor base classes add their own tags over these."""
         from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
 
         classifier = self._estimator_type == "classifier"
         return Tags(
             estimator_type=self._estimator_type,
-            target_tags=TargetTags(required=True),
+            target_tags=TargetTags(required=True, multi_output=True),
             classifier_tags=ClassifierTags() if classifier else None,
             regressor_tags=None if classifier else RegressorTags(),
             # Strings (categories) come in DataFrames; a NumPy X must be numeric.
@@ -739,8 +753,9 @@ class _BaseTree(EstimatorBase, ABC):
 
     @property
     def n_outputs_(self) -> int:
-        """Targets predicted at once: 1 (scikit-learn's attribute)."""
-        return 1
+        """Targets predicted at once: 1, or the columns of a multi-output y (scikit-learn's
+        attribute)."""
+        return self._state.n_outputs
 
     def get_depth(self) -> int:
         """The depth of the tree (scikit-learn's name for `depth_`)."""
@@ -853,8 +868,10 @@ class _BaseTree(EstimatorBase, ABC):
 
     def rules(self) -> RuleSet:
         """The tree as rules, one per leaf (the tests on its path, merged per feature), with
-        the root's prediction as default: to read, post-prune, or run as Polars or SQL."""
+        the root's prediction as default: to read, post-prune, or run as Polars or SQL. One
+        output only: a rule set is a classifier (or regressor) of one target."""
         state = self._state
+        state.single_output("rules()")
         return RuleSet.from_tree(state.tree.nodes(), state.schema, state.labels)
 
     def export_rules(
@@ -876,7 +893,8 @@ class _BaseTree(EstimatorBase, ABC):
         is not needed to run it). Equal to `predict(X, output="polars")` on rows with no
         missing tested value; a missing value (null, NaN, an unseen category) goes down the
         branch with the largest training share, since C4.5's fractions cannot be expressed
-        (see `quercus.native`)."""
+        (see `quercus.native`). A multi-output tree's expression is a struct of its outputs'
+        predictions."""
         state = self._state
         dtype = native.prediction_dtype(state.schema, state.classes)
         return native.tree_expr(state.tree.nodes(), state.schema, state.labels, dtype)
@@ -884,7 +902,8 @@ class _BaseTree(EstimatorBase, ABC):
     def to_sql(self, table: str | None = None) -> str:
         """The tree as an SQL `CASE` expression (nested, one per internal node), with
         `to_polars_expr`'s treatment of missing values (NULL); with `table`, a whole
-        `SELECT CASE ... END AS "target" FROM "table"`. Columns as for `RuleSet.to_sql`."""
+        `SELECT CASE ... END AS "target" FROM "table"`. Columns as for `RuleSet.to_sql`. A
+        multi-output tree gives one `CASE` per output, named after it (a select list)."""
         state = self._state
         return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table)
 
@@ -905,8 +924,10 @@ class _BaseTree(EstimatorBase, ABC):
     ) -> str:
         """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`;
         category lists shortened to `max_categories` (None: all), each edge's whole test as
-        its tooltip."""
+        its tooltip. One output only (boxes are coloured and counted by one output's
+        classes)."""
         state = self._state
+        state.single_output("to_dot()")
         return pictures.to_dot(
             state.tree.nodes(),
             state.schema.features,
@@ -931,8 +952,9 @@ class _BaseTree(EstimatorBase, ABC):
         each cut node stating how many nodes lie below it. `max_depth` draws at most that
         many levels below the root. Category lists show at most `max_categories` (None: all)
         of their shorter side; the whole list is the edge's tooltip and a numbered note under
-        the tree."""
+        the tree. One output only, as `to_dot`."""
         state = self._state
+        state.single_output("to_svg()")
         return pictures.to_svg(
             state.tree.nodes(),
             state.schema.features,
@@ -947,8 +969,8 @@ class _BaseTree(EstimatorBase, ABC):
     def _repr_svg_(self) -> str | None:
         """Jupyter's picture of the model: its SVG once fitted (`to_svg`'s rules: it fits a
         notebook's width, cutting levels a large tree could not show legibly). None (Jupyter
-        then shows the text repr) before fit."""
-        if not self.__sklearn_is_fitted__():
+        then shows the text repr) before fit, and for a multi-output tree (no picture)."""
+        if not self.__sklearn_is_fitted__() or self._state.n_outputs > 1:
             return None
         return self.to_svg(width=_REPR_SVG_WIDTH)
 
@@ -965,7 +987,8 @@ class _BaseTree(EstimatorBase, ABC):
         if not self.__sklearn_is_fitted__():
             theirs = getattr(super(), "_repr_mimebundle_", None)
             return theirs(**kwargs) if theirs is not None else {"text/plain": repr(self)}
-        return {"text/plain": repr(self), "image/svg+xml": self.to_svg(width=_REPR_SVG_WIDTH)}
+        svg = self._repr_svg_()
+        return {"text/plain": repr(self), **({} if svg is None else {"image/svg+xml": svg})}
 
     def node_scores(self, node_id: int) -> pl.DataFrame:
         """The candidate score of every feature when `node_id` was grown (as `split_scores`).
@@ -1049,7 +1072,8 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         **_CONSTRAINTS,
         "criterion": (Options(_CLASS_CRITERIA), None),
         "cost_matrix": (ArrayLike(), None),  # its shape is checked against the classes
-        "class_weight": (Options(("balanced",)), Dict(), None),
+        # a dict, "balanced", or one dict per output of a multi-output y
+        "class_weight": (Options(("balanced",)), Dict(), Dicts(), None),
     }
 
     def __init__(self, *, cost_matrix: Any = None, class_weight: Any = None, **params: Any) -> None:
@@ -1064,28 +1088,42 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
     def _reweighted(self, data: TrainingData) -> TrainingData:
         """`class_weight` folded into the row weights: a dict label -> weight, or "balanced"
-        (n_rows / (n_classes * class count)) as in scikit-learn."""
+        (n_rows / (n_classes * class count)) as in scikit-learn. A multi-output y takes a list
+        of dicts, one per output, or "balanced"; a row's weight is multiplied by its class
+        weight in every output (scikit-learn's `compute_sample_weight`)."""
         if self.class_weight is None:
             return data
         assert data.classes is not None  # a classifier's data
-        counts = np.bincount(data.y, minlength=data.n_classes)
-        if isinstance(self.class_weight, str):
-            per_class = len(data.y) / (data.n_classes * np.maximum(counts, 1))
+        classes = data.classes if isinstance(data.classes, list) else [data.classes]
+        codes = data.y.reshape(len(data.y), -1)
+        n_outputs = len(classes)
+        given = self.class_weight
+        if isinstance(given, str):
+            per_output: list[Any] = [given] * n_outputs
+        elif isinstance(given, Mapping):
+            if n_outputs > 1:
+                raise ValueError(
+                    "For multi-output, class_weight should be a list of dicts, or the string "
+                    "'balanced'."
+                )
+            per_output = [given]
         else:
-            labels = data.classes.tolist()
-            unknown = [k for k in self.class_weight if k not in labels]
-            if unknown:
-                raise ValueError(f"class_weight names classes not in y: {unknown!r}")
-            per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in labels])
-            if not np.all(np.isfinite(per_class) & (per_class > 0)):
-                raise ValueError("class_weight values must be finite and positive")
-        return replace(data, sample_weight=data.sample_weight * per_class[data.y])
+            if len(given) != n_outputs:
+                raise ValueError(
+                    "For multi-output, number of elements in class_weight should match number "
+                    f"of outputs. (got {len(given)}, y has {n_outputs})"
+                )
+            per_output = list(given)
+        factor = np.ones(len(codes))
+        for k, (weights, labels) in enumerate(zip(per_output, classes, strict=True)):
+            factor *= _class_weights(weights, labels, codes[:, k])[codes[:, k]]
+        return replace(data, sample_weight=data.sample_weight * factor)
 
     def _checked_state(self, state: FittedTree) -> FittedTree:
         """A loaded state whose cost matrix fits its classes."""
         if self.cost_matrix is not None:
             try:
-                self._cost_list(state.tree.n_classes)
+                self._cost_list(class_counts(state.classes))
             except (TypeError, ValueError) as error:
                 raise _core.QuercusError(
                     f"cannot load the model: its metadata is invalid: its cost_matrix is "
@@ -1093,9 +1131,14 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
                 ) from None
         return state
 
-    def _cost_list(self, n_classes: int) -> list[float] | None:
+    def _cost_list(self, n_classes: int | list[int]) -> list[float] | None:
         if self.cost_matrix is None:
             return None
+        if isinstance(n_classes, list):
+            raise ValueError(
+                "cost_matrix prices the classes of one output, but y has "
+                f"{len(n_classes)} outputs (a multi-output y)"
+            )
         costs = np.asarray(self.cost_matrix, dtype=np.float64)
         if costs.shape != (n_classes, n_classes):
             raise ValueError(
@@ -1107,22 +1150,28 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         return costs.ravel().tolist()
 
     @property
-    def classes_(self) -> NDArray[Any]:
+    def classes_(self) -> Classes:
+        """The class labels in code order; for a multi-output y, a list of each output's (as
+        scikit-learn's)."""
         classes = self._state.classes
         assert classes is not None  # always set by a classifier's fit
         return classes
 
     @property
-    def n_classes_(self) -> int:
-        return len(self.classes_)
+    def n_classes_(self) -> int | NDArray[np.intp]:
+        """The number of classes; for a multi-output y, an array of each output's."""
+        counts = class_counts(self._state.classes)
+        return np.array(counts, dtype=np.intp) if isinstance(counts, list) else counts
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
         """The most probable class label of each row (missing values: as `missing=` says, C4.5's
-        fractions by default); with a cost matrix, the class of least expected cost.
+        fractions by default); with a cost matrix, the class of least expected cost. A
+        multi-output tree predicts every output: shape (n_rows, n_outputs).
 
         X: a NumPy array, or a Polars (or pandas) DataFrame or a LazyFrame (only the fitted
         features are collected). `output="polars"`: a Series named after the target, with
-        the target's dtype at fit (an Enum target gives that Enum)."""
+        the target's dtype at fit (an Enum target gives that Enum); a multi-output tree's: a
+        DataFrame with one such column per output."""
         output = native.check_output(output)
         codes = self._predict_codes(self._rows(X))
         return native.class_labels(codes, self.classes_, self._state.schema, output)
@@ -1137,22 +1186,65 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
     def predict_proba(self, X: Any, *, output: str = "numpy") -> Any:
         """Class probabilities, columns in `classes_` order; `output="polars"`: a DataFrame
-        with one Float64 column per class, named after its label."""
+        with one Float64 column per class, named after its label. A multi-output tree gives
+        a list with each output's, as scikit-learn does."""
         output = native.check_output(output)
         proba = self._predicted("predict_proba", self._rows(X))
         return native.probabilities(proba, self.classes_, output)
 
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """The natural logarithm of `predict_proba` (-inf where a class has no weight)."""
+    def predict_log_proba(self, X: Any) -> Any:
+        """The natural logarithm of `predict_proba` (-inf where a class has no weight); a list
+        of each output's for a multi-output tree."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return [np.log(p) for p in proba] if isinstance(proba, list) else np.log(proba)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy, weighted by `sample_weight`."""
+        """Accuracy, weighted by `sample_weight`. A multi-output tree is scored as
+        scikit-learn's `accuracy_score` scores it: subset accuracy (every output right) when
+        every label is 0 or 1 (a multilabel indicator), else it raises ValueError, as
+        scikit-learn does for multiclass-multioutput targets."""
         rows = self._rows(X)
         n_rows = n_rows_of(rows)
-        correct = self.classes_[self._predict_codes(rows)] == target_values(y, n_rows)
+        state = self._state
+        truth = [
+            target_values(column, n_rows) for column in output_columns(y, n_rows, state.schema)
+        ]
+        codes = self._predict_codes(rows).reshape(n_rows, -1)
+        predicted = [c[codes[:, k]] for k, c in enumerate(state.output_classes())]
+        if len(truth) > 1 and not all(_indicator(v) for v in (*truth, *predicted)):
+            raise ValueError("multiclass-multioutput is not supported")
+        correct = np.logical_and.reduce([p == t for p, t in zip(predicted, truth, strict=True)])
         return float(np.average(correct, weights=sample_weights(sample_weight, n_rows)))
+
+
+def _class_weights(given: Any, labels: NDArray[Any], codes: NDArray[np.uint32]) -> NDArray[Any]:
+    """One output's weight per class (in `labels` order): "balanced" (n_rows / (n_classes *
+    class count), as scikit-learn), or a dict label -> weight (1 for a class it omits)."""
+    if isinstance(given, str):
+        counts = np.bincount(codes, minlength=len(labels))
+        return len(codes) / (len(labels) * np.maximum(counts, 1))
+    if not isinstance(given, Mapping):
+        raise TypeError(f"class_weight lists dicts (one per output); got {given!r}")
+    listed = labels.tolist()
+    unknown = [k for k in given if k not in listed]
+    if unknown:
+        raise ValueError(f"class_weight names classes not in y: {unknown!r}")
+    weights = np.array([float(given.get(c, 1.0)) for c in listed])
+    if not np.all(np.isfinite(weights) & (weights > 0)):
+        raise ValueError("class_weight values must be finite and positive")
+    return weights
+
+
+def _indicator(labels: NDArray[Any]) -> bool:
+    """Whether every label is 0 or 1 (numbers or booleans): scikit-learn's multilabel
+    indicator, whose multi-output accuracy is defined."""
+    if labels.dtype.kind not in "biuf" and labels.dtype != object:
+        return False
+    try:
+        return bool(np.isin(labels, [0, 1]).all())
+    except TypeError:
+        return False
 
 
 class DecisionTreeRegressor(RegressorBase, _BaseTree):
@@ -1169,23 +1261,35 @@ class DecisionTreeRegressor(RegressorBase, _BaseTree):
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
         """The value of the leaves each row reaches (their weighted mean target; the weighted
-        median with `criterion="absolute_error"`); `output="polars"`: a
-        Float64 Series named after the target. X as for the classifier's `predict`."""
+        median with `criterion="absolute_error"`; shape (n_rows, n_outputs) for a multi-output
+        tree); `output="polars"`: a Float64 Series named after the target (a DataFrame of one
+        per output). X as for the classifier's `predict`."""
         output = native.check_output(output)
         predictions = self._predicted("predict_value", self._rows(X))
         return native.values(predictions, self._state.schema, output)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Coefficient of determination R^2, weighted by `sample_weight`."""
+        """Coefficient of determination R^2, weighted by `sample_weight`; for a multi-output
+        tree the mean of the outputs' (scikit-learn's `r2_score`, "uniform_average")."""
         rows = self._rows(X)
         n_rows = n_rows_of(rows)
-        truth = regression_targets(y, n_rows)
+        columns = output_columns(y, n_rows, self._state.schema)
         weights = sample_weights(sample_weight, n_rows)
-        residual = np.sum(weights * (truth - self._predicted("predict_value", rows)) ** 2)
-        total = np.sum(weights * (truth - np.average(truth, weights=weights)) ** 2)
-        if total == 0:  # constant y: perfect or not at all, as scikit-learn reports it
-            return 1.0 if residual == 0 else 0.0
-        return float(1 - residual / total)
+        predicted = self._predicted("predict_value", rows).reshape(n_rows, -1)
+        scores = [
+            _r2(regression_targets(column, n_rows), predicted[:, k], weights)
+            for k, column in enumerate(columns)
+        ]
+        return float(np.mean(scores))
+
+
+def _r2(truth: NDArray[np.float64], predicted: NDArray[np.float64], weights: Any) -> float:
+    """One output's weighted coefficient of determination."""
+    residual = np.sum(weights * (truth - predicted) ** 2)
+    total = np.sum(weights * (truth - np.average(truth, weights=weights)) ** 2)
+    if total == 0:  # constant y: perfect or not at all, as scikit-learn reports it
+        return 1.0 if residual == 0 else 0.0
+    return float(1 - residual / total)
 
 
 def split_scores(
@@ -1199,7 +1303,8 @@ def split_scores(
     """Each feature's best split of the whole data under `criterion`, one row per feature.
 
     The textbooks' Gain / Gain_ratio / Gini_index tables; the regression criteria
-    ("squared_error", "friedman_mse", "absolute_error", "poisson") take a regression y.
+    ("squared_error", "friedman_mse", "absolute_error", "poisson") take a regression y. A 2-D
+    y scores the splits of a multi-output tree (the mean of the outputs' impurities).
     """
     criterion = check("criterion", criterion, (Options(_CRITERIA),))
     categorical_split = check(

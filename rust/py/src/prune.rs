@@ -19,7 +19,7 @@ pub fn prune_reduced_error<'py>(
     sample_weight: PyReadonlyArray1<'py, f64>,
     prune_ties: bool,
 ) -> PyResult<(PyTree, Bound<'py, PyDict>)> {
-    let held = HeldSample::hold(columns, y, sample_weight, tree.inner.n_classes())?;
+    let held = HeldSample::hold(columns, y, sample_weight, tree.inner.output_classes())?;
     let control = Control::new();
     let (inner, steps) = held.with(|s| {
         watched(py, &control, None, || {
@@ -86,7 +86,7 @@ pub fn prune_pessimistic<'py>(
         None => watched(py, &control, None, || {
             prune::pessimistic_controlled(&tree.inner, confidence, None, &control)
         })?,
-        Some(t) => HeldSample::from_tuple(t, tree.inner.n_classes())?.with(|s| {
+        Some(t) => HeldSample::from_tuple(t, tree.inner.output_classes())?.with(|s| {
             watched(py, &control, None, || {
                 prune::pessimistic_controlled(&tree.inner, confidence, Some(*s), &control)
             })

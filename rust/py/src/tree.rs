@@ -145,6 +145,21 @@ fn matrix<'a, T: Real + numpy::Element>(
     Ok((m, *n_rows))
 }
 
+impl PyTree {
+    /// `flat` (row-major, one item per output) as a 1-D array for a single-output tree, or
+    /// `(n, n_outputs)` for a multi-output one.
+    fn per_output<'py, T: numpy::Element>(
+        &self,
+        n: usize,
+        flat: Bound<'py, PyArray1<T>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.n_outputs() {
+            1 => Ok(flat.into_any()),
+            k => Ok(flat.reshape([n, k])?.into_any()),
+        }
+    }
+}
+
 #[pymethods]
 impl PyTree {
     #[getter]
@@ -167,9 +182,22 @@ impl PyTree {
         self.inner.n_features()
     }
 
+    /// Classes summed over the outputs; 0 for a regression tree.
     #[getter]
     fn n_classes(&self) -> usize {
         self.inner.n_classes()
+    }
+
+    /// Targets predicted at once (columns of a multi-output y).
+    #[getter]
+    fn n_outputs(&self) -> usize {
+        self.inner.n_outputs()
+    }
+
+    /// The classes of each output; 0 for a real-valued one.
+    #[getter]
+    fn output_classes(&self) -> Vec<usize> {
+        self.inner.output_classes().to_vec()
     }
 
     #[getter]
@@ -225,11 +253,11 @@ impl PyTree {
         rows: &Bound<'py, PyAny>,
         n_jobs: Option<usize>,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let (_, out) = predict(py, rows, progress, |r, c| {
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (n, out) = predict(py, rows, progress, |r, c| {
             predictor(&self.inner, n_jobs, c).class(r)
         })?;
-        Ok(out.into_pyarray(py))
+        self.per_output(n, out.into_pyarray(py))
     }
 
     #[pyo3(signature = (rows, n_jobs=None, progress=None))]
@@ -239,11 +267,11 @@ impl PyTree {
         rows: &Bound<'py, PyAny>,
         n_jobs: Option<usize>,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (_, out) = predict(py, rows, progress, |r, c| {
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (n, out) = predict(py, rows, progress, |r, c| {
             predictor(&self.inner, n_jobs, c).value(r)
         })?;
-        Ok(out.into_pyarray(py))
+        self.per_output(n, out.into_pyarray(py))
     }
 
     #[pyo3(signature = (rows, n_jobs=None, progress=None))]
@@ -339,17 +367,12 @@ impl PyTree {
         d.set_item("n_rows", f64s(&|n| t.n_rows(n)).into_pyarray(py))?;
         d.set_item("impurity", f64s(&|n| t.impurity(n)).into_pyarray(py))?;
         let regression = t.is_regression();
-        d.set_item(
-            "label",
-            i64s(&|n| {
-                if regression {
-                    -1
-                } else {
-                    i64::from(t.label(n))
-                }
-            })
-            .into_pyarray(py),
-        )?;
+        let label: Vec<i64> = ids
+            .iter()
+            .flat_map(|&n| t.labels(n).iter())
+            .map(|&l| if regression { -1 } else { i64::from(l) })
+            .collect();
+        d.set_item("label", self.per_output(ids.len(), label.into_pyarray(py))?)?;
         d.set_item(
             "branch_fraction",
             f64s(&|n| t.branch_fraction(n)).into_pyarray(py),

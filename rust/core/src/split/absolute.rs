@@ -183,7 +183,7 @@ impl Searcher<'_, '_> {
         }
         let missing_error = alone.last().copied().unwrap_or(0.0);
         let sw = self.weight_of(&scored);
-        let scale = self.criterion.noise_scale(&scored);
+        let scale = self.noise_scale(&scored);
         let least = self.least_side(if place { sw } else { kw }, node_weight);
         // The best cut by the side of the missing rows (right also without placing them),
         // for the order of preference of [`prefer_missing_right`].
@@ -521,7 +521,7 @@ impl Searcher<'_, '_> {
             } else {
                 // The child whose known rows the missing ones join best.
                 let total: f64 = errors.iter().sum();
-                let scale = self.criterion.noise_scale(&all);
+                let scale = self.noise_scale(&all);
                 let aw = self.weight_of(&all);
                 for &i in missing {
                     self.activate(&mut tree, ranks, node, i);

@@ -1,6 +1,7 @@
 //! Categorical features: multiway splits, ordered thresholds and CART subset splits.
 
 use super::*;
+use crate::criterion::stats_weight;
 
 impl Searcher<'_, '_> {
     /// Per-category statistics and row counts of the known rows.
@@ -69,7 +70,7 @@ impl Searcher<'_, '_> {
             k
         } else {
             // The child whose known rows the missing ones join best.
-            let scale = self.criterion.noise_scale(&all);
+            let scale = self.noise_scale(&all);
             let mut best: Option<(usize, f64)> = None;
             for &c in &present {
                 let mut trial = cats.stats.clone();
@@ -132,8 +133,9 @@ impl Searcher<'_, '_> {
 
     /// CART subset split of unordered categories. Two classes and regression: categories
     /// sorted by class-1 share or mean give the optimal split among prefixes (Breiman et al.
-    /// 1984, §9.4). More classes: every partition up to `max_exhaustive_categories` present
-    /// categories; beyond, a heuristic order by the share of the node's majority class.
+    /// 1984, §9.4). More classes, or several outputs: every partition up to
+    /// `max_exhaustive_categories` present categories; beyond, a heuristic order (by the share
+    /// of the node's majority class; with several outputs, by the first output's).
     pub(super) fn subset(
         &self,
         feature: usize,
@@ -141,12 +143,10 @@ impl Searcher<'_, '_> {
         node_weight: f64,
     ) -> Option<Candidate> {
         let present = cats.present();
-        let n_classes = if self.regression() {
-            0
-        } else {
-            self.target.stats_width()
-        };
-        let (sides, side) = if n_classes > 2 && present.len() <= self.max_exhaustive_categories {
+        let prefixes_optimal =
+            self.target.n_outputs() == 1 && (self.regression() || self.target.stats_width() <= 2);
+        let (sides, side) = if !prefixes_optimal && present.len() <= self.max_exhaustive_categories
+        {
             // Bit i of a mask sends present[i + 1] left with present[0]; the all-ones mask
             // would leave the right child empty.
             let rest = present.get(1..).unwrap_or(&[]);
@@ -164,7 +164,7 @@ impl Searcher<'_, '_> {
             let in_left = |i: usize| i == 0 || (best - 1) >> (i - 1) & 1 == 1;
             (sides_of(cats.stats.len(), &present, in_left), side)
         } else {
-            let order = self.category_order(cats, present, n_classes);
+            let order = self.category_order(cats, present);
             let (best, _, side) =
                 self.best_two_way(cats, node_weight, order.len(), Fill::Grow, 0, |p, add| {
                     order.get(p - 1).into_iter().for_each(|&c| add(c));
@@ -193,24 +193,22 @@ impl Searcher<'_, '_> {
     }
 
     /// Present categories sorted by class-1 share (two classes), mean (regression) or share of
-    /// the node's majority class (the heuristic beyond exhaustive search).
-    fn category_order(
-        &self,
-        cats: &Categories,
-        mut order: Vec<usize>,
-        n_classes: usize,
-    ) -> Vec<usize> {
+    /// the node's majority class (the heuristic beyond exhaustive search); with several
+    /// outputs, the first output's.
+    fn category_order(&self, cats: &Categories, mut order: Vec<usize>) -> Vec<usize> {
+        let layout = self.target.layout();
+        let regression = self.regression();
         let known = cats.known();
-        let class = if n_classes == 2 {
+        let first = layout.first_output(&known);
+        let part = if regression || first.len() == 2 {
             1
         } else {
-            crate::builder::majority(&known, None) as usize
+            crate::builder::majority(first, None) as usize
         };
         let key = |c: usize| -> f64 {
             let s = cats.stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
-            let w = self.weight_of(s);
-            let part = if self.regression() { 1 } else { class };
-            s.get(part).copied().unwrap_or(0.0) / w
+            let s = layout.first_output(s);
+            s.get(part).copied().unwrap_or(0.0) / stats_weight(s, regression)
         };
         // Keys rounded to 12 significant digits: categories whose shares differ only by
         // rounding noise sort by code, so the split does not depend on summation order.
@@ -244,9 +242,7 @@ impl Searcher<'_, '_> {
         let least = self.least_side(known_w, node_weight);
         let place = self.places_missing() && cats.n_missing > 0;
         let all = sum(&known, &cats.missing);
-        let scale = self
-            .criterion
-            .noise_scale(if place { &all } else { &known });
+        let scale = self.noise_scale(if place { &all } else { &known });
         // (decrease, (candidate, side)): the missing rows right or not placed, and left.
         let mut best: Option<(f64, (usize, Option<usize>))> = None;
         let mut best_left: Option<(f64, (usize, Option<usize>))> = None;

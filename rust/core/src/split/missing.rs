@@ -39,11 +39,12 @@ pub(crate) struct Fill {
     features: Vec<FeatureFill>,
 }
 
-/// The group a training row's missing cells are filled from: its class, or 0 (regression).
+/// The group a training row's missing cells are filled from: its class, or 0 (regression;
+/// several outputs have no one class, and are refused this strategy at fit).
 fn group(target: &Target<'_>, row: usize) -> usize {
     match target {
         Target::Classes { codes, .. } => codes.get(row).copied().unwrap_or(0) as usize,
-        Target::Values(_) => 0,
+        _ => 0,
     }
 }
 
@@ -57,7 +58,7 @@ impl Fill {
     ) -> Fill {
         let groups = match target {
             Target::Classes { n_classes, .. } => (*n_classes).max(1),
-            Target::Values(_) => 1,
+            _ => 1,
         };
         let features = data
             .columns()

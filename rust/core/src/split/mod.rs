@@ -5,7 +5,7 @@
 //! r̃_v = w(D̃_v)/w(D̃), the fraction of a missing row's weight it receives.
 
 use crate::control::Control;
-use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
+use crate::criterion::{better, split_information, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
 use crate::sampling::Sampler;
@@ -207,7 +207,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
             data,
             target,
             criterion: params.criterion,
-            measure: Measure::new(params.criterion, params.cost_matrix.as_deref()),
+            measure: Measure::new(
+                params.criterion,
+                params.cost_matrix.as_deref(),
+                target.layout(),
+            ),
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
             rows_per_weight: 1.0,
@@ -357,8 +361,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
         vec![0.0; self.target.stats_width()]
     }
 
-    fn weight_of(&self, stats: &[f64]) -> f64 {
-        stats_weight(stats, self.regression())
+    pub(crate) fn weight_of(&self, stats: &[f64]) -> f64 {
+        self.measure.weight(stats)
+    }
+
+    /// The magnitude rounding noise in scores at a node with statistics `stats` is relative
+    /// to (see [`Criterion::noise_scale`]).
+    fn noise_scale(&self, stats: &[f64]) -> f64 {
+        self.measure.noise_scale(stats)
     }
 
     /// Best candidate of every feature (`None` where a feature cannot separate the rows or is
@@ -424,7 +434,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             centred,
             node,
             node_weight,
-            scale: self.criterion.noise_scale(&centred_total),
+            scale: self.noise_scale(&centred_total),
             total: centred_total,
             fill,
             prepared,
@@ -448,10 +458,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
-    /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
+    /// This searcher with regression targets taken as `y − shift` (classes, and several
+    /// outputs, are unaffected: see [`Target::accumulate_around`]).
     pub(crate) fn centred_on(&self, shift: f64) -> Searcher<'a, 'd> {
+        let single = self.target.n_outputs() == 1;
         Searcher {
-            shift: if self.criterion.centres_targets() {
+            shift: if self.criterion.centres_targets() && single {
                 shift
             } else {
                 0.0

@@ -181,7 +181,7 @@ impl Searcher<'_, '_> {
         } else {
             total.clone()
         };
-        let scale = self.criterion.noise_scale(&all);
+        let scale = self.noise_scale(&all);
         let base = self.impurity(&total);
         let impurity_decrease = self.criterion.is_impurity_decrease();
         let kw = self.weight_of(&total);
