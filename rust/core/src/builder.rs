@@ -18,6 +18,7 @@ use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
 use crate::split::hist::{Bins, Histograms};
 use crate::split::missing::{self, Fill};
 use crate::split::presort::{Routes, Sorted};
+use crate::split::scales::ClassScales;
 use crate::split::{
     choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
     Values,
@@ -247,15 +248,17 @@ fn grow_searching(
         Splitter::Hist => Some(Bins::new(data, params.max_bins, Some(control)).ok_or_else(stop)?),
         _ => None,
     };
+    let scales = ClassScales::of(params, n_classes);
+    let plain = Searcher::new(data, target, params, total_weight).scaled(scales.as_ref());
+    // The lightest row, its class weight removed (the size rules count rows without them).
     let unit = train
         .weights
         .iter()
-        .copied()
+        .enumerate()
+        .map(|(r, &w)| plain.row_weight(r, w))
         .filter(|&w| w > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let mut searcher = Searcher::new(data, target, params, total_weight)
-        .counting_rows_in(unit)
-        .controlled(control);
+    let mut searcher = plain.counting_rows_in(unit).controlled(control);
     if let (Some(_), Target::Values(y)) = (&bins, target) {
         // Histogram sums are added and subtracted across nodes, so they share one centre:
         // the root's mean.
@@ -607,7 +610,14 @@ impl Grower<'_, '_, '_> {
         let stats = stats_of(target, rows);
         let weight = stats_weight(&stats, tree.is_regression());
         set_one(&mut tree.weight, i, weight);
-        set_one(&mut tree.n_rows, i, self.searcher.rows_of(weight));
+        let row_weight: f64 = if self.searcher.has_scales() {
+            rows.iter()
+                .map(|(r, w)| self.searcher.row_weight(r, w))
+                .sum()
+        } else {
+            weight
+        };
+        set_one(&mut tree.n_rows, i, self.searcher.rows_of(row_weight));
         if let Target::Values(y) = target {
             let mean = stats.get(1).copied().unwrap_or(0.0) / weight;
             set(&mut tree.value, i * width, &[mean]);
@@ -617,7 +627,7 @@ impl Grower<'_, '_, '_> {
                 two_pass_variance(y, rows, mean, weight),
             );
         } else {
-            set_one(&mut tree.impurity, i, self.searcher.impurity(&stats));
+            set_one(&mut tree.impurity, i, self.searcher.node_impurity(&stats));
             let label = class_of(
                 &stats,
                 parent.map(|p| tree.label(p)),

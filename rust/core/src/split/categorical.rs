@@ -273,7 +273,7 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least {
+            if !self.holds(&left, wl, least) || !self.holds(&right, wr, least) {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);

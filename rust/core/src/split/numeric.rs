@@ -97,7 +97,7 @@ impl Searcher<'_, '_> {
             let r = r as usize;
             Some(Known {
                 x: value(r),
-                w,
+                w: self.search_weight(r, w),
                 label: self.target.label(r),
             })
         };
@@ -210,7 +210,7 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least {
+            if !self.holds(&left, wl, least) || !self.holds(&right, wr, least) {
                 continue;
             }
             let dec = if impurity_decrease {
@@ -310,7 +310,7 @@ impl Searcher<'_, '_> {
         let aw = self.weight_of(all);
         let (wl, wr) = (self.weight_of(left), self.weight_of(right));
         let least = self.least_side(aw, node_weight);
-        if wl < least || wr < least {
+        if !self.holds(left, wl, least) || !self.holds(right, wr, least) {
             return None;
         }
         Some(if self.criterion.is_impurity_decrease() {
