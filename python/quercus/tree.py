@@ -35,6 +35,7 @@ from ._validation import (
     training_data,
     transform,
 )
+from .pruning import CostComplexityCV
 from .rules import MAX_CATEGORIES, RuleSet
 
 if TYPE_CHECKING:
@@ -100,9 +101,11 @@ def _post_prune(
     pruning: _Pruning,
     held_out: LabelledData | None,
     training: LabelledData | None,
+    costs: list[float] | None = None,
 ) -> _Fitted:
     """`state` with its tree pruned by `pruning.method` (unchanged for "none"); records the
-    reduced-error steps as the state's trace."""
+    reduced-error steps as the state's trace. `costs`: the classifier's cost matrix, which a
+    misclassification risk charges."""
     tree, trace = state.tree, None
     if pruning.method == "reduced_error":
         assert held_out is not None  # checked by the callers
@@ -112,7 +115,9 @@ def _post_prune(
         raising = training.as_core() if pruning.subtree_raising and training else None
         tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
     elif pruning.method == "cost_complexity":
-        tree = _core.prune_cost_complexity(tree, pruning.ccp_alpha)
+        tree = _core.prune_cost_complexity(
+            tree, pruning.ccp_alpha, pruning.ccp_risk, costs, pruning.ccp_sequence, pruning.floor
+        )
     return _Fitted(tree, state.schema, state.classes, trace)
 
 
@@ -137,6 +142,8 @@ class _Params:
     min_objects: float
     numeric_gain_correction: bool
     cost_matrix: list[float] | None
+    altered_priors: bool
+    class_weights: list[float] | None  # per-class factors already in the row weights
     oblique: bool
     missing: str  # the core's strategy (see `_missing.core_strategy`)
     max_surrogates: int
@@ -152,6 +159,9 @@ class _Pruning:
 
     method: str
     ccp_alpha: float
+    ccp_risk: str
+    ccp_sequence: str
+    floor: float  # rpart's sequence: the alpha the tree was grown at (its cp × R(root))
     confidence: float
     prune_ties: bool
     subtree_raising: bool
@@ -223,6 +233,8 @@ class _BaseTree(ABC):
         prepruning: str | None = None,
         pruning: str | None = None,
         ccp_alpha: float = 0.0,
+        ccp_risk: str = "impurity",
+        ccp_sequence: str = "weakest_link",
         confidence: float = 0.25,
         prune_ties: bool = True,
         subtree_raising: bool = True,
@@ -253,6 +265,8 @@ class _BaseTree(ABC):
         self.prepruning = prepruning
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
+        self.ccp_risk = ccp_risk
+        self.ccp_sequence = ccp_sequence
         self.confidence = confidence
         self.prune_ties = prune_ties
         self.subtree_raising = subtree_raising
@@ -356,6 +370,8 @@ class _BaseTree(ABC):
             min_objects=_real("min_objects", self._preset("min_objects"), 0.0),
             numeric_gain_correction=bool(self._preset("numeric_gain_correction")),
             cost_matrix=self._cost_list(n_classes),
+            altered_priors=self._altered_priors(),
+            class_weights=None,  # set by `fit` from `_class_factors`
             oblique=_choice("splits", self.splits, ("axis", "oblique")) == "oblique",
             missing=_missing.core_strategy(self._validated_missing()[0]),
             max_surrogates=_int("max_surrogates", self.max_surrogates, 0, 64),
@@ -380,15 +396,28 @@ class _BaseTree(ABC):
         """The classifier's cost matrix, row-major; the regressor has none."""
         return None
 
+    def _altered_priors(self) -> bool:
+        """Whether the classifier's costs enter the split as altered priors."""
+        return False
+
+    def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None:
+        """The classifier's per-class weight factors (class_weight, priors); None: none."""
+        return None
+
     def _validated_pruning(self) -> _Pruning:
         method = _choice("pruning", self._preset("pruning"), _PRUNINGS)
         alpha = _real("ccp_alpha", self.ccp_alpha, 0.0)
         if method == "none" and alpha > 0:
             method = "cost_complexity"  # as in scikit-learn, a positive ccp_alpha prunes
         _choice("prepruning", self.prepruning or "none", ("none", "validation"))
+        risks = ("impurity", "misclassification") if self._estimator_type == "classifier" else ()
         return _Pruning(
             method=method,
             ccp_alpha=alpha,
+            # A regressor's squared error is both its impurity and rpart's risk.
+            ccp_risk=_choice("ccp_risk", self.ccp_risk, risks or ("impurity",)),
+            ccp_sequence=_choice("ccp_sequence", self.ccp_sequence, ("weakest_link", "rpart")),
+            floor=alpha,
             confidence=_real("confidence", self.confidence, 0.0, 0.5, open_low=True),
             prune_ties=bool(self.prune_ties),
             subtree_raising=bool(self.subtree_raising),
@@ -410,17 +439,31 @@ class _BaseTree(ABC):
         `pruning="reduced_error"`.
         """
         pruning = self._validated_pruning()
-        data = self._reweighted(
-            training_data(
-                X,
-                y,
-                target=target,
-                sample_weight=sample_weight,
-                classification=self._estimator_type == "classifier",
-                ordinal=_ordinals(self.ordinal_features),
-            )
+        data = training_data(
+            X,
+            y,
+            target=target,
+            sample_weight=sample_weight,
+            classification=self._estimator_type == "classifier",
+            ordinal=_ordinals(self.ordinal_features),
         )
+        # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
+        self._fitted = self._grow(data, self._class_factors(data), pruning, validation)
+        return self
+
+    def _grow(
+        self,
+        data: TrainingData,
+        factors: NDArray[np.float64] | None,
+        pruning: _Pruning,
+        validation: tuple[Any, ...] | None = None,
+    ) -> _Fitted:
+        """The fitted state of a tree grown on `data` with per-class weight `factors` (folded
+        into the row weights; the size rules count rows without them), then post-pruned."""
         params = self._validated_params(data.n_classes)
+        if factors is not None:
+            data = replace(data, sample_weight=data.sample_weight * factors[data.y])
+            params = replace(params, class_weights=factors.tolist())
         data = _missing.prepare(data, *self._validated_missing())
         needs_validation = self.prepruning == "validation" or pruning.method == "reduced_error"
         if needs_validation and validation is None:
@@ -447,13 +490,8 @@ class _BaseTree(ABC):
                 progress.close()
         grown = _Fitted(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
-        # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
-        self._fitted = _post_prune(grown, pruning, held_out, training)
-        return self
-
-    def _reweighted(self, data: TrainingData) -> TrainingData:
-        """The training data with any class weights folded in (the classifier's)."""
-        return data
+        costs = self._cost_list(data.n_classes)
+        return _post_prune(grown, pruning, held_out, training, costs)
 
     @staticmethod
     def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Any) -> LabelledData:
@@ -502,7 +540,8 @@ class _BaseTree(ABC):
         if X is not None:
             training = self._labelled((X, y, sample_weight), state.schema, state.classes)
         pruned = copy.copy(self)
-        pruned._fitted = _post_prune(state, pruning, held_out, training)
+        costs = self._cost_list(len(state.classes)) if state.classes is not None else None
+        pruned._fitted = _post_prune(state, pruning, held_out, training, costs)
         return pruned
 
     def cost_complexity_pruning_path(
@@ -510,10 +549,47 @@ class _BaseTree(ABC):
     ) -> PruningPath:
         """Grow a tree on X, y with these parameters (unpruned) and return its minimal
         cost-complexity pruning path, with scikit-learn's semantics: pruning at
-        `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]`."""
+        `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]` (its
+        misclassification cost with `ccp_risk="misclassification"`). To choose an alpha by
+        cross-validation (minimum error or the 1-SE rule), see `cost_complexity_cv`."""
         grower = copy.copy(self).set_params(pruning="none", ccp_alpha=0.0, prepruning=None)
-        path = _core.cost_complexity_path(grower.fit(X, y, sample_weight=sample_weight)._state.tree)
+        tree = grower.fit(X, y, sample_weight=sample_weight)._state.tree
+        pruning = self._validated_pruning()
+        path = _core.cost_complexity_path(
+            tree,
+            pruning.ccp_risk,
+            self._cost_list(tree.n_classes),
+            pruning.ccp_sequence,
+            pruning.floor,
+        )
         return PruningPath(path["ccp_alphas"], path["impurities"])
+
+    def cost_complexity_cv(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        folds: Any = 10,
+        sample_weight: Any = None,
+        target: str | None = None,
+        random_state: int | None = None,
+    ) -> CostComplexityCV:
+        """Cross-validate the minimal cost-complexity pruning path, as rpart's `xval` does,
+        and return its table (rpart's cp table: cp, n_splits, rel_error, xerror, xstd, with
+        each row's `ccp_alpha`) with the rules that pick an alpha: `.ccp_alpha("1se")` (the
+        smallest tree within one standard error of the least cross-validated error,
+        Breiman et al. 1984 §3.4.3) or `.ccp_alpha("min")`.
+
+        `folds`: a number of folds (rows assigned at random, each fold the same size up to
+        one, as rpart assigns them; `random_state` seeds it) or one fold label per row
+        (rpart's `xval` given as a vector). The tree is grown with these parameters on all
+        rows and on each fold's complement; the rows of a fold are predicted by the fold
+        tree pruned at each row's cp, and their error is the misclassification cost (with
+        `ccp_risk="misclassification"`, rpart's `xerror`) or the squared error. A positive
+        `ccp_alpha` ends the table there, as rpart's `cp` does."""
+        from .pruning import cross_validate
+
+        return cross_validate(self, X, y, folds, sample_weight, target, random_state)
 
     @property
     def pruning_trace_(self) -> pl.DataFrame | None:
@@ -849,27 +925,47 @@ class DecisionTreeClassifier(_BaseTree):
     }
     _criteria: ClassVar[tuple[str, ...]] = _CLASS_CRITERIA
 
-    def __init__(self, *, cost_matrix: Any = None, class_weight: Any = None, **params: Any) -> None:
+    def __init__(
+        self,
+        *,
+        cost_matrix: Any = None,
+        class_weight: Any = None,
+        priors: Any = None,
+        altered_priors: bool = False,
+        **params: Any,
+    ) -> None:
         super().__init__(**params)
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
+        self.priors = priors
+        self.altered_priors = altered_priors
 
     # scikit-learn (and get_params) read the parameters from the signature: show them all.
     __init__.__signature__ = _extended_signature(  # type: ignore[attr-defined]
-        _BaseTree.__init__, ("cost_matrix", "class_weight")
+        _BaseTree.__init__, ("cost_matrix", "class_weight", "priors", "altered_priors")
     )
 
-    def _reweighted(self, data: TrainingData) -> TrainingData:
-        """`class_weight` folded into the row weights: a dict label -> weight, or "balanced"
-        (n_rows / (n_classes * class count)) as in scikit-learn."""
-        if self.class_weight is None:
-            return data
+    def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None:
+        """The factor each class's row weights are multiplied by: `class_weight` (a dict
+        label -> weight, or "balanced": n_rows / (n_classes * class count), as in
+        scikit-learn) or `priors` (rpart's: class k's factor is π_k / f_k, f_k its weighted
+        share of the rows, so that each class weighs its prior). They re-weight the criterion
+        and the leaves; the size rules still count rows."""
+        if self.class_weight is not None and self.priors is not None:
+            raise ValueError(
+                "class_weight and priors both re-weight the classes; give one of them "
+                "(priors π are class_weight π_k / f_k, f_k the class's share of the rows)"
+            )
         assert data.classes is not None  # a classifier's data
+        if self.priors is not None:
+            return _prior_factors(self.priors, data)
+        if self.class_weight is None:
+            return None
         counts = np.bincount(data.y, minlength=data.n_classes)
         if isinstance(self.class_weight, str):
             _choice("class_weight", self.class_weight, ("balanced",))
-            per_class = len(data.y) / (data.n_classes * np.maximum(counts, 1))
-        elif isinstance(self.class_weight, dict):
+            return len(data.y) / (data.n_classes * np.maximum(counts, 1))
+        if isinstance(self.class_weight, dict):
             labels = data.classes.tolist()
             unknown = [k for k in self.class_weight if k not in labels]
             if unknown:
@@ -877,9 +973,15 @@ class DecisionTreeClassifier(_BaseTree):
             per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in labels])
             if not np.all(np.isfinite(per_class) & (per_class > 0)):
                 raise ValueError("class_weight values must be finite and positive")
-        else:
-            raise TypeError("class_weight must be None, 'balanced' or a dict label -> weight")
-        return replace(data, sample_weight=data.sample_weight * per_class[data.y])
+            return per_class
+        raise TypeError("class_weight must be None, 'balanced' or a dict label -> weight")
+
+    def _altered_priors(self) -> bool:
+        if not isinstance(self.altered_priors, bool | np.bool_):
+            raise ValueError(f"altered_priors must be True or False; got {self.altered_priors!r}")
+        if self.altered_priors and self.cost_matrix is None:
+            raise ValueError("altered_priors=True puts cost_matrix into the split: give one")
+        return bool(self.altered_priors)
 
     def _cost_list(self, n_classes: int) -> list[float] | None:
         if self.cost_matrix is None:
@@ -1031,6 +1133,37 @@ def _ordinals(value: Any) -> Ordinals:
             )
         ordinals[name] = None if order is None else tuple(str(c) for c in order)
     return ordinals
+
+
+def _prior_factors(priors: Any, data: TrainingData) -> NDArray[np.float64]:
+    """rpart's priors as class factors π_k / f_k, f_k class k's share of the row weight:
+    `priors` is a dict label -> prior or a sequence in `classes_` order, each > 0, summing
+    to 1."""
+    assert data.classes is not None
+    labels = data.classes.tolist()
+    if isinstance(priors, dict):
+        unknown = [k for k in priors if k not in labels]
+        missing = [c for c in labels if c not in priors]
+        if unknown or missing:
+            raise ValueError(
+                f"priors must give every class of y one prior; unknown {unknown!r}, "
+                f"missing {missing!r}"
+            )
+        values = [priors[c] for c in labels]
+    elif isinstance(priors, list | tuple | np.ndarray):
+        values = list(np.asarray(priors).ravel())
+    else:
+        raise TypeError("priors must be a dict label -> prior or a sequence in classes_ order")
+    if len(values) != len(labels):
+        raise ValueError(f"priors must hold {len(labels)} values (one per class), got {len(values)}")
+    try:
+        prior = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"priors must be numbers; got {values!r}") from None
+    if not (np.all(np.isfinite(prior) & (prior > 0)) and abs(prior.sum() - 1.0) <= 1e-9):
+        raise ValueError(f"priors must be positive and sum to 1; got {prior.tolist()}")
+    share = np.bincount(data.y, weights=data.sample_weight, minlength=len(labels))
+    return prior / (share / share.sum())
 
 
 def _limit(max_categories: Any) -> int | None:

@@ -628,11 +628,12 @@ impl Grower<'_, '_, '_> {
             );
         } else {
             set_one(&mut tree.impurity, i, self.searcher.node_impurity(&stats));
-            let label = class_of(
-                &stats,
-                parent.map(|p| tree.label(p)),
-                self.params.cost_matrix.as_deref(),
-            );
+            // rpart (missing="surrogate") breaks a tie for the first class (`gini.c`), the
+            // texts for the parent's.
+            let parent_label = parent
+                .filter(|_| self.params.missing != MissingStrategy::Surrogate)
+                .map(|p| tree.label(p));
+            let label = class_of(&stats, parent_label, self.params.cost_matrix.as_deref());
             set_one(&mut tree.label, i, label);
             set(&mut tree.value, i * width, &stats);
         }

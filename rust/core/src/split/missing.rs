@@ -531,7 +531,7 @@ fn numeric_surrogate(v: &[f64], primary: &Primary, feature: usize) -> Option<Fou
     Some(Found {
         agreement,
         feature,
-        threshold: super::numeric::midpoint(lo, hi),
+        threshold: super::numeric::rpart_threshold(lo, hi),
         children: if orientation == 0 {
             vec![0, 1]
         } else {
