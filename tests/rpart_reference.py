@@ -50,6 +50,13 @@ class Case:
     loss: tuple[tuple[float, ...], ...] | None = None  # rows: true class, columns: predicted
     seed: int = 1  # set.seed() before rpart draws the folds
 
+    @property
+    def label(self) -> str:
+        """`kyphosis-information-cp0-prior-loss`: the case in a word."""
+        parts = [self.name, self.split, f"cp{self.rpart_control()['cp']:g}"]
+        parts += ["prior"] * (self.prior is not None) + ["loss"] * (self.loss is not None)
+        return "-".join(parts)
+
     def rpart_control(self) -> dict[str, float]:
         """rpart.control's defaults with this case's values."""
         control = {"minsplit": 20, "cp": 0.01, "maxsurrogate": 5, "maxdepth": 30}
@@ -261,9 +268,7 @@ def run_rpart(cases: tuple[Case, ...] = CASES) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cases.R"
         path.write_text(script)
-        done = subprocess.run(
-            ["Rscript", str(path)], capture_output=True, text=True, check=False
-        )
+        done = subprocess.run(["Rscript", str(path)], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"Rscript failed:\n{done.stderr}")
     return json.loads(done.stdout)

@@ -28,6 +28,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from . import _core, _missing
+from ._validation import training_data
 
 if TYPE_CHECKING:
     from ._validation import TrainingData
@@ -96,8 +97,7 @@ def cross_validate(
     random_state: int | None,
 ) -> CostComplexityCV:
     """`model.cost_complexity_cv` (see its documentation and this module's)."""
-    from .tree import _ordinals
-    from ._validation import training_data
+    from .tree import _ordinals  # tree.py imports this module
 
     if model.prepruning == "validation":
         raise ValueError(

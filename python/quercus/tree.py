@@ -807,8 +807,10 @@ class _BaseTree(ABC):
     def to_polars_expr(self) -> pl.Expr:
         """The tree as a pure Polars `when/then` expression named after the target (quercus
         is not needed to run it). Equal to `predict(X, output="polars")` on rows with no
-        missing tested value; a missing value (null, NaN, an unseen category) goes down the
-        branch with the largest training share, since C4.5's fractions cannot be expressed
+        missing tested value, and on every row when the tree sends a missing value to one
+        child (every `missing=` strategy but C4.5's fractions; surrogate splits included).
+        With C4.5's fractions a missing value (null, NaN, an unseen category) goes down the
+        branch with the largest training share, since the fractions cannot be expressed
         (see `quercus.native`)."""
         state = self._state
         dtype = native.prediction_dtype(state.schema, state.classes)
@@ -1155,7 +1157,9 @@ def _prior_factors(priors: Any, data: TrainingData) -> NDArray[np.float64]:
     else:
         raise TypeError("priors must be a dict label -> prior or a sequence in classes_ order")
     if len(values) != len(labels):
-        raise ValueError(f"priors must hold {len(labels)} values (one per class), got {len(values)}")
+        raise ValueError(
+            f"priors must hold {len(labels)} values (one per class), got {len(values)}"
+        )
     try:
         prior = np.array(values, dtype=np.float64)
     except (TypeError, ValueError):
