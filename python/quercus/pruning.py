@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CostComplexityCV"]
 
-# Alphas closer than this (relative) are one row of the table: the sums behind two equal
-# complexities run in different orders.
+# Alphas closer than this (relative to the larger, or to R(root)) are one row of the table:
+# the sums behind two equal complexities run in different orders.
 _SAME_ALPHA = 1e-9
 RULES = ("1se", "min")
 
@@ -199,17 +199,23 @@ def _table_rows(
     path: dict[str, NDArray[Any]], floor: float
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]:
     """rpart's rows from a pruning path: for each distinct alpha above `floor` (largest
-    first) the subtree after every collapse at or below it, then `floor`'s own subtree."""
+    first) the subtree after every collapse at or below it, then `floor`'s own subtree.
+    Alphas within 1e-9 of each other (relative to the larger and to R(root), as the core
+    prunes) are one."""
     alphas = path["ccp_alphas"]
     risks = path["impurities"]
     splits = path["n_splits"]
+    root = float(risks[-1])
+
+    def at_most(a: float, b: float) -> bool:
+        return bool(a <= b + _SAME_ALPHA * max(b, root))
+
     rows: list[tuple[float, int, float]] = []
     last = 0  # the path's state before any collapse above the floor
     for i in range(1, len(alphas)):
-        same = i + 1 < len(alphas) and alphas[i + 1] <= alphas[i] + _SAME_ALPHA * alphas[i]
-        if same:
-            continue
-        if alphas[i] <= floor + _SAME_ALPHA * floor:
+        if i + 1 < len(alphas) and at_most(alphas[i + 1], alphas[i]):
+            continue  # the next collapse has the same alpha
+        if at_most(alphas[i], floor):
             last = i
             continue
         rows.append((float(alphas[i]), int(splits[i]), float(risks[i])))

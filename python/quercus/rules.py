@@ -395,11 +395,11 @@ class Routed:
 
     def to_polars(self) -> pl.Expr:
         chain: pl.Expr = pl.lit(self.default)
-        for known, sends in reversed(self.surrogates):
+        for surrogate, sends in reversed(self.surrogates):
             here = pl.lit(sends) if isinstance(sends, bool) else sends.to_polars().fill_null(False)
-            chain = pl.when(known.to_polars()).then(here).otherwise(chain)
-        known = _all([k.to_polars() for k in self.known])
-        return self.test.to_polars().fill_null(False) | (~known & chain)
+            chain = pl.when(surrogate.to_polars()).then(here).otherwise(chain)
+        decided = _all([k.to_polars() for k in self.known])
+        return self.test.to_polars().fill_null(False) | (~decided & chain)
 
     def to_sql(self) -> str:
         arms = " ".join(
@@ -777,6 +777,7 @@ def node_conditions(
             continue
         child = first_child[node] + taken
         condition, precondition = edges[child]
+        assert not isinstance(precondition, Routed)  # only `_route` makes those
         edges[child] = (condition, replace(precondition, missing=True))
     return edges
 

@@ -264,7 +264,8 @@ fn surrogates_route_a_missing_value_through_another_feature() {
     assert_eq!(surrogates.len(), 1);
     let s = surrogates[0];
     assert_eq!(s.feature, 1);
-    assert_eq!(s.threshold, -3.5);
+    // rpart's threshold: z < −3.5 is z <= the float just below −3.5.
+    assert_eq!(s.threshold, (-3.5f64).next_down());
     assert_eq!(s.agreement, 1.0);
     assert_eq!(s.children, &[1, 0]);
     // at fit: row 6 (z = −1.5) goes left, row 7 (z = −7) right

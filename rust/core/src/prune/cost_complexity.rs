@@ -199,13 +199,22 @@ pub fn cost_complexity_controlled(
     }
     risk.check(tree)?;
     sequence.check()?;
-    // A relative 1e-9 margin: an alpha read off a pruning path (ours or scikit-learn's,
-    // whose sums run in another order) must prune its own link despite last-digit noise.
+    // A margin of 1e-9 relative to alpha or to R(root): an alpha read off a pruning path
+    // (ours or scikit-learn's, whose sums run in another order) must prune its own link
+    // despite last-digit noise, and a link of zero gain (whose alpha rounding can leave at
+    // 1e-18) goes at alpha 0.
+    let total = tree.weight(NodeId::ROOT);
+    let scale = if total > 0.0 {
+        risk.of(tree, NodeId::ROOT) / total
+    } else {
+        0.0
+    };
+    let margin = 1e-9 * alpha.max(scale).max(f64::MIN_POSITIVE);
     let collapse = collapses(
         tree,
         risk,
         sequence,
-        |effective| control.stopped() || alpha + 1e-9 * alpha.max(f64::MIN_POSITIVE) < effective,
+        |effective| control.stopped() || alpha + margin < effective,
         |_, _, _| control.advance(1),
     );
     control.check()?;

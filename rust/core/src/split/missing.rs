@@ -487,10 +487,11 @@ fn numeric_surrogate(v: &[f64], primary: &Primary, feature: usize) -> Option<Fou
         .iter()
         .filter_map(|&(r, w, child)| {
             let x = v.get(r).copied().unwrap_or(f64::NAN);
-            (!x.is_nan()).then(|| match child {
+            let row = match child {
                 Some(k) => (x, w, k),
                 None => (x, 0.0, 2),
-            })
+            };
+            (!x.is_nan()).then_some(row)
         })
         .collect();
     rows.sort_by(|a, b| a.0.total_cmp(&b.0));
