@@ -181,7 +181,7 @@ def test_priors_are_class_weights_of_prior_over_share():
     [
         ({"priors": {"yes": 0.5}}, "every class"),
         ({"priors": [0.2, 0.2]}, "sum to 1"),
-        ({"priors": [1.0]}, "one per class"),
+        ({"priors": [1.0]}, "one value per class"),
         ({"priors": [0.0, 1.0]}, "positive"),
         ({"priors": "equal"}, "priors must be"),
         ({"priors": [0.5, 0.5], "class_weight": "balanced"}, "give one of them"),

@@ -34,7 +34,7 @@ PARAMS = {
     "prune_ties": True,
     "subtree_raising": True,
     "splits": "axis",
-    "missing": "fractional",
+    "missing": None,
     "max_surrogates": 5,
     "drop_features_above": None,
     "splitter": "auto",

@@ -139,7 +139,7 @@ def test_bundled_nominal_data_split_by_subset():
         (["weight"], ValueError, r"'weight', which is numeric"),
         ({"size": ["small", "large"]}, ValueError, r"lacks categories .* 'huge', 'medium'"),
         ({"size": [*SIZES, "small"]}, ValueError, r"lists a category twice"),
-        ("size", TypeError, r"must be None, a list of column names, or a dict"),
+        ("size", TypeError, r"must be a list of column names, a dict or None"),
         ({"size": "small"}, TypeError, r"must list the categories in order"),
         ([3], TypeError, r"names columns by string"),
     ],

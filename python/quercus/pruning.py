@@ -31,8 +31,9 @@ from . import _core, _missing
 from ._validation import training_data
 
 if TYPE_CHECKING:
+    from ._fitted import FittedTree
     from ._validation import TrainingData
-    from .tree import _BaseTree, _Fitted
+    from .tree import _BaseTree
 
 __all__ = ["CostComplexityCV"]
 
@@ -99,11 +100,12 @@ def cross_validate(
     """`model.cost_complexity_cv` (see its documentation and this module's)."""
     from .tree import _ordinals  # tree.py imports this module
 
-    if model.prepruning == "validation":
+    checked = model._checked()
+    if checked["prepruning"] == "validation":
         raise ValueError(
             "cost_complexity_cv grows trees without validation data: set prepruning=None"
         )
-    pruning = model._validated_pruning()
+    pruning = model._validated_pruning(checked)
     if pruning.method not in ("none", "cost_complexity"):
         raise ValueError(
             f"cost_complexity_cv cross-validates cost-complexity pruning; this estimator "
@@ -117,12 +119,12 @@ def cross_validate(
         target=target,
         sample_weight=sample_weight,
         classification=model._estimator_type == "classifier",
-        ordinal=_ordinals(model.ordinal_features),
+        ordinal=_ordinals(checked["ordinal_features"]),
     )
     fold_of = _fold_labels(folds, len(data.y), random_state)
     factors = model._class_factors(data)
     grow = replace(pruning, method="none", ccp_alpha=0.0)
-    full = model._grow(data, factors, grow)
+    full = model._grow(checked, data, factors, grow)
     costs = model._cost_list(data.n_classes)
     path = _core.cost_complexity_path(
         full.tree, pruning.ccp_risk, costs, pruning.ccp_sequence, pruning.floor
@@ -144,7 +146,7 @@ def cross_validate(
     for fold in np.unique(fold_of):
         held = fold_of == fold
         train = _take(data, ~held)
-        tree_state = model._grow(train, factors, grow)
+        tree_state = model._grow(checked, train, factors, grow)
         # rpart rescales its absolute alphas by the fold's share of the case weight; quercus's
         # alphas are per unit of the root's weight, the fold's own.
         scale = weighed.sum() * (train.sample_weight.sum() / case_total) / weighed[~held].sum()
@@ -188,7 +190,7 @@ def cross_validate(
         },
     )
     estimator = copy.copy(model)
-    estimator._fitted = model._grow(data, factors, pruning)
+    estimator._fitted = model._grow(checked, data, factors, pruning)
     assert predictions is not None  # at least two folds
     if data.classes is not None:
         predictions = data.classes[predictions]
@@ -226,11 +228,11 @@ def _table_rows(
 
 
 def _predict(
-    model: _BaseTree, grown: _Fitted, pruned: _core.Tree, columns: list[_core.Column]
+    model: _BaseTree, grown: FittedTree, pruned: _core.Tree, columns: list[_core.Column]
 ) -> NDArray[Any]:
     """The predictions of `pruned` (grown as `grown`) on encoded `columns`, as `predict`
     makes them: class codes, or values."""
-    state = replace(grown, tree=pruned)
+    state = grown.replace_tree(pruned)
     predictor = copy.copy(model)
     predictor._fitted = state
     features = state.schema.features
