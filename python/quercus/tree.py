@@ -139,10 +139,11 @@ _PRESETS = (
 )
 
 
-def _extended_signature(base: Any, extra: tuple[str, ...]) -> inspect.Signature:
-    """`base`'s signature plus keyword-only parameters `extra` defaulting to None."""
+def _extended_signature(base: Any, extra: dict[str, Any]) -> inspect.Signature:
+    """`base`'s signature plus keyword-only parameters `extra` (name -> default)."""
     signature = inspect.signature(base)
-    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
+    kind = inspect.Parameter.KEYWORD_ONLY
+    added = [inspect.Parameter(n, kind, default=d) for n, d in extra.items()]
     return signature.replace(parameters=[*signature.parameters.values(), *added])
 
 
@@ -1007,7 +1008,8 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
     # scikit-learn (and get_params) read the parameters from the signature: show them all.
     __init__.__signature__ = _extended_signature(  # type: ignore[attr-defined]
-        _BaseTree.__init__, ("cost_matrix", "class_weight", "priors", "altered_priors")
+        _BaseTree.__init__,
+        {"cost_matrix": None, "class_weight": None, "priors": None, "altered_priors": False},
     )
 
     def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None:
