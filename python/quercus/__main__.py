@@ -327,7 +327,7 @@ def _parser() -> _Parser:
     fit.add_argument("data", metavar="DATA", help="training data, .csv or .parquet")
     fit.add_argument("--target", required=True, metavar="COL", help="the column to predict")
     fit.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
-    fit.add_argument("--algorithm", choices=("id3", "c4.5", "cart"), default="cart")
+    fit.add_argument("--algorithm", choices=("id3", "c4.5", "cart", "optimal"), default="cart")
     fit.add_argument(
         "--criterion", help="entropy, gain_ratio, gini, misclassification (squared_error)"
     )

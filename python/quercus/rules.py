@@ -91,7 +91,7 @@ class Condition:
         missing`.
 
         A subset is worded by its shorter side (`name not in {c}` rather than `name in {a,
-        b}`); `max_categories`: at most that many categories are listed, the rest counted
+        b}`; on a tie, the side that passes, one category as `name = v`); `max_categories`: at most that many categories are listed, the rest counted
         (`name in {a, b, … 1,809 more}`). The full sets stay in `value` and `other`."""
         if not self.terms and self.value == math.inf:
             return f"{self.feature} is {'known' if self.operator == '<=' else 'missing'}"
@@ -103,11 +103,15 @@ class Condition:
         if isinstance(self.value, float):
             value = format_number(self.value, decimals)
         elif isinstance(self.value, tuple):
-            listed = self.value
-            if self.other and len(self.other) < len(self.value):
-                listed = self.other
-                operator = "not in" if self.operator == "in" else "in"
-            value = braced(listed, max_categories)
+            if not self.other:  # the other side unknown: as stored
+                return f"{self.feature} {operator} {braced(self.value, max_categories)}"
+            inside = self.operator == "in"
+            passing, failing = (self.value, self.other) if inside else (self.other, self.value)
+            if len(failing) < len(passing):
+                return f"{self.feature} not in {braced(failing, max_categories)}"
+            if len(passing) == 1:
+                return f"{self.feature} = {passing[0]}"
+            return f"{self.feature} in {braced(passing, max_categories)}"
         else:
             value = self.value
         return f"{self.feature} {operator} {value}"

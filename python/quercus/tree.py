@@ -9,8 +9,10 @@ stays a thin layer of scikit-learn conventions.
 from __future__ import annotations
 
 import copy
+import html
 import inspect
 import os
+import warnings
 from abc import ABC
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
@@ -19,7 +21,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _missing, model_io, native, pictures, render
+from . import _core, _missing, model_io, native, pictures, render, serving
 from ._base import ClassifierBase, EstimatorBase, RegressorBase
 from ._fitted import FittedTree, is_dense
 from ._params import (
@@ -64,13 +66,15 @@ if TYPE_CHECKING:
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
-_SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary"}  # algorithm presets
+# algorithm presets; "optimal" is the branch and bound of rust/core/src/optimal (subsets)
+_SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary", "optimal": "binary"}
 # C4.5 release 8 / Weka J48 defaults (Quinlan 1993, 1996); ID3 and CART add no such rules.
 _C45 = {"min_objects": 2.0, "numeric_gain_correction": True, "pruning": "pessimistic"}
 _NO_C45 = {"min_objects": 0.0, "numeric_gain_correction": False, "pruning": "none"}
 # Missing values: C4.5's fractions for the texts' algorithms; CART follows scikit-learn
 # (>= 1.3), whose users expect a learned direction per split.
-_MISSING = {"id3": "fractional", "c4.5": "fractional", "cart": "learned"}
+# The optimal search sends missing values to the side it finds best (learned) too.
+_MISSING = {"id3": "fractional", "c4.5": "fractional", "cart": "learned", "optimal": "learned"}
 # The class criteria of texts 000 and 002 §3; squared_error is the regression one.
 _CLASS_CRITERIA = (
     "entropy",
@@ -481,6 +485,11 @@ class _BaseTree(EstimatorBase, ABC):
                 "prepruning='validation' and pruning='reduced_error' need "
                 "fit(..., validation=(X_val, y_val))"
             )
+        if checked["algorithm"] == "optimal":
+            # Assigned only once the search succeeded, as below.
+            tree = self._grow_optimal(data, params, checked, validation)
+            self._fitted = FittedTree(tree, data.schema, data.classes)
+            return self
         held_out = None
         if validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
@@ -502,6 +511,51 @@ class _BaseTree(EstimatorBase, ABC):
         training = LabelledData(data.columns, data.y, data.sample_weight)
         costs = self._cost_list(data.n_classes)
         return _post_prune(grown, pruning, held_out, training, costs)
+
+    def _grow_optimal(
+        self,
+        data: TrainingData,
+        params: _Params,
+        checked: dict[str, Any],
+        validation: tuple[Any, ...] | None,
+    ) -> _core.Tree:
+        """algorithm="optimal": the tree of least training error plus `ccp_alpha` per leaf
+        within max_depth (and max_leaf_nodes); the core refuses the parameters it does not
+        take. Past max_time, the best tree found, with a warning giving its gap."""
+        if checked["pruning"] != "none":
+            raise ValueError(
+                "pruning: an optimal tree is not post-pruned; ccp_alpha is part of the "
+                "objective it minimises"
+            )
+        if checked["prepruning"] not in (None, "none") or validation is not None:
+            raise ValueError(
+                "prepruning and validation do not apply to algorithm='optimal', which "
+                "compares whole trees on the training data"
+            )
+        progress = self._reporter("fit")
+        try:
+            tree = _core.fit_optimal(
+                data.columns,
+                data.y,
+                data.n_classes,
+                data.sample_weight,
+                asdict(params),
+                checked["ccp_alpha"],
+                progress,
+            )
+        finally:
+            if progress is not None:
+                progress.close()
+        objective, lower = tree.optimality or (0.0, 0.0)
+        if lower < objective:
+            warnings.warn(
+                f"max_time ran out before the search finished: the tree is the best found, "
+                f"its objective at most {(objective - lower) / objective:.2%} above the "
+                "optimum (optimality_gap_)",
+                UserWarning,
+                stacklevel=3,
+            )
+        return tree
 
     @staticmethod
     def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Any) -> LabelledData:
@@ -605,6 +659,25 @@ class _BaseTree(EstimatorBase, ABC):
         from .pruning import cross_validate
 
         return cross_validate(self, X, y, folds, sample_weight, target, random_state)
+
+    @property
+    def optimality_gap_(self) -> float | None:
+        """algorithm="optimal": how far the tree's objective (training error per unit of
+        weight plus ccp_alpha per leaf) may be above the optimum, relative to it:
+        (objective − proven lower bound) / objective; 0.0 when it is proven optimal (always,
+        unless max_time ran out). None for the greedy algorithms and pruned copies."""
+        optimality = self._state.tree.optimality
+        if optimality is None:
+            return None
+        objective, lower = optimality
+        return 0.0 if lower >= objective else (objective - lower) / objective
+
+    @property
+    def proven_optimal_(self) -> bool | None:
+        """algorithm="optimal": whether the search proved the tree optimal (it did unless
+        max_time ran out first). None for the greedy algorithms and pruned copies."""
+        optimality = self._state.tree.optimality
+        return None if optimality is None else optimality[1] >= optimality[0]
 
     @property
     def pruning_trace_(self) -> pl.DataFrame | None:
@@ -844,6 +917,18 @@ class _BaseTree(EstimatorBase, ABC):
         state = self._state
         return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table)
 
+    def to_onnx(self, *, dtype: Any = np.float64, ml_opset: int = 5) -> Any:
+        """The model as an ONNX `ModelProto` (`ai.onnx.ml` TreeEnsemble; `ml_opset=3`: the
+        older TreeEnsembleRegressor), for onnxruntime: input `X` as
+        `quercus.serving.onnx_input(model, X)` encodes it; see `quercus.serving.to_onnx`.
+        Needs the `onnx` package."""
+        return serving.to_onnx(self, dtype=dtype, ml_opset=ml_opset)
+
+    def to_treelite(self) -> Any:
+        """The model as a `treelite.Model` (for TL2cgen's C code); see
+        `quercus.serving.to_treelite`. Needs the `treelite` package."""
+        return serving.to_treelite(self)
+
     def to_dot(
         self, *, decimals: int = 3, max_categories: int | None = pictures.PICTURE_CATEGORIES
     ) -> str:
@@ -895,6 +980,13 @@ class _BaseTree(EstimatorBase, ABC):
         if not self.__sklearn_is_fitted__():
             return None
         return self.to_svg(width=_REPR_SVG_WIDTH)
+
+    def _repr_html_(self) -> str:
+        """HTML display (documentation galleries, HTML notebooks): the fitted tree's
+        picture, as `_repr_svg_`; before fit, the escaped repr."""
+        if not self.__sklearn_is_fitted__():
+            return f"<pre>{html.escape(repr(self))}</pre>"
+        return f'<div class="quercus-tree">{self.to_svg(width=_REPR_SVG_WIDTH)}</div>'
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
         """Jupyter's display: the tree's picture once fitted (scikit-learn's estimator
@@ -980,6 +1072,7 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         "id3": "entropy",
         "c4.5": "gain_ratio",
         "cart": "gini",
+        "optimal": "misclassification",
     }
     _constraints: ClassVar[dict[str, Constraints]] = {
         **_CONSTRAINTS,
