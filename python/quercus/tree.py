@@ -486,10 +486,8 @@ class _BaseTree(EstimatorBase, ABC):
                 "fit(..., validation=(X_val, y_val))"
             )
         if checked["algorithm"] == "optimal":
-            # Assigned only once the search succeeded, as below.
             tree = self._grow_optimal(data, params, checked, validation)
-            self._fitted = FittedTree(tree, data.schema, data.classes)
-            return self
+            return FittedTree(tree, data.schema, data.classes)
         held_out = None
         if validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
