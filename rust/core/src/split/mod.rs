@@ -602,7 +602,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
             },
             // Shares of the caller's weight, whatever the search weighed.
             fractions: {
-                let known = plain.iter().sum::<f64>();
+                let known = if self.scales.is_some() {
+                    plain.iter().sum::<f64>()
+                } else {
+                    known_w
+                };
                 plain.iter().map(|w| w / known).collect()
             },
             children: part.children.to_vec(),
