@@ -437,7 +437,7 @@ def test_unsupported_combinations_say_why():
             DecisionTreeRegressor(criterion=criterion).fit(X, np.abs(R))
     with pytest.raises(ValueError, match=r"Monotonicity.*multiple outputs.*3 columns"):
         DecisionTreeClassifier(monotonic_cst=[1] + [0] * (X.shape[1] - 1)).fit(X, Y)
-    with pytest.raises(ValueError, match="optimal.*one output"):
+    with pytest.raises(ValueError, match=r"optimal.*one output"):
         DecisionTreeClassifier(algorithm="optimal", max_depth=2).fit(X, Y)
     with pytest.raises(ValueError, match="list of dicts, or the string 'balanced'"):
         DecisionTreeClassifier(class_weight={0: 2.0}).fit(X, Y)

@@ -240,11 +240,28 @@ def prune_pessimistic(
 ) -> Tree:
     """C4.5's error-based pruning; with the training data, subtree raising too."""
 
-def prune_cost_complexity(tree: Tree, ccp_alpha: float) -> Tree:
-    """CART's minimal cost-complexity pruning at ``ccp_alpha`` (scikit-learn's semantics)."""
+def prune_cost_complexity(
+    tree: Tree,
+    ccp_alpha: float,
+    ccp_risk: str = "impurity",
+    costs: list[float] | None = None,
+    ccp_sequence: str = "weakest_link",
+    floor: float = 0.0,
+) -> Tree:
+    """CART's minimal cost-complexity pruning at ``ccp_alpha`` (scikit-learn's semantics),
+    a leaf charged its impurity or (``ccp_risk="misclassification"``) its misclassification
+    cost under ``costs`` (row-major, rows the true class); ``ccp_sequence="rpart"`` prunes
+    by rpart's complexities, those at or below ``floor`` collapsed first."""
 
-def cost_complexity_path(tree: Tree) -> dict[str, NDArray[np.float64]]:
-    """The pruning path: keys ``ccp_alphas`` and ``impurities``."""
+def cost_complexity_path(
+    tree: Tree,
+    ccp_risk: str = "impurity",
+    costs: list[float] | None = None,
+    ccp_sequence: str = "weakest_link",
+    floor: float = 0.0,
+) -> dict[str, NDArray[Any]]:
+    """The pruning path: keys ``ccp_alphas``, ``impurities`` (the risk of each subtree) and
+    ``n_splits`` (its internal nodes)."""
 
 def fit_optimal(
     columns: list[Column],

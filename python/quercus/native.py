@@ -6,8 +6,9 @@ Missing values in the pure renderings (`tree_expr`, `tree_sql`). A tree grown wi
 `missing="majority_branch"`, `"class_majority"`, `"separate"` or `"learned"` sends a row whose
 tested value is missing to one child of each split (`missing_child`), and so do the
 renderings: on such trees they predict exactly what `predict` does. A `"surrogate"` tree
-first tries its surrogate splits, which the renderings leave out: they go straight to the
-majority child. The fractional tree (C4.5, the default) sends such a row down every branch
+sends it by the first surrogate split whose feature the row has, else to the majority child;
+the renderings write that chain into each split's condition (`rules.Routed`), so they predict
+what `predict` does too. The fractional tree (C4.5, the default) sends such a row down every branch
 with C4.5's fractions and sums the leaves it reaches; one `when/then` (or `CASE`) value cannot
 do that, so the renderings send it down the single branch that received the largest share of
 the node's training weight (its largest `branch_fraction`, the first such branch on a tie).

@@ -61,6 +61,7 @@ from ._validation import (
     training_data,
     transform,
 )
+from .pruning import CostComplexityCV
 from .rules import MAX_CATEGORIES, RuleSet
 
 if TYPE_CHECKING:
@@ -131,6 +132,8 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "prepruning": (Options(("none", "validation")), None),
     "pruning": (Options(_PRUNINGS), None),
     "ccp_alpha": (Real(0.0),),
+    "ccp_risk": (Options(("impurity",)),),  # the classifier adds "misclassification"
+    "ccp_sequence": (Options(("weakest_link", "rpart")),),
     "confidence": (Real(0.0, 0.5, open_low=True),),
     "prune_ties": (Boolean(),),
     "subtree_raising": (Boolean(),),
@@ -159,10 +162,11 @@ _PRESETS = (
 )
 
 
-def _extended_signature(base: Any, extra: tuple[str, ...]) -> inspect.Signature:
-    """`base`'s signature plus keyword-only parameters `extra` defaulting to None."""
+def _extended_signature(base: Any, extra: dict[str, Any]) -> inspect.Signature:
+    """`base`'s signature plus keyword-only parameters `extra` (name -> default)."""
     signature = inspect.signature(base)
-    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
+    kind = inspect.Parameter.KEYWORD_ONLY
+    added = [inspect.Parameter(n, kind, default=d) for n, d in extra.items()]
     return signature.replace(parameters=[*signature.parameters.values(), *added])
 
 
@@ -171,9 +175,11 @@ def _post_prune(
     pruning: _Pruning,
     held_out: LabelledData | None,
     training: LabelledData | None,
+    costs: list[float] | None = None,
 ) -> FittedTree:
     """`state` with its tree pruned by `pruning.method` (unchanged for "none"); records the
-    reduced-error steps as the state's trace."""
+    reduced-error steps as the state's trace. `costs`: the classifier's cost matrix, which a
+    misclassification risk charges."""
     tree, trace = state.tree, None
     if pruning.method == "reduced_error":
         assert held_out is not None  # checked by the callers
@@ -183,7 +189,9 @@ def _post_prune(
         raising = training.as_core() if pruning.subtree_raising and training else None
         tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
     elif pruning.method == "cost_complexity":
-        tree = _core.prune_cost_complexity(tree, pruning.ccp_alpha)
+        tree = _core.prune_cost_complexity(
+            tree, pruning.ccp_alpha, pruning.ccp_risk, costs, pruning.ccp_sequence, pruning.floor
+        )
     return state.replace_tree(tree, trace)
 
 
@@ -216,6 +224,8 @@ class _Params:
     min_objects: float
     numeric_gain_correction: bool
     cost_matrix: list[float] | None
+    altered_priors: bool
+    class_weights: list[float] | None  # per-class factors already in the row weights
     oblique: bool
     missing: str  # the core's strategy (see `_missing.core_strategy`)
     max_surrogates: int
@@ -234,6 +244,9 @@ class _Pruning:
 
     method: str
     ccp_alpha: float
+    ccp_risk: str
+    ccp_sequence: str
+    floor: float  # rpart's sequence: the alpha the tree was grown at (its cp × R(root))
     confidence: float
     prune_ties: bool
     subtree_raising: bool
@@ -285,6 +298,8 @@ class _BaseTree(EstimatorBase, ABC):
         prepruning: str | None = None,
         pruning: str | None = None,
         ccp_alpha: float = 0.0,
+        ccp_risk: str = "impurity",
+        ccp_sequence: str = "weakest_link",
         confidence: float = 0.25,
         prune_ties: bool = True,
         subtree_raising: bool = True,
@@ -319,6 +334,8 @@ class _BaseTree(EstimatorBase, ABC):
         self.prepruning = prepruning
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
+        self.ccp_risk = ccp_risk
+        self.ccp_sequence = ccp_sequence
         self.confidence = confidence
         self.prune_ties = prune_ties
         self.subtree_raising = subtree_raising
@@ -422,6 +439,8 @@ class _BaseTree(EstimatorBase, ABC):
             min_objects=checked["min_objects"],
             numeric_gain_correction=checked["numeric_gain_correction"],
             cost_matrix=self._cost_list(data.n_classes),
+            altered_priors=bool(checked.get("altered_priors", False)),
+            class_weights=None,  # set by `_grow` from `_class_factors`
             oblique=checked["splits"] == "oblique",
             missing=_missing.core_strategy(checked["missing"]),
             max_surrogates=checked["max_surrogates"],
@@ -440,6 +459,14 @@ class _BaseTree(EstimatorBase, ABC):
         """The classifier's cost matrix, row-major; the regressor has none."""
         return None
 
+    def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None:
+        """The classifier's per-class weight factors (class_weight, priors); None: none."""
+        return None
+
+    def _reweighted(self, data: TrainingData) -> TrainingData:
+        """A multi-output y's data with the classifier's class weights folded in."""
+        return data
+
     @staticmethod
     def _validated_pruning(checked: dict[str, Any]) -> _Pruning:
         method, alpha = checked["pruning"], checked["ccp_alpha"]
@@ -448,6 +475,9 @@ class _BaseTree(EstimatorBase, ABC):
         return _Pruning(
             method=method,
             ccp_alpha=alpha,
+            ccp_risk=checked["ccp_risk"],
+            ccp_sequence=checked["ccp_sequence"],
+            floor=alpha,
             confidence=checked["confidence"],
             prune_ties=checked["prune_ties"],
             subtree_raising=checked["subtree_raising"],
@@ -473,25 +503,48 @@ class _BaseTree(EstimatorBase, ABC):
         """
         checked = self._checked()
         pruning = self._validated_pruning(checked)
-        data = self._reweighted(
-            training_data(
-                X,
-                y,
-                target=target,
-                sample_weight=sample_weight,
-                classification=self._estimator_type == "classifier",
-                ordinal=_ordinals(checked["ordinal_features"]),
-            )
+        data = training_data(
+            X,
+            y,
+            target=target,
+            sample_weight=sample_weight,
+            classification=self._estimator_type == "classifier",
+            ordinal=_ordinals(checked["ordinal_features"]),
         )
-        if data.y.ndim == 2 and pruning.method == "pessimistic":
-            raise ValueError(
-                "pruning='pessimistic' (C4.5's error-based pruning, the c4.5 preset's default) "
-                f"estimates the error of one class variable, but y has {data.y.shape[1]} "
-                "outputs: pass pruning='cost_complexity', 'reduced_error' or 'none'"
-            )
+        if data.y.ndim == 2:
+            if pruning.method == "pessimistic":
+                raise ValueError(
+                    "pruning='pessimistic' (C4.5's error-based pruning, the c4.5 preset's "
+                    f"default) estimates the error of one class variable, but y has "
+                    f"{data.y.shape[1]} outputs: pass pruning='cost_complexity', "
+                    "'reduced_error' or 'none'"
+                )
+            # Several outputs: class weights multiply the rows' weights (scikit-learn's
+            # `compute_sample_weight`), with no per-class factor in the search.
+            data, factors = self._reweighted(data), None
+        else:
+            factors = self._class_factors(data)
+        # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
+        self._fitted = self._grow(checked, data, factors, pruning, validation)
+        return self
+
+    def _grow(
+        self,
+        checked: dict[str, Any],
+        data: TrainingData,
+        factors: NDArray[np.float64] | None,
+        pruning: _Pruning,
+        validation: tuple[Any, ...] | None = None,
+    ) -> FittedTree:
+        """The fitted state of a tree grown on `data` with the `checked` parameters and
+        per-class weight `factors` (folded into the row weights; the size rules count rows
+        without them), then post-pruned."""
         params = self._validated_params(checked, data)
         if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
             raise ValueError(_CONSTRAINED_PESSIMISTIC)
+        if factors is not None:
+            data = replace(data, sample_weight=data.sample_weight * factors[data.y])
+            params = replace(params, class_weights=factors.tolist())
         data = _missing.prepare(data, checked["missing"], checked["drop_features_above"])
         prepruning = checked["prepruning"] == "validation"
         if (prepruning or pruning.method == "reduced_error") and validation is None:
@@ -500,10 +553,8 @@ class _BaseTree(EstimatorBase, ABC):
                 "fit(..., validation=(X_val, y_val))"
             )
         if checked["algorithm"] == "optimal":
-            # Assigned only once the search succeeded, as below.
             tree = self._grow_optimal(data, params, checked, validation)
-            self._fitted = FittedTree(tree, data.schema, data.classes)
-            return self
+            return FittedTree(tree, data.schema, data.classes)
         held_out = None
         if validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
@@ -523,13 +574,8 @@ class _BaseTree(EstimatorBase, ABC):
                 progress.close()
         grown = FittedTree(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
-        # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
-        self._fitted = _post_prune(grown, pruning, held_out, training)
-        return self
-
-    def _reweighted(self, data: TrainingData) -> TrainingData:
-        """The training data with any class weights folded in (the classifier's)."""
-        return data
+        costs = self._cost_list(data.n_classes)
+        return _post_prune(grown, pruning, held_out, training, costs)
 
     def _grow_optimal(
         self,
@@ -607,9 +653,15 @@ class _BaseTree(EstimatorBase, ABC):
         state = self._state
         if method == "pessimistic" and self.monotonic_cst is not None:
             raise ValueError(_CONSTRAINED_PESSIMISTIC)
+        # The fit's own alpha is the floor of rpart's sequence (`prune.rpart` reads the
+        # complexities the fit computed).
+        fitted = self._validated_pruning(self._checked())
         pruning = _Pruning(
             method=check("method", method, (Options(_PRUNINGS[1:]),)),
             ccp_alpha=check("ccp_alpha", ccp_alpha, _CONSTRAINTS["ccp_alpha"]),
+            ccp_risk=fitted.ccp_risk,
+            ccp_sequence=fitted.ccp_sequence,
+            floor=fitted.floor,
             confidence=check("confidence", confidence, _CONSTRAINTS["confidence"]),
             prune_ties=check("prune_ties", prune_ties, _CONSTRAINTS["prune_ties"]),
             subtree_raising=X is not None,
@@ -624,7 +676,8 @@ class _BaseTree(EstimatorBase, ABC):
         if X is not None:
             training = self._labelled((X, y, sample_weight), state.schema, state.classes)
         pruned = copy.copy(self)
-        pruned._fitted = _post_prune(state, pruning, held_out, training)
+        costs = self._cost_list(len(state.classes)) if state.classes is not None else None
+        pruned._fitted = _post_prune(state, pruning, held_out, training, costs)
         return pruned
 
     def cost_complexity_pruning_path(
@@ -632,10 +685,47 @@ class _BaseTree(EstimatorBase, ABC):
     ) -> PruningPath:
         """Grow a tree on X, y with these parameters (unpruned) and return its minimal
         cost-complexity pruning path, with scikit-learn's semantics: pruning at
-        `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]`."""
+        `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]` (its
+        misclassification cost with `ccp_risk="misclassification"`). To choose an alpha by
+        cross-validation (least error or the 1-SE rule), see `cost_complexity_cv`."""
+        pruning = self._validated_pruning(self._checked())
         grower = copy.copy(self).set_params(pruning="none", ccp_alpha=0.0, prepruning=None)
-        path = _core.cost_complexity_path(grower.fit(X, y, sample_weight=sample_weight)._state.tree)
+        tree = grower.fit(X, y, sample_weight=sample_weight)._state.tree
+        path = _core.cost_complexity_path(
+            tree,
+            pruning.ccp_risk,
+            self._cost_list(tree.n_classes),
+            pruning.ccp_sequence,
+            pruning.floor,
+        )
         return PruningPath(path["ccp_alphas"], path["impurities"])
+
+    def cost_complexity_cv(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        folds: Any = 10,
+        sample_weight: Any = None,
+        target: str | None = None,
+        random_state: int | None = None,
+    ) -> CostComplexityCV:
+        """Cross-validate the minimal cost-complexity pruning path, as rpart's `xval` does,
+        and return its table (rpart's cp table: cp, n_splits, rel_error, xerror, xstd, with
+        each row's `ccp_alpha`) with the rules that pick an alpha: `.ccp_alpha("1se")` (the
+        smallest tree within one standard error of the least cross-validated error,
+        Breiman et al. 1984 §3.4.3) or `.ccp_alpha("min")`.
+
+        `folds`: a number of folds (rows assigned at random, each fold the same size up to
+        one, as rpart assigns them; `random_state` seeds it) or one fold label per row
+        (rpart's `xval` given as a vector). The tree is grown with these parameters on all
+        rows and on each fold's complement; the rows of a fold are predicted by the fold
+        tree pruned at each row's cp, and their error is the misclassification cost (with
+        `ccp_risk="misclassification"`, rpart's `xerror`) or the squared error. A positive
+        `ccp_alpha` ends the table there, as rpart's `cp` does."""
+        from .pruning import cross_validate
+
+        return cross_validate(self, X, y, folds, sample_weight, target, random_state)
 
     @property
     def optimality_gap_(self) -> float | None:
@@ -891,8 +981,10 @@ class _BaseTree(EstimatorBase, ABC):
     def to_polars_expr(self) -> pl.Expr:
         """The tree as a pure Polars `when/then` expression named after the target (quercus
         is not needed to run it). Equal to `predict(X, output="polars")` on rows with no
-        missing tested value; a missing value (null, NaN, an unseen category) goes down the
-        branch with the largest training share, since C4.5's fractions cannot be expressed
+        missing tested value, and on every row when the tree sends a missing value to one
+        child (every `missing=` strategy but C4.5's fractions; surrogate splits included).
+        With C4.5's fractions a missing value (null, NaN, an unseen category) goes down the
+        branch with the largest training share, since the fractions cannot be expressed
         (see `quercus.native`). A multi-output tree's expression is a struct of its outputs'
         predictions."""
         state = self._state
@@ -1074,16 +1166,30 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         "cost_matrix": (ArrayLike(), None),  # its shape is checked against the classes
         # a dict, "balanced", or one dict per output of a multi-output y
         "class_weight": (Options(("balanced",)), Dict(), Dicts(), None),
+        "priors": (Dict(), ArrayLike(), None),  # checked against the classes at fit
+        "altered_priors": (Boolean(),),
+        "ccp_risk": (Options(("impurity", "misclassification")),),
     }
 
-    def __init__(self, *, cost_matrix: Any = None, class_weight: Any = None, **params: Any) -> None:
+    def __init__(
+        self,
+        *,
+        cost_matrix: Any = None,
+        class_weight: Any = None,
+        priors: Any = None,
+        altered_priors: bool = False,
+        **params: Any,
+    ) -> None:
         super().__init__(**params)
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
+        self.priors = priors
+        self.altered_priors = altered_priors
 
     # scikit-learn (and get_params) read the parameters from the signature: show them all.
     __init__.__signature__ = _extended_signature(  # type: ignore[attr-defined]
-        _BaseTree.__init__, ("cost_matrix", "class_weight")
+        _BaseTree.__init__,
+        {"cost_matrix": None, "class_weight": None, "priors": None, "altered_priors": False},
     )
 
     def _reweighted(self, data: TrainingData) -> TrainingData:
@@ -1118,6 +1224,36 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         for k, (weights, labels) in enumerate(zip(per_output, classes, strict=True)):
             factor *= _class_weights(weights, labels, codes[:, k])[codes[:, k]]
         return replace(data, sample_weight=data.sample_weight * factor)
+
+    def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None:
+        """The factor each class's row weights are multiplied by: `class_weight` (a dict
+        label -> weight, or "balanced": n_rows / (n_classes * class count), as in
+        scikit-learn) or `priors` (rpart's: class k's factor is π_k / f_k, f_k its weighted
+        share of the rows, so that each class weighs its prior). They re-weight the criterion
+        and the leaves; the size rules still count rows."""
+        if self.class_weight is not None and self.priors is not None:
+            raise ValueError(
+                "class_weight and priors both re-weight the classes; give one of them "
+                "(priors π are class_weight π_k / f_k, f_k the class's share of the rows)"
+            )
+        if self.altered_priors and self.cost_matrix is None:
+            raise ValueError("altered_priors=True puts cost_matrix into the split: give one")
+        assert data.classes is not None  # a classifier's data
+        if self.priors is not None:
+            return _prior_factors(self.priors, data)
+        if self.class_weight is None:
+            return None
+        counts = np.bincount(data.y, minlength=data.n_classes)
+        if isinstance(self.class_weight, str):
+            return len(data.y) / (data.n_classes * np.maximum(counts, 1))
+        labels = data.classes.tolist()
+        unknown = [k for k in self.class_weight if k not in labels]
+        if unknown:
+            raise ValueError(f"class_weight names classes not in y: {unknown!r}")
+        per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in labels])
+        if not np.all(np.isfinite(per_class) & (per_class > 0)):
+            raise ValueError("class_weight values must be finite and positive")
+        return per_class
 
     def _checked_state(self, state: FittedTree) -> FittedTree:
         """A loaded state whose cost matrix fits its classes."""
@@ -1361,6 +1497,35 @@ def _ordinals(value: Any) -> Ordinals:
             )
         ordinals[name] = None if order is None else tuple(str(c) for c in order)
     return ordinals
+
+
+def _prior_factors(priors: Any, data: TrainingData) -> NDArray[np.float64]:
+    """rpart's priors as class factors π_k / f_k, f_k class k's share of the row weight:
+    `priors` is a dict label -> prior or a sequence in `classes_` order, each > 0, summing
+    to 1."""
+    assert data.classes is not None
+    labels = data.classes.tolist()
+    if isinstance(priors, dict):
+        unknown = [k for k in priors if k not in labels]
+        missing = [c for c in labels if c not in priors]
+        if unknown or missing:
+            raise ValueError(
+                f"priors must give every class of y one prior; unknown {unknown!r}, "
+                f"missing {missing!r}"
+            )
+        values = [priors[c] for c in labels]
+    else:
+        values = list(np.asarray(priors).ravel())
+    if len(values) != len(labels):
+        raise ValueError(f"priors must hold one value per class ({len(labels)}), got {len(values)}")
+    try:
+        prior = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"priors must be numbers; got {values!r}") from None
+    if not (np.all(np.isfinite(prior) & (prior > 0)) and abs(prior.sum() - 1.0) <= 1e-9):
+        raise ValueError(f"priors must be positive and sum to 1; got {prior.tolist()}")
+    share = np.bincount(data.y, weights=data.sample_weight, minlength=len(labels))
+    return prior / (share / share.sum())
 
 
 def _threads(n_jobs: int | None) -> int | None:

@@ -20,6 +20,7 @@ use crate::split::hist::{Bins, Histograms};
 use crate::split::missing::{self, Fill};
 use crate::split::monotonic::{value_of, Bounds};
 use crate::split::presort::{Order, Routes, Sorted};
+use crate::split::scales::ClassScales;
 use crate::split::{
     choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
     Values,
@@ -263,15 +264,22 @@ fn grow_searching(
         Splitter::Hist => Some(Bins::new(data, params.max_bins, Some(control)).ok_or_else(stop)?),
         _ => None,
     };
+    // Class factors apply to one class variable (`check_outputs` refuses them otherwise).
+    let n_classes = match outputs.as_slice() {
+        [k] => *k,
+        _ => 0,
+    };
+    let scales = ClassScales::of(params, n_classes);
+    let plain = Searcher::new(data, target, params, total_weight).scaled(scales.as_ref());
+    // The lightest row, its class weight removed (the size rules count rows without them).
     let unit = train
         .weights
         .iter()
-        .copied()
+        .enumerate()
+        .map(|(r, &w)| plain.row_weight(r, w))
         .filter(|&w| w > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let mut searcher = Searcher::new(data, target, params, total_weight)
-        .counting_rows_in(unit)
-        .controlled(control);
+    let mut searcher = plain.counting_rows_in(unit).controlled(control);
     if let (Some(_), Target::Values(y)) = (&bins, target) {
         // Histogram sums are added and subtracted across nodes, so they share one centre:
         // the root's mean.
@@ -761,8 +769,20 @@ impl Grower<'_, '_, '_> {
                 let stats = stats_of(target, rows);
                 let weight = self.searcher.weight_of(&stats);
                 set_one(&mut tree.weight, i, weight);
-                set_one(&mut tree.n_rows, i, self.searcher.rows_of(weight));
-                let parent_labels = parent.map(|p| tree.labels(p));
+                // Class weights and altered priors scale the search, not the rows counted.
+                let row_weight: f64 = if self.searcher.has_scales() {
+                    rows.iter()
+                        .map(|(r, w)| self.searcher.row_weight(r, w))
+                        .sum()
+                } else {
+                    weight
+                };
+                set_one(&mut tree.n_rows, i, self.searcher.rows_of(row_weight));
+                // rpart (missing="surrogate") breaks a tie for the first class (`gini.c`), the
+                // texts for the parent's.
+                let parent_labels = parent
+                    .filter(|_| self.params.missing != MissingStrategy::Surrogate)
+                    .map(|p| tree.labels(p));
                 let costs = self.params.cost_matrix.as_deref();
                 let (value, labels) = prediction(target, &stats, parent_labels, costs);
                 match target {
@@ -779,7 +799,7 @@ impl Grower<'_, '_, '_> {
                         (value, labels, impurity)
                     }
                     _ => {
-                        let impurity = self.searcher.impurity(&stats);
+                        let impurity = self.searcher.node_impurity(&stats);
                         (value, labels, impurity)
                     }
                 }
@@ -1122,6 +1142,13 @@ pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<
         return refuse(
             "monotonic_cst",
             "monotonic constraints bound one output's prediction".into(),
+        );
+    }
+    if params.class_weights.is_some() || params.altered_priors {
+        return refuse(
+            "class_weight",
+            "class factors in the search weigh one class variable (pass them as sample weights)"
+                .into(),
         );
     }
     Ok(())

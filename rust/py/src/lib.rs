@@ -51,6 +51,8 @@ fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         min_objects: get(d, "min_objects")?,
         numeric_gain_correction: get(d, "numeric_gain_correction")?,
         cost_matrix: get(d, "cost_matrix")?,
+        altered_priors: get(d, "altered_priors")?,
+        class_weights: get(d, "class_weights")?,
         oblique: get(d, "oblique")?,
         missing: MissingStrategy::parse(&get::<String>(d, "missing")?).map_err(to_py)?,
         max_surrogates: get(d, "max_surrogates")?,

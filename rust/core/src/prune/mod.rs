@@ -19,7 +19,7 @@ mod rows;
 
 pub use cost_complexity::{
     cost_complexity, cost_complexity_controlled, cost_complexity_path,
-    cost_complexity_path_controlled, CostComplexityPath,
+    cost_complexity_path_controlled, CostComplexityPath, Risk, Sequence,
 };
 pub use pessimistic::{pessimistic, pessimistic_controlled, Training};
 pub use reduced_error::{reduced_error, reduced_error_controlled, PruneStep};

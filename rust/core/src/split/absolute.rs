@@ -184,7 +184,10 @@ impl Searcher<'_, '_> {
         let missing_error = alone.last().copied().unwrap_or(0.0);
         let sw = self.weight_of(&scored);
         let scale = self.noise_scale(&scored);
-        let least = self.least_side(if place { sw } else { kw }, node_weight);
+        // Absolute error is a regression criterion: no class factors, one least weight.
+        let least = self
+            .least_side(if place { sw } else { kw }, node_weight)
+            .plain();
         // The best cut by the side of the missing rows (right also without placing them),
         // for the order of preference of [`prefer_missing_right`].
         let mut best: [Option<(f64, Cut)>; 2] = [None, None];
@@ -640,7 +643,7 @@ mod tests {
         let all: Vec<usize> = known.iter().chain(missing).copied().collect();
         let scored: &[usize] = if place { &all } else { &known };
         let (sw, base) = (weight(node, scored), direct_error(y, node, scored));
-        let least = s.least_side(sw, node_weight);
+        let least = s.least_side(sw, node_weight).plain();
         let mut options: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
         for (l, r) in divisions {
             if place {

@@ -147,22 +147,33 @@ impl Searcher<'_, '_> {
             self.target.n_outputs() == 1 && (self.regression() || self.target.stats_width() <= 2);
         let (sides, side) = if !prefixes_optimal && present.len() <= self.max_exhaustive_categories
         {
-            // Bit i of a mask sends present[i + 1] left with present[0]; the all-ones mask
-            // would leave the right child empty.
-            let rest = present.get(1..).unwrap_or(&[]);
-            let n_masks = (1usize << rest.len()) - 1;
+            // rpart's order (`graycode.c`): the subsets of the present categories below the
+            // last code, in reflected Gray-code order (each step moves one category), the
+            // last code always right; so that equal scores pick rpart's subset.
+            let last = cats.stats.len().saturating_sub(1);
+            let movable: Vec<usize> = present.iter().copied().filter(|&c| c < last).collect();
+            let n_masks = (1usize << movable.len()) - 1;
+            let gray = |m: usize| m ^ (m >> 1);
             let (best, _, side) =
                 self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, 0, |m, add| {
-                    let mask = m - 1;
-                    present.first().into_iter().for_each(|&c| add(c));
-                    for (i, &c) in rest.iter().enumerate() {
+                    let mask = gray(m);
+                    for (i, &c) in movable.iter().enumerate() {
                         if mask >> i & 1 == 1 {
                             add(c);
                         }
                     }
                 })?;
-            let in_left = |i: usize| i == 0 || (best - 1) >> (i - 1) & 1 == 1;
-            (sides_of(cats.stats.len(), &present, in_left), side)
+            let mask = gray(best);
+            let left: Vec<usize> = (0..movable.len())
+                .filter(|&i| mask >> i & 1 == 1)
+                .filter_map(|i| movable.get(i).copied())
+                .collect();
+            (
+                sides_of(cats.stats.len(), &present, |i| {
+                    present.get(i).is_some_and(|c| left.contains(c))
+                }),
+                side,
+            )
         } else {
             let order = self.category_order(cats, present);
             let (best, _, side) =
@@ -192,16 +203,19 @@ impl Searcher<'_, '_> {
         self.two_way_candidate(feature, rule, in_left, cats, node_weight, side)
     }
 
-    /// Present categories sorted by class-1 share (two classes), mean (regression) or share of
-    /// the node's majority class (the heuristic beyond exhaustive search); with several
-    /// outputs, the first output's.
+    /// Present categories sorted by class-0 share (two classes), mean (regression) or share of
+    /// the node's majority class (the heuristic beyond exhaustive search), ascending: the
+    /// orders of rpart's `gini.c` and `anova.c` (equal keys by code), so that equal scores
+    /// pick rpart's subset. With several outputs, the first output's.
     fn category_order(&self, cats: &Categories, mut order: Vec<usize>) -> Vec<usize> {
         let layout = self.target.layout();
         let regression = self.regression();
         let known = cats.known();
         let first = layout.first_output(&known);
-        let part = if regression || first.len() == 2 {
+        let part = if regression {
             1
+        } else if first.len() == 2 {
+            0
         } else {
             crate::builder::majority(first, None) as usize
         };
@@ -286,7 +300,10 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least || !self.monotone(sign, &left, &right) {
+            if !self.holds(&left, wl, least)
+                || !self.holds(&right, wr, least)
+                || !self.monotone(sign, &left, &right)
+            {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);
