@@ -23,6 +23,7 @@ mod predict;
 pub mod prune;
 mod scores;
 mod split;
+mod spread;
 mod threads;
 pub mod tree;
 
@@ -35,4 +36,5 @@ pub use error::{CoreError, Result};
 pub use model_io::Model;
 pub use params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
 pub use scores::split_scores;
+pub use spread::NodeSpread;
 pub use tree::{FeatureScore, NodeId, NodeKind, Side, SplitTag, Surrogate, Tree};
