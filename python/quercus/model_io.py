@@ -19,6 +19,7 @@ import math
 import os
 import re
 import secrets
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core
+from . import _core, spread
 from ._core import QuercusError
 from ._validation import Feature, Schema
 
@@ -202,20 +203,26 @@ def from_bytes(data: bytes | bytearray | memoryview, expected: type | None = Non
 
 def pickle_state(model: _BaseTree) -> dict[str, Any]:
     """What pickle stores: the instance's attributes (its parameters) and, for a fitted
-    model, its model-format bytes in place of the in-memory tree."""
+    model, its model-format bytes in place of the in-memory tree, with a regression tree's
+    node quantiles beside them (the pictures' strips; a model file has no place for them,
+    but a pickle is a copy of the object, which a copy should not lose)."""
     state = {k: v for k, v in model.__dict__.items() if k != "_fitted"}
     if "_fitted" in model.__dict__:
         state["_quercus_model"] = to_bytes(model)
+        if model._fitted.quantiles is not None:
+            state["_quercus_quantiles"] = model._fitted.quantiles
     return state
 
 
 def restore_pickle_state(model: _BaseTree, state: dict[str, Any]) -> None:
     state = dict(state)
     data = state.pop("_quercus_model", None)
+    quantiles = state.pop("_quercus_quantiles", None)
     model.__dict__.update(state)
     if data is not None:
         tree, raw = _core.load_model(data)
-        model._fitted = _fitted(tree, _parse(raw), model)
+        fitted = _fitted(tree, _parse(raw), model)
+        model._fitted = replace(fitted, quantiles=spread.unpickled(quantiles, tree))
 
 
 def _fitted(tree: _core.Tree, metadata: dict[str, Any], model: _BaseTree) -> _Fitted:

@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _missing, model_io, native, pictures, render
+from . import _core, _missing, model_io, native, pictures, render, spread
 from ._progress import Progress
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
@@ -100,9 +100,11 @@ def _post_prune(
     pruning: _Pruning,
     held_out: LabelledData | None,
     training: LabelledData | None,
+    n_jobs: int | None = None,
 ) -> _Fitted:
     """`state` with its tree pruned by `pruning.method` (unchanged for "none"); records the
-    reduced-error steps as the state's trace."""
+    reduced-error steps as the state's trace, and a regression tree's node quantiles (for
+    the pictures' strips) from `training`, or else those of `state` its nodes keep."""
     tree, trace = state.tree, None
     if pruning.method == "reduced_error":
         assert held_out is not None  # checked by the callers
@@ -113,7 +115,12 @@ def _post_prune(
         tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
     elif pruning.method == "cost_complexity":
         tree = _core.prune_cost_complexity(tree, pruning.ccp_alpha)
-    return _Fitted(tree, state.schema, state.classes, trace)
+    quantiles = None
+    if state.classes is None and training is not None:
+        quantiles = spread.recorded(tree, training, n_jobs)
+    elif state.quantiles is not None:
+        quantiles = spread.carried(state.tree, state.quantiles, tree)
+    return _Fitted(tree, state.schema, state.classes, trace, quantiles)
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -181,6 +188,8 @@ class _Fitted:
     schema: Schema
     classes: NDArray[Any] | None
     trace: pl.DataFrame | None = None
+    # A regression tree's training quantiles per node (`quercus.spread`), kept in memory only.
+    quantiles: NDArray[np.float64] | None = None
 
     @functools.cached_property
     def view(self) -> TreeView:
@@ -448,7 +457,7 @@ class _BaseTree(ABC):
         grown = _Fitted(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
         # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
-        self._fitted = _post_prune(grown, pruning, held_out, training)
+        self._fitted = _post_prune(grown, pruning, held_out, training, params.n_jobs)
         return self
 
     def _reweighted(self, data: TrainingData) -> TrainingData:
@@ -502,7 +511,7 @@ class _BaseTree(ABC):
         if X is not None:
             training = self._labelled((X, y, sample_weight), state.schema, state.classes)
         pruned = copy.copy(self)
-        pruned._fitted = _post_prune(state, pruning, held_out, training)
+        pruned._fitted = _post_prune(state, pruning, held_out, training, _n_jobs(self.n_jobs))
         return pruned
 
     def cost_complexity_pruning_path(
@@ -746,19 +755,26 @@ class _BaseTree(ABC):
         return native.tree_sql(state.tree.nodes(), state.schema, self._labels(), table)
 
     def to_dot(
-        self, *, decimals: int = 3, max_categories: int | None = pictures.PICTURE_CATEGORIES
+        self,
+        *,
+        decimals: int = 3,
+        max_categories: int | None = pictures.PICTURE_CATEGORIES,
+        data: tuple[Any, ...] | None = None,
     ) -> str:
         """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`;
         category lists shortened to `max_categories` (None: all), each edge's whole test as
-        its tooltip."""
+        its tooltip. A regression node's label ends with its strip, as in `to_svg` (`data`
+        as there)."""
         state = self._state
+        nodes = state.tree.nodes()
         return pictures.to_dot(
-            state.tree.nodes(),
+            nodes,
             state.schema.features,
             self._labels(),
             target=state.schema.target,
             decimals=decimals,
             max_categories=_limit(max_categories),
+            spread=self._spread(nodes, data),
         )
 
     def to_svg(
@@ -768,6 +784,7 @@ class _BaseTree(ABC):
         max_depth: int | None = None,
         width: float | None = pictures.DEFAULT_WIDTH,
         max_categories: int | None = pictures.PICTURE_CATEGORIES,
+        data: tuple[Any, ...] | None = None,
     ) -> str:
         """The tree as a standalone SVG picture, laid out by quercus (no Graphviz needed).
 
@@ -776,10 +793,19 @@ class _BaseTree(ABC):
         each cut node stating how many nodes lie below it. `max_depth` draws at most that
         many levels below the root. Category lists show at most `max_categories` (None: all)
         of their shorter side; the whole list is the edge's tooltip and a numbered note under
-        the tree."""
+        the tree.
+
+        A regression node shows its mean, its weight and a strip of its target's spread
+        (whiskers 5-95 %, box 25-75 %, median, mean) on one axis for the whole picture: the
+        training rows' quantiles, recorded at fit. A model read from a file keeps none (nor
+        the `tree_` arrays), so its strips show mean ± one standard deviation; `data=(X, y)`
+        or `(X, y, sample_weight)` draws the quantiles of those rows instead (for a loaded
+        model, or to see test rows), routed as `predict` routes them. Classifiers take no
+        `data`."""
         state = self._state
+        nodes = state.tree.nodes()
         return pictures.to_svg(
-            state.tree.nodes(),
+            nodes,
             state.schema.features,
             self._labels(),
             target=state.schema.target,
@@ -787,7 +813,31 @@ class _BaseTree(ABC):
             max_depth=None if max_depth is None else _int("max_depth", max_depth, 1),
             width=None if width is None else _real("width", width, 100.0),
             max_categories=_limit(max_categories),
+            spread=self._spread(nodes, data),
         )
+
+    def _spread(
+        self, nodes: dict[str, NDArray[Any]], data: tuple[Any, ...] | None
+    ) -> spread.Spread | None:
+        """What a regression tree's strips show: the quantiles of `data` = (X, y[,
+        sample_weight]), else those kept from the fit, else mean ± sd; None for a classifier
+        (which takes no `data`)."""
+        state = self._state
+        if state.classes is not None:
+            if data is not None:
+                raise ValueError(
+                    "data= draws the target's spread in a regression tree's nodes; a "
+                    "classifier's boxes show the class counts of its training rows"
+                )
+            return None
+        if data is None:
+            return spread.of_tree(nodes, state.quantiles)
+        if not isinstance(data, tuple) or len(data) not in (2, 3):
+            raise ValueError("data must be a tuple (X, y) or (X, y, sample_weight)")
+        rows = labelled_data(
+            data[0], data[1], data[2] if len(data) == 3 else None, state.schema, None
+        )
+        return spread.of_rows(state.tree, rows, _n_jobs(self.n_jobs))
 
     def _repr_svg_(self) -> str | None:
         """Jupyter's picture of the model: its SVG once fitted (`to_svg`'s rules: it fits a
