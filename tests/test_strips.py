@@ -107,8 +107,7 @@ def test_fit_records_weighted_quantiles_of_each_node():
 
 def test_fractional_rows_count_with_their_shares():
     X, y, w = noisy(missing=0.15)
-    model = DecisionTreeRegressor(max_depth=4).fit(X, y, sample_weight=w)
-    assert model.tree_.missing == "fractional"
+    model = DecisionTreeRegressor(max_depth=4, missing="fractional").fit(X, y, sample_weight=w)
     quantiles, weight = expected_quantiles(model, X, y, w)
     # The rows reach every node with the weight the fit recorded there, fragments included.
     np.testing.assert_allclose(weight, model.tree_.nodes()["weight"], rtol=1e-12)
