@@ -3,9 +3,11 @@
 `to_svg()` draws it, photographed by headless Chromium in a 2,000 x 1,200 px window, the
 window tests/test_pictures.py checks; it prints the tree's top levels as text first.
 
-flights_depth4_before.png is the same script run with quercus as it was before category
-lists were shortened and pictures fitted to the page (commit 539d289, whose `to_svg()` and
-`export_text(max_depth=...)` this script also calls), with `--out` naming the file.
+flights_depth4_before.png is the same tree as quercus drew it before category lists were
+shortened and pictures fitted to the page (a 1.2 million px wide SVG, of which the window
+shows one line of tail numbers). This script redraws it when run against such a quercus
+(commit 539d289 has the `to_svg()` and `export_text(max_depth=...)` it calls), with `--out`
+naming the file.
 
 Chromium's PNG is stored again with a 256-colour palette (Pillow) to keep the repository
 small; the anti-aliased edges of letters take the nearest colour of the palette.
