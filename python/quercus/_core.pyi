@@ -169,6 +169,19 @@ class Tree:
         (int64, child indices, -1 for no direction).
         """
 
+    def node_spread(
+        self,
+        columns: list[Column],
+        y: NDArray[np.float64],
+        sample_weight: NDArray[np.float64],
+        probs: list[float],
+        n_jobs: int | None = None,
+    ) -> dict[str, NDArray[np.float64]]:
+        """A regression target's spread at every node over the given rows, routed as
+        prediction routes them (C4.5's fractions count with their shares): ``weight`` and
+        ``mean`` (one per node) and ``quantiles`` (n_nodes, len(probs)), the weighted
+        inverted-CDF quantiles at ``probs`` (ascending, in [0, 1]); NaN where no row came."""
+
     def node_scores(self, node: int) -> dict[str, NDArray[np.float64]]:
         """Per-feature candidate scores recorded while the node was grown (see
         `split_scores`); all NaN for a node that was never searched (pure or empty)."""

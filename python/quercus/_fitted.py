@@ -32,6 +32,9 @@ class FittedTree:
     # for regression.
     classes: Classes | None
     trace: pl.DataFrame | None = None  # reduced-error pruning's decisions, if it ran
+    # A regression tree's training quantiles per node (`quercus.spread`), kept in memory only:
+    # the pictures' strips, not part of the model.
+    quantiles: NDArray[np.float64] | None = None
 
     @functools.cached_property
     def view(self) -> TreeView:
@@ -78,9 +81,14 @@ class FittedTree:
         """The whole arena as arrays (see `quercus._core.Tree.nodes`)."""
         return self.tree.nodes()
 
-    def replace_tree(self, tree: _core.Tree, trace: pl.DataFrame | None = None) -> FittedTree:
+    def replace_tree(
+        self,
+        tree: _core.Tree,
+        trace: pl.DataFrame | None = None,
+        quantiles: NDArray[np.float64] | None = None,
+    ) -> FittedTree:
         """The same schema and classes over another tree (a pruned one)."""
-        return FittedTree(tree, self.schema, self.classes, trace)
+        return FittedTree(tree, self.schema, self.classes, trace, quantiles)
 
 
 def is_dense(X: Any, state: FittedTree) -> bool:

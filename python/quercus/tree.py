@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _growth, _missing, model_io, native, pictures, render, serving
+from . import _core, _growth, _missing, model_io, native, pictures, render, serving, spread
 from ._base import ClassifierBase, EstimatorBase, RegressorBase
 from ._fitted import FittedTree, is_dense
 from ._params import (
@@ -176,10 +176,12 @@ def _post_prune(
     held_out: LabelledData | None,
     training: LabelledData | None,
     costs: list[float] | None = None,
+    n_jobs: int | None = None,
 ) -> FittedTree:
     """`state` with its tree pruned by `pruning.method` (unchanged for "none"); records the
-    reduced-error steps as the state's trace. `costs`: the classifier's cost matrix, which a
-    misclassification risk charges."""
+    reduced-error steps as the state's trace, and a one-output regression tree's node
+    quantiles (for the pictures' strips) from `training`, or else those of `state` its nodes
+    keep. `costs`: the classifier's cost matrix, which a misclassification risk charges."""
     tree, trace = state.tree, None
     if pruning.method == "reduced_error":
         assert held_out is not None  # checked by the callers
@@ -192,7 +194,12 @@ def _post_prune(
         tree = _core.prune_cost_complexity(
             tree, pruning.ccp_alpha, pruning.ccp_risk, costs, pruning.ccp_sequence, pruning.floor
         )
-    return state.replace_tree(tree, trace)
+    quantiles = None
+    if state.classes is None and state.n_outputs == 1 and training is not None:
+        quantiles = spread.recorded(tree, training, n_jobs)
+    elif state.quantiles is not None:
+        quantiles = spread.carried(state.tree, state.quantiles, tree)
+    return state.replace_tree(tree, trace, quantiles)
 
 
 _CONSTRAINED_PESSIMISTIC = (
@@ -575,7 +582,7 @@ class _BaseTree(EstimatorBase, ABC):
         grown = FittedTree(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
         costs = self._cost_list(data.n_classes)
-        return _post_prune(grown, pruning, held_out, training, costs)
+        return _post_prune(grown, pruning, held_out, training, costs, params.n_jobs)
 
     def _grow_optimal(
         self,
@@ -677,7 +684,8 @@ class _BaseTree(EstimatorBase, ABC):
             training = self._labelled((X, y, sample_weight), state.schema, state.classes)
         pruned = copy.copy(self)
         costs = self._cost_list(len(state.classes)) if state.classes is not None else None
-        pruned._fitted = _post_prune(state, pruning, held_out, training, costs)
+        threads = None if self.n_jobs is None else _threads(self._param("n_jobs"))
+        pruned._fitted = _post_prune(state, pruning, held_out, training, costs, threads)
         return pruned
 
     def cost_complexity_pruning_path(
@@ -1012,21 +1020,27 @@ class _BaseTree(EstimatorBase, ABC):
         return serving.to_treelite(self)
 
     def to_dot(
-        self, *, decimals: int = 3, max_categories: int | None = pictures.PICTURE_CATEGORIES
+        self,
+        *,
+        decimals: int = 3,
+        max_categories: int | None = pictures.PICTURE_CATEGORIES,
+        data: tuple[Any, ...] | None = None,
     ) -> str:
         """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`;
         category lists shortened to `max_categories` (None: all), each edge's whole test as
-        its tooltip. One output only (boxes are coloured and counted by one output's
-        classes)."""
+        its tooltip. A regression node's label ends with its strip, as in `to_svg` (`data`
+        as there). One output only (boxes are coloured and counted by one output's classes)."""
         state = self._state
         state.single_output("to_dot()")
+        nodes = state.tree.nodes()
         return pictures.to_dot(
-            state.tree.nodes(),
+            nodes,
             state.schema.features,
             state.labels,
             target=state.schema.target,
             decimals=decimals,
             max_categories=check("max_categories", max_categories, _LISTED),
+            spread=self._spread(nodes, data),
         )
 
     def to_svg(
@@ -1036,6 +1050,7 @@ class _BaseTree(EstimatorBase, ABC):
         max_depth: int | None = None,
         width: float | None = pictures.DEFAULT_WIDTH,
         max_categories: int | None = pictures.PICTURE_CATEGORIES,
+        data: tuple[Any, ...] | None = None,
     ) -> str:
         """The tree as a standalone SVG picture, laid out by quercus (no Graphviz needed).
 
@@ -1044,11 +1059,20 @@ class _BaseTree(EstimatorBase, ABC):
         each cut node stating how many nodes lie below it. `max_depth` draws at most that
         many levels below the root. Category lists show at most `max_categories` (None: all)
         of their shorter side; the whole list is the edge's tooltip and a numbered note under
-        the tree. One output only, as `to_dot`."""
+        the tree.
+
+        A regression node shows its mean, its weight and a strip of its target's spread
+        (whiskers 5-95 %, box 25-75 %, median, mean) on one axis for the whole picture: the
+        training rows' quantiles, recorded at fit. A model read from a file keeps none (nor
+        the `tree_` arrays), so its strips show mean ± one standard deviation; `data=(X, y)`
+        or `(X, y, sample_weight)` draws the quantiles of those rows instead (for a loaded
+        model, or to see test rows), routed as `predict` routes them. Classifiers take no
+        `data`. One output only, as `to_dot`."""
         state = self._state
         state.single_output("to_svg()")
+        nodes = state.tree.nodes()
         return pictures.to_svg(
-            state.tree.nodes(),
+            nodes,
             state.schema.features,
             state.labels,
             target=state.schema.target,
@@ -1056,7 +1080,32 @@ class _BaseTree(EstimatorBase, ABC):
             max_depth=check("max_depth", max_depth, _LEVELS),
             width=check("width", width, (Real(100.0), None)),
             max_categories=check("max_categories", max_categories, _LISTED),
+            spread=self._spread(nodes, data),
         )
+
+    def _spread(
+        self, nodes: dict[str, NDArray[Any]], data: tuple[Any, ...] | None
+    ) -> spread.Spread | None:
+        """What a regression tree's strips show: the quantiles of `data` = (X, y[,
+        sample_weight]), else those kept from the fit, else mean ± sd; None for a classifier
+        (which takes no `data`)."""
+        state = self._state
+        if state.classes is not None:
+            if data is not None:
+                raise ValueError(
+                    "data= draws the target's spread in a regression tree's nodes; a "
+                    "classifier's boxes show the class counts of its training rows"
+                )
+            return None
+        if data is None:
+            return spread.of_tree(nodes, state.quantiles)
+        if not isinstance(data, tuple) or len(data) not in (2, 3):
+            raise ValueError("data must be a tuple (X, y) or (X, y, sample_weight)")
+        rows = labelled_data(
+            data[0], data[1], data[2] if len(data) == 3 else None, state.schema, None
+        )
+        threads = None if self.n_jobs is None else _threads(self._param("n_jobs"))
+        return spread.of_rows(state.tree, rows, threads)
 
     def _repr_svg_(self) -> str | None:
         """Jupyter's picture of the model: its SVG once fitted (`to_svg`'s rules: it fits a
@@ -1130,18 +1179,24 @@ class _BaseTree(EstimatorBase, ABC):
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle stores the parameters and, for a fitted model, its model-format bytes in
-        place of the Rust tree."""
+        place of the Rust tree, with a regression tree's node quantiles beside them (the
+        pictures' strips: a model file has no place for them, but a pickle is a copy of the
+        object, which should not lose them)."""
         state = {k: v for k, v in self.__dict__.items() if k != "_fitted"}
         if "_fitted" in self.__dict__:
             state["_quercus_model"] = self.to_bytes()
+            if self._fitted.quantiles is not None:
+                state["_quercus_quantiles"] = self._fitted.quantiles
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state = dict(state)
         data = state.pop("_quercus_model", None)
+        quantiles = state.pop("_quercus_quantiles", None)
         self.__dict__.update(state)
         if data is not None:
-            self._fitted = self._checked_state(model_io.read(data).state)
+            fitted = self._checked_state(model_io.read(data).state)
+            self._fitted = replace(fitted, quantiles=spread.unpickled(quantiles, fitted.tree))
 
     def __copy__(self: _Estimator) -> _Estimator:
         """A shallow copy sharing the (immutable) fitted tree, without the pickling route."""

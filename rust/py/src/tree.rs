@@ -13,7 +13,7 @@ use quercus_core::{
 };
 
 use crate::control::{watched, Units};
-use crate::convert::{dataset, hold_columns};
+use crate::convert::{dataset, hold_columns, HeldSample};
 use crate::errors::{to_py, QuercusError};
 
 /// A fitted tree. Immutable (`frozen`), so one instance may serve many threads at once.
@@ -307,6 +307,43 @@ impl PyTree {
         let indptr: Vec<i64> = indptr.into_iter().map(|x| x as i64).collect();
         let indices: Vec<i64> = indices.into_iter().map(i64::from).collect();
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py)))
+    }
+
+    /// The spread of a regression target over `columns` / `y` / `sample_weight` at every
+    /// node: a dict of `weight` and `mean` (one per node) and `quantiles` (n_nodes x
+    /// len(probs)), rows routed as prediction routes them (see the core's `spread`).
+    #[pyo3(signature = (columns, y, sample_weight, probs, n_jobs=None))]
+    fn node_spread<'py>(
+        &self,
+        py: Python<'py>,
+        columns: &Bound<'py, PyList>,
+        y: &Bound<'py, PyAny>,
+        sample_weight: PyReadonlyArray1<'py, f64>,
+        probs: Vec<f64>,
+        n_jobs: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let held = HeldSample::hold(columns, y, sample_weight, 0)?;
+        let control = Control::new();
+        let spread = held.with(|s| {
+            let work = || self.inner.node_spread(s, &probs, n_jobs, &control);
+            if s.data.n_rows() < WATCH_ROWS {
+                py.detach(work).map_err(to_py)
+            } else {
+                watched(py, &control, None, work)
+            }
+        })??;
+        let d = PyDict::new(py);
+        let n_nodes = spread.weight.len();
+        d.set_item("weight", spread.weight.into_pyarray(py))?;
+        d.set_item("mean", spread.mean.into_pyarray(py))?;
+        d.set_item(
+            "quantiles",
+            spread
+                .quantiles
+                .into_pyarray(py)
+                .reshape([n_nodes, spread.probs.len()])?,
+        )?;
+        Ok(d)
     }
 
     fn node_scores<'py>(&self, py: Python<'py>, node: i64) -> PyResult<Bound<'py, PyDict>> {
