@@ -322,7 +322,7 @@ impl PyTree {
         probs: Vec<f64>,
         n_jobs: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let held = HeldSample::hold(columns, y, sample_weight, 0)?;
+        let held = HeldSample::hold(columns, y, sample_weight, &[0])?;
         let control = Control::new();
         let spread = held.with(|s| {
             let work = || self.inner.node_spread(s, &probs, n_jobs, &control);

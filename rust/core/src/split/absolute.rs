@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use super::categorical::{canonical, sides_of};
 use super::hist::{BinOrder, Bins};
-use super::numeric::{midpoint, KNOWN_VS_MISSING};
+use super::numeric::KNOWN_VS_MISSING;
 use super::*;
 use crate::median::Fenwick;
 
@@ -347,7 +347,7 @@ impl Searcher<'_, '_> {
             cut.at.checked_sub(1).and_then(|k| xs.get(k)),
             xs.get(cut.at),
         ) {
-            (Some(&lo), Some(&hi)) => midpoint(lo, hi),
+            (Some(&lo), Some(&hi)) => self.threshold(lo, hi),
             (_, None) => KNOWN_VS_MISSING,
             _ => return None,
         };
