@@ -417,9 +417,30 @@ def test_random_splitter_sets_missing_rows_apart_from_one_known_value(seed):
     np.testing.assert_array_equal(model.predict(X), [0.0, 1.0, 0.0])
 
 
-def test_random_tests_refuse_absolute_error():
-    """A random test is scored from its sides' sums; absolute error would need medians, so
-    the pair is refused by name rather than scored wrongly."""
-    X, y = make_regression(n_samples=50, n_features=3, random_state=0)
-    with pytest.raises(ValueError, match='"absolute_error" is not available with splitter'):
-        ExtraTreeRegressor(criterion="absolute_error", random_state=0).fit(X, y)
+def _absolute_error(y):
+    """Σ|y − median| by brute force (any median minimises it)."""
+    return float(np.abs(y - np.median(y)).sum()) if len(y) else 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_tests_score_absolute_error_by_medians(seed):
+    """A random test under absolute error: each leaf predicts its rows' median, and each
+    split's impurity decrease is the brute-force decrease of Σ|y − median| over its sides."""
+    X, y = make_regression(n_samples=80, n_features=3, noise=5.0, random_state=seed)
+    model = ExtraTreeRegressor(criterion="absolute_error", max_depth=3, random_state=seed)
+    model.fit(X, y)
+    tree = model.tree_
+    assert tree.node_count > 1
+    leaf = model.apply(X)
+    for node in np.unique(leaf):
+        assert tree.value[node, 0, 0] == pytest.approx(np.median(y[leaf == node]))
+    paths = model.decision_path(X).toarray().astype(bool)
+    for node in range(tree.node_count):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left < 0:
+            continue
+        rows, lrows, rrows = paths[:, node], paths[:, left], paths[:, right]
+        assert np.all(X[lrows, tree.feature[node]] <= tree.threshold[node])
+        assert tree.impurity[node] == pytest.approx(_absolute_error(y[rows]) / rows.sum())
+        assert tree.impurity[left] == pytest.approx(_absolute_error(y[lrows]) / lrows.sum())
+        assert tree.impurity[right] == pytest.approx(_absolute_error(y[rrows]) / rrows.sum())
