@@ -228,7 +228,11 @@ class TreeView:
         share (C4.5), so all nodes it reaches with a positive share are marked."""
         from scipy.sparse import csr_matrix  # SciPy is optional: needed only here
 
-        indptr, indices = self.core.decision_path(_readable(columns))
+        if not isinstance(columns, list):  # scikit-learn's X: a NumPy or SciPy sparse matrix
+            from ._validation import tree_columns  # not at load: it imports Polars
+
+            columns = tree_columns(columns)
+        indptr, indices = self.core.decision_path(columns)
         indicator = np.ones(len(indices), dtype=np.int64)
         return csr_matrix((indicator, indices, indptr), shape=(len(indptr) - 1, self.n_nodes))
 

@@ -687,6 +687,18 @@ def tree_rows(X: Any) -> CsrRows:
     return _csr_rows(matrix, [str(j) for j in range(matrix.shape[1])])
 
 
+def tree_columns(X: Any) -> list[Column]:
+    """A NumPy or SciPy sparse X given to a fitted `tree_`'s `decision_path` (scikit-learn's
+    `Tree` takes both): its numeric or sparse columns, named by position (never densified)."""
+    if is_sparse(X):
+        matrix = _compressed(X, "csc")
+        return _sparse_columns(matrix, [str(j) for j in range(matrix.shape[1])])
+    array = np.asarray(X, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows x features), got shape {array.shape}")
+    return [_numeric_column(str(j), array[:, j]) for j in range(array.shape[1])]
+
+
 def _csr_rows(matrix: Any, names: list[str]) -> CsrRows:
     _check_sparse_values(matrix, names)
     indptr = matrix.indptr
