@@ -258,6 +258,12 @@ impl<'t> Predictor<'t> {
         self.run(rows.into(), &Leaf)
     }
 
+    /// The leaf each row reaches alone, or [`SPREAD`] for a row that C4.5's fractions spread
+    /// over several leaves (the general walk, [`Tree::reach`], finds those).
+    pub(crate) fn sole_leaf<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+        self.run(rows.into(), &SoleLeaf)
+    }
+
     fn run<O: Output>(&self, rows: Rows<'_>, output: &O) -> Result<Vec<O::Item>> {
         if self.n_jobs == Some(0) {
             return Err(CoreError::InvalidParameter {
@@ -657,6 +663,10 @@ struct Proba<'t>(&'t Tree);
 struct Class<'t>(&'t Tree);
 struct Value<'t>(&'t Tree);
 struct Leaf;
+struct SoleLeaf;
+
+/// What [`Predictor::sole_leaf`] writes for a row that reached several leaves (or none).
+pub(crate) const SPREAD: u32 = u32::MAX;
 
 impl Output for Proba<'_> {
     type Item = f64;
@@ -671,25 +681,21 @@ impl Output for Proba<'_> {
 
 impl Output for Class<'_> {
     type Item = u32;
-    fn width(&self, _: &Tree) -> usize {
-        1
+    fn width(&self, tree: &Tree) -> usize {
+        tree.n_outputs()
     }
     fn write(&self, reached: &[Reached], dst: &mut [u32], scratch: &mut [f64]) {
-        if let Some(slot) = dst.first_mut() {
-            *slot = self.0.class_of(reached, scratch);
-        }
+        self.0.classes_of(reached, scratch, dst);
     }
 }
 
 impl Output for Value<'_> {
     type Item = f64;
-    fn width(&self, _: &Tree) -> usize {
-        1
+    fn width(&self, tree: &Tree) -> usize {
+        tree.n_outputs()
     }
     fn write(&self, reached: &[Reached], dst: &mut [f64], _: &mut [f64]) {
-        if let Some(slot) = dst.first_mut() {
-            *slot = self.0.value_of(reached);
-        }
+        self.0.values_of(reached, dst);
     }
 }
 
@@ -701,6 +707,21 @@ impl Output for Leaf {
     fn write(&self, reached: &[Reached], dst: &mut [u32], _: &mut [f64]) {
         if let Some(slot) = dst.first_mut() {
             *slot = Tree::main_leaf(reached).0;
+        }
+    }
+}
+
+impl Output for SoleLeaf {
+    type Item = u32;
+    fn width(&self, _: &Tree) -> usize {
+        1
+    }
+    fn write(&self, reached: &[Reached], dst: &mut [u32], _: &mut [f64]) {
+        if let Some(slot) = dst.first_mut() {
+            *slot = match reached {
+                [(leaf, share)] if *share == 1.0 => leaf.0,
+                _ => SPREAD,
+            };
         }
     }
 }
@@ -1245,7 +1266,11 @@ mod tests {
     fn deep_random_trees_agree() {
         let mut rng = Rng(3);
         for features in [1usize, 3] {
-            let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric; features], 3);
+            let mut tree = Tree::empty(
+                Criterion::Gini,
+                vec![FeatureKind::Numeric; features],
+                vec![3],
+            );
             let mut leaves = vec![tree.push_node(None, 1.0)];
             while tree.n_nodes() < 20_001 {
                 let pick = leaves.len() - 1 - (rng.below(4) as usize).min(leaves.len() - 1);
