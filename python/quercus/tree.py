@@ -50,8 +50,20 @@ _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
 _SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary"}  # algorithm presets
 # C4.5 release 8 / Weka J48 defaults (Quinlan 1993, 1996); ID3 and CART add no such rules.
-_C45 = {"min_objects": 2.0, "numeric_gain_correction": True, "pruning": "pessimistic"}
-_NO_C45 = {"min_objects": 0.0, "numeric_gain_correction": False, "pruning": "none"}
+_C45 = {
+    "min_objects": 2.0,
+    "numeric_gain_correction": True,
+    "pruning": "pessimistic",
+    "conventions": "j48",
+    "collapse": True,
+}
+_NO_C45 = {
+    "min_objects": 0.0,
+    "numeric_gain_correction": False,
+    "pruning": "none",
+    "conventions": "texts",
+    "collapse": False,
+}
 _CATEGORICAL_SPLITS = ("multiway", "binary")
 # The class criteria of texts 000 and 002 §3; squared_error is the regression one.
 _CLASS_CRITERIA = (
@@ -101,9 +113,12 @@ def _post_prune(
     held_out: LabelledData | None,
     training: LabelledData | None,
 ) -> _Fitted:
-    """`state` with its tree pruned by `pruning.method` (unchanged for "none"); records the
-    reduced-error steps as the state's trace."""
+    """`state` with its tree collapsed if `pruning.collapse` (J48 does so before pruning),
+    then pruned by `pruning.method` (unchanged for "none"); records the reduced-error steps
+    as the state's trace."""
     tree, trace = state.tree, None
+    if pruning.collapse:
+        tree = _core.prune_collapse(tree)
     if pruning.method == "reduced_error":
         assert held_out is not None  # checked by the callers
         tree, steps = _core.prune_reduced_error(tree, *held_out.as_core(), pruning.prune_ties)
@@ -136,6 +151,7 @@ class _Params:
     max_p_value: float | None
     min_objects: float
     numeric_gain_correction: bool
+    conventions: str
     cost_matrix: list[float] | None
     oblique: bool
     missing: str  # the core's strategy (see `_missing.core_strategy`)
@@ -155,6 +171,7 @@ class _Pruning:
     confidence: float
     prune_ties: bool
     subtree_raising: bool
+    collapse: bool
 
 
 @dataclass(frozen=True)
@@ -220,12 +237,14 @@ class _BaseTree(ABC):
         max_p_value: float | None = None,
         min_objects: float | None = None,
         numeric_gain_correction: bool | None = None,
+        conventions: str | None = None,
         prepruning: str | None = None,
         pruning: str | None = None,
         ccp_alpha: float = 0.0,
         confidence: float = 0.25,
         prune_ties: bool = True,
         subtree_raising: bool = True,
+        collapse: bool | None = None,
         splits: str = "axis",
         missing: str = "fractional",
         max_surrogates: int = 5,
@@ -250,12 +269,14 @@ class _BaseTree(ABC):
         self.max_p_value = max_p_value
         self.min_objects = min_objects
         self.numeric_gain_correction = numeric_gain_correction
+        self.conventions = conventions
         self.prepruning = prepruning
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
         self.confidence = confidence
         self.prune_ties = prune_ties
         self.subtree_raising = subtree_raising
+        self.collapse = collapse
         self.splits = splits
         self.missing = missing
         self.max_surrogates = max_surrogates
@@ -355,6 +376,7 @@ class _BaseTree(ABC):
             else _real("max_p_value", max_p, 0.0, 1.0, open_low=True),
             min_objects=_real("min_objects", self._preset("min_objects"), 0.0),
             numeric_gain_correction=bool(self._preset("numeric_gain_correction")),
+            conventions=_choice("conventions", self._preset("conventions"), ("texts", "j48")),
             cost_matrix=self._cost_list(n_classes),
             oblique=_choice("splits", self.splits, ("axis", "oblique")) == "oblique",
             missing=_missing.core_strategy(self._validated_missing()[0]),
@@ -392,6 +414,7 @@ class _BaseTree(ABC):
             confidence=_real("confidence", self.confidence, 0.0, 0.5, open_low=True),
             prune_ties=bool(self.prune_ties),
             subtree_raising=bool(self.subtree_raising),
+            collapse=bool(self._preset("collapse")),
         )
 
     def fit(
@@ -491,6 +514,7 @@ class _BaseTree(ABC):
             confidence=_real("confidence", confidence, 0.0, 0.5, open_low=True),
             ccp_alpha=_real("ccp_alpha", ccp_alpha, 0.0),
             subtree_raising=X is not None,
+            collapse=False,  # the fit collapsed the tree already, if asked
         )
         held_out = training = None
         if method == "reduced_error":

@@ -14,8 +14,9 @@ use crate::data::{
     validate_training_weights, validate_weights, Column, Dataset, Kept, Sample, Target,
 };
 use crate::error::{CoreError, Result};
-use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
+use crate::params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::split::hist::{Bins, Histograms};
+use crate::split::j48::{self, TrainingValues};
 use crate::split::missing::{self, Fill};
 use crate::split::presort::{Routes, Sorted};
 use crate::split::{
@@ -253,9 +254,18 @@ fn grow_searching(
         .copied()
         .filter(|&w| w > 0.0)
         .fold(f64::INFINITY, f64::min);
+    let j48 = params.conventions == Conventions::J48;
+    let training_values = if j48 {
+        Some(TrainingValues::of(data, control).ok_or_else(stop)?)
+    } else {
+        None
+    };
     let mut searcher = Searcher::new(data, target, params, total_weight)
         .counting_rows_in(unit)
         .controlled(control);
+    if let Some(values) = &training_values {
+        searcher = searcher.with_training_values(values);
+    }
     if let (Some(_), Target::Values(y)) = (&bins, target) {
         // Histogram sums are added and subtracted across nodes, so they share one centre:
         // the root's mean.
@@ -269,10 +279,16 @@ fn grow_searching(
         validation,
         total_weight,
         bins,
+        left_out_of_average: if j48 {
+            j48::many_valued(data, searcher.rows_of(total_weight))
+        } else {
+            Vec::new()
+        },
         control,
     };
     let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
     tree.missing = params.missing;
+    tree.conventions = params.conventions;
     tree.splitter = splitter;
     tree.max_bins = if splitter == Splitter::Hist {
         params.max_bins as u32
@@ -414,6 +430,8 @@ struct Grower<'g, 'a, 'd> {
     total_weight: f64,
     /// The columns' bins, for the histogram search.
     bins: Option<Bins>,
+    /// The features J48's average gain leaves out ([`j48::many_valued`]; empty for the texts).
+    left_out_of_average: Vec<bool>,
     control: &'g Control,
 }
 
@@ -517,8 +535,15 @@ impl Grower<'_, '_, '_> {
         if self.bins.is_none() {
             record_scores(tree, node, &candidates, self.control);
         }
-        let axis = choose(self.params.criterion, &candidates, scale)
-            .and_then(|best| candidates.get_mut(best)?.take());
+        let chosen = match self.params.conventions {
+            Conventions::Texts => choose(self.params.criterion, &candidates, scale),
+            Conventions::J48 => j48::choose(
+                &candidates,
+                &self.left_out_of_average,
+                self.params.criterion == Criterion::GainRatio,
+            ),
+        };
+        let axis = chosen.and_then(|best| candidates.get_mut(best)?.take());
         let oblique = if self.params.oblique {
             let columns = self.train.data.columns();
             match &fill {
@@ -585,6 +610,7 @@ impl Grower<'_, '_, '_> {
             || !holds_rows(n, 2 * p.min_samples_leaf)
             || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * self.total_weight
             || tree.impurity(node) <= f64::EPSILON
+            || (p.conventions == Conventions::J48 && j48::is_pure(tree.value(node)))
     }
 
     /// Fills a node's weight, distribution, impurity and label from its rows. An empty node
@@ -618,10 +644,11 @@ impl Grower<'_, '_, '_> {
             );
         } else {
             set_one(&mut tree.impurity, i, self.searcher.impurity(&stats));
-            let label = class_of(
+            let label = label_of(
                 &stats,
                 parent.map(|p| tree.label(p)),
                 self.params.cost_matrix.as_deref(),
+                self.params.conventions,
             );
             set_one(&mut tree.label, i, label);
             set(&mut tree.value, i * width, &stats);
@@ -658,7 +685,12 @@ impl Grower<'_, '_, '_> {
                         (vec![stats.get(1).copied().unwrap_or(0.0) / w], 0)
                     }
                     Target::Classes { .. } => {
-                        let label = class_of(&stats, Some(tree.label(node)), costs);
+                        let label = label_of(
+                            &stats,
+                            Some(tree.label(node)),
+                            costs,
+                            self.params.conventions,
+                        );
                         (stats, label)
                     }
                 };
@@ -844,6 +876,21 @@ pub(crate) fn class_of(weights: &[f64], parent: Option<u32>, costs: Option<&[f64
         return p;
     }
     (0..k).find(|&j| tied(j)).unwrap_or(0) as u32
+}
+
+/// The class a node predicts under `conventions`: [`class_of`] (the texts), or J48's
+/// `Distribution.maxClass` (the first class to beat the previous by 1e-6; costs, which J48
+/// does not know, keep [`class_of`]).
+pub(crate) fn label_of(
+    weights: &[f64],
+    parent: Option<u32>,
+    costs: Option<&[f64]>,
+    conventions: Conventions,
+) -> u32 {
+    match (conventions, costs) {
+        (Conventions::J48, None) => j48::max_class(weights),
+        _ => class_of(weights, parent, costs),
+    }
 }
 
 /// The heaviest class; ties go to the parent's class if it is among them, else the first.

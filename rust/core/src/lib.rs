@@ -33,6 +33,6 @@ pub use criterion::Criterion;
 pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, Target};
 pub use error::{CoreError, Result};
 pub use model_io::Model;
-pub use params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
+pub use params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 pub use scores::split_scores;
 pub use tree::{FeatureScore, NodeId, NodeKind, Side, SplitTag, Surrogate, Tree};

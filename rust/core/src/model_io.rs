@@ -17,7 +17,7 @@
 use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
-use crate::params::{MissingStrategy, Splitter, MAX_BINS};
+use crate::params::{Conventions, MissingStrategy, Splitter, MAX_BINS};
 use crate::tree::{FeatureScore, Side, SplitTag, Tree, NONE};
 
 /// The first eight bytes of every model file. As in PNG: a non-ASCII first byte, the name, and
@@ -45,6 +45,8 @@ const SCORE_BYTES: usize = 5 * 8;
 const MAX_NAME: usize = 64;
 /// Extension record tag of the splitter that grew the tree (name, then bins per feature u32).
 const EXT_SPLITTER: u32 = 1;
+/// Extension record tag of the conventions the tree was grown with (a name).
+const EXT_CONVENTIONS: u32 = 2;
 /// Every NaN is written with this bit pattern, so equal models give equal bytes.
 const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
 /// Rounding slack allowed in a stored branch fraction (a share of a sum of weights) and in the
@@ -116,6 +118,7 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         missing_weight,
         splitter,
         max_bins,
+        conventions,
     } = tree;
     let n_nodes = tag.len();
     let width = tree.value_width();
@@ -200,17 +203,24 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
 
     w.u64(metadata.len() as u64);
     w.bytes(metadata);
-    // Extension records: the splitter (tag 1), written for histogram trees only, so exact
-    // trees keep the bytes quercus 0.1.0 wrote.
-    if *splitter == Splitter::Hist {
-        w.u32(1);
+    // Extension records: the splitter (tag 1), written for histogram trees only, and the
+    // conventions (tag 2), written for J48's only, so exact trees of the texts keep the bytes
+    // quercus 0.1.0 wrote.
+    let hist = *splitter == Splitter::Hist;
+    let j48 = *conventions == Conventions::J48;
+    w.u32(u32::from(hist) + u32::from(j48));
+    if hist {
         w.u32(EXT_SPLITTER);
         let name = splitter.name();
         w.u64((1 + name.len() + 4) as u64);
         w.name(name);
         w.u32(*max_bins);
-    } else {
-        w.u32(0);
+    }
+    if j48 {
+        w.u32(EXT_CONVENTIONS);
+        let name = conventions.name();
+        w.u64((1 + name.len()) as u64);
+        w.name(name);
     }
 
     let total = (w.out.len() + TRAILER_LEN) as u64;
@@ -436,6 +446,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     // the ones it does not know, so later versions can add optional data without breaking it.
     let n_extensions = r.u32("the number of extension records")?;
     let (mut splitter, mut max_bins) = (Splitter::Exact, 0);
+    let mut conventions = Conventions::Texts;
     for k in 0..n_extensions {
         let tag = r.u32("an extension tag")?;
         let len = r.u64("an extension length")?;
@@ -445,6 +456,8 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         )?;
         if tag == EXT_SPLITTER {
             (splitter, max_bins) = read_splitter(bytes)?;
+        } else if tag == EXT_CONVENTIONS {
+            conventions = read_conventions(bytes)?;
         }
     }
     if r.remaining() > 0 {
@@ -492,9 +505,28 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         missing_weight,
         splitter,
         max_bins,
+        conventions,
     };
     validate(&tree)?;
     Ok(Model { tree, metadata })
+}
+
+/// The conventions extension record: a name [`Conventions::parse`] knows, and nothing else.
+fn read_conventions(bytes: &[u8]) -> Result<Conventions> {
+    let mut r = Reader { bytes, pos: 0 };
+    let name = r.name("the conventions")?;
+    let conventions = Conventions::parse(name).map_err(|_| {
+        corrupt(format!(
+            "unknown conventions {name:?} in the conventions record (written by a newer quercus?)"
+        ))
+    })?;
+    if r.remaining() > 0 {
+        return Err(corrupt(format!(
+            "the conventions record has {} extra bytes",
+            r.remaining()
+        )));
+    }
+    Ok(conventions)
 }
 
 /// The splitter extension record: `Exact`, or `Hist` with 2 to [`MAX_BINS`] bins.

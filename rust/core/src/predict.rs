@@ -92,9 +92,14 @@ impl Tree {
     }
 
     /// The class of a row that reached `reached`; `proba` is scratch of `n_classes` numbers.
+    /// A J48 tree takes the first class whose probability beats the previous by 1e-6, as
+    /// J48's `classifyInstance`.
     pub(crate) fn class_of(&self, reached: &[Reached], proba: &mut [f64]) -> u32 {
         proba.iter_mut().for_each(|p| *p = 0.0);
         self.mix(reached, proba);
+        if self.conventions == crate::params::Conventions::J48 {
+            return crate::split::j48::max_class(proba);
+        }
         let max = proba.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let tied = |c: u32| {
             proba

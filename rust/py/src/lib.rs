@@ -13,8 +13,8 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    grow_controlled, split_scores as core_scores, CategoricalSplit, Control, Criterion,
-    MissingStrategy, Splitter, TreeParams,
+    grow_controlled, split_scores as core_scores, CategoricalSplit, Control, Conventions,
+    Criterion, MissingStrategy, Splitter, TreeParams,
 };
 
 use control::{watched, Units};
@@ -50,6 +50,7 @@ fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         max_p_value: get(d, "max_p_value")?,
         min_objects: get(d, "min_objects")?,
         numeric_gain_correction: get(d, "numeric_gain_correction")?,
+        conventions: Conventions::parse(&get::<String>(d, "conventions")?).map_err(to_py)?,
         cost_matrix: get(d, "cost_matrix")?,
         oblique: get(d, "oblique")?,
         missing: MissingStrategy::parse(&get::<String>(d, "missing")?).map_err(to_py)?,
@@ -131,6 +132,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_reduced_error, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_pessimistic, m)?)?;
+    m.add_function(wrap_pyfunction!(prune::prune_collapse, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_cost_complexity, m)?)?;
     m.add_function(wrap_pyfunction!(prune::cost_complexity_path, m)?)?;
     m.add_function(wrap_pyfunction!(split_scores, m)?)?;

@@ -96,6 +96,15 @@ pub fn prune_pessimistic<'py>(
 }
 
 #[pyfunction]
+pub fn prune_collapse(py: Python<'_>, tree: &PyTree) -> PyResult<PyTree> {
+    let control = Control::new();
+    let inner = watched(py, &control, None, || {
+        prune::collapse_controlled(&tree.inner, &control)
+    })?;
+    Ok(PyTree { inner })
+}
+
+#[pyfunction]
 pub fn prune_cost_complexity(py: Python<'_>, tree: &PyTree, ccp_alpha: f64) -> PyResult<PyTree> {
     let control = Control::new();
     let inner = watched(py, &control, None, || {

@@ -19,8 +19,9 @@ pub(super) trait Sweep {
     fn len(&self) -> usize;
     /// Adds item `i` to `stats` with its weight times `sign` (±1); returns its rows.
     fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize;
-    /// Whether a threshold may fall between item `i` and the next (distinct values).
-    fn cut_after(&self, i: usize) -> bool;
+    /// Whether a threshold may fall between item `i` and the next: their values differ by
+    /// more than `gap` (0: distinct values).
+    fn cut_after(&self, i: usize, gap: f64) -> bool;
 }
 
 impl Sweep for [Known] {
@@ -38,9 +39,9 @@ impl Sweep for [Known] {
     }
 
     #[inline]
-    fn cut_after(&self, i: usize) -> bool {
+    fn cut_after(&self, i: usize, gap: f64) -> bool {
         match (self.get(i), self.get(i + 1)) {
-            (Some(a), Some(b)) => b.x > a.x,
+            (Some(a), Some(b)) => b.x > a.x + gap,
             _ => false,
         }
     }
@@ -52,7 +53,7 @@ impl Sweep for [Known] {
 pub(super) struct Scan {
     pub(super) at: usize,
     side: Option<usize>,
-    n_distinct: usize,
+    cuts: Cuts,
     total: Vec<f64>,
     n: usize,
     n_missing: usize,
@@ -143,10 +144,24 @@ impl Searcher<'_, '_> {
         }
         let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight)?;
         let threshold = match known.get(scan.at) {
-            Some(hi) => midpoint(known.get(scan.at.checked_sub(1)?)?.x, hi.x),
+            Some(hi) => self.threshold(feature, known.get(scan.at.checked_sub(1)?)?.x, hi.x),
             None => KNOWN_VS_MISSING,
         };
         self.numeric_candidate(feature, threshold, known, scan, &missing, node_weight)
+    }
+
+    /// The threshold of a cut between adjacent values `lo < hi` of `feature`: their midpoint
+    /// (the texts), or J48's largest training value not above it (`usize::MAX`, an oblique
+    /// projection, keeps the midpoint: its values are no training values).
+    pub(super) fn threshold(&self, feature: usize, lo: f64, hi: f64) -> f64 {
+        let cut = midpoint(lo, hi);
+        match (self.conventions, self.training_values) {
+            (Conventions::J48, Some(values)) => match self.data.columns().get(feature) {
+                Some(Column::Numeric(x)) => values.at_or_below(feature, x, cut, lo),
+                _ => cut,
+            },
+            _ => cut,
+        }
     }
 
     /// The best cut of `items` (in ascending value order, `n` rows in all): C4.5's and
@@ -175,25 +190,45 @@ impl Searcher<'_, '_> {
         let base = self.impurity(&total);
         let impurity_decrease = self.criterion.is_impurity_decrease();
         let kw = self.weight_of(&total);
-        let least = self.least_side(kw, node_weight);
+        let j48 = self.conventions == Conventions::J48;
+        // C4.5's MINSPLIT on both sides. (C4.5 also asks the node for 2 × MINSPLIT known
+        // rows, counted: with unit weights both sides' weights imply it, and counting rows
+        // would make a row given twice differ from the row with weight 2.)
+        let min_split = self.min_split(kw);
+        let least = self
+            .least_side(kw, node_weight)
+            .max(self.least_objects(min_split));
+        // J48 compares gains, ρ × decrease, with ρ its known share (`1 − unknownRate`).
+        let rho = kw / node_weight;
         let mut left = self.zero_stats();
         let mut right = total.clone();
         let mut with = self.zero_stats();
-        let mut n_distinct = 1;
+        let mut cuts = Cuts {
+            distinct: 1,
+            tried: 0,
+        };
+        let gap = self.conventions.same_value_gap();
         let mut best: Option<(f64, usize, Option<usize>)> = None; // (decrease, cut, side)
         let mut offer = |dec: f64, at: usize, side: Option<usize>| {
-            // `dec > b` first: it rejects most cuts before `better`'s tolerance is paid.
-            if best.is_none_or(|(b, _, _)| dec > b && better(dec, b, scale)) {
+            // J48: the first cut whose gain beats the best so far (from 0) by 1e-6. The texts:
+            // the best, ties (relative 1e-9) to the first; `dec > b` first rejects most cuts
+            // before `better`'s tolerance is paid.
+            let wins = match best {
+                None => !j48 || dec * rho > j48::SMALL,
+                Some((b, _, _)) if j48 => (dec - b) * rho > j48::SMALL,
+                Some((b, _, _)) => dec > b && better(dec, b, scale),
+            };
+            if wins {
                 best = Some((dec, at, side));
             }
         };
         for i in 0..items.len().saturating_sub(1) {
             items.add(self, i, &mut left, 1.0);
             items.add(self, i, &mut right, -1.0);
-            if !items.cut_after(i) {
+            if !items.cut_after(i, gap) {
                 continue;
             }
-            n_distinct += 1;
+            cuts.distinct += 1;
             if place {
                 for side in 0..2 {
                     let (l, r) = if side == 0 {
@@ -213,6 +248,7 @@ impl Searcher<'_, '_> {
             if wl < least || wr < least {
                 continue;
             }
+            cuts.tried += 1;
             let dec = if impurity_decrease {
                 base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
             } else {
@@ -229,7 +265,7 @@ impl Searcher<'_, '_> {
         Some(Scan {
             at,
             side,
-            n_distinct,
+            cuts,
             total,
             n,
             n_missing,
@@ -249,7 +285,7 @@ impl Searcher<'_, '_> {
         let Scan {
             at,
             side,
-            n_distinct,
+            cuts,
             total,
             n,
             n_missing,
@@ -295,7 +331,7 @@ impl Searcher<'_, '_> {
             node_weight,
             rows,
         )?;
-        self.correct_numeric_gain(candidate, n_distinct, node_weight)
+        self.correct_numeric_gain(candidate, cuts, node_weight)
     }
 
     /// The quality of dividing the rows `all` into `left` and `right`, all of them scored
