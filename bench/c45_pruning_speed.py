@@ -65,7 +65,9 @@ def main() -> None:
         grow_s, grown = best_of(1, lambda X=X, y=y: DecisionTreeClassifier().fit(X, y))
         tree = grown._state.tree
         collapse = getattr(_core, "prune_collapse", None)
-        collapse_s = f"{best_of(args.repeat, lambda: collapse(tree))[0]:.3f}" if collapse else "—"
+        collapse_s = (
+            f"{best_of(args.repeat, lambda c=collapse, t=tree: c(t))[0]:.3f}" if collapse else "—"
+        )
         plain_s, _ = best_of(args.repeat, lambda grown=grown: grown.prune("pessimistic"))
         raise_s, raised = best_of(
             args.repeat, lambda grown=grown, X=X, y=y: grown.prune("pessimistic", X=X, y=y)

@@ -28,9 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import weka_j48 as weka  # noqa: E402
+import weka_j48 as weka
 
-from quercus import DecisionTreeClassifier  # noqa: E402
+from quercus import DecisionTreeClassifier
 
 PRUNED = ("-C", "0.25", "-M", "2")
 UNPRUNED = ("-U", "-M", "2")
@@ -64,9 +64,7 @@ def main() -> None:
     start = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="vs_j48_"))
     arffs = {name: weka.read_arff(weka.example_path(name)) for name in args.names}
-    folds = {
-        name: weka.weka_folds(a.xy()[1].to_physical().to_list()) for name, a in arffs.items()
-    }
+    folds = {name: weka.weka_folds(a.xy()[1].to_physical().to_list()) for name, a in arffs.items()}
     jobs = {}
     for name, arff in arffs.items():
         jobs[(name, "pruned")] = (weka.j48_tree, arff.path, PRUNED)
@@ -99,11 +97,13 @@ def main() -> None:
         if not same:
             diffs.append((name, first_difference(theirs, ours)))
         agree = total = right_j48 = right_ours = fold_same = 0
-        for f, ((train, test), reported) in enumerate(zip(folds[name], j48[(name, "cv")])):
+        for f, ((train, test), reported) in enumerate(
+            zip(folds[name], j48[(name, "cv")], strict=True)
+        ):
             assert [codes[r] for r in test] == [a for a, _ in reported], (name, f)
             model = DecisionTreeClassifier(algorithm="c4.5").fit(*arff.xy(train))
             predicted = model.predict(arff.xy(test)[0], output="polars").to_physical().to_list()
-            for (actual, theirs_p), ours_p in zip(reported, predicted):
+            for (actual, theirs_p), ours_p in zip(reported, predicted, strict=True):
                 agree += theirs_p == ours_p
                 right_j48 += theirs_p == actual
                 right_ours += ours_p == actual

@@ -176,7 +176,7 @@ def test_learned_binary():
     np.testing.assert_allclose(nodes["value"][kids[0]], [7, 2], atol=1e-12)
     assert nodes["missing_child"][0] == 0
     first = m.export_text().splitlines()[0]
-    assert first.startswith("texture in {clear}") and first.endswith("[missing → left]")
+    assert first.startswith("texture = clear") and first.endswith("[missing → left]")
 
 
 def test_learned_multiway_takes_the_best_child():
@@ -217,7 +217,7 @@ def test_surrogate():
     np.testing.assert_allclose(nodes["value"][kids[1]], [1 + 1, 7 + 1], atol=1e-12)
     assert nodes["missing_child"][0] == 1  # no surrogate applies: the majority, right
     assert m.export_text().splitlines()[0] == (
-        "texture in {clear}  [surrogate: umbilicus in {hollow}, then color in "
+        "texture = clear  [surrogate: umbilicus in {hollow}, then color in "
         "{green, dark}, then root in {curly}; missing → right]"
     )
     # At predict: texture missing, umbilicus hollow -> left; all three missing -> right.

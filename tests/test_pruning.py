@@ -755,9 +755,7 @@ def test_c45_numeric_gain_correction_at_every_node():
             ys = [yl[r] for r in np.flatnonzero(mask)]
             if nd["kind"][i] == LEAF and len(set(ys)) < 2:
                 continue
-            scores = {
-                r["feature"]: r["gain"] for r in model.node_scores(i).iter_rows(named=True)
-            }
+            scores = {r["feature"]: r["gain"] for r in model.node_scores(i).iter_rows(named=True)}
             for feature in ("density", "sugar"):
                 x = X[feature].to_numpy()[mask]
                 want = c45_numeric_gain(x, ys, int(mask.sum()), j48=conventions == "j48")

@@ -182,12 +182,16 @@ def test_categorical_forms_subset_ordered_and_multiway():
     )
     y = np.array(["big", "ok", "ok", "big", "ok", "ok"])
     ordered = DecisionTreeClassifier(algorithm="cart").fit(X.select("size"), y).rules()
+    # CART's default (scikit-learn's learned rule) sends missing values to the heavier side
     assert [r.conditions for r in ordered] == [
-        (Membership("size", ("small", "medium")),),
+        (Membership("size", ("small", "medium"), missing=True),),
         (Membership("size", ("large",)),),
     ]
-    # worded by the shorter side (of the categories known at fit); SQL lists what passes
+    # worded by the shorter side (of the categories known at fit); SQL lists what passes;
+    # where missing values go is said only when asked, as none was met in training
     assert ordered.to_text().splitlines()[0].startswith("IF size not in {large} THEN")
+    shown = ordered.to_text(show_missing=True).splitlines()[0]
+    assert shown.startswith("IF size not in {large} (or missing) THEN")
     assert "\"size\" IN ('small', 'medium')" in ordered.to_sql()
     assert "\"size\" = 'large'" in ordered.to_sql()
     subset = DecisionTreeClassifier(algorithm="cart").fit(X.select("s"), y).rules()

@@ -294,15 +294,31 @@ def test_sklearn_export_graphviz_reads_quercus_trees(task):
     assert ("gini = " if task == "classifier" else "squared_error = ") in dot
 
 
-def test_sklearn_plot_tree_draws_quercus_trees():
-    pytest.importorskip("matplotlib", reason="plot_tree draws with matplotlib (not installed)")
-    import matplotlib
+def test_sklearn_accessors(classifiers, regressors):
+    q, sk, X = classifiers
+    assert (q.get_depth(), q.get_n_leaves()) == (sk.get_depth(), sk.get_n_leaves())
+    assert q.n_outputs_ == sk.n_outputs_ == 1
+    assert q.tree_.capacity == q.tree_.node_count
+    np.testing.assert_allclose(np.exp(q.predict_log_proba(X)), q.predict_proba(X))
+    pure = q.predict_proba(X) == 0
+    assert pure.any() and np.isneginf(q.predict_log_proba(X)[pure]).all()
+    r, sk_r, _ = regressors
+    assert (r.get_depth(), r.get_n_leaves()) == (sk_r.get_depth(), sk_r.get_n_leaves())
 
-    matplotlib.use("Agg")
-    from sklearn import tree as sktree
-    from sklearn.datasets import load_iris
 
-    X, y = load_iris(return_X_y=True)
-    model = DecisionTreeClassifier(max_depth=2).fit(X, y)
-    texts = [t.get_text() for t in sktree.plot_tree(model)]
-    assert len(texts) == model.n_nodes_ and texts[0].startswith("x[")
+def test_missing_go_to_left_matches_sklearn_learned_directions():
+    """With scikit-learn's rule (missing="learned"), a tree fitted on the same data sends
+    missing values the way scikit-learn's does, node for node."""
+    X, y = breast_cancer()
+    X = X[:, :6].copy()
+    rng = np.random.default_rng(0)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    sk = SkClassifier(max_depth=3, random_state=0).fit(X, y)
+    q = DecisionTreeClassifier(algorithm="cart", max_depth=3, missing="learned").fit(X, y)
+    at = node_pairs(q.tree_, sk.tree_)
+    inner = sk.tree_.children_left != -1
+    np.testing.assert_array_equal(
+        q.tree_.missing_go_to_left[at][inner], sk.tree_.missing_go_to_left[inner]
+    )
+    leaves = q.tree_.nodes()["kind"] == LEAF
+    assert (q.tree_.missing_go_to_left[leaves] == 0).all()

@@ -278,8 +278,7 @@ def j48_cv(path: Path, k: int = 10, seed: int = 1) -> list[list[tuple[int, int]]
     k-fold cross-validation, fold by fold, in Weka's order (`-p 0`; Weka truncates the
     class names it prints there, so the codes are read)."""
     out = run_weka(
-        [J48, "-C", "0.25", "-M", "2", "-t", str(path), "-x", str(k), "-s", str(seed)]
-        + ["-p", "0"]
+        [J48, "-C", "0.25", "-M", "2", "-t", str(path), "-x", str(k), "-s", str(seed), "-p", "0"]
     )
     folds: list[list[tuple[int, int]]] = []
     for line in out.splitlines():
@@ -320,7 +319,7 @@ def j48_text(model: object, arff: Arff) -> str:
     nodes = model.tree_.nodes()  # type: ignore[attr-defined]
     classes = [str(c) for c in model.classes_]  # type: ignore[attr-defined]
     features = [n for n in arff.names if n != arff.target]
-    kind, feature, threshold = nodes["kind"], nodes["feature"], nodes["threshold"]
+    feature, threshold = nodes["feature"], nodes["threshold"]
     first, count = nodes["first_child"], nodes["n_children"]
     weight, value, label = nodes["weight"], nodes["value"], nodes["label"]
 

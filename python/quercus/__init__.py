@@ -2,22 +2,40 @@
 
 The Rust core (`quercus._core`) grows and queries the trees; this package converts inputs,
 follows scikit-learn's estimator conventions and renders trees as the textbooks print them.
+
+Names are loaded on first use (PEP 562): the estimators import scikit-learn's base classes
+when it is installed, which takes about a second, and `import quercus` alone (the command
+line starting up, `quercus.load`-only services) should not pay for it before it needs to.
 """
 
-from . import datasets
-from ._core import QuercusError
-from ._validation import DataConversionWarning
-from .model_io import from_bytes, load
-from .native import predict_expr
-from .rules import RuleSet
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError, split_scores
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# Each public name and the module that defines it.
+_NAMES = {
+    "DataConversionWarning": "_validation",
+    "DecisionTreeClassifier": "tree",
+    "DecisionTreeRegressor": "tree",
+    "InvalidParameterError": "_params",
+    "NotFittedError": "tree",
+    "QuercusError": "_core",
+    "RuleSet": "rules",
+    "datasets": None,
+    "from_bytes": "tree",
+    "load": "tree",
+    "predict_expr": "native",
+    "split_scores": "tree",
+}
 
 __all__ = [
     "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "InvalidParameterError",
     "NotFittedError",
     "QuercusError",
     "RuleSet",
@@ -28,3 +46,35 @@ __all__ = [
     "predict_expr",
     "split_scores",
 ]
+
+if TYPE_CHECKING:
+    from . import datasets
+    from ._core import QuercusError
+    from ._params import InvalidParameterError
+    from ._validation import DataConversionWarning
+    from .native import predict_expr
+    from .rules import RuleSet
+    from .tree import (
+        DecisionTreeClassifier,
+        DecisionTreeRegressor,
+        NotFittedError,
+        from_bytes,
+        load,
+        split_scores,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _NAMES:
+        raise AttributeError(f"module 'quercus' has no attribute {name!r}")
+    module = _NAMES[name]
+    if module is None:  # a submodule of its own
+        value: Any = importlib.import_module(f".{name}", __name__)
+    else:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_NAMES})

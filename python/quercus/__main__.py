@@ -26,10 +26,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-import polars as pl
+try:
+    import polars as pl
 
-from . import __version__, datasets
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from . import __version__, datasets
+except KeyboardInterrupt:  # Ctrl-C while starting up: the same one line as later on
+    sys.stderr.write("quercus: interrupted\n")
+    raise SystemExit(130) from None
 
 _READERS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
@@ -193,6 +196,10 @@ def _fit(args: argparse.Namespace) -> None:
         raise UserError("--prune reduced_error needs held-out rows: --validation VAL_DATA")
     if args.prune == "cost_complexity" and args.ccp_alpha is None:
         raise UserError("--prune cost_complexity needs --ccp-alpha A")
+    # Imported once a command needs it (with scikit-learn's base classes, if installed),
+    # inside `main`'s handling of Ctrl-C.
+    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+
     estimator = DecisionTreeRegressor if args.regression else DecisionTreeClassifier
     verbose = _verbose(args)
     model = estimator(**params, verbose=verbose)
@@ -278,6 +285,8 @@ def _demo(args: argparse.Namespace) -> None:
         raise UserError(
             f"unknown data set {args.dataset!r}; choose one of {', '.join(datasets.names())}"
         )
+    from .tree import DecisionTreeClassifier
+
     features, target = datasets.load(args.dataset, return_X_y=True)
     for algorithm in ("id3", "c4.5", "cart"):
         model = DecisionTreeClassifier(algorithm=algorithm).fit(features, target)
@@ -318,7 +327,7 @@ def _parser() -> _Parser:
     fit.add_argument("data", metavar="DATA", help="training data, .csv or .parquet")
     fit.add_argument("--target", required=True, metavar="COL", help="the column to predict")
     fit.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
-    fit.add_argument("--algorithm", choices=("id3", "c4.5", "cart"), default="cart")
+    fit.add_argument("--algorithm", choices=("id3", "c4.5", "cart", "optimal"), default="cart")
     fit.add_argument(
         "--criterion", help="entropy, gain_ratio, gini, misclassification (squared_error)"
     )
@@ -377,8 +386,8 @@ def _parser() -> _Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 on any error)."""
-    args = _parser().parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         args.run(args)
     except KeyboardInterrupt:
         print("quercus: interrupted", file=sys.stderr)

@@ -69,6 +69,10 @@ class Tree:
     @property
     def max_bins(self) -> int:
         """Bins per feature of a histogram tree; 0 for an exact one."""
+    @property
+    def optimality(self) -> tuple[float, float] | None:
+        """What ``fit_optimal`` proved: (objective, lower bound), equal when the tree is proven
+        optimal; None for other trees (and pruned copies)."""
 
     def predict_proba(
         self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
@@ -210,6 +214,23 @@ def prune_cost_complexity(tree: Tree, ccp_alpha: float) -> Tree:
 
 def cost_complexity_path(tree: Tree) -> dict[str, NDArray[np.float64]]:
     """The pruning path: keys ``ccp_alphas`` and ``impurities``."""
+
+def fit_optimal(
+    columns: list[Column],
+    y: NDArray[np.uint32] | NDArray[np.float64],
+    n_classes: int,
+    sample_weight: NDArray[np.float64],
+    params: dict[str, Any],
+    ccp_alpha: float,
+    progress: Progress | None = None,
+) -> Tree:
+    """Grow the optimal tree within ``params``' max_depth (1 to 6) and max_leaf_nodes: the one
+    of least training error (misclassification cost, or squared error) per unit of weight
+    plus ``ccp_alpha`` per leaf, over every threshold and category subset. ``params`` as for
+    ``fit``; the ones the search does not take are refused by name. Past ``max_time`` the
+    best tree found is returned (``Tree.optimality`` says how far from optimal it may be);
+    Ctrl-C raises ``KeyboardInterrupt``, a buffer the machine cannot grant ``MemoryError``.
+    """
 
 def split_scores(
     columns: list[Column],

@@ -133,6 +133,12 @@ class TreeView:
         return self.core.n_nodes
 
     @property
+    def capacity(self) -> int:
+        """scikit-learn's allocated node slots; a quercus arena is exactly as long as its
+        nodes."""
+        return self.core.n_nodes
+
+    @property
     def max_depth(self) -> int:
         return self.core.depth
 
@@ -155,6 +161,22 @@ class TreeView:
     def threshold(self) -> NDArray[np.float64]:
         """Each node's threshold (`x <= t` goes left); -2.0 (TREE_UNDEFINED) for a leaf."""
         return self._binary("threshold")
+
+    @cached_property
+    def missing_go_to_left(self) -> NDArray[np.uint8]:
+        """1 where a row missing the node's feature goes to the first (`<=`) child: the
+        child a learned, majority-branch or separate strategy chose, and for C4.5's
+        fractions (which follow every branch) the child with the larger training share, as
+        the Polars and SQL exports send them. 0 elsewhere, leaves included."""
+        nodes = self._arena
+        missing = nodes["missing_child"].astype(np.int64)
+        share = nodes["branch_fraction"]
+        first = nodes["first_child"].astype(np.int64)
+        inner = nodes["n_children"] == 2
+        heavier_first = np.zeros(len(missing), dtype=bool)
+        heavier_first[inner] = share[first[inner]] >= share[first[inner] + 1]
+        left = np.where(missing >= 0, missing == 0, heavier_first) & inner
+        return _frozen(left.astype(np.uint8))
 
     @cached_property
     def value(self) -> NDArray[np.float64]:

@@ -1,4 +1,4 @@
-"""Saving and loading fitted estimators, and pickling through the same bytes.
+"""The model format's bytes of a fitted model, and the fitted model read back from them.
 
 A model file is the binary format of `docs/model-format.md`, written and checked by the Rust
 core (`_core.Tree.to_bytes`, `_core.load_model`). This module fills the format's metadata blob
@@ -6,10 +6,11 @@ with UTF-8 JSON: the estimator's class and parameters, the feature names, kinds,
 and ordered flags, the target's name and dtype, the class labels and the reduced-error pruning
 trace; each is stored once. The JSON schema is in the same document.
 
-Nothing read from a file is executed, imported or evaluated: the estimator class comes from a
-fixed table, parameters are plain JSON values, class labels are rebuilt from a fixed list of
-dtypes, and every field is checked against the tree before a model is returned. A file that is
-not a model, is damaged or was written by a newer format raises `QuercusError`.
+Nothing read from a file is executed, imported or evaluated: the caller looks the estimator
+class up in a fixed table (`quercus.tree`), parameters are plain JSON values, class labels are
+rebuilt from a fixed list of dtypes, and every field is checked against the tree before a
+model is returned. A file that is not a model, is damaged or was written by a newer format
+raises `QuercusError`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import math
 import os
 import re
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -28,10 +30,8 @@ from numpy.typing import NDArray
 
 from . import _core
 from ._core import QuercusError
+from ._fitted import FittedTree
 from ._validation import Feature, Schema
-
-if TYPE_CHECKING:
-    from .tree import _BaseTree, _Fitted
 
 FORMAT = "quercus-model"
 METADATA_VERSION = 1  # of the JSON below; readers ignore keys they do not know
@@ -63,15 +63,16 @@ _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 # --- writing ------------------------------------------------------------------------------------
 
 
-def to_bytes(model: _BaseTree) -> bytes:
-    """The fitted `model` in the model format (raises NotFittedError if it is not fitted)."""
-    state = model._state
-    return state.tree.to_bytes(_metadata_json(model, state))
+def to_bytes(
+    state: FittedTree, estimator: str, estimator_type: str, params: dict[str, Any]
+) -> bytes:
+    """A fitted model in the model format: the core tree's bytes with the JSON metadata of
+    the estimator (its class name, kind and parameters) and of `state`."""
+    return state.tree.to_bytes(_metadata_json(state, estimator, estimator_type, params))
 
 
-def save(model: _BaseTree, path: str | os.PathLike[str]) -> None:
-    """Write `model` to `path` atomically: a reader never sees a half-written file."""
-    data = to_bytes(model)
+def save(data: bytes, path: str | os.PathLike[str]) -> None:
+    """Write a model's bytes to `path` atomically: a reader never sees a half-written file."""
     target = Path(path)
     # A fresh name beside the target (so the rename stays on one file system), created with
     # the usual permissions, then renamed over the target in one step.
@@ -85,15 +86,17 @@ def save(model: _BaseTree, path: str | os.PathLike[str]) -> None:
         raise
 
 
-def _metadata_json(model: _BaseTree, state: _Fitted) -> bytes:
+def _metadata_json(
+    state: FittedTree, estimator: str, estimator_type: str, params: dict[str, Any]
+) -> bytes:
     schema = state.schema
     metadata = {
         "format": FORMAT,
         "metadata_version": METADATA_VERSION,
         "quercus_version": _version(),
-        "estimator": type(model).__name__,
-        "estimator_type": model._estimator_type,
-        "params": {name: _encode(name, value) for name, value in model.get_params().items()},
+        "estimator": estimator,
+        "estimator_type": estimator_type,
+        "params": {name: _encode(name, value) for name, value in params.items()},
         "target": schema.target,
         "target_dtype": schema.target_dtype,
         "features": [
@@ -177,63 +180,42 @@ def _encode_trace(trace: pl.DataFrame) -> list[dict[str, Any]]:
 # --- reading ------------------------------------------------------------------------------------
 
 
-def load(path: str | os.PathLike[str]) -> _BaseTree:
-    """The estimator saved at `path` (by `model.save`)."""
-    return from_bytes(Path(path).read_bytes())
+@dataclass(frozen=True)
+class Stored:
+    """A model read from its bytes: which estimator wrote it, with what parameters (decoded
+    from JSON, not yet checked by the estimator), and its fitted state."""
+
+    estimator: str  # the class name that wrote it
+    estimator_type: str  # "classifier" or "regressor"
+    params: dict[str, Any]
+    state: FittedTree
 
 
-def from_bytes(data: bytes | bytearray | memoryview, expected: type | None = None) -> _BaseTree:
-    """The estimator in `data` (from `model.to_bytes()`); with `expected`, it must be a model of
-    that class's kind (classifier or regressor) and is returned as an instance of it."""
+def read(data: bytes | bytearray | memoryview) -> Stored:
+    """The model in `data` (from `to_bytes`), every field checked against the tree."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(f"a model is read from bytes, not {type(data).__name__}")
     tree, raw = _core.load_model(bytes(data))
     metadata = _parse(raw)
-    cls = _estimator_class(metadata, expected)
-    model = cls()
+    kind = _field(metadata, "estimator_type", str)
+    if kind not in ("classifier", "regressor"):
+        raise _corrupt(f"unknown estimator_type {kind!r}")
+    if (kind == "classifier") != (tree.n_classes > 0):
+        held = "classification" if tree.n_classes > 0 else "regression"
+        raise _corrupt(f"a {kind} cannot hold a {held} tree")
     params = _field(metadata, "params", dict)
-    known = {p.name for p in cls._parameters()}
-    # Parameters of a newer quercus that this one does not have are dropped: prediction
-    # needs none of them.
-    model.set_params(**{k: _decode(k, v) for k, v in params.items() if k in known})
-    model._fitted = _fitted(tree, metadata, model)
-    return model
-
-
-def pickle_state(model: _BaseTree) -> dict[str, Any]:
-    """What pickle stores: the instance's attributes (its parameters) and, for a fitted
-    model, its model-format bytes in place of the in-memory tree."""
-    state = {k: v for k, v in model.__dict__.items() if k != "_fitted"}
-    if "_fitted" in model.__dict__:
-        state["_quercus_model"] = to_bytes(model)
-    return state
-
-
-def restore_pickle_state(model: _BaseTree, state: dict[str, Any]) -> None:
-    state = dict(state)
-    data = state.pop("_quercus_model", None)
-    model.__dict__.update(state)
-    if data is not None:
-        tree, raw = _core.load_model(data)
-        model._fitted = _fitted(tree, _parse(raw), model)
-
-
-def _fitted(tree: _core.Tree, metadata: dict[str, Any], model: _BaseTree) -> _Fitted:
-    """The fitted state in `metadata`, checked against `tree` and the estimator."""
-    from .tree import _Fitted
-
-    if (model._estimator_type == "classifier") != (tree.n_classes > 0):
-        kind = "classification" if tree.n_classes > 0 else "regression"
-        raise _corrupt(f"a {type(model).__name__} cannot hold a {kind} tree")
-    schema = _schema(metadata, tree)
-    classes = _classes(metadata, tree)
-    if getattr(model, "cost_matrix", None) is not None:
-        try:
-            model._cost_list(tree.n_classes)
-        except (TypeError, ValueError) as error:
-            raise _corrupt(f"its cost_matrix is invalid: {error}") from None
-    trace = _trace(metadata.get("pruning_trace"))
-    return _Fitted(tree, schema, classes, trace)
+    state = FittedTree(
+        tree,
+        _schema(metadata, tree),
+        _classes(metadata, tree),
+        _trace(metadata.get("pruning_trace")),
+    )
+    return Stored(
+        estimator=_field(metadata, "estimator", str),
+        estimator_type=kind,
+        params={k: _decode(k, v) for k, v in params.items()},
+        state=state,
+    )
 
 
 def _corrupt(reason: str) -> QuercusError:
@@ -264,26 +246,6 @@ def _field(metadata: dict[str, Any], key: str, kind: type | tuple[type, ...]) ->
     if not isinstance(value, kind):
         raise _corrupt(f"{key!r} is {value!r}")
     return value
-
-
-def _estimator_class(metadata: dict[str, Any], expected: type | None) -> type[_BaseTree]:
-    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
-
-    by_type: dict[str, type[_BaseTree]] = {
-        "classifier": DecisionTreeClassifier,
-        "regressor": DecisionTreeRegressor,
-    }
-    kind = _field(metadata, "estimator_type", str)
-    if kind not in by_type:
-        raise _corrupt(f"unknown estimator_type {kind!r}")
-    if expected is None:
-        return by_type[kind]
-    if getattr(expected, "_estimator_type", None) != kind:
-        name = _field(metadata, "estimator", str)
-        raise QuercusError(
-            f"cannot load the model as a {expected.__name__}: it holds a {name} ({kind})"
-        )
-    return expected
 
 
 def _decode(name: str, value: Any) -> Any:

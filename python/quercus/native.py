@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import polars as pl
@@ -35,7 +35,19 @@ from .rules import node_conditions, node_predictions, quote_identifier, quote_va
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
 
-    from .tree import _BaseTree
+    from ._fitted import FittedTree
+
+
+class Predicting(Protocol):
+    """What `predict_expr` needs of a model: its fitted state and its predictions."""
+
+    @property
+    def _state(self) -> FittedTree: ...
+
+    def predict(self, X: Any, *, output: str = ...) -> Any: ...
+
+    def predict_proba(self, X: Any, *, output: str = ...) -> Any: ...
+
 
 __all__ = ["predict_expr"]
 
@@ -90,7 +102,7 @@ def prediction_dtype(schema: Schema, classes: NDArray[Any] | None) -> pl.DataTyp
     return pl.Float64() if classes is None else label_dtype(schema, classes)
 
 
-def predict_expr(model: _BaseTree, *, proba: bool = False) -> pl.Expr:
+def predict_expr(model: Predicting, *, proba: bool = False) -> pl.Expr:
     """A Polars expression computing `model.predict` on the frame's feature columns, named
     after the target: `df.with_columns(predict_expr(model))`, eager, lazy or streaming.
 

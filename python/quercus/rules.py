@@ -80,7 +80,7 @@ class Condition:
         missing`.
 
         A subset is worded by its shorter side (`name not in {c}` rather than `name in {a,
-        b}`); `max_categories`: at most that many categories are listed, the rest counted
+        b}`; on a tie, the side that passes, one category as `name = v`); `max_categories`: at most that many categories are listed, the rest counted
         (`name in {a, b, … 1,809 more}`). The full sets stay in `value` and `other`."""
         if not self.terms and self.value == math.inf:
             return f"{self.feature} is {'known' if self.operator == '<=' else 'missing'}"
@@ -92,11 +92,15 @@ class Condition:
         if isinstance(self.value, float):
             value = format_number(self.value, decimals)
         elif isinstance(self.value, tuple):
-            listed = self.value
-            if self.other and len(self.other) < len(self.value):
-                listed = self.other
-                operator = "not in" if self.operator == "in" else "in"
-            value = braced(listed, max_categories)
+            if not self.other:  # the other side unknown: as stored
+                return f"{self.feature} {operator} {braced(self.value, max_categories)}"
+            inside = self.operator == "in"
+            passing, failing = (self.value, self.other) if inside else (self.other, self.value)
+            if len(failing) < len(passing):
+                return f"{self.feature} not in {braced(failing, max_categories)}"
+            if len(passing) == 1:
+                return f"{self.feature} = {passing[0]}"
+            return f"{self.feature} in {braced(passing, max_categories)}"
         else:
             value = self.value
         return f"{self.feature} {operator} {value}"
@@ -197,7 +201,8 @@ class Membership:
     categories: tuple[str, ...]
     missing: bool = False  # a missing value passes too (the child that takes them)
     # The feature's categories at fit: a long list is worded by the ones that do not pass
-    # when those are fewer. Only wording depends on it, never which rows pass.
+    # when those are fewer, and a category outside it (unseen at fit, read as missing)
+    # passes with the missing values.
     universe: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
@@ -220,23 +225,23 @@ class Membership:
     def to_polars(self) -> pl.Expr:
         # As strings, the form `Feature.categories` holds (booleans as "false" / "true").
         value = pl.col(self.feature).cast(pl.String)
-        if len(self.categories) == 1:
-            test = value == self.categories[0]
-        else:
-            test = value.is_in(list(self.categories))
-        return test | value.is_null() if self.missing else test
+        test = _polars_in(value, self.categories)
+        if not self.missing:
+            return test
+        # A category unseen at fit is read as missing, so it passes where missing values do.
+        unseen = ~_polars_in(value, self.universe) if self.universe else pl.lit(False)
+        return test | value.is_null() | unseen
 
     def to_sql(self) -> str:
         column = quote_identifier(self.feature)
-        if not self.categories:
-            test = "FALSE"
-        elif len(self.categories) == 1:
-            test = f"{column} = {quote_string(self.categories[0])}"
-        else:
-            test = f"{column} IN ({', '.join(map(quote_string, self.categories))})"
-        if self.missing:
-            return f"{column} IS NULL" if not self.categories else f"({test} OR {column} IS NULL)"
-        return test
+        test = _sql_in(column, self.categories)
+        if not self.missing:
+            return test
+        # A category unseen at fit is read as missing, so it passes where missing values do.
+        tests = [test, f"{column} IS NULL"]
+        if self.universe:
+            tests.append(f"{column} NOT IN ({', '.join(map(quote_string, self.universe))})")
+        return "(" + " OR ".join(t for t in tests if t != "FALSE") + ")"
 
     def _parts(self) -> tuple[Membership, ...]:
         return (self,)
@@ -339,11 +344,17 @@ class Rule:
     accuracy: float | None = None
 
     def to_text(
-        self, target: str, decimals: int = 4, max_categories: int | None = MAX_CATEGORIES
+        self,
+        target: str,
+        decimals: int = 4,
+        max_categories: int | None = MAX_CATEGORIES,
+        show_missing: bool = True,
     ) -> str:
         """`IF a = x AND b > t THEN target = label  [support 7, confidence 1.00]`; category
-        lists longer than `max_categories` are shortened (see `Membership.to_text`)."""
-        tests = " AND ".join(c.to_text(decimals, max_categories) for c in self.conditions)
+        lists longer than `max_categories` are shortened (see `Membership.to_text`); without
+        `show_missing`, no test says `(or missing)`."""
+        shown = self.conditions if show_missing else tuple(map(_unmarked, self.conditions))
+        tests = " AND ".join(c.to_text(decimals, max_categories) for c in shown)
         tests = tests or "TRUE"
         regression = self.confidence is None
         outcome = format_prediction(self.prediction, regression, decimals)
@@ -371,6 +382,9 @@ class RuleSet:
     default: Any
     schema: Schema  # the fit-time features, to encode X as the tree did
     classes: tuple[Any, ...] | None = None  # the class labels; None for a regression tree
+    # Whether the tree met missing values in training: only then does the text say where
+    # they go (`(or missing)`), as `export_text` does; the conditions always know.
+    met_missing: bool = False
 
     @property
     def regression(self) -> bool:
@@ -420,7 +434,9 @@ class RuleSet:
             first = first_child[node]
             children = range(first + n_children[node] - 1, first - 1, -1)
             stack.extend((child, "", None) for child in children)
-        return cls(tuple(rules), predictions[0], schema, None if labels is None else tuple(labels))
+        classes = None if labels is None else tuple(labels)
+        met_missing = "missing_weight" in nodes and bool((nodes["missing_weight"] > 0).any())
+        return cls(tuple(rules), predictions[0], schema, classes, met_missing)
 
     @property
     def target(self) -> str:
@@ -484,11 +500,19 @@ class RuleSet:
         pruned.sort(key=lambda rule: (rule.accuracy is None, -(rule.accuracy or 0.0)))
         return replace(self, rules=tuple(pruned))
 
-    def to_text(self, decimals: int = 4, max_categories: int | None = MAX_CATEGORIES) -> str:
+    def to_text(
+        self,
+        decimals: int = 4,
+        max_categories: int | None = MAX_CATEGORIES,
+        show_missing: bool | None = None,
+    ) -> str:
         """One `IF ... THEN ...` line per rule, in order, and an `ELSE` line for the default.
         `max_categories` (None: all): longer category lists show that many and a count;
-        `rules[i].conditions` keep every category (as do `to_sql` and `to_polars`)."""
-        lines = [rule.to_text(self.target, decimals, max_categories) for rule in self.rules]
+        `rules[i].conditions` keep every category (as do `to_sql` and `to_polars`).
+        `show_missing`: mark the tests a missing value passes (`(or missing)`); None (default)
+        marks them when the tree met missing values in training."""
+        show = self.met_missing if show_missing is None else bool(show_missing)
+        lines = [rule.to_text(self.target, decimals, max_categories, show) for rule in self.rules]
         lines.append(f"ELSE {self.target} = {self._default_text(decimals)}")
         return "\n".join(lines)
 
@@ -776,6 +800,34 @@ def _all(tests: list[pl.Expr]) -> pl.Expr:
 
 
 _OR_MISSING = " (or missing)"
+
+
+def _unmarked(condition: Precondition) -> Precondition:
+    """`condition` as read when where missing values go is not shown: without `(or
+    missing)`, except a test that passes missing values only (`x is missing`)."""
+    if not getattr(condition, "missing", False):
+        return condition
+    if isinstance(condition, Membership) and not condition.categories:
+        return condition
+    return replace(condition, missing=False)
+
+
+def _polars_in(value: pl.Expr, categories: Sequence[str]) -> pl.Expr:
+    """`value` is one of `categories` (never true for a null)."""
+    if not categories:
+        return pl.lit(False)
+    if len(categories) == 1:
+        return value == categories[0]
+    return value.is_in(list(categories))
+
+
+def _sql_in(column: str, categories: Sequence[str]) -> str:
+    """SQL's `column` is one of `categories` (never true for a NULL)."""
+    if not categories:
+        return "FALSE"
+    if len(categories) == 1:
+        return f"{column} = {quote_string(categories[0])}"
+    return f"{column} IN ({', '.join(map(quote_string, categories))})"
 
 
 def braced(categories: Sequence[str], limit: int | None = None) -> str:

@@ -1,16 +1,18 @@
-"""The estimators and `split_scores`.
+"""The estimators, `split_scores`, and loading saved models.
 
-Parameters are checked here, inputs are converted in `_validation` and trees are grown in
-`_core`, so this module stays a thin layer of scikit-learn conventions.
+Parameters are declared once, in each estimator's constraint table, and checked in one place
+(`_BaseTree._checked`); inputs are converted in `_validation`; trees are grown in `_core`;
+what a fit leaves is a `FittedTree` that the exports and the model format take. This module
+stays a thin layer of scikit-learn conventions.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
+import html
 import inspect
 import os
-import sys
+import warnings
 from abc import ABC
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
@@ -19,7 +21,22 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _missing, model_io, native, pictures, render
+from . import _core, _missing, model_io, native, pictures, render, serving
+from ._base import ClassifierBase, EstimatorBase, RegressorBase
+from ._fitted import FittedTree, is_dense
+from ._params import (
+    ArrayLike,
+    Boolean,
+    Constraints,
+    Dict,
+    Integer,
+    Jobs,
+    Names,
+    Options,
+    Real,
+    check,
+    check_params,
+)
 from ._progress import Progress
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
@@ -48,7 +65,8 @@ if TYPE_CHECKING:
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
-_SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary"}  # algorithm presets
+# algorithm presets; "optimal" is the branch and bound of rust/core/src/optimal (subsets)
+_SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary", "optimal": "binary"}
 # C4.5 release 8 / Weka J48 defaults (Quinlan 1993, 1996); ID3 and CART add no such rules.
 _C45 = {
     "min_objects": 2.0,
@@ -64,7 +82,10 @@ _NO_C45 = {
     "conventions": "texts",
     "collapse": False,
 }
-_CATEGORICAL_SPLITS = ("multiway", "binary")
+# Missing values: C4.5's fractions for the texts' algorithms; CART follows scikit-learn
+# (>= 1.3), whose users expect a learned direction per split.
+# The optimal search sends missing values to the side it finds best (learned) too.
+_MISSING = {"id3": "fractional", "c4.5": "fractional", "cart": "learned", "optimal": "learned"}
 # The class criteria of texts 000 and 002 §3; squared_error is the regression one.
 _CLASS_CRITERIA = (
     "entropy",
@@ -79,25 +100,60 @@ _CLASS_CRITERIA = (
     "kolmogorov_smirnov",
     "auc",
 )
-_CRITERIA = (*_CLASS_CRITERIA, "squared_error")
+_REGRESSION_CRITERIA = ("squared_error",)
+_CRITERIA = (*_CLASS_CRITERIA, *_REGRESSION_CRITERIA)
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
 _REPR_SVG_WIDTH = 960  # px: a notebook cell's width
-# NumPy dtypes the core reads in place (float32 converts to float64 exactly).
-_DENSE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+# The core's limit on threads (params.rs MAX_JOBS): beyond the cores they only cost memory.
+_MAX_JOBS = 1024
 
-
-def _real(
-    name: str, value: Any, low: float, high: float = np.inf, *, open_low: bool = False
-) -> float:
-    """A real number in [low, high] ((low, high] with open_low)."""
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-    number = float(value) if ok else np.nan
-    inside = (number > low if open_low else number >= low) and number <= high
-    if not (ok and np.isfinite(number) and inside):
-        bracket = "(" if open_low else "["
-        raise ValueError(f"{name} must be a number in {bracket}{low}, {high}]; got {value!r}")
-    return number
+# Every parameter both estimators take, with the values it accepts (None: "not set", which
+# for `_PRESETS` means the algorithm's choice). Checked together at fit by `_checked`.
+_CONSTRAINTS: dict[str, Constraints] = {
+    "algorithm": (Options(tuple(_SPLITS)),),
+    "criterion": (Options(_CRITERIA), None),  # each estimator narrows it to its own
+    "categorical_split": (Options(("multiway", "binary")), None),
+    "max_depth": (Integer(1, 2**31 - 1), None),  # depths are stored as 32-bit numbers
+    "min_samples_split": (Integer(2),),
+    "min_samples_leaf": (Integer(1),),
+    "max_exhaustive_categories": (Integer(2, 20),),  # 2^(k-1) partitions are enumerated
+    "max_leaf_nodes": (Integer(2), None),
+    "min_weight_fraction_leaf": (Real(0.0, 0.5),),
+    "min_gain": (Real(0.0),),
+    "max_p_value": (Real(0.0, 1.0, open_low=True), None),
+    "min_objects": (Real(0.0), None),
+    "numeric_gain_correction": (Boolean(), None),
+    "conventions": (Options(("texts", "j48")), None),
+    "prepruning": (Options(("none", "validation")), None),
+    "pruning": (Options(_PRUNINGS), None),
+    "ccp_alpha": (Real(0.0),),
+    "confidence": (Real(0.0, 0.5, open_low=True),),
+    "prune_ties": (Boolean(),),
+    "subtree_raising": (Boolean(),),
+    "collapse": (Boolean(), None),
+    "splits": (Options(("axis", "oblique")),),
+    "missing": (Options(_missing.STRATEGIES), None),
+    "max_surrogates": (Integer(0, 64),),
+    "drop_features_above": (Real(0.0, 1.0), None),
+    "splitter": (Options(("auto", "exact", "hist")),),
+    "max_bins": (Integer(2, 255),),  # bin codes are bytes, one kept for missing values
+    "n_jobs": (Jobs(_MAX_JOBS), None),
+    "ordinal_features": (Names(), Dict(), None),
+    "max_time": (Real(0.0, open_low=True), None),  # seconds
+    "verbose": (Integer(0), Boolean()),
+}
+# Parameters whose None means the algorithm preset's value.
+_PRESETS = (
+    "criterion",
+    "categorical_split",
+    "min_objects",
+    "numeric_gain_correction",
+    "conventions",
+    "pruning",
+    "collapse",
+    "missing",
+)
 
 
 def _extended_signature(base: Any, extra: tuple[str, ...]) -> inspect.Signature:
@@ -108,11 +164,11 @@ def _extended_signature(base: Any, extra: tuple[str, ...]) -> inspect.Signature:
 
 
 def _post_prune(
-    state: _Fitted,
+    state: FittedTree,
     pruning: _Pruning,
     held_out: LabelledData | None,
     training: LabelledData | None,
-) -> _Fitted:
+) -> FittedTree:
     """`state` with its tree collapsed if `pruning.collapse` (J48 does so before pruning),
     then pruned by `pruning.method` (unchanged for "none"); records the reduced-error steps
     as the state's trace."""
@@ -128,7 +184,7 @@ def _post_prune(
         tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
     elif pruning.method == "cost_complexity":
         tree = _core.prune_cost_complexity(tree, pruning.ccp_alpha)
-    return _Fitted(tree, state.schema, state.classes, trace)
+    return state.replace_tree(tree, trace)
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -192,34 +248,13 @@ class PruningPath:
         return cast(NDArray[np.float64], getattr(self, key))
 
 
-@dataclass(frozen=True)
-class _Fitted:
-    tree: _core.Tree
-    schema: Schema
-    classes: NDArray[Any] | None
-    trace: pl.DataFrame | None = None
-
-    @functools.cached_property
-    def view(self) -> TreeView:
-        """The tree as `tree_` shows it, made once so its arrays are computed once."""
-        return TreeView(self.tree)
-
-    @functools.cached_property
-    def dense_width(self) -> int:
-        """The width of a float NumPy X the core reads as it is, with no encoding: every
-        feature numeric and none imputed (else -1: X is encoded column by column)."""
-        features = self.schema.features
-        plain = all(f.categories is None and f.fill is None for f in features)
-        return len(features) if plain else -1
-
-
-class _BaseTree(ABC):
+class _BaseTree(EstimatorBase, ABC):
     """Parameters, fitting and the rendering shared by both estimators."""
 
     _estimator_type: ClassVar[Literal["classifier", "regressor"]]
     _default_criteria: ClassVar[dict[str, str]]  # algorithm -> criterion when None
-    _criteria: ClassVar[tuple[str, ...]]
-    _fitted: _Fitted
+    _constraints: ClassVar[dict[str, Constraints]] = _CONSTRAINTS
+    _fitted: FittedTree
 
     def __init__(
         self,
@@ -246,7 +281,7 @@ class _BaseTree(ABC):
         subtree_raising: bool = True,
         collapse: bool | None = None,
         splits: str = "axis",
-        missing: str = "fractional",
+        missing: str | None = None,
         max_surrogates: int = 5,
         drop_features_above: float | None = None,
         splitter: str = "auto",
@@ -310,6 +345,10 @@ class _BaseTree(ABC):
         """Parameter `name` as the user set it (`criterion` may read resolved otherwise)."""
         return self.__dict__["_criterion"] if name == "criterion" else getattr(self, name)
 
+    def _param(self, name: str) -> Any:
+        """One parameter, checked (for the methods that read one, such as `n_jobs`)."""
+        return check(name, self._given(name), self._constraints[name])
+
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters (scikit-learn protocol; `deep` has nothing to recurse)."""
         return {p.name: self._given(p.name) for p in self._parameters()}
@@ -333,88 +372,66 @@ class _BaseTree(ABC):
         )
         return f"{type(self).__name__}({', '.join(changed)})"
 
-    def _preset(self, name: str) -> Any:
-        """The parameter's value, or the algorithm preset's where it is None."""
-        algorithm = _choice("algorithm", self.algorithm, tuple(_SPLITS))
-        value = self._given(name)
-        if value is not None:
-            return value
-        if name == "criterion":
-            return self._default_criteria[algorithm]
-        if name == "categorical_split":
-            return _SPLITS[algorithm]
-        # C4.5's rules are a classifier's; a regressor takes only its multiway splits.
+    def _checked(self) -> dict[str, Any]:
+        """Every parameter checked against the class's constraint table, the presets' None
+        replaced by the algorithm's choice (C4.5's rules are a classifier's: a regressor
+        takes only C4.5's multiway splits)."""
+        checked = check_params(self._constraints, {n: self._given(n) for n in self._constraints})
+        algorithm = checked["algorithm"]
         c45 = algorithm == "c4.5" and self._estimator_type == "classifier"
-        return (_C45 if c45 else _NO_C45)[name]
+        presets = {
+            "criterion": self._default_criteria[algorithm],
+            "categorical_split": _SPLITS[algorithm],
+            "missing": _MISSING[algorithm],
+            **(_C45 if c45 else _NO_C45),
+        }
+        for name in _PRESETS:
+            if checked[name] is None:
+                checked[name] = presets[name]
+        return checked
 
-    def _validated_params(self, n_classes: int) -> _Params:
-        max_p = self.max_p_value
+    def _validated_params(self, checked: dict[str, Any], n_classes: int) -> _Params:
+        """The growth parameters as the core reads them."""
         return _Params(
-            criterion=_choice("criterion", self._preset("criterion"), self._criteria),
-            categorical_split=_choice(
-                "categorical_split", self._preset("categorical_split"), _CATEGORICAL_SPLITS
-            ),
-            # Depths are stored as 32-bit numbers.
-            max_depth=None
-            if self.max_depth is None
-            else _int("max_depth", self.max_depth, 1, 2**31 - 1),
-            min_samples_split=_int("min_samples_split", self.min_samples_split, 2),
-            min_samples_leaf=_int("min_samples_leaf", self.min_samples_leaf, 1),
-            # 2^(k-1) partitions are enumerated.
-            max_exhaustive_categories=_int(
-                "max_exhaustive_categories", self.max_exhaustive_categories, 2, 20
-            ),
-            max_leaf_nodes=None
-            if self.max_leaf_nodes is None
-            else _int("max_leaf_nodes", self.max_leaf_nodes, 2),
-            min_weight_fraction_leaf=_real(
-                "min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5
-            ),
-            min_gain=_real("min_gain", self.min_gain, 0.0),
-            max_p_value=None
-            if max_p is None
-            else _real("max_p_value", max_p, 0.0, 1.0, open_low=True),
-            min_objects=_real("min_objects", self._preset("min_objects"), 0.0),
-            numeric_gain_correction=bool(self._preset("numeric_gain_correction")),
-            conventions=_choice("conventions", self._preset("conventions"), ("texts", "j48")),
+            criterion=checked["criterion"],
+            categorical_split=checked["categorical_split"],
+            max_depth=checked["max_depth"],
+            min_samples_split=checked["min_samples_split"],
+            min_samples_leaf=checked["min_samples_leaf"],
+            max_exhaustive_categories=checked["max_exhaustive_categories"],
+            max_leaf_nodes=checked["max_leaf_nodes"],
+            min_weight_fraction_leaf=checked["min_weight_fraction_leaf"],
+            min_gain=checked["min_gain"],
+            max_p_value=checked["max_p_value"],
+            min_objects=checked["min_objects"],
+            numeric_gain_correction=checked["numeric_gain_correction"],
+            conventions=checked["conventions"],
             cost_matrix=self._cost_list(n_classes),
-            oblique=_choice("splits", self.splits, ("axis", "oblique")) == "oblique",
-            missing=_missing.core_strategy(self._validated_missing()[0]),
-            max_surrogates=_int("max_surrogates", self.max_surrogates, 0, 64),
-            splitter=_choice("splitter", self.splitter, ("auto", "exact", "hist")),
-            # Bin codes are bytes, one kept for missing values.
-            max_bins=_int("max_bins", self.max_bins, 2, 255),
-            n_jobs=_n_jobs(self.n_jobs),
-            max_time=None
-            if self.max_time is None
-            else _real("max_time", self.max_time, 0.0, open_low=True),
+            oblique=checked["splits"] == "oblique",
+            missing=_missing.core_strategy(checked["missing"]),
+            max_surrogates=checked["max_surrogates"],
+            splitter=checked["splitter"],
+            max_bins=checked["max_bins"],
+            n_jobs=_threads(checked["n_jobs"]),
+            max_time=checked["max_time"],
         )
-
-    def _validated_missing(self) -> tuple[str, float | None]:
-        """The `missing=` strategy and the `drop_features_above` share (None: keep all)."""
-        strategy = _choice("missing", self.missing, _missing.STRATEGIES)
-        share = self.drop_features_above
-        if share is not None:
-            share = _real("drop_features_above", share, 0.0, 1.0)
-        return strategy, share
 
     def _cost_list(self, n_classes: int) -> list[float] | None:
         """The classifier's cost matrix, row-major; the regressor has none."""
         return None
 
-    def _validated_pruning(self) -> _Pruning:
-        method = _choice("pruning", self._preset("pruning"), _PRUNINGS)
-        alpha = _real("ccp_alpha", self.ccp_alpha, 0.0)
+    @staticmethod
+    def _validated_pruning(checked: dict[str, Any]) -> _Pruning:
+        method, alpha = checked["pruning"], checked["ccp_alpha"]
         if method == "none" and alpha > 0:
             method = "cost_complexity"  # as in scikit-learn, a positive ccp_alpha prunes
-        _choice("prepruning", self.prepruning or "none", ("none", "validation"))
         return _Pruning(
             method=method,
             ccp_alpha=alpha,
-            confidence=_real("confidence", self.confidence, 0.0, 0.5, open_low=True),
-            prune_ties=bool(self.prune_ties),
-            subtree_raising=bool(self.subtree_raising),
-            collapse=bool(self._preset("collapse")),
+            confidence=checked["confidence"],
+            prune_ties=checked["prune_ties"],
+            subtree_raising=checked["subtree_raising"],
+            collapse=checked["collapse"],
         )
 
     def fit(
@@ -432,7 +449,8 @@ class _BaseTree(ABC):
         or (X_val, y_val, sample_weight_val) feeds `prepruning="validation"` and
         `pruning="reduced_error"`.
         """
-        pruning = self._validated_pruning()
+        checked = self._checked()
+        pruning = self._validated_pruning(checked)
         data = self._reweighted(
             training_data(
                 X,
@@ -440,17 +458,22 @@ class _BaseTree(ABC):
                 target=target,
                 sample_weight=sample_weight,
                 classification=self._estimator_type == "classifier",
-                ordinal=_ordinals(self.ordinal_features),
+                ordinal=_ordinals(checked["ordinal_features"]),
             )
         )
-        params = self._validated_params(data.n_classes)
-        data = _missing.prepare(data, *self._validated_missing())
-        needs_validation = self.prepruning == "validation" or pruning.method == "reduced_error"
-        if needs_validation and validation is None:
+        params = self._validated_params(checked, data.n_classes)
+        data = _missing.prepare(data, checked["missing"], checked["drop_features_above"])
+        prepruning = checked["prepruning"] == "validation"
+        if (prepruning or pruning.method == "reduced_error") and validation is None:
             raise ValueError(
                 "prepruning='validation' and pruning='reduced_error' need "
                 "fit(..., validation=(X_val, y_val))"
             )
+        if checked["algorithm"] == "optimal":
+            # Assigned only once the search succeeded, as below.
+            tree = self._grow_optimal(data, params, checked, validation)
+            self._fitted = FittedTree(tree, data.schema, data.classes)
+            return self
         held_out = None
         if validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
@@ -462,13 +485,13 @@ class _BaseTree(ABC):
                 data.n_classes,
                 data.sample_weight,
                 asdict(params),
-                held_out.as_core() if held_out and self.prepruning == "validation" else None,
+                held_out.as_core() if held_out and prepruning else None,
                 progress,
             )
         finally:
             if progress is not None:
                 progress.close()
-        grown = _Fitted(tree, data.schema, data.classes)
+        grown = FittedTree(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
         # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
         self._fitted = _post_prune(grown, pruning, held_out, training)
@@ -477,6 +500,51 @@ class _BaseTree(ABC):
     def _reweighted(self, data: TrainingData) -> TrainingData:
         """The training data with any class weights folded in (the classifier's)."""
         return data
+
+    def _grow_optimal(
+        self,
+        data: TrainingData,
+        params: _Params,
+        checked: dict[str, Any],
+        validation: tuple[Any, ...] | None,
+    ) -> _core.Tree:
+        """algorithm="optimal": the tree of least training error plus `ccp_alpha` per leaf
+        within max_depth (and max_leaf_nodes); the core refuses the parameters it does not
+        take. Past max_time, the best tree found, with a warning giving its gap."""
+        if checked["pruning"] != "none":
+            raise ValueError(
+                "pruning: an optimal tree is not post-pruned; ccp_alpha is part of the "
+                "objective it minimises"
+            )
+        if checked["prepruning"] not in (None, "none") or validation is not None:
+            raise ValueError(
+                "prepruning and validation do not apply to algorithm='optimal', which "
+                "compares whole trees on the training data"
+            )
+        progress = self._reporter("fit")
+        try:
+            tree = _core.fit_optimal(
+                data.columns,
+                data.y,
+                data.n_classes,
+                data.sample_weight,
+                asdict(params),
+                checked["ccp_alpha"],
+                progress,
+            )
+        finally:
+            if progress is not None:
+                progress.close()
+        objective, lower = tree.optimality or (0.0, 0.0)
+        if lower < objective:
+            warnings.warn(
+                f"max_time ran out before the search finished: the tree is the best found, "
+                f"its objective at most {(objective - lower) / objective:.2%} above the "
+                "optimum (optimality_gap_)",
+                UserWarning,
+                stacklevel=3,
+            )
+        return tree
 
     @staticmethod
     def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Any) -> LabelledData:
@@ -507,12 +575,11 @@ class _BaseTree(ABC):
         also raises subtrees as C4.5 does) or "cost_complexity" (CART, at `ccp_alpha`).
         """
         state = self._state
-        pruning = replace(
-            self._validated_pruning(),
-            method=_choice("method", method, _PRUNINGS[1:]),
-            prune_ties=bool(prune_ties),
-            confidence=_real("confidence", confidence, 0.0, 0.5, open_low=True),
-            ccp_alpha=_real("ccp_alpha", ccp_alpha, 0.0),
+        pruning = _Pruning(
+            method=check("method", method, (Options(_PRUNINGS[1:]),)),
+            ccp_alpha=check("ccp_alpha", ccp_alpha, _CONSTRAINTS["ccp_alpha"]),
+            confidence=check("confidence", confidence, _CONSTRAINTS["confidence"]),
+            prune_ties=check("prune_ties", prune_ties, _CONSTRAINTS["prune_ties"]),
             subtree_raising=X is not None,
             collapse=False,  # the fit collapsed the tree already, if asked
         )
@@ -538,6 +605,25 @@ class _BaseTree(ABC):
         grower = copy.copy(self).set_params(pruning="none", ccp_alpha=0.0, prepruning=None)
         path = _core.cost_complexity_path(grower.fit(X, y, sample_weight=sample_weight)._state.tree)
         return PruningPath(path["ccp_alphas"], path["impurities"])
+
+    @property
+    def optimality_gap_(self) -> float | None:
+        """algorithm="optimal": how far the tree's objective (training error per unit of
+        weight plus ccp_alpha per leaf) may be above the optimum, relative to it:
+        (objective − proven lower bound) / objective; 0.0 when it is proven optimal (always,
+        unless max_time ran out). None for the greedy algorithms and pruned copies."""
+        optimality = self._state.tree.optimality
+        if optimality is None:
+            return None
+        objective, lower = optimality
+        return 0.0 if lower >= objective else (objective - lower) / objective
+
+    @property
+    def proven_optimal_(self) -> bool | None:
+        """algorithm="optimal": whether the search proved the tree optimal (it did unless
+        max_time ran out first). None for the greedy algorithms and pruned copies."""
+        optimality = self._state.tree.optimality
+        return None if optimality is None else optimality[1] >= optimality[0]
 
     @property
     def pruning_trace_(self) -> pl.DataFrame | None:
@@ -580,7 +666,7 @@ class _BaseTree(ABC):
         return importances / total if total > 0 else importances
 
     @property
-    def _state(self) -> _Fitted:
+    def _state(self) -> FittedTree:
         try:
             return self._fitted
         except AttributeError:
@@ -593,8 +679,9 @@ class _BaseTree(ABC):
         return hasattr(self, "_fitted")
 
     def __sklearn_tags__(self) -> Any:
-        """Lets scikit-learn's utilities (clone, check_is_fitted, cross_val_score) use us;
-        scikit-learn is imported only when it asks, so it stays an optional dependency."""
+        """What scikit-learn's utilities and checks may expect of us (NaN and categories
+        accepted, one target). Only scikit-learn calls it, so it is imported here; the
+        classifier and regressor base classes add their own tags over these."""
         from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
 
         classifier = self._estimator_type == "classifier"
@@ -627,6 +714,19 @@ class _BaseTree(ABC):
         return np.array(self._state.schema.names, dtype=object)
 
     @property
+    def n_outputs_(self) -> int:
+        """Targets predicted at once: 1 (scikit-learn's attribute)."""
+        return 1
+
+    def get_depth(self) -> int:
+        """The depth of the tree (scikit-learn's name for `depth_`)."""
+        return self.depth_
+
+    def get_n_leaves(self) -> int:
+        """The number of leaves (scikit-learn's name for `n_leaves_`)."""
+        return self.n_leaves_
+
+    @property
     def n_nodes_(self) -> int:
         return self.tree_.n_nodes
 
@@ -646,14 +746,7 @@ class _BaseTree(ABC):
         needs no encoding, else its encoded columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
-        if (
-            type(X) is np.ndarray
-            and X.ndim == 2
-            and X.dtype in _DENSE_DTYPES
-            and X.shape[1] == self._state.dense_width
-            and X.shape[0] > 0
-            and (X.flags.c_contiguous or X.flags.f_contiguous)
-        ):
+        if is_dense(X, self._state):
             return X
         return self._columns(X)
 
@@ -661,7 +754,7 @@ class _BaseTree(ABC):
         """The core tree's `method` (predict_class, predict_proba, ...) on `rows` (from
         `_rows`), on `n_jobs` threads."""
         run = getattr(self._state.tree, method)
-        n_jobs = _n_jobs(self.n_jobs)
+        n_jobs = None if self.n_jobs is None else _threads(self._param("n_jobs"))
         # `verbose` read before anything else: a one-row call pays one attribute test.
         progress = self._reporter("predict", n_rows_of(rows)) if self.verbose else None
         try:
@@ -678,9 +771,7 @@ class _BaseTree(ABC):
     def _reporter(self, what: str, total: int | None = None) -> Progress | None:
         """With `verbose`, a progress line on stderr for work longer than a second (close it
         when the work ends); None without."""
-        verbose = self.verbose
-        if not isinstance(verbose, bool | int | np.integer) or verbose < 0:
-            raise ValueError(f"verbose must be an integer >= 0; got {verbose!r}")
+        verbose = self._param("verbose")
         return Progress(what, total) if verbose else None
 
     def apply(self, X: Any) -> NDArray[np.int64]:
@@ -721,29 +812,30 @@ class _BaseTree(ABC):
         (`[missing → left]`, `[? → 7/15 · 5/15 · 3/15]` for C4.5's fractions,
         `[surrogate: density <= 0.4000; missing → left]`); None (default) shows it when some
         split met missing values in training."""
+        state = self._state
         return render.export_text(
-            self.tree_.nodes(),
-            self._state.schema.features,
-            self._labels(),
+            state.view.nodes(),
+            state.schema.features,
+            state.labels,
             decimals=decimals,
             show_weights=show_weights,
             show_missing=show_missing,
-            max_depth=None if max_depth is None else _int("max_depth", max_depth, 1),
-            max_categories=_limit(max_categories),
+            max_depth=check("max_depth", max_depth, _LEVELS),
+            max_categories=check("max_categories", max_categories, _LISTED),
         )
 
     def rules(self) -> RuleSet:
         """The tree as rules, one per leaf (the tests on its path, merged per feature), with
         the root's prediction as default: to read, post-prune, or run as Polars or SQL."""
         state = self._state
-        return RuleSet.from_tree(state.tree.nodes(), state.schema, self._labels())
+        return RuleSet.from_tree(state.tree.nodes(), state.schema, state.labels)
 
     def export_rules(
         self, *, decimals: int = 4, max_categories: int | None = MAX_CATEGORIES
     ) -> str:
         """`rules()` as text: one `IF ... THEN ...` line per leaf and an `ELSE` default;
         category lists shortened as `export_text` shortens them."""
-        return self.rules().to_text(decimals, _limit(max_categories))
+        return self.rules().to_text(decimals, check("max_categories", max_categories, _LISTED))
 
     def predict_expr(self, *, proba: bool = False) -> pl.Expr:
         """A Polars expression running this model's predictor on each batch of a query,
@@ -760,14 +852,26 @@ class _BaseTree(ABC):
         (see `quercus.native`)."""
         state = self._state
         dtype = native.prediction_dtype(state.schema, state.classes)
-        return native.tree_expr(state.tree.nodes(), state.schema, self._labels(), dtype)
+        return native.tree_expr(state.tree.nodes(), state.schema, state.labels, dtype)
 
     def to_sql(self, table: str | None = None) -> str:
         """The tree as an SQL `CASE` expression (nested, one per internal node), with
         `to_polars_expr`'s treatment of missing values (NULL); with `table`, a whole
         `SELECT CASE ... END AS "target" FROM "table"`. Columns as for `RuleSet.to_sql`."""
         state = self._state
-        return native.tree_sql(state.tree.nodes(), state.schema, self._labels(), table)
+        return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table)
+
+    def to_onnx(self, *, dtype: Any = np.float64, ml_opset: int = 5) -> Any:
+        """The model as an ONNX `ModelProto` (`ai.onnx.ml` TreeEnsemble; `ml_opset=3`: the
+        older TreeEnsembleRegressor), for onnxruntime: input `X` as
+        `quercus.serving.onnx_input(model, X)` encodes it; see `quercus.serving.to_onnx`.
+        Needs the `onnx` package."""
+        return serving.to_onnx(self, dtype=dtype, ml_opset=ml_opset)
+
+    def to_treelite(self) -> Any:
+        """The model as a `treelite.Model` (for TL2cgen's C code); see
+        `quercus.serving.to_treelite`. Needs the `treelite` package."""
+        return serving.to_treelite(self)
 
     def to_dot(
         self, *, decimals: int = 3, max_categories: int | None = pictures.PICTURE_CATEGORIES
@@ -779,10 +883,10 @@ class _BaseTree(ABC):
         return pictures.to_dot(
             state.tree.nodes(),
             state.schema.features,
-            self._labels(),
+            state.labels,
             target=state.schema.target,
             decimals=decimals,
-            max_categories=_limit(max_categories),
+            max_categories=check("max_categories", max_categories, _LISTED),
         )
 
     def to_svg(
@@ -805,12 +909,12 @@ class _BaseTree(ABC):
         return pictures.to_svg(
             state.tree.nodes(),
             state.schema.features,
-            self._labels(),
+            state.labels,
             target=state.schema.target,
             decimals=decimals,
-            max_depth=None if max_depth is None else _int("max_depth", max_depth, 1),
-            width=None if width is None else _real("width", width, 100.0),
-            max_categories=_limit(max_categories),
+            max_depth=check("max_depth", max_depth, _LEVELS),
+            width=check("width", width, (Real(100.0), None)),
+            max_categories=check("max_categories", max_categories, _LISTED),
         )
 
     def _repr_svg_(self) -> str | None:
@@ -820,6 +924,21 @@ class _BaseTree(ABC):
         if not self.__sklearn_is_fitted__():
             return None
         return self.to_svg(width=_REPR_SVG_WIDTH)
+
+    def _repr_html_(self) -> str:
+        """HTML display (documentation galleries, HTML notebooks): the fitted tree's
+        picture, as `_repr_svg_`; before fit, the escaped repr."""
+        if not self.__sklearn_is_fitted__():
+            return f"<pre>{html.escape(repr(self))}</pre>"
+        return f'<div class="quercus-tree">{self.to_svg(width=_REPR_SVG_WIDTH)}</div>'
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        """Jupyter's display: the tree's picture once fitted (scikit-learn's estimator
+        diagram, where it offers one, before)."""
+        if not self.__sklearn_is_fitted__():
+            theirs = getattr(super(), "_repr_mimebundle_", None)
+            return theirs(**kwargs) if theirs is not None else {"text/plain": repr(self)}
+        return {"text/plain": repr(self), "image/svg+xml": self.to_svg(width=_REPR_SVG_WIDTH)}
 
     def node_scores(self, node_id: int) -> pl.DataFrame:
         """The candidate score of every feature when `node_id` was grown (as `split_scores`).
@@ -831,29 +950,56 @@ class _BaseTree(ABC):
             )
         return _score_frame(self._state.schema.names, self.tree_.node_scores(node_id))
 
-    # The model format (docs/model-format.md); the work is done in `model_io`.
+    # The model format (docs/model-format.md); the bytes are made and read in `model_io`.
 
     def save(self, path: str | PathLike[str]) -> None:
         """Write the fitted model to `path` in the model format; `quercus.load` reads it."""
-        model_io.save(self, path)
+        model_io.save(self.to_bytes(), path)
 
     def to_bytes(self) -> bytes:
         """The fitted model in the model format; `from_bytes` reads it."""
-        return model_io.to_bytes(self)
+        name = type(self).__name__
+        return model_io.to_bytes(self._state, name, self._estimator_type, self.get_params())
 
     @classmethod
     def from_bytes(cls: type[_Estimator], data: bytes) -> _Estimator:
         """The model in `data` (from `to_bytes`), which must be one of this class's kind."""
-        model = model_io.from_bytes(data, cls)
-        assert isinstance(model, cls)
+        stored = model_io.read(data)
+        if stored.estimator_type != cls._estimator_type:
+            raise _core.QuercusError(
+                f"cannot load the model as a {cls.__name__}: it holds a {stored.estimator} "
+                f"({stored.estimator_type})"
+            )
+        return cls._restored(stored)
+
+    @classmethod
+    def _restored(cls: type[_Estimator], stored: model_io.Stored) -> _Estimator:
+        """An estimator of this class holding `stored`. Parameters of a newer quercus that
+        this one does not know are dropped: prediction needs none of them."""
+        model = cls()
+        known = {p.name for p in cls._parameters()}
+        model.set_params(**{k: v for k, v in stored.params.items() if k in known})
+        model._fitted = model._checked_state(stored.state)
         return model
 
+    def _checked_state(self, state: FittedTree) -> FittedTree:
+        """A loaded state, checked against this estimator's parameters."""
+        return state
+
     def __getstate__(self) -> dict[str, Any]:
-        """Pickle stores the parameters and the model-format bytes, not the Rust tree."""
-        return model_io.pickle_state(self)
+        """Pickle stores the parameters and, for a fitted model, its model-format bytes in
+        place of the Rust tree."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_fitted"}
+        if "_fitted" in self.__dict__:
+            state["_quercus_model"] = self.to_bytes()
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        model_io.restore_pickle_state(self, state)
+        state = dict(state)
+        data = state.pop("_quercus_model", None)
+        self.__dict__.update(state)
+        if data is not None:
+            self._fitted = self._checked_state(model_io.read(data).state)
 
     def __copy__(self: _Estimator) -> _Estimator:
         """A shallow copy sharing the (immutable) fitted tree, without the pickling route."""
@@ -862,7 +1008,7 @@ class _BaseTree(ABC):
         return twin
 
 
-class DecisionTreeClassifier(_BaseTree):
+class DecisionTreeClassifier(ClassifierBase, _BaseTree):
     """A classification tree: ID3, C4.5 or CART by `algorithm`, any criterion by name."""
 
     _estimator_type = "classifier"
@@ -870,8 +1016,14 @@ class DecisionTreeClassifier(_BaseTree):
         "id3": "entropy",
         "c4.5": "gain_ratio",
         "cart": "gini",
+        "optimal": "misclassification",
     }
-    _criteria: ClassVar[tuple[str, ...]] = _CLASS_CRITERIA
+    _constraints: ClassVar[dict[str, Constraints]] = {
+        **_CONSTRAINTS,
+        "criterion": (Options(_CLASS_CRITERIA), None),
+        "cost_matrix": (ArrayLike(), None),  # its shape is checked against the classes
+        "class_weight": (Options(("balanced",)), Dict(), None),
+    }
 
     def __init__(self, *, cost_matrix: Any = None, class_weight: Any = None, **params: Any) -> None:
         super().__init__(**params)
@@ -891,9 +1043,8 @@ class DecisionTreeClassifier(_BaseTree):
         assert data.classes is not None  # a classifier's data
         counts = np.bincount(data.y, minlength=data.n_classes)
         if isinstance(self.class_weight, str):
-            _choice("class_weight", self.class_weight, ("balanced",))
             per_class = len(data.y) / (data.n_classes * np.maximum(counts, 1))
-        elif isinstance(self.class_weight, dict):
+        else:
             labels = data.classes.tolist()
             unknown = [k for k in self.class_weight if k not in labels]
             if unknown:
@@ -901,9 +1052,19 @@ class DecisionTreeClassifier(_BaseTree):
             per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in labels])
             if not np.all(np.isfinite(per_class) & (per_class > 0)):
                 raise ValueError("class_weight values must be finite and positive")
-        else:
-            raise TypeError("class_weight must be None, 'balanced' or a dict label -> weight")
         return replace(data, sample_weight=data.sample_weight * per_class[data.y])
+
+    def _checked_state(self, state: FittedTree) -> FittedTree:
+        """A loaded state whose cost matrix fits its classes."""
+        if self.cost_matrix is not None:
+            try:
+                self._cost_list(state.tree.n_classes)
+            except (TypeError, ValueError) as error:
+                raise _core.QuercusError(
+                    f"cannot load the model: its metadata is invalid: its cost_matrix is "
+                    f"invalid: {error}"
+                ) from None
+        return state
 
     def _cost_list(self, n_classes: int) -> list[float] | None:
         if self.cost_matrix is None:
@@ -954,6 +1115,11 @@ class DecisionTreeClassifier(_BaseTree):
         proba = self._predicted("predict_proba", self._rows(X))
         return native.probabilities(proba, self.classes_, output)
 
+    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """The natural logarithm of `predict_proba` (-inf where a class has no weight)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy, weighted by `sample_weight`."""
         rows = self._rows(X)
@@ -962,12 +1128,15 @@ class DecisionTreeClassifier(_BaseTree):
         return float(np.average(correct, weights=sample_weights(sample_weight, n_rows)))
 
 
-class DecisionTreeRegressor(_BaseTree):
+class DecisionTreeRegressor(RegressorBase, _BaseTree):
     """A regression tree (squared error); `algorithm` only picks the categorical split."""
 
     _estimator_type = "regressor"
     _default_criteria: ClassVar[dict[str, str]] = dict.fromkeys(_SPLITS, "squared_error")
-    _criteria: ClassVar[tuple[str, ...]] = ("squared_error",)
+    _constraints: ClassVar[dict[str, Constraints]] = {
+        **_CONSTRAINTS,
+        "criterion": (Options(_REGRESSION_CRITERIA), None),
+    }
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
         """The weighted mean target of the leaves each row reaches; `output="polars"`: a
@@ -1002,8 +1171,10 @@ def split_scores(
     The textbooks' Gain / Gain_ratio / Gini_index tables; `criterion="squared_error"` takes a
     regression y.
     """
-    criterion = _choice("criterion", criterion, _CRITERIA)
-    categorical_split = _choice("categorical_split", categorical_split, _CATEGORICAL_SPLITS)
+    criterion = check("criterion", criterion, (Options(_CRITERIA),))
+    categorical_split = check(
+        "categorical_split", categorical_split, (Options(("multiway", "binary")),)
+    )
     data = training_data(
         X,
         y,
@@ -1057,50 +1228,40 @@ def _ordinals(value: Any) -> Ordinals:
     return ordinals
 
 
-def _limit(max_categories: Any) -> int | None:
-    """`max_categories` of the text renderings: None (every category) or at least 1."""
-    return None if max_categories is None else _int("max_categories", max_categories, 1)
-
-
-def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
-
-
-# The largest count the core takes (a Rust usize on every platform quercus builds for).
-_COUNT_MAX = sys.maxsize
-
-
-def _int(name: str, value: Any, minimum: int, maximum: int = _COUNT_MAX) -> int:
-    """An integer in [minimum, maximum]: a Python or NumPy integer, never a bool."""
-    ok = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
-    if not ok or not minimum <= value <= maximum:
-        bound = f">= {minimum}" if maximum == _COUNT_MAX else f"in [{minimum}, {maximum}]"
-        raise ValueError(f"{name} must be an integer {bound}; got {value!r}")
-    return int(value)
-
-
-# The core's limit on threads (params.rs MAX_JOBS): beyond the cores they only cost memory.
-_MAX_JOBS = 1024
-
-
-def _n_jobs(value: Any) -> int | None:
-    """Threads as scikit-learn counts them: None or -1 every core, -2 all but one, and so on."""
-    if value is None:
-        return None
-    n = _int_any("n_jobs", value)
-    if n == 0:
-        raise ValueError("n_jobs must not be 0; use None or -1 for every core, or a count >= 1")
-    if n > _MAX_JOBS:
-        raise ValueError(f"n_jobs must be at most {_MAX_JOBS}; got {n}")
-    if n > 0:
-        return n
+def _threads(n_jobs: int | None) -> int | None:
+    """A checked `n_jobs` as the core counts threads: None for every core, else a count
+    (-2 is all cores but one, and so on)."""
+    if n_jobs is None or n_jobs > 0:
+        return n_jobs
     cores = os.cpu_count() or 1
-    return None if n == -1 else max(1, cores + 1 + n)
+    return None if n_jobs == -1 else max(1, cores + 1 + n_jobs)
 
 
-def _int_any(name: str, value: Any) -> int:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer or None; got {value!r}")
-    return int(value)
+# Export options: how many levels to show, how many categories to list (None: all).
+_LEVELS: Constraints = (Integer(1), None)
+_LISTED: Constraints = (Integer(1), None)
+
+# The estimators by the class name a model file records.
+_ESTIMATORS: dict[str, type[_BaseTree]] = {
+    cls.__name__: cls for cls in (DecisionTreeClassifier, DecisionTreeRegressor)
+}
+
+
+def load(path: str | PathLike[str]) -> _BaseTree:
+    """The estimator saved at `path` (by `model.save`)."""
+    with open(path, "rb") as file:
+        return from_bytes(file.read())
+
+
+def from_bytes(data: bytes | bytearray | memoryview) -> _BaseTree:
+    """The estimator in `data` (from `model.to_bytes()`), of the class that wrote it (a
+    class this quercus does not know: the classifier or regressor of its kind)."""
+    stored = model_io.read(data)
+    cls = _ESTIMATORS.get(stored.estimator)
+    if cls is None or cls._estimator_type != stored.estimator_type:
+        cls = (
+            DecisionTreeClassifier
+            if stored.estimator_type == "classifier"
+            else DecisionTreeRegressor
+        )
+    return cls._restored(stored)

@@ -7,7 +7,7 @@
 //! a clock read each, nothing a benchmark can see, and a stop is noticed within milliseconds.
 
 use std::collections::TryReserveError;
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::{CoreError, Result};
@@ -29,6 +29,8 @@ pub struct Control {
     /// Units of work done: nodes grown, rows predicted, nodes pruned or loaded.
     done: AtomicU64,
     deadline: Option<(Instant, Duration)>,
+    /// While set, the time limit is not enforced (see [`Self::hold_deadline`]).
+    held: AtomicBool,
 }
 
 impl Default for Control {
@@ -45,6 +47,7 @@ impl Control {
             needed: AtomicUsize::new(0),
             done: AtomicU64::new(0),
             deadline: None,
+            held: AtomicBool::new(false),
         }
     }
 
@@ -75,6 +78,13 @@ impl Control {
         self.done.load(Ordering::Relaxed)
     }
 
+    /// Suspends the time limit while `hold` (a cancel still stops the work): for the work
+    /// that must finish for any result to exist, such as the optimal search's starting tree,
+    /// which the search then returns at the limit if it found nothing better.
+    pub(crate) fn hold_deadline(&self, hold: bool) {
+        self.held.store(hold, Ordering::Relaxed);
+    }
+
     pub(crate) fn advance(&self, units: u64) {
         self.done.fetch_add(units, Ordering::Relaxed);
     }
@@ -86,7 +96,7 @@ impl Control {
             return true;
         }
         match self.deadline {
-            Some((at, _)) if Instant::now() >= at => {
+            Some((at, _)) if !self.held.load(Ordering::Relaxed) && Instant::now() >= at => {
                 let _ = self.state.compare_exchange(
                     RUNNING,
                     TIMED_OUT,

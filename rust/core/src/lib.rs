@@ -3,8 +3,9 @@
 //! ID3, C4.5 and CART growth ([`grow`]) over borrowed columns ([`Dataset`]), with C4.5's
 //! fractional handling of missing values at fit and at predict (or another
 //! [`MissingStrategy`]: majority branch, class majority, a separate branch, learned directions,
-//! surrogate splits), stored in an arena ([`Tree`]). No Python here: the bindings crate
-//! converts types and nothing else.
+//! surrogate splits), stored in an arena ([`Tree`]); provably optimal shallow trees by
+//! branch and bound ([`grow_optimal`]). No Python here: the bindings crate converts types
+//! and nothing else.
 
 // User input reaches every library path, so no indexing that could panic (workspace lints
 // already deny unwrap, expect and panic). Tests index freely.
@@ -18,6 +19,7 @@ pub mod data;
 pub mod error;
 pub mod measures;
 pub mod model_io;
+mod optimal;
 pub mod params;
 mod predict;
 pub mod prune;
@@ -33,6 +35,7 @@ pub use criterion::Criterion;
 pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, Target};
 pub use error::{CoreError, Result};
 pub use model_io::Model;
+pub use optimal::{grow_optimal, MAX_DEPTH as MAX_OPTIMAL_DEPTH};
 pub use params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 pub use scores::split_scores;
-pub use tree::{FeatureScore, NodeId, NodeKind, Side, SplitTag, Surrogate, Tree};
+pub use tree::{FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree};

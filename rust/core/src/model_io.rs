@@ -18,7 +18,7 @@ use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, MAX_BINS};
-use crate::tree::{FeatureScore, Side, SplitTag, Tree, NONE};
+use crate::tree::{FeatureScore, Optimality, Side, SplitTag, Tree, NONE};
 
 /// The first eight bytes of every model file. As in PNG: a non-ASCII first byte, the name, and
 /// CR LF / Ctrl-Z / LF, so text-mode transfers that rewrite line ends are detected.
@@ -45,8 +45,10 @@ const SCORE_BYTES: usize = 5 * 8;
 const MAX_NAME: usize = 64;
 /// Extension record tag of the splitter that grew the tree (name, then bins per feature u32).
 const EXT_SPLITTER: u32 = 1;
+/// Extension record tag of what the optimal search proved (objective, lower bound: two f64).
+const EXT_OPTIMALITY: u32 = 2;
 /// Extension record tag of the conventions the tree was grown with (a name).
-const EXT_CONVENTIONS: u32 = 2;
+const EXT_CONVENTIONS: u32 = 3;
 /// Every NaN is written with this bit pattern, so equal models give equal bytes.
 const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
 /// Rounding slack allowed in a stored branch fraction (a share of a sum of weights) and in the
@@ -118,6 +120,7 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         missing_weight,
         splitter,
         max_bins,
+        optimality,
         conventions,
     } = tree;
     let n_nodes = tag.len();
@@ -203,18 +206,24 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
 
     w.u64(metadata.len() as u64);
     w.bytes(metadata);
-    // Extension records: the splitter (tag 1), written for histogram trees only, and the
-    // conventions (tag 2), written for J48's only, so exact trees of the texts keep the bytes
-    // quercus 0.1.0 wrote.
+    // Extension records: the splitter (tag 1), written for histogram trees only, so exact
+    // trees keep the bytes quercus 0.1.0 wrote; what the optimal search proved (tag 2),
+    // written for its trees only; the conventions (tag 3), written for J48's only.
     let hist = *splitter == Splitter::Hist;
     let j48 = *conventions == Conventions::J48;
-    w.u32(u32::from(hist) + u32::from(j48));
+    w.u32(u32::from(hist) + u32::from(optimality.is_some()) + u32::from(j48));
     if hist {
         w.u32(EXT_SPLITTER);
         let name = splitter.name();
         w.u64((1 + name.len() + 4) as u64);
         w.name(name);
         w.u32(*max_bins);
+    }
+    if let Some(o) = optimality {
+        w.u32(EXT_OPTIMALITY);
+        w.u64(16);
+        w.f64(o.objective);
+        w.f64(o.lower_bound);
     }
     if j48 {
         w.u32(EXT_CONVENTIONS);
@@ -447,6 +456,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     let n_extensions = r.u32("the number of extension records")?;
     let (mut splitter, mut max_bins) = (Splitter::Exact, 0);
     let mut conventions = Conventions::Texts;
+    let mut optimality = None;
     for k in 0..n_extensions {
         let tag = r.u32("an extension tag")?;
         let len = r.u64("an extension length")?;
@@ -456,6 +466,8 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         )?;
         if tag == EXT_SPLITTER {
             (splitter, max_bins) = read_splitter(bytes)?;
+        } else if tag == EXT_OPTIMALITY {
+            optimality = Some(read_optimality(bytes)?);
         } else if tag == EXT_CONVENTIONS {
             conventions = read_conventions(bytes)?;
         }
@@ -505,6 +517,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         missing_weight,
         splitter,
         max_bins,
+        optimality,
         conventions,
     };
     validate(&tree)?;
@@ -553,6 +566,24 @@ fn read_splitter(bytes: &[u8]) -> Result<(Splitter, u32)> {
         )));
     }
     Ok((splitter, max_bins))
+}
+
+/// The optimality record: a finite objective ≥ 0 and a lower bound between 0 and it.
+fn read_optimality(bytes: &[u8]) -> Result<Optimality> {
+    let mut r = Reader { bytes, pos: 0 };
+    let objective = le_f64(r.take(8, "the optimality record")?);
+    let lower_bound = le_f64(r.take(8, "the optimality record")?);
+    if r.remaining() > 0 || !(objective.is_finite() && (0.0..=objective).contains(&lower_bound)) {
+        return Err(corrupt(format!(
+            "the optimality record is malformed (objective {objective}, lower bound \
+             {lower_bound}, {} extra bytes)",
+            r.remaining()
+        )));
+    }
+    Ok(Optimality {
+        objective,
+        lower_bound,
+    })
 }
 
 /// Magic, version, declared length and checksum, in that order, so a file of another kind, of

@@ -121,6 +121,32 @@ pub struct Surrogate<'t> {
     pub children: &'t [u32],
 }
 
+/// What `algorithm="optimal"` proved of the tree it grew ([`crate::grow_optimal`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Optimality {
+    /// The tree's objective: its training error (misclassification cost, or squared error)
+    /// per unit of training weight, plus `ccp_alpha` per leaf.
+    pub objective: f64,
+    /// No tree within the fit's depth and leaf budgets has a smaller objective. Equal to
+    /// `objective` when the search finished: the tree is then proven optimal.
+    pub lower_bound: f64,
+}
+
+impl Optimality {
+    pub fn proven(&self) -> bool {
+        self.lower_bound >= self.objective
+    }
+
+    /// (objective − lower bound) / objective, as MIP solvers report it; 0 when proven.
+    pub fn gap(&self) -> f64 {
+        if self.proven() || self.objective <= 0.0 {
+            0.0
+        } else {
+            (self.objective - self.lower_bound) / self.objective
+        }
+    }
+}
+
 /// Surrogate splits side by side: `feature[i]`, `threshold[i]`, `agreement[i]` and the child
 /// map `children[map[i]..]` (2 entries, or one per category) describe surrogate `i`. The
 /// tree's view covers one node's range; the builder's, the splits it is about to store.
@@ -219,6 +245,9 @@ pub struct Tree {
     /// The conventions the tree was grown with: how its nodes' labels (and prediction) break
     /// ties between classes ([`Conventions`]).
     pub(crate) conventions: Conventions,
+    /// Set by the optimal search only: what it proved of this tree (a pruned copy is no
+    /// longer what it proved, and has none).
+    pub(crate) optimality: Option<Optimality>,
 }
 
 pub(crate) const NONE: u32 = u32::MAX;
@@ -263,6 +292,7 @@ impl Tree {
             splitter: Splitter::Exact,
             max_bins: 0,
             conventions: Conventions::Texts,
+            optimality: None,
         }
     }
 
@@ -513,6 +543,11 @@ impl Tree {
         }
         self.linear_features.extend_from_slice(features);
         self.linear_weights.extend_from_slice(weights);
+    }
+
+    /// What the optimal search proved of this tree; `None` for other trees.
+    pub fn optimality(&self) -> Option<Optimality> {
+        self.optimality
     }
 
     /// The missing-value strategy the tree was grown with.

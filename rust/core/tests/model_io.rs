@@ -541,7 +541,7 @@ fn splitter_record_is_read_and_checked() {
     assert!(damaged(&|b| b[name..bins].copy_from_slice(b"auto")).contains("unknown splitter"));
 }
 
-/// The conventions record (extension tag 2) ends a J48 tree's file, before the CRC: tag,
+/// The conventions record (extension tag 3) ends a J48 tree's file, before the CRC: tag,
 /// length and the name "j48". A damaged record is refused by name.
 #[test]
 fn conventions_record_is_read_and_checked() {
@@ -557,7 +557,7 @@ fn conventions_record_is_read_and_checked() {
     assert_eq!(&bytes[name..body], b"j48");
     assert_eq!(
         u32::from_le_bytes(bytes[name - 13..name - 9].try_into().unwrap()),
-        2
+        3
     );
     let mut b = bytes[..body].to_vec();
     b[name..body].copy_from_slice(b"j49");

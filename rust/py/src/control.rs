@@ -28,6 +28,8 @@ const REPORT: Duration = Duration::from_millis(250);
 pub enum Units {
     Nodes,
     Rows,
+    /// Candidate splits evaluated by the optimal search.
+    Splits,
 }
 
 impl Units {
@@ -35,6 +37,7 @@ impl Units {
         match self {
             Units::Nodes => "nodes",
             Units::Rows => "rows",
+            Units::Splits => "splits",
         }
     }
 }

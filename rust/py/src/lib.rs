@@ -13,8 +13,8 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    grow_controlled, split_scores as core_scores, CategoricalSplit, Control, Conventions,
-    Criterion, MissingStrategy, Splitter, TreeParams,
+    grow_controlled, grow_optimal, split_scores as core_scores, CategoricalSplit, Control,
+    Conventions, Criterion, MissingStrategy, Splitter, TreeParams,
 };
 
 use control::{watched, Units};
@@ -79,15 +79,8 @@ fn fit<'py>(
     validation: Option<SampleTuple<'py>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<PyTree> {
-    let max_time: Option<f64> = match params.get_item("max_time")? {
-        Some(t) => t.extract()?,
-        None => None,
-    };
+    let control = control_of(params)?;
     let params = params_from(params)?;
-    let control = match max_time {
-        Some(seconds) => Control::with_time_limit(seconds).map_err(to_py)?,
-        None => Control::new(),
-    };
     let train = HeldSample::hold(columns, y, sample_weight, n_classes)?;
     let validation = validation
         .map(|t| HeldSample::from_tuple(t, n_classes))
@@ -102,6 +95,47 @@ fn fit<'py>(
                 grow_controlled(t, &params, Some(v), &control)
             })
         })?,
+    })??;
+    Ok(PyTree { inner })
+}
+
+/// The control of a fit: `max_time` seconds from the parameter dict, if any.
+fn control_of(params: &Bound<'_, PyDict>) -> PyResult<Control> {
+    let max_time: Option<f64> = match params.get_item("max_time")? {
+        Some(t) => t.extract()?,
+        None => None,
+    };
+    match max_time {
+        Some(seconds) => Control::with_time_limit(seconds).map_err(to_py),
+        None => Ok(Control::new()),
+    }
+}
+
+/// Grows the optimal tree within `max_depth` (and `max_leaf_nodes`) minimising the training
+/// error plus `ccp_alpha` per leaf. Past `max_time` the best tree found is returned, its
+/// `optimality` telling how far from optimal it may be; Ctrl-C raises `KeyboardInterrupt`;
+/// `progress(splits_evaluated, "splits")` is called while it runs.
+#[pyfunction]
+#[pyo3(signature = (columns, y, n_classes, sample_weight, params, ccp_alpha, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn fit_optimal<'py>(
+    py: Python<'py>,
+    columns: &Bound<'py, PyList>,
+    y: &Bound<'py, PyAny>,
+    n_classes: usize,
+    sample_weight: PyReadonlyArray1<'py, f64>,
+    params: &Bound<'py, PyDict>,
+    ccp_alpha: f64,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<PyTree> {
+    let control = control_of(params)?;
+    let params = params_from(params)?;
+    let train = HeldSample::hold(columns, y, sample_weight, n_classes)?;
+    let progress = progress.as_ref().map(|p| (p, Units::Splits));
+    let inner = train.with(|t| {
+        watched(py, &control, progress, || {
+            grow_optimal(t, &params, ccp_alpha, &control)
+        })
     })??;
     Ok(PyTree { inner })
 }
@@ -130,6 +164,7 @@ fn split_scores<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTree>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_optimal, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_reduced_error, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_pessimistic, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_collapse, m)?)?;

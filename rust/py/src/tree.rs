@@ -163,6 +163,14 @@ impl PyTree {
         self.inner.splitter().0.name()
     }
 
+    /// What the optimal search proved: (objective, lower bound); None for other trees.
+    #[getter]
+    fn optimality(&self) -> Option<(f64, f64)> {
+        self.inner
+            .optimality()
+            .map(|o| (o.objective, o.lower_bound))
+    }
+
     /// Bins per feature of a histogram tree; 0 for an exact one.
     #[getter]
     fn max_bins(&self) -> u32 {

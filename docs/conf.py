@@ -1,0 +1,61 @@
+"""Sphinx configuration of quercus's documentation site.
+
+Build it with `python -m sphinx -W -b html docs docs/_build/html` (the README's command):
+warnings are errors and the gallery (docs/examples, the source texts' worked examples) is
+executed, so a broken example or a stale parameter name fails the build.
+"""
+
+from __future__ import annotations
+
+import quercus
+
+project = "quercus"
+author = "the quercus developers"
+copyright = "2026, the quercus developers"  # noqa: A001 (Sphinx's name)
+release = version = quercus.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.doctest",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "examples/README.rst", "check_site.py"]
+templates_path = ["_templates"]
+
+# API reference: one page per public name, generated from the docstrings (numpydoc style).
+autosummary_generate = True
+autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_validation_checks = {"PR01", "PR02", "RT01"}  # every parameter and return documented
+
+myst_enable_extensions = ["dollarmath", "colon_fence"]
+myst_heading_anchors = 3
+
+sphinx_gallery_conf = {
+    "examples_dirs": "examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",  # every example is run
+    "image_scrapers": (),  # pictures are quercus's own SVGs, shown through _repr_html_
+    "capture_repr": ("_repr_html_", "__repr__"),
+    "remove_config_comments": True,
+    "abort_on_example_error": True,
+    "download_all_examples": False,
+    "within_subsection_order": "FileNameSortKey",
+}
+
+html_theme = "pydata_sphinx_theme"
+html_title = "quercus"
+html_static_path = ["_static"]
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_show_sourcelink = False

@@ -1,0 +1,75 @@
+"""What a fit leaves behind: the core tree, the input schema and the class labels.
+
+Estimators hold one `FittedTree`; the model format (`model_io`), the Polars and SQL exports
+(`native`) and the renderers take it instead of the estimator, so none of them needs to
+know the estimator classes.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+from . import _core
+from ._sklearn import TreeView
+from ._validation import Schema
+
+__all__ = ["FittedTree"]
+
+
+@dataclass(frozen=True)
+class FittedTree:
+    """A fitted model's state; immutable, so copies of an estimator may share it."""
+
+    tree: _core.Tree
+    schema: Schema
+    classes: NDArray[Any] | None  # the class labels in code order; None for regression
+    trace: pl.DataFrame | None = None  # reduced-error pruning's decisions, if it ran
+
+    @functools.cached_property
+    def view(self) -> TreeView:
+        """The tree as `tree_` shows it, made once so its arrays are computed once."""
+        return TreeView(self.tree)
+
+    @functools.cached_property
+    def dense_width(self) -> int:
+        """The width of a float NumPy X the core reads as it is, with no encoding: every
+        feature numeric and none imputed (else -1: X is encoded column by column)."""
+        features = self.schema.features
+        plain = all(f.categories is None and f.fill is None for f in features)
+        return len(features) if plain else -1
+
+    @property
+    def labels(self) -> list[Any] | None:
+        """The class labels as a list (what the renderers print), None for regression."""
+        return None if self.classes is None else self.classes.tolist()
+
+    def nodes(self) -> dict[str, NDArray[Any]]:
+        """The whole arena as arrays (see `quercus._core.Tree.nodes`)."""
+        return self.tree.nodes()
+
+    def replace_tree(self, tree: _core.Tree, trace: pl.DataFrame | None = None) -> FittedTree:
+        """The same schema and classes over another tree (a pruned one)."""
+        return FittedTree(tree, self.schema, self.classes, trace)
+
+
+def is_dense(X: Any, state: FittedTree) -> bool:
+    """Whether the core can read X as it is: a contiguous float64/float32 NumPy matrix of the
+    fit's width with at least one row, for a tree whose features need no encoding."""
+    return (
+        type(X) is np.ndarray
+        and X.ndim == 2
+        and X.dtype in _DENSE_DTYPES
+        and X.shape[1] == state.dense_width
+        and X.shape[0] > 0
+        and (X.flags.c_contiguous or X.flags.f_contiguous)
+    )
+
+
+# NumPy dtypes the core reads in place (float32 converts to float64 exactly).
+_DENSE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))

@@ -1,0 +1,219 @@
+"""Parameter constraints, declared once per estimator and checked in one place.
+
+Each estimator class holds a table `name -> constraints` (scikit-learn's
+`_parameter_constraints` idea); `check_params` checks every parameter against it at fit, and
+each failure reads the same way: `max_depth must be an integer >= 1 or None; got 0`. The
+error is a `InvalidParameterError`, a ValueError (what quercus has always raised) and a
+TypeError (what scikit-learn's own parameter errors also are).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+__all__ = [
+    "COUNT_MAX",
+    "ArrayLike",
+    "Boolean",
+    "Dict",
+    "Integer",
+    "InvalidParameterError",
+    "Jobs",
+    "Names",
+    "Options",
+    "Real",
+    "check",
+    "check_params",
+]
+
+# The largest count the core takes (a Rust usize on every platform quercus builds for).
+COUNT_MAX = sys.maxsize
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter outside its constraints (catchable as ValueError or TypeError, as
+    scikit-learn's error of the same name)."""
+
+
+class Constraint(Protocol):
+    """One accepted form of a parameter's value."""
+
+    def accepts(self, value: Any) -> bool: ...
+
+    def describe(self) -> str: ...
+
+    def normal(self, value: Any) -> Any:
+        """The value as the core takes it (a Python int or float)."""
+        ...
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
+def _is_real(value: Any) -> bool:
+    return (
+        isinstance(value, int | float | np.integer | np.floating)
+        and not isinstance(value, bool | np.bool_)
+        and math.isfinite(float(value))
+    )
+
+
+@dataclass(frozen=True)
+class Integer:
+    """An integer in [low, high] (a Python or NumPy integer, never a bool)."""
+
+    low: int
+    high: int = COUNT_MAX
+
+    def accepts(self, value: Any) -> bool:
+        return _is_integer(value) and self.low <= value <= self.high
+
+    def describe(self) -> str:
+        bound = f">= {self.low}" if self.high == COUNT_MAX else f"in [{self.low}, {self.high}]"
+        return f"an integer {bound}"
+
+    def normal(self, value: Any) -> int:
+        return int(value)
+
+
+@dataclass(frozen=True)
+class Real:
+    """A finite real number in [low, high], or (low, high] with `open_low`."""
+
+    low: float
+    high: float = math.inf
+    open_low: bool = False
+
+    def accepts(self, value: Any) -> bool:
+        if not _is_real(value):
+            return False
+        number = float(value)
+        return (number > self.low if self.open_low else number >= self.low) and number <= self.high
+
+    def describe(self) -> str:
+        return f"a number in {'(' if self.open_low else '['}{self.low}, {self.high}]"
+
+    def normal(self, value: Any) -> float:
+        return float(value)
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of strings."""
+
+    values: tuple[str, ...]
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, str) and value in self.values
+
+    def describe(self) -> str:
+        return f"one of {', '.join(map(repr, self.values))}"
+
+    def normal(self, value: Any) -> str:
+        return str(value)
+
+
+@dataclass(frozen=True)
+class Boolean:
+    """True or False (NumPy's too)."""
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, bool | np.bool_)
+
+    def describe(self) -> str:
+        return "a boolean"
+
+    def normal(self, value: Any) -> bool:
+        return bool(value)
+
+
+@dataclass(frozen=True)
+class ArrayLike:
+    """A NumPy array, a list or a tuple (its contents are checked where they are used)."""
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, np.ndarray | list | tuple)
+
+    def describe(self) -> str:
+        return "an array-like"
+
+    def normal(self, value: Any) -> Any:
+        return value
+
+
+@dataclass(frozen=True)
+class Dict:
+    """A mapping (its keys and values are checked where they are used)."""
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, Mapping)
+
+    def describe(self) -> str:
+        return "a dict"
+
+    def normal(self, value: Any) -> Any:
+        return value
+
+
+@dataclass(frozen=True)
+class Names:
+    """A list, tuple or set of column names."""
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, Sequence | set | frozenset) and not isinstance(value, str)
+
+    def describe(self) -> str:
+        return "a list of column names"
+
+    def normal(self, value: Any) -> Any:
+        return value
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """A thread count as scikit-learn's `n_jobs` counts: k >= 1 threads, or -1 every core,
+    -2 all but one, and so on (never 0); at most `high` (beyond the cores threads only cost
+    memory)."""
+
+    high: int
+
+    def accepts(self, value: Any) -> bool:
+        return _is_integer(value) and value != 0 and value <= self.high
+
+    def describe(self) -> str:
+        return f"a non-zero integer <= {self.high} (-1: every core, -2: all but one, ...)"
+
+    def normal(self, value: Any) -> int:
+        return int(value)
+
+
+# None in a constraint list: the parameter may be None.
+Constraints = tuple[Constraint | None, ...]
+
+
+def check(name: str, value: Any, constraints: Constraints) -> Any:
+    """`value` in the form the first constraint it meets gives it; else InvalidParameterError
+    naming the parameter, what it accepts and what it got."""
+    for constraint in constraints:
+        if constraint is None:
+            if value is None:
+                return None
+        elif constraint.accepts(value):
+            return constraint.normal(value)
+    forms = [c.describe() for c in constraints if c is not None]
+    if None in constraints:
+        forms.append("None")
+    accepted = forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
+    raise InvalidParameterError(f"{name} must be {accepted}; got {value!r}")
+
+
+def check_params(table: Mapping[str, Constraints], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Every parameter of `table` checked, by name."""
+    return {name: check(name, given[name], constraints) for name, constraints in table.items()}

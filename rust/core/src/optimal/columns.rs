@@ -1,0 +1,348 @@
+//! The training columns as the optimal search reads them.
+//!
+//! A numeric or ordered categorical feature becomes an *ordering*: each row's rank among the
+//! feature's distinct known values, so that every threshold test is "rank <= r" and every
+//! midpoint of adjacent distinct values is a candidate (no binarisation). Under
+//! `missing="learned"` a feature with missing values gives two orderings, the missing rows
+//! ranked before every known value (they go left) and after (they go right): the learned
+//! direction is then just one more choice of the search. A nominal feature keeps its codes
+//! and is split by subsets of them, the missing rows counting as one more category.
+
+use crate::control::Control;
+use crate::data::{Column, Dataset};
+use crate::error::{CoreError, Result};
+
+/// Where the rows missing an ordering's feature are ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Missing {
+    /// No training row misses the feature.
+    None,
+    /// Ranked first (rank 0): every threshold sends them left.
+    First,
+    /// Ranked last: every threshold sends them right; the last threshold separates the
+    /// known rows from the missing ones.
+    Last,
+}
+
+/// A feature tested by thresholds.
+#[derive(Debug)]
+pub(crate) struct Ordering {
+    pub feature: usize,
+    pub missing: Missing,
+    pub scale: Scale,
+    /// Each training row's rank.
+    pub rank: Vec<u32>,
+}
+
+/// What an ordering's known ranks stand for.
+#[derive(Debug)]
+pub(crate) enum Scale {
+    /// The distinct known values of a numeric feature, ascending.
+    Values(Vec<f64>),
+    /// The codes of an ordered categorical feature with this many categories.
+    Codes(u32),
+}
+
+/// How a threshold between two ranks is written in the tree.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Threshold {
+    /// `x <= t` goes left; missing rows go left when `missing_left`.
+    Numeric { t: f64, missing_left: bool },
+    /// Category code `<= code` goes left.
+    Ordered { code: u32, missing_left: bool },
+    /// Every known value left, missing values right (`x is known`).
+    KnownVsMissing,
+}
+
+impl Ordering {
+    /// The known-value index a rank stands for (`None` for the missing rank).
+    fn known(&self, rank: u32) -> Option<u32> {
+        match self.missing {
+            Missing::First => rank.checked_sub(1),
+            Missing::Last if rank == self.n_known() => None,
+            _ => Some(rank),
+        }
+    }
+
+    /// Number of known ranks.
+    fn n_known(&self) -> u32 {
+        match &self.scale {
+            Scale::Values(v) => v.len() as u32,
+            Scale::Codes(n) => *n,
+        }
+    }
+
+    /// Whether the boundary after rank `left` only separates the missing rows from the known
+    /// ones in a missing-first ordering: the missing-last ordering makes the same partition,
+    /// so the search skips it here.
+    #[inline]
+    pub(crate) fn is_duplicate(&self, left: u32) -> bool {
+        self.missing == Missing::First && left == 0
+    }
+
+    /// The test between adjacent node ranks `left < right`: the midpoint of their values (the
+    /// texts' rule; a midpoint that rounds up to the right value is moved to the left one, so
+    /// that `x <= t` still separates them).
+    pub(crate) fn threshold(&self, left: u32, right: u32) -> Threshold {
+        let missing_left = self.missing == Missing::First;
+        let (Some(a), b) = (self.known(left), self.known(right)) else {
+            // `left` is the missing rank of a missing-first ordering: never asked (duplicate).
+            return Threshold::KnownVsMissing;
+        };
+        let Some(b) = b else {
+            return Threshold::KnownVsMissing;
+        };
+        match &self.scale {
+            Scale::Values(values) => {
+                let lo = values.get(a as usize).copied().unwrap_or(0.0);
+                let hi = values.get(b as usize).copied().unwrap_or(lo);
+                let mid = lo + (hi - lo) / 2.0;
+                let t = if mid < hi { mid } else { lo };
+                Threshold::Numeric { t, missing_left }
+            }
+            Scale::Codes(_) => Threshold::Ordered {
+                code: a,
+                missing_left,
+            },
+        }
+    }
+}
+
+/// A nominal feature, tested by subsets of its categories. Its *slots* are the categories
+/// present in the training rows, then (if any row misses the feature) the missing rows as
+/// one more: subsets are bit masks of slots.
+#[derive(Debug)]
+pub(crate) struct Nominal {
+    pub feature: usize,
+    pub n_categories: u32,
+    /// Each slot's category code (the missing slot has none).
+    pub categories: Vec<u32>,
+    /// Each training row's slot.
+    pub code: Vec<u32>,
+    pub has_missing: bool,
+}
+
+impl Nominal {
+    pub(crate) fn slots(&self) -> usize {
+        self.categories.len() + usize::from(self.has_missing)
+    }
+
+    /// The missing slot, if any row misses the feature.
+    pub(crate) fn missing_slot(&self) -> Option<u32> {
+        self.has_missing.then_some(self.categories.len() as u32)
+    }
+}
+
+/// Every test the search can make, by column.
+#[derive(Debug, Default)]
+pub(crate) struct Columns {
+    pub orderings: Vec<Ordering>,
+    pub nominals: Vec<Nominal>,
+}
+
+impl Columns {
+    /// The columns of `data`. Features that cannot split (no two distinct known values, or
+    /// ignored as all missing) give none. A feature with missing values gives both orderings
+    /// (the caller allows missing values only with `missing="learned"`).
+    /// `max_categories` bounds the categories a nominal feature may have (present in the
+    /// training rows), since every subset of them is tried.
+    pub(crate) fn new(
+        data: &Dataset<'_>,
+        max_categories: usize,
+        control: &Control,
+    ) -> Result<Columns> {
+        let oom = || {
+            control
+                .check()
+                .err()
+                .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
+        };
+        let mut columns = Columns::default();
+        for (feature, column) in data.columns().iter().enumerate() {
+            control.check()?;
+            match column {
+                Column::Numeric(v) => {
+                    let mut known: Vec<f64> = control.vec(v.len()).ok_or_else(oom)?;
+                    known.extend(v.iter().copied().filter(|x| !x.is_nan()));
+                    known.sort_unstable_by(f64::total_cmp);
+                    known.dedup();
+                    let has_missing = v.iter().any(|x| x.is_nan());
+                    // A threshold needs two distinct values, or one and missing rows (the
+                    // known-versus-missing test).
+                    let splits = known.len() >= 2 || (has_missing && !known.is_empty());
+                    if !splits {
+                        continue;
+                    }
+                    let rank_of = |x: f64, offset: u32, missing: u32| -> u32 {
+                        if x.is_nan() {
+                            missing
+                        } else {
+                            known.partition_point(|&k| k < x) as u32 + offset
+                        }
+                    };
+                    let sides: &[Missing] = if has_missing {
+                        &[Missing::First, Missing::Last]
+                    } else {
+                        &[Missing::None]
+                    };
+                    for &missing in sides {
+                        let (offset, missing_rank) = match missing {
+                            Missing::First => (1, 0),
+                            _ => (0, known.len() as u32),
+                        };
+                        let mut rank = control.vec(v.len()).ok_or_else(oom)?;
+                        rank.extend(v.iter().map(|&x| rank_of(x, offset, missing_rank)));
+                        let mut values = control.vec(known.len()).ok_or_else(oom)?;
+                        values.extend_from_slice(&known);
+                        columns.orderings.push(Ordering {
+                            feature,
+                            missing,
+                            scale: Scale::Values(values),
+                            rank,
+                        });
+                    }
+                }
+                Column::Categorical(c) => {
+                    let n = c.codes.len();
+                    let has_missing = (0..n).any(|r| c.code(r).is_none());
+                    let mut present = vec![false; c.n_categories as usize];
+                    for r in 0..n {
+                        if let Some(p) = c.code(r).and_then(|k| present.get_mut(k as usize)) {
+                            *p = true;
+                        }
+                    }
+                    let distinct = present.iter().filter(|&&p| p).count();
+                    if distinct + usize::from(has_missing) < 2 {
+                        continue;
+                    }
+                    if c.ordered {
+                        let n_categories = c.n_categories;
+                        let sides: &[Missing] = if has_missing {
+                            &[Missing::First, Missing::Last]
+                        } else {
+                            &[Missing::None]
+                        };
+                        for &missing in sides {
+                            let mut rank = control.vec(n).ok_or_else(oom)?;
+                            rank.extend((0..n).map(|r| match (c.code(r), missing) {
+                                (Some(k), Missing::First) => k + 1,
+                                (Some(k), _) => k,
+                                (None, Missing::First) => 0,
+                                (None, _) => n_categories,
+                            }));
+                            columns.orderings.push(Ordering {
+                                feature,
+                                missing,
+                                scale: Scale::Codes(n_categories),
+                                rank,
+                            });
+                        }
+                    } else {
+                        if distinct > max_categories {
+                            return Err(CoreError::InvalidParameter {
+                                name: "max_exhaustive_categories",
+                                reason: format!(
+                                    "column {feature} has {distinct} categories; algorithm=\"optimal\" \
+                                     tries every subset of a nominal feature's categories, so it takes \
+                                     at most max_exhaustive_categories = {max_categories} (raise it up \
+                                     to 20, declare the column ordinal, or group its categories)"
+                                ),
+                            });
+                        }
+                        let categories: Vec<u32> = (0..c.n_categories)
+                            .filter(|&k| present.get(k as usize).copied().unwrap_or(false))
+                            .collect();
+                        let mut slot_of = vec![0u32; c.n_categories as usize];
+                        for (slot, &k) in categories.iter().enumerate() {
+                            if let Some(s) = slot_of.get_mut(k as usize) {
+                                *s = slot as u32;
+                            }
+                        }
+                        let missing_slot = categories.len() as u32;
+                        let mut code = control.vec(n).ok_or_else(oom)?;
+                        code.extend((0..n).map(|r| {
+                            c.code(r)
+                                .and_then(|k| slot_of.get(k as usize).copied())
+                                .unwrap_or(missing_slot)
+                        }));
+                        columns.nominals.push(Nominal {
+                            feature,
+                            n_categories: c.n_categories,
+                            categories,
+                            code,
+                            has_missing,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(columns)
+    }
+
+    /// Number of columns: orderings first, then nominal features.
+    pub(crate) fn len(&self) -> usize {
+        self.orderings.len() + self.nominals.len()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::data::CategoricalColumn;
+
+    #[test]
+    fn ranks_and_midpoints() {
+        let x = [3.0, 1.0, f64::NAN, 2.0, 3.0];
+        let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+        let c = Columns::new(&data, 12, &Control::new()).unwrap();
+        assert_eq!(c.orderings.len(), 2);
+        let first = &c.orderings[0];
+        assert_eq!(first.rank, vec![3, 1, 0, 2, 3]);
+        assert!(first.is_duplicate(0));
+        assert_eq!(
+            first.threshold(1, 2),
+            Threshold::Numeric {
+                t: 1.5,
+                missing_left: true
+            }
+        );
+        let last = &c.orderings[1];
+        assert_eq!(last.rank, vec![2, 0, 3, 1, 2]);
+        assert_eq!(last.threshold(2, 3), Threshold::KnownVsMissing);
+        assert_eq!(
+            last.threshold(0, 2),
+            Threshold::Numeric {
+                t: 2.0,
+                missing_left: false
+            }
+        );
+    }
+
+    #[test]
+    fn a_midpoint_never_reaches_the_right_value() {
+        let a = 1.0f64;
+        let b = f64::from_bits(a.to_bits() + 1);
+        let x = [a, b];
+        let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+        let c = Columns::new(&data, 12, &Control::new()).unwrap();
+        match c.orderings[0].threshold(0, 1) {
+            Threshold::Numeric { t, .. } => assert!(a <= t && t < b),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn too_many_categories_is_an_error_naming_the_limit() {
+        let codes: Vec<u32> = (0..30).collect();
+        let data = Dataset::new(vec![Column::Categorical(CategoricalColumn {
+            codes: &codes,
+            missing: None,
+            n_categories: 30,
+            ordered: false,
+        })])
+        .unwrap();
+        let err = Columns::new(&data, 12, &Control::new()).unwrap_err();
+        assert!(err.to_string().contains("max_exhaustive_categories"));
+    }
+}

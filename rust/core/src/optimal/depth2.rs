@@ -1,0 +1,75 @@
+//! The specialised depth-two step (MurTree's and ConTree's key idea): with one split fixed at
+//! a node, the best depth-one tree of each of its two sides is found in a single sweep over
+//! the node's sorted columns ([`super::depth1::stumps`]), instead of solving two
+//! subproblems. So a depth-two subproblem costs one such sweep per root split the interval
+//! search evaluates, and never materialises its children.
+
+use super::depth1::{stumps, Sides};
+use super::intervals::{Evaluated, Hint, Incumbent};
+use super::loss::Loss;
+use super::node::{mark, Node};
+use super::search::Ctx;
+use super::solution::{Sol, Test};
+
+/// Evaluates `test` at the root of a tree of depth two with at most `leaves` (3 or 4)
+/// leaves: offers the best such tree to `inc` and returns its bounds. `hint` bounds the two
+/// parts from the evaluated neighbours. `side` is scratch of one byte per training row.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    test: Test,
+    leaves: usize,
+    hint: &Hint,
+    inc: &mut Incumbent,
+    side: &mut [u8],
+) -> Evaluated {
+    let alpha = ctx.alpha;
+    let allocations = if leaves >= 4 { 1 } else { 2 };
+    let known = hint.total(allocations, alpha);
+    if inc.rules_out(known) {
+        return Evaluated {
+            left: (0..allocations)
+                .map(|i| hint.part(false, i, alpha))
+                .collect(),
+            right: (0..allocations)
+                .map(|i| hint.part(true, i, alpha))
+                .collect(),
+            score: known,
+        };
+    }
+    mark(node, ctx.columns, test, side);
+    let sides = Sides::two(loss, node, side);
+    // A side's stump need only beat the bound less what the other side costs at least (its
+    // leaf's penalty, or what the neighbours prove of it).
+    let u = inc.bound();
+    let (other_l, other_r) = if leaves >= 4 {
+        (hint.part(true, 0, alpha), hint.part(false, 0, alpha))
+    } else {
+        (hint.part(true, 0, alpha), hint.part(false, 1, alpha))
+    };
+    let [left, right] = stumps(ctx, node, loss, &sides, [u - other_l, u - other_r]);
+    let (bl, br) = (left.bound(alpha), right.bound(alpha));
+    let (leaf_l, leaf_r) = (left.leaf + alpha, right.leaf + alpha);
+    let (cl, tl) = left.best(alpha);
+    let (cr, tr) = right.best(alpha);
+    let tree = |t: Option<Test>| t.map_or_else(Sol::leaf, Sol::stump);
+    if leaves >= 4 {
+        inc.offer(cl + cr, || Sol::split(test, &tree(tl), &tree(tr)));
+        Evaluated {
+            left: vec![bl],
+            right: vec![br],
+            score: bl + br,
+        }
+    } else {
+        // Three leaves: a stump on one side, a leaf on the other.
+        inc.offer(cl + leaf_r, || Sol::split(test, &tree(tl), &Sol::leaf()));
+        inc.offer(leaf_l + cr, || Sol::split(test, &Sol::leaf(), &tree(tr)));
+        Evaluated {
+            left: vec![bl, leaf_l],
+            right: vec![leaf_r, br],
+            score: (bl + leaf_r).min(leaf_l + br),
+        }
+    }
+}

@@ -1,0 +1,390 @@
+//! Which splits of a column to evaluate, and which never (ConTree's interval pruning, with the
+//! bounds made rigorous for time limits and leaf budgets).
+//!
+//! A threshold column's candidate splits are the boundaries of its sorted list, in order.
+//! Two facts prune them ([`super::loss`]): moving rows across the threshold changes a
+//! split's optimum by at most their move costs (so an evaluated split whose cost lower bound
+//! is `d` above the incumbent rules out every split within move cost `d` of it), and a split
+//! between two evaluated ones `a < b` has a left part containing `a`'s and a right part
+//! containing `b`'s, so it costs at least `a`'s left bound plus `b`'s right bound. Intervals
+//! of candidates are bisected breadth-first; what remains when the search stops (a time
+//! limit) is bounded from its neighbours, so the node still reports a proven lower bound.
+//!
+//! Nominal columns have no order: their subsets are visited in Gray-code order, where each
+//! step moves one category, and a subset is skipped while the categories moved since the
+//! last evaluated one cannot have brought its cost below the incumbent.
+
+use std::collections::VecDeque;
+
+use super::solution::{Sol, Test};
+use crate::control::Control;
+
+/// The best tree of a node so far, and what is proven of the rest.
+#[derive(Debug)]
+pub(crate) struct Incumbent {
+    /// Trees are sought below this cost (the caller's bound).
+    ub: f64,
+    pub cost: f64,
+    pub sol: Sol,
+    /// The least lower bound of every candidate ruled out or evaluated so far.
+    floor: f64,
+    tol: f64,
+}
+
+impl Incumbent {
+    /// `sol`, of cost `cost`, sought to be bettered below `ub`.
+    pub(crate) fn new(ub: f64, cost: f64, sol: Sol, tol: f64) -> Incumbent {
+        Incumbent {
+            ub,
+            cost,
+            sol,
+            floor: f64::INFINITY,
+            tol,
+        }
+    }
+
+    /// What a candidate must cost less than (by more than the tolerance) to matter.
+    #[inline]
+    pub(crate) fn bound(&self) -> f64 {
+        self.ub.min(self.cost)
+    }
+
+    /// Whether a candidate proven to cost at least `lower` cannot matter.
+    #[inline]
+    pub(crate) fn rules_out(&self, lower: f64) -> bool {
+        lower >= self.bound() - self.tol
+    }
+
+    /// Takes the tree `make()` of cost `cost` if it is cheaper.
+    pub(crate) fn offer(&mut self, cost: f64, make: impl FnOnce() -> Sol) {
+        if cost < self.cost - self.tol {
+            self.cost = cost;
+            self.sol = make();
+        }
+    }
+
+    /// Records candidates that all cost at least `lower`.
+    #[inline]
+    pub(crate) fn close(&mut self, lower: f64) {
+        self.floor = self.floor.min(lower);
+    }
+
+    /// A lower bound on the node's optimum: the incumbent, or a candidate not yet beaten.
+    pub(crate) fn lower(&self) -> f64 {
+        self.floor.min(self.cost)
+    }
+}
+
+/// What evaluating a split proved: per leaf-budget allocation of the split (left leaves,
+/// right leaves), lower bounds of the left and the right part, and a lower bound on the
+/// split's cost that is at least min(its optimum, the incumbent bound at the time).
+#[derive(Debug, Clone)]
+pub(crate) struct Evaluated {
+    pub left: Vec<f64>,
+    pub right: Vec<f64>,
+    pub score: f64,
+}
+
+/// What the evaluated neighbours of a candidate prove of its two parts before it is
+/// evaluated, per allocation (empty: nothing): the left part contains the left neighbour's
+/// and is contained in the right neighbour's, less the rows between (and the other way round
+/// for the right part).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Hint {
+    pub left: Vec<f64>,
+    pub right: Vec<f64>,
+}
+
+impl Hint {
+    /// The bound of the left (`right == false`) or right part under allocation `i`, at least
+    /// `floor`.
+    pub(crate) fn part(&self, right: bool, i: usize, floor: f64) -> f64 {
+        let v = if right { &self.right } else { &self.left };
+        v.get(i).copied().unwrap_or(floor).max(floor)
+    }
+
+    /// The least cost of the split the hint proves (each part at least `floor`).
+    pub(crate) fn total(&self, allocations: usize, floor: f64) -> f64 {
+        (0..allocations)
+            .map(|i| self.part(false, i, floor) + self.part(true, i, floor))
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// The lower bound of a split whose parts are bounded by `left` and `right` per allocation.
+pub(crate) fn combine(left: &[f64], right: &[f64]) -> f64 {
+    left.iter()
+        .zip(right)
+        .map(|(l, r)| l + r)
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// A threshold column's candidate splits at a node: for each, its position in the sorted
+/// list (the left part is the list before it) and the move cost of the rows before it.
+#[derive(Debug, Default)]
+pub(crate) struct Positions {
+    pub at: Vec<u32>,
+    pub moved: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Interval {
+    lo: usize,
+    hi: usize,
+    /// The evaluated candidates just left and right of the interval (record indices).
+    left: Option<usize>,
+    right: Option<usize>,
+}
+
+/// Evaluates the candidates of one threshold column that can still beat the incumbent,
+/// `first` (a candidate index) first. `eval(i, slack, incumbent)` evaluates candidate `i`;
+/// its children may be sought up to `slack` above the bound, which, if they cost that
+/// much, rules out the whole interval around it at once. `side_floor` bounds any part of a
+/// split from below (a leaf's penalty).
+pub(crate) fn search_positions(
+    positions: &Positions,
+    first: Option<usize>,
+    side_floor: f64,
+    inc: &mut Incumbent,
+    control: &Control,
+    mut eval: impl FnMut(usize, f64, &Hint, &mut Incumbent) -> Evaluated,
+) {
+    let m = positions.at.len();
+    if m == 0 {
+        return;
+    }
+    let moved = |i: usize| positions.moved.get(i).copied().unwrap_or(0.0);
+    let mut records: Vec<(usize, Evaluated)> = Vec::new();
+    let mut queue = VecDeque::new();
+    let start = first.filter(|&f| f < m);
+    queue.push_back(Interval {
+        lo: 0,
+        hi: m - 1,
+        left: None,
+        right: None,
+    });
+    let bound_of = |iv: &Interval, records: &[(usize, Evaluated)]| -> f64 {
+        let left = iv.left.and_then(|a| records.get(a)).map(|(_, r)| &r.left);
+        let right = iv.right.and_then(|b| records.get(b)).map(|(_, r)| &r.right);
+        match (left, right) {
+            (Some(l), Some(r)) => combine(l, r),
+            (Some(l), None) => l.iter().fold(f64::INFINITY, |a, &x| a.min(x)) + side_floor,
+            (None, Some(r)) => r.iter().fold(f64::INFINITY, |a, &x| a.min(x)) + side_floor,
+            (None, None) => 2.0 * side_floor,
+        }
+    };
+    let mut probe = start;
+    while let Some(mut iv) = queue.pop_front() {
+        if control.stopped() {
+            queue.push_front(iv);
+            break;
+        }
+        let sub = bound_of(&iv, &records);
+        if inc.rules_out(sub) {
+            inc.close(sub);
+            continue;
+        }
+        let u = inc.bound();
+        // Shrink from the evaluated neighbours: a candidate within move cost `d` of a split
+        // `d` above the bound cannot beat it.
+        if let Some((p, r)) = iv.left.and_then(|a| records.get(a)) {
+            let d = r.score - u;
+            if d >= 0.0 {
+                let base = moved(*p);
+                let skip = positions
+                    .moved
+                    .get(iv.lo..=iv.hi)
+                    .map_or(0, |s| s.partition_point(|&x| x - base <= d));
+                iv.lo += skip;
+            }
+        }
+        if let Some((p, r)) = iv.right.and_then(|b| records.get(b)) {
+            let d = r.score - u;
+            if d >= 0.0 && iv.lo <= iv.hi {
+                let base = moved(*p);
+                let keep = positions
+                    .moved
+                    .get(iv.lo..=iv.hi)
+                    .map_or(0, |s| s.partition_point(|&x| base - x > d));
+                if keep == 0 {
+                    iv.lo = iv.hi + 1;
+                } else {
+                    iv.hi = iv.lo + keep - 1;
+                }
+            }
+        }
+        if iv.lo > iv.hi {
+            inc.close(u);
+            continue;
+        }
+        let mid = match probe.take() {
+            Some(p) if (iv.lo..=iv.hi).contains(&p) => p,
+            _ => iv.lo + (iv.hi - iv.lo) / 2,
+        };
+        let slack = (moved(iv.hi) - moved(mid)).max(moved(mid) - moved(iv.lo));
+        let hint = {
+            let a = iv.left.and_then(|a| records.get(a));
+            let b = iv.right.and_then(|b| records.get(b));
+            let n = a.or(b).map_or(0, |(_, r)| r.left.len());
+            let mut hint = Hint {
+                left: vec![f64::NEG_INFINITY; n],
+                right: vec![f64::NEG_INFINITY; n],
+            };
+            if let Some((p, r)) = a {
+                let d = moved(mid) - moved(*p);
+                for (i, (l, rr)) in r.left.iter().zip(&r.right).enumerate() {
+                    if let (Some(hl), Some(hr)) = (hint.left.get_mut(i), hint.right.get_mut(i)) {
+                        *hl = hl.max(*l);
+                        *hr = hr.max(rr - d);
+                    }
+                }
+            }
+            if let Some((p, r)) = b {
+                let d = moved(*p) - moved(mid);
+                for (i, (l, rr)) in r.left.iter().zip(&r.right).enumerate() {
+                    if let (Some(hl), Some(hr)) = (hint.left.get_mut(i), hint.right.get_mut(i)) {
+                        *hl = hl.max(l - d);
+                        *hr = hr.max(*rr);
+                    }
+                }
+            }
+            hint
+        };
+        let result = eval(mid, slack, &hint, inc);
+        inc.close(result.score);
+        records.push((mid, result));
+        let rec = records.len() - 1;
+        if iv.lo < mid {
+            queue.push_back(Interval {
+                lo: iv.lo,
+                hi: mid - 1,
+                left: iv.left,
+                right: Some(rec),
+            });
+        }
+        if mid < iv.hi {
+            queue.push_back(Interval {
+                lo: mid + 1,
+                hi: iv.hi,
+                left: Some(rec),
+                right: iv.right,
+            });
+        }
+    }
+    // Stopped: what was not evaluated is bounded by its neighbours.
+    for iv in &queue {
+        inc.close(bound_of(iv, &records));
+    }
+}
+
+/// Evaluates the subsets of a nominal column's `slots` (those holding rows at the node,
+/// with their move costs) that can still beat the incumbent. The first slot always goes
+/// left, so each partition is met once. `eval(test, incumbent)` as for thresholds.
+pub(crate) fn search_subsets(
+    nominal: u32,
+    slots: &[(u32, f64)],
+    side_floor: f64,
+    inc: &mut Incumbent,
+    control: &Control,
+    mut eval: impl FnMut(Test, &mut Incumbent) -> Evaluated,
+) {
+    let Some((&(first, _), rest)) = slots.split_first() else {
+        return;
+    };
+    if rest.is_empty() || rest.len() >= 63 {
+        return;
+    }
+    let n = rest.len() as u32;
+    let all = (1u64 << n) - 1;
+    // The last evaluated subset's score, less the move cost of the slots moved since.
+    let mut reach = 2.0 * side_floor;
+    let mut gray = 0u64;
+    for i in 0u64..(1u64 << n) {
+        if i > 0 {
+            let j = i.trailing_zeros();
+            gray ^= 1 << j;
+            reach -= rest.get(j as usize).map_or(0.0, |s| s.1);
+        }
+        if gray == all {
+            // Every slot left: not a split.
+            continue;
+        }
+        if control.stopped() {
+            // The rest of the subsets is bounded by the last one evaluated, less every move.
+            let rest_moves: f64 = rest.iter().map(|s| s.1).sum();
+            inc.close((reach - rest_moves).max(2.0 * side_floor));
+            return;
+        }
+        if inc.rules_out(reach) {
+            inc.close(reach);
+            continue;
+        }
+        let mut left = 1u64 << first;
+        for (k, (slot, _)) in rest.iter().enumerate() {
+            if gray >> k & 1 == 1 {
+                left |= 1u64 << slot;
+            }
+        }
+        let result = eval(Test::Subset { nominal, left }, inc);
+        inc.close(result.score);
+        reach = result.score;
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    /// A V-shaped cost over 200 positions (one row each): the minimum is found and most
+    /// positions are never evaluated.
+    #[test]
+    fn interval_search_finds_the_minimum_of_a_lipschitz_cost() {
+        let cost = |i: usize| (i as f64 - 137.0).abs() + 5.0;
+        let positions = Positions {
+            at: (1..=200).collect(),
+            moved: (1..=200).map(f64::from).collect(),
+        };
+        let mut inc = Incumbent::new(f64::INFINITY, 1e9, Sol::leaf(), 1e-9);
+        let mut evaluated = 0;
+        search_positions(
+            &positions,
+            None,
+            0.0,
+            &mut inc,
+            &Control::new(),
+            |i, _, _, inc| {
+                evaluated += 1;
+                let c = cost(i);
+                inc.offer(c, Sol::leaf);
+                Evaluated {
+                    left: vec![0.0],
+                    right: vec![0.0],
+                    score: c,
+                }
+            },
+        );
+        assert_eq!(inc.cost, 5.0);
+        assert_eq!(inc.lower(), 5.0);
+        assert!(evaluated < 40, "{evaluated} evaluations");
+    }
+
+    #[test]
+    fn subsets_are_each_partition_once() {
+        let slots = [(0u32, 1.0), (2, 1.0), (3, 1.0)];
+        let mut seen = Vec::new();
+        let mut inc = Incumbent::new(f64::INFINITY, 1e9, Sol::leaf(), 1e-9);
+        search_subsets(0, &slots, 0.0, &mut inc, &Control::new(), |t, _| {
+            if let Test::Subset { left, .. } = t {
+                seen.push(left);
+            }
+            Evaluated {
+                left: vec![0.0],
+                right: vec![0.0],
+                score: 10.0,
+            }
+        });
+        seen.sort_unstable();
+        assert_eq!(seen, vec![0b0001, 0b0101, 0b1001]);
+    }
+}

@@ -1,0 +1,423 @@
+//! What the optimal search minimises at a leaf, and how much one row can change it.
+//!
+//! A leaf's error is the weighted misclassification cost of predicting its best class (with a
+//! cost matrix when given: the class of least expected cost) or its weighted squared error
+//! around its mean. Every bound of the search rests on two facts about the optimum `OPT(S)` of
+//! a row set over trees of a fixed shape: it never drops when rows are added (restrict the
+//! better tree to the smaller set), and adding a row `r` raises it by at most
+//! [`Loss::move_cost`] (put the row in the leaf it reaches). So moving the rows `M` between
+//! the two sides of a split changes the split's optimum by at most Σ_{r∈M} move_cost(r)
+//! (MurTree's similarity bound, ConTree's neighbourhood pruning).
+
+/// A leaf's error and its statistics. `Copy`: a value is a few references and numbers.
+pub(crate) trait Loss: Copy + Send + Sync {
+    /// Numbers per statistics vector.
+    fn width(&self) -> usize;
+    /// Adds a row to `stats`.
+    fn add(&self, stats: &mut [f64], row: u32);
+    /// The error of a leaf holding `stats`.
+    fn err(&self, stats: &[f64]) -> f64;
+    /// The error of a leaf holding `total − part`.
+    fn err_rest(&self, total: &[f64], part: &[f64]) -> f64;
+    /// The most row `row` changes the optimum of a set of this node's rows it joins or leaves.
+    fn move_cost(&self, row: u32) -> f64;
+    /// Whether every row's move cost is 1 (unit weights, no costs): scans then count rows.
+    fn unit_moves(&self) -> bool {
+        false
+    }
+    /// This loss as the node holding `rows` measures it (regression centres and bounds its
+    /// targets on the node's).
+    fn at(&self, rows: &[u32]) -> Self;
+    /// A lower bound on the error of any tree of at most `leaves` leaves over a node with
+    /// statistics `total`.
+    fn floor(&self, total: &[f64], leaves: usize) -> f64;
+    /// The best split of a nominal feature into two non-empty sets of slots, from each
+    /// slot's statistics (`slots`, [`Self::width`] numbers per slot) and their `total`: its
+    /// error and the mask of the slots sent left. `None` when fewer than two slots hold rows.
+    fn best_subset(&self, slots: &[f64], total: &[f64]) -> Option<(f64, u64)>;
+    /// Statistics of `rows`.
+    fn stats(&self, rows: impl Iterator<Item = u32>) -> Vec<f64> {
+        let mut s = vec![0.0; self.width()];
+        rows.for_each(|r| self.add(&mut s, r));
+        s
+    }
+}
+
+/// Classification: weighted misclassification, or cost with a cost matrix.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClassLoss<'a> {
+    labels: &'a [u32],
+    weights: &'a [f64],
+    n_classes: usize,
+    /// Row-major `n_classes²`: row = true class, column = predicted.
+    costs: Option<&'a [f64]>,
+    /// Per class, the largest cost of predicting it wrongly (1 without costs).
+    worst: &'a [f64],
+    /// Every weight is 1: counts are added without reading the weights.
+    unit: bool,
+}
+
+impl<'a> ClassLoss<'a> {
+    /// `worst` must be [`ClassLoss::worst_costs`] of the same classes and costs.
+    pub(crate) fn new(
+        labels: &'a [u32],
+        weights: &'a [f64],
+        n_classes: usize,
+        costs: Option<&'a [f64]>,
+        worst: &'a [f64],
+    ) -> Self {
+        ClassLoss {
+            labels,
+            weights,
+            n_classes,
+            costs,
+            worst,
+            unit: weights.iter().all(|&w| w == 1.0),
+        }
+    }
+
+    /// Per class, the largest cost of a wrong prediction.
+    pub(crate) fn worst_costs(n_classes: usize, costs: Option<&[f64]>) -> Vec<f64> {
+        (0..n_classes)
+            .map(|y| match costs {
+                Some(c) => (0..n_classes)
+                    .filter_map(|j| c.get(y * n_classes + j).copied())
+                    .fold(0.0, f64::max),
+                None => 1.0,
+            })
+            .collect()
+    }
+
+    #[inline]
+    fn weight(&self, row: u32) -> f64 {
+        if self.unit {
+            1.0
+        } else {
+            self.weights.get(row as usize).copied().unwrap_or(0.0)
+        }
+    }
+
+    /// min over predicted classes j of Σ_y count(y) · cost(y, j), for counts `count(y)`.
+    #[inline]
+    fn least_cost(&self, costs: &[f64], count: impl Fn(usize) -> f64) -> f64 {
+        let k = self.n_classes;
+        (0..k)
+            .map(|j| {
+                (0..k)
+                    .map(|y| count(y) * costs.get(y * k + j).copied().unwrap_or(0.0))
+                    .sum::<f64>()
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
+impl Loss for ClassLoss<'_> {
+    #[inline]
+    fn width(&self) -> usize {
+        self.n_classes
+    }
+
+    #[inline]
+    fn add(&self, stats: &mut [f64], row: u32) {
+        let w = self.weight(row);
+        if let Some(s) = self
+            .labels
+            .get(row as usize)
+            .and_then(|&c| stats.get_mut(c as usize))
+        {
+            *s += w;
+        }
+    }
+
+    #[inline]
+    fn err(&self, stats: &[f64]) -> f64 {
+        match self.costs {
+            None => {
+                let (sum, max) = stats
+                    .iter()
+                    .fold((0.0, 0.0f64), |(s, m), &c| (s + c, m.max(c)));
+                sum - max
+            }
+            Some(costs) => self.least_cost(costs, |y| stats.get(y).copied().unwrap_or(0.0)),
+        }
+    }
+
+    #[inline]
+    fn err_rest(&self, total: &[f64], part: &[f64]) -> f64 {
+        match self.costs {
+            None => {
+                let (sum, max) = total
+                    .iter()
+                    .zip(part)
+                    .fold((0.0, 0.0f64), |(s, m), (&t, &p)| {
+                        (s + (t - p), m.max(t - p))
+                    });
+                sum - max
+            }
+            Some(costs) => self.least_cost(costs, |y| {
+                total.get(y).copied().unwrap_or(0.0) - part.get(y).copied().unwrap_or(0.0)
+            }),
+        }
+    }
+
+    #[inline]
+    fn move_cost(&self, row: u32) -> f64 {
+        let worst = self
+            .labels
+            .get(row as usize)
+            .and_then(|&c| self.worst.get(c as usize))
+            .copied()
+            .unwrap_or(1.0);
+        self.weight(row) * worst
+    }
+
+    fn unit_moves(&self) -> bool {
+        self.unit && self.costs.is_none()
+    }
+
+    fn at(&self, _: &[u32]) -> Self {
+        *self
+    }
+
+    /// For two predicted classes `a` ≠ `b`, each slot goes to the side whose class costs it
+    /// less; the best pair gives the optimal partition (a partition predicting one class on
+    /// both sides is no better than the leaf, which the search compares with anyway).
+    fn best_subset(&self, slots: &[f64], _: &[f64]) -> Option<(f64, u64)> {
+        let k = self.n_classes;
+        let present: Vec<(usize, &[f64])> = slots
+            .chunks(k.max(1))
+            .enumerate()
+            .filter(|(_, s)| s.iter().any(|&x| x > 0.0))
+            .collect();
+        if present.len() < 2 || k < 2 {
+            return None;
+        }
+        // cost[i * k + j]: the error of present slot i's rows if predicted as class j.
+        let cost: Vec<f64> = present
+            .iter()
+            .flat_map(|(_, s)| {
+                (0..k).map(move |j| match self.costs {
+                    None => s.iter().sum::<f64>() - s.get(j).copied().unwrap_or(0.0),
+                    Some(costs) => (0..k)
+                        .map(|y| {
+                            s.get(y).copied().unwrap_or(0.0)
+                                * costs.get(y * k + j).copied().unwrap_or(0.0)
+                        })
+                        .sum(),
+                })
+            })
+            .collect();
+        let mut best: Option<(f64, u64)> = None;
+        for a in 0..k {
+            for b in a + 1..k {
+                let (mut err, mut mask, mut right) = (0.0, 0u64, false);
+                for (i, (slot, _)) in present.iter().enumerate() {
+                    let ca = cost.get(i * k + a).copied().unwrap_or(0.0);
+                    let cb = cost.get(i * k + b).copied().unwrap_or(0.0);
+                    if ca <= cb {
+                        err += ca;
+                        mask |= 1u64 << slot;
+                    } else {
+                        err += cb;
+                        right = true;
+                    }
+                }
+                if right && mask != 0 && best.is_none_or(|(e, _)| err < e) {
+                    best = Some((err, mask));
+                }
+            }
+        }
+        best
+    }
+
+    /// Without costs, a tree of `leaves` leaves predicts at most that many classes: every row
+    /// of the others is misclassified.
+    fn floor(&self, total: &[f64], leaves: usize) -> f64 {
+        if self.costs.is_some() || leaves >= total.len() {
+            return 0.0;
+        }
+        let mut sorted = total.to_vec();
+        sorted.sort_unstable_by(|a, b| b.total_cmp(a));
+        sorted.iter().skip(leaves).sum()
+    }
+}
+
+/// Regression: the weighted squared error Σ w (y − ȳ)² of a leaf.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SquaredLoss<'a> {
+    y: &'a [f64],
+    weights: &'a [f64],
+    /// Targets are summed as `y − shift` (the node's mean) so that Σwy² − (Σwy)²/Σw keeps its
+    /// digits however far the mean is from zero.
+    shift: f64,
+    /// The node's least and greatest target: every leaf mean of its rows lies between.
+    lo: f64,
+    hi: f64,
+}
+
+impl<'a> SquaredLoss<'a> {
+    pub(crate) fn new(y: &'a [f64], weights: &'a [f64]) -> Self {
+        SquaredLoss {
+            y,
+            weights,
+            shift: 0.0,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+        }
+    }
+
+    #[inline]
+    fn yw(&self, row: u32) -> (f64, f64) {
+        let r = row as usize;
+        (
+            self.y.get(r).copied().unwrap_or(0.0),
+            self.weights.get(r).copied().unwrap_or(0.0),
+        )
+    }
+}
+
+/// Σw(y−c)² − (Σw(y−c))²/Σw from `[Σw, Σw(y−c), Σw(y−c)²]`, clamped at 0 against rounding.
+#[inline]
+fn sse(w: f64, s: f64, ss: f64) -> f64 {
+    if w > 0.0 {
+        (ss - s * s / w).max(0.0)
+    } else {
+        0.0
+    }
+}
+
+impl Loss for SquaredLoss<'_> {
+    #[inline]
+    fn width(&self) -> usize {
+        3
+    }
+
+    #[inline]
+    fn add(&self, stats: &mut [f64], row: u32) {
+        let (y, w) = self.yw(row);
+        if let [sw, s, ss] = stats {
+            let d = y - self.shift;
+            *sw += w;
+            *s += w * d;
+            *ss += w * d * d;
+        }
+    }
+
+    #[inline]
+    fn err(&self, stats: &[f64]) -> f64 {
+        match stats {
+            [w, s, ss] => sse(*w, *s, *ss),
+            _ => 0.0,
+        }
+    }
+
+    #[inline]
+    fn err_rest(&self, total: &[f64], part: &[f64]) -> f64 {
+        match (total, part) {
+            ([w, s, ss], [pw, ps, pss]) => sse(w - pw, s - ps, ss - pss),
+            _ => 0.0,
+        }
+    }
+
+    /// A row joining a leaf of weight W and mean μ adds w·W/(W+w)·(y−μ)² ≤ w·(y−μ)², and μ
+    /// lies within the node's targets.
+    #[inline]
+    fn move_cost(&self, row: u32) -> f64 {
+        let (y, w) = self.yw(row);
+        let d = (y - self.lo).max(self.hi - y);
+        w * d * d
+    }
+
+    fn at(&self, rows: &[u32]) -> Self {
+        let (mut sw, mut swy) = (0.0, 0.0);
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &r in rows {
+            let (y, w) = self.yw(r);
+            sw += w;
+            swy += w * y;
+            lo = lo.min(y);
+            hi = hi.max(y);
+        }
+        SquaredLoss {
+            shift: if sw > 0.0 { swy / sw } else { 0.0 },
+            lo,
+            hi,
+            ..*self
+        }
+    }
+
+    fn floor(&self, _: &[f64], _: usize) -> f64 {
+        0.0
+    }
+
+    /// Slots sorted by mean target: the best two-set partition is a prefix of that order
+    /// (Fisher 1958; Breiman et al. 1984, §9.4).
+    fn best_subset(&self, slots: &[f64], total: &[f64]) -> Option<(f64, u64)> {
+        let mut present: Vec<(usize, [f64; 3])> = slots
+            .chunks(3)
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                [w, sy, ss] if *w > 0.0 => Some((i, [*w, *sy, *ss])),
+                _ => None,
+            })
+            .collect();
+        if present.len() < 2 {
+            return None;
+        }
+        present.sort_by(|(i, a), (j, b)| (a[1] / a[0]).total_cmp(&(b[1] / b[0])).then(i.cmp(j)));
+        let mut prefix = [0.0; 3];
+        let mut mask = 0u64;
+        let mut best: Option<(f64, u64)> = None;
+        for (slot, s) in present.iter().take(present.len() - 1) {
+            for (p, x) in prefix.iter_mut().zip(s) {
+                *p += x;
+            }
+            mask |= 1u64 << slot;
+            let err = self.err(&prefix) + self.err_rest(total, &prefix);
+            if best.is_none_or(|(e, _)| err < e) {
+                best = Some((err, mask));
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misclassification_and_costs() {
+        let labels = [0, 1, 1, 2];
+        let w = [1.0; 4];
+        let worst = ClassLoss::worst_costs(3, None);
+        let l = ClassLoss::new(&labels, &w, 3, None, &worst);
+        let s = l.stats([0u32, 1, 2, 3].into_iter());
+        assert_eq!(s, vec![1.0, 2.0, 1.0]);
+        assert_eq!(l.err(&s), 2.0);
+        assert_eq!(l.err_rest(&s, &[1.0, 0.0, 0.0]), 1.0);
+        assert_eq!(l.floor(&s, 1), 2.0);
+        assert_eq!(l.floor(&s, 2), 1.0);
+        let costs = [0.0, 5.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0];
+        let worst = ClassLoss::worst_costs(3, Some(&costs));
+        assert_eq!(worst, vec![5.0, 1.0, 1.0]);
+        let l = ClassLoss::new(&labels, &w, 3, Some(&costs), &worst);
+        // Predicting 0 costs 2 · 1 + 1 · 1, predicting 2 costs 1 + 2 · 1, predicting 1 costs 6.
+        assert_eq!(l.err(&s), 3.0);
+        assert_eq!(l.move_cost(0), 5.0);
+    }
+
+    #[test]
+    fn squared_error_is_centred() {
+        let y = [1e9 + 1.0, 1e9 + 3.0, 1e9 + 5.0];
+        let w = [1.0, 1.0, 2.0];
+        let l = SquaredLoss::new(&y, &w).at(&[0, 1, 2]);
+        let s = l.stats(0..3u32);
+        // mean 1e9 + 3.5: 6.25 + 0.25 + 2 · 2.25
+        assert!((l.err(&s) - 11.0).abs() < 1e-9);
+        let part = l.stats([0u32].into_iter());
+        assert!((l.err_rest(&s, &part) - 8.0 / 3.0).abs() < 1e-9);
+        assert_eq!(l.move_cost(0), 16.0);
+    }
+}

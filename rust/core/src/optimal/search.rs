@@ -1,0 +1,366 @@
+//! The branch-and-bound over subproblems (a node's rows, a depth budget, a leaf budget).
+//!
+//! A subproblem's candidates are a leaf, then every split of every column: threshold columns
+//! by the interval search, nominal ones by their subsets ([`super::intervals`]), columns in
+//! the order of their best single split (the best trees tend to start there, so the
+//! incumbent drops early). Evaluating a split at depth two is one sweep
+//! ([`super::depth2`]); deeper, the split's two children are solved as subproblems, the
+//! larger first with the bound the smaller leaves it, then the smaller with what the larger
+//! left. Solved subproblems are cached by row set ([`super::cache`]).
+//!
+//! `solve` calls itself once per depth level through `evaluate`, so the call stack is
+//! bounded by the depth budget (at most [`super::MAX_DEPTH`]), whatever the data; everything
+//! that grows with the data lives on the heap.
+
+use std::sync::Arc;
+
+use super::cache::{Cache, Known, RowKeys};
+use super::columns::Columns;
+use super::depth1::{stumps_by_column, Sides};
+use super::depth2;
+use super::intervals::{search_positions, search_subsets, Evaluated, Hint, Incumbent, Positions};
+use super::loss::Loss;
+use super::node::Node;
+use super::solution::{Sol, Test};
+use crate::control::Control;
+
+/// What every subproblem of one fit shares.
+pub(crate) struct Ctx<'a, L: Loss> {
+    pub columns: &'a Columns,
+    pub loss: L,
+    /// The penalty of a leaf, in the units of the loss (`ccp_alpha` × total weight).
+    pub alpha: f64,
+    /// Costs closer than this are equal (rounding of weighted sums).
+    pub tol: f64,
+    pub keys: RowKeys,
+    pub control: &'a Control,
+    pub cache: Cache,
+    /// Scans may split their columns among the threads of the current pool.
+    pub parallel: bool,
+}
+
+/// The result of a subproblem.
+#[derive(Debug, Clone)]
+pub(crate) struct Outcome {
+    /// No tree of the subproblem costs less. Unless the search was stopped, at least the
+    /// smaller of the optimum and the bound it was solved under (up to the tolerance): when
+    /// below that bound, `cost` equals it and `sol` is optimal.
+    pub lower: f64,
+    /// The best tree found and its cost.
+    pub cost: f64,
+    pub sol: Arc<Sol>,
+}
+
+/// The best tree of `node` of depth at most `depth` and at most `leaves` leaves, sought
+/// below `ub`, knowing that none costs less than `floor`. `side` is scratch of one byte per
+/// training row.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    depth: usize,
+    leaves: usize,
+    ub: f64,
+    floor: f64,
+    side: &mut [u8],
+) -> Outcome {
+    solve_from(ctx, node, depth, leaves, ub, floor, None, side)
+}
+
+/// [`solve`], with `seed` (a tree and its cost) as the first incumbent.
+#[allow(clippy::too_many_arguments)]
+fn solve_from<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    depth: usize,
+    leaves: usize,
+    ub: f64,
+    floor: f64,
+    seed: Option<(f64, Sol)>,
+    side: &mut [u8],
+) -> Outcome {
+    let leaves = leaves.min(1usize << depth.min(16));
+    // A tree of k leaves is at most k − 1 deep: one subproblem for both budgets.
+    let depth = depth.min(leaves.saturating_sub(1));
+    let loss = ctx.loss.at(&node.rows);
+    let total = loss.stats(node.rows.iter().copied());
+    let leaf = loss.err(&total) + ctx.alpha;
+    let mut inc = Incumbent::new(ub, leaf, Sol::leaf(), ctx.tol);
+    if let Some((cost, sol)) = seed {
+        inc.offer(cost, || sol);
+    }
+    if depth == 0 || node.len() < 2 {
+        return finish(inc, 0.0);
+    }
+    let cached = if depth >= 2 {
+        ctx.cache.get(node.hash, node.len(), depth, leaves)
+    } else {
+        None
+    };
+    let mut known = floor.max(0.0);
+    if let Some(k) = cached {
+        if let Some((cost, sol)) = k.best {
+            if cost <= k.lower + ctx.tol {
+                return Outcome {
+                    lower: k.lower,
+                    cost,
+                    sol,
+                };
+            }
+            inc.offer(cost, || (*sol).clone());
+        }
+        known = known.max(k.lower);
+    }
+    // Any split costs two leaves' penalties, and a tree of `leaves` leaves predicts at most
+    // that many classes.
+    let split_floor = (2.0 * ctx.alpha + loss.floor(&total, leaves)).max(known);
+    if inc.rules_out(split_floor) {
+        inc.close(split_floor);
+        return store(ctx, node, depth, leaves, inc, known);
+    }
+    let sides = Sides::one(&loss, node);
+    let (stump, by_column) = stumps_by_column(ctx, node, &loss, &sides, inc.bound());
+    if let (cost, Some(test)) = stump.best(ctx.alpha) {
+        inc.offer(cost, || Sol::stump(test));
+    }
+    if depth == 1 {
+        inc.close(stump.bound(ctx.alpha));
+        return finish(inc, known);
+    }
+    let mut order: Vec<usize> = (0..ctx.columns.len()).collect();
+    let key = |c: &usize| {
+        by_column
+            .get(*c)
+            .copied()
+            .flatten()
+            .map_or(f64::INFINITY, |(e, _)| e)
+    };
+    order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
+    for c in order {
+        if ctx.control.stopped() {
+            // The columns not searched are bounded only by the floor.
+            inc.close(split_floor);
+            break;
+        }
+        let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
+        search_column(ctx, node, &loss, c, probe, depth, leaves, &mut inc, side);
+    }
+    store(ctx, node, depth, leaves, inc, known)
+}
+
+/// The outcome of a finished search; `known` is a lower bound proven earlier.
+fn finish(inc: Incumbent, known: f64) -> Outcome {
+    Outcome {
+        lower: inc.lower().max(known),
+        cost: inc.cost,
+        sol: Arc::new(inc.sol),
+    }
+}
+
+/// [`finish`], remembered in the cache.
+fn store<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    depth: usize,
+    leaves: usize,
+    inc: Incumbent,
+    known: f64,
+) -> Outcome {
+    let out = finish(inc, known);
+    ctx.cache.put(
+        node.hash,
+        node.len(),
+        depth,
+        leaves,
+        Known {
+            lower: out.lower,
+            best: Some((out.cost, Arc::clone(&out.sol))),
+        },
+    );
+    out
+}
+
+/// Searches the splits of column `c` (`probe`: its best single split, evaluated first).
+#[allow(clippy::too_many_arguments)]
+fn search_column<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    c: usize,
+    probe: Option<Test>,
+    depth: usize,
+    leaves: usize,
+    inc: &mut Incumbent,
+    side: &mut [u8],
+) {
+    let alpha = ctx.alpha;
+    let columns = ctx.columns;
+    if let Some(ordering) = columns.orderings.get(c) {
+        let list = node.list(c);
+        let mut positions = Positions::default();
+        let mut moved = 0.0;
+        let mut previous: Option<u32> = None;
+        for (p, e) in list.iter().enumerate() {
+            if let Some(prev) = previous {
+                if prev != e.rank && !ordering.is_duplicate(prev) {
+                    positions.at.push(p as u32);
+                    positions.moved.push(moved);
+                }
+            }
+            moved += loss.move_cost(e.row);
+            previous = Some(e.rank);
+        }
+        let first = probe.and_then(|t| match t {
+            Test::Threshold { column, left, .. } if column as usize == c => {
+                let p = list.partition_point(|e| e.rank <= left) as u32;
+                positions.at.binary_search(&p).ok()
+            }
+            _ => None,
+        });
+        search_positions(
+            &positions,
+            first,
+            alpha,
+            inc,
+            ctx.control,
+            |i, slack, hint, inc| {
+                let p = positions.at.get(i).copied().unwrap_or(0) as usize;
+                let rank = |q: usize| list.get(q).map_or(0, |e| e.rank);
+                let test = Test::Threshold {
+                    column: c as u32,
+                    left: rank(p.saturating_sub(1)),
+                    right: rank(p),
+                };
+                evaluate(ctx, node, loss, test, depth, leaves, slack, hint, inc, side)
+            },
+        );
+    } else if let Some(nominal) = columns.nominals.get(c - columns.orderings.len()) {
+        let mut moves = vec![0.0; nominal.slots()];
+        let mut held = vec![false; nominal.slots()];
+        for &r in &node.rows {
+            let slot = nominal.code.get(r as usize).copied().unwrap_or(0) as usize;
+            if let (Some(m), Some(h)) = (moves.get_mut(slot), held.get_mut(slot)) {
+                *m += loss.move_cost(r);
+                *h = true;
+            }
+        }
+        let slots: Vec<(u32, f64)> = moves
+            .iter()
+            .zip(&held)
+            .enumerate()
+            .filter(|(_, (_, &h))| h)
+            .map(|(s, (&m, _))| (s as u32, m))
+            .collect();
+        let index = (c - columns.orderings.len()) as u32;
+        search_subsets(index, &slots, alpha, inc, ctx.control, |test, inc| {
+            let none = Hint::default();
+            evaluate(ctx, node, loss, test, depth, leaves, 0.0, &none, inc, side)
+        });
+    }
+}
+
+/// Evaluates the split `test` of `node` as the root of a tree of `depth` and `leaves`: its
+/// best such tree is offered to `inc`. `hint` bounds its parts from the evaluated
+/// neighbours; the second child may be sought up to `slack` above what the bound leaves it
+/// (see [`search_positions`]).
+#[allow(clippy::too_many_arguments)]
+fn evaluate<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    test: Test,
+    depth: usize,
+    leaves: usize,
+    slack: f64,
+    hint: &Hint,
+    inc: &mut Incumbent,
+    side: &mut [u8],
+) -> Evaluated {
+    ctx.control.advance(1);
+    if depth <= 2 {
+        return depth2::evaluate(ctx, node, loss, test, leaves, hint, inc, side);
+    }
+    let alpha = ctx.alpha;
+    let stopped = Evaluated {
+        left: vec![alpha],
+        right: vec![alpha],
+        score: 2.0 * alpha,
+    };
+    let Some((left, right)) = node.split(ctx.columns, test, side, &ctx.keys, ctx.control) else {
+        // Out of memory: the fit stops at its next check.
+        return stopped;
+    };
+    let half = 1usize << (depth - 1).min(16);
+    let allocations = leaves.saturating_sub(half).max(1)..=(leaves - 1).min(half);
+    let mut result = Evaluated {
+        left: Vec::new(),
+        right: Vec::new(),
+        score: f64::INFINITY,
+    };
+    for (i, k_left) in allocations.enumerate() {
+        let k_right = leaves - k_left;
+        let left_first = left.len() >= right.len();
+        let (big, k_big, small, k_small) = if left_first {
+            (&left, k_left, &right, k_right)
+        } else {
+            (&right, k_right, &left, k_left)
+        };
+        // What the neighbours prove of each child (at least a leaf's penalty).
+        let hint_big = hint.part(!left_first, i, alpha);
+        let hint_small = hint.part(left_first, i, alpha);
+        let (lower_big, lower_small) = if inc.rules_out(hint_big + hint_small) {
+            (hint_big, hint_small)
+        } else {
+            let ub = inc.bound() - hint_small;
+            let big_out = solve(ctx, big, depth - 1, k_big, ub, hint_big, side);
+            if inc.rules_out(big_out.lower + hint_small) || ctx.control.stopped() {
+                (big_out.lower, hint_small)
+            } else {
+                let ub = inc.bound() - big_out.lower + slack;
+                let small_out = solve(ctx, small, depth - 1, k_small, ub, hint_small, side);
+                inc.offer(big_out.cost + small_out.cost, || {
+                    let (l, r) = if left_first {
+                        (&big_out.sol, &small_out.sol)
+                    } else {
+                        (&small_out.sol, &big_out.sol)
+                    };
+                    Sol::split(test, l, r)
+                });
+                (big_out.lower, small_out.lower)
+            }
+        };
+        let (l, r) = if left_first {
+            (lower_big, lower_small)
+        } else {
+            (lower_small, lower_big)
+        };
+        result.left.push(l);
+        result.right.push(r);
+        result.score = result.score.min(l + r);
+    }
+    result
+}
+
+/// The optimal tree of the root `node` of `n_rows` training rows within the budgets, `seed`
+/// (a tree and its cost, e.g. the greedy tree) as its first incumbent. `None` when the
+/// memory cannot be had (recorded in the control).
+pub(crate) fn solve_root<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    depth: usize,
+    leaves: usize,
+    seed: Option<(f64, Sol)>,
+    n_rows: usize,
+) -> Option<Outcome> {
+    let mut side = ctx.control.filled(n_rows, 0u8)?;
+    Some(solve_from(
+        ctx,
+        node,
+        depth,
+        leaves,
+        f64::INFINITY,
+        0.0,
+        seed,
+        &mut side,
+    ))
+}

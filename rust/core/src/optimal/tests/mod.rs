@@ -1,0 +1,549 @@
+//! The optimal search against brute force: every tree of the depth enumerated on small random
+//! data (numeric columns with ties and missing values, nominal columns, weights, costs,
+//! regression, leaf penalties and leaf budgets).
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+
+use super::*;
+use crate::data::CategoricalColumn;
+
+/// A small deterministic generator (the tests need no randomness crate).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// One feature's value at a row, for the brute force.
+#[derive(Clone, Copy)]
+enum Value {
+    Number(f64),
+    Code(u32),
+    Missing,
+}
+
+struct Brute<'a> {
+    values: Vec<Vec<Value>>,
+    labels: Option<&'a [u32]>,
+    n_classes: usize,
+    y: Option<&'a [f64]>,
+    weights: &'a [f64],
+    costs: Option<&'a [f64]>,
+    alpha: f64,
+}
+
+impl Brute<'_> {
+    fn leaf(&self, rows: &[usize]) -> f64 {
+        let w = |r: usize| self.weights[r];
+        let err = match (self.labels, self.y) {
+            (Some(labels), _) => {
+                let k = self.n_classes;
+                (0..k)
+                    .map(|j| {
+                        rows.iter()
+                            .map(|&r| {
+                                let c = labels[r] as usize;
+                                w(r) * match self.costs {
+                                    Some(m) => m[c * k + j],
+                                    None => f64::from(u8::from(c != j)),
+                                }
+                            })
+                            .sum::<f64>()
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            }
+            (None, Some(y)) => {
+                let sw: f64 = rows.iter().map(|&r| w(r)).sum();
+                let mean = rows.iter().map(|&r| w(r) * y[r]).sum::<f64>() / sw;
+                rows.iter().map(|&r| w(r) * (y[r] - mean).powi(2)).sum()
+            }
+            _ => unreachable!(),
+        };
+        err + self.alpha
+    }
+
+    /// Every binary partition of `rows` a test can make (both sides non-empty).
+    fn partitions(&self, rows: &[usize]) -> Vec<(Vec<usize>, Vec<usize>)> {
+        let mut out = Vec::new();
+        for column in &self.values {
+            let missing: Vec<usize> = rows
+                .iter()
+                .copied()
+                .filter(|&r| matches!(column[r], Value::Missing))
+                .collect();
+            let numbers: Vec<f64> = rows
+                .iter()
+                .filter_map(|&r| match column[r] {
+                    Value::Number(x) => Some(x),
+                    _ => None,
+                })
+                .collect();
+            let codes: Vec<u32> = rows
+                .iter()
+                .filter_map(|&r| match column[r] {
+                    Value::Code(c) => Some(c),
+                    _ => None,
+                })
+                .collect();
+            let mut known_left: Vec<Box<dyn Fn(Value) -> bool>> = Vec::new();
+            if !numbers.is_empty() {
+                let mut distinct = numbers.clone();
+                distinct.sort_by(f64::total_cmp);
+                distinct.dedup();
+                for &t in &distinct[..distinct.len() - 1] {
+                    known_left.push(Box::new(move |v| matches!(v, Value::Number(x) if x <= t)));
+                }
+                known_left.push(Box::new(|v| matches!(v, Value::Number(_))));
+            }
+            if !codes.is_empty() {
+                let mut distinct = codes.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                for mask in 0u64..(1 << distinct.len()) {
+                    let set: Vec<u32> = distinct
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| mask >> i & 1 == 1)
+                        .map(|(_, &c)| c)
+                        .collect();
+                    known_left.push(Box::new(
+                        move |v| matches!(v, Value::Code(c) if set.contains(&c)),
+                    ));
+                }
+            }
+            for test in &known_left {
+                for missing_left in [false, true] {
+                    if missing.is_empty() && missing_left {
+                        continue;
+                    }
+                    let (l, r): (Vec<usize>, Vec<usize>) =
+                        rows.iter().partition(|&&r| match column[r] {
+                            Value::Missing => missing_left,
+                            v => test(v),
+                        });
+                    if !l.is_empty() && !r.is_empty() {
+                        out.push((l, r));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The optimum over trees of `rows` of depth ≤ `depth` and ≤ `leaves` leaves.
+    fn best(&self, rows: &[usize], depth: usize, leaves: usize) -> f64 {
+        let leaves = leaves.min(1 << depth);
+        let mut best = self.leaf(rows);
+        if depth == 0 || leaves < 2 {
+            return best;
+        }
+        for (l, r) in self.partitions(rows) {
+            for kl in 1..leaves {
+                let cost = self.best(&l, depth - 1, kl) + self.best(&r, depth - 1, leaves - kl);
+                best = best.min(cost);
+            }
+        }
+        best
+    }
+}
+
+/// A random data set: numeric columns (few distinct values, some missing), maybe a nominal
+/// and an ordered one; classes or values.
+struct Case {
+    numeric: Vec<Vec<f64>>,
+    codes: Vec<Vec<u32>>,
+    absent: Vec<Vec<bool>>,
+    ordered: Vec<bool>,
+    n_categories: u32,
+    labels: Vec<u32>,
+    y: Vec<f64>,
+    weights: Vec<f64>,
+}
+
+fn case(g: &mut Lcg, n: usize, missing: bool, nominal: bool, weighted: bool) -> Case {
+    let n_numeric = 1 + g.below(2) as usize;
+    let numeric = (0..n_numeric)
+        .map(|_| {
+            let distinct = 2 + g.below(6);
+            (0..n)
+                .map(|_| {
+                    if missing && g.below(6) == 0 {
+                        f64::NAN
+                    } else {
+                        g.below(distinct) as f64 * 0.5
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let n_categories = 2 + g.below(3) as u32;
+    let (codes, ordered, absent) = if nominal {
+        let ordered = g.below(3) == 0;
+        (
+            vec![(0..n)
+                .map(|_| g.below(u64::from(n_categories)) as u32)
+                .collect()],
+            vec![ordered],
+            vec![(0..n).map(|_| missing && g.below(5) == 0).collect()],
+        )
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
+    };
+    Case {
+        numeric,
+        codes,
+        absent,
+        ordered,
+        n_categories,
+        labels: (0..n).map(|_| g.below(3) as u32).collect(),
+        y: (0..n).map(|_| g.below(20) as f64 / 4.0).collect(),
+        weights: (0..n)
+            .map(|_| {
+                if weighted {
+                    0.5 + g.below(4) as f64
+                } else {
+                    1.0
+                }
+            })
+            .collect(),
+    }
+}
+
+impl Case {
+    fn dataset(&self) -> Dataset<'_> {
+        let mut columns: Vec<Column<'_>> =
+            self.numeric.iter().map(|v| Column::Numeric(v)).collect();
+        for ((codes, &ordered), absent) in self.codes.iter().zip(&self.ordered).zip(&self.absent) {
+            columns.push(Column::Categorical(CategoricalColumn {
+                codes,
+                missing: Some(absent),
+                n_categories: self.n_categories,
+                ordered,
+            }));
+        }
+        Dataset::new(columns).unwrap()
+    }
+
+    fn brute<'a>(&'a self, classes: bool, costs: Option<&'a [f64]>, alpha: f64) -> Brute<'a> {
+        let mut values: Vec<Vec<Value>> = self
+            .numeric
+            .iter()
+            .map(|v| {
+                v.iter()
+                    .map(|&x| {
+                        if x.is_nan() {
+                            Value::Missing
+                        } else {
+                            Value::Number(x)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        for ((codes, &ordered), absent) in self.codes.iter().zip(&self.ordered).zip(&self.absent) {
+            values.push(
+                codes
+                    .iter()
+                    .zip(absent)
+                    .map(|(&c, &a)| {
+                        if a {
+                            Value::Missing
+                        } else if ordered {
+                            Value::Number(f64::from(c))
+                        } else {
+                            Value::Code(c)
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        Brute {
+            values,
+            labels: classes.then_some(&self.labels[..]),
+            n_classes: 3,
+            y: (!classes).then_some(&self.y[..]),
+            weights: &self.weights,
+            costs,
+            alpha,
+        }
+    }
+}
+
+fn params(depth: usize, leaves: Option<usize>, regression: bool, missing: bool) -> TreeParams {
+    TreeParams {
+        criterion: if regression {
+            Criterion::SquaredError
+        } else {
+            Criterion::Misclassification
+        },
+        max_depth: Some(depth),
+        max_leaf_nodes: leaves,
+        missing: if missing {
+            MissingStrategy::Learned
+        } else {
+            MissingStrategy::Fractional
+        },
+        n_jobs: Some(1),
+        ..TreeParams::default()
+    }
+}
+
+/// The objective of a fitted tree recomputed by prediction: every row to its leaf.
+fn objective_by_prediction(tree: &Tree, brute: &Brute<'_>, data: &Dataset<'_>) -> f64 {
+    let leaves = tree
+        .predictor(Some(1))
+        .apply(crate::Rows::Columns(data))
+        .unwrap();
+    let mut by_leaf: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+    for (r, &leaf) in leaves.iter().enumerate() {
+        by_leaf.entry(leaf).or_default().push(r);
+    }
+    by_leaf.values().map(|rows| brute.leaf(rows)).sum()
+}
+
+fn check_case(seed: u64, depth: usize, n: usize) {
+    let mut g = Lcg(seed * 7919 + 13);
+    let missing = g.below(2) == 0;
+    let nominal = g.below(2) == 0;
+    let weighted = g.below(3) == 0;
+    let c = case(&mut g, n, missing, nominal, weighted);
+    let data = c.dataset();
+    let regression = g.below(4) == 0;
+    let alpha = [0.0, 0.0, 0.02, 0.1][g.below(4) as usize];
+    let leaves = [None, None, Some(2), Some(3), Some(5)][g.below(5) as usize];
+    let costs_m = [0.0, 1.0, 4.0, 2.0, 0.0, 1.0, 1.0, 3.0, 0.0];
+    let costs = (!regression && g.below(3) == 0).then_some(&costs_m[..]);
+    let target = if regression {
+        Target::Values(&c.y)
+    } else {
+        Target::Classes {
+            codes: &c.labels,
+            n_classes: 3,
+        }
+    };
+    let sample = Sample {
+        data: &data,
+        target: &target,
+        weights: &c.weights,
+    };
+    let mut p = params(depth, leaves, regression, missing);
+    p.cost_matrix = costs.map(<[f64]>::to_vec);
+    let tree = grow_optimal(&sample, &p, alpha, &Control::new()).unwrap();
+    let w: f64 = c.weights.iter().sum();
+    let brute = c.brute(!regression, costs, alpha * w);
+    let all: Vec<usize> = (0..n).collect();
+    let expected = brute.best(&all, depth, leaves.unwrap_or(usize::MAX));
+    let o = tree.optimality().unwrap();
+    let what = format!(
+        "seed {seed} depth {depth} n {n} missing {missing} nominal {nominal} weighted {weighted} \
+         regression {regression} alpha {alpha} leaves {leaves:?} costs {}",
+        costs.is_some()
+    );
+    let tol = 1e-9 * w * 10.0;
+    assert!(
+        (o.objective * w - expected).abs() <= tol,
+        "{what}: {} vs {expected}",
+        o.objective * w
+    );
+    assert!(o.proven(), "{what}");
+    assert!(tree.max_depth() <= depth, "{what}");
+    if let Some(k) = leaves {
+        assert!(tree.n_leaves() <= k, "{what}");
+    }
+    let by_prediction = objective_by_prediction(&tree, &brute, &data);
+    assert!(
+        (by_prediction - expected).abs() <= tol,
+        "{what}: predicted {by_prediction}"
+    );
+    // The model file keeps what was proven.
+    let loaded = Tree::from_bytes(&tree.to_bytes()).unwrap();
+    assert_eq!(loaded.optimality(), tree.optimality());
+}
+
+#[test]
+fn depth_one_and_two_equal_brute_force() {
+    let seeds: u64 = std::env::var("QUERCUS_OPTIMAL_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(150);
+    for seed in 0..seeds {
+        let depth = 1 + (seed % 2) as usize;
+        check_case(seed, depth, 6 + (seed % 17) as usize);
+    }
+}
+
+#[test]
+fn depth_three_equals_brute_force_on_tiny_data() {
+    let seeds: u64 = std::env::var("QUERCUS_OPTIMAL_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(30, |n: u64| n / 5);
+    for seed in 0..seeds {
+        check_case(1000 + seed, 3, 5 + (seed % 5) as usize);
+    }
+}
+
+/// The classic XOR of text 004 (Figure 7): no single split gains anything, so a greedy
+/// learner that stops or picks a noisy feature misses the perfect depth-two tree.
+#[test]
+fn xor_is_solved_at_depth_two() {
+    let a: Vec<f64> = (0..40).map(|i| f64::from(i % 2)).collect();
+    let b: Vec<f64> = (0..40).map(|i| f64::from((i / 2) % 2)).collect();
+    let labels: Vec<u32> = (0..40).map(|i| ((i % 2) ^ ((i / 2) % 2)) as u32).collect();
+    // A distractor that agrees with the class on 28 of 40 rows.
+    let noise: Vec<f64> = (0..40)
+        .map(|i| {
+            if i % 10 < 7 {
+                f64::from(labels[i])
+            } else {
+                f64::from(1 - labels[i])
+            }
+        })
+        .collect();
+    let data = Dataset::new(vec![
+        Column::Numeric(&noise),
+        Column::Numeric(&a),
+        Column::Numeric(&b),
+    ])
+    .unwrap();
+    let target = Target::Classes {
+        codes: &labels,
+        n_classes: 2,
+    };
+    let w = vec![1.0; 40];
+    let sample = Sample {
+        data: &data,
+        target: &target,
+        weights: &w,
+    };
+    let tree = grow_optimal(
+        &sample,
+        &params(2, None, false, false),
+        0.0,
+        &Control::new(),
+    )
+    .unwrap();
+    assert_eq!(tree.optimality().unwrap().objective, 0.0);
+    let greedy = crate::grow(
+        &data,
+        &target,
+        &w,
+        &TreeParams {
+            max_depth: Some(2),
+            ..TreeParams::default()
+        },
+    )
+    .unwrap();
+    let wrong = greedy
+        .predictor(Some(1))
+        .class(crate::Rows::Columns(&data))
+        .unwrap()
+        .iter()
+        .zip(&labels)
+        .filter(|(p, y)| p != y)
+        .count();
+    assert!(wrong > 0, "greedy CART should miss XOR at depth 2");
+}
+
+#[test]
+fn a_time_limit_returns_a_tree_with_a_proven_gap_and_ctrl_c_an_error() {
+    let mut g = Lcg(5);
+    let n = 3000;
+    let columns: Vec<Vec<f64>> = (0..6)
+        .map(|_| (0..n).map(|_| g.below(1000) as f64).collect())
+        .collect();
+    let labels: Vec<u32> = (0..n)
+        .map(|i| u32::from(columns[0][i] + columns[1][i] > 1000.0) ^ u32::from(g.below(5) == 0))
+        .collect();
+    let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+    let target = Target::Classes {
+        codes: &labels,
+        n_classes: 2,
+    };
+    let w = vec![1.0; n];
+    let sample = Sample {
+        data: &data,
+        target: &target,
+        weights: &w,
+    };
+    let control = Control::with_time_limit(0.05).unwrap();
+    let tree = grow_optimal(&sample, &params(4, None, false, false), 0.0, &control).unwrap();
+    let o = tree.optimality().unwrap();
+    assert!(o.lower_bound <= o.objective && o.lower_bound >= 0.0);
+    assert!(tree.max_depth() <= 4);
+    let cancelled = Control::new();
+    cancelled.cancel();
+    assert_eq!(
+        grow_optimal(&sample, &params(3, None, false, false), 0.0, &cancelled).unwrap_err(),
+        CoreError::Cancelled
+    );
+}
+
+#[test]
+fn unsupported_settings_are_refused_by_name() {
+    let x = [0.0, 1.0, f64::NAN, 3.0];
+    let labels = [0, 1, 0, 1];
+    let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+    let target = Target::Classes {
+        codes: &labels,
+        n_classes: 2,
+    };
+    let w = [1.0; 4];
+    let sample = Sample {
+        data: &data,
+        target: &target,
+        weights: &w,
+    };
+    let refused = |p: TreeParams, name: &str| match grow_optimal(&sample, &p, 0.0, &Control::new())
+    {
+        Err(CoreError::InvalidParameter { name: n, .. }) => assert_eq!(n, name),
+        other => panic!("{name}: {other:?}"),
+    };
+    refused(params(2, None, false, false), "missing");
+    refused(
+        TreeParams {
+            max_depth: None,
+            ..params(2, None, false, true)
+        },
+        "max_depth",
+    );
+    refused(
+        TreeParams {
+            max_depth: Some(7),
+            ..params(2, None, false, true)
+        },
+        "max_depth",
+    );
+    refused(
+        TreeParams {
+            criterion: Criterion::Gini,
+            ..params(2, None, false, true)
+        },
+        "criterion",
+    );
+    refused(
+        TreeParams {
+            min_samples_leaf: 3,
+            ..params(2, None, false, true)
+        },
+        "min_samples_leaf",
+    );
+    refused(
+        TreeParams {
+            missing: MissingStrategy::Surrogate,
+            ..params(2, None, false, true)
+        },
+        "missing",
+    );
+    assert!(grow_optimal(&sample, &params(2, None, false, true), 0.0, &Control::new()).is_ok());
+}
