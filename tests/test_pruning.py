@@ -706,6 +706,19 @@ def c45_numeric_gain(
     return gain if gain > (1e-6 if j48 else 0) else np.nan
 
 
+def test_j48_conventions_and_collapse_are_a_classifiers():
+    # J48's purity test, MINSPLIT and class ties read class weights: a regressor refuses them
+    # by name (its c4.5 preset takes the texts' conventions and no collapse).
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    y = X[:, 0]
+    with pytest.raises(ValueError, match="conventions.*classifier"):
+        DecisionTreeRegressor(conventions="j48").fit(X, y)
+    with pytest.raises(ValueError, match="collapse.*classification trees only"):
+        DecisionTreeRegressor(collapse=True).fit(X, y)
+    assert DecisionTreeRegressor(algorithm="c4.5").fit(X, y).n_leaves_ > 1
+
+
 def test_c45_numeric_gain_correction_at_the_root():
     X, y = load_xy("watermelon3")
     c45 = DecisionTreeClassifier(algorithm="c4.5", conventions="texts").fit(X, y)

@@ -397,6 +397,14 @@ impl TreeParams {
                 "the G² test needs class counts; it does not apply to regression".into(),
             ));
         }
+        if n_classes == 0 && self.conventions == Conventions::J48 {
+            return Err(invalid(
+                "conventions",
+                "\"j48\" is J48's, a classifier's: its purity, MINSPLIT and class ties need \
+                 class weights; regression takes \"texts\""
+                    .into(),
+            ));
+        }
         if let Some(costs) = &self.cost_matrix {
             if n_classes == 0 {
                 return Err(invalid(
