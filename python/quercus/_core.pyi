@@ -65,7 +65,8 @@ class Tree:
         "majority_branch", "class_majority", "separate", "learned" or "surrogate")."""
     @property
     def splitter(self) -> str:
-        """The threshold search that grew the tree: "exact" or "hist" ("auto" resolved)."""
+        """The threshold search that grew the tree: "exact", "hist" or "random" ("auto" and
+        "best" resolved)."""
     @property
     def max_bins(self) -> int:
         """Bins per feature of a histogram tree; 0 for an exact one."""
@@ -177,9 +178,11 @@ def fit(
     min_samples_split, min_samples_leaf, max_exhaustive_categories, max_leaf_nodes,
     min_weight_fraction_leaf, min_gain, max_p_value, min_objects, numeric_gain_correction,
     cost_matrix as a row-major list or None, oblique, missing as a strategy name,
-    max_surrogates; optional: max_time in seconds). ``validation`` = (columns, y,
-    sample_weight) switches on validation pre-pruning: a split is kept only if it strictly
-    lowers the validation error of the node's rows.
+    max_surrogates, splitter ("best", "exact", "hist", "auto", "random"), max_bins, n_jobs,
+    min_impurity_decrease, max_features as a count or None, random_state as a seed in
+    [0, 2**64), monotonic_cst as a list of -1/0/1 or None; optional: max_time in seconds).
+    ``validation`` = (columns, y, sample_weight) switches on validation pre-pruning: a split
+    is kept only if it strictly lowers the validation error of the node's rows.
 
     Ctrl-C (any Python signal handler that raises) stops the fit within a fraction of a
     second and raises in its place; past ``max_time`` it raises ``TimeoutError``; a buffer the

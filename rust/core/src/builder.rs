@@ -15,9 +15,11 @@ use crate::data::{
 };
 use crate::error::{CoreError, Result};
 use crate::params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
+use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::j48::{self, TrainingValues};
 use crate::split::missing::{self, Fill};
+use crate::split::monotonic::{value_of, Bounds};
 use crate::split::presort::{Routes, Sorted};
 use crate::split::{
     choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
@@ -38,6 +40,8 @@ struct Pending {
     index: Index,
     /// The split the search chose; `None` makes the node a leaf.
     split: Option<Candidate>,
+    /// The range the node's value was clipped to (monotonic constraints; unbounded without).
+    bounds: Bounds,
 }
 
 impl Pending {
@@ -208,7 +212,7 @@ fn grow_searching(
         Target::Classes { n_classes, .. } => *n_classes,
         Target::Values(_) => 0,
     };
-    params.validate_for(n_classes)?;
+    params.validate_for(data, n_classes)?;
     if let Some(v) = validation {
         v.data.validate_for_predict(&data.kinds())?;
         v.target.validate(v.data.n_rows())?;
@@ -241,6 +245,7 @@ fn grow_searching(
                     .into(),
             })
         }
+        (MissingStrategy::ClassMajority, Splitter::Random) => Splitter::Random,
         (MissingStrategy::ClassMajority, _) => Splitter::Exact,
         (_, s) => s.resolve(data.n_rows()),
     };
@@ -284,6 +289,10 @@ fn grow_searching(
         } else {
             Vec::new()
         },
+        random: splitter == Splitter::Random,
+        sampler: params
+            .draws(data.n_features())
+            .then(|| Sampler::new(params.random_state, params.max_features)),
         control,
     };
     let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
@@ -307,8 +316,9 @@ fn grow_searching(
     let rows = all(data.n_rows(), train.weights)?;
     let usable = vec![true; data.n_features()];
     // Class-majority fills change a node's values, hence its order and bins: those sort.
+    // Random tests read the rows as they are.
     let index = match &grower.bins {
-        _ if params.missing == MissingStrategy::ClassMajority => Index::Unsorted,
+        _ if params.missing == MissingStrategy::ClassMajority || grower.random => Index::Unsorted,
         Some(bins) => Index::Hist(Some(grower.searcher.histograms(bins, &rows, &usable))),
         None if presort => Index::Sorted(Sorted::root(data, &rows, control).ok_or_else(stop)?),
         None => Index::Unsorted,
@@ -317,7 +327,15 @@ fn grow_searching(
         Some(v) => all(v.data.n_rows(), v.weights)?,
         None => NodeRows::default(),
     };
-    let root = grower.create(&mut tree, root, rows, validation_rows, usable, index);
+    let root = grower.create(
+        &mut tree,
+        root,
+        rows,
+        validation_rows,
+        usable,
+        index,
+        Bounds::NONE,
+    );
     let mut frontier = if params.max_leaf_nodes.is_some() {
         Frontier::BestFirst(BinaryHeap::new())
     } else {
@@ -399,13 +417,16 @@ fn grow_searching(
         }
         let mut indexes = grower.hand_down(p.index, routes.as_ref(), p.rows.len(), &parts, &usable);
         indexes.resize_with(n_children, Index::default);
+        let bounds = grower.child_bounds(&split, &parts, p.bounds);
         let pending: Vec<Pending> = children
             .into_iter()
             .zip(parts)
             .zip(val_parts)
             .zip(indexes)
-            .map(|(((child, rows), val), index)| {
-                grower.create(&mut tree, child, rows, val, usable.clone(), index)
+            .enumerate()
+            .map(|(c, (((child, rows), val), index))| {
+                let b = bounds.get(c).copied().unwrap_or(Bounds::NONE);
+                grower.create(&mut tree, child, rows, val, usable.clone(), index, b)
             })
             .collect();
         control.advance(n_children as u64);
@@ -432,11 +453,17 @@ struct Grower<'g, 'a, 'd> {
     bins: Option<Bins>,
     /// The features J48's average gain leaves out ([`j48::many_valued`]; empty for the texts).
     left_out_of_average: Vec<bool>,
+    /// Random tests (`splitter="random"`) rather than the best thresholds.
+    random: bool,
+    /// The fit's random choices, when it asks for some (features drawn, random tests).
+    sampler: Option<Sampler>,
     control: &'g Control,
 }
 
 impl Grower<'_, '_, '_> {
-    /// Fills a new node's statistics and searches its split.
+    /// Fills a new node's statistics and searches its split; `bounds` are the node's value
+    /// bounds (monotonic constraints).
+    #[allow(clippy::too_many_arguments)]
     fn create(
         &self,
         tree: &mut Tree,
@@ -445,14 +472,18 @@ impl Grower<'_, '_, '_> {
         validation: NodeRows,
         usable: Vec<bool>,
         index: Index,
+        bounds: Bounds,
     ) -> Pending {
         self.summarise(tree, node, &rows);
+        if self.searcher.is_constrained() {
+            self.clip(tree, node, bounds);
+        }
         let prepared = match (&index, &self.bins) {
             (Index::Sorted(sorted), _) => Prepared::Sorted(sorted),
             (Index::Hist(Some(hist)), Some(bins)) => Prepared::Hist { bins, hist },
             _ => Prepared::Unsorted,
         };
-        let split = self.search(tree, node, &rows, &usable, prepared);
+        let split = self.search(tree, node, &rows, &usable, prepared, bounds);
         Pending {
             node,
             // A leaf's index is dropped at once: nothing will search below it.
@@ -465,6 +496,55 @@ impl Grower<'_, '_, '_> {
             validation,
             usable,
             split,
+            bounds,
+        }
+    }
+
+    /// The value bounds of a split's children ([`Bounds::children`]): the node's own, or, on a
+    /// constrained feature, cut at the middle of the two children's values (scikit-learn's
+    /// `middle_value`). The values are those of the rows each child received (C4.5's
+    /// fractions of missing rows included) clipped to the node's bounds, that is the values
+    /// the children will hold, so that each child's value lies on its side of the middle.
+    fn child_bounds(&self, split: &Candidate, parts: &[NodeRows], bounds: Bounds) -> Vec<Bounds> {
+        let sign = match split.rule {
+            SplitRule::Oblique { .. } => 0,
+            _ => self.searcher.constraint(split.feature),
+        };
+        match parts {
+            [left, right] if sign != 0 => {
+                let target = self.train.target;
+                let value = |rows: &NodeRows| value_of(&stats_of(target, rows), target);
+                let middle = bounds.clip(value(left)) / 2.0 + bounds.clip(value(right)) / 2.0;
+                bounds.children(sign, middle).to_vec()
+            }
+            _ => vec![bounds; parts.len()],
+        }
+    }
+
+    /// Clips a node's value to its bounds, as scikit-learn's `clip_node_value` does: the mean
+    /// of a regression node; for a binary classification node, the first class's
+    /// probability p, the node's value becoming the probabilities (p, 1 − p) as scikit-learn
+    /// stores them (rather than class weights): their sum is exactly 1, so every leaf
+    /// clipped to one bound predicts bit for bit the same probabilities, which the
+    /// constraint's equalities need. The label follows the clipped value.
+    fn clip(&self, tree: &mut Tree, node: NodeId, bounds: Bounds) {
+        let i = node.index();
+        let width = tree.value_width();
+        match *tree.value(node) {
+            [mean] => set(&mut tree.value, i * width, &[bounds.clip(mean)]),
+            [first, second] => {
+                let w = first + second;
+                if w <= 0.0 {
+                    return;
+                }
+                let p = bounds.clip(first / w);
+                let stats = [p, 1.0 - p];
+                set(&mut tree.value, i * width, &stats);
+                let parent = tree.parent(node).map(|p| tree.label(p));
+                let label = class_of(&stats, parent, self.params.cost_matrix.as_deref());
+                set_one(&mut tree.label, i, label);
+            }
+            _ => {}
         }
     }
 
@@ -512,8 +592,10 @@ impl Grower<'_, '_, '_> {
         }
     }
 
-    /// The split of a node, or `None` for a leaf: the stopping rules, the search, and the
-    /// pre-pruning tests on the chosen split (minimum gain, G² significance).
+    /// The split of a node, or `None` for a leaf: the stopping rules, the search (of the
+    /// features drawn, with `max_features`; within the node's value `bounds`), and the
+    /// pre-pruning tests on the chosen split (minimum gain, minimum weighted impurity
+    /// decrease, G² significance).
     fn search(
         &self,
         tree: &mut Tree,
@@ -521,15 +603,40 @@ impl Grower<'_, '_, '_> {
         rows: &NodeRows,
         usable: &[bool],
         prepared: Prepared<'_>,
+        bounds: Bounds,
     ) -> Option<Candidate> {
         if rows.len() == 0 || self.is_terminal(tree, node) {
             return None;
         }
         let fill = (self.params.missing == MissingStrategy::ClassMajority)
             .then(|| Fill::new(self.train.data, self.train.target, rows, usable));
-        let (mut candidates, scale) =
-            self.searcher
-                .candidates(rows, usable, fill.as_ref(), prepared);
+        let mut searcher = self.searcher.bounded(bounds);
+        if let (true, Some(sampler)) = (self.random, &self.sampler) {
+            searcher = searcher.randomised(sampler, node);
+        }
+        let at = searcher.at_node(rows, fill.as_ref(), prepared);
+        let mut candidates = match &self.sampler {
+            Some(sampler) => {
+                let (order, k) = sampler.feature_order(node, usable);
+                let mut drawn = vec![false; usable.len()];
+                for &f in order.iter().take(k) {
+                    set_one(&mut drawn, f, true);
+                }
+                let mut found = at.features(&drawn);
+                // scikit-learn's rule: no valid split among the drawn features, draw more.
+                if found.iter().all(Option::is_none) {
+                    for &f in order.iter().skip(k) {
+                        if let Some(c) = at.feature(f) {
+                            set_one(&mut found, f, Some(c));
+                            break;
+                        }
+                    }
+                }
+                found
+            }
+            None => at.features(usable),
+        };
+        let scale = at.scale;
         // Histogram trees are the large ones: n_features scores per node would outweigh the
         // tree itself (and its model file) several times, for figures made at bin edges.
         if self.bins.is_none() {
@@ -563,6 +670,14 @@ impl Grower<'_, '_, '_> {
         };
         // Noise-tolerant, so that a zero gain still splits when min_gain is 0 (XOR).
         if better(self.params.min_gain, split.score.gain, scale) {
+            return None;
+        }
+        // scikit-learn's test and tolerance (`_tree.pyx`: improvement + EPSILON < value).
+        let min_decrease = self.params.min_impurity_decrease;
+        if min_decrease > 0.0
+            && self.searcher.weighted_decrease(&split.children) / self.total_weight + f64::EPSILON
+                < min_decrease
+        {
             return None;
         }
         if let Some(max_p) = self.params.max_p_value {

@@ -23,6 +23,7 @@ mod optimal;
 pub mod params;
 mod predict;
 pub mod prune;
+mod sampling;
 mod scores;
 mod split;
 mod threads;

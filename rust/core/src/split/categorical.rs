@@ -110,10 +110,17 @@ impl Searcher<'_, '_> {
         node_weight: f64,
     ) -> Option<Candidate> {
         let present = cats.present();
-        let (best, _, side) =
-            self.best_two_way(cats, node_weight, present.len(), Fill::Grow, |p, add| {
+        let sign = self.constraint(feature);
+        let (best, _, side) = self.best_two_way(
+            cats,
+            node_weight,
+            present.len(),
+            Fill::Grow,
+            sign,
+            |p, add| {
                 present.get(p - 1).into_iter().for_each(|&c| add(c));
-            })?;
+            },
+        )?;
         let threshold = present.get(best - 1).copied().unwrap_or(0);
         let rule = SplitRule::Ordered {
             threshold: threshold as u32,
@@ -143,7 +150,7 @@ impl Searcher<'_, '_> {
             let rest = present.get(1..).unwrap_or(&[]);
             let n_masks = (1usize << rest.len()) - 1;
             let (best, _, side) =
-                self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, |m, add| {
+                self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, 0, |m, add| {
                     let mask = m - 1;
                     present.first().into_iter().for_each(|&c| add(c));
                     for (i, &c) in rest.iter().enumerate() {
@@ -157,11 +164,24 @@ impl Searcher<'_, '_> {
         } else {
             let order = self.category_order(cats, present, n_classes);
             let (best, _, side) =
-                self.best_two_way(cats, node_weight, order.len(), Fill::Grow, |p, add| {
+                self.best_two_way(cats, node_weight, order.len(), Fill::Grow, 0, |p, add| {
                     order.get(p - 1).into_iter().for_each(|&c| add(c));
                 })?;
             (sides_of(cats.stats.len(), &order, |i| i < best), side)
         };
+        self.subset_candidate(feature, sides, side, cats, node_weight)
+    }
+
+    /// The candidate sending each category to its side in `sides`, the missing rows to
+    /// `side` when the search placed them.
+    pub(super) fn subset_candidate(
+        &self,
+        feature: usize,
+        sides: Vec<Side>,
+        side: Option<usize>,
+        cats: &Categories,
+        node_weight: f64,
+    ) -> Option<Candidate> {
         // A subset split and its mirror image are the same test: the side holding the lowest
         // present code is always child 0, so the tree never depends on which one the scan met
         // first (row order, or noise in tied shares).
@@ -220,12 +240,15 @@ impl Searcher<'_, '_> {
     /// candidate `i - 1`'s). Returns the winner, its decrease and, when the search places the
     /// missing rows (learned, separate), their side; the first of equals wins. Placing
     /// strategies also try candidate `n`: every present category left, the missing rows right.
+    /// Candidates that break the monotonic constraint `sign` (0: none) are skipped.
+    #[allow(clippy::too_many_arguments)]
     fn best_two_way(
         &self,
         cats: &Categories,
         node_weight: f64,
         n: usize,
         mode: Fill,
+        sign: i8,
         fill: impl Fn(usize, &mut dyn FnMut(usize)),
     ) -> Option<(usize, f64, Option<usize>)> {
         let known = cats.known();
@@ -264,6 +287,9 @@ impl Searcher<'_, '_> {
                         copy_sum(&mut with, &right, &cats.missing);
                         (&left, &with)
                     };
+                    if !self.monotone(sign, l, r) {
+                        continue;
+                    }
                     if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
                         if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
                             best = Some((i, dec, Some(side)));
@@ -273,7 +299,7 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least {
+            if wl < least || wr < least || !self.monotone(sign, &left, &right) {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);
@@ -285,7 +311,7 @@ impl Searcher<'_, '_> {
     }
 
     /// A two-child candidate from per-category statistics and the side of each category.
-    fn two_way_candidate(
+    pub(super) fn two_way_candidate(
         &self,
         feature: usize,
         rule: SplitRule,
@@ -339,17 +365,18 @@ enum Fill {
 /// Known-row statistics of a categorical feature at a node.
 pub(super) struct Categories {
     /// Statistics of each category's known rows.
-    stats: Vec<Vec<f64>>,
+    pub(super) stats: Vec<Vec<f64>>,
     /// Known rows of each category.
     counts: Vec<usize>,
     /// Rows whose value is missing (or an unseen category).
-    n_missing: usize,
+    pub(super) n_missing: usize,
     /// Statistics of those rows.
     missing: Vec<f64>,
 }
 
 impl Categories {
-    fn present(&self) -> Vec<usize> {
+    /// The categories with known rows at the node, ascending.
+    pub(super) fn present(&self) -> Vec<usize> {
         (0..self.counts.len())
             .filter(|&c| self.counts.get(c).is_some_and(|&n| n > 0))
             .collect()
@@ -366,7 +393,7 @@ impl Categories {
 
 /// A subset mask: `listed[i]` goes left where `in_left(i)`, right otherwise; categories not
 /// listed (absent from the node) are `Unseen`.
-fn sides_of(k: usize, listed: &[usize], in_left: impl Fn(usize) -> bool) -> Vec<Side> {
+pub(super) fn sides_of(k: usize, listed: &[usize], in_left: impl Fn(usize) -> bool) -> Vec<Side> {
     let mut sides = vec![Side::Unseen; k];
     for (i, &c) in listed.iter().enumerate() {
         if let Some(s) = sides.get_mut(c) {

@@ -492,7 +492,8 @@ impl Searcher<'_, '_> {
         if n < 2 && n_missing == 0 {
             return None;
         }
-        let scan = self.sweep(groups.as_slice(), n, missing, n_missing, node_weight)?;
+        let sign = self.constraint(feature);
+        let scan = self.sweep(groups.as_slice(), n, missing, n_missing, node_weight, sign)?;
         let threshold = match at_bin.get(scan.at) {
             Some(&hi) => self.threshold(
                 feature,

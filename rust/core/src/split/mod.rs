@@ -8,18 +8,22 @@ use crate::control::Control;
 use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, Conventions, MissingStrategy, TreeParams};
-use crate::tree::{FeatureScore, Side, SurrogateSet};
+use crate::sampling::Sampler;
+use crate::tree::{FeatureScore, NodeId, Side, SurrogateSet};
 
 mod categorical;
 pub(crate) mod hist;
 pub(crate) mod j48;
 pub(crate) mod missing;
+pub(crate) mod monotonic;
 mod numeric;
 mod oblique;
 pub(crate) mod presort;
+mod random;
 
 use hist::{Bins, Histograms};
 use j48::TrainingValues;
+use monotonic::Bounds;
 use presort::Sorted;
 use rayon::prelude::*;
 
@@ -158,6 +162,12 @@ pub(crate) struct Searcher<'a, 'd> {
     pub missing: MissingStrategy,
     /// The fit's control: stops the search and guards its large buffers (`None`: neither).
     control: Option<&'a Control>,
+    /// Monotonic constraints per feature, as given (see [`monotonic`]); `None`: none.
+    monotonic: Option<&'a [i8]>,
+    /// The range a constrained node's children's values must stay in.
+    bounds: Bounds,
+    /// Random tests (`splitter="random"`): the fit's sampler and the node searched.
+    random: Option<(&'a Sampler, NodeId)>,
 }
 
 /// Known-row statistics of each child of a candidate.
@@ -206,6 +216,45 @@ impl<'a, 'd> Searcher<'a, 'd> {
             shift: 0.0,
             missing: params.missing,
             control: None,
+            monotonic: params
+                .monotonic_cst
+                .as_deref()
+                .filter(|c| c.iter().any(|&x| x != 0)),
+            bounds: Bounds::NONE,
+            random: None,
+        }
+    }
+
+    /// This searcher checking constrained features' splits against `bounds` (a node's).
+    pub(crate) fn bounded(self, bounds: Bounds) -> Searcher<'a, 'd> {
+        Searcher { bounds, ..self }
+    }
+
+    /// Whether some feature is monotonically constrained.
+    pub(crate) fn is_constrained(&self) -> bool {
+        self.monotonic.is_some()
+    }
+
+    /// w·I(D) − Σ_c w_c·I(D_c) for a split whose children have these statistics, D being
+    /// the rows the split scored (their sum): scikit-learn's weighted impurity decrease
+    /// before its division by the total training weight.
+    pub(crate) fn weighted_decrease(&self, children: &[Vec<f64>]) -> f64 {
+        let mut all = self.zero_stats();
+        for c in children {
+            add_into(&mut all, c);
+        }
+        let parts: f64 = children
+            .iter()
+            .map(|c| self.weight_of(c) * self.impurity(c))
+            .sum();
+        self.weight_of(&all) * self.impurity(&all) - parts
+    }
+
+    /// This searcher drawing one random test per feature at `node` from `sampler`.
+    pub(crate) fn randomised(self, sampler: &'a Sampler, node: NodeId) -> Searcher<'a, 'd> {
+        Searcher {
+            random: Some((sampler, node)),
+            ..self
         }
     }
 
@@ -343,9 +392,6 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// Also returns the node's noise scale for comparing the candidates (see [`choose`]).
     ///
     /// `fill` (class majority) supplies the values of the node's missing cells.
-    ///
-    /// Regression targets are centred on the node's mean, except with histograms, whose sums
-    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]).
     pub fn candidates(
         &self,
         node: &NodeRows,
@@ -353,6 +399,20 @@ impl<'a, 'd> Searcher<'a, 'd> {
         fill: Option<&missing::Fill>,
         prepared: Prepared<'_>,
     ) -> (Vec<Option<Candidate>>, f64) {
+        let at = self.at_node(node, fill, prepared);
+        (at.features(usable), at.scale)
+    }
+
+    /// The search of one node, set up once for any number of its features.
+    ///
+    /// Regression targets are centred on the node's mean, except with histograms, whose sums
+    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]).
+    pub(crate) fn at_node<'n>(
+        &self,
+        node: &'n NodeRows,
+        fill: Option<&'n missing::Fill>,
+        prepared: Prepared<'n>,
+    ) -> NodeSearch<'n, 'a, 'd> {
         let mut total = self.zero_stats();
         for (r, w) in node.iter() {
             self.target.accumulate(&mut total, r, w);
@@ -372,29 +432,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
             }
             sums
         };
-        let columns = self.data.columns();
-        let search = |f: usize| {
-            if !usable.get(f).copied().unwrap_or(false) || self.stopped() {
-                return None;
-            }
-            match fill {
-                Some(fill) => {
-                    let filled = fill.reader(columns, self.target);
-                    centred.best_of_feature(f, node, node_weight, &filled, prepared)
-                }
-                None => centred.best_of_feature(f, node, node_weight, columns, prepared),
-            }
-        };
-        // Class-majority fills are read through a reader that is not shared across threads.
-        let candidates = if fill.is_none() && node.len() >= PARALLEL_ROWS {
-            (0..self.data.n_features())
-                .into_par_iter()
-                .map(search)
-                .collect()
-        } else {
-            (0..self.data.n_features()).map(search).collect()
-        };
-        (candidates, self.criterion.noise_scale(&centred_total))
+        NodeSearch {
+            centred,
+            node,
+            node_weight,
+            scale: self.criterion.noise_scale(&centred_total),
+            total: centred_total,
+            fill,
+            prepared,
+        }
     }
 
     /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
@@ -607,6 +653,73 @@ impl<'a, 'd> Searcher<'a, 'd> {
     }
 }
 
+/// The search of one node ([`Searcher::at_node`]).
+pub(crate) struct NodeSearch<'n, 'a, 'd> {
+    /// The searcher centred on the node (regression).
+    centred: Searcher<'a, 'd>,
+    node: &'n NodeRows,
+    node_weight: f64,
+    /// The noise scale its candidates are compared at ([`choose`]).
+    pub scale: f64,
+    /// The statistics of all the node's rows (centred as `centred` centres them).
+    total: Vec<f64>,
+    fill: Option<&'n missing::Fill>,
+    prepared: Prepared<'n>,
+}
+
+impl NodeSearch<'_, '_, '_> {
+    /// The best candidate of feature `f` (`None` if it cannot separate the rows).
+    pub(crate) fn feature(&self, f: usize) -> Option<Candidate> {
+        let s = &self.centred;
+        if s.stopped() {
+            return None;
+        }
+        let columns = s.data.columns();
+        match self.fill {
+            Some(fill) => self.search(f, &fill.reader(columns, s.target)),
+            None => self.search(f, columns),
+        }
+    }
+
+    /// Feature `f`'s best candidate, or its random test (`splitter="random"`).
+    fn search<V: Values + ?Sized>(&self, f: usize, values: &V) -> Option<Candidate> {
+        let s = &self.centred;
+        match s.random {
+            Some((sampler, at)) => {
+                let mut rng = sampler.feature_stream(at, f);
+                s.random_test(
+                    f,
+                    self.node,
+                    self.node_weight,
+                    &self.total,
+                    values,
+                    &mut rng,
+                )
+            }
+            None => s.best_of_feature(f, self.node, self.node_weight, values, self.prepared),
+        }
+    }
+
+    /// The best candidate of every feature `f` with `search[f]` (`None` elsewhere), in
+    /// parallel on a large node.
+    pub(crate) fn features(&self, search: &[bool]) -> Vec<Option<Candidate>> {
+        let n = self.centred.data.n_features();
+        let one = |f: usize| {
+            if search.get(f).copied().unwrap_or(false) {
+                self.feature(f)
+            } else {
+                None
+            }
+        };
+        // Class-majority fills are read through a reader that is not shared across threads.
+        if self.fill.is_none() && self.node.len() >= PARALLEL_ROWS {
+            (0..n).into_par_iter().map(one).collect()
+        } else {
+            (0..n).map(one).collect()
+        }
+    }
+}
+
 /// How many thresholds a numeric scan had to choose from: `distinct` values (each cut between
 /// two), of which `tried` cuts left enough rows on both sides.
 #[derive(Debug, Clone, Copy)]
@@ -696,6 +809,11 @@ pub(crate) trait Values {
     /// Feature `f` of `row` as a category code; `None` when missing, unseen at fit, or not
     /// categorical.
     fn code(&self, f: usize, row: usize) -> Option<u32>;
+    /// Feature `f`'s values as stored, when they are read as they are (no fills): a scan then
+    /// indexes them directly instead of looking the column up per row.
+    fn numeric_column(&self, _f: usize) -> Option<&[f64]> {
+        None
+    }
 }
 
 impl Values for [Column<'_>] {
@@ -712,6 +830,13 @@ impl Values for [Column<'_>] {
         match self.get(f)? {
             Column::Categorical(c) => c.code(row),
             Column::Numeric(_) => None,
+        }
+    }
+
+    fn numeric_column(&self, f: usize) -> Option<&[f64]> {
+        match self.get(f)? {
+            Column::Numeric(v) => Some(v),
+            Column::Categorical(_) => None,
         }
     }
 }

@@ -142,7 +142,8 @@ impl Searcher<'_, '_> {
         if known.len() < 2 && n_missing == 0 {
             return None;
         }
-        let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight)?;
+        let sign = self.constraint(feature);
+        let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight, sign)?;
         let threshold = match known.get(scan.at) {
             Some(hi) => self.threshold(feature, known.get(scan.at.checked_sub(1)?)?.x, hi.x),
             None => KNOWN_VS_MISSING,
@@ -168,6 +169,8 @@ impl Searcher<'_, '_> {
     /// CART's scan with the missing rows left out, or, when the strategy places them, each
     /// cut tried with them on the left and on the right, and every known row left with the
     /// missing ones right (scikit-learn's, LightGBM's and XGBoost's learned direction).
+    /// A cut whose sides break the feature's monotonic constraint `sign` (0: none) is no
+    /// candidate ([`Searcher::monotone`]).
     pub(super) fn sweep<S: Sweep + ?Sized>(
         &self,
         items: &S,
@@ -175,6 +178,7 @@ impl Searcher<'_, '_> {
         missing: &[f64],
         n_missing: usize,
         node_weight: f64,
+        sign: i8,
     ) -> Option<Scan> {
         let mut total = self.zero_stats();
         for i in 0..items.len() {
@@ -238,6 +242,9 @@ impl Searcher<'_, '_> {
                         copy_sum(&mut with, &right, missing);
                         (&left, &with)
                     };
+                    if !self.monotone(sign, l, r) {
+                        continue;
+                    }
                     if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
                         offer(dec, i + 1, Some(side));
                     }
@@ -245,7 +252,7 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least {
+            if wl < least || wr < least || !self.monotone(sign, &left, &right) {
                 continue;
             }
             cuts.tried += 1;
@@ -256,7 +263,7 @@ impl Searcher<'_, '_> {
             };
             offer(dec, i + 1, None);
         }
-        if place && items.len() > 0 {
+        if place && items.len() > 0 && self.monotone(sign, &total, missing) {
             if let Some(dec) = self.two_sides(&all, &total, missing, node_weight) {
                 offer(dec, items.len(), Some(1));
             }
