@@ -415,3 +415,11 @@ def test_random_splitter_sets_missing_rows_apart_from_one_known_value(seed):
     model = ExtraTreeRegressor(max_depth=1, random_state=seed).fit(X, [0.0, 1.0, 0.0])
     assert model.tree_.node_count == 3 and model.tree_.threshold[0] == 1.0
     np.testing.assert_array_equal(model.predict(X), [0.0, 1.0, 0.0])
+
+
+def test_random_tests_refuse_absolute_error():
+    """A random test is scored from its sides' sums; absolute error would need medians, so
+    the pair is refused by name rather than scored wrongly."""
+    X, y = make_regression(n_samples=50, n_features=3, random_state=0)
+    with pytest.raises(ValueError, match='"absolute_error" is not available with splitter'):
+        ExtraTreeRegressor(criterion="absolute_error", random_state=0).fit(X, y)

@@ -114,7 +114,8 @@ class Tree:
         ``n_children`` (int64), ``parent`` (int64, -1 for the root), ``depth`` (int64),
         ``weight`` (float64, training weight that reached the node, fractions included),
         ``n_rows`` (float64, rows that reached the node, each fragment counted once),
-        ``impurity`` (float64, the criterion's impurity; variance for regression),
+        ``impurity`` (float64, the criterion's impurity: for regression the variance, the
+        mean absolute deviation from the median, or the half Poisson deviance),
         ``label`` (int64, the node's class code; -1 for regression),
         ``branch_fraction`` (float64, share of the parent's known weight this child
         received: C4.5's r~_v; 1.0 for the root),
@@ -249,7 +250,9 @@ def split_scores(
     ``y`` holds class codes when ``n_classes > 0``, regression targets when 0. Keys:
     ``score`` (the criterion's figure: information gain rho x Gain(D~, a) for "entropy",
     gain ratio for "gain_ratio", the split's weighted child impurity, lower is better,
-    for "gini" / "misclassification" / "squared_error"), ``gain`` (rho x impurity
+    for "gini" / "misclassification" / "squared_error" / "absolute_error", Friedman's
+    improvement w_L w_R / (w_L + w_R) (mean_L - mean_R)^2 for "friedman_mse", the deviance
+    decrease for "poisson"), ``gain`` (rho x impurity
     decrease, what is maximised), ``iv`` (split information, C4.5's with the missing
     share as its own outcome), ``threshold`` (best midpoint for numeric features; the
     integer code for ordered categories; NaN otherwise), ``rho`` (share of known weight).

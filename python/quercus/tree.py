@@ -88,9 +88,11 @@ _NO_C45 = {
 # (>= 1.3), whose users expect a learned direction per split.
 # The optimal search sends missing values to the side it finds best (learned) too.
 _MISSING = {"id3": "fractional", "c4.5": "fractional", "cart": "learned", "optimal": "learned"}
-# The class criteria of texts 000 and 002 §3; squared_error is the regression one.
+# The class criteria of texts 000 and 002 §3 ("log_loss" is scikit-learn's name for
+# entropy: the same tree, recorded as "entropy"), and scikit-learn's regression criteria.
 _CLASS_CRITERIA = (
     "entropy",
+    "log_loss",
     "gain_ratio",
     "gini",
     "misclassification",
@@ -102,7 +104,7 @@ _CLASS_CRITERIA = (
     "kolmogorov_smirnov",
     "auc",
 )
-_REGRESSION_CRITERIA = ("squared_error",)
+_REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "absolute_error", "poisson")
 _CRITERIA = (*_CLASS_CRITERIA, *_REGRESSION_CRITERIA)
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
 # "best" is scikit-learn's name for "auto"; "random" draws one test per feature (ExtraTree).
@@ -1175,7 +1177,9 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
 
 class DecisionTreeRegressor(RegressorBase, _BaseTree):
-    """A regression tree (squared error); `algorithm` only picks the categorical split."""
+    """A regression tree: squared error by default, or scikit-learn's friedman_mse,
+    absolute_error (median leaves) and poisson; `algorithm` only picks the categorical
+    split."""
 
     _estimator_type = "regressor"
     _default_criteria: ClassVar[dict[str, str]] = dict.fromkeys(_SPLITS, "squared_error")
@@ -1185,7 +1189,8 @@ class DecisionTreeRegressor(RegressorBase, _BaseTree):
     }
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
-        """The weighted mean target of the leaves each row reaches; `output="polars"`: a
+        """The value of the leaves each row reaches (their weighted mean target; the weighted
+        median with `criterion="absolute_error"`); `output="polars"`: a
         Float64 Series named after the target. X as for the classifier's `predict`."""
         output = native.check_output(output)
         predictions = self._predicted("predict_value", self._rows(X))
@@ -1214,8 +1219,8 @@ def split_scores(
 ) -> pl.DataFrame:
     """Each feature's best split of the whole data under `criterion`, one row per feature.
 
-    The textbooks' Gain / Gain_ratio / Gini_index tables; `criterion="squared_error"` takes a
-    regression y.
+    The textbooks' Gain / Gain_ratio / Gini_index tables; the regression criteria
+    ("squared_error", "friedman_mse", "absolute_error", "poisson") take a regression y.
     """
     criterion = check("criterion", criterion, (Options(_CRITERIA),))
     categorical_split = check(
@@ -1226,7 +1231,7 @@ def split_scores(
         y,
         target=None,
         sample_weight=sample_weight,
-        classification=criterion != "squared_error",
+        classification=criterion not in _REGRESSION_CRITERIA,
     )
     scores = _core.split_scores(
         data.columns,

@@ -750,13 +750,9 @@ impl Grower<'_, '_, '_> {
         set_one(&mut tree.weight, i, weight);
         set_one(&mut tree.n_rows, i, self.searcher.rows_of(weight));
         if let Target::Values(y) = target {
-            let mean = stats.get(1).copied().unwrap_or(0.0) / weight;
-            set(&mut tree.value, i * width, &[mean]);
-            set_one(
-                &mut tree.impurity,
-                i,
-                two_pass_variance(y, rows, mean, weight),
-            );
+            let (value, impurity) = regression_node(self.params.criterion, y, rows);
+            set(&mut tree.value, i * width, &[value]);
+            set_one(&mut tree.impurity, i, impurity);
         } else {
             set_one(&mut tree.impurity, i, self.searcher.impurity(&stats));
             let label = label_of(
@@ -795,9 +791,8 @@ impl Grower<'_, '_, '_> {
                 }
                 let stats = stats_of(target, rows);
                 let (value, label) = match target {
-                    Target::Values(_) => {
-                        let w = stats.first().copied().unwrap_or(0.0);
-                        (vec![stats.get(1).copied().unwrap_or(0.0) / w], 0)
+                    Target::Values(y) => {
+                        (vec![regression_node(self.params.criterion, y, rows).0], 0)
                     }
                     Target::Classes { .. } => {
                         let label = label_of(
@@ -912,9 +907,32 @@ fn reason(control: &Control) -> CoreError {
     control.check().err().unwrap_or(CoreError::Cancelled)
 }
 
+/// Counts and rates only: the Poisson deviance needs y ≥ 0 and a positive mean, checked on
+/// every row given (weights aside), with scikit-learn's messages (`sklearn/tree/_classes.py`).
+fn check_poisson_target(y: &[f64]) -> Result<()> {
+    let reason = if let Some(row) = y.iter().position(|&v| v < 0.0) {
+        format!(
+            "Some value(s) of y are negative (row {row}: {}), which is not allowed for Poisson \
+             regression (criterion \"poisson\")",
+            y.get(row).copied().unwrap_or(f64::NAN)
+        )
+    } else if y.iter().sum::<f64>() <= 0.0 {
+        "Sum of y is not positive which is necessary for Poisson regression (criterion \
+         \"poisson\")"
+            .into()
+    } else {
+        return Ok(());
+    };
+    Err(CoreError::InvalidParameter {
+        name: "criterion",
+        reason,
+    })
+}
+
 /// Whether `criterion` applies to this target and these splits: regression criteria to real
 /// targets, class criteria to classes, two-class criteria (DKM, AUC) to two classes, and the
-/// binary criteria of text 002 §3.10 to binary splits only.
+/// binary criteria of text 002 §3.10 to binary splits only; Poisson to targets without
+/// negative values.
 pub(crate) fn check_criterion(
     criterion: Criterion,
     categorical_split: CategoricalSplit,
@@ -933,8 +951,9 @@ pub(crate) fn check_criterion(
             return invalid(format!("{name:?} is a regression criterion; a classifier needs a class criterion such as entropy or gini"))
         }
         (false, Target::Values(_)) => {
-            return invalid(format!("{name:?} is a classification criterion; a regressor needs squared_error"))
+            return invalid(format!("{name:?} is a classification criterion; a regressor needs squared_error, friedman_mse, absolute_error or poisson"))
         }
+        (_, Target::Values(y)) if criterion == Criterion::Poisson => check_poisson_target(y)?,
         (_, Target::Classes { n_classes, .. }) if criterion.needs_two_classes() && *n_classes != 2 => {
             return invalid(format!("{name:?} is defined for two classes, but the target has {n_classes}"))
         }
@@ -956,17 +975,14 @@ pub(crate) fn check_criterion(
     Ok(())
 }
 
-/// Σw(y − ȳ)²/Σw summed around the mean: unlike Σwy²/Σw − ȳ², a node whose targets are all
-/// equal gets exactly 0, so it is recognised as pure whatever the magnitude of y.
-fn two_pass_variance(y: &[f64], rows: &NodeRows, mean: f64, weight: f64) -> f64 {
-    let ss: f64 = rows
-        .iter()
-        .map(|(r, w)| {
-            let d = y.get(r).copied().unwrap_or(mean) - mean;
-            w * d * d
-        })
-        .sum();
-    ss / weight
+/// A regression node's value and impurity under `criterion`, from its rows
+/// ([`Criterion::regression_node`]); `(0, 0)` for rows without weight.
+fn regression_node(criterion: Criterion, y: &[f64], rows: &NodeRows) -> (f64, f64) {
+    let targets = || {
+        rows.iter()
+            .map(|(r, w)| (y.get(r).copied().unwrap_or(0.0), w))
+    };
+    criterion.regression_node(targets).unwrap_or((0.0, 0.0))
 }
 
 /// The class a node predicts: the least expected cost with a cost matrix, else the heaviest
@@ -1169,6 +1185,8 @@ mod tests {
                     Criterion::Entropy,
                 ),
                 (Target::Values(&values), Criterion::SquaredError),
+                (Target::Values(&values), Criterion::AbsoluteError),
+                (Target::Values(&values), Criterion::Poisson),
             ];
             for (target, criterion) in &targets {
                 let sample = Sample {

@@ -18,6 +18,7 @@ pub mod criterion;
 pub mod data;
 pub mod error;
 pub mod measures;
+pub mod median;
 pub mod model_io;
 mod optimal;
 pub mod params;

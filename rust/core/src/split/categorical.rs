@@ -53,6 +53,7 @@ impl Searcher<'_, '_> {
             let part = Partition {
                 children: &cats.stats,
                 counts: &cats.counts,
+                impurities: None,
             };
             let rule = SplitRule::Multiway { n_children: k };
             let rows = MissingRows::Left;
@@ -77,7 +78,7 @@ impl Searcher<'_, '_> {
                 }
                 let (dec, _) =
                     self.assess(&all, &trial.iter().map(Vec::as_slice).collect::<Vec<_>>());
-                if best.is_none_or(|(_, b)| better(dec, b, scale)) {
+                if improves(dec, best.map(|(_, b)| b), scale) {
                     best = Some((c, dec));
                 }
             }
@@ -91,6 +92,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         let rule = SplitRule::Multiway {
             n_children: children.len(),
@@ -182,22 +184,7 @@ impl Searcher<'_, '_> {
         cats: &Categories,
         node_weight: f64,
     ) -> Option<Candidate> {
-        // A subset split and its mirror image are the same test: the side holding the lowest
-        // present code is always child 0, so the tree never depends on which one the scan met
-        // first (row order, or noise in tied shares).
-        let (sides, side) = if sides.iter().find(|s| **s != Side::Unseen) == Some(&Side::Right) {
-            let mirrored = sides
-                .iter()
-                .map(|s| match s {
-                    Side::Left => Side::Right,
-                    Side::Right => Side::Left,
-                    Side::Unseen => Side::Unseen,
-                })
-                .collect();
-            (mirrored, side.map(|s| 1 - s))
-        } else {
-            (sides, side)
-        };
+        let (sides, side) = canonical(sides, side);
         let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
         let rule = SplitRule::Subset {
             sides: sides.clone(),
@@ -238,7 +225,8 @@ impl Searcher<'_, '_> {
     /// The best of `n - 1` two-way candidates `1..n`: `fill(i, add)` calls `add(c)` for each
     /// category `c` that candidate `i` sends left (with [`Fill::Grow`], only those it adds to
     /// candidate `i - 1`'s). Returns the winner, its decrease and, when the search places the
-    /// missing rows (learned, separate), their side; the first of equals wins. Placing
+    /// missing rows (learned, separate), their side; the first of equals wins (the missing rows on the right before the left,
+    /// [`prefer_missing_right`]). Placing
     /// strategies also try candidate `n`: every present category left, the missing rows right.
     /// Candidates that break the monotonic constraint `sign` (0: none) are skipped.
     #[allow(clippy::too_many_arguments)]
@@ -259,7 +247,9 @@ impl Searcher<'_, '_> {
         let scale = self
             .criterion
             .noise_scale(if place { &all } else { &known });
-        let mut best: Option<(usize, f64, Option<usize>)> = None;
+        // (decrease, (candidate, side)): the missing rows right or not placed, and left.
+        let mut best: Option<(f64, (usize, Option<usize>))> = None;
+        let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
         let mut left = self.zero_stats();
         let mut with = self.zero_stats();
         let last = if place { n } else { n.saturating_sub(1) };
@@ -290,9 +280,10 @@ impl Searcher<'_, '_> {
                     if !self.monotone(sign, l, r) {
                         continue;
                     }
+                    let slot = if side == 0 { &mut best_left } else { &mut best };
                     if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
-                        if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
-                            best = Some((i, dec, Some(side)));
+                        if improves(dec, slot.map(|(b, _)| b), scale) {
+                            *slot = Some((dec, (i, Some(side))));
                         }
                     }
                 }
@@ -303,11 +294,11 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);
-            if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
-                best = Some((i, dec, None));
+            if improves(dec, best.map(|(b, _)| b), scale) {
+                best = Some((dec, (i, None)));
             }
         }
-        best
+        prefer_missing_right(best_left, best, scale).map(|(dec, (i, side))| (i, dec, side))
     }
 
     /// A two-child candidate from per-category statistics and the side of each category.
@@ -348,6 +339,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         self.finish(feature, rule, &scored, &part, node_weight, rows)
     }
@@ -389,6 +381,24 @@ impl Categories {
         }
         total
     }
+}
+
+/// A subset split and its mirror image are the same test: the side holding the lowest present
+/// code is always child 0 (`side`, where the missing rows go, mirrored with it), so the tree
+/// never depends on which one a scan met first (row order, or noise in tied shares).
+pub(super) fn canonical(sides: Vec<Side>, side: Option<usize>) -> (Vec<Side>, Option<usize>) {
+    if sides.iter().find(|s| **s != Side::Unseen) != Some(&Side::Right) {
+        return (sides, side);
+    }
+    let mirrored = sides
+        .iter()
+        .map(|s| match s {
+            Side::Left => Side::Right,
+            Side::Right => Side::Left,
+            Side::Unseen => Side::Unseen,
+        })
+        .collect();
+    (mirrored, side.map(|s| 1 - s))
 }
 
 /// A subset mask: `listed[i]` goes left where `in_left(i)`, right otherwise; categories not

@@ -11,6 +11,7 @@ use crate::params::{CategoricalSplit, Conventions, MissingStrategy, TreeParams};
 use crate::sampling::Sampler;
 use crate::tree::{FeatureScore, NodeId, Side, SurrogateSet};
 
+mod absolute;
 mod categorical;
 pub(crate) mod hist;
 pub(crate) mod j48;
@@ -21,6 +22,7 @@ mod oblique;
 pub(crate) mod presort;
 mod random;
 
+use absolute::Ranks;
 use hist::{Bins, Histograms};
 use j48::TrainingValues;
 use monotonic::Bounds;
@@ -174,6 +176,16 @@ pub(crate) struct Searcher<'a, 'd> {
 struct Partition<'s> {
     children: &'s [Vec<f64>],
     counts: &'s [usize],
+    /// The impurities, when the statistics cannot give them (absolute error: computed from
+    /// the rows); `None`: from `children`.
+    impurities: Option<&'s Impurities>,
+}
+
+/// Impurities of a candidate's scored rows and of each child, computed from the rows.
+#[derive(Debug, Clone, Default)]
+struct Impurities {
+    scored: f64,
+    children: Vec<f64>,
 }
 
 /// What a candidate's score did with the rows missing its value.
@@ -199,10 +211,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             data,
             target,
             criterion: params.criterion,
-            measure: Measure {
-                criterion: params.criterion,
-                costs: params.cost_matrix.as_deref(),
-            },
+            measure: Measure::new(params.criterion, params.cost_matrix.as_deref()),
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
             rows_per_weight: 1.0,
@@ -406,7 +415,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// The search of one node, set up once for any number of its features.
     ///
     /// Regression targets are centred on the node's mean, except with histograms, whose sums
-    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]).
+    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]). Absolute
+    /// error ranks the node's targets once for all its features' scans.
     pub(crate) fn at_node<'n>(
         &self,
         node: &'n NodeRows,
@@ -421,7 +431,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let centred = match prepared {
             Prepared::Hist { .. } => *self,
             _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / node_weight),
-        };
+        }
+        .with_node_sum(&total);
         // Class counts do not move with the centre: only regression sums are taken again.
         let centred_total = if centred.shift == 0.0 {
             total
@@ -432,6 +443,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
             }
             sums
         };
+        // Out of memory for the ranks: no split here, and the fit stops at its next check.
+        let (ranks, starved) = if self.criterion.is_additive() {
+            (None, false)
+        } else {
+            let ranks = centred.ranks(node);
+            let starved = ranks.is_none();
+            (ranks, starved)
+        };
         NodeSearch {
             centred,
             node,
@@ -440,17 +459,39 @@ impl<'a, 'd> Searcher<'a, 'd> {
             total: centred_total,
             fill,
             prepared,
+            ranks,
+            starved,
+        }
+    }
+
+    /// This searcher at a node of statistics `total` (uncentred), for the Poisson deviance's
+    /// test of children whose targets sum to 0 ([`Measure::at_node_sum`]).
+    pub(crate) fn with_node_sum(&self, total: &[f64]) -> Searcher<'a, 'd> {
+        let sum = if self.regression() {
+            total.get(1).copied().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        Searcher {
+            measure: self.measure.at_node_sum(sum),
+            ..*self
         }
     }
 
     /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
     pub(crate) fn centred_on(&self, shift: f64) -> Searcher<'a, 'd> {
         Searcher {
-            shift: if self.regression() { shift } else { 0.0 },
+            shift: if self.criterion.centres_targets() {
+                shift
+            } else {
+                0.0
+            },
             ..*self
         }
     }
 
+    /// `ranks`: the node's ranked targets, for absolute error's scans (`None` for the
+    /// criteria of sums).
     fn best_of_feature<V: Values + ?Sized>(
         &self,
         feature: usize,
@@ -458,25 +499,31 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
         values: &V,
         prepared: Prepared<'_>,
+        ranks: Option<&Ranks>,
     ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
-            Column::Numeric(_) => match prepared {
-                Prepared::Hist { bins, hist } => {
+            Column::Numeric(_) => match (prepared, ranks) {
+                (Prepared::Hist { bins, .. }, Some(ranks)) => {
+                    self.absolute_hist(feature, bins, node, node_weight, ranks)
+                }
+                (Prepared::Hist { bins, hist }, None) => {
                     self.numeric_hist(feature, bins, hist, node_weight)
                 }
-                Prepared::Sorted(sorted) => self.numeric(
+                (Prepared::Sorted(sorted), _) => self.numeric(
                     feature,
                     |r| values.number(feature, r),
                     node,
                     node_weight,
                     sorted.list(feature),
+                    ranks,
                 ),
-                Prepared::Unsorted => self.numeric(
+                (Prepared::Unsorted, _) => self.numeric(
                     feature,
                     |r| values.number(feature, r),
                     node,
                     node_weight,
                     None,
+                    ranks,
                 ),
             },
             Column::Categorical(col) => {
@@ -485,6 +532,17 @@ impl<'a, 'd> Searcher<'a, 'd> {
                     .iter()
                     .map(|&r| values.code(feature, r as usize))
                     .collect();
+                if let Some(ranks) = ranks {
+                    let kind = (col.n_categories as usize, col.ordered);
+                    return self.absolute_categorical(
+                        feature,
+                        &codes,
+                        kind,
+                        node,
+                        node_weight,
+                        ranks,
+                    );
+                }
                 let cats = self.per_category(&codes, col.n_categories as usize, node);
                 match (self.categorical_split, col.ordered) {
                     (CategoricalSplit::Multiway, _) => self.multiway(feature, &cats, node_weight),
@@ -498,6 +556,23 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// Scores a partition of the known rows: (its quality on D̃, the weighted child impurity).
     /// The quality is the impurity decrease, or the criterion's own formula (text 002 §3).
     fn decrease(&self, known: &[f64], part: &Partition<'_>) -> (f64, f64) {
+        if let Some(imp) = part.impurities {
+            let known_w = self.weight_of(known);
+            let child_imp: f64 = part
+                .children
+                .iter()
+                .zip(&imp.children)
+                .map(|(c, i)| {
+                    let w = self.weight_of(c);
+                    if w > 0.0 {
+                        w / known_w * i
+                    } else {
+                        0.0
+                    }
+                })
+                .sum();
+            return (imp.scored - child_imp, child_imp);
+        }
         let children: Vec<&[f64]> = part.children.iter().map(Vec::as_slice).collect();
         self.assess(known, &children)
     }
@@ -572,6 +647,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
             return None;
         }
         let (decrease, child_imp) = self.decrease(known, part);
+        // A Poisson child predicting 0 makes the deviance infinite: no split.
+        if !decrease.is_finite() {
+            return None;
+        }
         // Placed missing rows are scored with the known ones: no ρ, and no missing outcome in
         // the split information (it is inside its child's weight).
         let (gain, rho, missing_w) = match placed {
@@ -590,6 +669,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let score = match self.criterion {
             // G² = 2 ln 2 · |S| · InformationGain (text 002 §3.5).
             Criterion::LikelihoodRatio => 2.0 * std::f64::consts::LN_2 * node_weight * gain,
+            // w_L·w_R/(w_L + w_R)·(ȳ_L − ȳ_R)², the scored rows' weight times their variance
+            // reduction (for more children, the between-children sum of squares).
+            Criterion::FriedmanMse => known_w * decrease,
             Criterion::Entropy => gain,
             Criterion::GainRatio => {
                 if iv > 0.0 {
@@ -665,13 +747,18 @@ pub(crate) struct NodeSearch<'n, 'a, 'd> {
     total: Vec<f64>,
     fill: Option<&'n missing::Fill>,
     prepared: Prepared<'n>,
+    /// The node's ranked targets, for absolute error's scans (`None` for the criteria of
+    /// sums).
+    ranks: Option<Ranks>,
+    /// Absolute error's ranks could not be had (out of memory): the node finds no split.
+    starved: bool,
 }
 
 impl NodeSearch<'_, '_, '_> {
     /// The best candidate of feature `f` (`None` if it cannot separate the rows).
     pub(crate) fn feature(&self, f: usize) -> Option<Candidate> {
         let s = &self.centred;
-        if s.stopped() {
+        if s.stopped() || self.starved {
             return None;
         }
         let columns = s.data.columns();
@@ -696,7 +783,14 @@ impl NodeSearch<'_, '_, '_> {
                     &mut rng,
                 )
             }
-            None => s.best_of_feature(f, self.node, self.node_weight, values, self.prepared),
+            None => s.best_of_feature(
+                f,
+                self.node,
+                self.node_weight,
+                values,
+                self.prepared,
+                self.ranks.as_ref(),
+            ),
         }
     }
 
@@ -738,6 +832,34 @@ pub(crate) fn holds_rows(rows: f64, least: usize) -> bool {
 /// The least weight that [`holds_rows`] `least` rows at `rows_per_weight`.
 fn least_weight(least: usize, rows_per_weight: f64) -> f64 {
     (least as f64 * (1.0 - 1e-9) - 1e-9) / rows_per_weight
+}
+
+/// Whether a split scoring `quality` replaces the best so far: by more than noise (see
+/// [`better`]), and the first one only if it is a number (a Poisson child predicting 0 makes
+/// a split −∞, never to be chosen).
+#[inline]
+fn improves(quality: f64, best: Option<f64>, scale: f64) -> bool {
+    match best {
+        None => quality > f64::NEG_INFINITY,
+        // `quality > b` first: it rejects most cuts before `better`'s tolerance is paid.
+        Some(b) => quality > b && better(quality, b, scale),
+    }
+}
+
+/// The better of the best split with the missing rows on the left and the best with them on
+/// the right (or not placed), each `(quality, split)`: the left one only if better by more
+/// than noise. scikit-learn searches with the missing rows on the right first (every known
+/// value left against the missing ones last), then on the left, keeping the first of equals
+/// (`sklearn/tree/_splitter.pyx`, `node_split_best`), so among equal splits this is its.
+fn prefer_missing_right<T>(
+    left: Option<(f64, T)>,
+    right: Option<(f64, T)>,
+    scale: f64,
+) -> Option<(f64, T)> {
+    match (left, right) {
+        (Some(l), Some(r)) => Some(if better(l.0, r.0, scale) { l } else { r }),
+        (l, r) => r.or(l),
+    }
 }
 
 /// `a + b`, element by element.

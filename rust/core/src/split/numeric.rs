@@ -76,7 +76,8 @@ impl Searcher<'_, '_> {
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
     /// `sorted` lists the node's known rows in ascending order when the fit keeps them
-    /// ([`super::presort`]); without it the known rows are sorted here.
+    /// ([`super::presort`]); without it the known rows are sorted here. Absolute error scans
+    /// its own way ([`super::absolute`]), from the node's `ranks` if given.
     pub(super) fn numeric(
         &self,
         feature: usize,
@@ -84,7 +85,11 @@ impl Searcher<'_, '_> {
         node: &NodeRows,
         node_weight: f64,
         sorted: Option<&[u32]>,
+        ranks: Option<&Ranks>,
     ) -> Option<Candidate> {
+        if !self.criterion.is_additive() {
+            return self.absolute_numeric(feature, value, node, node_weight, sorted, ranks);
+        }
         let mut n_missing = 0;
         let mut missing = self.zero_stats();
         let mut tally_missing = |i: usize, x: f64| {
@@ -168,9 +173,10 @@ impl Searcher<'_, '_> {
     /// The best cut of `items` (in ascending value order, `n` rows in all): C4.5's and
     /// CART's scan with the missing rows left out, or, when the strategy places them, each
     /// cut tried with them on the left and on the right, and every known row left with the
-    /// missing ones right (scikit-learn's, LightGBM's and XGBoost's learned direction).
-    /// A cut whose sides break the feature's monotonic constraint `sign` (0: none) is no
-    /// candidate ([`Searcher::monotone`]).
+    /// missing ones right (scikit-learn's, LightGBM's and XGBoost's learned direction). The
+    /// first of equal cuts wins, the missing rows on the right before the left
+    /// ([`prefer_missing_right`]). A cut whose sides break the feature's monotonic constraint
+    /// `sign` (0: none) is no candidate ([`Searcher::monotone`]).
     pub(super) fn sweep<S: Sweep + ?Sized>(
         &self,
         items: &S,
@@ -212,18 +218,24 @@ impl Searcher<'_, '_> {
             tried: 0,
         };
         let gap = self.conventions.same_value_gap();
-        let mut best: Option<(f64, usize, Option<usize>)> = None; // (decrease, cut, side)
+        // (decrease, (cut, side)): the missing rows right or not placed, and left.
+        let mut best: Option<(f64, (usize, Option<usize>))> = None;
+        let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
         let mut offer = |dec: f64, at: usize, side: Option<usize>| {
-            // J48: the first cut whose gain beats the best so far (from 0) by 1e-6. The texts:
-            // the best, ties (relative 1e-9) to the first; `dec > b` first rejects most cuts
-            // before `better`'s tolerance is paid.
-            let wins = match best {
-                None => !j48 || dec * rho > j48::SMALL,
-                Some((b, _, _)) if j48 => (dec - b) * rho > j48::SMALL,
-                Some((b, _, _)) => dec > b && better(dec, b, scale),
+            let best = if side == Some(0) {
+                &mut best_left
+            } else {
+                &mut best
+            };
+            // J48: the first cut whose gain beats the best so far (from 0) by 1e-6. The
+            // texts: [`improves`].
+            let wins = if j48 {
+                (dec - best.map_or(0.0, |(b, _)| b)) * rho > j48::SMALL
+            } else {
+                improves(dec, best.map(|(b, _)| b), scale)
             };
             if wins {
-                best = Some((dec, at, side));
+                *best = Some((dec, (at, side)));
             }
         };
         for i in 0..items.len().saturating_sub(1) {
@@ -268,7 +280,7 @@ impl Searcher<'_, '_> {
                 offer(dec, items.len(), Some(1));
             }
         }
-        let (_, at, side) = best?;
+        let (_, (at, side)) = prefer_missing_right(best_left, best, scale)?;
         Some(Scan {
             at,
             side,
@@ -329,6 +341,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         let candidate = self.finish(
             feature,
@@ -364,7 +377,7 @@ impl Searcher<'_, '_> {
     }
 
     #[inline]
-    fn add_row(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
+    pub(super) fn add_row(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
         if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
             self.accumulate(stats, r as usize, w);
         }

@@ -163,6 +163,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         let rule = SplitRule::Numeric { threshold };
         self.finish(feature, rule, &scored, &part, node_weight, rows)
