@@ -712,9 +712,9 @@ def test_j48_conventions_and_collapse_are_a_classifiers():
     rng = np.random.default_rng(0)
     X = rng.random((40, 2))
     y = X[:, 0]
-    with pytest.raises(ValueError, match="conventions.*classifier"):
+    with pytest.raises(ValueError, match=r"conventions.*classifier"):
         DecisionTreeRegressor(conventions="j48").fit(X, y)
-    with pytest.raises(ValueError, match="collapse.*classification trees only"):
+    with pytest.raises(ValueError, match=r"collapse.*classification trees only"):
         DecisionTreeRegressor(collapse=True).fit(X, y)
     assert DecisionTreeRegressor(algorithm="c4.5").fit(X, y).n_leaves_ > 1
 
