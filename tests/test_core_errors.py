@@ -30,6 +30,8 @@ PARAMS: dict[str, Any] = {
     "numeric_gain_correction": False,
     "conventions": "texts",
     "cost_matrix": None,
+    "altered_priors": False,
+    "class_weights": None,
     "oblique": False,
     "missing": "fractional",
     "max_surrogates": 5,

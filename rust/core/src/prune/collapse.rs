@@ -78,12 +78,18 @@ pub fn collapse_controlled(tree: &Tree, control: &Control) -> Result<Tree> {
 }
 
 /// The training weight a node misclassifies as a leaf (J48's `numIncorrect`): its weight less
-/// its heaviest class's; none for an empty node (which stores its parent's distribution).
+/// its heaviest class's, summed over the outputs of a multi-output tree (as its validation
+/// error is); none for an empty node (which stores its parent's distribution).
 fn node_errors(tree: &Tree, node: NodeId) -> f64 {
     let weight = tree.weight(node);
     if weight <= 0.0 {
         return 0.0;
     }
-    let heaviest = tree.value(node).iter().copied().fold(0.0, f64::max);
-    weight - heaviest
+    let value = tree.value(node);
+    tree.output_ranges()
+        .map(|(start, len)| {
+            let block = value.get(start..start + len).unwrap_or(&[]);
+            weight - block.iter().copied().fold(0.0, f64::max)
+        })
+        .sum()
 }

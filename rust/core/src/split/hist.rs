@@ -12,25 +12,32 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::numeric::{midpoint, Sweep, KNOWN_VS_MISSING};
+use super::presort::Sorted;
+use super::sparse::{entries_at, Entry};
 use super::*;
 use crate::control::Control;
+use crate::data::SparseColumn;
 use crate::params::MAX_BINS;
 
-/// Known values a column's quantile edges are drawn from; longer columns are sampled.
+/// Rows a column's quantile edges are drawn from; longer columns are sampled.
 const SAMPLE: usize = 200_000;
 
 /// Columns at least this long are binned in parallel, and nodes with at least this many rows
 /// fill their features' histograms in parallel: below it a task costs more than it saves.
 const PARALLEL_ROWS: usize = 10_000;
 
-/// Seed of the sample of a long column (mixed with the feature index): fits are repeatable.
+/// Seed of the rows sampled from long columns: fits are repeatable.
 const SEED: u64 = 0x5155_4552_4355_5321;
 
 /// One numeric column, binned.
 #[derive(Debug)]
 struct Binned {
-    /// Each row's bin: `0..n_bins` for a value, `n_bins` for a missing value.
+    /// A dense column's bin of each row: `0..n_bins` for a value, `n_bins` for a missing
+    /// value; a sparse column's bin of each stored value.
     codes: Vec<u8>,
+    /// A sparse column's bin of the value 0.0 (its rows without a stored value); `None` for
+    /// a dense column.
+    zero: Option<u8>,
     /// Least and greatest training value of each bin. A threshold falls midway between the
     /// greatest value of one non-empty bin and the least of the next, as the exact search's
     /// falls between adjacent distinct values (the same threshold with one value per bin).
@@ -47,26 +54,42 @@ struct Run {
     count: usize,
 }
 
+/// Cuts between runs of sampled values (`total` of them): one bin per run when they are few,
+/// quantiles otherwise.
+fn edges_of(runs: &[Run], total: usize, max_bins: usize) -> Vec<f64> {
+    if runs.len() <= max_bins {
+        runs.windows(2)
+            .filter_map(|pair| match pair {
+                [a, b] => Some(midpoint(a.last, b.first)),
+                _ => None,
+            })
+            .collect()
+    } else {
+        quantile_edges(runs, total, max_bins)
+    }
+}
+
+/// Widens bin `b`'s range of training values to `x`.
+fn widen(lo: &mut [f64], hi: &mut [f64], b: usize, x: f64) {
+    if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
+        *l = l.min(x);
+        *h = h.max(x);
+    }
+}
+
 impl Binned {
-    /// `None` when the codes' memory cannot be had (recorded in `control`).
+    /// A dense column's bins. `sample` lists the rows (sorted, with repeats) quantile edges
+    /// are drawn from when the column has more than `SAMPLE` known values. `None` when the
+    /// codes' memory cannot be had (recorded in `control`).
     fn new(
         values: &[f64],
         max_bins: usize,
-        seed: u64,
+        sample: &[u32],
         control: Option<&Control>,
     ) -> Option<Binned> {
-        let known = sorted(sample_known(values, seed));
-        let runs = runs(&known);
-        let edges: Vec<f64> = if runs.len() <= max_bins {
-            runs.windows(2)
-                .filter_map(|pair| match pair {
-                    [a, b] => Some(midpoint(a.last, b.first)),
-                    _ => None,
-                })
-                .collect()
-        } else {
-            quantile_edges(&runs, known.len(), max_bins)
-        };
+        let known = sorted(sample_known(values, sample));
+        let runs = runs(known.iter().map(|&x| (x, 1)));
+        let edges = edges_of(&runs, known.len(), max_bins);
         let n_bins = edges.len() + 1;
         // At most MAX_BINS value bins, so the missing code still fits a u8.
         let missing = n_bins as u8;
@@ -82,13 +105,89 @@ impl Binned {
                 return missing;
             }
             let b = locate.bin(x);
-            if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
-                *l = l.min(x);
-                *h = h.max(x);
-            }
+            widen(&mut lo, &mut hi, b, x);
             b as u8
         }));
-        Some(Binned { codes, lo, hi })
+        Some(Binned {
+            codes,
+            zero: None,
+            lo,
+            hi,
+        })
+    }
+
+    /// A sparse column's bins: the ones [`Self::new`] gives the column dense, from its
+    /// stored values (a stored −0.0 read as +0.0, see [`SparseColumn`]) and the count of its
+    /// zeros, with a code per stored value.
+    fn sparse(
+        column: &SparseColumn<'_>,
+        max_bins: usize,
+        sample: &[u32],
+        control: Option<&Control>,
+    ) -> Option<Binned> {
+        // The sampled values as (value, repeats): every value when all are taken (no value
+        // of a sparse column is missing), else the sampled rows' (zeros where none is stored).
+        let implicit = column.n_rows.saturating_sub(column.rows.len());
+        let values = || column.values.iter().map(|&x| x + 0.0);
+        let (mut counted, zeros): (Vec<(f64, usize)>, usize) = if column.n_rows <= SAMPLE
+            || sample.is_empty()
+        {
+            (values().map(|x| (x, 1)).collect(), implicit)
+        } else {
+            let repeats =
+                |r: u32| sample.partition_point(|&s| s <= r) - sample.partition_point(|&s| s < r);
+            let counted: Vec<(f64, usize)> = column
+                .rows
+                .iter()
+                .zip(values())
+                .map(|(&r, x)| (x, repeats(r)))
+                .filter(|&(_, m)| m > 0)
+                .collect();
+            let stored: usize = counted.iter().map(|&(_, m)| m).sum();
+            (counted, sample.len().saturating_sub(stored))
+        };
+        counted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        if zeros > 0 {
+            let at = counted.partition_point(|(x, _)| *x <= 0.0);
+            counted.insert(at, (0.0, zeros));
+        }
+        let total = counted.iter().map(|&(_, m)| m).sum();
+        let runs = runs(counted.iter().copied());
+        let edges = edges_of(&runs, total, max_bins);
+        let n_bins = edges.len() + 1;
+        let mut lo = vec![f64::INFINITY; n_bins];
+        let mut hi = vec![f64::NEG_INFINITY; n_bins];
+        let locate = Locator::new(
+            &edges,
+            counted.first().map(|(x, _)| x),
+            counted.last().map(|(x, _)| x),
+        );
+        let zero = locate.bin(0.0);
+        let mut codes = match control {
+            Some(c) => c.vec(column.values.len())?,
+            None => Vec::with_capacity(column.values.len()),
+        };
+        // Ranges widened in row order, a zero wherever rows lie between stored ones, as the
+        // dense pass over every row widens them.
+        let mut next_row = 0;
+        for (&r, x) in column.rows.iter().zip(values()) {
+            if r as usize > next_row {
+                widen(&mut lo, &mut hi, zero, 0.0);
+            }
+            next_row = r as usize + 1;
+            let b = locate.bin(x);
+            widen(&mut lo, &mut hi, b, x);
+            codes.push(b as u8);
+        }
+        if column.n_rows > next_row {
+            widen(&mut lo, &mut hi, zero, 0.0);
+        }
+        Some(Binned {
+            codes,
+            zero: Some(zero as u8),
+            lo,
+            hi,
+        })
     }
 
     fn n_bins(&self) -> usize {
@@ -165,23 +264,34 @@ impl<'e> Locator<'e> {
     }
 }
 
-/// The column's known values, or a fixed-seed sample of `SAMPLE` of them (with replacement)
-/// when there are more: quantile edges need the distribution, not every value.
-fn sample_known(values: &[f64], seed: u64) -> Vec<f64> {
+/// The column's known values, or when there are more than `SAMPLE` those of the sampled
+/// rows `sample`: quantile edges need the distribution, not every value.
+fn sample_known(values: &[f64], sample: &[u32]) -> Vec<f64> {
     let n_known = values.iter().filter(|x| !x.is_nan()).count();
-    if n_known <= SAMPLE {
+    if n_known <= SAMPLE || sample.is_empty() {
         return values.iter().copied().filter(|x| !x.is_nan()).collect();
     }
-    let mut state = SEED ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut sample = Vec::with_capacity(SAMPLE);
-    // More than SAMPLE known values, so each draw is known with probability > SAMPLE/n.
-    while sample.len() < SAMPLE {
-        let i = ((u128::from(splitmix64(&mut state)) * values.len() as u128) >> 64) as usize;
-        if let Some(&x) = values.get(i).filter(|x| !x.is_nan()) {
-            sample.push(x);
-        }
-    }
     sample
+        .iter()
+        .filter_map(|&r| values.get(r as usize).copied())
+        .filter(|x| !x.is_nan())
+        .collect()
+}
+
+/// `SAMPLE` rows of `n_rows` drawn with replacement from a fixed seed, ascending; none when
+/// every row would be taken. One sample serves every column, so a sparse column finds its
+/// sampled values by searching its stored rows in it (LightGBM also samples rows once per
+/// data set to find its bins).
+fn sample_rows(n_rows: usize) -> Vec<u32> {
+    if n_rows <= SAMPLE {
+        return Vec::new();
+    }
+    let mut state = SEED;
+    let mut rows: Vec<u32> = (0..SAMPLE)
+        .map(|_| ((u128::from(splitmix64(&mut state)) * n_rows as u128) >> 64) as u32)
+        .collect();
+    rows.sort_unstable();
+    rows
 }
 
 /// `values` in ascending order (`total_cmp`'s), sorted as integers: twice as fast as
@@ -214,19 +324,19 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The runs of equal values of a sorted column.
-fn runs(sorted: &[f64]) -> Vec<Run> {
+/// The runs of equal values of a sorted column, given as (value, repeats).
+fn runs(sorted: impl Iterator<Item = (f64, usize)>) -> Vec<Run> {
     let mut runs: Vec<Run> = Vec::new();
-    for &x in sorted {
+    for (x, count) in sorted {
         match runs.last_mut() {
             Some(run) if x <= run.last => {
                 run.last = x;
-                run.count += 1;
+                run.count += count;
             }
             _ => runs.push(Run {
                 first: x,
                 last: x,
-                count: 1,
+                count,
             }),
         }
     }
@@ -279,23 +389,17 @@ impl Bins {
         control: Option<&Control>,
     ) -> Option<Bins> {
         let max_bins = max_bins.clamp(2, MAX_BINS);
-        let bin = |(f, column): (usize, &Column<'_>)| match column {
-            Column::Numeric(_) if control.is_some_and(Control::stopped) => None,
-            Column::Numeric(values) => Binned::new(values, max_bins, f as u64, control).map(Some),
+        let sample = sample_rows(data.n_rows());
+        let bin = |column: &Column<'_>| match column {
+            Column::Numeric(_) | Column::Sparse(_) if control.is_some_and(Control::stopped) => None,
+            Column::Numeric(values) => Binned::new(values, max_bins, &sample, control).map(Some),
+            Column::Sparse(c) => Binned::sparse(c, max_bins, &sample, control).map(Some),
             Column::Categorical(_) => Some(None),
         };
         let columns = if data.n_rows() >= PARALLEL_ROWS {
-            data.columns()
-                .par_iter()
-                .enumerate()
-                .map(bin)
-                .collect::<Option<_>>()
+            data.columns().par_iter().map(bin).collect::<Option<_>>()
         } else {
-            data.columns()
-                .iter()
-                .enumerate()
-                .map(bin)
-                .collect::<Option<_>>()
+            data.columns().iter().map(bin).collect::<Option<_>>()
         };
         Some(Bins { columns: columns? })
     }
@@ -306,12 +410,24 @@ impl Bins {
 
     /// The node's rows by bin of numeric `feature`, for scans that read rows rather than
     /// histograms (absolute error): a counting sort, so no comparison sort per node.
-    pub(super) fn node_order(&self, feature: usize, node: &NodeRows) -> Option<BinOrder> {
+    /// `sparse`: the feature's column when it is sparse (its codes are of stored values).
+    pub(super) fn node_order(
+        &self,
+        feature: usize,
+        node: &NodeRows,
+        sparse: Option<&SparseColumn<'_>>,
+    ) -> Option<BinOrder> {
         let column = self.column(feature)?;
         let n_bins = column.n_bins();
         let code = |i: usize| {
-            let r = *node.rows.get(i)? as usize;
-            column.codes.get(r).map(|&c| c as usize)
+            let r = *node.rows.get(i)?;
+            match (sparse, column.zero) {
+                (Some(c), Some(zero)) => match c.rows.binary_search(&r) {
+                    Ok(at) => column.codes.get(at).map(|&b| b as usize),
+                    Err(_) => Some(zero as usize),
+                },
+                _ => column.codes.get(r as usize).map(|&b| b as usize),
+            }
         };
         // starts[b] = where bin b's rows begin; the missing bin (n_bins) last.
         let mut starts = vec![0usize; n_bins + 2];
@@ -439,6 +555,16 @@ fn subtract_bins(parent: &mut [f64], child: &[f64], slots: usize) {
     }
 }
 
+/// A sparse feature's rows at a node as [`Searcher::fill_sparse`] counts them.
+struct Part<'p> {
+    /// The stored values at the node, in position order.
+    entries: &'p [Entry],
+    /// The bin of 0.0.
+    zero: u8,
+    /// The node's class weights when sums are exact ([`Searcher::exact_counts`]).
+    exact: Option<&'p [f64]>,
+}
+
 /// A non-empty bin as the threshold scan sees it: rows that no threshold separates.
 struct Group<'h> {
     stats: &'h [f64],
@@ -470,7 +596,16 @@ impl Sweep for [Group<'_>] {
 impl Searcher<'_, '_> {
     /// Histograms of the node's rows (with their fractional weights) for the usable numeric
     /// features, statistics accumulated with `self.accumulate` (so around `self.shift`).
-    pub(crate) fn histograms(&self, bins: &Bins, rows: &NodeRows, usable: &[bool]) -> Histograms {
+    /// `stored` holds the node's sparse features' stored values in position order when the
+    /// fit keeps them ([`Sorted`] of [`super::presort::Order::Position`]); without it they
+    /// are looked up here.
+    pub(crate) fn histograms(
+        &self,
+        bins: &Bins,
+        rows: &NodeRows,
+        usable: &[bool],
+        stored: Option<&Sorted>,
+    ) -> Histograms {
         let slots = self.target.stats_width() + 1;
         let mut spans = Vec::with_capacity(bins.columns.len());
         let mut len = 0;
@@ -495,19 +630,42 @@ impl Searcher<'_, '_> {
             };
         };
         sums.resize(len, 0.0);
-        let mut jobs: Vec<(&Binned, &mut [f64])> = Vec::new();
+        let mut jobs: Vec<(usize, &Binned, &mut [f64])> = Vec::new();
         let mut rest = sums.as_mut_slice();
-        for (span, column) in spans.iter().zip(&bins.columns) {
+        for (f, (span, column)) in spans.iter().zip(&bins.columns).enumerate() {
             let Some((head, tail)) = std::mem::take(&mut rest).split_at_mut_checked(span.len())
             else {
                 break;
             };
             rest = tail;
             if let (Some(column), false) = (column, head.is_empty()) {
-                jobs.push((column, head));
+                jobs.push((f, column, head));
             }
         }
-        let fill = |(column, hist): (&Binned, &mut [f64])| self.fill(column, hist, rows, slots);
+        let exact = self.exact_counts(rows);
+        let fill = |(f, column, hist): (usize, &Binned, &mut [f64])| match column.zero {
+            None => self.fill(column, hist, rows, slots),
+            Some(zero) => {
+                let Some(Column::Sparse(c)) = self.data.columns().get(f) else {
+                    return;
+                };
+                let found;
+                let entries = match stored.and_then(|s| s.stored(f)) {
+                    Some(entries) => entries,
+                    None => {
+                        // Out of memory: no counts (the fit stops at its next check).
+                        found = entries_at(c, rows, self.control).unwrap_or_default();
+                        &found
+                    }
+                };
+                let part = Part {
+                    entries,
+                    zero,
+                    exact: exact.as_deref(),
+                };
+                self.fill_sparse(column, &part, hist, rows, slots);
+            }
+        };
         if rows.len() >= PARALLEL_ROWS {
             jobs.into_par_iter().for_each(fill);
         } else {
@@ -530,6 +688,64 @@ impl Searcher<'_, '_> {
             {
                 self.accumulate(stats, r, w);
                 *n += 1.0;
+            }
+        }
+    }
+
+    /// Adds the node's rows to one sparse feature's bins: its stored values to theirs, its
+    /// other rows to the zero's. With exact sums (see [`super::sparse`]) the zeros are added
+    /// at once, as the node's statistics minus the stored values'; otherwise row by row, in
+    /// the order the dense pass adds them, so that the sums keep the same bits.
+    fn fill_sparse(
+        &self,
+        column: &Binned,
+        part: &Part<'_>,
+        hist: &mut [f64],
+        rows: &NodeRows,
+        slots: usize,
+    ) {
+        let mut add = |code: u8, r: usize, w: f64| {
+            let at = code as usize * slots;
+            if let Some((n, stats)) = hist
+                .get_mut(at..at + slots)
+                .and_then(<[f64]>::split_last_mut)
+            {
+                self.accumulate(stats, r, w);
+                *n += 1.0;
+            }
+        };
+        let code = |e: &Entry| column.codes.get(e.at as usize).copied();
+        if let Some(whole) = part.exact {
+            let mut rest = whole.to_vec();
+            for e in part.entries {
+                let i = e.pos as usize;
+                if let (Some(&r), Some(&w), Some(code)) =
+                    (rows.rows.get(i), rows.weights.get(i), code(e))
+                {
+                    add(code, r as usize, w);
+                    self.accumulate(&mut rest, r as usize, -w);
+                }
+            }
+            let n_zero = rows.len().saturating_sub(part.entries.len());
+            let at = part.zero as usize * slots;
+            if let (true, Some((n, stats))) = (
+                n_zero > 0,
+                hist.get_mut(at..at + slots)
+                    .and_then(<[f64]>::split_last_mut),
+            ) {
+                stats.iter_mut().zip(&rest).for_each(|(s, x)| *s += x);
+                *n += n_zero as f64;
+            }
+            return;
+        }
+        let mut next = part.entries.iter().peekable();
+        for (i, (&r, &w)) in rows.rows.iter().zip(&rows.weights).enumerate() {
+            let code = match next.next_if(|e| e.pos as usize == i) {
+                Some(e) => code(e),
+                None => Some(part.zero),
+            };
+            if let Some(code) = code {
+                add(code, r as usize, w);
             }
         }
     }
@@ -682,7 +898,7 @@ mod tests {
         let (s, w) = at_node(&searcher, node);
         let bins = Bins::new(data, MAX_BINS, None).unwrap();
         let usable = vec![true; data.n_features()];
-        let hist = s.histograms(&bins, node, &usable);
+        let hist = s.histograms(&bins, node, &usable, None);
         let ranks = s.ranks(node).filter(|_| !params.criterion.is_additive());
         let prepared = Prepared::Hist {
             bins: &bins,
@@ -692,7 +908,11 @@ mod tests {
         for (f, column) in data.columns().iter().enumerate() {
             if let Column::Numeric(_) = column {
                 let a = exact(&s, f, node, w);
-                let b = s.best_of_feature(f, node, w, data.columns(), prepared, ranks.as_ref());
+                let facts = NodeFacts {
+                    ranks: ranks.as_ref(),
+                    exact: None,
+                };
+                let b = s.best_of_feature(f, node, w, data.columns(), prepared, facts);
                 let context = format!(
                     "feature {f}, {:?}, {:?}, min_leaf {}, min_objects {}, correction {}",
                     params.criterion,
@@ -928,7 +1148,7 @@ mod tests {
         };
         let s = Searcher::new(&data, &target, &params, 17.0);
         let bins = Bins::new(&data, MAX_BINS, None).unwrap();
-        let hist = s.histograms(&bins, &node, &[true; 3]);
+        let hist = s.histograms(&bins, &node, &[true; 3], None);
         // Text 000: Gain(D, density) = 0.262 at 0.381, Gain(D, sugar) = 0.349 at 0.126.
         let density = s.numeric_hist(0, &bins, &hist, 17.0).unwrap();
         let sugar = s.numeric_hist(2, &bins, &hist, 17.0).unwrap();
@@ -1065,11 +1285,11 @@ mod tests {
             let (s, _) = at_node(&searcher, &parent);
             let bins = Bins::new(&data, 16 + rng.below(240), None).unwrap();
             let usable = [true; 4];
-            let from_parent = s.histograms(&bins, &parent, &usable);
+            let from_parent = s.histograms(&bins, &parent, &usable, None);
             let bytes = from_parent.bytes();
             assert!(bytes >= from_parent.sums.len() * 8);
-            let derived = from_parent.subtract_from(&s.histograms(&bins, &left, &usable));
-            let direct = s.histograms(&bins, &right, &usable);
+            let derived = from_parent.subtract_from(&s.histograms(&bins, &left, &usable, None));
+            let direct = s.histograms(&bins, &right, &usable, None);
             assert_eq!(derived.spans, direct.spans);
             let scale = direct.sums.iter().fold(1.0f64, |m, x| m.max(x.abs()));
             for (bin_d, bin_r) in derived
@@ -1122,8 +1342,8 @@ mod tests {
             weights: vec![1.0; 2],
         };
         let derived = s
-            .histograms(&bins, &parent, &[true, true])
-            .subtract_from(&s.histograms(&bins, &child, &[false, true]));
+            .histograms(&bins, &parent, &[true, true], None)
+            .subtract_from(&s.histograms(&bins, &child, &[false, true], None));
         assert!(derived.feature(0).is_none());
         let direct = s.histograms(
             &bins,
@@ -1132,6 +1352,7 @@ mod tests {
                 weights: vec![1.0; 2],
             },
             &[true, true],
+            None,
         );
         assert_eq!(derived.feature(1), direct.feature(1));
     }
@@ -1206,7 +1427,7 @@ mod tests {
             .collect();
         for (node, at_root) in [(&root, true), (&child, false)] {
             let (s, w) = at_node(&searcher, node);
-            let hist = s.histograms(&bins, node, &[true, true]);
+            let hist = s.histograms(&bins, node, &[true, true], None);
             let c = s.numeric_hist(0, &bins, &hist, w).unwrap();
             let t = c.score.threshold;
             if at_root {
@@ -1370,8 +1591,8 @@ mod tests {
                 .unwrap()
                 .codes
         );
-        // Each column draws its own sample, so the bins differ, but both hold their values.
-        assert_ne!(a.lo, b.lo);
+        // One sample of rows serves every column, so equal columns get equal bins.
+        assert_eq!(a.lo, b.lo);
         for column in [a, b] {
             for (&v, &code) in x.iter().zip(&column.codes) {
                 if v.is_nan() {
@@ -1447,7 +1668,7 @@ mod tests {
             let s = Searcher::new(&data, &target, &params, n as f64);
             for (what, node) in [("root", &root), ("a random half", &half)] {
                 one.install(|| {
-                    let (build, h) = fastest(|| s.histograms(&bins, node, &usable));
+                    let (build, h) = fastest(|| s.histograms(&bins, node, &usable, None));
                     let w = node.len() as f64;
                     let (search, c) = fastest(|| {
                         (0..d)
@@ -1456,7 +1677,7 @@ mod tests {
                     });
                     assert!(c.iter().all(Option::is_some));
                     let bytes = h.bytes();
-                    let other = s.histograms(&bins, node, &usable);
+                    let other = s.histograms(&bins, node, &usable, None);
                     let t = Instant::now();
                     let _ = h.subtract_from(&other);
                     let subtract = t.elapsed();
@@ -1468,7 +1689,7 @@ mod tests {
                     );
                 });
             }
-            let (took, _) = fastest(|| s.histograms(&bins, &root, &usable));
+            let (took, _) = fastest(|| s.histograms(&bins, &root, &usable, None));
             println!("{name}, root, all threads: histograms {took:?}");
         }
     }

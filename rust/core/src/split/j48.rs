@@ -59,6 +59,15 @@ impl TrainingValues {
                     v.extend(x.iter().copied().filter(|x| !x.is_nan()));
                     v
                 }
+                // The stored values (−0.0 read as +0.0), and 0.0 where a row stores none.
+                Column::Sparse(c) => {
+                    let mut v = control.vec(c.values.len() + 1)?;
+                    v.extend(c.values.iter().map(|&x| x + 0.0));
+                    if c.rows.len() < c.n_rows {
+                        v.push(0.0);
+                    }
+                    v
+                }
                 Column::Categorical(_) => Vec::new(),
             };
             sorted.sort_unstable_by(f64::total_cmp);
@@ -68,13 +77,19 @@ impl TrainingValues {
         Some(TrainingValues { values })
     }
 
-    /// The threshold J48 stores for a cut at `cut` of the column `x` (all training rows, in
-    /// their order): `setSplitPoint` walks the rows and takes a value `v` with `smOrEq(v,
+    /// The threshold J48 stores for a cut at `cut` of the column whose values, all training
+    /// rows in their order, are `x`: `setSplitPoint` walks the rows and takes a value `v` with `smOrEq(v,
     /// cut)` (v − cut < 1e-6) when it is more than 1e-6 above the one held, so it ends on
     /// the largest such value `m` unless other values lie within 1e-6 below `m`: then the
     /// row order decides, and the walk is made. Never below `lo`, the node's value below the
     /// cut, so the node's rows are partitioned as the cut partitions them.
-    pub(crate) fn at_or_below(&self, feature: usize, x: &[f64], cut: f64, lo: f64) -> f64 {
+    pub(crate) fn at_or_below(
+        &self,
+        feature: usize,
+        x: impl Iterator<Item = f64>,
+        cut: f64,
+        lo: f64,
+    ) -> f64 {
         let Some(values) = self.values.get(feature) else {
             return cut;
         };
@@ -88,7 +103,7 @@ impl TrainingValues {
             .and_then(|i| values.get(i))
             .is_some_and(|&v| largest - v <= SMALL);
         let chosen = if crowded {
-            x.iter().fold(-f64::MAX, |held, &v| {
+            x.fold(-f64::MAX, |held, v| {
                 if !v.is_nan() && v - held > SMALL && below(v) {
                     v
                 } else {
@@ -112,7 +127,7 @@ pub(crate) fn many_valued(data: &Dataset<'_>, rows: f64) -> Vec<bool> {
         .iter()
         .map(|c| match c {
             Column::Categorical(c) => MANY_VALUES * rows - f64::from(c.n_categories) <= SMALL,
-            Column::Numeric(_) => false,
+            Column::Numeric(_) | Column::Sparse(_) => false,
         })
         .collect();
     if many.iter().all(|&m| m) {

@@ -7,10 +7,10 @@ use super::*;
 /// code or y) side by side, so the scan walks memory in order instead of hopping through the
 /// row, weight and target arrays (the hops dominated the time on large data).
 #[derive(Debug, Clone, Copy)]
-struct Known {
-    x: f64,
-    w: f64,
-    label: f64,
+pub(super) struct Known {
+    pub(super) x: f64,
+    pub(super) w: f64,
+    pub(super) label: f64,
 }
 
 /// Rows in ascending value order as the threshold scan walks them: the known rows one by one
@@ -71,6 +71,19 @@ pub(super) fn midpoint(lo: f64, hi: f64) -> f64 {
     }
 }
 
+/// rpart's threshold between adjacent values `lo < hi`, as a `x <= t` test: rpart sends
+/// `x < (lo + hi) / 2` left (its `gini.c`, `choose_surg.c`, `branch.c`), so a value exactly at
+/// the midpoint (integer data, at predict time) goes right; the largest float below that
+/// midpoint makes quercus's `x <= t` the same test. `lo` if rounding leaves nothing between.
+pub(super) fn rpart_threshold(lo: f64, hi: f64) -> f64 {
+    let t = ((lo + hi) / 2.0).next_down();
+    if t >= lo && t < hi && t.is_finite() {
+        t
+    } else {
+        lo
+    }
+}
+
 impl Searcher<'_, '_> {
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
@@ -103,7 +116,7 @@ impl Searcher<'_, '_> {
             let r = r as usize;
             Some(Known {
                 x: value(r),
-                w,
+                w: self.search_weight(r, w),
                 label: self.target.label(r),
             })
         };
@@ -136,7 +149,7 @@ impl Searcher<'_, '_> {
     }
 
     /// [`Self::numeric`] once the node's known rows are gathered in ascending order.
-    fn numeric_known(
+    pub(super) fn numeric_known(
         &self,
         feature: usize,
         known: &[Known],
@@ -157,16 +170,28 @@ impl Searcher<'_, '_> {
     }
 
     /// The threshold of a cut between adjacent values `lo < hi` of `feature`: their midpoint
-    /// (the texts), or J48's largest training value not above it (`usize::MAX`, an oblique
-    /// projection, keeps the midpoint: its values are no training values).
+    /// (the texts), J48's largest training value not above the midpoint (`usize::MAX`, an
+    /// oblique projection, keeps the midpoint: its values are no training values), or
+    /// rpart's with `missing="surrogate"` (see [`rpart_threshold`]). J48's comes first: a
+    /// training value sends every training value the side the cut does, so rpart's
+    /// adjustment (for a value exactly at the midpoint) has nothing left to decide.
     pub(super) fn threshold(&self, feature: usize, lo: f64, hi: f64) -> f64 {
         let cut = midpoint(lo, hi);
-        match (self.conventions, self.training_values) {
-            (Conventions::J48, Some(values)) => match self.data.columns().get(feature) {
-                Some(Column::Numeric(x)) => values.at_or_below(feature, x, cut, lo),
-                _ => cut,
-            },
-            _ => cut,
+        if let (Conventions::J48, Some(values)) = (self.conventions, self.training_values) {
+            match self.data.columns().get(feature) {
+                Some(Column::Numeric(x)) => {
+                    return values.at_or_below(feature, x.iter().copied(), cut, lo)
+                }
+                Some(Column::Sparse(c)) => {
+                    return values.at_or_below(feature, (0..c.n_rows).map(|r| c.value(r)), cut, lo)
+                }
+                _ => {}
+            }
+        }
+        if self.missing == MissingStrategy::Surrogate {
+            rpart_threshold(lo, hi)
+        } else {
+            cut
         }
     }
 
@@ -196,7 +221,7 @@ impl Searcher<'_, '_> {
         } else {
             total.clone()
         };
-        let scale = self.criterion.noise_scale(&all);
+        let scale = self.noise_scale(&all);
         let base = self.impurity(&total);
         let impurity_decrease = self.criterion.is_impurity_decrease();
         let kw = self.weight_of(&total);
@@ -207,7 +232,7 @@ impl Searcher<'_, '_> {
         let min_split = self.min_split(kw);
         let least = self
             .least_side(kw, node_weight)
-            .max(self.least_objects(min_split));
+            .with_weight(self.least_objects(min_split));
         // J48 compares gains, ρ × decrease, with ρ its known share (`1 − unknownRate`).
         let rho = kw / node_weight;
         let mut left = self.zero_stats();
@@ -264,7 +289,10 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least || !self.monotone(sign, &left, &right) {
+            if !self.holds(&left, wl, least)
+                || !self.holds(&right, wr, least)
+                || !self.monotone(sign, &left, &right)
+            {
                 continue;
             }
             cuts.tried += 1;
@@ -366,7 +394,7 @@ impl Searcher<'_, '_> {
         let aw = self.weight_of(all);
         let (wl, wr) = (self.weight_of(left), self.weight_of(right));
         let least = self.least_side(aw, node_weight);
-        if wl < least || wr < least {
+        if !self.holds(left, wl, least) || !self.holds(right, wr, least) {
             return None;
         }
         Some(if self.criterion.is_impurity_decrease() {
