@@ -723,9 +723,14 @@ impl Grower<'_, '_, '_> {
         }
         // scikit-learn's test and tolerance (`_tree.pyx`: improvement + EPSILON < value).
         let min_decrease = self.params.min_impurity_decrease;
-        if min_decrease > 0.0
-            && self.searcher.weighted_decrease(&split.children) / self.total_weight + f64::EPSILON
-                < min_decrease
+        // Absolute error's impurity is no function of the children's sums: its decrease is
+        // the one the scan measured on the rows (the gain), weighed by the node's weight.
+        let weighted_decrease = if self.params.criterion.is_additive() {
+            self.searcher.weighted_decrease(&split.children)
+        } else {
+            tree.weight(node) * split.score.gain
+        };
+        if min_decrease > 0.0 && weighted_decrease / self.total_weight + f64::EPSILON < min_decrease
         {
             return None;
         }

@@ -350,15 +350,6 @@ impl TreeParams {
 
     /// Checks every parameter on its own (see [`Self::validate_for`] for the target-bound ones).
     pub fn validate(&self) -> Result<()> {
-        // A random test is scored from its sides' sums; absolute error needs their medians.
-        if self.splitter == Splitter::Random && self.criterion == Criterion::AbsoluteError {
-            return Err(invalid(
-                "criterion",
-                "\"absolute_error\" is not available with splitter=\"random\" (random tests \
-                 are scored from sums; use \"squared_error\" or \"friedman_mse\")"
-                    .into(),
-            ));
-        }
         if self.max_depth == Some(0) {
             return Err(invalid(
                 "max_depth",

@@ -307,6 +307,50 @@ impl Searcher<'_, '_> {
         self.correct_numeric_gain(candidate, cut.cuts, node_weight)
     }
 
+    /// A drawn test ([`Self::random_test`]) scored by absolute error: `left(i)` says where the
+    /// node's row at position `i` goes (`None`: missing), `side` where the missing rows go
+    /// (`None`: left out of the score). Each error is read from the node's ranks, O(n log n).
+    pub(super) fn absolute_drawn(
+        &self,
+        feature: usize,
+        rule: SplitRule,
+        node: &NodeRows,
+        left: impl Fn(usize) -> Option<bool>,
+        side: Option<usize>,
+        (node_weight, ranks): (f64, &Ranks),
+    ) -> Option<Candidate> {
+        let (mut order, mut right, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..node.len() {
+            match left(i) {
+                Some(true) => order.push(i as u32),
+                Some(false) => right.push(i as u32),
+                None => missing.push(i as u32),
+            }
+        }
+        let mut tree = Fenwick::default();
+        let mut error = |sets: &[&[u32]]| {
+            tree.reset(ranks.sorted.len());
+            for &i in sets.iter().copied().flatten() {
+                self.activate(&mut tree, ranks, node, i);
+            }
+            tree.absolute_error(&ranks.sorted)
+        };
+        let placed = |s: usize| if side == Some(s) { &missing[..] } else { &[] };
+        let errors = [error(&[&order, placed(0)]), error(&[&right, placed(1)])];
+        let all = if side.is_some() { &missing[..] } else { &[] };
+        let scored_error = error(&[&order, &right, all]);
+        let cut = Cut {
+            at: order.len(),
+            side,
+            // A drawn threshold is not chosen among others: no C4.5 correction to count for.
+            n_distinct: 0,
+            errors,
+            scored_error,
+        };
+        order.extend(right);
+        self.absolute_candidate(feature, rule, node, &order, &missing, cut, node_weight)
+    }
+
     /// [`Self::numeric`] for absolute error: `sorted` (the node's known rows in value order)
     /// or a sort here gives the scan order; `ranks` are computed here when not given.
     pub(super) fn absolute_numeric(

@@ -913,8 +913,8 @@ impl NodeSearch<'_, '_, '_> {
                 s.random_test(
                     f,
                     self.node,
-                    self.node_weight,
-                    &self.total,
+                    (self.node_weight, &self.total),
+                    self.ranks.as_ref(),
                     values,
                     &mut rng,
                 )
