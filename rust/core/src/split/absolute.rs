@@ -343,7 +343,10 @@ impl Searcher<'_, '_> {
             at: order.len(),
             side,
             // A drawn threshold is not chosen among others: no C4.5 correction to count for.
-            n_distinct: 0,
+            cuts: Cuts {
+                distinct: 0,
+                tried: 0,
+            },
             errors,
             scored_error,
         };
