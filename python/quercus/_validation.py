@@ -384,9 +384,11 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     if sample_weight is None:
         return np.ones(n_rows)
     given = _from_pandas(sample_weight)
-    if np.ndim(given) == 0:  # a scalar would become one weight for every row's share
+    # Converted first: array-likes (scikit-learn's NotAnArray) refuse NumPy's functions.
+    weights = np.asarray(given, dtype=np.float64)
+    if weights.ndim == 0:  # a scalar would become one weight for every row's share
         raise TypeError(f"sample_weight must be 1-D (one weight per row), got scalar {given!r}")
-    weights = np.ascontiguousarray(given, dtype=np.float64)
+    weights = np.ascontiguousarray(weights)
     if weights.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
     if len(weights) != n_rows:
