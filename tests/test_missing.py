@@ -371,7 +371,9 @@ def test_decision_path_follows_the_strategy():
 
 
 def masked_breast_cancer(share: float = 0.2, seed: int = 0):
-    datasets = pytest.importorskip("sklearn.datasets")
+    datasets = pytest.importorskip(
+        "sklearn.datasets", reason="scikit-learn comes with the test extras"
+    )
     X, y = datasets.load_breast_cancer(return_X_y=True)
     rng = np.random.default_rng(seed)
     X = np.where(rng.random(X.shape) < share, np.nan, X)
