@@ -18,7 +18,9 @@ import polars as pl
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from ._core import Column, CsrRows
+    from collections.abc import Sequence
+
+    from ._core import CodedRows, Column, CsrRows
 
 Kind = Literal["numeric", "categorical"]
 
@@ -62,6 +64,20 @@ class Schema:
     @property
     def names(self) -> list[str]:
         return [feature.name for feature in self.features]
+
+    @functools.cached_property
+    def encoders(self) -> tuple[dict[str, float] | None, ...] | None:
+        """What `small_frame` reads each feature's values with: None for a numeric feature,
+        else its categories' codes by label (as floats, the coded rows' type); None for all
+        when some feature is imputed (the column encoding applies the fill values)."""
+        if any(feature.fill is not None for feature in self.features):
+            return None
+        return tuple(
+            None
+            if feature.categories is None
+            else {label: float(code) for code, label in enumerate(feature.categories)}
+            for feature in self.features
+        )
 
 
 @dataclass(frozen=True)
@@ -216,10 +232,13 @@ def label_dtype(schema: Schema, classes: NDArray[Any]) -> pl.DataType:
     return pl.Series(classes).dtype
 
 
-def n_rows_of(rows: list[Column] | NDArray[np.floating] | CsrRows) -> int:
-    """Rows of encoded columns, of a matrix the core reads in place, or of CSR rows."""
+def n_rows_of(rows: list[Column] | NDArray[np.floating] | CodedRows | CsrRows) -> int:
+    """Rows of encoded columns, of a matrix the core reads in place, of coded rows or of CSR
+    rows."""
     if isinstance(rows, np.ndarray):
         return len(rows)
+    if rows[0] == "codes":
+        return len(rows[1])
     if isinstance(rows, tuple):  # ("csr", indptr, ...)
         return len(rows[1]) - 1
     first = rows[0]
@@ -495,6 +514,66 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
                 ("categorical", codes, missing, len(feature.categories), feature.ordered)
             )
     return columns
+
+
+# A Polars frame of at most this many rows is encoded value by value (`small_frame`): one
+# Polars call reads its rows and each category is a dict lookup, where encoding it column by
+# column makes a few Polars calls per column (reading an Enum column's dtype alone costs tens
+# of µs), far more than predicting a few rows.
+SMALL_FRAME = 16
+
+
+def small_frame(frame: pl.DataFrame, schema: Schema) -> CodedRows | None:
+    """A small frame as the core's coded rows: numbers as they are, categories as their
+    fit-time codes (missing or unseen: NaN), every feature in fit order. None when only the
+    column-by-column encoding (`transform`) can tell what the frame holds, or word its error:
+    a feature absent, a value its feature does not take (a string for a numeric feature, a
+    date, ...), an infinity, or imputed features. A null reads as missing once its column's
+    dtype is of its feature's kind."""
+    encoders = schema.encoders
+    if encoders is None or frame.height == 0:
+        return None
+    names = schema.names
+    columns = frame.columns
+    if columns == names:
+        positions: Sequence[int] = range(len(names))
+    else:
+        where = {name: i for i, name in enumerate(columns)}
+        positions = [where.get(name, -1) for name in names]
+        if -1 in positions:
+            return None
+    values: list[float] = []
+    append = values.append
+    nan = float("nan")
+    checked: set[int] = set()
+    for row in frame.rows():
+        for p, encoder, feature in zip(positions, encoders, schema.features, strict=True):
+            value = row[p]
+            kind = type(value)
+            if value is None:
+                if p not in checked:
+                    try:
+                        if _kind(frame.to_series(p)) != feature.kind:
+                            return None
+                    except TypeError:  # an unsupported dtype: `transform` says so
+                        return None
+                    checked.add(p)
+                append(nan)
+            elif encoder is None:
+                if kind is float or kind is int:
+                    append(float(value))
+                else:
+                    return None
+            elif kind is str:
+                append(encoder.get(value, nan))
+            elif kind is bool:  # a Boolean column's categories are "false" and "true"
+                append(encoder.get("true" if value else "false", nan))
+            else:
+                return None
+    array = np.array(values, dtype=np.float64).reshape(frame.height, len(names))
+    if np.isinf(array).any():
+        return None
+    return ("codes", array)
 
 
 def _check_numeric_width(width: int, schema: Schema) -> None:

@@ -272,6 +272,41 @@ impl<'t> Predictor<'t> {
         self.run(rows.into(), &Leaf)
     }
 
+    /// The leaf each row reaches alone, or [`SPREAD`] for a row that C4.5's fractions spread
+    /// over several leaves (the general walk, [`Tree::reach`], finds those).
+    pub(crate) fn sole_leaf<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+        self.run(rows.into(), &SoleLeaf)
+    }
+
+    /// See [`Tree::decision_path`]. A row that reaches one leaf passes through that leaf's
+    /// ancestors, found from the compact walk's leaf; only a row spread over several leaves
+    /// is walked again, by the general routing. Blocks of rows share the thread pool.
+    pub fn decision_path<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<(Vec<u64>, Vec<u32>)> {
+        let rows = rows.into();
+        let leaves = self.sole_leaf(rows)?;
+        let tree = self.tree;
+        let kinds = tree.feature_kinds();
+        let block = |(b, leaves): (usize, &[u32])| {
+            with_values(rows, kinds, |values| paths(tree, values, b * BLOCK, leaves))
+        };
+        let parts: Vec<(Vec<u64>, Vec<u32>)> = if leaves.len() <= BLOCK || self.n_jobs == Some(1) {
+            leaves.chunks(BLOCK).enumerate().map(block).collect()
+        } else {
+            in_pool(self.n_jobs, || {
+                leaves.par_chunks(BLOCK).enumerate().map(block).collect()
+            })
+        };
+        let mut indptr = Vec::with_capacity(leaves.len() + 1);
+        indptr.push(0u64);
+        let mut indices = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+        for (ends, nodes) in parts {
+            let base = indices.len() as u64;
+            indptr.extend(ends.iter().map(|e| base + e));
+            indices.extend(nodes);
+        }
+        Ok((indptr, indices))
+    }
+
     fn run<O: Output>(&self, rows: Rows<'_>, output: &O) -> Result<Vec<O::Item>> {
         if self.n_jobs == Some(0) {
             return Err(CoreError::InvalidParameter {
@@ -531,6 +566,52 @@ fn scan_columns<'c, T: Real>(columns: impl Iterator<Item = &'c [T]>, gaps: &mut 
     finite
 }
 
+/// `f` of `rows` read as the general routing reads them.
+fn with_values<R>(rows: Rows<'_>, kinds: &[FeatureKind], f: impl FnOnce(&dyn Values) -> R) -> R {
+    match rows {
+        Rows::Columns(data) => f(&ColumnsView::new(data)),
+        Rows::F64(m) => with_dense(m, kinds, f),
+        Rows::F32(m) => with_dense(m, kinds, f),
+        Rows::Csr(m) => f(&m),
+    }
+}
+
+fn with_dense<T: Real, R>(
+    m: Matrix<'_, T>,
+    kinds: &[FeatureKind],
+    f: impl FnOnce(&dyn Values) -> R,
+) -> R {
+    match m.order {
+        Order::RowMajor => f(&Dense::<T, true>::new(m, kinds)),
+        Order::ColumnMajor => f(&Dense::<T, false>::new(m, kinds)),
+    }
+}
+
+/// The decision paths of the rows from `first` whose sole leaves (or [`SPREAD`]) are
+/// `leaves`: each row's end in `nodes`, and the nodes, ascending within each row.
+fn paths(tree: &Tree, values: &dyn Values, first: usize, leaves: &[u32]) -> (Vec<u64>, Vec<u32>) {
+    let (mut ends, mut nodes) = (Vec::with_capacity(leaves.len()), Vec::new());
+    let mut stack = Vec::new();
+    for (i, &leaf) in leaves.iter().enumerate() {
+        let start = nodes.len();
+        if leaf == SPREAD {
+            tree.spread_path(values, first + i, &mut stack, &mut nodes);
+        } else {
+            // The leaf's ancestors: the path of a row that reaches it alone.
+            let mut node = Some(NodeId(leaf));
+            while let Some(id) = node {
+                nodes.push(id.0);
+                node = tree.parent(id);
+            }
+        }
+        if let Some(path) = nodes.get_mut(start..) {
+            path.sort_unstable();
+        }
+        ends.push(nodes.len() as u64);
+    }
+    (ends, nodes)
+}
+
 /// A matrix with its order fixed at compile time, so the hot loop's index has no branch.
 struct Dense<'a, T, const ROW_MAJOR: bool> {
     m: Matrix<'a, T>,
@@ -726,6 +807,10 @@ struct Proba<'t>(&'t Tree);
 struct Class<'t>(&'t Tree);
 struct Value<'t>(&'t Tree);
 struct Leaf;
+struct SoleLeaf;
+
+/// What [`Predictor::sole_leaf`] writes for a row that reached several leaves (or none).
+pub(crate) const SPREAD: u32 = u32::MAX;
 
 impl Output for Proba<'_> {
     type Item = f64;
@@ -770,6 +855,21 @@ impl Output for Leaf {
     fn write(&self, reached: &[Reached], dst: &mut [u32], _: &mut [f64]) {
         if let Some(slot) = dst.first_mut() {
             *slot = Tree::main_leaf(reached).0;
+        }
+    }
+}
+
+impl Output for SoleLeaf {
+    type Item = u32;
+    fn width(&self, _: &Tree) -> usize {
+        1
+    }
+    fn write(&self, reached: &[Reached], dst: &mut [u32], _: &mut [f64]) {
+        if let Some(slot) = dst.first_mut() {
+            *slot = match reached {
+                [(leaf, share)] if *share == 1.0 => leaf.0,
+                _ => SPREAD,
+            };
         }
     }
 }
