@@ -1479,7 +1479,23 @@ mod tests {
                 assert_eq!(p.class(rows()).expect("classes"), class);
             }
             assert_eq!(p.apply(rows()).expect("leaves"), leaf);
+            assert_eq!(
+                p.decision_path(rows()).expect("paths"),
+                paths(tree, values, n)
+            );
         }
+    }
+
+    /// The general routing's decision paths of every row, each sorted.
+    fn paths<V: Values + ?Sized>(tree: &Tree, values: &V, rows: usize) -> (Vec<u64>, Vec<u32>) {
+        let (mut indptr, mut indices, mut stack) = (vec![0], Vec::new(), Vec::new());
+        for row in 0..rows {
+            let start = indices.len();
+            tree.spread_path(values, row, &mut stack, &mut indices);
+            indices[start..].sort_unstable();
+            indptr.push(indices.len() as u64);
+        }
+        (indptr, indices)
     }
 
     fn grow(table: &Table, regression: bool, params: &TreeParams) -> Tree {
@@ -1577,6 +1593,58 @@ mod tests {
         }
     }
 
+    /// Numeric and categorical columns in one matrix, the categories as their codes (NaN
+    /// for missing, unseen codes as they are), in either order, predict as the columns do,
+    /// with every split kind and missing-value rule.
+    #[test]
+    fn coded_matrices_predict_as_their_columns() {
+        let mut rng = Rng(13);
+        let train = Table::random(&mut rng, 700, 3, 3, false);
+        let test = Table::random(&mut rng, BLOCK + 211, 3, 3, true);
+        let n = test.rows();
+        let data = test.dataset();
+        let cell = |i: usize, j: usize| match test.numeric.get(j) {
+            Some(column) => column[i],
+            None => {
+                let k = j - test.numeric.len();
+                if test.missing[k][i] {
+                    f64::NAN
+                } else {
+                    f64::from(test.codes[k][i])
+                }
+            }
+        };
+        let width = 6;
+        let by_rows: Vec<f64> = (0..n * width).map(|k| cell(k / width, k % width)).collect();
+        let by_columns: Vec<f64> = (0..n * width).map(|k| cell(k % n, k / n)).collect();
+        for (k, &missing) in STRATEGIES.iter().enumerate() {
+            for split in [CategoricalSplit::Multiway, CategoricalSplit::Binary] {
+                let regression = k % 2 == 1;
+                let params = TreeParams {
+                    criterion: if regression {
+                        Criterion::SquaredError
+                    } else {
+                        Criterion::Gini
+                    },
+                    categorical_split: split,
+                    missing,
+                    ..TreeParams::default()
+                };
+                let tree = grow(&train, regression, &params);
+                let rows = Matrix::new(&by_rows, n, width, Order::RowMajor).expect("a matrix");
+                let columns =
+                    Matrix::new(&by_columns, n, width, Order::ColumnMajor).expect("a matrix");
+                agrees(&tree, || Rows::F64(rows.coded()), data.columns(), n);
+                agrees(&tree, || Rows::F64(columns.coded()), data.columns(), n);
+                // Uncoded, the categorical columns are refused by kind.
+                assert!(matches!(
+                    tree.predict_class(rows),
+                    Err(CoreError::ColumnKindMismatch { column: 3, .. })
+                ));
+            }
+        }
+    }
+
     /// A random tree grown straight into the arena, deep and lopsided (each split is
     /// likelier on a recent leaf), with random fractions: the compact walk, its hand-over to
     /// the fractional walk and its leaf answers agree with the general walk.
@@ -1625,6 +1693,122 @@ mod tests {
                 n,
             );
         }
+    }
+
+    /// A random tree of every node kind grown straight into the arena: subsets of 150
+    /// categories (bitsets of several words) with unseen ones, ordered and multiway splits,
+    /// random missing children, and rows with missing values, unseen codes and codes past
+    /// the categories: the compact walk agrees with the general walk, read from columns or
+    /// from a coded matrix.
+    #[test]
+    fn random_trees_of_every_kind_agree() {
+        let mut rng = Rng(17);
+        let kinds = vec![
+            FeatureKind::Numeric,
+            FeatureKind::Categorical {
+                n_categories: 150,
+                ordered: false,
+            },
+            FeatureKind::Categorical {
+                n_categories: 3,
+                ordered: true,
+            },
+        ];
+        let mut tree = Tree::empty(Criterion::Gini, kinds, 3);
+        let mut leaves = vec![tree.push_node(None, 1.0)];
+        while tree.n_nodes() < 3001 {
+            let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
+            let node = leaves.swap_remove(pick);
+            let i = node.index();
+            let (tag, feature, count) = match rng.below(4) {
+                0 => (SplitTag::Numeric, 0, 2),
+                1 => (SplitTag::Subset, 1, 2),
+                2 => (SplitTag::Ordered, 2, 2),
+                _ => (SplitTag::Multiway, 2, 3),
+            };
+            tree.tag[i] = tag;
+            tree.feature[i] = feature;
+            tree.threshold[i] = match tag {
+                SplitTag::Numeric => (rng.below(16) as f64 - 8.0) * 0.5,
+                SplitTag::Ordered => rng.below(3) as f64,
+                _ => f64::NAN,
+            };
+            if tag == SplitTag::Subset {
+                tree.subset_offset[i] = tree.sides.len() as u32;
+                for _ in 0..150 {
+                    tree.sides.push(match rng.below(5) {
+                        0 => Side::Unseen,
+                        1 | 2 => Side::Left,
+                        _ => Side::Right,
+                    });
+                }
+            }
+            if rng.below(2) == 0 {
+                tree.missing_child[i] = rng.below(count) as u32;
+            }
+            let shares: Vec<f64> = (0..count).map(|_| rng.unit() + 0.01).collect();
+            let total: f64 = shares.iter().sum();
+            let first = tree.n_nodes() as u32;
+            for share in shares {
+                let child = tree.push_node(Some(node), share / total);
+                for c in 0..3 {
+                    tree.value[child.index() * 3 + c] = rng.below(4) as f64;
+                }
+                tree.label[child.index()] = rng.below(3) as u32;
+                leaves.push(child);
+            }
+            tree.first_child[i] = first;
+            tree.n_children[i] = count as u32;
+        }
+        let n = 4000;
+        let cell = |rng: &mut Rng, j: usize| match (rng.below(12), j) {
+            (0, _) => f64::NAN,
+            (_, 0) => rng.unit() * 10.0 - 5.0,
+            // Codes past the 150 categories read as missing too.
+            (_, 1) => rng.below(160) as f64,
+            _ => rng.below(3) as f64,
+        };
+        let values: Vec<f64> = (0..n * 3).map(|k| cell(&mut rng, k % 3)).collect();
+        let m = Matrix::new(&values, n, 3, Order::RowMajor)
+            .expect("a matrix")
+            .coded();
+        let coded = Dense::<f64, true>::new(m, tree.feature_kinds());
+        agrees(&tree, || Rows::F64(m), &coded, n);
+        let numbers: Vec<f64> = values.iter().step_by(3).copied().collect();
+        let codes = |j: usize| -> Vec<u32> {
+            values
+                .iter()
+                .skip(j)
+                .step_by(3)
+                .map(|&x| if x.is_nan() { 0 } else { x as u32 })
+                .collect()
+        };
+        let missing = |j: usize| -> Vec<bool> {
+            values
+                .iter()
+                .skip(j)
+                .step_by(3)
+                .map(|x| x.is_nan())
+                .collect()
+        };
+        let (codes1, codes2, missing1, missing2) = (codes(1), codes(2), missing(1), missing(2));
+        let data = Dataset::new(vec![
+            Column::Numeric(&numbers),
+            Column::Categorical(CategoricalColumn {
+                codes: &codes1,
+                missing: Some(&missing1),
+                n_categories: 150,
+                ordered: false,
+            }),
+            Column::Categorical(CategoricalColumn {
+                codes: &codes2,
+                missing: Some(&missing2),
+                n_categories: 3,
+                ordered: true,
+            }),
+        ])
+        .expect("valid data");
+        agrees(&tree, || Rows::Columns(&data), data.columns(), n);
     }
 
     /// A 100,000-deep chain in the compact layout: built and walked without recursion.
