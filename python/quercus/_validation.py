@@ -130,7 +130,7 @@ def training_data(
             "fit requires y to be passed, but the target y is None "
             "(or name the target column of a Polars X with target=)"
         )
-    y = _from_pandas(y)
+    y = from_pandas(y)
     name = target or (y.name if isinstance(y, pl.Series) and y.name else "y")
     features = _infer_features(frame, ordinal)
     schema = Schema(features, name, _dtype_name(y) if classification else None)
@@ -252,7 +252,7 @@ def target_values(y: Any, n_rows: int) -> NDArray[Any]:
             f"y is a sparse matrix ({type(y).__name__}), but a tree needs a dense 1-D y; "
             "pass y.toarray().ravel()"
         )
-    y = _from_pandas(y)
+    y = from_pandas(y)
     values = y.to_numpy() if isinstance(y, pl.Series) else np.asarray(y)
     if values.ndim == 2 and values.shape[1] == 1:  # a one-column frame: take it, as sklearn
         warnings.warn(
@@ -310,7 +310,7 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     the row absent (scikit-learn's meaning: bootstrap counts, folds left out)."""
     if sample_weight is None:
         return np.ones(n_rows)
-    weights = np.ascontiguousarray(_from_pandas(sample_weight), dtype=np.float64)
+    weights = np.ascontiguousarray(from_pandas(sample_weight), dtype=np.float64)
     if weights.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
     if len(weights) != n_rows:
@@ -324,7 +324,7 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     return weights
 
 
-def _from_pandas(obj: Any) -> Any:
+def from_pandas(obj: Any) -> Any:
     """pandas objects as Polars ones; pandas is never imported unless the caller did. A
     `category` column becomes an Enum of its categories (read from its codes, which needs no
     pyarrow); its `ordered` flag is read at fit by `_pandas_orders`."""
@@ -343,11 +343,20 @@ def _pandas_series(series: Any) -> pl.Series:
     name = str(series.name) if series.name is not None else ""
     if not isinstance(series.dtype, pd.CategoricalDtype):
         return pl.from_pandas(series).rename(name)
-    categories = [str(c) for c in series.cat.categories]
-    codes = series.cat.codes.to_numpy()
-    labels = np.array(categories, dtype=object)[np.maximum(codes, 0)]
-    labels[codes < 0] = None
-    return pl.Series(name, labels.tolist(), dtype=pl.Enum(categories))
+    # The Enum's categories gathered by the codes (-1, missing, as a null index): vectorised,
+    # where a list of the labels cost about a second a million rows.
+    codes = pl.Series(series.cat.codes.to_numpy()).cast(pl.Int64)
+    index = pl.select(pl.when(codes >= 0).then(codes)).to_series()
+    return _pandas_categories(series.dtype).gather(index).rename(name)
+
+
+@functools.lru_cache(maxsize=64)
+def _pandas_categories(dtype: Any) -> pl.Series:
+    """A pandas `category` dtype's categories as an Enum Series of themselves, made once per
+    dtype: for thousands of categories, reading them (milliseconds) and building the Enum
+    cost far more than encoding a few rows."""
+    categories = [str(c) for c in dtype.categories.tolist()]
+    return pl.Series("", categories, dtype=_enum(tuple(categories)))
 
 
 def _pandas_orders(X: Any) -> Ordinals:
@@ -365,7 +374,7 @@ def _pandas_orders(X: Any) -> Ordinals:
 def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64] | Any:
     """A Polars DataFrame, a NumPy array as Fortran-ordered float64 (contiguous columns), or a
     SciPy sparse X as a canonical CSC matrix of float64 (see `_compressed`)."""
-    X = _from_pandas(X)
+    X = from_pandas(X)
     if isinstance(X, pl.LazyFrame):
         X = X.collect()
     if isinstance(X, pl.DataFrame):

@@ -47,6 +47,7 @@ from ._validation import (
     Ordinals,
     Schema,
     TrainingData,
+    from_pandas,
     is_sparse,
     labelled_data,
     n_rows_of,
@@ -775,6 +776,7 @@ class _BaseTree(EstimatorBase, ABC):
             X = np.asarray(X)
         if is_dense(X, self._state):
             return X
+        X = from_pandas(X)  # a small pandas frame is a small Polars frame too
         if type(X) is pl.DataFrame and X.height <= SMALL_FRAME:
             coded = small_frame(X, self._state.schema)
             if coded is not None:
