@@ -90,7 +90,7 @@ def prepare(data: TrainingData, strategy: str, drop_above: float | None) -> Trai
                 "(drop_features_above= can ignore the features missing most often)"
             )
         if not keep.all():
-            columns = [_rows(column, keep) for column in columns]
+            columns = [take_rows(column, keep) for column in columns]
             y, weights = y[keep], weights[keep]
     schema = replace(data.schema, features=tuple(features), missing=strategy)
     return replace(data, columns=columns, schema=schema, y=y, sample_weight=weights)
@@ -134,7 +134,8 @@ def _all_missing(column: Column) -> Column:
     return ("categorical", codes, np.ones(len(codes), dtype=bool), n_categories, ordered)
 
 
-def _rows(column: Column, keep: NDArray[np.bool_]) -> Column:
+def take_rows(column: Column, keep: NDArray[Any]) -> Column:
+    """The rows of `column` that `keep` selects (a boolean mask or row indices)."""
     if column[0] == "numeric":
         return ("numeric", np.ascontiguousarray(column[1][keep]))
     _, codes, missing, n_categories, ordered = column

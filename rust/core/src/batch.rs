@@ -825,25 +825,21 @@ impl Output for Proba<'_> {
 
 impl Output for Class<'_> {
     type Item = u32;
-    fn width(&self, _: &Tree) -> usize {
-        1
+    fn width(&self, tree: &Tree) -> usize {
+        tree.n_outputs()
     }
     fn write(&self, reached: &[Reached], dst: &mut [u32], scratch: &mut [f64]) {
-        if let Some(slot) = dst.first_mut() {
-            *slot = self.0.class_of(reached, scratch);
-        }
+        self.0.classes_of(reached, scratch, dst);
     }
 }
 
 impl Output for Value<'_> {
     type Item = f64;
-    fn width(&self, _: &Tree) -> usize {
-        1
+    fn width(&self, tree: &Tree) -> usize {
+        tree.n_outputs()
     }
     fn write(&self, reached: &[Reached], dst: &mut [f64], _: &mut [f64]) {
-        if let Some(slot) = dst.first_mut() {
-            *slot = self.0.value_of(reached);
-        }
+        self.0.values_of(reached, dst);
     }
 }
 
@@ -1652,7 +1648,11 @@ mod tests {
     fn deep_random_trees_agree() {
         let mut rng = Rng(3);
         for features in [1usize, 3] {
-            let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric; features], 3);
+            let mut tree = Tree::empty(
+                Criterion::Gini,
+                vec![FeatureKind::Numeric; features],
+                vec![3],
+            );
             let mut leaves = vec![tree.push_node(None, 1.0)];
             while tree.n_nodes() < 20_001 {
                 let pick = leaves.len() - 1 - (rng.below(4) as usize).min(leaves.len() - 1);
@@ -1714,7 +1714,7 @@ mod tests {
                 ordered: true,
             },
         ];
-        let mut tree = Tree::empty(Criterion::Gini, kinds, 3);
+        let mut tree = Tree::empty(Criterion::Gini, kinds, vec![3]);
         let mut leaves = vec![tree.push_node(None, 1.0)];
         while tree.n_nodes() < 3001 {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);

@@ -27,6 +27,7 @@ pub mod prune;
 mod sampling;
 mod scores;
 mod split;
+mod spread;
 mod threads;
 pub mod tree;
 
@@ -40,4 +41,5 @@ pub use model_io::Model;
 pub use optimal::{grow_optimal, MAX_DEPTH as MAX_OPTIMAL_DEPTH};
 pub use params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
 pub use scores::split_scores;
+pub use spread::NodeSpread;
 pub use tree::{FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree};

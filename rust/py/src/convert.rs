@@ -1,6 +1,6 @@
 //! Python column tuples → borrowed core columns (no copy of the NumPy buffers).
 
-use numpy::PyReadonlyArray1;
+use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -147,16 +147,61 @@ pub fn dataset<'a>(held: &'a HeldColumns<'_>) -> PyResult<Dataset<'a>> {
 pub enum HeldTarget<'py> {
     Classes(PyReadonlyArray1<'py, u32>, usize),
     Values(PyReadonlyArray1<'py, f64>),
+    /// One column per output, row-major.
+    MultiClasses(PyReadonlyArray2<'py, u32>, Vec<usize>),
+    MultiValues(PyReadonlyArray2<'py, f64>),
+}
+
+/// The classes of a target as the facade passes them: one count for a 1-D y (0 for
+/// regression), or one per column of a 2-D class-code y.
+#[derive(FromPyObject)]
+pub enum ClassCounts {
+    One(usize),
+    Each(Vec<usize>),
+}
+
+impl ClassCounts {
+    pub fn to_vec(&self) -> Vec<usize> {
+        match self {
+            ClassCounts::One(k) => vec![*k],
+            ClassCounts::Each(v) => v.clone(),
+        }
+    }
 }
 
 impl<'py> HeldTarget<'py> {
-    /// Class codes when `n_classes > 0`, regression values otherwise.
-    pub fn hold(y: &Bound<'py, PyAny>, n_classes: usize) -> PyResult<Self> {
-        Ok(if n_classes > 0 {
-            HeldTarget::Classes(y.extract()?, n_classes)
-        } else {
-            HeldTarget::Values(y.extract()?)
-        })
+    /// `y` for outputs with `classes` each: a 1-D array with one entry (class codes when it is
+    /// positive, regression values when 0), or a C-contiguous 2-D array with one column per
+    /// output (class codes with their counts, or regression values when every count is 0;
+    /// then the columns say how many outputs there are).
+    pub fn hold(y: &Bound<'py, PyAny>, classes: &[usize]) -> PyResult<Self> {
+        let real = classes.iter().all(|&k| k == 0);
+        if let Ok(array) = y.cast::<numpy::PyUntypedArray>() {
+            if array.ndim() == 2 {
+                if !array.is_c_contiguous() {
+                    return Err(PyValueError::new_err("a 2-D y must be C-contiguous"));
+                }
+                let columns = array.shape().get(1).copied().unwrap_or(0);
+                if real {
+                    return Ok(HeldTarget::MultiValues(y.extract()?));
+                }
+                if columns != classes.len() {
+                    return Err(PyValueError::new_err(format!(
+                        "y has {columns} columns but {} outputs' classes were given",
+                        classes.len()
+                    )));
+                }
+                return Ok(HeldTarget::MultiClasses(y.extract()?, classes.to_vec()));
+            }
+        }
+        match classes {
+            [k] if *k > 0 => Ok(HeldTarget::Classes(y.extract()?, *k)),
+            [_] | [] if real => Ok(HeldTarget::Values(y.extract()?)),
+            _ => Err(PyValueError::new_err(format!(
+                "a 1-D y has one output, but {} outputs' classes were given",
+                classes.len()
+            ))),
+        }
     }
 
     pub fn target(&self) -> PyResult<Target<'_>> {
@@ -167,6 +212,14 @@ impl<'py> HeldTarget<'py> {
                 n_classes: *n_classes,
             },
             HeldTarget::Values(v) => Target::Values(v.as_slice().map_err(not_contiguous)?),
+            HeldTarget::MultiClasses(codes, n_classes) => Target::MultiClasses {
+                codes: codes.as_slice().map_err(not_contiguous)?,
+                n_classes,
+            },
+            HeldTarget::MultiValues(v) => Target::MultiValues {
+                values: v.as_slice().map_err(not_contiguous)?,
+                n_outputs: v.shape().get(1).copied().unwrap_or(0),
+            },
         })
     }
 }
@@ -195,17 +248,20 @@ impl<'py> HeldSample<'py> {
         columns: &Bound<'py, PyList>,
         y: &Bound<'py, PyAny>,
         weights: PyReadonlyArray1<'py, f64>,
-        n_classes: usize,
+        classes: &[usize],
     ) -> PyResult<Self> {
         Ok(HeldSample {
             columns: hold_columns(columns)?,
-            y: HeldTarget::hold(y, n_classes)?,
+            y: HeldTarget::hold(y, classes)?,
             weights,
         })
     }
 
-    pub fn from_tuple((columns, y, weights): SampleTuple<'py>, n_classes: usize) -> PyResult<Self> {
-        Self::hold(&columns, &y, weights, n_classes)
+    pub fn from_tuple(
+        (columns, y, weights): SampleTuple<'py>,
+        classes: &[usize],
+    ) -> PyResult<Self> {
+        Self::hold(&columns, &y, weights, classes)
     }
 
     /// Runs `f` on the rows as a core [`Sample`].

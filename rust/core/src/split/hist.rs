@@ -782,7 +782,7 @@ impl Searcher<'_, '_> {
         let sign = self.constraint(feature);
         let scan = self.sweep(groups.as_slice(), n, missing, n_missing, node_weight, sign)?;
         let threshold = match at_bin.get(scan.at) {
-            Some(&hi) => midpoint(
+            Some(&hi) => self.threshold(
                 *column.hi.get(*at_bin.get(scan.at.checked_sub(1)?)?)?,
                 *column.lo.get(hi)?,
             ),

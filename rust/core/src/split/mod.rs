@@ -5,7 +5,7 @@
 //! r̃_v = w(D̃_v)/w(D̃), the fraction of a missing row's weight it receives.
 
 use crate::control::Control;
-use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
+use crate::criterion::{better, split_information, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
 use crate::sampling::Sampler;
@@ -20,6 +20,7 @@ mod numeric;
 mod oblique;
 pub(crate) mod presort;
 mod random;
+pub(crate) mod scales;
 pub(crate) mod sparse;
 
 use absolute::Ranks;
@@ -27,6 +28,7 @@ use hist::{Bins, Histograms};
 use monotonic::Bounds;
 use presort::Sorted;
 use rayon::prelude::*;
+use scales::ClassScales;
 
 /// Nodes with at least this many rows search their features in parallel.
 const PARALLEL_ROWS: usize = 2048;
@@ -149,6 +151,8 @@ pub(crate) struct Searcher<'a, 'd> {
     /// `min_samples_leaf` as a weight: the least a side may hold (with the tolerance of
     /// [`holds_rows`]), so the threshold scan compares one number per side.
     min_leaf_size: f64,
+    /// Class factors between the rows' weights and the search's ([`scales`]); `None`: none.
+    scales: Option<&'a ClassScales>,
     /// Least total weight (missing fractions included) of a non-empty child.
     min_weight_leaf: f64,
     /// C4.5's MINOBJS: known weight of at least two branches (both, for a binary split).
@@ -207,11 +211,20 @@ impl<'a, 'd> Searcher<'a, 'd> {
             data,
             target,
             criterion: params.criterion,
-            measure: Measure::new(params.criterion, params.cost_matrix.as_deref()),
+            measure: Measure::new(
+                params.criterion,
+                // Altered priors put the costs in the class weights instead (see `scales`).
+                params
+                    .cost_matrix
+                    .as_deref()
+                    .filter(|_| !params.altered_priors),
+                target.layout(),
+            ),
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
             rows_per_weight: 1.0,
             min_leaf_size: least_weight(params.min_samples_leaf, 1.0),
+            scales: None,
             min_weight_leaf: params.min_weight_fraction_leaf * total_weight,
             min_objects: params.min_objects,
             numeric_gain_correction: params.numeric_gain_correction,
@@ -283,6 +296,56 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
+    /// This searcher reading class weights through `scales` (see [`scales`]).
+    pub(crate) fn scaled(self, scales: Option<&'a ClassScales>) -> Searcher<'a, 'd> {
+        Searcher { scales, ..self }
+    }
+
+    /// Whether class factors come between the rows' weights and the search's.
+    pub(crate) fn has_scales(&self) -> bool {
+        self.scales.is_some()
+    }
+
+    /// The weight row `row`, carrying `w`, has in the search (altered priors applied).
+    #[inline]
+    pub(crate) fn search_weight(&self, row: usize, w: f64) -> f64 {
+        match (self.scales, self.target) {
+            (Some(s), Target::Classes { codes, .. }) => {
+                s.search_weight(codes.get(row).copied().unwrap_or(0) as usize, w)
+            }
+            _ => w,
+        }
+    }
+
+    /// The row weight the size rules count for `w` of row `row`: its class weight removed.
+    pub(crate) fn row_weight(&self, row: usize, w: f64) -> f64 {
+        match (self.scales, self.target) {
+            (Some(s), Target::Classes { codes, .. }) => {
+                s.row_weight(codes.get(row).copied().unwrap_or(0) as usize, w)
+            }
+            _ => w,
+        }
+    }
+
+    /// The caller's weight of statistics gathered in the search.
+    fn plain_weight(&self, stats: &[f64]) -> f64 {
+        match self.scales {
+            Some(s) if !self.regression() => s.weight(stats),
+            _ => self.weight_of(stats),
+        }
+    }
+
+    /// Whether a side with statistics `stats` (search weight `w`) holds `least`.
+    #[inline]
+    fn holds(&self, stats: &[f64], w: f64, least: Least) -> bool {
+        match self.scales {
+            Some(s) if !self.regression() => {
+                s.rows(stats) >= least.rows && s.weight(stats) >= least.weight
+            }
+            _ => w >= least.plain(),
+        }
+    }
+
     /// This searcher counting rows in units of `unit`, the lightest positive training weight
     /// (see [`Self::rows_of`]).
     pub(crate) fn counting_rows_in(self, unit: f64) -> Searcher<'a, 'd> {
@@ -311,29 +374,44 @@ impl<'a, 'd> Searcher<'a, 'd> {
         self.measure.impurity(stats)
     }
 
-    /// The least weight of scored rows a child may receive at a node whose scored rows weigh
-    /// `kw` of its `node_weight`: enough rows (`min_samples_leaf`, counted by weight) and
-    /// enough weight (`min_weight_fraction_leaf`), both with the child's share of the missing
-    /// rows when C4.5 spreads them (a child of share `w / kw` then holds `w / kw ×
-    /// node_weight`); the other strategies send a missing row to one child, so only what was
-    /// scored counts in advance.
+    /// The impurity of a node whose rows carry the class weights `stats` (the caller's
+    /// weights), as the search weighs them.
+    pub(crate) fn node_impurity(&self, stats: &[f64]) -> f64 {
+        match self.scales {
+            Some(s) if !self.regression() => self.impurity(&s.searched(stats)),
+            _ => self.impurity(stats),
+        }
+    }
+
+    /// The least a child may receive at a node whose scored rows weigh `kw` of its
+    /// `node_weight`: enough rows (`min_samples_leaf`, counted by weight) and enough weight
+    /// (`min_weight_fraction_leaf`), both with the child's share of the missing rows when
+    /// C4.5 spreads them (a child of share `w / kw` then holds `w / kw × node_weight`); the
+    /// other strategies send a missing row to one child, so only what was scored counts in
+    /// advance.
     #[inline]
-    fn least_child(&self, kw: f64, node_weight: f64) -> f64 {
+    fn least_child(&self, kw: f64, node_weight: f64) -> Least {
         let scored = kw / node_weight; // 1 where no row misses the feature
         let rows = if self.missing == MissingStrategy::Fractional {
             self.min_leaf_size * scored
         } else {
             self.min_leaf_size
         };
-        rows.max(self.min_weight_leaf * scored)
+        Least {
+            rows,
+            weight: self.min_weight_leaf * scored,
+        }
     }
 
     /// [`Self::least_child`] for each side of a binary split, where C4.5 also asks for
-    /// `min_objects` of known weight on both: one number, so that the threshold scan compares
-    /// each side once.
+    /// `min_objects` of known weight on both.
     #[inline]
-    fn least_side(&self, kw: f64, node_weight: f64) -> f64 {
-        self.least_child(kw, node_weight).max(self.min_objects)
+    fn least_side(&self, kw: f64, node_weight: f64) -> Least {
+        let least = self.least_child(kw, node_weight);
+        Least {
+            weight: least.weight.max(self.min_objects),
+            ..least
+        }
     }
 
     /// Whether the search places the missing rows on a side itself (and scores all rows).
@@ -350,6 +428,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
 
     #[inline]
     fn accumulate(&self, stats: &mut [f64], row: usize, w: f64) {
+        let w = self.search_weight(row, w);
         self.target.accumulate_around(stats, row, w, self.shift);
     }
 
@@ -357,8 +436,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
         vec![0.0; self.target.stats_width()]
     }
 
-    fn weight_of(&self, stats: &[f64]) -> f64 {
-        stats_weight(stats, self.regression())
+    pub(crate) fn weight_of(&self, stats: &[f64]) -> f64 {
+        self.measure.weight(stats)
+    }
+
+    /// The magnitude rounding noise in scores at a node with statistics `stats` is relative
+    /// to (see [`Criterion::noise_scale`]).
+    fn noise_scale(&self, stats: &[f64]) -> f64 {
+        self.measure.noise_scale(stats)
     }
 
     /// Best candidate of every feature (`None` where a feature cannot separate the rows or is
@@ -390,7 +475,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
     ) -> NodeSearch<'n, 'a, 'd> {
         let mut total = self.zero_stats();
         for (r, w) in node.iter() {
-            self.target.accumulate(&mut total, r, w);
+            self.target
+                .accumulate(&mut total, r, self.search_weight(r, w));
         }
         let node_weight = self.weight_of(&total);
         let centred = match prepared {
@@ -424,7 +510,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             centred,
             node,
             node_weight,
-            scale: self.criterion.noise_scale(&centred_total),
+            scale: self.noise_scale(&centred_total),
             total: centred_total,
             fill,
             prepared,
@@ -448,10 +534,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
-    /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
+    /// This searcher with regression targets taken as `y − shift` (classes, and several
+    /// outputs, are unaffected: see [`Target::accumulate_around`]).
     pub(crate) fn centred_on(&self, shift: f64) -> Searcher<'a, 'd> {
+        let single = self.target.n_outputs() == 1;
         Searcher {
-            shift: if self.criterion.centres_targets() {
+            shift: if self.criterion.centres_targets() && single {
                 shift
             } else {
                 0.0
@@ -622,9 +710,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let too_small = part
             .counts
             .iter()
+            .zip(part.children)
             .zip(&weights)
-            .any(|(&c, &w)| c > 0 && w < least);
-        let big_enough = weights
+            .any(|((&c, stats), &w)| c > 0 && !self.holds(stats, w, least));
+        let plain: Vec<f64> = part.children.iter().map(|c| self.plain_weight(c)).collect();
+        let big_enough = plain
             .iter()
             .filter(|&&w| w > 0.0 && w >= self.min_objects)
             .count();
@@ -683,7 +773,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 threshold,
                 rho,
             },
-            fractions: weights.iter().map(|w| w / known_w).collect(),
+            // Shares of the caller's weight, whatever the search weighed.
+            fractions: {
+                let known = if self.scales.is_some() {
+                    plain.iter().sum::<f64>()
+                } else {
+                    known_w
+                };
+                plain.iter().map(|w| w / known).collect()
+            },
             children: part.children.to_vec(),
             placed: placed.map(|(child, _)| child),
             missing: missing::Plan::default(),
@@ -814,6 +912,21 @@ impl NodeSearch<'_, '_, '_> {
 /// compared with a tolerance far below any fraction of a row that matters.
 pub(crate) fn holds_rows(rows: f64, least: usize) -> bool {
     rows >= least as f64 - 1e-9 * (1.0 + rows.abs())
+}
+
+/// What a child must hold: row weight (`min_samples_leaf`, class weights removed) and the
+/// caller's weight (`min_weight_fraction_leaf`, C4.5's `min_objects`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Least {
+    rows: f64,
+    weight: f64,
+}
+
+impl Least {
+    /// The one weight a child must hold when no class factors scale the search.
+    pub(super) fn plain(self) -> f64 {
+        self.rows.max(self.weight)
+    }
 }
 
 /// The least weight that [`holds_rows`] `least` rows at `rows_per_weight`.

@@ -14,7 +14,7 @@
 //! dense order: that node then costs its rows, as the dense search does, and never a dense
 //! copy of the column.
 
-use super::numeric::{midpoint, Known, Sweep};
+use super::numeric::{Known, Sweep};
 use super::{Candidate, NodeRows, Searcher};
 use crate::control::Control;
 use crate::data::{Column, SparseColumn, Target};
@@ -221,7 +221,7 @@ impl Searcher<'_, '_> {
             };
             let sign = self.constraint(feature);
             let scan = self.sweep(&items, node.len(), &missing, 0, node_weight, sign)?;
-            let threshold = midpoint(items.x(scan.at.checked_sub(1)?)?, items.x(scan.at)?);
+            let threshold = self.threshold(items.x(scan.at.checked_sub(1)?)?, items.x(scan.at)?);
             return self.numeric_candidate(feature, threshold, &items, scan, &missing, node_weight);
         }
         // Sums whose bits depend on their order: the zero rows, in position order, spliced in
