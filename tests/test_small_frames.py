@@ -24,7 +24,7 @@ def frame(n: int, seed: int) -> pl.DataFrame:
     x = np.round(rng.normal(size=n), 1)
     x[rng.random(n) < 0.1] = np.nan
     count = pl.Series("count", rng.integers(0, 9, n)).set(pl.Series(rng.random(n) < 0.1), None)
-    colour = rng.choice(COLOURS + ["mauve"], n)  # mauve: unseen when fitted without it
+    colour = rng.choice([*COLOURS, "mauve"], n)  # mauve: unseen when fitted without it
     return pl.DataFrame(
         {
             "x": x,
