@@ -931,8 +931,8 @@ class _BaseTree(EstimatorBase, ABC):
         indicator matrix (n_rows x n_nodes). Rows are routed as prediction routes them, so a
         row that a missing value spreads over several branches marks every node it reaches
         with a positive share."""
-        paths = self._predicted("decision_path", self._rows(X))
-        return path_matrix(*paths, self.tree_.n_nodes)
+        indptr, indices = self._predicted("decision_path", self._rows(X))
+        return path_matrix(indptr, indices, self.tree_.n_nodes)
 
     def _labels(self) -> list[Any] | None:
         classes = self._state.classes
