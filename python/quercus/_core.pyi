@@ -260,6 +260,10 @@ def prune_pessimistic(
 ) -> Tree:
     """C4.5's error-based pruning; with the training data, subtree raising too."""
 
+def prune_collapse(tree: Tree) -> Tree:
+    """J48's collapse(): subtrees that misclassify no less training weight than their node
+    (less 1e-3) become leaves."""
+
 def prune_cost_complexity(
     tree: Tree,
     ccp_alpha: float,

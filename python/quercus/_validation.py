@@ -402,7 +402,10 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     the row absent (scikit-learn's meaning: bootstrap counts, folds left out)."""
     if sample_weight is None:
         return np.ones(n_rows)
-    weights = np.ascontiguousarray(from_pandas(sample_weight), dtype=np.float64)
+    given = from_pandas(sample_weight)
+    if np.ndim(given) == 0:  # a scalar would become one weight for every row's share
+        raise TypeError(f"sample_weight must be 1-D (one weight per row), got scalar {given!r}")
+    weights = np.ascontiguousarray(given, dtype=np.float64)
     if weights.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
     if len(weights) != n_rows:
@@ -762,7 +765,30 @@ def sparse_rows(X: Any, schema: Schema) -> CsrRows:
     """A sparse X for prediction: CSR arrays the core reads row by row (`_core.CsrRows`)."""
     matrix = _compressed(X, "csr")
     _check_numeric_width(matrix.shape[1], schema)
-    _check_sparse_values(matrix, schema.names)
+    return _csr_rows(matrix, schema.names)
+
+
+def tree_rows(X: Any) -> CsrRows:
+    """A sparse X given to a fitted `tree_` (scikit-learn's `Tree.apply` and `decision_path`
+    take CSR): its CSR arrays, columns named by position (the core checks the width)."""
+    matrix = _compressed(X, "csr")
+    return _csr_rows(matrix, [str(j) for j in range(matrix.shape[1])])
+
+
+def tree_columns(X: Any) -> list[Column]:
+    """A NumPy or SciPy sparse X given to a fitted `tree_`'s `decision_path` (scikit-learn's
+    `Tree` takes both): its numeric or sparse columns, named by position (never densified)."""
+    if is_sparse(X):
+        matrix = _compressed(X, "csc")
+        return _sparse_columns(matrix, [str(j) for j in range(matrix.shape[1])])
+    array = np.asarray(X, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows x features), got shape {array.shape}")
+    return [_numeric_column(str(j), array[:, j]) for j in range(array.shape[1])]
+
+
+def _csr_rows(matrix: Any, names: list[str]) -> CsrRows:
+    _check_sparse_values(matrix, names)
     indptr = matrix.indptr
     indptr = indptr.view(np.uint64) if indptr.dtype == np.int64 else indptr.astype(np.uint64)
     return ("csr", indptr, _indices(matrix.indices), matrix.data, matrix.shape[1])

@@ -100,12 +100,18 @@ impl Tree {
     }
 
     /// Writes the class of each output of a row that reached `reached` to `dst`; `proba` is
-    /// scratch of `n_classes` numbers.
+    /// scratch of `n_classes` numbers. A J48 tree takes the first class whose probability
+    /// beats the previous by 1e-6, as J48's `classifyInstance`.
     pub(crate) fn classes_of(&self, reached: &[Reached], proba: &mut [f64], dst: &mut [u32]) {
         proba.iter_mut().for_each(|p| *p = 0.0);
         self.mix(reached, proba);
+        let j48 = self.conventions == crate::params::Conventions::J48;
         for ((k, (start, len)), slot) in self.output_ranges().enumerate().zip(dst) {
             let block = proba.get(start..start + len).unwrap_or(&[]);
+            if j48 {
+                *slot = crate::split::j48::max_class(block);
+                continue;
+            }
             let max = block.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let tied = |c: u32| {
                 block
