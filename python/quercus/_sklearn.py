@@ -226,15 +226,11 @@ class TreeView:
         does (`Tree.decision_path`): a row missing a tested value takes the node's surrogates
         or missing child if it has them, else follows every branch with a positive training
         share (C4.5), so all nodes it reaches with a positive share are marked."""
-        from scipy.sparse import csr_matrix  # SciPy is optional: needed only here
-
         if not isinstance(columns, list):  # scikit-learn's X: a NumPy or SciPy sparse matrix
             from ._validation import tree_columns  # not at load: it imports Polars
 
             columns = tree_columns(columns)
-        indptr, indices = self.core.decision_path(columns)
-        indicator = np.ones(len(indices), dtype=np.int64)
-        return csr_matrix((indicator, indices, indptr), shape=(len(indptr) - 1, self.n_nodes))
+        return path_matrix(*self.core.decision_path(columns), self.n_nodes)
 
     @cached_property
     def _arena(self) -> dict[str, NDArray[Any]]:
@@ -290,6 +286,14 @@ def sklearn_flavoured(ours: _T) -> _T:
 def _joint(ours: _T, theirs: type) -> _T:
     # The same name and module, so messages and reprs read as quercus's own class.
     return cast(_T, type(ours.__name__, (ours, theirs), {"__module__": ours.__module__}))
+
+
+def path_matrix(indptr: NDArray[np.int64], indices: NDArray[np.int64], n_nodes: int) -> csr_matrix:
+    """The core's decision paths (CSR arrays) as scikit-learn's indicator matrix."""
+    from scipy.sparse import csr_matrix  # SciPy is optional: needed only here
+
+    indicator = np.ones(len(indices), dtype=np.int64)
+    return csr_matrix((indicator, indices, indptr), shape=(len(indptr) - 1, n_nodes))
 
 
 def _readable(rows: Any) -> Any:

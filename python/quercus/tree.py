@@ -42,20 +42,23 @@ from ._params import (
     check_params,
 )
 from ._progress import Progress
-from ._sklearn import TreeView, sklearn_flavoured
+from ._sklearn import TreeView, path_matrix, sklearn_flavoured
 from ._validation import (
+    SMALL_FRAME,
     Classes,
     LabelledData,
     Ordinals,
     Schema,
     TrainingData,
     class_counts,
+    from_pandas,
     is_sparse,
     labelled_data,
     n_rows_of,
     output_columns,
     regression_targets,
     sample_weights,
+    small_frame,
     sparse_rows,
     target_values,
     training_data,
@@ -72,7 +75,7 @@ if TYPE_CHECKING:
 
     # What the core predicts from: a float matrix read in place, encoded columns, or the CSR
     # arrays of a sparse X.
-    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column] | _core.CsrRows
+    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column] | _core.CodedRows | _core.CsrRows
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
@@ -908,12 +911,17 @@ class _BaseTree(EstimatorBase, ABC):
 
     def _rows(self, X: Any) -> Rows:
         """X as the core reads it: a contiguous float NumPy matrix as it is (no copy) when it
-        needs no encoding, a sparse X as CSR arrays (never densified), else its encoded
-        columns."""
+        needs no encoding, a sparse X as CSR arrays (never densified), a small Polars frame
+        as one coded array (`small_frame`), else its encoded columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
         if is_dense(X, self._state):
             return X
+        X = from_pandas(X)  # a small pandas frame is a small Polars frame too
+        if type(X) is pl.DataFrame and X.height <= SMALL_FRAME:
+            coded = small_frame(X, self._state.schema)
+            if coded is not None:
+                return coded
         if is_sparse(X):
             return sparse_rows(X, self._state.schema)
         return self._columns(X)
@@ -951,7 +959,8 @@ class _BaseTree(EstimatorBase, ABC):
         indicator matrix (n_rows x n_nodes). Rows are routed as prediction routes them, so a
         row that a missing value spreads over several branches marks every node it reaches
         with a positive share."""
-        return self.tree_.decision_path(self._columns(X))
+        indptr, indices = self._predicted("decision_path", self._rows(X))
+        return path_matrix(indptr, indices, self.tree_.n_nodes)
 
     def _labels(self) -> list[Any] | None:
         classes = self._state.classes
