@@ -327,10 +327,15 @@ impl<'a> Measure<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn impurity(&self, stats: &[f64]) -> f64 {
         match (self.criterion, self.costs, self.layout) {
             (Criterion::Gini, Some(costs), Layout::One) => cost_gini(stats, costs),
+            // The common criteria spelled out, so that they inline into the threshold scans
+            // (`Criterion::impurity` is too large to).
+            (Criterion::Gini, None, Layout::One) => gini(stats),
+            (Criterion::Entropy | Criterion::GainRatio, None, Layout::One) => entropy(stats),
+            (Criterion::SquaredError | Criterion::FriedmanMse, _, Layout::One) => variance(stats),
             (Criterion::Poisson, _, Layout::One) => poisson_less_ylogy(stats, self.zero_sum),
             (criterion, _, Layout::One) => criterion.impurity(stats),
             _ => self.mean_impurity(stats),
@@ -347,7 +352,7 @@ impl<'a> Measure<'a> {
 
     /// Total weight of a statistics vector (every output holds the same weight, so the
     /// first output's).
-    #[inline]
+    #[inline(always)]
     pub fn weight(&self, stats: &[f64]) -> f64 {
         match self.layout {
             Layout::One => stats_weight(stats, self.criterion.is_regression()),
@@ -386,7 +391,7 @@ pub fn cost_gini(counts: &[f64], costs: &[f64]) -> f64 {
 }
 
 /// Total weight of a statistics vector.
-#[inline]
+#[inline(always)]
 pub(crate) fn stats_weight(stats: &[f64], regression: bool) -> f64 {
     if regression {
         stats.first().copied().unwrap_or(0.0)
@@ -396,6 +401,7 @@ pub(crate) fn stats_weight(stats: &[f64], regression: bool) -> f64 {
 }
 
 /// Ent(D) = −Σ p_k log2 p_k over class weights.
+#[inline]
 pub fn entropy(counts: &[f64]) -> f64 {
     let total: f64 = counts.iter().sum();
     if total <= 0.0 {
@@ -414,6 +420,7 @@ pub fn entropy(counts: &[f64]) -> f64 {
 }
 
 /// Gini(D) = 1 − Σ p_k².
+#[inline]
 pub fn gini(counts: &[f64]) -> f64 {
     let total: f64 = counts.iter().sum();
     if total <= 0.0 {
@@ -435,6 +442,7 @@ pub fn misclassification(counts: &[f64]) -> f64 {
 }
 
 /// Weighted variance Σw(y − ȳ)²/Σw from `(w, Σwy, Σwy²)`, clamped at 0 against rounding.
+#[inline]
 pub fn variance(stats: &[f64]) -> f64 {
     match stats {
         [w, s, ss] if *w > 0.0 => {

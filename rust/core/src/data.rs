@@ -385,21 +385,22 @@ impl<'a> Target<'a> {
         self.accumulate_around(stats, row, w, 0.0);
     }
 
-    /// Row `row`'s target as a number: its class code, or y; with several outputs, the row
-    /// itself (exact in an f64), whose targets [`Self::accumulate_label`] then looks up. With
-    /// it a search can copy targets next to the values it scans.
+    /// Row `row`'s target as one word: its class code, y's bits, or with several outputs
+    /// the row itself, whose targets [`Self::accumulate_label`] then looks up. With it a
+    /// search copies targets next to the values it scans; a word, not an f64, so that a
+    /// class code needs no float-to-index conversion per row.
     #[inline]
-    pub(crate) fn label(&self, row: usize) -> f64 {
+    pub(crate) fn label(&self, row: usize) -> u64 {
         match self {
-            Target::Classes { codes, .. } => codes.get(row).map_or(f64::NAN, |&c| f64::from(c)),
-            Target::Values(v) => v.get(row).copied().unwrap_or(f64::NAN),
-            Target::MultiClasses { .. } | Target::MultiValues { .. } => row as f64,
+            Target::Classes { codes, .. } => codes.get(row).map_or(u64::MAX, |&c| u64::from(c)),
+            Target::Values(v) => v.get(row).copied().unwrap_or(f64::NAN).to_bits(),
+            Target::MultiClasses { .. } | Target::MultiValues { .. } => row as u64,
         }
     }
 
     /// [`Self::accumulate_around`] for a row given by its [`Self::label`].
     #[inline]
-    pub(crate) fn accumulate_label(&self, stats: &mut [f64], label: f64, w: f64, shift: f64) {
+    pub(crate) fn accumulate_label(&self, stats: &mut [f64], label: u64, w: f64, shift: f64) {
         match self {
             Target::Classes { .. } => {
                 if let Some(s) = stats.get_mut(label as usize) {
@@ -408,7 +409,7 @@ impl<'a> Target<'a> {
             }
             Target::Values(_) => {
                 if let [sw, swy, swy2] = stats {
-                    let y = label - shift;
+                    let y = f64::from_bits(label) - shift;
                     *sw += w;
                     *swy += w * y;
                     *swy2 += w * y * y;

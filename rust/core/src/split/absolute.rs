@@ -801,6 +801,7 @@ mod tests {
                     NodeFacts {
                         ranks: Some(&ranks),
                         exact: None,
+                        facts: None,
                     },
                 );
                 // The divisions the scan may consider, in its order of groups.

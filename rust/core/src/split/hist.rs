@@ -839,7 +839,7 @@ mod tests {
     /// The exact search of one numeric feature at a node, as `candidates` runs it.
     fn exact(s: &Searcher<'_, '_>, f: usize, node: &NodeRows, w: f64) -> Option<Candidate> {
         let columns = s.data.columns();
-        s.numeric(f, |r| columns.number(f, r), node, w, None, None)
+        s.numeric(f, |r| columns.number(f, r), node, w, None, None, None)
     }
 
     /// The searcher centred on the node's mean (as `candidates` centres it), and the node's

@@ -28,6 +28,7 @@ use absolute::Ranks;
 use hist::{Bins, Histograms};
 use j48::TrainingValues;
 use monotonic::Bounds;
+use numeric::Fact;
 use presort::Sorted;
 use rayon::prelude::*;
 use scales::ClassScales;
@@ -385,6 +386,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
     }
 
     /// The node impurity under this search's criterion (and costs).
+    #[inline(always)]
     pub fn impurity(&self, stats: &[f64]) -> f64 {
         self.measure.impurity(stats)
     }
@@ -468,6 +470,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         vec![0.0; self.target.stats_width()]
     }
 
+    #[inline(always)]
     pub(crate) fn weight_of(&self, stats: &[f64]) -> f64 {
         self.measure.weight(stats)
     }
@@ -538,6 +541,20 @@ impl<'a, 'd> Searcher<'a, 'd> {
             Prepared::Hist { .. } => None,
             _ => self.exact_counts(node),
         };
+        // Gathered once for every sorted numeric scan of the node (the class-majority
+        // fills and absolute error read rows their own way).
+        let dense = || {
+            self.data
+                .columns()
+                .iter()
+                .any(|c| matches!(c, Column::Numeric(_)))
+        };
+        let facts = match prepared {
+            Prepared::Sorted(_) if fill.is_none() && ranks.is_none() && dense() => {
+                centred.facts(node)
+            }
+            _ => None,
+        };
         NodeSearch {
             centred,
             node,
@@ -549,6 +566,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             ranks,
             starved,
             exact,
+            facts,
         }
     }
 
@@ -590,7 +608,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
         prepared: Prepared<'_>,
         facts: NodeFacts<'_>,
     ) -> Option<Candidate> {
-        let NodeFacts { ranks, exact } = facts;
+        let NodeFacts {
+            ranks,
+            exact,
+            facts,
+        } = facts;
         match self.data.columns().get(feature)? {
             // A sparse column holds no missing value, so class-majority fills never apply.
             Column::Sparse(col) => match (prepared, ranks) {
@@ -633,6 +655,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
                     node_weight,
                     sorted.list(feature),
                     ranks,
+                    facts,
                 ),
                 (Prepared::Unsorted, _) => self.numeric(
                     feature,
@@ -641,6 +664,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
                     node_weight,
                     None,
                     ranks,
+                    None,
                 ),
             },
             Column::Categorical(col) => {
@@ -878,6 +902,9 @@ pub(crate) struct NodeSearch<'n, 'a, 'd> {
     starved: bool,
     /// The node's class weights when their sums are exact ([`Searcher::exact_counts`]).
     exact: Option<Vec<f64>>,
+    /// The node's rows' weights and labels for the sorted numeric scans (`None`: read from
+    /// the data set).
+    facts: Option<Vec<Fact>>,
 }
 
 /// What a node's search computed once for all its features' scans.
@@ -888,6 +915,8 @@ pub(crate) struct NodeFacts<'n> {
     ranks: Option<&'n Ranks>,
     /// The node's class weights when their sums are exact, for sparse columns' zero blocks.
     exact: Option<&'n [f64]>,
+    /// The node's [`Fact`]s, for the sorted numeric scans.
+    facts: Option<&'n [Fact]>,
 }
 
 impl NodeSearch<'_, '_, '_> {
@@ -928,6 +957,7 @@ impl NodeSearch<'_, '_, '_> {
                 NodeFacts {
                     ranks: self.ranks.as_ref(),
                     exact: self.exact.as_deref(),
+                    facts: self.facts.as_deref(),
                 },
             ),
         }

@@ -10,7 +10,17 @@ use super::*;
 pub(super) struct Known {
     pub(super) x: f64,
     pub(super) w: f64,
-    pub(super) label: f64,
+    /// [`crate::data::Target::label`].
+    pub(super) label: u64,
+}
+
+/// A node row's search weight and [`crate::data::Target::label`], gathered once per node for
+/// all its numeric features ([`Searcher::facts`]): each feature's gather then reads this
+/// node-sized table, not the data set's weights, class weights and targets at random rows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fact {
+    w: f64,
+    label: u64,
 }
 
 /// Rows in ascending value order as the threshold scan walks them: the known rows one by one
@@ -44,6 +54,24 @@ impl Sweep for [Known] {
             (Some(a), Some(b)) => b.x > a.x + gap,
             _ => false,
         }
+    }
+}
+
+/// A scan's running sums: a `Vec` of any width, or an array whose length the compiler
+/// knows, so that the loops over a side's sums unroll.
+pub(super) trait Sums: Clone + AsRef<[f64]> + AsMut<[f64]> {
+    fn zeros(width: usize) -> Self;
+}
+
+impl Sums for Vec<f64> {
+    fn zeros(width: usize) -> Self {
+        vec![0.0; width]
+    }
+}
+
+impl<const K: usize> Sums for [f64; K] {
+    fn zeros(_: usize) -> Self {
+        [0.0; K]
     }
 }
 
@@ -85,12 +113,24 @@ pub(super) fn rpart_threshold(lo: f64, hi: f64) -> f64 {
 }
 
 impl Searcher<'_, '_> {
+    /// The [`Fact`] of each of the node's rows, in the node's order.
+    pub(super) fn facts(&self, node: &NodeRows) -> Option<Vec<Fact>> {
+        let mut facts = self.vec(node.len())?;
+        facts.extend(node.iter().map(|(r, w)| Fact {
+            w: self.search_weight(r, w),
+            label: self.target.label(r),
+        }));
+        Some(facts)
+    }
+
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
     /// `sorted` lists the node's known rows in ascending order when the fit keeps them
     /// ([`super::presort`]); without it the known rows are sorted here. Absolute error scans
-    /// its own way ([`super::absolute`]), from the node's `ranks` if given.
+    /// its own way ([`super::absolute`]), from the node's `ranks` if given. `facts` are the
+    /// node's [`Fact`]s, if gathered.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn numeric(
         &self,
         feature: usize,
@@ -99,6 +139,7 @@ impl Searcher<'_, '_> {
         node_weight: f64,
         sorted: Option<&[u32]>,
         ranks: Option<&Ranks>,
+        facts: Option<&[Fact]>,
     ) -> Option<Candidate> {
         if !self.criterion.is_additive() {
             return self.absolute_numeric(feature, value, node, node_weight, sorted, ranks);
@@ -112,12 +153,18 @@ impl Searcher<'_, '_> {
             }
         };
         let gather = |i: usize| -> Option<Known> {
-            let (&r, &w) = (node.rows.get(i)?, node.weights.get(i)?);
-            let r = r as usize;
+            let r = *node.rows.get(i)? as usize;
+            let (w, label) = match facts {
+                Some(facts) => facts.get(i).map(|f| (f.w, f.label))?,
+                None => (
+                    self.search_weight(r, *node.weights.get(i)?),
+                    self.target.label(r),
+                ),
+            };
             Some(Known {
                 x: value(r),
-                w: self.search_weight(r, w),
-                label: self.target.label(r),
+                w,
+                label,
             })
         };
         let mut known = self.vec(node.len())?;
@@ -211,20 +258,40 @@ impl Searcher<'_, '_> {
         node_weight: f64,
         sign: i8,
     ) -> Option<Scan> {
-        let mut total = self.zero_stats();
+        // Binary classes and single-output regression keep their sums in arrays, whose
+        // known length lets the per-cut sums and impurities unroll; the arithmetic is the
+        // same, so are the trees.
+        match self.target.stats_width() {
+            2 => self.sweep_in::<S, [f64; 2]>(items, n, missing, n_missing, node_weight, sign),
+            3 => self.sweep_in::<S, [f64; 3]>(items, n, missing, n_missing, node_weight, sign),
+            _ => self.sweep_in::<S, Vec<f64>>(items, n, missing, n_missing, node_weight, sign),
+        }
+    }
+
+    /// [`Self::sweep`] with its sums in `B`s.
+    fn sweep_in<S: Sweep + ?Sized, B: Sums>(
+        &self,
+        items: &S,
+        n: usize,
+        missing: &[f64],
+        n_missing: usize,
+        node_weight: f64,
+        sign: i8,
+    ) -> Option<Scan> {
+        let width = self.target.stats_width();
+        let mut total = B::zeros(width);
         for i in 0..items.len() {
-            items.add(self, i, &mut total, 1.0);
+            items.add(self, i, total.as_mut(), 1.0);
         }
         let place = self.places_missing() && n_missing > 0;
-        let all = if place {
-            sum(&total, missing)
-        } else {
-            total.clone()
-        };
-        let scale = self.noise_scale(&all);
-        let base = self.impurity(&total);
+        let mut all = total.clone();
+        if place {
+            add_into(all.as_mut(), missing);
+        }
+        let scale = self.noise_scale(all.as_ref());
+        let base = self.impurity(total.as_ref());
         let impurity_decrease = self.criterion.is_impurity_decrease();
-        let kw = self.weight_of(&total);
+        let kw = self.weight_of(total.as_ref());
         let j48 = self.conventions == Conventions::J48;
         // C4.5's MINSPLIT on both sides. (C4.5 also asks the node for 2 × MINSPLIT known
         // rows, counted: with unit weights both sides' weights imply it, and counting rows
@@ -235,9 +302,9 @@ impl Searcher<'_, '_> {
             .with_weight(self.least_objects(min_split));
         // J48 compares gains, ρ × decrease, with ρ its known share (`1 − unknownRate`).
         let rho = kw / node_weight;
-        let mut left = self.zero_stats();
+        let mut left = B::zeros(width);
         let mut right = total.clone();
-        let mut with = self.zero_stats();
+        let mut with = B::zeros(width);
         let mut cuts = Cuts {
             distinct: 1,
             tried: 0,
@@ -264,8 +331,8 @@ impl Searcher<'_, '_> {
             }
         };
         for i in 0..items.len().saturating_sub(1) {
-            items.add(self, i, &mut left, 1.0);
-            items.add(self, i, &mut right, -1.0);
+            items.add(self, i, left.as_mut(), 1.0);
+            items.add(self, i, right.as_mut(), -1.0);
             if !items.cut_after(i, gap) {
                 continue;
             }
@@ -273,38 +340,39 @@ impl Searcher<'_, '_> {
             if place {
                 for side in 0..2 {
                     let (l, r) = if side == 0 {
-                        copy_sum(&mut with, &left, missing);
-                        (&with, &right)
+                        copy_sum(with.as_mut(), left.as_ref(), missing);
+                        (with.as_ref(), right.as_ref())
                     } else {
-                        copy_sum(&mut with, &right, missing);
-                        (&left, &with)
+                        copy_sum(with.as_mut(), right.as_ref(), missing);
+                        (left.as_ref(), with.as_ref())
                     };
                     if !self.monotone(sign, l, r) {
                         continue;
                     }
-                    if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
+                    if let Some(dec) = self.two_sides(all.as_ref(), l, r, node_weight) {
                         offer(dec, i + 1, Some(side));
                     }
                 }
                 continue;
             }
-            let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if !self.holds(&left, wl, least)
-                || !self.holds(&right, wr, least)
-                || !self.monotone(sign, &left, &right)
+            let (left, right) = (left.as_ref(), right.as_ref());
+            let (wl, wr) = (self.weight_of(left), self.weight_of(right));
+            if !self.holds(left, wl, least)
+                || !self.holds(right, wr, least)
+                || !self.monotone(sign, left, right)
             {
                 continue;
             }
             cuts.tried += 1;
             let dec = if impurity_decrease {
-                base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
+                base - wl / kw * self.impurity(left) - wr / kw * self.impurity(right)
             } else {
-                self.assess(&total, &[&left, &right]).0
+                self.assess(total.as_ref(), &[left, right]).0
             };
             offer(dec, i + 1, None);
         }
-        if place && items.len() > 0 && self.monotone(sign, &total, missing) {
-            if let Some(dec) = self.two_sides(&all, &total, missing, node_weight) {
+        if place && items.len() > 0 && self.monotone(sign, total.as_ref(), missing) {
+            if let Some(dec) = self.two_sides(all.as_ref(), total.as_ref(), missing, node_weight) {
                 offer(dec, items.len(), Some(1));
             }
         }
@@ -313,7 +381,7 @@ impl Searcher<'_, '_> {
             at,
             side,
             cuts,
-            total,
+            total: total.as_ref().to_vec(),
             n,
             n_missing,
         })

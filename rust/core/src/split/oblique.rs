@@ -78,8 +78,16 @@ impl Searcher<'_, '_> {
             };
             // A test that only separates known from missing projections is no linear test:
             // the axis-parallel search offers that split on each feature.
-            this.numeric(usize::MAX, project, node, node_weight, None, ranks.as_ref())
-                .filter(|c| c.score.threshold.is_finite())
+            this.numeric(
+                usize::MAX,
+                project,
+                node,
+                node_weight,
+                None,
+                ranks.as_ref(),
+                None,
+            )
+            .filter(|c| c.score.threshold.is_finite())
         };
         let mut best_w = start;
         let mut best = evaluate(&best_w)?;
@@ -228,7 +236,7 @@ impl Searcher<'_, '_> {
         let weights: Vec<f64> = raw.iter().map(|(_, c)| c / norm).collect();
         let project = |r: usize| linear_value(values, &features, &weights, r).unwrap_or(f64::NAN);
         let mut c = self
-            .numeric(usize::MAX, project, node, node_weight, None, ranks)
+            .numeric(usize::MAX, project, node, node_weight, None, ranks, None)
             .filter(|c| c.score.threshold.is_finite())?;
         let threshold = c.score.threshold;
         c.rule = SplitRule::Oblique {
