@@ -20,7 +20,7 @@ use crate::split::hist::{Bins, Histograms};
 use crate::split::j48::{self, TrainingValues};
 use crate::split::missing::{self, Fill};
 use crate::split::monotonic::{value_of, Bounds};
-use crate::split::presort::{Order, Routes, Sorted};
+use crate::split::presort::{presorts, Order, Routes, Sorted};
 use crate::split::scales::ClassScales;
 use crate::split::{
     choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
@@ -345,7 +345,7 @@ fn grow_searching(
                 .histograms(bins, &rows, &usable, Some(&stored));
             Index::Hist(Some(hist), stored)
         }
-        None if presort => {
+        None if presort && presorts(data.n_rows()) => {
             Index::Sorted(Sorted::root(data, &rows, Order::Value, control).ok_or_else(stop)?)
         }
         None => Index::Unsorted,

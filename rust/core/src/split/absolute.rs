@@ -14,6 +14,7 @@ use std::borrow::Cow;
 use super::categorical::{canonical, sides_of};
 use super::hist::{BinOrder, Bins};
 use super::numeric::KNOWN_VS_MISSING;
+use super::presort::position;
 use super::*;
 use crate::median::Fenwick;
 
@@ -383,7 +384,8 @@ impl Searcher<'_, '_> {
             _ => (0..node.len() as u32).filter(|&i| x(i).is_nan()).collect(),
         };
         let order: Cow<'_, [u32]> = match sorted {
-            Some(list) => Cow::Borrowed(list),
+            // The lists' positions, without their value flags.
+            Some(list) => Cow::Owned(list.iter().map(|&e| position(e) as u32).collect()),
             None => {
                 let mut known: Vec<(f64, u32)> = self.vec(node.len())?;
                 known.extend(

@@ -911,6 +911,7 @@ mod tests {
                 let facts = NodeFacts {
                     ranks: ranks.as_ref(),
                     exact: None,
+                    facts: None,
                 };
                 let b = s.best_of_feature(f, node, w, data.columns(), prepared, facts);
                 let context = format!(

@@ -1,6 +1,7 @@
 //! Numeric features: `x <= t` at midpoints of adjacent distinct known values, with the
 //! missing rows placed on either side when the strategy learns a direction.
 
+use super::presort::{position, NEW_VALUE};
 use super::*;
 
 /// A known row of a node as the threshold scan reads it: its value, weight and target (class
@@ -21,6 +22,36 @@ pub(super) struct Known {
 pub(crate) struct Fact {
     w: f64,
     label: u64,
+}
+
+/// A known row as the scan of a sorted list reads it ([`super::presort`]): no value, only
+/// whether it is above the previous row's, and its list entry, to read the two values of
+/// the chosen cut. Cuts between values that differ by any amount only (no J48 gap).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Step {
+    w: f64,
+    label: u64,
+    entry: u32,
+}
+
+impl Sweep for [Step] {
+    fn len(&self) -> usize {
+        <[Step]>::len(self)
+    }
+
+    #[inline]
+    fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize {
+        if let Some(k) = self.get(i) {
+            let target = searcher.target;
+            target.accumulate_label(stats, k.label, sign * k.w, searcher.shift);
+        }
+        1
+    }
+
+    #[inline]
+    fn cut_after(&self, i: usize, _gap: f64) -> bool {
+        self.get(i + 1).is_some_and(|b| b.entry & NEW_VALUE != 0)
+    }
 }
 
 /// Rows in ascending value order as the threshold scan walks them: the known rows one by one
@@ -167,7 +198,6 @@ impl Searcher<'_, '_> {
                 label,
             })
         };
-        let mut known = self.vec(node.len())?;
         match sorted {
             Some(list) => {
                 if list.len() < node.len() {
@@ -175,7 +205,42 @@ impl Searcher<'_, '_> {
                         tally_missing(i, value(r as usize));
                     }
                 }
-                known.extend(list.iter().filter_map(|&i| gather(i as usize)));
+                let no_gap = self.conventions.same_value_gap() == 0.0;
+                if let (Some(facts), true) = (facts, no_gap) {
+                    let mut steps = self.vec(list.len())?;
+                    steps.extend(list.iter().filter_map(|&entry| {
+                        let f = facts.get(position(entry))?;
+                        Some(Step {
+                            w: f.w,
+                            label: f.label,
+                            entry,
+                        })
+                    }));
+                    let x_at = |k: usize| {
+                        let step = steps.get(k)?;
+                        node.rows
+                            .get(position(step.entry))
+                            .map(|&r| value(r as usize))
+                    };
+                    return self.numeric_known(
+                        feature,
+                        steps.as_slice(),
+                        x_at,
+                        missing,
+                        n_missing,
+                        node_weight,
+                    );
+                }
+                let mut known = self.vec(list.len())?;
+                known.extend(list.iter().filter_map(|&e| gather(position(e))));
+                self.numeric_known(
+                    feature,
+                    known.as_slice(),
+                    |k| known.get(k).map(|k| k.x),
+                    missing,
+                    n_missing,
+                    node_weight,
+                )
             }
             None => {
                 let mut order = self.vec(node.len())?;
@@ -189,31 +254,41 @@ impl Searcher<'_, '_> {
                 order.sort_unstable_by(|a: &(f64, usize), b| {
                     a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
                 });
+                let mut known = self.vec(order.len())?;
                 known.extend(order.into_iter().filter_map(|(_, i)| gather(i)));
+                self.numeric_known(
+                    feature,
+                    known.as_slice(),
+                    |k| known.get(k).map(|k| k.x),
+                    missing,
+                    n_missing,
+                    node_weight,
+                )
             }
         }
-        self.numeric_known(feature, &known, missing, n_missing, node_weight)
     }
 
-    /// [`Self::numeric`] once the node's known rows are gathered in ascending order.
-    pub(super) fn numeric_known(
+    /// [`Self::numeric`] once the node's known rows are gathered in ascending order;
+    /// `x_at(k)` is the value of the `k`-th.
+    pub(super) fn numeric_known<S: Sweep + ?Sized>(
         &self,
         feature: usize,
-        known: &[Known],
+        items: &S,
+        x_at: impl Fn(usize) -> Option<f64>,
         missing: Vec<f64>,
         n_missing: usize,
         node_weight: f64,
     ) -> Option<Candidate> {
-        if known.len() < 2 && n_missing == 0 {
+        if items.len() < 2 && n_missing == 0 {
             return None;
         }
         let sign = self.constraint(feature);
-        let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight, sign)?;
-        let threshold = match known.get(scan.at) {
-            Some(hi) => self.threshold(feature, known.get(scan.at.checked_sub(1)?)?.x, hi.x),
+        let scan = self.sweep(items, items.len(), &missing, n_missing, node_weight, sign)?;
+        let threshold = match x_at(scan.at) {
+            Some(hi) => self.threshold(feature, x_at(scan.at.checked_sub(1)?)?, hi),
             None => KNOWN_VS_MISSING,
         };
-        self.numeric_candidate(feature, threshold, known, scan, &missing, node_weight)
+        self.numeric_candidate(feature, threshold, items, scan, &missing, node_weight)
     }
 
     /// The threshold of a cut between adjacent values `lo < hi` of `feature`: their midpoint

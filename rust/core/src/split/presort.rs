@@ -7,6 +7,12 @@
 //! (value, position) — the order the per-node sort of [`Searcher::numeric`] used, which keeps
 //! the trees bit-identical.
 //!
+//! Each entry of a dense list also says, in its top bit ([`NEW_VALUE`]), whether its value is above the previous entry's: a scan then finds its
+//! cuts without reading the column at the node's rows, which are scattered over the data set
+//! (that random read was most of the exact search's time). A hand-down keeps the bit
+//! right: a child's entry is above its predecessor there when some entry of the parent's
+//! list between them (it included) was above its own predecessor.
+//!
 //! A sparse column lists only its stored values ([`Entry`]; see [`super::sparse`]): in value
 //! order for the exact search, in position order for the histogram search, which then counts
 //! a node's stored values without reading its other rows.
@@ -22,6 +28,23 @@ use crate::data::{Column, Dataset};
 /// work per feature is too small to pay for the tasks.
 const PARALLEL_ROWS: usize = 4096;
 
+/// Set in a dense list's entry whose value is above the previous entry's (see the module's
+/// documentation); the other bits are the position. Lists are kept for fits of fewer rows
+/// than this ([`presorts`]).
+pub(crate) const NEW_VALUE: u32 = 1 << 31;
+
+/// The position in the node's rows of a dense list's entry.
+#[inline]
+pub(crate) fn position(entry: u32) -> usize {
+    (entry & !NEW_VALUE) as usize
+}
+
+/// Whether a fit of `n_rows` rows can keep sorted lists (their positions leave the top bit
+/// free for [`NEW_VALUE`]); a larger one sorts at each node, to the same trees.
+pub(crate) fn presorts(n_rows: usize) -> bool {
+    n_rows < NEW_VALUE as usize
+}
+
 /// One feature's list at a node.
 #[derive(Debug, Clone, Default)]
 enum List {
@@ -29,7 +52,8 @@ enum List {
     /// histogram search.
     #[default]
     None,
-    /// A dense numeric feature's known rows (positions) in ascending value order.
+    /// A dense numeric feature's known rows (positions, flagged with [`NEW_VALUE`]) in
+    /// ascending value order.
     Rows(Vec<u32>),
     /// A sparse feature: its stored values are in the node's [`Stored`].
     Stored,
@@ -105,7 +129,13 @@ impl Sorted {
                 );
                 known.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let mut list = control.vec(known.len())?;
-                list.extend(known.into_iter().map(|(_, i)| i));
+                let mut previous = f64::NEG_INFINITY;
+                list.extend(known.into_iter().map(|(x, i)| {
+                    // -0.0 and +0.0 are one value, as the scans compare them.
+                    let new = if x > previous { NEW_VALUE } else { 0 };
+                    previous = x;
+                    i | new
+                }));
                 Some(List::Rows(list))
             }
             Column::Sparse(_) => Some(List::Stored),
@@ -157,7 +187,8 @@ impl Sorted {
         })
     }
 
-    /// The known rows of dense numeric `feature` in ascending value order, if kept.
+    /// The known rows of dense numeric `feature` in ascending value order, if kept, each
+    /// flagged with [`NEW_VALUE`] where its value is above the previous one's.
     pub(crate) fn list(&self, feature: usize) -> Option<&[u32]> {
         match self.lists.get(feature)? {
             List::Rows(list) => Some(list),
@@ -374,17 +405,25 @@ impl Routes {
         Some(out)
     }
 
-    /// One sorted list split into the children's, order kept.
+    /// One sorted list split into the children's, order kept, with each entry's
+    /// [`NEW_VALUE`] flag: set where the parent's list crossed a new value since the child's
+    /// previous entry (`crossed` counts those crossings; `seen[c]`, the count at child `c`'s
+    /// last entry).
     fn split_list(&self, list: &[u32], control: &Control) -> Option<Vec<Vec<u32>>> {
         let mut out: Vec<Vec<u32>> = self
             .counts
             .iter()
             .map(|&n| control.vec(n as usize))
             .collect::<Option<_>>()?;
-        for &i in list {
-            self.targets(i, |c, at| {
-                if let Some(dst) = out.get_mut(c) {
-                    dst.push(at);
+        let mut seen = vec![0usize; out.len()];
+        let mut crossed = 0usize;
+        for &e in list {
+            crossed += usize::from(e & NEW_VALUE != 0);
+            self.targets(e & !NEW_VALUE, |c, at| {
+                if let (Some(dst), Some(s)) = (out.get_mut(c), seen.get_mut(c)) {
+                    let new = if *s != crossed { NEW_VALUE } else { 0 };
+                    *s = crossed;
+                    dst.push(at | new);
                 }
             });
         }

@@ -247,7 +247,14 @@ impl Searcher<'_, '_> {
             }
         }
         all.extend_from_slice(above);
-        self.numeric_known(feature, &all, missing, 0, node_weight)
+        self.numeric_known(
+            feature,
+            all.as_slice(),
+            |k| all.get(k).map(|k| k.x),
+            missing,
+            0,
+            node_weight,
+        )
     }
 }
 
