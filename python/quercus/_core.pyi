@@ -230,7 +230,8 @@ def fit(
     min_samples_split, min_samples_leaf, max_exhaustive_categories, max_leaf_nodes,
     min_weight_fraction_leaf, min_gain, max_p_value, min_objects, numeric_gain_correction,
     cost_matrix as a row-major list or None, oblique, missing as a strategy name,
-    max_surrogates, splitter ("best", "exact", "hist", "auto", "random"), max_bins, n_jobs,
+    max_surrogates, splitter ("best", "exact", "hist", "auto", "random"), max_bins,
+    max_cat_threshold (None: no limit), cat_smooth, cat_l2, min_data_per_group, n_jobs,
     min_impurity_decrease, max_features as a count or None, random_state as a seed in
     [0, 2**64), monotonic_cst as a list of -1/0/1 or None; optional: max_time in seconds).
     ``validation`` = (columns, y, sample_weight) switches on validation pre-pruning: a split

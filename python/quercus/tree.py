@@ -163,6 +163,12 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "random_state": (Seed(), None),
     "monotonic_cst": (ArrayLike(), None),  # -1 / 0 / 1 per feature, checked at fit
     "max_bins": (Integer(2, 255),),  # bin codes are bytes, one kept for missing values
+    # LightGBM's regularisers of nominal subset splits (the core's `CategoryLimits`); off by
+    # default, which is CART's exact subset search.
+    "max_cat_threshold": (Integer(1), None),
+    "cat_smooth": (Real(0.0),),
+    "cat_l2": (Real(0.0),),
+    "min_data_per_group": (Integer(1),),
     "n_jobs": (Jobs(_MAX_JOBS), None),
     "ordinal_features": (Names(), Dict(), None),
     "max_time": (Real(0.0, open_low=True), None),  # seconds
@@ -261,6 +267,10 @@ class _Params:
     max_surrogates: int
     splitter: str
     max_bins: int
+    max_cat_threshold: int | None
+    cat_smooth: float
+    cat_l2: float
+    min_data_per_group: int
     n_jobs: int | None
     max_features: int  # features searched per node (all of them: nothing is drawn)
     random_state: int  # the seed of every random choice
@@ -345,6 +355,10 @@ class _BaseTree(EstimatorBase, ABC):
         random_state: Any = None,
         monotonic_cst: Any = None,
         max_bins: int = 255,
+        max_cat_threshold: int | None = None,
+        cat_smooth: float = 0.0,
+        cat_l2: float = 0.0,
+        min_data_per_group: int = 1,
         n_jobs: int | None = None,
         ordinal_features: Any = None,
         max_time: float | None = None,
@@ -383,6 +397,10 @@ class _BaseTree(EstimatorBase, ABC):
         self.random_state = random_state
         self.monotonic_cst = monotonic_cst
         self.max_bins = max_bins
+        self.max_cat_threshold = max_cat_threshold
+        self.cat_smooth = cat_smooth
+        self.cat_l2 = cat_l2
+        self.min_data_per_group = min_data_per_group
         self.n_jobs = n_jobs
         self.ordinal_features = ordinal_features
         self.max_time = max_time
@@ -482,6 +500,10 @@ class _BaseTree(EstimatorBase, ABC):
             max_surrogates=checked["max_surrogates"],
             splitter=checked["splitter"],
             max_bins=checked["max_bins"],
+            max_cat_threshold=checked["max_cat_threshold"],
+            cat_smooth=checked["cat_smooth"],
+            cat_l2=checked["cat_l2"],
+            min_data_per_group=checked["min_data_per_group"],
             n_jobs=_threads(checked["n_jobs"]),
             max_features=_growth.max_features(checked["max_features"], n_features),
             random_state=_growth.seed(checked["random_state"]),

@@ -319,6 +319,80 @@ pub struct TreeParams {
     /// class weights (so C4.5's error-based pruning, which counts errors in them, does not
     /// apply to it).
     pub monotonic_cst: Option<Vec<i8>>,
+    /// LightGBM's regularisers of subset splits of nominal categories ([`CategoryLimits`]);
+    /// all off by default, which is the texts' CART.
+    pub category_limits: CategoryLimits,
+}
+
+/// LightGBM's regularisers of a nominal feature's subset split (its `max_cat_threshold`,
+/// `cat_smooth`, `cat_l2` and `min_data_per_group`; `feature_histogram.hpp`,
+/// `FindBestThresholdCategoricalInner`), carried over to impurity criteria. They apply where
+/// categories are put in an order and the split is a prefix of it (two classes, regression,
+/// and more classes beyond `max_exhaustive_categories`). Many categories, each with few rows,
+/// let the exact subset search fit noise; these trade that for fewer, better supported groups.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CategoryLimits {
+    /// At most this many categories on the side that is searched, which is tried from both
+    /// ends of the order, as LightGBM does (`None`: one end, any number).
+    pub max_threshold: Option<usize>,
+    /// Each category's share (or mean) is smoothed toward the node's by this many rows before
+    /// ordering, `(s + m·p) / (n + m)`: LightGBM's gradient ratio `G / (H + cat_smooth)` is
+    /// this order for a first boosting round. Categories of fewer rows than this always stay
+    /// with the other side, as in LightGBM.
+    pub smooth: f64,
+    /// Each side of a candidate is scored as if it also held this many rows distributed as
+    /// the node's (LightGBM's extra L2 term on categorical leaves shrinks them toward the
+    /// parent in the same way); it only picks the feature's subset, whose figures are then
+    /// its own.
+    pub l2: f64,
+    /// Candidates are scored only once the categories added since the last one scored hold
+    /// at least this many rows, and while the other side holds that many.
+    pub min_group: usize,
+}
+
+impl CategoryLimits {
+    /// No regulariser: CART's exact subset search.
+    pub const NONE: CategoryLimits = CategoryLimits {
+        max_threshold: None,
+        smooth: 0.0,
+        l2: 0.0,
+        min_group: 1,
+    };
+
+    /// Whether any regulariser is on.
+    pub fn any(&self) -> bool {
+        *self != Self::NONE
+    }
+
+    fn validate(&self) -> Result<()> {
+        if self.max_threshold == Some(0) {
+            return Err(invalid(
+                "max_cat_threshold",
+                "must be at least 1 (or None for no limit)".into(),
+            ));
+        }
+        for (name, x) in [("cat_smooth", self.smooth), ("cat_l2", self.l2)] {
+            if !(x.is_finite() && x >= 0.0) {
+                return Err(invalid(
+                    name,
+                    format!("must be a finite number at least 0, got {x}"),
+                ));
+            }
+        }
+        if self.min_group < 1 {
+            return Err(invalid(
+                "min_data_per_group",
+                format!("must be at least 1, got {}", self.min_group),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Default for CategoryLimits {
+    fn default() -> Self {
+        Self::NONE
+    }
 }
 
 fn invalid(name: &'static str, reason: String) -> CoreError {
@@ -350,6 +424,7 @@ impl TreeParams {
 
     /// Checks every parameter on its own (see [`Self::validate_for`] for the target-bound ones).
     pub fn validate(&self) -> Result<()> {
+        self.category_limits.validate()?;
         if self.max_depth == Some(0) {
             return Err(invalid(
                 "max_depth",
@@ -642,6 +717,7 @@ impl Default for TreeParams {
             max_features: None,
             random_state: 0,
             monotonic_cst: None,
+            category_limits: CategoryLimits::NONE,
         }
     }
 }

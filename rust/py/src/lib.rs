@@ -13,8 +13,8 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    grow_controlled, grow_optimal, split_scores as core_scores, CategoricalSplit, Control,
-    Conventions, Criterion, MissingStrategy, Splitter, TreeParams,
+    grow_controlled, grow_optimal, split_scores as core_scores, CategoricalSplit, CategoryLimits,
+    Control, Conventions, Criterion, MissingStrategy, Splitter, TreeParams,
 };
 
 use control::{watched, Units};
@@ -64,6 +64,12 @@ fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         max_features: get(d, "max_features")?,
         random_state: get(d, "random_state")?,
         monotonic_cst: get(d, "monotonic_cst")?,
+        category_limits: CategoryLimits {
+            max_threshold: get(d, "max_cat_threshold")?,
+            smooth: get(d, "cat_smooth")?,
+            l2: get(d, "cat_l2")?,
+            min_group: get(d, "min_data_per_group")?,
+        },
     };
     params.validate().map_err(to_py)?;
     Ok(params)

@@ -174,6 +174,8 @@ impl Searcher<'_, '_> {
                 }),
                 side,
             )
+        } else if self.category_limits.any() {
+            return self.limited_subset(feature, cats, present, node_weight);
         } else {
             let order = self.category_order(cats, present);
             let (best, _, side) =
@@ -203,6 +205,147 @@ impl Searcher<'_, '_> {
         self.two_way_candidate(feature, rule, in_left, cats, node_weight, side)
     }
 
+    /// [`Self::subset`] under LightGBM's regularisers ([`crate::params::CategoryLimits`]): the categories of
+    /// at least `smooth` rows in their smoothed order, the others always on the right; the
+    /// prefixes of at most `max_threshold` categories from either end (one end without it)
+    /// whose groups and sides hold `min_group` rows, scored with `l2` rows of the node's
+    /// distribution added to each side. The missing rows, when placed, are tried right
+    /// then left.
+    fn limited_subset(
+        &self,
+        feature: usize,
+        cats: &Categories,
+        present: Vec<usize>,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let limits = self.category_limits;
+        let rows = |c: usize| cats.counts.get(c).copied().unwrap_or(0);
+        let (sortable, rare): (Vec<usize>, Vec<usize>) = present
+            .into_iter()
+            .partition(|&c| rows(c) as f64 >= limits.smooth);
+        let order = self.smoothed_order(cats, sortable, limits.smooth);
+        let used = order.len();
+        // Every sortable category on the left is a split only when some rare one is right.
+        let most = if rare.is_empty() {
+            used.saturating_sub(1)
+        } else {
+            used
+        };
+        let (most, ends) = match limits.max_threshold {
+            Some(m) => (most.min(m).min(used.div_ceil(2)), 2),
+            None => (most, 1),
+        };
+        let known = cats.known();
+        let known_w = self.weight_of(&known);
+        let known_rows: usize = cats.counts.iter().sum();
+        let least = self.least_side(known_w, node_weight);
+        let place = self.places_missing() && cats.n_missing > 0;
+        let all = sum(&known, &cats.missing);
+        let scale = self.noise_scale(if place { &all } else { &known });
+        let pseudo: Vec<f64> = if limits.l2 > 0.0 && known_w > 0.0 {
+            known.iter().map(|x| x * limits.l2 / known_w).collect()
+        } else {
+            self.zero_stats()
+        };
+        let score = |l: &[f64], r: &[f64]| -> f64 {
+            let (l, r) = (sum(l, &pseudo), sum(r, &pseudo));
+            self.assess(&sum(&l, &r), &[&l, &r]).0
+        };
+        // (score, (end, categories left, side of the missing rows)).
+        let mut best: Option<(f64, (usize, usize, Option<usize>))> = None;
+        for end in 0..ends {
+            let at = |t: usize| {
+                if end == 0 {
+                    order.get(t)
+                } else {
+                    order.get(used - 1 - t)
+                }
+            };
+            let mut left = self.zero_stats();
+            let (mut left_rows, mut group) = (0, 0);
+            for t in 1..=most {
+                let Some(&c) = at(t - 1) else { break };
+                if let Some(s) = cats.stats.get(c) {
+                    add_into(&mut left, s);
+                }
+                left_rows += rows(c);
+                group += rows(c);
+                let right: Vec<f64> = known.iter().zip(&left).map(|(k, l)| k - l).collect();
+                if known_rows - left_rows < limits.min_group {
+                    break;
+                }
+                if group < limits.min_group {
+                    continue;
+                }
+                let sides: &[Option<usize>] = if place { &[Some(1), Some(0)] } else { &[None] };
+                let mut scored = false;
+                for &side in sides {
+                    let (mut l, mut r) = (left.clone(), right.clone());
+                    match side {
+                        Some(0) => add_into(&mut l, &cats.missing),
+                        Some(_) => add_into(&mut r, &cats.missing),
+                        None => {}
+                    }
+                    let (wl, wr) = (self.weight_of(&l), self.weight_of(&r));
+                    if !self.holds(&l, wl, least) || !self.holds(&r, wr, least) {
+                        continue;
+                    }
+                    scored = true;
+                    let q = score(&l, &r);
+                    if improves(q, best.map(|(b, _)| b), scale) {
+                        best = Some((q, (end, t, side)));
+                    }
+                }
+                if scored {
+                    group = 0;
+                }
+            }
+        }
+        let (_, (end, t, side)) = best?;
+        let mut listed = order;
+        if end == 1 {
+            listed.reverse();
+        }
+        listed.extend(rare);
+        let sides = sides_of(cats.stats.len(), &listed, |i| i < t);
+        self.subset_candidate(feature, sides, side, cats, node_weight)
+    }
+
+    /// Categories in [`Self::category_order`]'s order of keys smoothed toward the node's by
+    /// `smooth` rows' weight, `(s + m·p) / (w + m)` (no smoothing: that order exactly).
+    fn smoothed_order(&self, cats: &Categories, order: Vec<usize>, smooth: f64) -> Vec<usize> {
+        if smooth == 0.0 {
+            return self.category_order(cats, order);
+        }
+        let layout = self.target.layout();
+        let regression = self.regression();
+        let known = cats.known();
+        let first = layout.first_output(&known);
+        let part = self.order_part(first);
+        let node_key = first.get(part).copied().unwrap_or(0.0) / stats_weight(first, regression);
+        let key = |c: usize| -> f64 {
+            let s = cats.stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
+            let s = layout.first_output(s);
+            let w = stats_weight(s, regression);
+            (s.get(part).copied().unwrap_or(0.0) + smooth * node_key) / (w + smooth)
+        };
+        let mut order = order;
+        order.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
+        order
+    }
+
+    /// The statistic categories are ordered by: y's sum (regression), class 0 (two classes),
+    /// or the node's majority class.
+    fn order_part(&self, first: &[f64]) -> usize {
+        if self.regression() {
+            1
+        } else if first.len() == 2 {
+            0
+        } else {
+            crate::builder::majority(first, None) as usize
+        }
+    }
+
     /// Present categories sorted by class-0 share (two classes), mean (regression) or share of
     /// the node's majority class (the heuristic beyond exhaustive search), ascending: the
     /// orders of rpart's `gini.c` and `anova.c` (equal keys by code), so that equal scores
@@ -212,13 +355,7 @@ impl Searcher<'_, '_> {
         let regression = self.regression();
         let known = cats.known();
         let first = layout.first_output(&known);
-        let part = if regression {
-            1
-        } else if first.len() == 2 {
-            0
-        } else {
-            crate::builder::majority(first, None) as usize
-        };
+        let part = self.order_part(first);
         let key = |c: usize| -> f64 {
             let s = cats.stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
             let s = layout.first_output(s);

@@ -7,7 +7,7 @@
 use crate::control::Control;
 use crate::criterion::{better, split_information, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
-use crate::params::{CategoricalSplit, Conventions, MissingStrategy, TreeParams};
+use crate::params::{CategoricalSplit, CategoryLimits, Conventions, MissingStrategy, TreeParams};
 use crate::sampling::Sampler;
 use crate::tree::{FeatureScore, NodeId, Side, SurrogateSet};
 
@@ -165,6 +165,8 @@ pub(crate) struct Searcher<'a, 'd> {
     /// The training values thresholds move down to ([`Conventions::J48`]).
     training_values: Option<&'a TrainingValues>,
     pub max_exhaustive_categories: usize,
+    /// LightGBM's regularisers of subset splits ([`crate::params::CategoryLimits`]).
+    pub category_limits: CategoryLimits,
     /// Regression targets are centred on this value (the node's mean) while searching.
     shift: f64,
     pub missing: MissingStrategy,
@@ -237,6 +239,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             conventions: params.conventions,
             training_values: None,
             max_exhaustive_categories: params.max_exhaustive_categories,
+            category_limits: params.category_limits,
             shift: 0.0,
             missing: params.missing,
             control: None,

@@ -364,6 +364,8 @@ impl Searcher<'_, '_> {
             add_into(all.as_mut(), missing);
         }
         let scale = self.noise_scale(all.as_ref());
+        // The placed scans' whole: its weight and impurity, the same at every cut.
+        let whole = (self.weight_of(all.as_ref()), self.impurity(all.as_ref()));
         let base = self.impurity(total.as_ref());
         let impurity_decrease = self.criterion.is_impurity_decrease();
         let kw = self.weight_of(total.as_ref());
@@ -424,7 +426,7 @@ impl Searcher<'_, '_> {
                     if !self.monotone(sign, l, r) {
                         continue;
                     }
-                    if let Some(dec) = self.two_sides(all.as_ref(), l, r, node_weight) {
+                    if let Some(dec) = self.two_sides_of(all.as_ref(), whole, l, r, node_weight) {
                         offer(dec, i + 1, Some(side));
                     }
                 }
@@ -534,14 +536,27 @@ impl Searcher<'_, '_> {
         right: &[f64],
         node_weight: f64,
     ) -> Option<f64> {
-        let aw = self.weight_of(all);
+        let whole = (self.weight_of(all), self.impurity(all));
+        self.two_sides_of(all, whole, left, right, node_weight)
+    }
+
+    /// [`Self::two_sides`] with `all`'s weight and impurity given (a scan computes them once).
+    #[inline(always)]
+    fn two_sides_of(
+        &self,
+        all: &[f64],
+        (aw, impurity): (f64, f64),
+        left: &[f64],
+        right: &[f64],
+        node_weight: f64,
+    ) -> Option<f64> {
         let (wl, wr) = (self.weight_of(left), self.weight_of(right));
         let least = self.least_side(aw, node_weight);
         if !self.holds(left, wl, least) || !self.holds(right, wr, least) {
             return None;
         }
         Some(if self.criterion.is_impurity_decrease() {
-            self.impurity(all) - wl / aw * self.impurity(left) - wr / aw * self.impurity(right)
+            impurity - wl / aw * self.impurity(left) - wr / aw * self.impurity(right)
         } else {
             self.assess(all, &[left, right]).0
         })
