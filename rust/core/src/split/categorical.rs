@@ -251,8 +251,9 @@ impl Searcher<'_, '_> {
             let (l, r) = (sum(l, &pseudo), sum(r, &pseudo));
             self.assess(&sum(&l, &r), &[&l, &r]).0
         };
-        // (score, (end, categories left, side of the missing rows)).
-        let mut best: Option<(f64, (usize, usize, Option<usize>))> = None;
+        // (score, (end of the order, categories left, side of the missing rows)).
+        type Prefix = (usize, usize, Option<usize>);
+        let mut best: Option<(f64, Prefix)> = None;
         for end in 0..ends {
             let at = |t: usize| {
                 if end == 0 {
