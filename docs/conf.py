@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 project = "quercus"
 author = "the quercus developers"
-copyright = "2026, the quercus developers"  # noqa: A001 (Sphinx's name)
+copyright = "2026, the quercus developers"
 release = version = quercus.__version__
 
 extensions = [

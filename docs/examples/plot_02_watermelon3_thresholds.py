@@ -21,9 +21,11 @@ for feature in ("density", "sugar"):
 # %%
 # Each attribute's best split at the root (the threshold column is the midpoint chosen).
 scores = quercus.split_scores(X, y, criterion="entropy")
-print(scores.select("feature", "gain", "threshold").with_columns(
-    gain=scores["gain"].round(3), threshold=scores["threshold"].round(4)
-))
+print(
+    scores.select("feature", "gain", "threshold").with_columns(
+        gain=scores["gain"].round(3), threshold=scores["threshold"].round(4)
+    )
+)
 
 # %%
 # Fig 4.7. Under ``slightly_blurry``, ``surface`` and ``density <= 0.560`` tie; the first

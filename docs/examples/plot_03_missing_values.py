@@ -18,9 +18,11 @@ print(X.null_count())
 # %%
 # The root's gains (ρ × the gain on the known rows); the ``rho`` column is ρ.
 scores = quercus.split_scores(X, y, criterion="entropy")
-print(scores.select("feature", "gain", "rho").with_columns(
-    gain=scores["gain"].round(3), rho=scores["rho"].round(3)
-))
+print(
+    scores.select("feature", "gain", "rho").with_columns(
+        gain=scores["gain"].round(3), rho=scores["rho"].round(3)
+    )
+)
 
 # %%
 # Texture is chosen; melons 8 and 10 (texture missing) go to all three branches with weights

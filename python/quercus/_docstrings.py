@@ -33,8 +33,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     ),
     "categorical_split": (
         '{"multiway", "binary"} or None',
-        "One branch per category (ID3, C4.5) or a binary subset split (CART). None: the "
-        "preset's.",
+        "One branch per category (ID3, C4.5) or a binary subset split (CART). None: the preset's.",
     ),
     "max_depth": ("int or None", "Levels below the root at most; None: no limit."),
     "min_samples_split": (

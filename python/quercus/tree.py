@@ -22,7 +22,18 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _docstrings, _growth, _missing, model_io, native, pictures, render, serving, spread
+from . import (
+    _core,
+    _docstrings,
+    _growth,
+    _missing,
+    model_io,
+    native,
+    pictures,
+    render,
+    serving,
+    spread,
+)
 from ._base import ClassifierBase, EstimatorBase, RegressorBase
 from ._fitted import FittedTree, is_dense
 from ._params import (
@@ -620,7 +631,7 @@ class _BaseTree(EstimatorBase, ABC):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The training rows, one column per feature. String, Categorical, Enum and Boolean
             columns (pandas ``category``) are categorical features; null and NaN are missing
             values.
@@ -1238,7 +1249,7 @@ class _BaseTree(EstimatorBase, ABC):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The rows, one column per feature: a DataFrame is matched to the training columns
             by name (a LazyFrame collects only those), a matrix by position.
 
@@ -1275,7 +1286,7 @@ class _BaseTree(EstimatorBase, ABC):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The rows, one column per feature: a DataFrame is matched to the training columns
             by name (a LazyFrame collects only those), a matrix by position.
 
@@ -1443,7 +1454,8 @@ class _BaseTree(EstimatorBase, ABC):
         IF texture = clear AND density <= 0.3815 THEN ripe = no  [support 2, confidence 1.00]
         IF texture = clear AND density > 0.3815 THEN ripe = yes  [support 7, confidence 1.00]
         IF texture = slightly_blurry AND surface = hard THEN ripe = no  [support 4, confidence 1.00]
-        IF texture = slightly_blurry AND surface = soft THEN ripe = yes  [support 1, confidence 1.00]
+        IF texture = slightly_blurry AND surface = soft THEN ripe = yes
+            [support 1, confidence 1.00]
         IF texture = blurry THEN ripe = no  [support 3, confidence 1.00]
         ELSE ripe = no
         """
@@ -1558,7 +1570,7 @@ class _BaseTree(EstimatorBase, ABC):
         return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table)
 
     def to_onnx(self, *, dtype: Any = np.float64, ml_opset: int = 5) -> Any:
-        """The model as an ONNX ``ModelProto``, for onnxruntime (see :func:`quercus.serving.to_onnx`).
+        """The model as an ONNX model for onnxruntime (see :func:`quercus.serving.to_onnx`).
 
         Parameters
         ----------
@@ -1591,7 +1603,7 @@ class _BaseTree(EstimatorBase, ABC):
         return serving.to_onnx(self, dtype=dtype, ml_opset=ml_opset)
 
     def to_treelite(self) -> Any:
-        """The model as a ``treelite.Model``, for TL2cgen's C code (see :func:`quercus.serving.to_treelite`).
+        """The model as a treelite model, for TL2cgen (see :func:`quercus.serving.to_treelite`).
 
         Returns
         -------
@@ -2127,7 +2139,7 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The rows, one column per feature: a DataFrame is matched to the training columns
             by name (a LazyFrame collects only those), a matrix by position.
         output : {"numpy", "polars"}, default="numpy"
@@ -2175,7 +2187,7 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The rows, one column per feature: a DataFrame is matched to the training columns
             by name (a LazyFrame collects only those), a matrix by position.
         output : {"numpy", "polars"}, default="numpy"
@@ -2219,7 +2231,7 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The rows, one column per feature: a DataFrame is matched to the training columns
             by name (a LazyFrame collects only those), a matrix by position.
 
@@ -2254,7 +2266,7 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The rows, one column per feature: a DataFrame is matched to the training columns
             by name (a LazyFrame collects only those), a matrix by position.
         y : array-like
@@ -2347,7 +2359,7 @@ class DecisionTreeRegressor(RegressorBase, _BaseTree):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The rows, one column per feature: a DataFrame is matched to the training columns
             by name (a LazyFrame collects only those), a matrix by position.
         output : {"numpy", "polars"}, default="numpy"
@@ -2385,7 +2397,7 @@ class DecisionTreeRegressor(RegressorBase, _BaseTree):
 
         Parameters
         ----------
-        X : numpy.ndarray, scipy.sparse matrix, polars.DataFrame, polars.LazyFrame or pandas.DataFrame
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
             The rows, one column per feature: a DataFrame is matched to the training columns
             by name (a LazyFrame collects only those), a matrix by position.
         y : array-like
@@ -2488,7 +2500,8 @@ def split_scores(
     >>> X, y = quercus.datasets.load("watermelon2", return_X_y=True)
     >>> scores = quercus.split_scores(X, y, criterion="entropy")
     >>> dict(zip(scores["feature"], scores["gain"].round(3)))
-    {'color': 0.108, 'root': 0.143, 'sound': 0.141, 'texture': 0.381, 'umbilicus': 0.289, 'surface': 0.006}
+    {'color': 0.108, 'root': 0.143, 'sound': 0.141, 'texture': 0.381, 'umbilicus': 0.289,
+     'surface': 0.006}
     """
     criterion = check("criterion", criterion, (Options(_CRITERIA),))
     categorical_split = check(
@@ -2803,7 +2816,8 @@ def from_bytes(data: bytes | bytearray | memoryview) -> _BaseTree:
     >>> quercus.from_bytes(b"not a model")
     Traceback (most recent call last):
     ...
-    _core.QuercusError: cannot load the model: not a quercus model: it does not start with the magic bytes 89 51 52 43 0D 0A 1A 0A
+    _core.QuercusError: cannot load the model: not a quercus model: it does not start with the
+    magic bytes 89 51 52 43 0D 0A 1A 0A
     """
     stored = model_io.read(data)
     cls = _ESTIMATORS.get(stored.estimator)
