@@ -129,7 +129,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "prune_ties": (
         "bool",
         "Reduced-error pruning replaces a subtree when validation error does not rise "
-        "(True, Russell & Norvig's notes) or only when it falls (False, Zhou §4.3.2).",
+        "(True, the restaurant notes' Algorithm 2) or only when it falls (False, Zhou §4.3.2).",
     ),
     "subtree_raising": (
         "bool",

@@ -818,7 +818,7 @@ class _BaseTree(EstimatorBase, ABC):
         Parameters
         ----------
         method : {"reduced_error", "pessimistic", "cost_complexity"}
-            Reduced-error pruning on held-out rows (Zhou §4.3.2; Russell & Norvig's notes),
+            Reduced-error pruning on held-out rows (Zhou §4.3.2; the restaurant notes),
             C4.5's error-based pruning (Quinlan 1993) or minimal cost-complexity pruning
             (Breiman et al. 1984 §3.3).
         X_val, y_val : array-like, optional
@@ -831,7 +831,7 @@ class _BaseTree(EstimatorBase, ABC):
         sample_weight : array-like, optional
             The training rows' weights.
         prune_ties : bool, default=True
-            Reduced error: prune when the validation error stays equal (Russell & Norvig's
+            Reduced error: prune when the validation error stays equal (the restaurant
             notes), else only when it drops (Zhou).
         confidence : float, default=0.25
             Pessimistic: C4.5's confidence factor CF.
