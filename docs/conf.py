@@ -48,6 +48,7 @@ numpydoc_validation_checks = {"PR01", "PR02", "RT01", "EX01", "GL08"}
 numpydoc_validation_exclude = {
     r"\._?[a-z0-9_]+_$",
     r"\.criterion$",
+    r"\.RuleSet\.(regression|target)$",  # properties, listed in RuleSet's Attributes
     r"\.(get_metadata_routing|set_\w+_request)$",
     r"\.__init__$",
 }

@@ -85,7 +85,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     ),
     "numeric_gain_correction": (
         "bool or None",
-        "Reduce a numeric test's gain by log2(thresholds tried) / |D| as C4.5 release 8 does "
+        "Reduce a numeric test's gain by log2(thresholds tried) / ``|D|`` as C4.5 release 8 does "
         "(Quinlan 1996). None: the preset's (on for the c4.5 classifier).",
     ),
     "conventions": (
