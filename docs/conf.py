@@ -1,7 +1,7 @@
 """Sphinx configuration of quercus's documentation site.
 
-Build it with `python -m sphinx -W --keep-going -b html docs docs/_build/html` (the README's
-command; `pip install -e ".[docs]"` first): warnings are errors and the gallery
+Build it with `python -m sphinx -E -W --keep-going -b html docs docs/_build/html` (the
+README's command; `pip install -e ".[docs]"` first): warnings are errors and the gallery
 (docs/examples, the source texts' worked examples) is executed, so a broken example or a
 stale parameter name fails the build. `python docs/check_site.py` then opens the built pages
 in headless Chromium.
@@ -64,6 +64,9 @@ sphinx_gallery_conf = {
     "capture_repr": ("_repr_html_", "__repr__"),
     "remove_config_comments": True,
     "abort_on_example_error": True,
+    # Run every example on every build, changed or not (they take about a second together):
+    # an example whose file did not change can still break when quercus changes.
+    "run_stale_examples": True,
     "download_all_examples": False,
     "within_subsection_order": "FileNameSortKey",
 }
