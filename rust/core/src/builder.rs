@@ -536,14 +536,8 @@ impl Grower<'_, '_, '_> {
             (Some(a), _) => a,
             (None, o) => o?,
         };
-        // Noise-tolerant, so that a zero gain still splits when min_gain is 0 (XOR).
-        if better(self.params.min_gain, split.score.gain, scale) {
+        if !admits(self.params, &split, scale) {
             return None;
-        }
-        if let Some(max_p) = self.params.max_p_value {
-            if g_test_p_value(&split.children) > max_p {
-                return None;
-            }
         }
         split.missing = missing::plan(
             &self.searcher,
@@ -578,56 +572,27 @@ impl Grower<'_, '_, '_> {
     /// Rows are counted by mass ([`Searcher::mass`]), so with `min_samples_split` at least 2
     /// a node holding less than two rows' worth of C4.5 fragments is a leaf in every preset.
     fn is_terminal(&self, tree: &Tree, node: NodeId) -> bool {
-        let p = self.params;
-        let n = tree.n_rows(node);
-        p.max_depth.is_some_and(|d| tree.depth(node) >= d)
-            || !holds_rows(n, p.min_samples_split)
-            || !holds_rows(n, 2 * p.min_samples_leaf)
-            || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * self.total_weight
-            || tree.impurity(node) <= f64::EPSILON
+        is_terminal(self.params, self.total_weight, tree, node)
     }
 
     /// Fills a node's weight, distribution, impurity and label from its rows. An empty node
     /// keeps its parent's distribution and label (Algorithm 4.1, line 12).
     fn summarise(&self, tree: &mut Tree, node: NodeId, rows: &NodeRows) {
-        let i = node.index();
-        let parent = tree.parent(node);
-        let width = tree.value_width();
-        if rows.len() == 0 {
-            if let Some(p) = parent {
-                let value = tree.value(p).to_vec();
-                let (label, impurity) = (tree.label(p), tree.impurity(p));
-                set(&mut tree.value, i * width, &value);
-                set_one(&mut tree.label, i, label);
-                set_one(&mut tree.impurity, i, impurity);
-            }
-            return;
-        }
         let target = self.train.target;
-        let stats = stats_of(target, rows);
-        let weight = stats_weight(&stats, tree.is_regression());
-        set_one(&mut tree.weight, i, weight);
-        set_one(&mut tree.n_rows, i, self.searcher.rows_of(weight));
-        if let Target::Values(y) = target {
-            let mean = stats.get(1).copied().unwrap_or(0.0) / weight;
-            set(&mut tree.value, i * width, &[mean]);
-            set_one(
-                &mut tree.impurity,
-                i,
-                two_pass_variance(y, rows, mean, weight),
-            );
-        } else {
-            set_one(&mut tree.impurity, i, self.searcher.impurity(&stats));
-            let label = class_of(
-                &stats,
-                parent.map(|p| tree.label(p)),
-                self.params.cost_matrix.as_deref(),
-            );
-            set_one(&mut tree.label, i, label);
-            set(&mut tree.value, i * width, &stats);
-        }
+        let stats = (rows.len() > 0).then(|| stats_of(target, rows));
+        let spread = |mean: f64| match target {
+            Target::Values(y) => squares_about(y, rows, mean),
+            Target::Classes { .. } => 0.0,
+        };
+        summarise(
+            tree,
+            node,
+            stats.as_deref(),
+            spread,
+            &self.searcher,
+            self.params,
+        );
     }
-
     /// Whether splitting `node` into `parts` strictly lowers the validation error of the
     /// validation rows that reach it (misclassified weight, or squared error).
     fn improves_validation(
@@ -667,6 +632,84 @@ impl Grower<'_, '_, '_> {
             .sum();
         better(as_leaf, as_split, 1.0)
     }
+}
+
+/// Stopping rules checked before any search (scikit-learn's: depth, rows, weight, purity).
+/// Rows are counted by mass ([`Searcher::mass`]), so with `min_samples_split` at least 2
+/// a node holding less than two rows' worth of C4.5 fragments is a leaf in every preset.
+pub(crate) fn is_terminal(
+    params: &TreeParams,
+    total_weight: f64,
+    tree: &Tree,
+    node: NodeId,
+) -> bool {
+    let p = params;
+    let n = tree.n_rows(node);
+    p.max_depth.is_some_and(|d| tree.depth(node) >= d)
+        || !holds_rows(n, p.min_samples_split)
+        || !holds_rows(n, 2 * p.min_samples_leaf)
+        || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * total_weight
+        || tree.impurity(node) <= f64::EPSILON
+}
+
+/// The pre-pruning tests on a node's chosen split: minimum gain (noise-tolerant, so that a
+/// zero gain still splits when min_gain is 0: XOR) and G² significance.
+pub(crate) fn admits(params: &TreeParams, split: &Candidate, scale: f64) -> bool {
+    if better(params.min_gain, split.score.gain, scale) {
+        return false;
+    }
+    !params
+        .max_p_value
+        .is_some_and(|max_p| g_test_p_value(&split.children) > max_p)
+}
+
+/// Fills a node's weight, distribution, impurity and label from the statistics of its rows
+/// (`None`: no row). An empty node keeps its parent's distribution and label (Algorithm 4.1,
+/// line 12). A regression node's impurity is `spread(mean)` (Σw(y − mean)² over its rows,
+/// the second pass of a two-pass variance) divided by its weight.
+pub(crate) fn summarise(
+    tree: &mut Tree,
+    node: NodeId,
+    stats: Option<&[f64]>,
+    spread: impl FnOnce(f64) -> f64,
+    searcher: &Searcher<'_, '_>,
+    params: &TreeParams,
+) {
+    let i = node.index();
+    let parent = tree.parent(node);
+    let width = tree.value_width();
+    let Some(stats) = stats else {
+        if let Some(p) = parent {
+            let value = tree.value(p).to_vec();
+            let (label, impurity) = (tree.label(p), tree.impurity(p));
+            set(&mut tree.value, i * width, &value);
+            set_one(&mut tree.label, i, label);
+            set_one(&mut tree.impurity, i, impurity);
+        }
+        return;
+    };
+    let weight = stats_weight(stats, tree.is_regression());
+    set_one(&mut tree.weight, i, weight);
+    set_one(&mut tree.n_rows, i, searcher.rows_of(weight));
+    if tree.is_regression() {
+        let mean = mean_of(stats);
+        set(&mut tree.value, i * width, &[mean]);
+        set_one(&mut tree.impurity, i, spread(mean) / weight);
+    } else {
+        set_one(&mut tree.impurity, i, searcher.impurity(stats));
+        let label = class_of(
+            stats,
+            parent.map(|p| tree.label(p)),
+            params.cost_matrix.as_deref(),
+        );
+        set_one(&mut tree.label, i, label);
+        set(&mut tree.value, i * width, stats);
+    }
+}
+
+/// A regression node's mean from its statistics (weight, Σwy, Σwy²).
+pub(crate) fn mean_of(stats: &[f64]) -> f64 {
+    stats.get(1).copied().unwrap_or(0.0) / stats_weight(stats, true)
 }
 
 /// Weighted error of `rows` at a leaf predicting `label` (classification) or `value[0]`.
@@ -809,21 +852,18 @@ pub(crate) fn check_criterion(
     Ok(())
 }
 
-/// Σw(y − ȳ)²/Σw summed around the mean: unlike Σwy²/Σw − ȳ², a node whose targets are all
-/// equal gets exactly 0, so it is recognised as pure whatever the magnitude of y.
-fn two_pass_variance(y: &[f64], rows: &NodeRows, mean: f64, weight: f64) -> f64 {
-    let ss: f64 = rows
-        .iter()
+/// Σw(y − mean)² over `rows`, summed from -0.0 in row order: the second pass of a two-pass
+/// variance, so that unlike Σwy²/Σw − ȳ² a node whose targets are all equal gets exactly 0
+/// and is recognised as pure whatever the magnitude of y.
+pub(crate) fn squares_about(y: &[f64], rows: &NodeRows, mean: f64) -> f64 {
+    rows.iter()
         .map(|(r, w)| {
             let d = y.get(r).copied().unwrap_or(mean) - mean;
             w * d * d
         })
-        .sum();
-    ss / weight
+        .sum()
 }
 
-/// The class a node predicts: the least expected cost with a cost matrix, else the heaviest
-/// class. Ties go to the parent's class if it is among them, else the first.
 pub(crate) fn class_of(weights: &[f64], parent: Option<u32>, costs: Option<&[f64]>) -> u32 {
     let k = weights.len();
     // Score to maximise: class weight, or minus the expected cost of predicting the class.
@@ -887,7 +927,7 @@ fn record_scores(
 }
 
 /// Turns a leaf into a split and allocates its children, contiguous, each with its r̃_v.
-fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
+pub(crate) fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
     let i = node.index();
     let (tag, threshold) = match &split.rule {
         SplitRule::Numeric { threshold } => (SplitTag::Numeric, *threshold),

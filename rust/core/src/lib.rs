@@ -25,6 +25,7 @@ mod predict;
 pub mod prune;
 mod scores;
 mod split;
+mod stream;
 mod threads;
 pub mod tree;
 
@@ -38,4 +39,5 @@ pub use model_io::Model;
 pub use optimal::{grow_optimal, MAX_DEPTH as MAX_OPTIMAL_DEPTH};
 pub use params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
 pub use scores::split_scores;
+pub use stream::{Pass, Sketch, StreamFit, Sums};
 pub use tree::{FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree};

@@ -28,7 +28,7 @@ const SEED: u64 = 0x5155_4552_4355_5321;
 
 /// One numeric column, binned.
 #[derive(Debug)]
-struct Binned {
+pub(crate) struct Binned {
     /// Each row's bin: `0..n_bins` for a value, `n_bins` for a missing value.
     codes: Vec<u8>,
     /// Least and greatest training value of each bin. A threshold falls midway between the
@@ -55,24 +55,22 @@ impl Binned {
         seed: u64,
         control: Option<&Control>,
     ) -> Option<Binned> {
-        let known = sorted(sample_known(values, seed));
-        let runs = runs(&known);
-        let edges: Vec<f64> = if runs.len() <= max_bins {
-            runs.windows(2)
-                .filter_map(|pair| match pair {
-                    [a, b] => Some(midpoint(a.last, b.first)),
-                    _ => None,
-                })
-                .collect()
-        } else {
-            quantile_edges(&runs, known.len(), max_bins)
-        };
-        let n_bins = edges.len() + 1;
+        let cuts = Cuts::from_sample(sample_known(values, seed), max_bins);
+        Binned::with_cuts(values, &cuts, control)
+    }
+
+    /// `values` coded by `cuts`, with each bin's least and greatest value among them.
+    pub(crate) fn with_cuts(
+        values: &[f64],
+        cuts: &Cuts,
+        control: Option<&Control>,
+    ) -> Option<Binned> {
+        let n_bins = cuts.n_bins();
         // At most MAX_BINS value bins, so the missing code still fits a u8.
         let missing = n_bins as u8;
         let mut lo = vec![f64::INFINITY; n_bins];
         let mut hi = vec![f64::NEG_INFINITY; n_bins];
-        let locate = Locator::new(&edges, known.first(), known.last());
+        let locate = Locator::new(&cuts.edges, cuts.min.as_ref(), cuts.max.as_ref());
         let mut codes = match control {
             Some(c) => c.vec(values.len())?,
             None => Vec::with_capacity(values.len()),
@@ -91,8 +89,61 @@ impl Binned {
         Some(Binned { codes, lo, hi })
     }
 
+    /// Bins with these value ranges and no rows: what split search reads of a column whose
+    /// rows were binned batch by batch.
+    pub(crate) fn ranges(lo: Vec<f64>, hi: Vec<f64>) -> Binned {
+        Binned {
+            codes: Vec::new(),
+            lo,
+            hi,
+        }
+    }
+
+    /// Each bin's least and greatest value.
+    pub(crate) fn lo_hi(&self) -> (&[f64], &[f64]) {
+        (&self.lo, &self.hi)
+    }
+
     fn n_bins(&self) -> usize {
         self.lo.len()
+    }
+}
+
+/// A numeric column's bin edges, drawn from a sample of its known values, and the sample's
+/// range (which [`Locator`] slices).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Cuts {
+    edges: Vec<f64>,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+impl Cuts {
+    /// One bin per distinct sampled value when there are at most `max_bins`, quantiles
+    /// otherwise.
+    pub(crate) fn from_sample(sample: Vec<f64>, max_bins: usize) -> Cuts {
+        let max_bins = max_bins.clamp(2, MAX_BINS);
+        let known = sorted(sample);
+        let runs = runs(&known);
+        let edges: Vec<f64> = if runs.len() <= max_bins {
+            runs.windows(2)
+                .filter_map(|pair| match pair {
+                    [a, b] => Some(midpoint(a.last, b.first)),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            quantile_edges(&runs, known.len(), max_bins)
+        };
+        Cuts {
+            edges,
+            min: known.first().copied(),
+            max: known.last().copied(),
+        }
+    }
+
+    pub(crate) fn n_bins(&self) -> usize {
+        self.edges.len() + 1
     }
 }
 
@@ -165,23 +216,98 @@ impl<'e> Locator<'e> {
     }
 }
 
-/// The column's known values, or a fixed-seed sample of `SAMPLE` of them (with replacement)
-/// when there are more: quantile edges need the distribution, not every value.
+/// The column's known values, or the `SAMPLE` of them whose rows hash lowest when there are
+/// more: quantile edges need the distribution, not every value. The sample depends on each
+/// row's index and value only (never on how the rows are cut into batches), so a fit that
+/// sees the column batch by batch ([`Sketch`]) draws the same one.
 fn sample_known(values: &[f64], seed: u64) -> Vec<f64> {
     let n_known = values.iter().filter(|x| !x.is_nan()).count();
     if n_known <= SAMPLE {
         return values.iter().copied().filter(|x| !x.is_nan()).collect();
     }
-    let mut state = SEED ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut sample = Vec::with_capacity(SAMPLE);
-    // More than SAMPLE known values, so each draw is known with probability > SAMPLE/n.
-    while sample.len() < SAMPLE {
-        let i = ((u128::from(splitmix64(&mut state)) * values.len() as u128) >> 64) as usize;
-        if let Some(&x) = values.get(i).filter(|x| !x.is_nan()) {
-            sample.push(x);
+    let key = row_key(seed);
+    // Rows hashing below `cutoff` hold about 1.25 × SAMPLE known values; too few (rare)
+    // double it. The lowest SAMPLE hashes are then the same whatever the cutoff.
+    let mut share = 1.25 * SAMPLE as f64 / n_known as f64;
+    loop {
+        let cutoff = if share >= 1.0 {
+            u64::MAX
+        } else {
+            (share * u64::MAX as f64) as u64
+        };
+        let mut picked: Vec<(u64, f64)> = values
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| !x.is_nan())
+            .map(|(r, &x)| (row_hash(key, r as u64), x))
+            .filter(|&(h, _)| h <= cutoff)
+            .collect();
+        if picked.len() >= SAMPLE || cutoff == u64::MAX {
+            keep_lowest(&mut picked, SAMPLE);
+            return picked.into_iter().map(|(_, x)| x).collect();
+        }
+        share *= 2.0;
+    }
+}
+
+/// The hash key of a column's rows (mixed with the feature index, so that columns draw
+/// different samples).
+pub(crate) fn row_key(seed: u64) -> u64 {
+    SEED ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// A row's hash: SplitMix64 of its index is one-to-one, so no two rows tie.
+pub(crate) fn row_hash(key: u64, row: u64) -> u64 {
+    let mut state = key.wrapping_add(row);
+    splitmix64(&mut state)
+}
+
+/// Keeps the `k` pairs of lowest hash (hashes are distinct), in no particular order.
+pub(crate) fn keep_lowest(pairs: &mut Vec<(u64, f64)>, k: usize) {
+    if pairs.len() > k {
+        if let Some(last) = k.checked_sub(1) {
+            pairs.select_nth_unstable_by_key(last, |&(h, _)| h);
+        }
+        pairs.truncate(k);
+    }
+}
+
+/// A column's sample as batches of rows build it: the known values of the `SAMPLE` rows
+/// hashing lowest so far ([`sample_known`]'s rule). Sketches of disjoint row sets merge
+/// exactly.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sketch {
+    pub(crate) pairs: Vec<(u64, f64)>,
+}
+
+impl Sketch {
+    /// Adds the known values of `values`, whose first row has global index `offset`.
+    pub(crate) fn add(&mut self, values: &[f64], offset: u64, seed: u64) {
+        let key = row_key(seed);
+        self.pairs.extend(
+            values
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| !x.is_nan())
+                .map(|(r, &x)| (row_hash(key, offset + r as u64), x)),
+        );
+        if self.pairs.len() >= 2 * SAMPLE {
+            keep_lowest(&mut self.pairs, SAMPLE);
         }
     }
-    sample
+
+    pub(crate) fn merge(&mut self, other: Sketch) {
+        self.pairs.extend(other.pairs);
+        if self.pairs.len() >= 2 * SAMPLE {
+            keep_lowest(&mut self.pairs, SAMPLE);
+        }
+    }
+
+    /// The column's edges: those [`Bins::new`] draws from the whole column.
+    pub(crate) fn cuts(mut self, max_bins: usize) -> Cuts {
+        keep_lowest(&mut self.pairs, SAMPLE);
+        Cuts::from_sample(self.pairs.into_iter().map(|(_, x)| x).collect(), max_bins)
+    }
 }
 
 /// `values` in ascending order (`total_cmp`'s), sorted as integers: twice as fast as
@@ -300,7 +426,12 @@ impl Bins {
         Some(Bins { columns: columns? })
     }
 
-    fn column(&self, feature: usize) -> Option<&Binned> {
+    /// Bins made elsewhere (batch by batch): per feature, `None` for categorical ones.
+    pub(crate) fn from_columns(columns: Vec<Option<Binned>>) -> Bins {
+        Bins { columns }
+    }
+
+    pub(crate) fn column(&self, feature: usize) -> Option<&Binned> {
         self.columns.get(feature)?.as_ref()
     }
 }
@@ -317,6 +448,27 @@ pub(crate) struct Histograms {
 }
 
 impl Histograms {
+    /// Where each feature's bins lie in one flat buffer (empty spans for features without a
+    /// histogram: categorical or not `usable`), and the buffer's length.
+    pub(crate) fn layout(bins: &Bins, usable: &[bool], slots: usize) -> (Vec<Range<usize>>, usize) {
+        let mut spans = Vec::with_capacity(bins.columns.len());
+        let mut len = 0;
+        for (f, column) in bins.columns.iter().enumerate() {
+            let size = match column {
+                Some(c) if usable.get(f).copied().unwrap_or(false) => (c.n_bins() + 1) * slots,
+                _ => 0,
+            };
+            spans.push(len..len + size);
+            len += size;
+        }
+        (spans, len)
+    }
+
+    /// Histograms from sums laid out by [`Self::layout`].
+    pub(crate) fn from_sums(spans: Vec<Range<usize>>, sums: Vec<f64>, slots: usize) -> Self {
+        Histograms { spans, sums, slots }
+    }
+
     /// `self` (a parent's) minus `child`'s, in place: the sibling's histograms when a binary
     /// split sent every row to exactly one child. Both must come from the same bins and
     /// usable features; a feature whose layouts differ is dropped from the result.
@@ -403,16 +555,7 @@ impl Searcher<'_, '_> {
     /// features, statistics accumulated with `self.accumulate` (so around `self.shift`).
     pub(crate) fn histograms(&self, bins: &Bins, rows: &NodeRows, usable: &[bool]) -> Histograms {
         let slots = self.target.stats_width() + 1;
-        let mut spans = Vec::with_capacity(bins.columns.len());
-        let mut len = 0;
-        for (f, column) in bins.columns.iter().enumerate() {
-            let size = match column {
-                Some(c) if usable.get(f).copied().unwrap_or(false) => (c.n_bins() + 1) * slots,
-                _ => 0,
-            };
-            spans.push(len..len + size);
-            len += size;
-        }
+        let (spans, len) = Histograms::layout(bins, usable, slots);
         // Out of memory: no histogram (the fit stops at its next check).
         let Some(mut sums) = self.vec(len) else {
             return Histograms {
@@ -422,8 +565,23 @@ impl Searcher<'_, '_> {
             };
         };
         sums.resize(len, 0.0);
+        self.add_to_histograms(bins, &spans, &mut sums, rows);
+        Histograms { spans, sums, slots }
+    }
+
+    /// Adds `rows` to histograms laid out as [`Histograms::layout`] says (`sums`), feature by
+    /// feature: a fit that sees its rows batch by batch adds each batch to the same sums, in
+    /// the same order, as one that sees them at once.
+    pub(crate) fn add_to_histograms(
+        &self,
+        bins: &Bins,
+        spans: &[Range<usize>],
+        sums: &mut [f64],
+        rows: &NodeRows,
+    ) {
+        let slots = self.target.stats_width() + 1;
         let mut jobs: Vec<(&Binned, &mut [f64])> = Vec::new();
-        let mut rest = sums.as_mut_slice();
+        let mut rest = sums;
         for (span, column) in spans.iter().zip(&bins.columns) {
             let Some((head, tail)) = std::mem::take(&mut rest).split_at_mut_checked(span.len())
             else {
@@ -440,7 +598,6 @@ impl Searcher<'_, '_> {
         } else {
             jobs.into_iter().for_each(fill);
         }
-        Histograms { spans, sums, slots }
     }
 
     /// Adds the node's rows to one feature's bins.

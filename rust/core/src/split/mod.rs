@@ -17,6 +17,7 @@ mod numeric;
 mod oblique;
 pub(crate) mod presort;
 
+pub(crate) use categorical::Categories;
 use hist::{Bins, Histograms};
 use presort::Sorted;
 use rayon::prelude::*;
@@ -35,6 +36,13 @@ pub(crate) enum Prepared<'b> {
     Hist {
         bins: &'b Bins,
         hist: &'b Histograms,
+    },
+    /// Histograms and per-category sums added up batch by batch (`crate::stream`): the node
+    /// has no rows at hand. `cats` per feature, `None` for numeric or unusable ones.
+    Summed {
+        bins: &'b Bins,
+        hist: &'b Histograms,
+        cats: &'b [Option<Categories>],
     },
 }
 
@@ -294,7 +302,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         self.target.accumulate_around(stats, row, w, self.shift);
     }
 
-    fn zero_stats(&self) -> Vec<f64> {
+    pub(crate) fn zero_stats(&self) -> Vec<f64> {
         vec![0.0; self.target.stats_width()]
     }
 
@@ -321,21 +329,40 @@ impl<'a, 'd> Searcher<'a, 'd> {
         for (r, w) in node.iter() {
             self.target.accumulate(&mut total, r, w);
         }
-        let node_weight = self.weight_of(&total);
         let centred = match prepared {
-            Prepared::Hist { .. } => *self,
-            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / node_weight),
+            Prepared::Hist { .. } | Prepared::Summed { .. } => *self,
+            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / self.weight_of(&total)),
         };
-        // Class counts do not move with the centre: only regression sums are taken again.
         let centred_total = if centred.shift == 0.0 {
-            total
+            None
         } else {
             let mut sums = self.zero_stats();
             for (r, w) in node.iter() {
                 centred.accumulate(&mut sums, r, w);
             }
-            sums
+            Some(sums)
         };
+        self.candidates_from(&total, centred_total, node, usable, fill, prepared)
+    }
+
+    /// [`Self::candidates`] given the node's statistics `total` (as `Target::accumulate`
+    /// sums them) and, when the search centres regression targets (`self.shift`), the same
+    /// sums around the centre. With [`Prepared::Summed`], `node` may be empty.
+    pub(crate) fn candidates_from(
+        &self,
+        total: &[f64],
+        centred_total: Option<Vec<f64>>,
+        node: &NodeRows,
+        usable: &[bool],
+        fill: Option<&missing::Fill>,
+        prepared: Prepared<'_>,
+    ) -> (Vec<Option<Candidate>>, f64) {
+        let node_weight = self.weight_of(total);
+        let centred = match prepared {
+            Prepared::Hist { .. } | Prepared::Summed { .. } => *self,
+            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / node_weight),
+        };
+        let centred_total = centred_total.unwrap_or_else(|| total.to_vec());
         let columns = self.data.columns();
         let search = |f: usize| {
             if !usable.get(f).copied().unwrap_or(false) || self.stopped() {
@@ -379,7 +406,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
     ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
             Column::Numeric(_) => match prepared {
-                Prepared::Hist { bins, hist } => {
+                Prepared::Hist { bins, hist } | Prepared::Summed { bins, hist, .. } => {
                     self.numeric_hist(feature, bins, hist, node_weight)
                 }
                 Prepared::Sorted(sorted) => self.numeric(
@@ -398,16 +425,23 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 ),
             },
             Column::Categorical(col) => {
-                let codes: Vec<Option<u32>> = node
-                    .rows
-                    .iter()
-                    .map(|&r| values.code(feature, r as usize))
-                    .collect();
-                let cats = self.per_category(&codes, col.n_categories as usize, node);
+                let owned;
+                let cats = match prepared {
+                    Prepared::Summed { cats, .. } => cats.get(feature)?.as_ref()?,
+                    _ => {
+                        let codes: Vec<Option<u32>> = node
+                            .rows
+                            .iter()
+                            .map(|&r| values.code(feature, r as usize))
+                            .collect();
+                        owned = self.per_category(&codes, col.n_categories as usize, node);
+                        &owned
+                    }
+                };
                 match (self.categorical_split, col.ordered) {
-                    (CategoricalSplit::Multiway, _) => self.multiway(feature, &cats, node_weight),
-                    (CategoricalSplit::Binary, true) => self.ordered(feature, &cats, node_weight),
-                    (CategoricalSplit::Binary, false) => self.subset(feature, &cats, node_weight),
+                    (CategoricalSplit::Multiway, _) => self.multiway(feature, cats, node_weight),
+                    (CategoricalSplit::Binary, true) => self.ordered(feature, cats, node_weight),
+                    (CategoricalSplit::Binary, false) => self.subset(feature, cats, node_weight),
                 }
             }
         }
