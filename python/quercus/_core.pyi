@@ -248,3 +248,36 @@ def split_scores(
     integer code for ordered categories; NaN otherwise), ``rho`` (share of known weight).
     NaN score and gain for a feature that cannot separate the rows.
     """
+
+@final
+class StreamFit:
+    """A histogram fit over batches (see quercus._stream)."""
+
+    def __new__(
+        cls, columns: list[Column], n_classes: int, params: dict[str, Any], memory_budget: int
+    ) -> StreamFit: ...
+    def next_pass(self) -> str | None: ...
+    @property
+    def passes(self) -> int: ...
+    def sketch(
+        self,
+        sketch: bytes | None,
+        columns: list[Column],
+        y: NDArray[Any],
+        sample_weight: NDArray[np.float64],
+        offset: int,
+    ) -> tuple[bytes, int]: ...
+    @staticmethod
+    def merge_sketches(a: bytes, b: bytes) -> bytes: ...
+    def start(self, sketch: bytes) -> None: ...
+    def add(
+        self,
+        sums: NDArray[np.float64] | None,
+        columns: list[Column],
+        y: NDArray[Any],
+        sample_weight: NDArray[np.float64],
+        offset: int,
+    ) -> tuple[NDArray[np.float64], int]: ...
+    def merge(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]: ...
+    def finish_pass(self, sums: NDArray[np.float64]) -> None: ...
+    def tree(self) -> Tree: ...

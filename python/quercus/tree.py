@@ -415,15 +415,47 @@ class _BaseTree(EstimatorBase, ABC):
         sample_weight: Any = None,
         target: str | None = None,
         validation: tuple[Any, ...] | None = None,
+        memory_budget: int | None = None,
+        batch_rows: int | None = None,
     ) -> _Estimator:
         """Grow the tree, then post-prune it as `pruning` says.
 
         `target` names the column of a Polars X that holds y. `validation` = (X_val, y_val)
         or (X_val, y_val, sample_weight_val) feeds `prepruning="validation"` and
         `pruning="reduced_error"`.
+
+        A Polars LazyFrame X (e.g. `pl.scan_parquet(...)`, with `target=`) is streamed: read
+        in batches of `batch_rows` rows (default 2**20) once per tree level, never collected
+        whole, holding at most `memory_budget` bytes of histograms (default 256 MiB); it
+        needs `splitter="hist"` and grows the tree the in-memory fit grows from the same
+        rows. `sample_weight` then names a column.
         """
         checked = self._checked()
         pruning = self._validated_pruning(checked)
+        if isinstance(X, pl.LazyFrame):
+            if y is not None or validation is not None:
+                raise ValueError("a LazyFrame fit takes target= (a column), not y or validation")
+            if getattr(self, "class_weight", None) is not None:
+                raise ValueError(
+                    "class_weight needs the class counts first; a LazyFrame fit "
+                    "takes sample_weight= (a column) instead"
+                )
+            from . import _stream
+
+            _stream.check_streamable(checked, pruning.method)
+            tree, schema, classes = _stream.fit(
+                X,
+                target=target,
+                sample_weight=sample_weight,
+                classification=self._estimator_type == "classifier",
+                ordinal=_ordinals(checked["ordinal_features"]),
+                missing=checked["missing"],
+                params=lambda n_classes: self._validated_params(checked, n_classes),
+                memory_budget=memory_budget,
+                batch_rows=batch_rows,
+            )
+            self._fitted = FittedTree(tree, schema, classes)
+            return self
         data = self._reweighted(
             training_data(
                 X,

@@ -275,6 +275,11 @@ impl StreamFit {
         }
     }
 
+    /// Classes of the target (0: regression).
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
     /// The passes done so far.
     pub fn passes(&self) -> u64 {
         self.pass
