@@ -254,3 +254,56 @@ def watermelon3_strings() -> tuple[pl.DataFrame, pl.Series]:
     """Unordered categories: CART splits them into subsets rather than by threshold."""
     X, y = load_xy("watermelon3")
     return X.with_columns(cs.enum().cast(pl.String)), y
+
+
+def sklearn_agreement(q, sk) -> dict[str, int]:
+    """How much of scikit-learn's tree `sk` quercus's `q` reproduces, walking both from the
+    root through their scikit-learn arrays (`tree_`).
+
+    A node is ``same`` when both trees have it with the same weight and value (to 1e-9),
+    impurity (to 1e-6: scikit-learn computes the variance as E[y²] − ȳ², which loses digits
+    that quercus's two-pass sum keeps) and split (feature, threshold to 1e-6, and the same
+    weight in each child: the missing values sent the same way). Where the splits differ, the
+    divergence is a ``tie`` when both decrease the weighted impurity equally (scikit-learn
+    breaks ties between features by its random feature order, quercus by column, and each
+    decides equal directions for missing values by rounding noise), else a ``mismatch``;
+    nothing below a divergence is compared. ``nodes`` counts scikit-learn's.
+    """
+    a, b = q.tree_, sk.tree_
+    counts = {"nodes": int(b.node_count), "same": 0, "ties": 0, "mismatch": 0}
+    scale = abs(b.value[0, 0, 0]) ** 2 + abs(b.impurity[0])
+
+    def decrease(t, n: int) -> float:
+        left, right = t.children_left[n], t.children_right[n]
+        if left == -1:
+            return 0.0
+        w, imp = t.weighted_n_node_samples, t.impurity
+        return w[n] * imp[n] - w[left] * imp[left] - w[right] * imp[right]
+
+    stack = [(0, 0)]
+    while stack:
+        i, j = stack.pop()
+        summary = (
+            np.isclose(a.weighted_n_node_samples[i], b.weighted_n_node_samples[j], rtol=1e-9)
+            and np.isclose(a.value[i, 0, 0], b.value[j, 0, 0], rtol=1e-9, atol=1e-12)
+            and np.isclose(a.impurity[i], b.impurity[j], rtol=1e-6, atol=1e-12 * scale)
+        )
+        leaf_q, leaf_s = a.children_left[i] == -1, b.children_left[j] == -1
+        if leaf_q and leaf_s:
+            counts["same" if summary else "mismatch"] += 1
+            continue
+        w = b.weighted_n_node_samples
+        if (
+            not leaf_q
+            and not leaf_s
+            and a.feature[i] == b.feature[j]
+            and np.isclose(a.threshold[i], b.threshold[j], rtol=1e-6)
+            and np.isclose(a.weighted_n_node_samples[a.children_left[i]], w[b.children_left[j]])
+        ):
+            counts["same" if summary else "mismatch"] += 1
+            stack.append((a.children_left[i], b.children_left[j]))
+            stack.append((a.children_right[i], b.children_right[j]))
+            continue
+        tied = np.isclose(decrease(a, i), decrease(b, j), rtol=1e-6, atol=1e-12 * scale * w[j])
+        counts["ties" if tied and summary else "mismatch"] += 1
+    return counts

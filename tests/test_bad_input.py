@@ -380,6 +380,11 @@ CASES = [
             ("max_surrogates", 65),
             ("max_exhaustive_categories", 21),
             ("min_samples_leaf", 2**64),
+            ("min_samples_split", 2**64),
+            ("max_features", 2**64),
+            ("max_features", 0),
+            ("random_state", 2**64),
+            ("random_state", -1),
             ("max_leaf_nodes", 1),
         ]
     ),

@@ -286,7 +286,7 @@ def quercus_training(model, X, y):
     from quercus._validation import training_data
 
     data = training_data(X, y, target=None, sample_weight=None, classification=True)
-    params = asdict(model._validated_params(model._checked(), data.n_classes))
+    params = asdict(model._validated_params(model._checked(), data))
     return data.columns, data.y, data.n_classes, data.sample_weight, params
 
 

@@ -35,6 +35,10 @@ PARAMS: dict[str, Any] = {
     "splitter": "auto",
     "max_bins": 255,
     "n_jobs": None,
+    "min_impurity_decrease": 0.0,
+    "max_features": None,
+    "random_state": 0,
+    "monotonic_cst": None,
 }
 
 

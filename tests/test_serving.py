@@ -96,7 +96,7 @@ def test_onnx_labels_keep_their_type_and_a_leaf_is_a_tree():
     ],
 )
 def test_what_one_direction_cannot_express_is_refused(params, reason):
-    X, gaps, y = watermelon_with_gaps()
+    _, gaps, y = watermelon_with_gaps()
     data = gaps.select(["density", "sugar"]) if "splits" in params else gaps
     model = DecisionTreeClassifier(**params).fit(data, y)
     with pytest.raises(serving.NotServableError, match=reason):

@@ -329,7 +329,9 @@ def _parser() -> _Parser:
     fit.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     fit.add_argument("--algorithm", choices=("id3", "c4.5", "cart", "optimal"), default="cart")
     fit.add_argument(
-        "--criterion", help="entropy, gain_ratio, gini, misclassification (squared_error)"
+        "--criterion",
+        help="entropy (log_loss), gain_ratio, gini, misclassification; regression: "
+        "squared_error, friedman_mse, absolute_error, poisson",
     )
     fit.add_argument("--max-depth", type=_positive_int, metavar="N")
     fit.add_argument("--min-samples-split", type=_positive_int, metavar="N")

@@ -65,7 +65,8 @@ class Tree:
         "majority_branch", "class_majority", "separate", "learned" or "surrogate")."""
     @property
     def splitter(self) -> str:
-        """The threshold search that grew the tree: "exact" or "hist" ("auto" resolved)."""
+        """The threshold search that grew the tree: "exact", "hist" or "random" ("auto" and
+        "best" resolved)."""
     @property
     def max_bins(self) -> int:
         """Bins per feature of a histogram tree; 0 for an exact one."""
@@ -113,7 +114,8 @@ class Tree:
         ``n_children`` (int64), ``parent`` (int64, -1 for the root), ``depth`` (int64),
         ``weight`` (float64, training weight that reached the node, fractions included),
         ``n_rows`` (float64, rows that reached the node, each fragment counted once),
-        ``impurity`` (float64, the criterion's impurity; variance for regression),
+        ``impurity`` (float64, the criterion's impurity: for regression the variance, the
+        mean absolute deviation from the median, or the half Poisson deviance),
         ``label`` (int64, the node's class code; -1 for regression),
         ``branch_fraction`` (float64, share of the parent's known weight this child
         received: C4.5's r~_v; 1.0 for the root),
@@ -177,9 +179,11 @@ def fit(
     min_samples_split, min_samples_leaf, max_exhaustive_categories, max_leaf_nodes,
     min_weight_fraction_leaf, min_gain, max_p_value, min_objects, numeric_gain_correction,
     cost_matrix as a row-major list or None, oblique, missing as a strategy name,
-    max_surrogates; optional: max_time in seconds). ``validation`` = (columns, y,
-    sample_weight) switches on validation pre-pruning: a split is kept only if it strictly
-    lowers the validation error of the node's rows.
+    max_surrogates, splitter ("best", "exact", "hist", "auto", "random"), max_bins, n_jobs,
+    min_impurity_decrease, max_features as a count or None, random_state as a seed in
+    [0, 2**64), monotonic_cst as a list of -1/0/1 or None; optional: max_time in seconds).
+    ``validation`` = (columns, y, sample_weight) switches on validation pre-pruning: a split
+    is kept only if it strictly lowers the validation error of the node's rows.
 
     Ctrl-C (any Python signal handler that raises) stops the fit within a fraction of a
     second and raises in its place; past ``max_time`` it raises ``TimeoutError``; a buffer the
@@ -242,7 +246,9 @@ def split_scores(
     ``y`` holds class codes when ``n_classes > 0``, regression targets when 0. Keys:
     ``score`` (the criterion's figure: information gain rho x Gain(D~, a) for "entropy",
     gain ratio for "gain_ratio", the split's weighted child impurity, lower is better,
-    for "gini" / "misclassification" / "squared_error"), ``gain`` (rho x impurity
+    for "gini" / "misclassification" / "squared_error" / "absolute_error", Friedman's
+    improvement w_L w_R / (w_L + w_R) (mean_L - mean_R)^2 for "friedman_mse", the deviance
+    decrease for "poisson"), ``gain`` (rho x impurity
     decrease, what is maximised), ``iv`` (split information, C4.5's with the missing
     share as its own outcome), ``threshold`` (best midpoint for numeric features; the
     integer code for ordered categories; NaN otherwise), ``rho`` (share of known weight).

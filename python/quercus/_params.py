@@ -28,6 +28,8 @@ __all__ = [
     "Names",
     "Options",
     "Real",
+    "RealNotInt",
+    "Seed",
     "check",
     "check_params",
 ]
@@ -102,6 +104,47 @@ class Real:
 
     def normal(self, value: Any) -> float:
         return float(value)
+
+
+@dataclass(frozen=True)
+class RealNotInt:
+    """A fraction: a finite real number that is not an integer type (scikit-learn's
+    `RealNotInt`, so `1` and `1.0` mean a count and a share), in (low, high] or, with
+    `open_high`, (low, high)."""
+
+    low: float
+    high: float
+    open_high: bool = False
+
+    def accepts(self, value: Any) -> bool:
+        if not _is_real(value) or _is_integer(value):
+            return False
+        number = float(value)
+        return self.low < number and (number < self.high if self.open_high else number <= self.high)
+
+    def describe(self) -> str:
+        return f"a fraction in ({self.low}, {self.high}{')' if self.open_high else ']'}"
+
+    def normal(self, value: Any) -> float:
+        return float(value)
+
+
+@dataclass(frozen=True)
+class Seed:
+    """What scikit-learn's `check_random_state` takes besides None: an int seed in [0, 2**32 -
+    1] (NumPy's `RandomState` bounds), a NumPy `RandomState` or a `Generator` (kept as it is:
+    a seed is drawn from it at fit)."""
+
+    def accepts(self, value: Any) -> bool:
+        if _is_integer(value):
+            return 0 <= value <= 2**32 - 1
+        return isinstance(value, np.random.RandomState | np.random.Generator)
+
+    def describe(self) -> str:
+        return "an integer in [0, 4294967295], a numpy RandomState or Generator"
+
+    def normal(self, value: Any) -> Any:
+        return int(value) if _is_integer(value) else value
 
 
 @dataclass(frozen=True)

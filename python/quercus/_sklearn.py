@@ -202,7 +202,8 @@ class TreeView:
 
     @cached_property
     def impurity(self) -> NDArray[np.float64]:
-        """Each node's impurity under the tree's criterion (variance for regression)."""
+        """Each node's impurity under the tree's criterion (for regression the variance, the
+        mean absolute deviation from the median, or the half Poisson deviance)."""
         return _frozen(self._arena["impurity"].astype(np.float64))
 
     def decision_path(self, columns: list[Column]) -> csr_matrix:

@@ -131,6 +131,9 @@ def _encode(name: str, value: Any) -> Any:
     {"float": "nan" | "inf" | "-inf"}."""
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, np.random.RandomState | np.random.Generator):
+        # A generator only seeds fitting: the file keeps None in its place.
+        return None
     if value is None or isinstance(value, bool | str | int):
         return value
     if isinstance(value, float):

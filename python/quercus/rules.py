@@ -80,8 +80,9 @@ class Condition:
         missing`.
 
         A subset is worded by its shorter side (`name not in {c}` rather than `name in {a,
-        b}`; on a tie, the side that passes, one category as `name = v`); `max_categories`: at most that many categories are listed, the rest counted
-        (`name in {a, b, … 1,809 more}`). The full sets stay in `value` and `other`."""
+        b}`; on a tie, the side that passes, one category as `name = v`); `max_categories`:
+        at most that many categories are listed, the rest counted (`name in {a, b, … 1,809
+        more}`). The full sets stay in `value` and `other`."""
         if not self.terms and self.value == math.inf:
             return f"{self.feature} is {'known' if self.operator == '<=' else 'missing'}"
         if self.terms:

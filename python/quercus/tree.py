@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _missing, model_io, native, pictures, render, serving
+from . import _core, _growth, _missing, model_io, native, pictures, render, serving
 from ._base import ClassifierBase, EstimatorBase, RegressorBase
 from ._fitted import FittedTree, is_dense
 from ._params import (
@@ -34,6 +34,8 @@ from ._params import (
     Names,
     Options,
     Real,
+    RealNotInt,
+    Seed,
     check,
     check_params,
 )
@@ -74,9 +76,11 @@ _NO_C45 = {"min_objects": 0.0, "numeric_gain_correction": False, "pruning": "non
 # (>= 1.3), whose users expect a learned direction per split.
 # The optimal search sends missing values to the side it finds best (learned) too.
 _MISSING = {"id3": "fractional", "c4.5": "fractional", "cart": "learned", "optimal": "learned"}
-# The class criteria of texts 000 and 002 §3; squared_error is the regression one.
+# The class criteria of texts 000 and 002 §3 ("log_loss" is scikit-learn's name for
+# entropy: the same tree, recorded as "entropy"), and scikit-learn's regression criteria.
 _CLASS_CRITERIA = (
     "entropy",
+    "log_loss",
     "gain_ratio",
     "gini",
     "misclassification",
@@ -88,9 +92,11 @@ _CLASS_CRITERIA = (
     "kolmogorov_smirnov",
     "auc",
 )
-_REGRESSION_CRITERIA = ("squared_error",)
+_REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "absolute_error", "poisson")
 _CRITERIA = (*_CLASS_CRITERIA, *_REGRESSION_CRITERIA)
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
+# "best" is scikit-learn's name for "auto"; "random" draws one test per feature (ExtraTree).
+_SPLITTERS = ("best", "random", "exact", "hist", "auto")
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
 _REPR_SVG_WIDTH = 960  # px: a notebook cell's width
 # The core's limit on threads (params.rs MAX_JOBS): beyond the cores they only cost memory.
@@ -103,12 +109,14 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "criterion": (Options(_CRITERIA), None),  # each estimator narrows it to its own
     "categorical_split": (Options(("multiway", "binary")), None),
     "max_depth": (Integer(1, 2**31 - 1), None),  # depths are stored as 32-bit numbers
-    "min_samples_split": (Integer(2),),
-    "min_samples_leaf": (Integer(1),),
+    # A count, or scikit-learn's share of the training rows.
+    "min_samples_split": (Integer(2), RealNotInt(0.0, 1.0)),
+    "min_samples_leaf": (Integer(1), RealNotInt(0.0, 1.0, open_high=True)),
     "max_exhaustive_categories": (Integer(2, 20),),  # 2^(k-1) partitions are enumerated
     "max_leaf_nodes": (Integer(2), None),
     "min_weight_fraction_leaf": (Real(0.0, 0.5),),
     "min_gain": (Real(0.0),),
+    "min_impurity_decrease": (Real(0.0),),
     "max_p_value": (Real(0.0, 1.0, open_low=True), None),
     "min_objects": (Real(0.0), None),
     "numeric_gain_correction": (Boolean(), None),
@@ -122,7 +130,10 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "missing": (Options(_missing.STRATEGIES), None),
     "max_surrogates": (Integer(0, 64),),
     "drop_features_above": (Real(0.0, 1.0), None),
-    "splitter": (Options(("auto", "exact", "hist")),),
+    "splitter": (Options(_SPLITTERS),),
+    "max_features": (Integer(1), RealNotInt(0.0, 1.0), Options(("sqrt", "log2")), None),
+    "random_state": (Seed(), None),
+    "monotonic_cst": (ArrayLike(), None),  # -1 / 0 / 1 per feature, checked at fit
     "max_bins": (Integer(2, 255),),  # bin codes are bytes, one kept for missing values
     "n_jobs": (Jobs(_MAX_JOBS), None),
     "ordinal_features": (Names(), Dict(), None),
@@ -168,6 +179,13 @@ def _post_prune(
     return state.replace_tree(tree, trace)
 
 
+_CONSTRAINED_PESSIMISTIC = (
+    "monotonic_cst: a constrained tree holds class probabilities, not the class weights "
+    "C4.5's error-based (pessimistic) pruning counts errors in: choose pruning='none', "
+    "'cost_complexity' or 'reduced_error'"
+)
+
+
 class NotFittedError(ValueError, AttributeError):
     """Raised when an unfitted estimator is used; catchable like scikit-learn's."""
 
@@ -185,6 +203,7 @@ class _Params:
     max_leaf_nodes: int | None
     min_weight_fraction_leaf: float
     min_gain: float
+    min_impurity_decrease: float
     max_p_value: float | None
     min_objects: float
     numeric_gain_correction: bool
@@ -195,6 +214,9 @@ class _Params:
     splitter: str
     max_bins: int
     n_jobs: int | None
+    max_features: int  # features searched per node (all of them: nothing is drawn)
+    random_state: int  # the seed of every random choice
+    monotonic_cst: list[int] | None
     max_time: float | None  # seconds; the core stops the fit with TimeoutError past it
 
 
@@ -242,12 +264,13 @@ class _BaseTree(EstimatorBase, ABC):
         criterion: str | None = None,
         categorical_split: str | None = None,
         max_depth: int | None = None,
-        min_samples_split: int = 2,
-        min_samples_leaf: int = 1,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
         max_exhaustive_categories: int = 12,
         max_leaf_nodes: int | None = None,
         min_weight_fraction_leaf: float = 0.0,
         min_gain: float = 0.0,
+        min_impurity_decrease: float = 0.0,
         max_p_value: float | None = None,
         min_objects: float | None = None,
         numeric_gain_correction: bool | None = None,
@@ -261,7 +284,10 @@ class _BaseTree(EstimatorBase, ABC):
         missing: str | None = None,
         max_surrogates: int = 5,
         drop_features_above: float | None = None,
-        splitter: str = "auto",
+        splitter: str = "best",
+        max_features: int | float | str | None = None,
+        random_state: Any = None,
+        monotonic_cst: Any = None,
         max_bins: int = 255,
         n_jobs: int | None = None,
         ordinal_features: Any = None,
@@ -278,6 +304,7 @@ class _BaseTree(EstimatorBase, ABC):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_gain = min_gain
+        self.min_impurity_decrease = min_impurity_decrease
         self.max_p_value = max_p_value
         self.min_objects = min_objects
         self.numeric_gain_correction = numeric_gain_correction
@@ -292,6 +319,9 @@ class _BaseTree(EstimatorBase, ABC):
         self.max_surrogates = max_surrogates
         self.drop_features_above = drop_features_above
         self.splitter = splitter
+        self.max_features = max_features
+        self.random_state = random_state
+        self.monotonic_cst = monotonic_cst
         self.max_bins = max_bins
         self.n_jobs = n_jobs
         self.ordinal_features = ordinal_features
@@ -365,28 +395,36 @@ class _BaseTree(EstimatorBase, ABC):
                 checked[name] = presets[name]
         return checked
 
-    def _validated_params(self, checked: dict[str, Any], n_classes: int) -> _Params:
-        """The growth parameters as the core reads them."""
+    def _validated_params(self, checked: dict[str, Any], data: TrainingData) -> _Params:
+        """The growth parameters as the core reads them, resolved against the training data
+        as scikit-learn resolves them (shares of rows and features, the seed)."""
+        n_rows, n_features = len(data.y), len(data.columns)
         return _Params(
             criterion=checked["criterion"],
             categorical_split=checked["categorical_split"],
             max_depth=checked["max_depth"],
-            min_samples_split=checked["min_samples_split"],
-            min_samples_leaf=checked["min_samples_leaf"],
+            min_samples_split=_growth.sample_count(checked["min_samples_split"], n_rows, least=2),
+            min_samples_leaf=_growth.sample_count(checked["min_samples_leaf"], n_rows, least=1),
             max_exhaustive_categories=checked["max_exhaustive_categories"],
             max_leaf_nodes=checked["max_leaf_nodes"],
             min_weight_fraction_leaf=checked["min_weight_fraction_leaf"],
             min_gain=checked["min_gain"],
+            min_impurity_decrease=checked["min_impurity_decrease"],
             max_p_value=checked["max_p_value"],
             min_objects=checked["min_objects"],
             numeric_gain_correction=checked["numeric_gain_correction"],
-            cost_matrix=self._cost_list(n_classes),
+            cost_matrix=self._cost_list(data.n_classes),
             oblique=checked["splits"] == "oblique",
             missing=_missing.core_strategy(checked["missing"]),
             max_surrogates=checked["max_surrogates"],
             splitter=checked["splitter"],
             max_bins=checked["max_bins"],
             n_jobs=_threads(checked["n_jobs"]),
+            max_features=_growth.max_features(checked["max_features"], n_features),
+            random_state=_growth.seed(checked["random_state"]),
+            monotonic_cst=_growth.monotonic_cst(
+                checked["monotonic_cst"], n_features, data.n_classes
+            ),
             max_time=checked["max_time"],
         )
 
@@ -466,7 +504,9 @@ class _BaseTree(EstimatorBase, ABC):
                 ordinal=_ordinals(checked["ordinal_features"]),
             )
         )
-        params = self._validated_params(checked, data.n_classes)
+        params = self._validated_params(checked, data)
+        if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
+            raise ValueError(_CONSTRAINED_PESSIMISTIC)
         data = _missing.prepare(data, checked["missing"], checked["drop_features_above"])
         prepruning = checked["prepruning"] == "validation"
         if (prepruning or pruning.method == "reduced_error") and validation is None:
@@ -580,6 +620,8 @@ class _BaseTree(EstimatorBase, ABC):
         also raises subtrees as C4.5 does) or "cost_complexity" (CART, at `ccp_alpha`).
         """
         state = self._state
+        if method == "pessimistic" and self.monotonic_cst is not None:
+            raise ValueError(_CONSTRAINED_PESSIMISTIC)
         pruning = _Pruning(
             method=check("method", method, (Options(_PRUNINGS[1:]),)),
             ccp_alpha=check("ccp_alpha", ccp_alpha, _CONSTRAINTS["ccp_alpha"]),
@@ -709,9 +751,15 @@ class _BaseTree(EstimatorBase, ABC):
 
     @property
     def splitter_(self) -> str:
-        """The threshold search the fit used: "exact" or "hist" (what `splitter="auto"` chose:
-        histograms from 200,000 training rows on)."""
+        """The threshold search the fit used: "exact", "hist" or "random" (what
+        `splitter="best"` / `"auto"` chose: histograms from 200,000 training rows on)."""
         return self._state.tree.splitter
+
+    @property
+    def max_features_(self) -> int:
+        """The number of features searched per node that `max_features` stands for
+        (scikit-learn's rules: "sqrt" of the features, at least 1, and so on)."""
+        return _growth.max_features(self._param("max_features"), self.n_features_in_)
 
     @property
     def feature_names_in_(self) -> NDArray[np.object_]:
@@ -1133,7 +1181,9 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
 
 class DecisionTreeRegressor(RegressorBase, _BaseTree):
-    """A regression tree (squared error); `algorithm` only picks the categorical split."""
+    """A regression tree: squared error by default, or scikit-learn's friedman_mse,
+    absolute_error (median leaves) and poisson; `algorithm` only picks the categorical
+    split."""
 
     _estimator_type = "regressor"
     _default_criteria: ClassVar[dict[str, str]] = dict.fromkeys(_SPLITS, "squared_error")
@@ -1143,7 +1193,8 @@ class DecisionTreeRegressor(RegressorBase, _BaseTree):
     }
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
-        """The weighted mean target of the leaves each row reaches; `output="polars"`: a
+        """The value of the leaves each row reaches (their weighted mean target; the weighted
+        median with `criterion="absolute_error"`); `output="polars"`: a
         Float64 Series named after the target. X as for the classifier's `predict`."""
         output = native.check_output(output)
         predictions = self._predicted("predict_value", self._rows(X))
@@ -1172,8 +1223,8 @@ def split_scores(
 ) -> pl.DataFrame:
     """Each feature's best split of the whole data under `criterion`, one row per feature.
 
-    The textbooks' Gain / Gain_ratio / Gini_index tables; `criterion="squared_error"` takes a
-    regression y.
+    The textbooks' Gain / Gain_ratio / Gini_index tables; the regression criteria
+    ("squared_error", "friedman_mse", "absolute_error", "poisson") take a regression y.
     """
     criterion = check("criterion", criterion, (Options(_CRITERIA),))
     categorical_split = check(
@@ -1184,7 +1235,7 @@ def split_scores(
         y,
         target=None,
         sample_weight=sample_weight,
-        classification=criterion != "squared_error",
+        classification=criterion not in _REGRESSION_CRITERIA,
     )
     scores = _core.split_scores(
         data.columns,
@@ -1245,9 +1296,57 @@ def _threads(n_jobs: int | None) -> int | None:
 _LEVELS: Constraints = (Integer(1), None)
 _LISTED: Constraints = (Integer(1), None)
 
+
+def _with_defaults(signature: inspect.Signature, **defaults: Any) -> inspect.Signature:
+    """`signature` with the defaults of the parameters named in `defaults` replaced."""
+    return signature.replace(
+        parameters=[
+            p.replace(default=defaults[p.name]) if p.name in defaults else p
+            for p in signature.parameters.values()
+        ]
+    )
+
+
+class ExtraTreeClassifier(DecisionTreeClassifier):
+    """An extremely randomised classification tree (Geurts et al. 2006), as scikit-learn's
+    ExtraTreeClassifier: one random test per feature among `max_features` ("sqrt") drawn per
+    node, the best of those kept. A `DecisionTreeClassifier` with those two defaults; give
+    `random_state` for repeatable trees."""
+
+    def __init__(
+        self, *, splitter: str = "random", max_features: Any = "sqrt", **params: Any
+    ) -> None:
+        super().__init__(splitter=splitter, max_features=max_features, **params)
+
+    __init__.__signature__ = _with_defaults(  # type: ignore[attr-defined]
+        inspect.signature(DecisionTreeClassifier.__init__),
+        splitter="random",
+        max_features="sqrt",
+    )
+
+
+class ExtraTreeRegressor(DecisionTreeRegressor):
+    """An extremely randomised regression tree, as scikit-learn's ExtraTreeRegressor: one
+    random test per feature, every feature searched (`max_features=1.0`). A
+    `DecisionTreeRegressor` with those two defaults."""
+
+    def __init__(self, *, splitter: str = "random", max_features: Any = 1.0, **params: Any) -> None:
+        super().__init__(splitter=splitter, max_features=max_features, **params)
+
+    __init__.__signature__ = _with_defaults(  # type: ignore[attr-defined]
+        inspect.signature(DecisionTreeRegressor.__init__), splitter="random", max_features=1.0
+    )
+
+
 # The estimators by the class name a model file records.
 _ESTIMATORS: dict[str, type[_BaseTree]] = {
-    cls.__name__: cls for cls in (DecisionTreeClassifier, DecisionTreeRegressor)
+    cls.__name__: cls
+    for cls in (
+        DecisionTreeClassifier,
+        DecisionTreeRegressor,
+        ExtraTreeClassifier,
+        ExtraTreeRegressor,
+    )
 }
 
 

@@ -15,8 +15,10 @@ use crate::data::{
 };
 use crate::error::{CoreError, Result};
 use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
+use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::missing::{self, Fill};
+use crate::split::monotonic::{value_of, Bounds};
 use crate::split::presort::{Routes, Sorted};
 use crate::split::{
     choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
@@ -37,6 +39,8 @@ struct Pending {
     index: Index,
     /// The split the search chose; `None` makes the node a leaf.
     split: Option<Candidate>,
+    /// The range the node's value was clipped to (monotonic constraints; unbounded without).
+    bounds: Bounds,
 }
 
 impl Pending {
@@ -207,7 +211,7 @@ fn grow_searching(
         Target::Classes { n_classes, .. } => *n_classes,
         Target::Values(_) => 0,
     };
-    params.validate_for(n_classes)?;
+    params.validate_for(data, n_classes)?;
     if let Some(v) = validation {
         v.data.validate_for_predict(&data.kinds())?;
         v.target.validate(v.data.n_rows())?;
@@ -240,6 +244,7 @@ fn grow_searching(
                     .into(),
             })
         }
+        (MissingStrategy::ClassMajority, Splitter::Random) => Splitter::Random,
         (MissingStrategy::ClassMajority, _) => Splitter::Exact,
         (_, s) => s.resolve(data.n_rows()),
     };
@@ -269,6 +274,10 @@ fn grow_searching(
         validation,
         total_weight,
         bins,
+        random: splitter == Splitter::Random,
+        sampler: params
+            .draws(data.n_features())
+            .then(|| Sampler::new(params.random_state, params.max_features)),
         control,
     };
     let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
@@ -291,8 +300,9 @@ fn grow_searching(
     let rows = all(data.n_rows(), train.weights)?;
     let usable = vec![true; data.n_features()];
     // Class-majority fills change a node's values, hence its order and bins: those sort.
+    // Random tests read the rows as they are.
     let index = match &grower.bins {
-        _ if params.missing == MissingStrategy::ClassMajority => Index::Unsorted,
+        _ if params.missing == MissingStrategy::ClassMajority || grower.random => Index::Unsorted,
         Some(bins) => Index::Hist(Some(grower.searcher.histograms(bins, &rows, &usable))),
         None if presort => Index::Sorted(Sorted::root(data, &rows, control).ok_or_else(stop)?),
         None => Index::Unsorted,
@@ -301,7 +311,15 @@ fn grow_searching(
         Some(v) => all(v.data.n_rows(), v.weights)?,
         None => NodeRows::default(),
     };
-    let root = grower.create(&mut tree, root, rows, validation_rows, usable, index);
+    let root = grower.create(
+        &mut tree,
+        root,
+        rows,
+        validation_rows,
+        usable,
+        index,
+        Bounds::NONE,
+    );
     let mut frontier = if params.max_leaf_nodes.is_some() {
         Frontier::BestFirst(BinaryHeap::new())
     } else {
@@ -383,13 +401,16 @@ fn grow_searching(
         }
         let mut indexes = grower.hand_down(p.index, routes.as_ref(), p.rows.len(), &parts, &usable);
         indexes.resize_with(n_children, Index::default);
+        let bounds = grower.child_bounds(&split, &parts, p.bounds);
         let pending: Vec<Pending> = children
             .into_iter()
             .zip(parts)
             .zip(val_parts)
             .zip(indexes)
-            .map(|(((child, rows), val), index)| {
-                grower.create(&mut tree, child, rows, val, usable.clone(), index)
+            .enumerate()
+            .map(|(c, (((child, rows), val), index))| {
+                let b = bounds.get(c).copied().unwrap_or(Bounds::NONE);
+                grower.create(&mut tree, child, rows, val, usable.clone(), index, b)
             })
             .collect();
         control.advance(n_children as u64);
@@ -414,11 +435,17 @@ struct Grower<'g, 'a, 'd> {
     total_weight: f64,
     /// The columns' bins, for the histogram search.
     bins: Option<Bins>,
+    /// Random tests (`splitter="random"`) rather than the best thresholds.
+    random: bool,
+    /// The fit's random choices, when it asks for some (features drawn, random tests).
+    sampler: Option<Sampler>,
     control: &'g Control,
 }
 
 impl Grower<'_, '_, '_> {
-    /// Fills a new node's statistics and searches its split.
+    /// Fills a new node's statistics and searches its split; `bounds` are the node's value
+    /// bounds (monotonic constraints).
+    #[allow(clippy::too_many_arguments)]
     fn create(
         &self,
         tree: &mut Tree,
@@ -427,14 +454,18 @@ impl Grower<'_, '_, '_> {
         validation: NodeRows,
         usable: Vec<bool>,
         index: Index,
+        bounds: Bounds,
     ) -> Pending {
         self.summarise(tree, node, &rows);
+        if self.searcher.is_constrained() {
+            self.clip(tree, node, bounds);
+        }
         let prepared = match (&index, &self.bins) {
             (Index::Sorted(sorted), _) => Prepared::Sorted(sorted),
             (Index::Hist(Some(hist)), Some(bins)) => Prepared::Hist { bins, hist },
             _ => Prepared::Unsorted,
         };
-        let split = self.search(tree, node, &rows, &usable, prepared);
+        let split = self.search(tree, node, &rows, &usable, prepared, bounds);
         Pending {
             node,
             // A leaf's index is dropped at once: nothing will search below it.
@@ -447,6 +478,55 @@ impl Grower<'_, '_, '_> {
             validation,
             usable,
             split,
+            bounds,
+        }
+    }
+
+    /// The value bounds of a split's children ([`Bounds::children`]): the node's own, or, on a
+    /// constrained feature, cut at the middle of the two children's values (scikit-learn's
+    /// `middle_value`). The values are those of the rows each child received (C4.5's
+    /// fractions of missing rows included) clipped to the node's bounds, that is the values
+    /// the children will hold, so that each child's value lies on its side of the middle.
+    fn child_bounds(&self, split: &Candidate, parts: &[NodeRows], bounds: Bounds) -> Vec<Bounds> {
+        let sign = match split.rule {
+            SplitRule::Oblique { .. } => 0,
+            _ => self.searcher.constraint(split.feature),
+        };
+        match parts {
+            [left, right] if sign != 0 => {
+                let target = self.train.target;
+                let value = |rows: &NodeRows| value_of(&stats_of(target, rows), target);
+                let middle = bounds.clip(value(left)) / 2.0 + bounds.clip(value(right)) / 2.0;
+                bounds.children(sign, middle).to_vec()
+            }
+            _ => vec![bounds; parts.len()],
+        }
+    }
+
+    /// Clips a node's value to its bounds, as scikit-learn's `clip_node_value` does: the mean
+    /// of a regression node; for a binary classification node, the first class's
+    /// probability p, the node's value becoming the probabilities (p, 1 − p) as scikit-learn
+    /// stores them (rather than class weights): their sum is exactly 1, so every leaf
+    /// clipped to one bound predicts bit for bit the same probabilities, which the
+    /// constraint's equalities need. The label follows the clipped value.
+    fn clip(&self, tree: &mut Tree, node: NodeId, bounds: Bounds) {
+        let i = node.index();
+        let width = tree.value_width();
+        match *tree.value(node) {
+            [mean] => set(&mut tree.value, i * width, &[bounds.clip(mean)]),
+            [first, second] => {
+                let w = first + second;
+                if w <= 0.0 {
+                    return;
+                }
+                let p = bounds.clip(first / w);
+                let stats = [p, 1.0 - p];
+                set(&mut tree.value, i * width, &stats);
+                let parent = tree.parent(node).map(|p| tree.label(p));
+                let label = class_of(&stats, parent, self.params.cost_matrix.as_deref());
+                set_one(&mut tree.label, i, label);
+            }
+            _ => {}
         }
     }
 
@@ -494,8 +574,10 @@ impl Grower<'_, '_, '_> {
         }
     }
 
-    /// The split of a node, or `None` for a leaf: the stopping rules, the search, and the
-    /// pre-pruning tests on the chosen split (minimum gain, G² significance).
+    /// The split of a node, or `None` for a leaf: the stopping rules, the search (of the
+    /// features drawn, with `max_features`; within the node's value `bounds`), and the
+    /// pre-pruning tests on the chosen split (minimum gain, minimum weighted impurity
+    /// decrease, G² significance).
     fn search(
         &self,
         tree: &mut Tree,
@@ -503,15 +585,40 @@ impl Grower<'_, '_, '_> {
         rows: &NodeRows,
         usable: &[bool],
         prepared: Prepared<'_>,
+        bounds: Bounds,
     ) -> Option<Candidate> {
         if rows.len() == 0 || self.is_terminal(tree, node) {
             return None;
         }
         let fill = (self.params.missing == MissingStrategy::ClassMajority)
             .then(|| Fill::new(self.train.data, self.train.target, rows, usable));
-        let (mut candidates, scale) =
-            self.searcher
-                .candidates(rows, usable, fill.as_ref(), prepared);
+        let mut searcher = self.searcher.bounded(bounds);
+        if let (true, Some(sampler)) = (self.random, &self.sampler) {
+            searcher = searcher.randomised(sampler, node);
+        }
+        let at = searcher.at_node(rows, fill.as_ref(), prepared);
+        let mut candidates = match &self.sampler {
+            Some(sampler) => {
+                let (order, k) = sampler.feature_order(node, usable);
+                let mut drawn = vec![false; usable.len()];
+                for &f in order.iter().take(k) {
+                    set_one(&mut drawn, f, true);
+                }
+                let mut found = at.features(&drawn);
+                // scikit-learn's rule: no valid split among the drawn features, draw more.
+                if found.iter().all(Option::is_none) {
+                    for &f in order.iter().skip(k) {
+                        if let Some(c) = at.feature(f) {
+                            set_one(&mut found, f, Some(c));
+                            break;
+                        }
+                    }
+                }
+                found
+            }
+            None => at.features(usable),
+        };
+        let scale = at.scale;
         // Histogram trees are the large ones: n_features scores per node would outweigh the
         // tree itself (and its model file) several times, for figures made at bin edges.
         if self.bins.is_none() {
@@ -536,7 +643,13 @@ impl Grower<'_, '_, '_> {
             (Some(a), _) => a,
             (None, o) => o?,
         };
-        if !admits(self.params, &split, scale) {
+        if !admits(
+            self.params,
+            &self.searcher,
+            self.total_weight,
+            &split,
+            scale,
+        ) {
             return None;
         }
         split.missing = missing::plan(
@@ -580,15 +693,16 @@ impl Grower<'_, '_, '_> {
     fn summarise(&self, tree: &mut Tree, node: NodeId, rows: &NodeRows) {
         let target = self.train.target;
         let stats = (rows.len() > 0).then(|| stats_of(target, rows));
-        let spread = |mean: f64| match target {
-            Target::Values(y) => squares_about(y, rows, mean),
-            Target::Classes { .. } => 0.0,
+        let criterion = self.params.criterion;
+        let regression = || match target {
+            Target::Values(y) => regression_node(criterion, y, rows),
+            Target::Classes { .. } => (0.0, 0.0),
         };
         summarise(
             tree,
             node,
             stats.as_deref(),
-            spread,
+            regression,
             &self.searcher,
             self.params,
         );
@@ -618,9 +732,8 @@ impl Grower<'_, '_, '_> {
                 }
                 let stats = stats_of(target, rows);
                 let (value, label) = match target {
-                    Target::Values(_) => {
-                        let w = stats.first().copied().unwrap_or(0.0);
-                        (vec![stats.get(1).copied().unwrap_or(0.0) / w], 0)
+                    Target::Values(y) => {
+                        (vec![regression_node(self.params.criterion, y, rows).0], 0)
                     }
                     Target::Classes { .. } => {
                         let label = class_of(&stats, Some(tree.label(node)), costs);
@@ -653,9 +766,23 @@ pub(crate) fn is_terminal(
 }
 
 /// The pre-pruning tests on a node's chosen split: minimum gain (noise-tolerant, so that a
-/// zero gain still splits when min_gain is 0: XOR) and G² significance.
-pub(crate) fn admits(params: &TreeParams, split: &Candidate, scale: f64) -> bool {
+/// zero gain still splits when min_gain is 0: XOR), minimum impurity decrease and G²
+/// significance.
+pub(crate) fn admits(
+    params: &TreeParams,
+    searcher: &Searcher<'_, '_>,
+    total_weight: f64,
+    split: &Candidate,
+    scale: f64,
+) -> bool {
     if better(params.min_gain, split.score.gain, scale) {
+        return false;
+    }
+    // scikit-learn's test and tolerance (`_tree.pyx`: improvement + EPSILON < value).
+    let min_decrease = params.min_impurity_decrease;
+    if min_decrease > 0.0
+        && searcher.weighted_decrease(&split.children) / total_weight + f64::EPSILON < min_decrease
+    {
         return false;
     }
     !params
@@ -665,13 +792,13 @@ pub(crate) fn admits(params: &TreeParams, split: &Candidate, scale: f64) -> bool
 
 /// Fills a node's weight, distribution, impurity and label from the statistics of its rows
 /// (`None`: no row). An empty node keeps its parent's distribution and label (Algorithm 4.1,
-/// line 12). A regression node's impurity is `spread(mean)` (Σw(y − mean)² over its rows,
-/// the second pass of a two-pass variance) divided by its weight.
+/// line 12). A regression node's value and impurity are `regression()`'s (its criterion's,
+/// from its rows: [`Criterion::regression_node`]).
 pub(crate) fn summarise(
     tree: &mut Tree,
     node: NodeId,
     stats: Option<&[f64]>,
-    spread: impl FnOnce(f64) -> f64,
+    regression: impl FnOnce() -> (f64, f64),
     searcher: &Searcher<'_, '_>,
     params: &TreeParams,
 ) {
@@ -692,9 +819,9 @@ pub(crate) fn summarise(
     set_one(&mut tree.weight, i, weight);
     set_one(&mut tree.n_rows, i, searcher.rows_of(weight));
     if tree.is_regression() {
-        let mean = mean_of(stats);
-        set(&mut tree.value, i * width, &[mean]);
-        set_one(&mut tree.impurity, i, spread(mean) / weight);
+        let (value, impurity) = regression();
+        set(&mut tree.value, i * width, &[value]);
+        set_one(&mut tree.impurity, i, impurity);
     } else {
         set_one(&mut tree.impurity, i, searcher.impurity(stats));
         let label = class_of(
@@ -808,9 +935,32 @@ fn reason(control: &Control) -> CoreError {
     control.check().err().unwrap_or(CoreError::Cancelled)
 }
 
+/// Counts and rates only: the Poisson deviance needs y ≥ 0 and a positive mean, checked on
+/// every row given (weights aside), with scikit-learn's messages (`sklearn/tree/_classes.py`).
+fn check_poisson_target(y: &[f64]) -> Result<()> {
+    let reason = if let Some(row) = y.iter().position(|&v| v < 0.0) {
+        format!(
+            "Some value(s) of y are negative (row {row}: {}), which is not allowed for Poisson \
+             regression (criterion \"poisson\")",
+            y.get(row).copied().unwrap_or(f64::NAN)
+        )
+    } else if y.iter().sum::<f64>() <= 0.0 {
+        "Sum of y is not positive which is necessary for Poisson regression (criterion \
+         \"poisson\")"
+            .into()
+    } else {
+        return Ok(());
+    };
+    Err(CoreError::InvalidParameter {
+        name: "criterion",
+        reason,
+    })
+}
+
 /// Whether `criterion` applies to this target and these splits: regression criteria to real
 /// targets, class criteria to classes, two-class criteria (DKM, AUC) to two classes, and the
-/// binary criteria of text 002 §3.10 to binary splits only.
+/// binary criteria of text 002 §3.10 to binary splits only; Poisson to targets without
+/// negative values.
 pub(crate) fn check_criterion(
     criterion: Criterion,
     categorical_split: CategoricalSplit,
@@ -829,8 +979,9 @@ pub(crate) fn check_criterion(
             return invalid(format!("{name:?} is a regression criterion; a classifier needs a class criterion such as entropy or gini"))
         }
         (false, Target::Values(_)) => {
-            return invalid(format!("{name:?} is a classification criterion; a regressor needs squared_error"))
+            return invalid(format!("{name:?} is a classification criterion; a regressor needs squared_error, friedman_mse, absolute_error or poisson"))
         }
+        (_, Target::Values(y)) if criterion == Criterion::Poisson => check_poisson_target(y)?,
         (_, Target::Classes { n_classes, .. }) if criterion.needs_two_classes() && *n_classes != 2 => {
             return invalid(format!("{name:?} is defined for two classes, but the target has {n_classes}"))
         }
@@ -852,16 +1003,14 @@ pub(crate) fn check_criterion(
     Ok(())
 }
 
-/// Σw(y − mean)² over `rows`, summed from -0.0 in row order: the second pass of a two-pass
-/// variance, so that unlike Σwy²/Σw − ȳ² a node whose targets are all equal gets exactly 0
-/// and is recognised as pure whatever the magnitude of y.
-pub(crate) fn squares_about(y: &[f64], rows: &NodeRows, mean: f64) -> f64 {
-    rows.iter()
-        .map(|(r, w)| {
-            let d = y.get(r).copied().unwrap_or(mean) - mean;
-            w * d * d
-        })
-        .sum()
+/// A regression node's value and impurity under `criterion`, from its rows
+/// ([`Criterion::regression_node`]); `(0, 0)` for rows without weight.
+fn regression_node(criterion: Criterion, y: &[f64], rows: &NodeRows) -> (f64, f64) {
+    let targets = || {
+        rows.iter()
+            .map(|(r, w)| (y.get(r).copied().unwrap_or(0.0), w))
+    };
+    criterion.regression_node(targets).unwrap_or((0.0, 0.0))
 }
 
 pub(crate) fn class_of(weights: &[f64], parent: Option<u32>, costs: Option<&[f64]>) -> u32 {
@@ -1047,6 +1196,8 @@ mod tests {
                     Criterion::Entropy,
                 ),
                 (Target::Values(&values), Criterion::SquaredError),
+                (Target::Values(&values), Criterion::AbsoluteError),
+                (Target::Values(&values), Criterion::Poisson),
             ];
             for (target, criterion) in &targets {
                 let sample = Sample {

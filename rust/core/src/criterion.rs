@@ -37,10 +37,26 @@ pub enum Criterion {
     /// Area under the convex hull of the split's ROC curve, two classes only (Ferri et al.
     /// 2002; text 002 §3.14).
     Auc,
+    /// Squared error with splits scored by Friedman's improvement w_L·w_R/(w_L + w_R)·(ȳ_L −
+    /// ȳ_R)² (Friedman 2001, "Greedy function approximation", eq. 35; scikit-learn's
+    /// "friedman_mse"). That is the node's weight times its variance reduction, so it ranks a
+    /// node's splits exactly as squared error does; only the reported score differs.
+    FriedmanMse,
+    /// Absolute error: a node predicts its weighted median and its impurity is the mean
+    /// absolute deviation from it (scikit-learn's "absolute_error"). No fixed set of sums
+    /// gives a median, so its scans read the node's rows ([`crate::split`]'s `absolute`).
+    AbsoluteError,
+    /// Half Poisson deviance Σw·y·ln(y/ȳ)/Σw of a node predicting its mean ȳ (scikit-learn's
+    /// "poisson"), for counts and rates: y ≥ 0, and a child whose targets sum to 0 (a zero
+    /// prediction) is not a valid split.
+    Poisson,
 }
 
+/// scikit-learn's name for the entropy criterion: the same trees, recorded as "entropy".
+const ALIASES: [(Criterion, &str); 1] = [(Criterion::Entropy, "log_loss")];
+
 /// Every criterion with its name, in the order the error message lists them.
-const NAMES: [(Criterion, &str); 12] = [
+const NAMES: [(Criterion, &str); 15] = [
     (Criterion::Entropy, "entropy"),
     (Criterion::GainRatio, "gain_ratio"),
     (Criterion::Gini, "gini"),
@@ -53,16 +69,25 @@ const NAMES: [(Criterion, &str); 12] = [
     (Criterion::Ort, "ort"),
     (Criterion::KolmogorovSmirnov, "kolmogorov_smirnov"),
     (Criterion::Auc, "auc"),
+    (Criterion::FriedmanMse, "friedman_mse"),
+    (Criterion::AbsoluteError, "absolute_error"),
+    (Criterion::Poisson, "poisson"),
 ];
 
 impl Criterion {
+    /// The criterion called `name`, scikit-learn's aliases included.
     pub fn parse(name: &str) -> Result<Self> {
         NAMES
             .iter()
+            .chain(&ALIASES)
             .find(|(_, n)| *n == name)
             .map(|(c, _)| *c)
             .ok_or_else(|| {
-                let known: Vec<String> = NAMES.iter().map(|(_, n)| format!("{n:?}")).collect();
+                let known: Vec<String> = NAMES
+                    .iter()
+                    .chain(&ALIASES)
+                    .map(|(_, n)| format!("{n:?}"))
+                    .collect();
                 CoreError::InvalidParameter {
                     name: "criterion",
                     reason: format!(
@@ -106,11 +131,34 @@ impl Criterion {
                 | Criterion::SquaredError
                 | Criterion::LikelihoodRatio
                 | Criterion::Dkm
+                | Criterion::FriedmanMse
+                | Criterion::AbsoluteError
+                | Criterion::Poisson
         )
     }
 
     pub fn is_regression(&self) -> bool {
-        matches!(self, Criterion::SquaredError)
+        matches!(
+            self,
+            Criterion::SquaredError
+                | Criterion::FriedmanMse
+                | Criterion::AbsoluteError
+                | Criterion::Poisson
+        )
+    }
+
+    /// Whether a node's impurity is a function of its statistics vector. Absolute error's is
+    /// not (a median needs the rows): its scans work from the rows, and histograms of sums are
+    /// of no use to it.
+    pub(crate) fn is_additive(&self) -> bool {
+        !matches!(self, Criterion::AbsoluteError)
+    }
+
+    /// Whether the search may take regression targets as `y − c` to keep digits (see
+    /// [`crate::data::Target::accumulate_around`]): true where the impurity does not move
+    /// with a shift of y; the Poisson deviance does (and needs y ≥ 0).
+    pub(crate) fn centres_targets(&self) -> bool {
+        self.is_regression() && *self != Criterion::Poisson
     }
 
     /// Criteria whose reported score is the split's weighted child impurity (lower is better)
@@ -122,15 +170,23 @@ impl Criterion {
                 | Criterion::Misclassification
                 | Criterion::SquaredError
                 | Criterion::Dkm
+                | Criterion::AbsoluteError
         )
     }
 
     /// The magnitude that rounding noise in this criterion's scores is relative to, for
-    /// [`better`]: E[y²] for squared error (Σwy²/Σw − ȳ² loses digits in proportion to it),
-    /// 1 for the class impurities (bounded by log2 of the class count).
+    /// [`better`]: E[y²] for squared error (Σwy²/Σw − ȳ² loses digits in proportion to it);
+    /// its square root for absolute error (prefix sums of w·y, in y's units); ȳ·(1 + |ln ȳ|)
+    /// for the Poisson deviance (sums of S·ln ȳ); 1 for the class impurities (bounded by log2
+    /// of the class count).
     pub(crate) fn noise_scale(&self, stats: &[f64]) -> f64 {
         match (self, stats) {
-            (Criterion::SquaredError, [w, _, ss]) if *w > 0.0 => ss / w,
+            (Criterion::SquaredError | Criterion::FriedmanMse, [w, _, ss]) if *w > 0.0 => ss / w,
+            (Criterion::AbsoluteError, [w, _, ss]) if *w > 0.0 => (ss / w).max(0.0).sqrt(),
+            (Criterion::Poisson, [w, s, _]) if *w > 0.0 && *s > 0.0 => {
+                let mean = s / w;
+                mean * (1.0 + mean.ln().abs())
+            }
             _ => 1.0,
         }
     }
@@ -138,6 +194,12 @@ impl Criterion {
     /// Impurity of a node with statistics `stats`. Criteria that are not impurity decreases
     /// keep the impurity their authors grew trees with: entropy for the information-based
     /// ones, Gini for the binary criteria (CART's).
+    ///
+    /// Two regression criteria are not fully told by `(Σw, Σwy, Σwy²)`: the Poisson deviance
+    /// here lacks Σw·y·ln(y)/Σw, a term every partition of the same rows shares, so
+    /// decreases are exact (scikit-learn's proxy drops it too) and the node's own impurity
+    /// comes from its rows ([`Self::regression_node`]); absolute error is NaN, its scans
+    /// computing impurities from rows.
     #[inline]
     pub fn impurity(&self, stats: &[f64]) -> f64 {
         match self {
@@ -151,9 +213,59 @@ impl Criterion {
             | Criterion::KolmogorovSmirnov
             | Criterion::Auc => gini(stats),
             Criterion::Misclassification => misclassification(stats),
-            Criterion::SquaredError => variance(stats),
+            Criterion::SquaredError | Criterion::FriedmanMse => variance(stats),
             Criterion::Dkm => crate::measures::dkm(stats),
+            Criterion::Poisson => poisson_less_ylogy(stats, POISSON_ZERO_SUM),
+            Criterion::AbsoluteError => f64::NAN,
         }
+    }
+
+    /// A regression node's prediction and impurity from its rows' `(y, w)` (`rows()` is
+    /// walked once or twice): the mean and the variance (squared error, Friedman), the mean
+    /// and the half Poisson deviance, or the weighted median and the mean absolute deviation
+    /// from it. Sums run around the mean, so a node whose targets are all equal gets exactly
+    /// 0 whatever their magnitude; `None` for a node without weight.
+    pub(crate) fn regression_node<I>(&self, rows: impl Fn() -> I) -> Option<(f64, f64)>
+    where
+        I: Iterator<Item = (f64, f64)>,
+    {
+        if *self == Criterion::AbsoluteError {
+            let mut rows: Vec<(f64, f64)> = rows().collect();
+            return crate::median::absolute_error(&mut rows);
+        }
+        let (w, wy) = rows().fold((0.0, 0.0), |(w, s), (y, wi)| (w + wi, s + wi * y));
+        if w <= 0.0 {
+            return None;
+        }
+        let mean = wy / w;
+        let loss: f64 = if self.loss_is_zero(mean) {
+            0.0
+        } else {
+            rows()
+                .filter_map(|(y, wi)| self.loss_term(mean, y, wi))
+                .sum()
+        };
+        Some((mean, loss / w))
+    }
+
+    /// A row's term of a regression node's loss about the node's mean (summed in row order
+    /// from -0.0 by [`Self::regression_node`], and batch by batch by `crate::stream`); `None`
+    /// for a row that adds nothing. Squared error: w(y − ȳ)². Poisson, scikit-learn's
+    /// poisson_loss: w·xlogy(y, y/ȳ), nothing where y = 0.
+    pub(crate) fn loss_term(&self, mean: f64, y: f64, w: f64) -> Option<f64> {
+        match self {
+            Criterion::Poisson => (y != 0.0).then(|| w * y * (y / mean).ln()),
+            _ => {
+                let d = y - mean;
+                Some(w * d * d)
+            }
+        }
+    }
+
+    /// Whether a regression node's loss is 0 whatever its rows: a Poisson node whose targets
+    /// are all 0 (ȳ = 0) predicts them exactly.
+    pub(crate) fn loss_is_zero(&self, mean: f64) -> bool {
+        *self == Criterion::Poisson && mean <= 0.0
     }
 
     /// The quality of a partition of the known rows into `children` (what the search
@@ -191,18 +303,42 @@ impl Criterion {
 }
 
 /// A criterion with the data it needs beyond node statistics: a cost matrix turns the Gini
-/// index into Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8); other criteria ignore it.
+/// index into Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8); a node's sum of targets tells the
+/// Poisson deviance which of its children's sums are 0 ([`Self::at_node_sum`]); other
+/// criteria ignore both.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Measure<'a> {
     pub criterion: Criterion,
     pub costs: Option<&'a [f64]>,
+    /// Poisson: the sum of targets at or below which a child predicts 0.
+    pub zero_sum: f64,
 }
 
-impl Measure<'_> {
+impl<'a> Measure<'a> {
+    pub fn new(criterion: Criterion, costs: Option<&'a [f64]>) -> Self {
+        Measure {
+            criterion,
+            costs,
+            zero_sum: POISSON_ZERO_SUM,
+        }
+    }
+
+    /// This measure at a node whose targets sum to `sum`. A child's sum is the parent's less
+    /// its sibling's (in scans and histograms), so a child of zero targets is left with the
+    /// rounding of the parent's sum, often above scikit-learn's absolute EPSILON: relative to
+    /// the node's sum, 1e-12 of it is no real child's.
+    pub fn at_node_sum(self, sum: f64) -> Self {
+        Measure {
+            zero_sum: POISSON_ZERO_SUM.max(1e-12 * sum.abs()),
+            ..self
+        }
+    }
+
     #[inline]
     pub fn impurity(&self, stats: &[f64]) -> f64 {
         match (self.criterion, self.costs) {
             (Criterion::Gini, Some(costs)) => cost_gini(stats, costs),
+            (Criterion::Poisson, _) => poisson_less_ylogy(stats, self.zero_sum),
             _ => self.criterion.impurity(stats),
         }
     }
@@ -287,6 +423,25 @@ pub fn variance(stats: &[f64]) -> f64 {
     }
 }
 
+/// Below this sum of targets a Poisson node predicts 0, which the deviance cannot take:
+/// scikit-learn's EPSILON (`sklearn/tree/_criterion.pyx`), which also absorbs the rounding of
+/// a child's sum computed as the parent's minus its sibling's.
+const POISSON_ZERO_SUM: f64 = 10.0 * f64::EPSILON;
+
+/// The half Poisson deviance of `(Σw, Σwy, ·)` less Σw·y·ln(y)/Σw: −ȳ·ln ȳ. +∞ when the
+/// targets sum to at most `zero_sum` (about 0), so that a split with such a child is never
+/// chosen, as in scikit-learn.
+pub fn poisson_less_ylogy(stats: &[f64], zero_sum: f64) -> f64 {
+    match stats {
+        [w, s, ..] if *w > 0.0 && *s > zero_sum => {
+            let mean = s / w;
+            -mean * mean.ln()
+        }
+        [w, ..] if *w > 0.0 => f64::INFINITY,
+        _ => 0.0,
+    }
+}
+
 /// Split information −Σ p_v log2 p_v of the weights sent to each outcome (text 000 eq. 4.4).
 pub fn split_information(weights: impl IntoIterator<Item = f64>) -> f64 {
     let weights: Vec<f64> = weights.into_iter().filter(|&w| w > 0.0).collect();
@@ -330,6 +485,7 @@ pub(crate) fn better(a: f64, b: f64, scale: f64) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
@@ -390,6 +546,91 @@ mod tests {
         ));
     }
 
+    /// y = 1, 2, 6 with weights 1, 1, 2: W = 4, ȳ = 15/4 = 3.75.
+    const ROWS: [(f64, f64); 3] = [(1.0, 1.0), (2.0, 1.0), (6.0, 2.0)];
+
+    #[test]
+    fn regression_nodes_by_hand() {
+        let node = |c: Criterion| c.regression_node(|| ROWS.iter().copied()).unwrap();
+        // Σw(y − 3.75)² = 7.5625 + 3.0625 + 2·5.0625 = 20.75; / 4.
+        let (mean, var) = node(Criterion::SquaredError);
+        assert_eq!(mean, 3.75);
+        assert!(close(var, 20.75 / 4.0));
+        assert_eq!(node(Criterion::FriedmanMse), (mean, var));
+        // Σw·y·ln(y/3.75) = ln(1/3.75) + 2 ln(2/3.75) + 12 ln(6/3.75) = 3.06107; / 4.
+        let (mean, deviance) = node(Criterion::Poisson);
+        assert_eq!(mean, 3.75);
+        assert!(close(deviance, 0.765268));
+        // Half the weight (2) is reached exactly at y = 2: the median is (2 + 6) / 2 = 4;
+        // Σw|y − 4| = 3 + 2 + 2·2 = 9; / 4.
+        assert_eq!(node(Criterion::AbsoluteError), (4.0, 2.25));
+        // Targets all 0: a Poisson node predicting 0 has no deviance.
+        let zeros = [(0.0, 1.0), (0.0, 3.0)];
+        assert_eq!(
+            Criterion::Poisson.regression_node(|| zeros.iter().copied()),
+            Some((0.0, 0.0))
+        );
+        assert_eq!(
+            Criterion::SquaredError.regression_node(std::iter::empty),
+            None
+        );
+    }
+
+    #[test]
+    fn poisson_statistics_give_exact_decreases() {
+        // The statistics lack Σw·y·ln y / W = (2 ln 2 + 12 ln 6) / 4 = 5.72185: the impurity
+        // from them is −ȳ ln ȳ = −4.95658, the node's deviance less that term.
+        let stats = [4.0, 15.0, 0.0];
+        assert!(close(
+            poisson_less_ylogy(&stats, POISSON_ZERO_SUM),
+            -4.956584
+        ));
+        // A child whose targets sum to 0 predicts 0: infinitely bad, never chosen.
+        assert_eq!(
+            poisson_less_ylogy(&[2.0, 0.0, 0.0], POISSON_ZERO_SUM),
+            f64::INFINITY
+        );
+        assert_eq!(poisson_less_ylogy(&[0.0, 0.0, 0.0], POISSON_ZERO_SUM), 0.0);
+        // Splitting {1, 2} from {6, 6}: the decrease from statistics equals the difference of
+        // the deviances computed from rows, (A − S ln ȳ)/W each.
+        let (left, right) = ([2.0, 3.0, 0.0], [2.0, 12.0, 0.0]);
+        let from_stats = poisson_less_ylogy(&stats, POISSON_ZERO_SUM)
+            - 0.5 * poisson_less_ylogy(&left, POISSON_ZERO_SUM)
+            - 0.5 * poisson_less_ylogy(&right, POISSON_ZERO_SUM);
+        let deviance = |rows: &[(f64, f64)]| {
+            Criterion::Poisson
+                .regression_node(|| rows.iter().copied())
+                .unwrap()
+                .1
+        };
+        let from_rows = deviance(&ROWS)
+            - 0.5 * deviance(&[(1.0, 1.0), (2.0, 1.0)])
+            - 0.5 * deviance(&[(6.0, 2.0)]);
+        assert!(close(from_stats, from_rows));
+    }
+
+    #[test]
+    fn friedman_score_by_hand() {
+        // x = 1, 2, 3 → the split {1, 2} | {6, 6}: w_L·w_R/(w_L + w_R)·(ȳ_L − ȳ_R)² =
+        // 2·2/4·(1.5 − 6)² = 20.25, the weight 4 times the variance reduction 5.0625.
+        let x = [1.0, 2.0, 3.0];
+        let y = [1.0, 2.0, 6.0];
+        let data = crate::data::Dataset::new(vec![crate::data::Column::Numeric(&x)]).unwrap();
+        let target = crate::data::Target::Values(&y);
+        let weights = [1.0, 1.0, 2.0];
+        let score = |c: Criterion| {
+            let binary = crate::params::CategoricalSplit::Binary;
+            let first =
+                crate::scores::split_scores(&data, &target, &weights, c, binary).unwrap()[0];
+            (first.score, first.gain)
+        };
+        let (friedman, gain) = score(Criterion::FriedmanMse);
+        assert!(close(friedman, 20.25) && close(gain, 5.0625));
+        // Squared error reports the weighted child variance: (2/4)·0.25 + 0.
+        let (child, same_gain) = score(Criterion::SquaredError);
+        assert!(close(child, 0.125) && close(same_gain, gain));
+    }
+
     #[test]
     fn split_information_of_surface() {
         // surface on watermelon 2.0: 12 hard, 5 soft → IV = 0.874 (text 000).
@@ -414,5 +655,11 @@ mod tests {
             assert_eq!(Criterion::parse(name).map(|c| c.name()), Ok(name));
         }
         assert!(Criterion::parse("bogus").is_err());
+        // scikit-learn's name for entropy grows, and records, entropy.
+        assert_eq!(Criterion::parse("log_loss"), Ok(Criterion::Entropy));
+        for name in ["friedman_mse", "absolute_error", "poisson"] {
+            let c = Criterion::parse(name);
+            assert_eq!(c.map(|c| (c.name(), c.is_regression())), Ok((name, true)));
+        }
     }
 }

@@ -203,12 +203,12 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
 
     w.u64(metadata.len() as u64);
     w.bytes(metadata);
-    // Extension records: the splitter (tag 1), written for histogram trees only, so exact
-    // trees keep the bytes quercus 0.1.0 wrote; what the optimal search proved (tag 2),
+    // Extension records: the splitter (tag 1), written for histogram and random trees only,
+    // so exact trees keep the bytes quercus 0.1.0 wrote; what the optimal search proved (tag 2),
     // written for its trees only.
-    let hist = *splitter == Splitter::Hist;
-    w.u32(u32::from(hist) + u32::from(optimality.is_some()));
-    if hist {
+    let searched = *splitter != Splitter::Exact;
+    w.u32(u32::from(searched) + u32::from(optimality.is_some()));
+    if searched {
         w.u32(EXT_SPLITTER);
         let name = splitter.name();
         w.u64((1 + name.len() + 4) as u64);
@@ -510,12 +510,13 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     Ok(Model { tree, metadata })
 }
 
-/// The splitter extension record: `Exact`, or `Hist` with 2 to [`MAX_BINS`] bins.
+/// The splitter extension record: `Exact` or `Random` with 0 bins, or `Hist` with 2 to
+/// [`MAX_BINS`] bins.
 fn read_splitter(bytes: &[u8]) -> Result<(Splitter, u32)> {
     let mut r = Reader { bytes, pos: 0 };
     let name = r.name("the splitter")?;
     let splitter = match Splitter::parse(name) {
-        Ok(s @ (Splitter::Exact | Splitter::Hist)) => s,
+        Ok(s @ (Splitter::Exact | Splitter::Hist | Splitter::Random)) if s.name() == name => s,
         _ => {
             return Err(corrupt(format!(
                 "unknown splitter {name:?} in the splitter record"
@@ -1203,5 +1204,34 @@ mod tests {
         };
         assert!(same_f64(&flat(&b.scores), &flat(&tree.scores)));
         assert_eq!(write(b, b"{}"), bytes);
+    }
+
+    /// A random tree records its splitter; the record names only what can have run.
+    #[test]
+    fn random_trees_record_their_splitter() {
+        let x: Vec<f64> = (0..40).map(|i| f64::from(i % 13)).collect();
+        let y: Vec<u32> = (0..40).map(|i| u32::from(i % 13 > 6)).collect();
+        let data = Dataset::new(vec![Column::Numeric(&x)]).expect("data");
+        let target = Target::Classes {
+            codes: &y,
+            n_classes: 2,
+        };
+        let params = TreeParams {
+            splitter: Splitter::Random,
+            random_state: 3,
+            ..TreeParams::default()
+        };
+        let tree = crate::grow(&data, &target, &[1.0; 40], &params).expect("fit");
+        assert_eq!(tree.splitter(), (Splitter::Random, 0));
+        let bytes = write(&tree, b"{}");
+        let back = read(&bytes).expect("read");
+        assert_eq!(back.tree.splitter(), (Splitter::Random, 0));
+        assert_eq!(write(&back.tree, b"{}"), bytes);
+        for (name, bins) in [("best", 0u32), ("auto", 0), ("random", 8), ("hist", 0)] {
+            let mut record = vec![name.len() as u8];
+            record.extend_from_slice(name.as_bytes());
+            record.extend_from_slice(&bins.to_le_bytes());
+            assert!(read_splitter(&record).is_err(), "{name} {bins}");
+        }
     }
 }

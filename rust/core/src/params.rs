@@ -1,6 +1,7 @@
 //! Growth parameters, validated once into a type the builder can trust.
 
 use crate::criterion::Criterion;
+use crate::data::{Column, Dataset};
 use crate::error::{CoreError, Result};
 
 /// How categorical features split.
@@ -110,7 +111,7 @@ impl MissingStrategy {
     }
 }
 
-/// How numeric thresholds are searched.
+/// How split thresholds are searched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Splitter {
     /// Every midpoint of adjacent distinct values (the texts' rule), over columns sorted once
@@ -119,9 +120,15 @@ pub enum Splitter {
     /// Columns binned once into at most `max_bins` quantile bins; thresholds at bin edges;
     /// per-node histograms, the larger child's by subtraction (LightGBM's scheme).
     Hist,
-    /// Exact below [`AUTO_HIST_ROWS`] training rows, histogram from there on.
+    /// Exact below [`AUTO_HIST_ROWS`] training rows, histogram from there on; scikit-learn's
+    /// name for it, `"best"`, parses to it too.
     #[default]
     Auto,
+    /// Extremely randomised trees (Geurts et al. 2006; scikit-learn's `RandomSplitter`): per
+    /// searched feature one random test (a threshold drawn uniformly between the node's least
+    /// and greatest value, a random subset of the present categories), the best of those
+    /// kept.
+    Random,
 }
 
 /// Training rows from which `Splitter::Auto` bins the columns. Below it the exact search is
@@ -129,10 +136,12 @@ pub enum Splitter {
 /// faster at equal accuracy (bench/compare.py).
 pub const AUTO_HIST_ROWS: usize = 200_000;
 
-const SPLITTER_NAMES: [(Splitter, &str); 3] = [
+const SPLITTER_NAMES: [(Splitter, &str); 5] = [
     (Splitter::Exact, "exact"),
     (Splitter::Hist, "hist"),
     (Splitter::Auto, "auto"),
+    (Splitter::Auto, "best"),
+    (Splitter::Random, "random"),
 ];
 
 impl Splitter {
@@ -144,7 +153,9 @@ impl Splitter {
             .ok_or_else(|| {
                 invalid(
                     "splitter",
-                    format!("unknown value {name:?}; expected \"exact\", \"hist\" or \"auto\""),
+                    format!(
+                        "unknown value {name:?}; expected \"best\", \"random\", \"exact\", \"hist\" or \"auto\""
+                    ),
                 )
             })
     }
@@ -200,6 +211,10 @@ pub struct TreeParams {
     pub min_weight_fraction_leaf: f64,
     /// A split is made only if its gain (ρ × impurity decrease) is at least this.
     pub min_gain: f64,
+    /// scikit-learn's rule: a split is made only if its impurity decrease weighted by the
+    /// node's share of the training weight, N_t/N · (I − N_tL/N_t · I_L − N_tR/N_t · I_R),
+    /// is at least this (up to f64's epsilon, as scikit-learn compares it).
+    pub min_impurity_decrease: f64,
     /// Likelihood-ratio (G²) stop, text 002 §3.5: a split is made only if the independence of
     /// branch and class is rejected at this p-value. Classification only.
     pub max_p_value: Option<f64>,
@@ -227,6 +242,21 @@ pub struct TreeParams {
     /// Threads that search features (and predict row blocks) in parallel; `None` uses every
     /// core. Trees do not depend on it.
     pub n_jobs: Option<usize>,
+    /// Features searched per node, drawn at random without replacement (scikit-learn's
+    /// `max_features`); `None` (or at least the number of features) searches every feature
+    /// and draws nothing. When none of the drawn features gives a valid split, further ones
+    /// are drawn and searched one at a time until one does or none is left.
+    pub max_features: Option<usize>,
+    /// Seed of every random choice (`max_features`, [`Splitter::Random`]). A fit that asks
+    /// for no randomness never reads it.
+    pub random_state: u64,
+    /// scikit-learn's `monotonic_cst`: per feature 1 (the prediction may only rise with the
+    /// feature), -1 (only fall) or 0 (free). Regression, and binary classification on the
+    /// probability of the second class; numeric and ordinal features only. A constrained
+    /// classification tree's node values are class probabilities, as scikit-learn's, not
+    /// class weights (so C4.5's error-based pruning, which counts errors in them, does not
+    /// apply to it).
+    pub monotonic_cst: Option<Vec<i8>>,
 }
 
 fn invalid(name: &'static str, reason: String) -> CoreError {
@@ -258,6 +288,15 @@ impl TreeParams {
 
     /// Checks every parameter on its own (see [`Self::validate_for`] for the target-bound ones).
     pub fn validate(&self) -> Result<()> {
+        // A random test is scored from its sides' sums; absolute error needs their medians.
+        if self.splitter == Splitter::Random && self.criterion == Criterion::AbsoluteError {
+            return Err(invalid(
+                "criterion",
+                "\"absolute_error\" is not available with splitter=\"random\" (random tests \
+                 are scored from sums; use \"squared_error\" or \"friedman_mse\")"
+                    .into(),
+            ));
+        }
         if self.max_depth == Some(0) {
             return Err(invalid(
                 "max_depth",
@@ -330,6 +369,32 @@ impl TreeParams {
                 format!("must be between 2 and {MAX_BINS}, got {}", self.max_bins),
             ));
         }
+        if !(self.min_impurity_decrease.is_finite() && self.min_impurity_decrease >= 0.0) {
+            return Err(invalid(
+                "min_impurity_decrease",
+                format!(
+                    "must be finite and >= 0, got {}",
+                    self.min_impurity_decrease
+                ),
+            ));
+        }
+        if self.max_features == Some(0) {
+            return Err(invalid(
+                "max_features",
+                "must be at least 1 (or None for every feature)".into(),
+            ));
+        }
+        if let Some(c) = self
+            .monotonic_cst
+            .iter()
+            .flatten()
+            .find(|c| !(-1..=1).contains(*c))
+        {
+            return Err(invalid(
+                "monotonic_cst",
+                format!("must hold -1, 0 or 1 per feature, got {c}"),
+            ));
+        }
         if let Some(n) = self.n_jobs.filter(|n| !(1..=MAX_JOBS).contains(n)) {
             return Err(invalid(
                 "n_jobs",
@@ -339,8 +404,14 @@ impl TreeParams {
         Ok(())
     }
 
-    /// Checks the parameters that depend on the target: `n_classes` is 0 for regression.
-    pub(crate) fn validate_for(&self, n_classes: usize) -> Result<()> {
+    /// Whether fitting `n_features` features asks for random choices: features drawn per
+    /// node, or random tests.
+    pub(crate) fn draws(&self, n_features: usize) -> bool {
+        self.splitter == Splitter::Random || self.max_features.is_some_and(|k| k < n_features)
+    }
+
+    /// Checks the parameters that depend on the data: `n_classes` is 0 for regression.
+    pub(crate) fn validate_for(&self, data: &Dataset<'_>, n_classes: usize) -> Result<()> {
         if n_classes == 0 && self.max_p_value.is_some() {
             return Err(invalid(
                 "max_p_value",
@@ -370,6 +441,75 @@ impl TreeParams {
                 ));
             }
         }
+        if self.oblique && self.draws(data.n_features()) {
+            return Err(invalid(
+                "splits",
+                "oblique tests combine every numeric feature, so they cannot be searched \
+                 feature by feature: use axis-parallel splits with max_features or the \
+                 random splitter"
+                    .into(),
+            ));
+        }
+        if let Some(cst) = &self.monotonic_cst {
+            self.validate_monotonic(cst, data, n_classes)?;
+        }
+        Ok(())
+    }
+
+    /// Monotonic constraints hold only where every split on a constrained feature orders its
+    /// two children along the feature and a row's path follows its own values.
+    fn validate_monotonic(&self, cst: &[i8], data: &Dataset<'_>, n_classes: usize) -> Result<()> {
+        let refuse = |reason: String| Err(invalid("monotonic_cst", reason));
+        if cst.len() != data.n_features() {
+            return refuse(format!(
+                "has {} entries but the data has {} features",
+                cst.len(),
+                data.n_features()
+            ));
+        }
+        if !cst.iter().any(|&c| c != 0) {
+            return Ok(());
+        }
+        if n_classes > 2 {
+            return refuse(format!(
+                "constraints are defined for regression and binary classification; the \
+                 target has {n_classes} classes"
+            ));
+        }
+        if self.oblique {
+            return refuse(
+                "oblique tests mix features, so no split orders its children along one; \
+                 use axis-parallel splits"
+                    .into(),
+            );
+        }
+        if self.missing == MissingStrategy::Surrogate {
+            return refuse(
+                "surrogate splits may route a row against a constrained feature's order; \
+                 choose another missing-value strategy"
+                    .into(),
+            );
+        }
+        for (j, (&c, column)) in cst.iter().zip(data.columns()).enumerate() {
+            let Column::Categorical(col) = column else {
+                continue;
+            };
+            if c == 0 {
+                continue;
+            }
+            if !col.ordered {
+                return refuse(format!(
+                    "feature {j} is a nominal categorical feature: its categories have no \
+                     order to be monotonic in (declare it ordinal, or constrain it with 0)"
+                ));
+            }
+            if self.categorical_split == CategoricalSplit::Multiway {
+                return refuse(format!(
+                    "feature {j} is ordinal, but categorical_split=\"multiway\" splits it by \
+                     category; use \"binary\" to split it by threshold"
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -387,6 +527,7 @@ impl Default for TreeParams {
             max_leaf_nodes: None,
             min_weight_fraction_leaf: 0.0,
             min_gain: 0.0,
+            min_impurity_decrease: 0.0,
             max_p_value: None,
             min_objects: 0.0,
             numeric_gain_correction: false,
@@ -397,6 +538,9 @@ impl Default for TreeParams {
             splitter: Splitter::Auto,
             max_bins: MAX_BINS,
             n_jobs: None,
+            max_features: None,
+            random_state: 0,
+            monotonic_cst: None,
         }
     }
 }

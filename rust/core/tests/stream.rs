@@ -232,6 +232,7 @@ fn any_batching_gives_the_in_memory_model() {
             CategoricalSplit::Multiway
         };
         let criterion = match (regression, case % 5) {
+            (true, 0 | 1) => Criterion::Poisson,
             (true, _) => Criterion::SquaredError,
             (false, 0) => Criterion::Entropy,
             (false, 1) => Criterion::GainRatio,

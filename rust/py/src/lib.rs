@@ -58,6 +58,10 @@ pub(crate) fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         splitter: Splitter::parse(&get::<String>(d, "splitter")?).map_err(to_py)?,
         max_bins: get(d, "max_bins")?,
         n_jobs: get(d, "n_jobs")?,
+        min_impurity_decrease: get(d, "min_impurity_decrease")?,
+        max_features: get(d, "max_features")?,
+        random_state: get(d, "random_state")?,
+        monotonic_cst: get(d, "monotonic_cst")?,
     };
     params.validate().map_err(to_py)?;
     Ok(params)

@@ -157,7 +157,8 @@ impl PyTree {
         self.inner.missing_strategy().name()
     }
 
-    /// The threshold search that grew the tree, `"exact"` or `"hist"` (`"auto"` resolved).
+    /// The threshold search that grew the tree, `"exact"`, `"hist"` or `"random"` (`"auto"`
+    /// and `"best"` resolved).
     #[getter]
     fn splitter(&self) -> &'static str {
         self.inner.splitter().0.name()

@@ -85,7 +85,7 @@ pub fn grow_optimal(
         Target::Classes { n_classes, .. } => *n_classes,
         Target::Values(_) => 0,
     };
-    params.validate_for(n_classes)?;
+    params.validate_for(data, n_classes)?;
     check(params, target, data, ccp_alpha)?;
     // Rows of weight 0 are absent (as in `grow`).
     if let Some(kept) = Kept::of(train, control) {
@@ -174,9 +174,15 @@ fn check(
             "size limits on nodes; penalise leaves with ccp_alpha or bound them with max_leaf_nodes",
         );
     }
-    if params.min_gain > 0.0 || params.max_p_value.is_some() || params.min_objects > 0.0 {
+    if params.min_gain > 0.0
+        || params.min_impurity_decrease > 0.0
+        || params.max_p_value.is_some()
+        || params.min_objects > 0.0
+    {
         let name = if params.min_gain > 0.0 {
             "min_gain"
+        } else if params.min_impurity_decrease > 0.0 {
+            "min_impurity_decrease"
         } else if params.max_p_value.is_some() {
             "max_p_value"
         } else {
@@ -190,11 +196,29 @@ fn check(
     if params.numeric_gain_correction {
         return unsupported("numeric_gain_correction", "C4.5's gain correction");
     }
-    if params.splitter == Splitter::Hist {
+    match params.splitter {
+        Splitter::Hist => {
+            return unsupported(
+                "splitter",
+                "histograms: it tries every threshold; use splitter=\"exact\" or \"auto\"",
+            )
+        }
+        Splitter::Random => {
+            return unsupported(
+                "splitter",
+                "random tests: it tries every threshold; use splitter=\"exact\" or \"auto\"",
+            )
+        }
+        Splitter::Exact | Splitter::Auto => {}
+    }
+    if params.max_features.is_some_and(|k| k < data.n_features()) {
         return unsupported(
-            "splitter",
-            "histograms: it tries every threshold; use splitter=\"exact\" or \"auto\"",
+            "max_features",
+            "drawing features: it searches every feature (leave max_features=None)",
         );
+    }
+    if params.monotonic_cst.is_some() {
+        return unsupported("monotonic_cst", "monotonic constraints");
     }
     let has_missing = data.columns().iter().any(|c| match c {
         Column::Numeric(v) => v.iter().any(|x| x.is_nan()),

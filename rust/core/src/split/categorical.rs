@@ -59,6 +59,7 @@ impl Searcher<'_, '_> {
             let part = Partition {
                 children: &cats.stats,
                 counts: &cats.counts,
+                impurities: None,
             };
             let rule = SplitRule::Multiway { n_children: k };
             let rows = MissingRows::Left;
@@ -83,7 +84,7 @@ impl Searcher<'_, '_> {
                 }
                 let (dec, _) =
                     self.assess(&all, &trial.iter().map(Vec::as_slice).collect::<Vec<_>>());
-                if best.is_none_or(|(_, b)| better(dec, b, scale)) {
+                if improves(dec, best.map(|(_, b)| b), scale) {
                     best = Some((c, dec));
                 }
             }
@@ -97,6 +98,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         let rule = SplitRule::Multiway {
             n_children: children.len(),
@@ -116,10 +118,17 @@ impl Searcher<'_, '_> {
         node_weight: f64,
     ) -> Option<Candidate> {
         let present = cats.present();
-        let (best, _, side) =
-            self.best_two_way(cats, node_weight, present.len(), Fill::Grow, |p, add| {
+        let sign = self.constraint(feature);
+        let (best, _, side) = self.best_two_way(
+            cats,
+            node_weight,
+            present.len(),
+            Fill::Grow,
+            sign,
+            |p, add| {
                 present.get(p - 1).into_iter().for_each(|&c| add(c));
-            })?;
+            },
+        )?;
         let threshold = present.get(best - 1).copied().unwrap_or(0);
         let rule = SplitRule::Ordered {
             threshold: threshold as u32,
@@ -149,7 +158,7 @@ impl Searcher<'_, '_> {
             let rest = present.get(1..).unwrap_or(&[]);
             let n_masks = (1usize << rest.len()) - 1;
             let (best, _, side) =
-                self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, |m, add| {
+                self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, 0, |m, add| {
                     let mask = m - 1;
                     present.first().into_iter().for_each(|&c| add(c));
                     for (i, &c) in rest.iter().enumerate() {
@@ -163,27 +172,25 @@ impl Searcher<'_, '_> {
         } else {
             let order = self.category_order(cats, present, n_classes);
             let (best, _, side) =
-                self.best_two_way(cats, node_weight, order.len(), Fill::Grow, |p, add| {
+                self.best_two_way(cats, node_weight, order.len(), Fill::Grow, 0, |p, add| {
                     order.get(p - 1).into_iter().for_each(|&c| add(c));
                 })?;
             (sides_of(cats.stats.len(), &order, |i| i < best), side)
         };
-        // A subset split and its mirror image are the same test: the side holding the lowest
-        // present code is always child 0, so the tree never depends on which one the scan met
-        // first (row order, or noise in tied shares).
-        let (sides, side) = if sides.iter().find(|s| **s != Side::Unseen) == Some(&Side::Right) {
-            let mirrored = sides
-                .iter()
-                .map(|s| match s {
-                    Side::Left => Side::Right,
-                    Side::Right => Side::Left,
-                    Side::Unseen => Side::Unseen,
-                })
-                .collect();
-            (mirrored, side.map(|s| 1 - s))
-        } else {
-            (sides, side)
-        };
+        self.subset_candidate(feature, sides, side, cats, node_weight)
+    }
+
+    /// The candidate sending each category to its side in `sides`, the missing rows to
+    /// `side` when the search placed them.
+    pub(super) fn subset_candidate(
+        &self,
+        feature: usize,
+        sides: Vec<Side>,
+        side: Option<usize>,
+        cats: &Categories,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let (sides, side) = canonical(sides, side);
         let in_left = |c: usize| sides.get(c) == Some(&Side::Left);
         let rule = SplitRule::Subset {
             sides: sides.clone(),
@@ -224,14 +231,18 @@ impl Searcher<'_, '_> {
     /// The best of `n - 1` two-way candidates `1..n`: `fill(i, add)` calls `add(c)` for each
     /// category `c` that candidate `i` sends left (with [`Fill::Grow`], only those it adds to
     /// candidate `i - 1`'s). Returns the winner, its decrease and, when the search places the
-    /// missing rows (learned, separate), their side; the first of equals wins. Placing
+    /// missing rows (learned, separate), their side; the first of equals wins (the missing rows on the right before the left,
+    /// [`prefer_missing_right`]). Placing
     /// strategies also try candidate `n`: every present category left, the missing rows right.
+    /// Candidates that break the monotonic constraint `sign` (0: none) are skipped.
+    #[allow(clippy::too_many_arguments)]
     fn best_two_way(
         &self,
         cats: &Categories,
         node_weight: f64,
         n: usize,
         mode: Fill,
+        sign: i8,
         fill: impl Fn(usize, &mut dyn FnMut(usize)),
     ) -> Option<(usize, f64, Option<usize>)> {
         let known = cats.known();
@@ -242,7 +253,9 @@ impl Searcher<'_, '_> {
         let scale = self
             .criterion
             .noise_scale(if place { &all } else { &known });
-        let mut best: Option<(usize, f64, Option<usize>)> = None;
+        // (decrease, (candidate, side)): the missing rows right or not placed, and left.
+        let mut best: Option<(f64, (usize, Option<usize>))> = None;
+        let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
         let mut left = self.zero_stats();
         let mut with = self.zero_stats();
         let last = if place { n } else { n.saturating_sub(1) };
@@ -270,28 +283,32 @@ impl Searcher<'_, '_> {
                         copy_sum(&mut with, &right, &cats.missing);
                         (&left, &with)
                     };
+                    if !self.monotone(sign, l, r) {
+                        continue;
+                    }
+                    let slot = if side == 0 { &mut best_left } else { &mut best };
                     if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
-                        if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
-                            best = Some((i, dec, Some(side)));
+                        if improves(dec, slot.map(|(b, _)| b), scale) {
+                            *slot = Some((dec, (i, Some(side))));
                         }
                     }
                 }
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least {
+            if wl < least || wr < least || !self.monotone(sign, &left, &right) {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);
-            if best.is_none_or(|(_, b, _)| better(dec, b, scale)) {
-                best = Some((i, dec, None));
+            if improves(dec, best.map(|(b, _)| b), scale) {
+                best = Some((dec, (i, None)));
             }
         }
-        best
+        prefer_missing_right(best_left, best, scale).map(|(dec, (i, side))| (i, dec, side))
     }
 
     /// A two-child candidate from per-category statistics and the side of each category.
-    fn two_way_candidate(
+    pub(super) fn two_way_candidate(
         &self,
         feature: usize,
         rule: SplitRule,
@@ -328,6 +345,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         self.finish(feature, rule, &scored, &part, node_weight, rows)
     }
@@ -346,11 +364,11 @@ enum Fill {
 #[derive(Debug, Clone)]
 pub(crate) struct Categories {
     /// Statistics of each category's known rows.
-    stats: Vec<Vec<f64>>,
+    pub(super) stats: Vec<Vec<f64>>,
     /// Known rows of each category.
     counts: Vec<usize>,
     /// Rows whose value is missing (or an unseen category).
-    n_missing: usize,
+    pub(super) n_missing: usize,
     /// Statistics of those rows.
     missing: Vec<f64>,
 }
@@ -409,7 +427,8 @@ impl Categories {
         self.n_missing += other.n_missing;
     }
 
-    fn present(&self) -> Vec<usize> {
+    /// The categories with known rows at the node, ascending.
+    pub(super) fn present(&self) -> Vec<usize> {
         (0..self.counts.len())
             .filter(|&c| self.counts.get(c).is_some_and(|&n| n > 0))
             .collect()
@@ -424,9 +443,27 @@ impl Categories {
     }
 }
 
+/// A subset split and its mirror image are the same test: the side holding the lowest present
+/// code is always child 0 (`side`, where the missing rows go, mirrored with it), so the tree
+/// never depends on which one a scan met first (row order, or noise in tied shares).
+pub(super) fn canonical(sides: Vec<Side>, side: Option<usize>) -> (Vec<Side>, Option<usize>) {
+    if sides.iter().find(|s| **s != Side::Unseen) != Some(&Side::Right) {
+        return (sides, side);
+    }
+    let mirrored = sides
+        .iter()
+        .map(|s| match s {
+            Side::Left => Side::Right,
+            Side::Right => Side::Left,
+            Side::Unseen => Side::Unseen,
+        })
+        .collect();
+    (mirrored, side.map(|s| 1 - s))
+}
+
 /// A subset mask: `listed[i]` goes left where `in_left(i)`, right otherwise; categories not
 /// listed (absent from the node) are `Unseen`.
-fn sides_of(k: usize, listed: &[usize], in_left: impl Fn(usize) -> bool) -> Vec<Side> {
+pub(super) fn sides_of(k: usize, listed: &[usize], in_left: impl Fn(usize) -> bool) -> Vec<Side> {
     let mut sides = vec![Side::Unseen; k];
     for (i, &c) in listed.iter().enumerate() {
         if let Some(s) = sides.get_mut(c) {

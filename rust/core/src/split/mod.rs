@@ -8,17 +8,23 @@ use crate::control::Control;
 use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
-use crate::tree::{FeatureScore, Side, SurrogateSet};
+use crate::sampling::Sampler;
+use crate::tree::{FeatureScore, NodeId, Side, SurrogateSet};
 
+mod absolute;
 mod categorical;
 pub(crate) mod hist;
 pub(crate) mod missing;
+pub(crate) mod monotonic;
 mod numeric;
 mod oblique;
 pub(crate) mod presort;
+mod random;
 
+use absolute::Ranks;
 pub(crate) use categorical::Categories;
 use hist::{Bins, Histograms};
+use monotonic::Bounds;
 use presort::Sorted;
 use rayon::prelude::*;
 
@@ -161,12 +167,28 @@ pub(crate) struct Searcher<'a, 'd> {
     pub missing: MissingStrategy,
     /// The fit's control: stops the search and guards its large buffers (`None`: neither).
     control: Option<&'a Control>,
+    /// Monotonic constraints per feature, as given (see [`monotonic`]); `None`: none.
+    monotonic: Option<&'a [i8]>,
+    /// The range a constrained node's children's values must stay in.
+    bounds: Bounds,
+    /// Random tests (`splitter="random"`): the fit's sampler and the node searched.
+    random: Option<(&'a Sampler, NodeId)>,
 }
 
 /// Known-row statistics of each child of a candidate.
 struct Partition<'s> {
     children: &'s [Vec<f64>],
     counts: &'s [usize],
+    /// The impurities, when the statistics cannot give them (absolute error: computed from
+    /// the rows); `None`: from `children`.
+    impurities: Option<&'s Impurities>,
+}
+
+/// Impurities of a candidate's scored rows and of each child, computed from the rows.
+#[derive(Debug, Clone, Default)]
+struct Impurities {
+    scored: f64,
+    children: Vec<f64>,
 }
 
 /// What a candidate's score did with the rows missing its value.
@@ -192,10 +214,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             data,
             target,
             criterion: params.criterion,
-            measure: Measure {
-                criterion: params.criterion,
-                costs: params.cost_matrix.as_deref(),
-            },
+            measure: Measure::new(params.criterion, params.cost_matrix.as_deref()),
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
             rows_per_weight: 1.0,
@@ -207,6 +226,45 @@ impl<'a, 'd> Searcher<'a, 'd> {
             shift: 0.0,
             missing: params.missing,
             control: None,
+            monotonic: params
+                .monotonic_cst
+                .as_deref()
+                .filter(|c| c.iter().any(|&x| x != 0)),
+            bounds: Bounds::NONE,
+            random: None,
+        }
+    }
+
+    /// This searcher checking constrained features' splits against `bounds` (a node's).
+    pub(crate) fn bounded(self, bounds: Bounds) -> Searcher<'a, 'd> {
+        Searcher { bounds, ..self }
+    }
+
+    /// Whether some feature is monotonically constrained.
+    pub(crate) fn is_constrained(&self) -> bool {
+        self.monotonic.is_some()
+    }
+
+    /// w·I(D) − Σ_c w_c·I(D_c) for a split whose children have these statistics, D being
+    /// the rows the split scored (their sum): scikit-learn's weighted impurity decrease
+    /// before its division by the total training weight.
+    pub(crate) fn weighted_decrease(&self, children: &[Vec<f64>]) -> f64 {
+        let mut all = self.zero_stats();
+        for c in children {
+            add_into(&mut all, c);
+        }
+        let parts: f64 = children
+            .iter()
+            .map(|c| self.weight_of(c) * self.impurity(c))
+            .sum();
+        self.weight_of(&all) * self.impurity(&all) - parts
+    }
+
+    /// This searcher drawing one random test per feature at `node` from `sampler`.
+    pub(crate) fn randomised(self, sampler: &'a Sampler, node: NodeId) -> Searcher<'a, 'd> {
+        Searcher {
+            random: Some((sampler, node)),
+            ..self
         }
     }
 
@@ -315,9 +373,6 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// Also returns the node's noise scale for comparing the candidates (see [`choose`]).
     ///
     /// `fill` (class majority) supplies the values of the node's missing cells.
-    ///
-    /// Regression targets are centred on the node's mean, except with histograms, whose sums
-    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]).
     pub fn candidates(
         &self,
         node: &NodeRows,
@@ -325,77 +380,113 @@ impl<'a, 'd> Searcher<'a, 'd> {
         fill: Option<&missing::Fill>,
         prepared: Prepared<'_>,
     ) -> (Vec<Option<Candidate>>, f64) {
+        let at = self.at_node(node, fill, prepared);
+        (at.features(usable), at.scale)
+    }
+
+    /// The search of one node, set up once for any number of its features.
+    ///
+    /// Regression targets are centred on the node's mean, except with histograms, whose sums
+    /// were accumulated around the searcher's own shift (see [`Self::centred_on`]). Absolute
+    /// error ranks the node's targets once for all its features' scans.
+    pub(crate) fn at_node<'n>(
+        &self,
+        node: &'n NodeRows,
+        fill: Option<&'n missing::Fill>,
+        prepared: Prepared<'n>,
+    ) -> NodeSearch<'n, 'a, 'd> {
         let mut total = self.zero_stats();
         for (r, w) in node.iter() {
             self.target.accumulate(&mut total, r, w);
         }
-        let centred = match prepared {
-            Prepared::Hist { .. } | Prepared::Summed { .. } => *self,
-            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / self.weight_of(&total)),
-        };
-        let centred_total = if centred.shift == 0.0 {
-            None
-        } else {
+        // Class counts do not move with the centre: only regression sums are taken again.
+        let centred = self.centred_for(&total, prepared);
+        let centred_total = (centred.shift != 0.0).then(|| {
             let mut sums = self.zero_stats();
             for (r, w) in node.iter() {
                 centred.accumulate(&mut sums, r, w);
             }
-            Some(sums)
-        };
-        self.candidates_from(&total, centred_total, node, usable, fill, prepared)
+            sums
+        });
+        self.at_node_from(total, centred_total, node, fill, prepared)
     }
 
-    /// [`Self::candidates`] given the node's statistics `total` (as `Target::accumulate`
-    /// sums them) and, when the search centres regression targets (`self.shift`), the same
-    /// sums around the centre. With [`Prepared::Summed`], `node` may be empty.
-    pub(crate) fn candidates_from(
-        &self,
-        total: &[f64],
-        centred_total: Option<Vec<f64>>,
-        node: &NodeRows,
-        usable: &[bool],
-        fill: Option<&missing::Fill>,
-        prepared: Prepared<'_>,
-    ) -> (Vec<Option<Candidate>>, f64) {
-        let node_weight = self.weight_of(total);
-        let centred = match prepared {
+    /// This searcher as a node of statistics `total` (uncentred) searches: centred on its
+    /// mean, or on the fit's centre with histograms.
+    fn centred_for(&self, total: &[f64], prepared: Prepared<'_>) -> Searcher<'a, 'd> {
+        match prepared {
             Prepared::Hist { .. } | Prepared::Summed { .. } => *self,
-            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / node_weight),
+            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / self.weight_of(total)),
+        }
+        .with_node_sum(total)
+    }
+
+    /// [`Self::at_node`] given the node's statistics `total` (as `Target::accumulate` sums
+    /// them) and, when the search centres regression targets, the same sums around the centre
+    /// (`centred_total`). With [`Prepared::Summed`], `node` may be empty.
+    pub(crate) fn at_node_from<'n>(
+        &self,
+        total: Vec<f64>,
+        centred_total: Option<Vec<f64>>,
+        node: &'n NodeRows,
+        fill: Option<&'n missing::Fill>,
+        prepared: Prepared<'n>,
+    ) -> NodeSearch<'n, 'a, 'd> {
+        let node_weight = self.weight_of(&total);
+        let centred = self.centred_for(&total, prepared);
+        let centred_total = match centred_total {
+            Some(sums) if centred.shift != 0.0 => sums,
+            _ => total,
         };
-        let centred_total = centred_total.unwrap_or_else(|| total.to_vec());
-        let columns = self.data.columns();
-        let search = |f: usize| {
-            if !usable.get(f).copied().unwrap_or(false) || self.stopped() {
-                return None;
-            }
-            match fill {
-                Some(fill) => {
-                    let filled = fill.reader(columns, self.target);
-                    centred.best_of_feature(f, node, node_weight, &filled, prepared)
-                }
-                None => centred.best_of_feature(f, node, node_weight, columns, prepared),
-            }
-        };
-        // Class-majority fills are read through a reader that is not shared across threads.
-        let candidates = if fill.is_none() && node.len() >= PARALLEL_ROWS {
-            (0..self.data.n_features())
-                .into_par_iter()
-                .map(search)
-                .collect()
+        // Out of memory for the ranks: no split here, and the fit stops at its next check.
+        let (ranks, starved) = if self.criterion.is_additive() {
+            (None, false)
         } else {
-            (0..self.data.n_features()).map(search).collect()
+            let ranks = centred.ranks(node);
+            let starved = ranks.is_none();
+            (ranks, starved)
         };
-        (candidates, self.criterion.noise_scale(&centred_total))
+        NodeSearch {
+            centred,
+            node,
+            node_weight,
+            scale: self.criterion.noise_scale(&centred_total),
+            total: centred_total,
+            fill,
+            prepared,
+            ranks,
+            starved,
+        }
+    }
+
+    /// This searcher at a node of statistics `total` (uncentred), for the Poisson deviance's
+    /// test of children whose targets sum to 0 ([`Measure::at_node_sum`]).
+    pub(crate) fn with_node_sum(&self, total: &[f64]) -> Searcher<'a, 'd> {
+        let sum = if self.regression() {
+            total.get(1).copied().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        Searcher {
+            measure: self.measure.at_node_sum(sum),
+            ..*self
+        }
     }
 
     /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
     pub(crate) fn centred_on(&self, shift: f64) -> Searcher<'a, 'd> {
         Searcher {
-            shift: if self.regression() { shift } else { 0.0 },
+            shift: if self.criterion.centres_targets() {
+                shift
+            } else {
+                0.0
+            },
             ..*self
         }
     }
 
+    /// `ranks`: the node's ranked targets, for absolute error's scans (`None` for the
+    /// criteria of sums).
     fn best_of_feature<V: Values + ?Sized>(
         &self,
         feature: usize,
@@ -403,37 +494,56 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
         values: &V,
         prepared: Prepared<'_>,
+        ranks: Option<&Ranks>,
     ) -> Option<Candidate> {
         match self.data.columns().get(feature)? {
-            Column::Numeric(_) => match prepared {
-                Prepared::Hist { bins, hist } | Prepared::Summed { bins, hist, .. } => {
+            Column::Numeric(_) => match (prepared, ranks) {
+                (Prepared::Hist { bins, .. }, Some(ranks)) => {
+                    self.absolute_hist(feature, bins, node, node_weight, ranks)
+                }
+                (Prepared::Hist { bins, hist } | Prepared::Summed { bins, hist, .. }, None) => {
                     self.numeric_hist(feature, bins, hist, node_weight)
                 }
-                Prepared::Sorted(sorted) => self.numeric(
+                // Absolute error scans rows, which summed histograms do not have.
+                (Prepared::Summed { .. }, Some(_)) => None,
+                (Prepared::Sorted(sorted), _) => self.numeric(
                     feature,
                     |r| values.number(feature, r),
                     node,
                     node_weight,
                     sorted.list(feature),
+                    ranks,
                 ),
-                Prepared::Unsorted => self.numeric(
+                (Prepared::Unsorted, _) => self.numeric(
                     feature,
                     |r| values.number(feature, r),
                     node,
                     node_weight,
                     None,
+                    ranks,
                 ),
             },
             Column::Categorical(col) => {
+                let codes: Vec<Option<u32>> = node
+                    .rows
+                    .iter()
+                    .map(|&r| values.code(feature, r as usize))
+                    .collect();
+                if let Some(ranks) = ranks {
+                    let kind = (col.n_categories as usize, col.ordered);
+                    return self.absolute_categorical(
+                        feature,
+                        &codes,
+                        kind,
+                        node,
+                        node_weight,
+                        ranks,
+                    );
+                }
                 let owned;
                 let cats = match prepared {
                     Prepared::Summed { cats, .. } => cats.get(feature)?.as_ref()?,
                     _ => {
-                        let codes: Vec<Option<u32>> = node
-                            .rows
-                            .iter()
-                            .map(|&r| values.code(feature, r as usize))
-                            .collect();
                         owned = self.per_category(&codes, col.n_categories as usize, node);
                         &owned
                     }
@@ -450,6 +560,23 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// Scores a partition of the known rows: (its quality on D̃, the weighted child impurity).
     /// The quality is the impurity decrease, or the criterion's own formula (text 002 §3).
     fn decrease(&self, known: &[f64], part: &Partition<'_>) -> (f64, f64) {
+        if let Some(imp) = part.impurities {
+            let known_w = self.weight_of(known);
+            let child_imp: f64 = part
+                .children
+                .iter()
+                .zip(&imp.children)
+                .map(|(c, i)| {
+                    let w = self.weight_of(c);
+                    if w > 0.0 {
+                        w / known_w * i
+                    } else {
+                        0.0
+                    }
+                })
+                .sum();
+            return (imp.scored - child_imp, child_imp);
+        }
         let children: Vec<&[f64]> = part.children.iter().map(Vec::as_slice).collect();
         self.assess(known, &children)
     }
@@ -512,6 +639,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
             return None;
         }
         let (decrease, child_imp) = self.decrease(known, part);
+        // A Poisson child predicting 0 makes the deviance infinite: no split.
+        if !decrease.is_finite() {
+            return None;
+        }
         // Placed missing rows are scored with the known ones: no ρ, and no missing outcome in
         // the split information (it is inside its child's weight).
         let (gain, rho, missing_w) = match placed {
@@ -530,6 +661,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let score = match self.criterion {
             // G² = 2 ln 2 · |S| · InformationGain (text 002 §3.5).
             Criterion::LikelihoodRatio => 2.0 * std::f64::consts::LN_2 * node_weight * gain,
+            // w_L·w_R/(w_L + w_R)·(ȳ_L − ȳ_R)², the scored rows' weight times their variance
+            // reduction (for more children, the between-children sum of squares).
+            Criterion::FriedmanMse => known_w * decrease,
             Criterion::Entropy => gain,
             Criterion::GainRatio => {
                 if iv > 0.0 {
@@ -588,6 +722,85 @@ impl<'a, 'd> Searcher<'a, 'd> {
     }
 }
 
+/// The search of one node ([`Searcher::at_node`]).
+pub(crate) struct NodeSearch<'n, 'a, 'd> {
+    /// The searcher centred on the node (regression).
+    centred: Searcher<'a, 'd>,
+    node: &'n NodeRows,
+    node_weight: f64,
+    /// The noise scale its candidates are compared at ([`choose`]).
+    pub scale: f64,
+    /// The statistics of all the node's rows (centred as `centred` centres them).
+    total: Vec<f64>,
+    fill: Option<&'n missing::Fill>,
+    prepared: Prepared<'n>,
+    /// The node's ranked targets, for absolute error's scans (`None` for the criteria of
+    /// sums).
+    ranks: Option<Ranks>,
+    /// Absolute error's ranks could not be had (out of memory): the node finds no split.
+    starved: bool,
+}
+
+impl NodeSearch<'_, '_, '_> {
+    /// The best candidate of feature `f` (`None` if it cannot separate the rows).
+    pub(crate) fn feature(&self, f: usize) -> Option<Candidate> {
+        let s = &self.centred;
+        if s.stopped() || self.starved {
+            return None;
+        }
+        let columns = s.data.columns();
+        match self.fill {
+            Some(fill) => self.search(f, &fill.reader(columns, s.target)),
+            None => self.search(f, columns),
+        }
+    }
+
+    /// Feature `f`'s best candidate, or its random test (`splitter="random"`).
+    fn search<V: Values + ?Sized>(&self, f: usize, values: &V) -> Option<Candidate> {
+        let s = &self.centred;
+        match s.random {
+            Some((sampler, at)) => {
+                let mut rng = sampler.feature_stream(at, f);
+                s.random_test(
+                    f,
+                    self.node,
+                    self.node_weight,
+                    &self.total,
+                    values,
+                    &mut rng,
+                )
+            }
+            None => s.best_of_feature(
+                f,
+                self.node,
+                self.node_weight,
+                values,
+                self.prepared,
+                self.ranks.as_ref(),
+            ),
+        }
+    }
+
+    /// The best candidate of every feature `f` with `search[f]` (`None` elsewhere), in
+    /// parallel on a large node.
+    pub(crate) fn features(&self, search: &[bool]) -> Vec<Option<Candidate>> {
+        let n = self.centred.data.n_features();
+        let one = |f: usize| {
+            if search.get(f).copied().unwrap_or(false) {
+                self.feature(f)
+            } else {
+                None
+            }
+        };
+        // Class-majority fills are read through a reader that is not shared across threads.
+        if self.fill.is_none() && self.node.len() >= PARALLEL_ROWS {
+            (0..n).into_par_iter().map(one).collect()
+        } else {
+            (0..n).map(one).collect()
+        }
+    }
+}
+
 /// Whether `rows` (from [`Searcher::rows_of`]) make at least `least` rows. Weights of C4.5
 /// fragments are sums in an order that depends on the search (sorted rows, bins), so they are
 /// compared with a tolerance far below any fraction of a row that matters.
@@ -598,6 +811,34 @@ pub(crate) fn holds_rows(rows: f64, least: usize) -> bool {
 /// The least weight that [`holds_rows`] `least` rows at `rows_per_weight`.
 fn least_weight(least: usize, rows_per_weight: f64) -> f64 {
     (least as f64 * (1.0 - 1e-9) - 1e-9) / rows_per_weight
+}
+
+/// Whether a split scoring `quality` replaces the best so far: by more than noise (see
+/// [`better`]), and the first one only if it is a number (a Poisson child predicting 0 makes
+/// a split −∞, never to be chosen).
+#[inline]
+fn improves(quality: f64, best: Option<f64>, scale: f64) -> bool {
+    match best {
+        None => quality > f64::NEG_INFINITY,
+        // `quality > b` first: it rejects most cuts before `better`'s tolerance is paid.
+        Some(b) => quality > b && better(quality, b, scale),
+    }
+}
+
+/// The better of the best split with the missing rows on the left and the best with them on
+/// the right (or not placed), each `(quality, split)`: the left one only if better by more
+/// than noise. scikit-learn searches with the missing rows on the right first (every known
+/// value left against the missing ones last), then on the left, keeping the first of equals
+/// (`sklearn/tree/_splitter.pyx`, `node_split_best`), so among equal splits this is its.
+fn prefer_missing_right<T>(
+    left: Option<(f64, T)>,
+    right: Option<(f64, T)>,
+    scale: f64,
+) -> Option<(f64, T)> {
+    match (left, right) {
+        (Some(l), Some(r)) => Some(if better(l.0, r.0, scale) { l } else { r }),
+        (l, r) => r.or(l),
+    }
 }
 
 /// `a + b`, element by element.
@@ -669,6 +910,11 @@ pub(crate) trait Values {
     /// Feature `f` of `row` as a category code; `None` when missing, unseen at fit, or not
     /// categorical.
     fn code(&self, f: usize, row: usize) -> Option<u32>;
+    /// Feature `f`'s values as stored, when they are read as they are (no fills): a scan then
+    /// indexes them directly instead of looking the column up per row.
+    fn numeric_column(&self, _f: usize) -> Option<&[f64]> {
+        None
+    }
 }
 
 impl Values for [Column<'_>] {
@@ -685,6 +931,13 @@ impl Values for [Column<'_>] {
         match self.get(f)? {
             Column::Categorical(c) => c.code(row),
             Column::Numeric(_) => None,
+        }
+    }
+
+    fn numeric_column(&self, f: usize) -> Option<&[f64]> {
+        match self.get(f)? {
+            Column::Numeric(v) => Some(v),
+            Column::Categorical(_) => None,
         }
     }
 }

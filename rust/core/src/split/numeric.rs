@@ -75,7 +75,8 @@ impl Searcher<'_, '_> {
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
     /// `sorted` lists the node's known rows in ascending order when the fit keeps them
-    /// ([`super::presort`]); without it the known rows are sorted here.
+    /// ([`super::presort`]); without it the known rows are sorted here. Absolute error scans
+    /// its own way ([`super::absolute`]), from the node's `ranks` if given.
     pub(super) fn numeric(
         &self,
         feature: usize,
@@ -83,7 +84,11 @@ impl Searcher<'_, '_> {
         node: &NodeRows,
         node_weight: f64,
         sorted: Option<&[u32]>,
+        ranks: Option<&Ranks>,
     ) -> Option<Candidate> {
+        if !self.criterion.is_additive() {
+            return self.absolute_numeric(feature, value, node, node_weight, sorted, ranks);
+        }
         let mut n_missing = 0;
         let mut missing = self.zero_stats();
         let mut tally_missing = |i: usize, x: f64| {
@@ -141,7 +146,8 @@ impl Searcher<'_, '_> {
         if known.len() < 2 && n_missing == 0 {
             return None;
         }
-        let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight)?;
+        let sign = self.constraint(feature);
+        let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight, sign)?;
         let threshold = match known.get(scan.at) {
             Some(hi) => midpoint(known.get(scan.at.checked_sub(1)?)?.x, hi.x),
             None => KNOWN_VS_MISSING,
@@ -152,7 +158,10 @@ impl Searcher<'_, '_> {
     /// The best cut of `items` (in ascending value order, `n` rows in all): C4.5's and
     /// CART's scan with the missing rows left out, or, when the strategy places them, each
     /// cut tried with them on the left and on the right, and every known row left with the
-    /// missing ones right (scikit-learn's, LightGBM's and XGBoost's learned direction).
+    /// missing ones right (scikit-learn's, LightGBM's and XGBoost's learned direction). The
+    /// first of equal cuts wins, the missing rows on the right before the left
+    /// ([`prefer_missing_right`]). A cut whose sides break the feature's monotonic constraint
+    /// `sign` (0: none) is no candidate ([`Searcher::monotone`]).
     pub(super) fn sweep<S: Sweep + ?Sized>(
         &self,
         items: &S,
@@ -160,6 +169,7 @@ impl Searcher<'_, '_> {
         missing: &[f64],
         n_missing: usize,
         node_weight: f64,
+        sign: i8,
     ) -> Option<Scan> {
         let mut total = self.zero_stats();
         for i in 0..items.len() {
@@ -180,11 +190,17 @@ impl Searcher<'_, '_> {
         let mut right = total.clone();
         let mut with = self.zero_stats();
         let mut n_distinct = 1;
-        let mut best: Option<(f64, usize, Option<usize>)> = None; // (decrease, cut, side)
+        // (decrease, (cut, side)): the missing rows right or not placed, and left.
+        let mut best: Option<(f64, (usize, Option<usize>))> = None;
+        let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
         let mut offer = |dec: f64, at: usize, side: Option<usize>| {
-            // `dec > b` first: it rejects most cuts before `better`'s tolerance is paid.
-            if best.is_none_or(|(b, _, _)| dec > b && better(dec, b, scale)) {
-                best = Some((dec, at, side));
+            let best = if side == Some(0) {
+                &mut best_left
+            } else {
+                &mut best
+            };
+            if improves(dec, best.map(|(b, _)| b), scale) {
+                *best = Some((dec, (at, side)));
             }
         };
         for i in 0..items.len().saturating_sub(1) {
@@ -203,6 +219,9 @@ impl Searcher<'_, '_> {
                         copy_sum(&mut with, &right, missing);
                         (&left, &with)
                     };
+                    if !self.monotone(sign, l, r) {
+                        continue;
+                    }
                     if let Some(dec) = self.two_sides(&all, l, r, node_weight) {
                         offer(dec, i + 1, Some(side));
                     }
@@ -210,7 +229,7 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least {
+            if wl < least || wr < least || !self.monotone(sign, &left, &right) {
                 continue;
             }
             let dec = if impurity_decrease {
@@ -220,12 +239,12 @@ impl Searcher<'_, '_> {
             };
             offer(dec, i + 1, None);
         }
-        if place && items.len() > 0 {
+        if place && items.len() > 0 && self.monotone(sign, &total, missing) {
             if let Some(dec) = self.two_sides(&all, &total, missing, node_weight) {
                 offer(dec, items.len(), Some(1));
             }
         }
-        let (_, at, side) = best?;
+        let (_, (at, side)) = prefer_missing_right(best_left, best, scale)?;
         Some(Scan {
             at,
             side,
@@ -286,6 +305,7 @@ impl Searcher<'_, '_> {
         let part = Partition {
             children: &children,
             counts: &counts,
+            impurities: None,
         };
         let candidate = self.finish(
             feature,
@@ -321,7 +341,7 @@ impl Searcher<'_, '_> {
     }
 
     #[inline]
-    fn add_row(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
+    pub(super) fn add_row(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
         if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
             self.accumulate(stats, r as usize, w);
         }

@@ -10,7 +10,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::{better, linear_value, Candidate, NodeRows, Searcher, SplitRule, Values};
+use super::{better, linear_value, Candidate, NodeRows, Ranks, Searcher, SplitRule, Values};
 use crate::criterion::Criterion;
 use crate::data::{Column, Target};
 
@@ -51,6 +51,18 @@ impl Searcher<'_, '_> {
             (x - mean.get(k).copied().unwrap_or(0.0)) / scale.get(k).copied().unwrap_or(1.0)
         };
         let start = self.initial_direction(&complete, features.len(), &standardised)?;
+        // Absolute error ranks the node's targets once for every direction tried; Poisson
+        // tells zero sums relative to the node's.
+        let ranks = if self.criterion.is_additive() {
+            None
+        } else {
+            self.ranks(node)
+        };
+        let mut total = self.zero_stats();
+        for (r, w) in node.iter() {
+            self.target.accumulate(&mut total, r, w);
+        }
+        let this = self.with_node_sum(&total);
         // Candidates are compared in standardised space; the winner is re-expressed over the
         // raw features and its threshold re-scanned there, so the stored test routes the
         // training rows exactly as scored.
@@ -66,7 +78,7 @@ impl Searcher<'_, '_> {
             };
             // A test that only separates known from missing projections is no linear test:
             // the axis-parallel search offers that split on each feature.
-            self.numeric(usize::MAX, project, node, node_weight, None)
+            this.numeric(usize::MAX, project, node, node_weight, None, ranks.as_ref())
                 .filter(|c| c.score.threshold.is_finite())
         };
         let mut best_w = start;
@@ -102,7 +114,15 @@ impl Searcher<'_, '_> {
                 break;
             }
         }
-        self.raw_test(&features, &scale, &best_w, node, node_weight, values)
+        this.raw_test(
+            &features,
+            &scale,
+            &best_w,
+            node,
+            node_weight,
+            values,
+            ranks.as_ref(),
+        )
     }
 
     /// What oblique and axis candidates are compared by: the gain ratio for C4.5's
@@ -181,6 +201,7 @@ impl Searcher<'_, '_> {
 
     /// The standardised direction `w` as a test over the raw features with unit-length
     /// coefficients (zero ones dropped), its threshold scanned on the raw projections.
+    #[allow(clippy::too_many_arguments)]
     fn raw_test<V: Values + ?Sized>(
         &self,
         features: &[u32],
@@ -189,6 +210,7 @@ impl Searcher<'_, '_> {
         node: &NodeRows,
         node_weight: f64,
         values: &V,
+        ranks: Option<&Ranks>,
     ) -> Option<Candidate> {
         let raw: Vec<(u32, f64)> = features
             .iter()
@@ -204,7 +226,7 @@ impl Searcher<'_, '_> {
         let weights: Vec<f64> = raw.iter().map(|(_, c)| c / norm).collect();
         let project = |r: usize| linear_value(values, &features, &weights, r).unwrap_or(f64::NAN);
         let mut c = self
-            .numeric(usize::MAX, project, node, node_weight, None)
+            .numeric(usize::MAX, project, node, node_weight, None, ranks)
             .filter(|c| c.score.threshold.is_finite())?;
         let threshold = c.score.threshold;
         c.rule = SplitRule::Oblique {

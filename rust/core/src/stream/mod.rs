@@ -155,6 +155,22 @@ struct Grown {
 }
 
 impl Grown {
+    /// A regression node's value and impurity, as [`Criterion::regression_node`] computes
+    /// them from its rows: the same sums, in the same order.
+    fn regression(&self, params: &TreeParams) -> (f64, f64) {
+        let Some(stats) = self.stats.as_deref() else {
+            return (0.0, 0.0);
+        };
+        let mean = mean_of(stats);
+        let weight = stats.first().copied().unwrap_or(0.0);
+        let loss = if params.criterion.loss_is_zero(mean) {
+            0.0
+        } else {
+            self.squares
+        };
+        (mean, loss / weight)
+    }
+
     fn new(id: NodeId, usable: Vec<bool>, parent: Option<usize>) -> Grown {
         Grown {
             id,
@@ -214,7 +230,8 @@ impl StreamFit {
         memory_budget: usize,
     ) -> Result<StreamFit> {
         params.validate()?;
-        params.validate_for(n_classes)?;
+        let shape = Dataset::new(shape_of(&kinds))?;
+        params.validate_for(&shape, n_classes)?;
         let refuse = |name: &'static str, reason: &str| {
             Err(CoreError::InvalidParameter {
                 name,
@@ -239,13 +256,25 @@ impl StreamFit {
                 "\"surrogate\" and \"class_majority\" need every row at each node, so they",
             );
         }
+        if !params.criterion.is_additive() {
+            return refuse(
+                "criterion",
+                "\"absolute_error\" scans each node's rows in order, so it",
+            );
+        }
+        if params.max_features.is_some() || params.monotonic_cst.is_some() {
+            return refuse(
+                "max_features",
+                "random feature subsets (drawn in the in-memory fit's node order) and \
+                 monotonic constraints",
+            );
+        }
         if kinds.is_empty() {
             return Err(CoreError::EmptyData {
                 rows: 0,
                 columns: 0,
             });
         }
-        let shape = Dataset::new(shape_of(&kinds))?;
         let target = match n_classes {
             0 => Target::Values(&[]),
             n_classes => Target::Classes {
@@ -407,7 +436,7 @@ impl StreamFit {
                 })
                 .collect(),
         );
-        let shift = if self.n_classes == 0 {
+        let shift = if self.n_classes == 0 && self.params.criterion.centres_targets() {
             sketch.weighted_y / sketch.weight
         } else {
             0.0
@@ -546,6 +575,7 @@ impl StreamFit {
                 Target::Values(y) => *y,
                 Target::Classes { .. } => &[],
             };
+            let criterion = self.params.criterion;
             for ((s, rows), &i) in sums.nodes.iter_mut().zip(&parts).zip(&g.group) {
                 let mean = g
                     .nodes
@@ -553,8 +583,10 @@ impl StreamFit {
                     .and_then(|n| n.stats.as_deref())
                     .map_or(0.0, mean_of);
                 for (r, w) in rows.iter() {
-                    let d = y.get(r).copied().unwrap_or(mean) - mean;
-                    s.squares += w * d * d;
+                    let y = y.get(r).copied().unwrap_or(mean);
+                    if let Some(term) = criterion.loss_term(mean, y, w) {
+                        s.squares += term;
+                    }
                 }
             }
             return Ok(kept.len() as u64);
@@ -779,12 +811,11 @@ impl Growing {
             let Some(n) = self.nodes.get_mut(i) else {
                 continue;
             };
-            let squares = n.squares;
             summarise(
                 &mut self.draft,
                 n.id,
                 n.stats.as_deref(),
-                |_| squares,
+                || n.regression(params),
                 searcher,
                 params,
             );
@@ -801,11 +832,12 @@ impl Growing {
                         hist,
                         cats: &s.cats,
                     };
-                    let (mut candidates, scale) = searcher
-                        .candidates_from(&s.stats, centred, &none, &n.usable, None, prepared);
+                    let at = searcher.at_node_from(s.stats.clone(), centred, &none, None, prepared);
+                    let scale = at.scale;
+                    let mut candidates = at.features(&n.usable);
                     choose(params.criterion, &candidates, scale)
                         .and_then(|best| candidates.get_mut(best)?.take())
-                        .filter(|c| admits(params, c, scale))
+                        .filter(|c| admits(params, searcher, self.total_weight, c, scale))
                         .map(|mut c| {
                             let weight = s.missing.get(c.feature).copied().unwrap_or(0.0);
                             c.missing = plan_with(searcher, &c, &none, None, 0, weight);

@@ -54,8 +54,14 @@ pub(super) fn replay(
     tree.splitter = Splitter::Hist;
     tree.max_bins = params.max_bins as u32;
     let put = |tree: &mut Tree, id: NodeId, g: &Grown| {
-        let squares = g.squares;
-        summarise(tree, id, g.stats.as_deref(), |_| squares, searcher, params);
+        summarise(
+            tree,
+            id,
+            g.stats.as_deref(),
+            || g.regression(params),
+            searcher,
+            params,
+        );
     };
     let Some(root) = nodes.first() else {
         return tree;
