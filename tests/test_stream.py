@@ -109,7 +109,7 @@ def test_all_missing_batches_and_a_lazy_query(tmp_path):
 def test_refusals_name_the_problem(parquet):
     lf = pl.scan_parquet(parquet).drop("y", "w")
     with pytest.raises(ValueError, match="splitter='hist'"):
-        DecisionTreeClassifier(splitter="exact").fit(lf, target="label")
+        DecisionTreeClassifier(splitter="exact").fit(lf, target="label", memory_budget=1 << 20)
     with pytest.raises(ValueError, match="target="):
         DecisionTreeClassifier(splitter="hist").fit(lf)
     with pytest.raises(ValueError, match="'nope' is not a column"):

@@ -9,6 +9,7 @@ one batch plus at most `memory_budget` bytes of histograms, whatever the number 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,6 @@ from ._validation import (
 
 if TYPE_CHECKING:
     from ._core import Column
-    from ._params import Params
 
 # Histogram bytes a pass may hold by default, and rows per batch.
 DEFAULT_MEMORY_BUDGET = 256 << 20
@@ -42,11 +42,6 @@ _NOT_STREAMED = ("impute_mean", "drop_rows", "surrogate", "class_majority")
 
 def check_streamable(checked: dict[str, Any], pruning_method: str) -> None:
     """Refuse, naming the parameter, what a fit batch by batch cannot do."""
-    if checked["splitter"] != "hist":
-        raise ValueError(
-            "fitting a LazyFrame streams it batch by batch, which needs splitter='hist' "
-            f"(got {checked['splitter']!r}); collect it first for the exact search"
-        )
     if checked["algorithm"] == "optimal":
         raise ValueError("algorithm='optimal' needs the data in memory; collect the LazyFrame")
     if pruning_method != "none":
@@ -153,12 +148,13 @@ def fit(
     classification: bool,
     ordinal: dict[str, tuple[str, ...] | None],
     missing: str,
-    params: Any,
+    params: Callable[[int, int, int], Any],
     memory_budget: int | None,
     batch_rows: int | None,
 ) -> tuple[_core.Tree, Schema, np.ndarray | None]:
-    """Grow a histogram tree over the LazyFrame's batches. `params(n_classes)` gives the
-    validated growth parameters; `sample_weight` names a column (or is None)."""
+    """Grow a histogram tree over the LazyFrame's batches. `params(n_rows, n_features,
+    n_classes)` gives the validated growth parameters; `sample_weight` names a column (or is
+    None)."""
     if target is None:
         raise ValueError("fitting a LazyFrame needs target= naming its target column")
     if sample_weight is not None and not isinstance(sample_weight, str):
@@ -174,7 +170,9 @@ def fit(
     # The schema records the missing-value strategy, as the in-memory fit's does.
     schema = replace(schema, missing=missing)
     n_classes = 0 if classes is None else len(classes)
-    grown_params: Params = params(n_classes)
+    # Shares of rows (min_samples_split=0.01) count every row, as the in-memory fit does.
+    n_rows = lf.select(pl.len()).collect(engine="streaming").item()
+    grown_params = params(n_rows, len(features), n_classes)
     batches = _Batches(lf, schema, classes, sample_weight, rows)
     fit = _core.StreamFit(batches.empty(), n_classes, asdict(grown_params), budget)
     while (step := fit.next_pass()) is not None:

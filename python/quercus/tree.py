@@ -398,7 +398,12 @@ class _BaseTree(EstimatorBase, ABC):
     def _validated_params(self, checked: dict[str, Any], data: TrainingData) -> _Params:
         """The growth parameters as the core reads them, resolved against the training data
         as scikit-learn resolves them (shares of rows and features, the seed)."""
-        n_rows, n_features = len(data.y), len(data.columns)
+        return self._params_for(checked, len(data.y), len(data.columns), data.n_classes)
+
+    def _params_for(
+        self, checked: dict[str, Any], n_rows: int, n_features: int, n_classes: int
+    ) -> _Params:
+        """`_validated_params` for data of this shape (a streamed fit has no TrainingData)."""
         return _Params(
             criterion=checked["criterion"],
             categorical_split=checked["categorical_split"],
@@ -413,7 +418,7 @@ class _BaseTree(EstimatorBase, ABC):
             max_p_value=checked["max_p_value"],
             min_objects=checked["min_objects"],
             numeric_gain_correction=checked["numeric_gain_correction"],
-            cost_matrix=self._cost_list(data.n_classes),
+            cost_matrix=self._cost_list(n_classes),
             oblique=checked["splits"] == "oblique",
             missing=_missing.core_strategy(checked["missing"]),
             max_surrogates=checked["max_surrogates"],
@@ -422,9 +427,7 @@ class _BaseTree(EstimatorBase, ABC):
             n_jobs=_threads(checked["n_jobs"]),
             max_features=_growth.max_features(checked["max_features"], n_features),
             random_state=_growth.seed(checked["random_state"]),
-            monotonic_cst=_growth.monotonic_cst(
-                checked["monotonic_cst"], n_features, data.n_classes
-            ),
+            monotonic_cst=_growth.monotonic_cst(checked["monotonic_cst"], n_features, n_classes),
             max_time=checked["max_time"],
         )
 
@@ -462,15 +465,21 @@ class _BaseTree(EstimatorBase, ABC):
         or (X_val, y_val, sample_weight_val) feeds `prepruning="validation"` and
         `pruning="reduced_error"`.
 
-        A Polars LazyFrame X (e.g. `pl.scan_parquet(...)`, with `target=`) is streamed: read
-        in batches of `batch_rows` rows (default 2**20) once per tree level, never collected
-        whole, holding at most `memory_budget` bytes of histograms (default 256 MiB); it
-        needs `splitter="hist"` and grows the tree the in-memory fit grows from the same
-        rows. `sample_weight` then names a column.
+        With `splitter="hist"`, a Polars LazyFrame X (e.g. `pl.scan_parquet(...)`, with
+        `target=`) is streamed: read in batches of `batch_rows` rows (default 2**20) once per
+        tree level, never collected whole, holding at most `memory_budget` bytes of
+        histograms (default 256 MiB); the tree is the one the in-memory fit grows from the
+        same rows. `sample_weight` then names a column. Other splitters collect it.
         """
         checked = self._checked()
         pruning = self._validated_pruning(checked)
-        if isinstance(X, pl.LazyFrame):
+        streamed = isinstance(X, pl.LazyFrame) and checked["splitter"] == "hist"
+        if not streamed and (memory_budget is not None or batch_rows is not None):
+            raise ValueError(
+                "memory_budget and batch_rows apply to a LazyFrame fit with splitter='hist', "
+                "which streams it batch by batch"
+            )
+        if streamed:
             if y is not None or validation is not None:
                 raise ValueError("a LazyFrame fit takes target= (a column), not y or validation")
             if getattr(self, "class_weight", None) is not None:
@@ -488,7 +497,9 @@ class _BaseTree(EstimatorBase, ABC):
                 classification=self._estimator_type == "classifier",
                 ordinal=_ordinals(checked["ordinal_features"]),
                 missing=checked["missing"],
-                params=lambda n_classes: self._validated_params(checked, n_classes),
+                params=lambda n_rows, n_features, n_classes: self._params_for(
+                    checked, n_rows, n_features, n_classes
+                ),
                 memory_budget=memory_budget,
                 batch_rows=batch_rows,
             )

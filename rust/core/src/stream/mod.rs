@@ -262,7 +262,11 @@ impl StreamFit {
                 "\"absolute_error\" scans each node's rows in order, so it",
             );
         }
-        if params.max_features.is_some() || params.monotonic_cst.is_some() {
+        let constrained = params
+            .monotonic_cst
+            .as_ref()
+            .is_some_and(|c| c.iter().any(|&m| m != 0));
+        if params.draws(kinds.len()) || constrained {
             return refuse(
                 "max_features",
                 "random feature subsets (drawn in the in-memory fit's node order) and \
