@@ -198,6 +198,88 @@ def test_show_text_rules_dot_svg(files, c45_model):
     fails("show", c45_model, "--svg", "--dot", match="not allowed with")
 
 
+def _shops(folder: Path) -> Path:
+    """300 shops, a third of them (and x > 0.7) "yes": the root splits on ~100 of them."""
+    rng = np.random.default_rng(7)
+    code = rng.integers(0, 300, 3000)
+    x = rng.random(3000)
+    frame = pl.DataFrame(
+        {
+            "shop": [f"c{k:03d}" for k in code],
+            "x": x,
+            "y": np.where((code % 3 == 0) | (x > 0.7), "yes", "no"),
+        }
+    )
+    path = folder / "shops.parquet"
+    frame.write_parquet(path)
+    return path
+
+
+def test_show_shortens_category_lists_and_fits_pictures(files):
+    folder = files["dir"]
+    model = folder / "shops.qrc"
+    ok("fit", _shops(folder), "--target", "y", "--max-depth", "3", "-o", model)
+    loaded = quercus.load(model)
+    text = ok("show", model).stdout.splitlines()
+    assert text[1:] == loaded.export_text().splitlines()
+    assert text[1].endswith("… 92 more}")  # 10 of 102 shops shown by default
+    two = ok("show", model, "--max-categories", "2").stdout.splitlines()
+    assert two[1] == "shop in {c000, c003, … 100 more}"
+    assert "more}" not in ok("show", model, "--max-categories", "all").stdout
+    shallow = ok("show", model, "--max-depth", "1").stdout.split("\n", 1)[1]
+    assert shallow.rstrip("\n") == loaded.export_text(max_depth=1)
+    rules = ok("show", model, "--rules", "--max-categories", "2").stdout
+    assert rules.rstrip("\n") == loaded.export_rules(max_categories=2)
+    dot = ok("show", model, "--dot", "--max-categories", "all").stdout
+    assert dot.rstrip("\n") == loaded.to_dot(max_categories=None).rstrip("\n")
+    svg = ok("show", model, "--svg", "--width", "200", "--max-depth", "1").stdout
+    assert svg.rstrip("\n") == loaded.to_svg(width=200, max_depth=1).rstrip("\n")
+    assert 'width="200"' in svg  # scaled down to the page (never up)
+    full = ok("show", model, "--svg", "--width", "none", "--max-categories", "5").stdout
+    assert full.rstrip("\n") == loaded.to_svg(width=None, max_categories=5).rstrip("\n")
+    rounded = ok("show", model, "--decimals", "1").stdout.split("\n", 1)[1]
+    assert rounded.rstrip("\n") == loaded.export_text(decimals=1)
+    assert rounded.rstrip("\n") != loaded.export_text()  # x's thresholds to one digit
+    dot = ok("show", model, "--dot", "--decimals", "0", "--max-categories", "1").stdout
+    assert dot.rstrip("\n") == loaded.to_dot(decimals=0, max_categories=1).rstrip("\n")
+    all_fail(
+        [
+            (("show", model, "--rules", "--max-depth", "1"), "--max-depth applies to the text"),
+            (("show", model, "--dot", "--width", "500"), "--width applies to --svg, not"),
+            (("show", model, "--width", "500"), "--width applies to --svg, not to text"),
+            (("show", model, "--svg", "--width", "50"), "at least 100 px"),
+            (("show", model, "--svg", "--width", "wide"), "--width"),
+            (("show", model, "--max-categories", "0"), "expected a positive integer"),
+            (("show", model, "--decimals", "-1"), "expected a whole number >= 0"),
+            (("show", model, "--svg", "--data", files["csv"]), "this model is a classifier"),
+            (("show", model, "--rules", "--data", files["csv"]), "--data applies to --svg"),
+        ]
+    )
+
+
+def test_show_draws_regression_strips_from_data(files):
+    """A model file keeps no quantiles: its strips are mean ± sd unless --data gives rows."""
+    model = files["dir"] / "sugar.qrc"
+    frame = pl.read_parquet(files["parquet"]).drop("ripe", "id")
+    frame.write_parquet(files["dir"] / "sugar.parquet")
+    ok("fit", files["dir"] / "sugar.parquet", "--target", "sugar", "--regression",
+       "--max-depth", "2", "-o", model)  # fmt: skip
+    loaded = quercus.load(model)
+    plain = ok("show", model, "--svg").stdout
+    assert "box: mean ± 1 sd" in plain and plain.rstrip("\n") == loaded.to_svg().rstrip("\n")
+    drawn = ok("show", model, "--svg", "--data", files["dir"] / "sugar.parquet").stdout
+    expected = loaded.to_svg(data=(frame.drop("sugar"), frame["sugar"]))
+    assert drawn.rstrip("\n") == expected.rstrip("\n")
+    assert "whiskers 5-95 %" in drawn and "rows given as data" in drawn
+    dot = ok("show", model, "--dot", "--data", files["dir"] / "sugar.parquet").stdout
+    assert dot.rstrip("\n") == loaded.to_dot(data=(frame.drop("sugar"), frame["sugar"])).rstrip(
+        "\n"
+    )
+    unlabelled = files["dir"] / "unlabelled.parquet"
+    frame.drop("sugar").write_parquet(unlabelled)
+    fails("show", model, "--svg", "--data", unlabelled, match="no column 'sugar'")
+
+
 def test_demo_still_prints_the_three_trees():
     out = ok("demo").stdout
     for algorithm in ("id3", "c4.5", "cart"):

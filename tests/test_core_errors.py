@@ -29,6 +29,8 @@ PARAMS: dict[str, Any] = {
     "min_objects": 0.0,
     "numeric_gain_correction": False,
     "cost_matrix": None,
+    "altered_priors": False,
+    "class_weights": None,
     "oblique": False,
     "missing": "fractional",
     "max_surrogates": 5,

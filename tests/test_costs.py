@@ -219,6 +219,29 @@ def test_class_weight_matches_sklearn(class_weight, n_columns):
     assert not np.allclose(plain.predict_proba(X), q.predict_proba(X))
 
 
+@pytest.mark.parametrize(
+    ("max_depth", "min_samples_leaf", "class_weight"),
+    [(2, 8, {0: 4.0}), (2, 40, {0: 4.0}), (3, 25, {0: 2.0})],
+)
+def test_class_weight_leaves_the_row_counts_to_sklearn(max_depth, min_samples_leaf, class_weight):
+    # Class weights re-weight the criterion and the leaves; min_samples_leaf still counts rows,
+    # as scikit-learn counts them (and rpart with priors). The same weights given as
+    # sample_weight count as rows (a row of weight 4 is four rows), and grow another tree.
+    X, y = breast_cancer_30()
+    params = {"max_depth": max_depth, "min_samples_leaf": min_samples_leaf}
+    assert_sklearn_has_no_tie(SkClassifier, X, y, class_weight=class_weight, **params)
+    sk = SkClassifier(random_state=0, class_weight=class_weight, **params).fit(X, y)
+    q = DecisionTreeClassifier(class_weight=class_weight, **params).fit(X, y)
+    assert_same_tree(q, sk, regression=False)
+    nodes = q.tree_.nodes()
+    assert nodes["n_rows"][nodes["n_children"] == 0].min() >= min_samples_leaf
+    ((label, factor),) = class_weight.items()
+    as_rows = DecisionTreeClassifier(**params).fit(
+        X, y, sample_weight=np.where(y == label, factor, 1.0)
+    )
+    assert not np.allclose(as_rows.predict_proba(X), q.predict_proba(X))
+
+
 def test_balanced_weights_are_n_over_k_counts():
     # "balanced": n_samples / (n_classes x count of the row's class), times any sample weight
     X, y = load_xy("watermelon2")  # 8 yes, 9 no

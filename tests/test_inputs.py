@@ -31,6 +31,8 @@ PARAMS = {
     "prepruning": None,
     "pruning": None,
     "ccp_alpha": 0.0,
+    "ccp_risk": "impurity",
+    "ccp_sequence": "weakest_link",
     "confidence": 0.25,
     "prune_ties": True,
     "subtree_raising": True,
@@ -48,8 +50,13 @@ PARAMS = {
     "max_time": None,
     "verbose": 0,
 }
-# The classifier adds misclassification costs and class weights.
-CLASSIFIER_PARAMS = PARAMS | {"cost_matrix": None, "class_weight": None}
+# The classifier adds misclassification costs, class weights and rpart's priors.
+CLASSIFIER_PARAMS = PARAMS | {
+    "cost_matrix": None,
+    "class_weight": None,
+    "priors": None,
+    "altered_priors": False,
+}
 
 
 # --- NumPy and Polars -----------------------------------------------------------------

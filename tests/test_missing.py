@@ -309,6 +309,54 @@ def test_rules_follow_the_missing_child():
     assert "texture is missing" in separate
 
 
+def _sqlite_predictions(sql: str, frame: pl.DataFrame) -> list:
+    import sqlite3
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (" + ", ".join(f'"{c}"' for c in frame.columns) + ")")
+    marks = ", ".join("?" * frame.width)
+    db.executemany(f"INSERT INTO t VALUES ({marks})", frame.rows())
+    return [row[0] for row in db.execute(sql)]
+
+
+@pytest.mark.parametrize("splits", ["axis", "oblique"])
+def test_rules_sql_and_polars_follow_surrogates(splits):
+    # A surrogate tree on data with missing values (nulls) in numeric and categorical
+    # columns: a missing tested value takes the first surrogate whose feature the row has,
+    # else the majority child, in predict and in every rendering.
+    X, y, X_test, _ = masked_breast_cancer(0.25)
+    rng = np.random.default_rng(5)
+    names = [f"x{j}" for j in range(8)]
+    kind = np.where(
+        y == 1, rng.choice(["p", "q"], len(y), p=[0.8, 0.2]), rng.choice(["p", "q", "r"], len(y))
+    )
+    kind = np.where(rng.random(len(y)) < 0.2, None, kind)
+    frame = pl.DataFrame(X[:, :8], schema=names).with_columns(
+        pl.all().fill_nan(None), pl.Series("k", kind.tolist(), dtype=pl.String)
+    )
+    labels = np.array(["no", "yes"])[y]
+    model = DecisionTreeClassifier(
+        missing="surrogate", max_depth=6, min_samples_leaf=3, splits=splits
+    ).fit(frame, labels)
+    nodes = model.tree_.nodes()
+    assert (nodes["surrogate_len"] > 0).sum() >= 5
+    test = pl.DataFrame(X_test[:, :8], schema=names).with_columns(
+        pl.all().fill_nan(None), pl.Series("k", kind[: len(X_test)].tolist(), dtype=pl.String)
+    )
+    for data in (frame, test):
+        expected = model.predict(data).tolist()
+        # Rows missing a value the tree tests, routed by surrogates.
+        assert data.null_count().sum_horizontal()[0] > 100
+        rules = model.rules()
+        assert rules.predict(data).tolist() == expected
+        assert data.select(rules.to_polars()).to_series().to_list() == expected
+        assert data.select(model.to_polars_expr()).to_series().to_list() == expected
+        assert _sqlite_predictions(model.to_sql(table="t"), data) == expected
+        assert _sqlite_predictions(rules.to_sql(table="t"), data) == expected
+    text = model.export_rules()
+    assert "(if missing: " in text and "; else " in text
+
+
 def test_decision_path_follows_the_strategy():
     m = fit("majority_branch")
     path = m.decision_path(row(texture=None)).toarray()[0]
@@ -405,14 +453,36 @@ def test_complete_data_gives_the_same_tree_under_every_strategy(data, algorithm,
         m = DecisionTreeClassifier(
             algorithm=algorithm, splits=splits, missing=strategy, drop_features_above=0.7
         ).fit(X, y)
-        assert m.export_text() == text, strategy
         np.testing.assert_array_equal(m.predict_proba(X), proba, err_msg=strategy)
+        if strategy == "surrogate":
+            _same_but_rpart_conventions(m, reference)
+            continue
+        assert m.export_text() == text, strategy
     regression = y.view(np.int32).astype(float)
     algorithm = "cart" if algorithm == "c4.5" else algorithm  # its pruning is for classes
     reference = DecisionTreeRegressor(algorithm=algorithm).fit(X, regression)
     for strategy in STRATEGIES[1:]:
         m = DecisionTreeRegressor(algorithm=algorithm, missing=strategy).fit(X, regression)
         assert m.export_text() == reference.export_text(), strategy
+
+
+def _same_but_rpart_conventions(model, reference):
+    """`model` (missing="surrogate") grows `reference`'s tree with rpart's conventions
+    (README): each threshold the largest float below the midpoint (x < midpoint goes left),
+    a class tie broken for the first class rather than the parent's."""
+    ours, theirs = model.tree_.nodes(), reference.tree_.nodes()
+    for key in ("kind", "feature", "n_children", "weight"):
+        np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+    numeric = ours["kind"] == 1
+    np.testing.assert_array_equal(
+        ours["threshold"][numeric], np.nextafter(theirs["threshold"][numeric], -np.inf)
+    )
+    value = theirs["value"]
+    untied = (value == value.max(axis=1, keepdims=True)).sum(axis=1) == 1
+    np.testing.assert_array_equal(ours["label"][untied], theirs["label"][untied])
+    tied = ~untied
+    first = np.argmax(value == value.max(axis=1, keepdims=True), axis=1)
+    np.testing.assert_array_equal(ours["label"][tied], first[tied])
 
 
 # --- save / load --------------------------------------------------------------------------

@@ -270,14 +270,14 @@ def test_every_truncation_raises_a_clear_error():
         assert "truncated" in str(caught.value) or length < len(MAGIC)
 
 
-@pytest.mark.parametrize("version", [0, 2, 99, 2**32 - 1])
+@pytest.mark.parametrize("version", [0, 3, 99, 2**32 - 1])
 def test_other_format_versions_are_named(version):
     data = bytearray(good_bytes())
     data[8:12] = struct.pack("<I", version)
     with pytest.raises(QuercusError, match=f"format version {version}") as caught:
         quercus.from_bytes(reseal(bytes(data)))
-    assert "reads versions 1 to 1" in str(caught.value)
-    if version > 1:
+    assert "reads versions 1 to 2" in str(caught.value)
+    if version > 2:
         assert "newer quercus" in str(caught.value)
 
 

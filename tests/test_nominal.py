@@ -152,5 +152,5 @@ def test_bad_ordinal_features_name_the_column(ordinal, error, message):
 
 
 def test_ordinal_features_need_named_columns():
-    with pytest.raises(ValueError, match="NumPy X has only numeric"):
+    with pytest.raises(ValueError, match="X has only numeric"):
         DecisionTreeRegressor(ordinal_features=["x0"]).fit(np.ones((4, 1)), np.arange(4.0))

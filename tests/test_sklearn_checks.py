@@ -78,14 +78,16 @@ def test_not_fitted_error_is_also_sklearns(cls):
     check_is_fitted(model.fit(np.eye(4), np.arange(4)))
 
 
-def test_column_vector_y_warns_and_is_raveled():
+def test_column_vector_y_is_one_output():
+    # scikit-learn's trees read a (n, 1) y as one output, without a warning.
     X, y = load_breast_cancer(return_X_y=True)
     flat = DecisionTreeClassifier(max_depth=3).fit(X, y)
-    with pytest.warns(quercus.DataConversionWarning, match="column-vector y"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         column = DecisionTreeClassifier(max_depth=3).fit(X, y[:, np.newaxis])
     assert column.export_text() == flat.export_text()
-    with pytest.raises(ValueError, match="1-D"):
-        DecisionTreeClassifier().fit(X, np.column_stack([y, y]))
+    assert column.to_bytes() == flat.to_bytes()
+    assert column.n_outputs_ == 1 and column.predict(X).shape == (len(y),)
 
 
 def test_classifier_rejects_continuous_target():

@@ -128,6 +128,27 @@ def test_refusals_name_the_problem(parquet):
         DecisionTreeClassifier(splitter="hist").fit(empty, target="label")
 
 
+def test_one_output_and_no_class_factors(parquet):
+    lf = pl.scan_parquet(parquet).drop("w")
+    # A list naming one column is that column; several outputs need the rows in memory.
+    one = DecisionTreeClassifier(splitter="hist", max_depth=3)
+    expected = DecisionTreeClassifier(splitter="hist", max_depth=3).fit(
+        lf.drop("y"), target="label"
+    )
+    assert _bytes(one.fit(lf.drop("y"), target=["label"])) == _bytes(expected)
+    with pytest.raises(ValueError, match="several outputs"):
+        DecisionTreeRegressor(splitter="hist").fit(lf.drop("label"), target=["y", "a"])
+    for factors in ({"class_weight": "balanced"}, {"priors": [0.2, 0.3, 0.5]}):
+        (name,) = factors
+        with pytest.raises(ValueError, match=f"{name} needs the class counts"):
+            DecisionTreeClassifier(splitter="hist", **factors).fit(lf.drop("y"), target="label")
+    costs = [[0, 1, 1], [2, 0, 1], [1, 1, 0]]
+    with pytest.raises(ValueError, match="altered_priors"):
+        DecisionTreeClassifier(splitter="hist", cost_matrix=costs, altered_priors=True).fit(
+            lf.drop("y"), target="label"
+        )
+
+
 def test_schema_drift_between_files(tmp_path):
     df = _frame(500)
     df.slice(0, 250).write_parquet(tmp_path / "a.parquet")

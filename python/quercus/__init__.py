@@ -17,7 +17,6 @@ __version__ = "0.1.0"
 
 # Each public name and the module that defines it.
 _NAMES = {
-    "DataConversionWarning": "_validation",
     "DecisionTreeClassifier": "tree",
     "DecisionTreeRegressor": "tree",
     "ExtraTreeClassifier": "tree",
@@ -34,7 +33,6 @@ _NAMES = {
 }
 
 __all__ = [
-    "DataConversionWarning",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ExtraTreeClassifier",
@@ -55,7 +53,6 @@ if TYPE_CHECKING:
     from . import datasets
     from ._core import QuercusError
     from ._params import InvalidParameterError
-    from ._validation import DataConversionWarning
     from .native import predict_expr
     from .rules import RuleSet
     from .tree import (

@@ -2,7 +2,8 @@
 
     quercus fit DATA --target COL [--algorithm c4.5] [--prune pessimistic] ... -o model.qrc
     quercus predict model.qrc DATA -o out.parquet [--proba] [--keep ID]
-    quercus show model.qrc [--rules | --dot | --svg] [-o FILE]
+    quercus show model.qrc [--rules | --dot | --svg] [--max-categories N|all] [--max-depth N]
+                 [--width PX|none] [--decimals N] [--data DATA] [-o FILE]
     quercus demo [--dataset watermelon3]
 
 DATA is a CSV or Parquet file, told apart by its extension and read with Polars. Every error,
@@ -239,6 +240,11 @@ def _predict(args: argparse.Namespace) -> None:
     if args.proba and not hasattr(model, "predict_proba"):
         raise UserError("--proba needs a classifier; this model is a regression tree")
     schema = model._state.schema
+    if args.proba and schema.outputs:
+        raise UserError(
+            f"--proba writes one output's class probabilities; this model predicts "
+            f"{len(schema.outputs)} ({', '.join(schema.outputs)})"
+        )
     dtypes = {f.name: pl.Float64 if f.kind == "numeric" else pl.String for f in schema.features}
     verbose = _verbose(args)
     model.set_params(verbose=verbose)
@@ -251,8 +257,8 @@ def _predict(args: argparse.Namespace) -> None:
         data = _collect(frame, args.data, wanted)
         if args.proba:
             predicted = model.predict_proba(data, output="polars")
-        else:
-            predicted = model.predict(data, output="polars").to_frame()
+        else:  # a Series, or a DataFrame of several outputs
+            predicted = pl.DataFrame(model.predict(data, output="polars"))
         clash = [name for name in args.keep if name in predicted.columns]
         if clash:
             raise UserError(f"--keep {clash[0]!r} has the name of an output column")
@@ -262,21 +268,56 @@ def _predict(args: argparse.Namespace) -> None:
 
 
 def _show(args: argparse.Namespace) -> None:
+    form = "--rules" if args.rules else "--dot" if args.dot else "--svg" if args.svg else "text"
+    # Which option reaches which rendering: the others would be silently ignored.
+    applies = {
+        "--max-depth": ("text", "--svg"),
+        "--width": ("--svg",),
+        "--data": ("--svg", "--dot"),
+    }
+    given = {"--max-depth": args.max_depth, "--width": args.width, "--data": args.data}
+    for option, forms in applies.items():
+        if given[option] is not None and form not in forms:
+            shown = " and ".join("the text" if f == "text" else f for f in forms)
+            raise UserError(f"{option} applies to {shown}, not to {form}")
     model = _load_model(args.model)
+    # The options carry the Python API's names and are passed on only when given, so that
+    # each rendering keeps its own defaults ("all" is None: every category).
+    options: dict[str, Any] = {}
+    if args.max_categories is not None:
+        options["max_categories"] = args.max_categories[0]
+    if args.decimals is not None:
+        options["decimals"] = args.decimals
     if args.rules:
-        text = model.export_rules()
+        text = model.export_rules(**options)
     elif args.dot:
-        text = model.to_dot()
+        text = model.to_dot(**options, data=_strip_rows(model, args.data))
     elif args.svg:
-        text = model.to_svg()
+        width = {} if args.width is None else {"width": args.width[0]}
+        data = _strip_rows(model, args.data)
+        text = model.to_svg(**options, **width, max_depth=args.max_depth, data=data)
     else:
         schema = model._state.schema
         header = (
             f"{model!r} predicting {schema.target!r} from {len(schema.features)} features: "
             f"{model.n_nodes_} nodes, {model.n_leaves_} leaves, depth {model.depth_}"
         )
-        text = f"{header}\n{model.export_text()}"
+        text = f"{header}\n{model.export_text(**options, max_depth=args.max_depth)}"
     _write_text(text, args.output)
+
+
+def _strip_rows(model: Any, path: str | None) -> tuple[pl.DataFrame, pl.Series] | None:
+    """`--data`: labelled rows whose target quantiles a regression tree's strips draw (a
+    model file keeps none, so without them the strips show mean ± sd)."""
+    if path is None:
+        return None
+    if hasattr(model, "predict_proba"):
+        raise UserError("--data draws a regression tree's strips; this model is a classifier")
+    schema = model._state.schema
+    frame = _scan(path)
+    _require(_columns_of(frame, path), [*schema.names, schema.target], path, "--data")
+    data = _collect(frame, path, [*schema.names, schema.target])
+    return data.drop(schema.target), data.get_column(schema.target)
 
 
 def _demo(args: argparse.Namespace) -> None:
@@ -308,6 +349,31 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    """A count that may be 0."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return int(text)
+
+
+def _or_none(parse: Any, word: str) -> Any:
+    """An option's value: `word` (all, none) for None, else what `parse` reads; wrapped in
+    a 1-tuple so that an absent option (None) stays apart from the word."""
+
+    def read(text: str) -> tuple[Any]:
+        return (None,) if text == word else (parse(text),)
+
+    read.__name__ = parse.__name__  # argparse names the type in its messages
+    return read
+
+
+def _width(text: str) -> float:
+    value = _number(text)
+    if not value >= 100:
+        raise argparse.ArgumentTypeError(f"expected a width of at least 100 px, got {text!r}")
     return value
 
 
@@ -375,6 +441,36 @@ def _parser() -> _Parser:
     picture.add_argument("--rules", action="store_true", help="IF ... THEN rules")
     picture.add_argument("--dot", action="store_true", help="Graphviz DOT")
     picture.add_argument("--svg", action="store_true", help="a standalone SVG picture")
+    show.add_argument(
+        "--max-categories",
+        type=_or_none(_positive_int, "all"),
+        metavar="N|all",
+        help="categories a list shows before it counts the rest (text and rules 10, "
+        "pictures 3; all: every one)",
+    )
+    show.add_argument(
+        "--max-depth",
+        type=_positive_int,
+        metavar="N",
+        help="levels shown below the root (text and --svg)",
+    )
+    show.add_argument(
+        "--width",
+        type=_or_none(_width, "none"),
+        metavar="PX|none",
+        help="--svg: the page width a wider picture is scaled to (1920; none: its own size)",
+    )
+    show.add_argument(
+        "--decimals",
+        type=_count,
+        metavar="N",
+        help="digits after the point in thresholds and figures (text and rules 4, pictures 3)",
+    )
+    show.add_argument(
+        "--data",
+        metavar="DATA",
+        help="--svg, --dot of a regression tree: labelled rows whose quantiles the strips draw",
+    )
     show.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     show.set_defaults(run=_show)
 

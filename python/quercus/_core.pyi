@@ -8,7 +8,12 @@ The extension only converts types: every column arrives already encoded by
   array of category codes (``< n_categories`` where not missing), ``missing`` a 1-D bool
   array (True = the value is missing; its code is ignored) and ``ordered`` True for an
   ordinal feature (``ordinal_features``, or a pandas ``category`` with ``ordered=True``),
-  which binary splits test by threshold on its codes; a nominal one is split by subsets.
+  which binary splits test by threshold on its codes; a nominal one is split by subsets;
+* ``("sparse", rows, values, start, stop, n_rows)``: one column of a CSC matrix, whose
+  stored values are ``values[start:stop]`` (float64, none NaN or infinite) at the rows
+  ``rows[start:stop]`` (uint32, strictly ascending, below ``n_rows``); every other row holds
+  0.0. The columns of one matrix share its two arrays (borrowed once, whatever the number
+  of columns).
 """
 
 from collections.abc import Callable
@@ -21,10 +26,19 @@ NumericColumn: TypeAlias = tuple[Literal["numeric"], NDArray[np.float64]]
 CategoricalColumn: TypeAlias = tuple[
     Literal["categorical"], NDArray[np.uint32], NDArray[np.bool_], int, bool
 ]
-Column: TypeAlias = NumericColumn | CategoricalColumn
-# What prediction reads: encoded columns, or a C- or Fortran-contiguous 2-D float64 or float32
-# array of numeric features (NaN = missing), read in place.
-Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32]
+SparseColumn: TypeAlias = tuple[
+    Literal["sparse"], NDArray[np.uint32], NDArray[np.float64], int, int, int
+]
+Column: TypeAlias = NumericColumn | CategoricalColumn | SparseColumn
+# A CSR matrix of numeric features: ("csr", indptr, indices, values, n_features), row i's
+# values at indptr[i]:indptr[i + 1] in the columns indices[...] (strictly ascending); every
+# other cell is 0.0 and no value may be NaN.
+CsrRows: TypeAlias = tuple[
+    Literal["csr"], NDArray[np.uint64], NDArray[np.uint32], NDArray[np.float64], int
+]
+# What prediction reads: encoded columns, a C- or Fortran-contiguous 2-D float64 or float32
+# array of numeric features (NaN = missing), read in place, or a CSR matrix's arrays.
+Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32] | CsrRows
 # Called with (units done, "nodes" or "rows") about four times a second while long work runs;
 # an exception it raises stops the work and is raised in its place.
 Progress: TypeAlias = Callable[[int, str], object]
@@ -55,7 +69,14 @@ class Tree:
     def n_features(self) -> int: ...
     @property
     def n_classes(self) -> int:
-        """Number of classes; 0 for a regression tree."""
+        """Number of classes (summed over the outputs of a multi-output tree); 0 for a
+        regression tree."""
+    @property
+    def n_outputs(self) -> int:
+        """Targets predicted at once: 1, or the columns of a multi-output y."""
+    @property
+    def output_classes(self) -> list[int]:
+        """The classes of each output (0 for a real-valued one)."""
 
     @property
     def criterion(self) -> str: ...
@@ -78,7 +99,8 @@ class Tree:
     def predict_proba(
         self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
     ) -> NDArray[np.float64]:
-        """Class probabilities, shape (n_rows, n_classes). A row missing a tested value
+        """Class probabilities, shape (n_rows, n_classes); a multi-output tree's outputs one
+        after the other (``output_classes`` columns each). A row missing a tested value
         takes the node's surrogate splits, then its missing child; at a node with neither
         (C4.5's fractional strategy) it follows every branch with the stored fractions and
         the leaf distributions are summed. ``n_jobs``: threads (None: every core; results
@@ -87,12 +109,14 @@ class Tree:
     def predict_class(
         self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
     ) -> NDArray[np.uint32]:
-        """Class codes; ties broken toward the label of the leaf the row reached first."""
+        """Class codes; ties broken toward the label of the leaf the row reached first.
+        Shape (n_rows,), or (n_rows, n_outputs) for a multi-output tree."""
 
     def predict_value(
         self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
     ) -> NDArray[np.float64]:
-        """Regression predictions (weighted mean over reached leaves)."""
+        """Regression predictions (weighted mean over reached leaves). Shape (n_rows,), or
+        (n_rows, n_outputs) for a multi-output tree."""
 
     def apply(
         self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
@@ -116,11 +140,14 @@ class Tree:
         ``n_rows`` (float64, rows that reached the node, each fragment counted once),
         ``impurity`` (float64, the criterion's impurity: for regression the variance, the
         mean absolute deviation from the median, or the half Poisson deviance),
-        ``label`` (int64, the node's class code; -1 for regression),
+        ``label`` (int64, the node's class code; -1 for regression; shape (n_nodes,
+        n_outputs) for a multi-output tree),
         ``branch_fraction`` (float64, share of the parent's known weight this child
         received: C4.5's r~_v; 1.0 for the root),
         ``value`` (float64, shape (n_nodes, n_classes) class weights, or (n_nodes, 1)
-        mean target for regression; an empty node keeps its parent's distribution),
+        mean target for regression; a multi-output tree's outputs one after the other, with
+        ``output_classes`` columns each or one mean each; an empty node keeps its parent's
+        distribution),
         ``subset_offset`` (int64, -1 unless SUBSET: index into ``subset_mask`` where the
         node's mask of length n_categories of its feature starts),
         ``subset_mask`` (uint8, flat, all SUBSET masks back to back: 1 = child 0 ("in" the
@@ -141,6 +168,19 @@ class Tree:
         numeric feature, one per category for a categorical one) and ``surrogate_children``
         (int64, child indices, -1 for no direction).
         """
+
+    def node_spread(
+        self,
+        columns: list[Column],
+        y: NDArray[np.float64],
+        sample_weight: NDArray[np.float64],
+        probs: list[float],
+        n_jobs: int | None = None,
+    ) -> dict[str, NDArray[np.float64]]:
+        """A regression target's spread at every node over the given rows, routed as
+        prediction routes them (C4.5's fractions count with their shares): ``weight`` and
+        ``mean`` (one per node) and ``quantiles`` (n_nodes, len(probs)), the weighted
+        inverted-CDF quantiles at ``probs`` (ascending, in [0, 1]); NaN where no row came."""
 
     def node_scores(self, node: int) -> dict[str, NDArray[np.float64]]:
         """Per-feature candidate scores recorded while the node was grown (see
@@ -167,13 +207,17 @@ def load_model(data: bytes) -> tuple[Tree, bytes]:
 def fit(
     columns: list[Column],
     y: NDArray[np.uint32] | NDArray[np.float64],
-    n_classes: int,
+    n_classes: int | list[int],
     sample_weight: NDArray[np.float64],
     params: dict[str, Any],
     validation: tuple[list[Column], NDArray[Any], NDArray[np.float64]] | None = None,
     progress: Progress | None = None,
 ) -> Tree:
     """Grow a tree: a classifier on class codes when ``n_classes > 0``, else a regressor.
+
+    A multi-output tree takes a C-contiguous 2-D ``y``, one column per output: class codes
+    with ``n_classes`` a list of each output's classes, or regression values with
+    ``n_classes = 0``.
 
     ``params`` holds every growth parameter by name (criterion, categorical_split, max_depth,
     min_samples_split, min_samples_leaf, max_exhaustive_categories, max_leaf_nodes,
@@ -209,16 +253,33 @@ def prune_pessimistic(
 ) -> Tree:
     """C4.5's error-based pruning; with the training data, subtree raising too."""
 
-def prune_cost_complexity(tree: Tree, ccp_alpha: float) -> Tree:
-    """CART's minimal cost-complexity pruning at ``ccp_alpha`` (scikit-learn's semantics)."""
+def prune_cost_complexity(
+    tree: Tree,
+    ccp_alpha: float,
+    ccp_risk: str = "impurity",
+    costs: list[float] | None = None,
+    ccp_sequence: str = "weakest_link",
+    floor: float = 0.0,
+) -> Tree:
+    """CART's minimal cost-complexity pruning at ``ccp_alpha`` (scikit-learn's semantics),
+    a leaf charged its impurity or (``ccp_risk="misclassification"``) its misclassification
+    cost under ``costs`` (row-major, rows the true class); ``ccp_sequence="rpart"`` prunes
+    by rpart's complexities, those at or below ``floor`` collapsed first."""
 
-def cost_complexity_path(tree: Tree) -> dict[str, NDArray[np.float64]]:
-    """The pruning path: keys ``ccp_alphas`` and ``impurities``."""
+def cost_complexity_path(
+    tree: Tree,
+    ccp_risk: str = "impurity",
+    costs: list[float] | None = None,
+    ccp_sequence: str = "weakest_link",
+    floor: float = 0.0,
+) -> dict[str, NDArray[Any]]:
+    """The pruning path: keys ``ccp_alphas``, ``impurities`` (the risk of each subtree) and
+    ``n_splits`` (its internal nodes)."""
 
 def fit_optimal(
     columns: list[Column],
     y: NDArray[np.uint32] | NDArray[np.float64],
-    n_classes: int,
+    n_classes: int | list[int],
     sample_weight: NDArray[np.float64],
     params: dict[str, Any],
     ccp_alpha: float,
@@ -235,7 +296,7 @@ def fit_optimal(
 def split_scores(
     columns: list[Column],
     y: NDArray[np.uint32] | NDArray[np.float64],
-    n_classes: int,
+    n_classes: int | list[int],
     sample_weight: NDArray[np.float64],
     *,
     criterion: str,
@@ -243,7 +304,8 @@ def split_scores(
 ) -> dict[str, NDArray[np.float64]]:
     """Best candidate split of each feature on the whole data (one entry per feature).
 
-    ``y`` holds class codes when ``n_classes > 0``, regression targets when 0. Keys:
+    ``y`` holds class codes when ``n_classes > 0``, regression targets when 0 (2-D: several
+    outputs, as ``fit`` takes them). Keys:
     ``score`` (the criterion's figure: information gain rho x Gain(D~, a) for "entropy",
     gain ratio for "gain_ratio", the split's weighted child impurity, lower is better,
     for "gini" / "misclassification" / "squared_error" / "absolute_error", Friedman's

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from . import _core
 from ._sklearn import TreeView
-from ._validation import Schema
+from ._validation import Classes, Schema
 
 __all__ = ["FittedTree"]
 
@@ -28,8 +28,13 @@ class FittedTree:
 
     tree: _core.Tree
     schema: Schema
-    classes: NDArray[Any] | None  # the class labels in code order; None for regression
+    # The class labels in code order (a list of them per output for a multi-output y); None
+    # for regression.
+    classes: Classes | None
     trace: pl.DataFrame | None = None  # reduced-error pruning's decisions, if it ran
+    # A regression tree's training quantiles per node (`quercus.spread`), kept in memory only:
+    # the pictures' strips, not part of the model.
+    quantiles: NDArray[np.float64] | None = None
 
     @functools.cached_property
     def view(self) -> TreeView:
@@ -46,16 +51,44 @@ class FittedTree:
 
     @property
     def labels(self) -> list[Any] | None:
-        """The class labels as a list (what the renderers print), None for regression."""
-        return None if self.classes is None else self.classes.tolist()
+        """The class labels as a list (what the renderers print; a list of lists, one per
+        output, for a multi-output tree), None for regression."""
+        if self.classes is None:
+            return None
+        if isinstance(self.classes, list):
+            return [c.tolist() for c in self.classes]
+        return self.classes.tolist()
+
+    @property
+    def n_outputs(self) -> int:
+        """Targets predicted at once: 1, or the columns of a multi-output y."""
+        return self.tree.n_outputs
+
+    def output_classes(self) -> list[NDArray[Any]]:
+        """A classifier's labels of each output (one entry for a 1-D y)."""
+        assert self.classes is not None  # a classifier's state
+        return self.classes if isinstance(self.classes, list) else [self.classes]
+
+    def single_output(self, what: str) -> None:
+        """Refuses `what` for a multi-output tree, naming the limitation."""
+        if self.n_outputs > 1:
+            raise ValueError(
+                f"{what} is defined for a tree with one output; this tree predicts "
+                f"{self.n_outputs} ({', '.join(self.schema.outputs)}: a multi-output y)"
+            )
 
     def nodes(self) -> dict[str, NDArray[Any]]:
         """The whole arena as arrays (see `quercus._core.Tree.nodes`)."""
         return self.tree.nodes()
 
-    def replace_tree(self, tree: _core.Tree, trace: pl.DataFrame | None = None) -> FittedTree:
+    def replace_tree(
+        self,
+        tree: _core.Tree,
+        trace: pl.DataFrame | None = None,
+        quantiles: NDArray[np.float64] | None = None,
+    ) -> FittedTree:
         """The same schema and classes over another tree (a pruned one)."""
-        return FittedTree(tree, self.schema, self.classes, trace)
+        return FittedTree(tree, self.schema, self.classes, trace, quantiles)
 
 
 def is_dense(X: Any, state: FittedTree) -> bool:

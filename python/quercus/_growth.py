@@ -50,11 +50,16 @@ def sample_count(value: int | float, n_rows: int, *, least: int) -> int:
     return int(value)
 
 
-def monotonic_cst(value: Any, n_features: int, n_classes: int) -> list[int] | None:
+def monotonic_cst(value: Any, n_features: int, n_classes: int | list[int]) -> list[int] | None:
     """`monotonic_cst` as a list of -1, 0, 1 per feature (None: no constraint), checked as
-    scikit-learn checks it, with its messages."""
+    scikit-learn checks it, with its messages; `n_classes` is a list for a multi-output y."""
     if value is None:
         return None
+    if isinstance(n_classes, list):
+        raise ValueError(
+            "Monotonicity constraints are not supported with multiple outputs "
+            f"(monotonic_cst; y has {len(n_classes)} columns)"
+        )
     cst = np.asarray(value)
     if cst.ndim != 1 or cst.shape[0] != n_features:
         shape = cst.shape[0] if cst.ndim == 1 else cst.shape

@@ -47,10 +47,13 @@ def core_strategy(strategy: str) -> str:
     return strategy if strategy in CORE_STRATEGIES else "fractional"
 
 
-def missing_mask(column: Column) -> NDArray[np.bool_]:
-    """Where a core column is missing (NaN, or the categorical missing flag)."""
+def missing_mask(column: Column) -> NDArray[np.bool_] | None:
+    """Where a core column is missing (NaN, or the categorical missing flag); None for a
+    sparse column, which cannot hold missing values (and would need a mask as long as X)."""
     if column[0] == "numeric":
         return np.isnan(column[1])
+    if column[0] == "sparse":
+        return None
     return np.asarray(column[2], dtype=bool)
 
 
@@ -62,20 +65,24 @@ def prepare(data: TrainingData, strategy: str, drop_above: float | None) -> Trai
     masks = [missing_mask(column) for column in columns]
     if drop_above is not None:
         for j, mask in enumerate(masks):
-            if mask.mean() > drop_above:
+            if mask is not None and mask.mean() > drop_above:
                 features[j] = replace(features[j], ignored=True)
                 columns[j] = _all_missing(columns[j])
                 masks[j] = np.ones(len(mask), dtype=bool)
     y, weights = data.y, data.sample_weight
     if strategy == "impute_mean":
         for j, mask in enumerate(masks):
-            if features[j].ignored or not mask.any() or mask.all():
+            if mask is None or features[j].ignored or not mask.any() or mask.all():
                 continue
             fill = _fill_value(columns[j], features[j], mask, weights)
             features[j] = replace(features[j], fill=fill)
             columns[j] = fill_column(columns[j], features[j])
     elif strategy == "drop_rows":
-        used = [mask for mask, f in zip(masks, features, strict=True) if not f.ignored]
+        used = [
+            mask
+            for mask, f in zip(masks, features, strict=True)
+            if mask is not None and not f.ignored
+        ]
         keep = ~np.logical_or.reduce(used) if used else np.ones(len(y), dtype=bool)
         if not keep.any():
             raise ValueError(
@@ -83,7 +90,7 @@ def prepare(data: TrainingData, strategy: str, drop_above: float | None) -> Trai
                 "(drop_features_above= can ignore the features missing most often)"
             )
         if not keep.all():
-            columns = [_rows(column, keep) for column in columns]
+            columns = [take_rows(column, keep) for column in columns]
             y, weights = y[keep], weights[keep]
     schema = replace(data.schema, features=tuple(features), missing=strategy)
     return replace(data, columns=columns, schema=schema, y=y, sample_weight=weights)
@@ -109,7 +116,7 @@ def fill_column(column: Column, feature: Feature) -> Column:
     if fill is None:
         return column
     mask = missing_mask(column)
-    if not mask.any():
+    if mask is None or not mask.any():
         return column
     if column[0] == "numeric":
         return ("numeric", np.where(mask, float(fill), column[1]))
@@ -127,7 +134,8 @@ def _all_missing(column: Column) -> Column:
     return ("categorical", codes, np.ones(len(codes), dtype=bool), n_categories, ordered)
 
 
-def _rows(column: Column, keep: NDArray[np.bool_]) -> Column:
+def take_rows(column: Column, keep: NDArray[Any]) -> Column:
+    """The rows of `column` that `keep` selects (a boolean mask or row indices)."""
     if column[0] == "numeric":
         return ("numeric", np.ascontiguousarray(column[1][keep]))
     _, codes, missing, n_categories, ordered = column

@@ -22,6 +22,7 @@ __all__ = [
     "ArrayLike",
     "Boolean",
     "Dict",
+    "Dicts",
     "Integer",
     "InvalidParameterError",
     "Jobs",
@@ -200,6 +201,20 @@ class Dict:
 
     def describe(self) -> str:
         return "a dict"
+
+    def normal(self, value: Any) -> Any:
+        return value
+
+
+@dataclass(frozen=True)
+class Dicts:
+    """A list or tuple of mappings (one per output of a multi-output y)."""
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, list | tuple) and all(isinstance(v, Mapping) for v in value)
+
+    def describe(self) -> str:
+        return "a list of dicts"
 
     def normal(self, value: Any) -> Any:
         return value

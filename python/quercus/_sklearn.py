@@ -61,8 +61,6 @@ class TreeView:
     `weighted_n_node_samples`, `impurity`) hold for every tree.
     """
 
-    n_outputs: Final = 1  # quercus trees predict one target
-
     def __init__(self, tree: _core.Tree) -> None:
         self.core = tree
 
@@ -93,15 +91,22 @@ class TreeView:
     def n_features(self) -> int:
         return self.core.n_features
 
+    @property
+    def n_outputs(self) -> int:
+        """Targets predicted at once: 1, or the columns of a multi-output y."""
+        return self.core.n_outputs
+
     @cached_property
     def n_classes(self) -> NDArray[np.intp]:
         """scikit-learn's array of classes per output: `[n_classes]` for a classifier, `[1]`
-        for a regressor (scikit-learn's exporters read `n_classes[0]`)."""
-        return _frozen(np.array([max(self.core.n_classes, 1)], dtype=np.intp))
+        for a regressor (scikit-learn's exporters read `n_classes[0]`); one entry per output
+        of a multi-output tree."""
+        counts = [max(k, 1) for k in self.core.output_classes]
+        return _frozen(np.array(counts, dtype=np.intp))
 
     @property
     def max_n_classes(self) -> int:
-        return max(self.core.n_classes, 1)
+        return max(max(self.core.output_classes), 1)
 
     @property
     def criterion(self) -> str:
@@ -180,14 +185,21 @@ class TreeView:
 
     @cached_property
     def value(self) -> NDArray[np.float64]:
-        """Shape (n_nodes, 1, n_classes): the class fractions of the training weight at each
-        node, as scikit-learn >= 1.4 stores them for classifiers; (n_nodes, 1, 1) node means
-        for a regression tree."""
+        """Shape (n_nodes, n_outputs, max_n_classes): the class fractions of the training
+        weight at each node, as scikit-learn >= 1.4 stores them for classifiers (an output
+        with fewer classes padded with zeros); (n_nodes, n_outputs, 1) node means for a
+        regression tree."""
         value = self._arena["value"].astype(np.float64)
-        if self.core.n_classes > 0:
-            totals = value.sum(axis=1, keepdims=True)
-            value = np.divide(value, totals, out=np.zeros_like(value), where=totals > 0)
-        return _frozen(value[:, np.newaxis, :])
+        if self.core.n_classes == 0:
+            return _frozen(value[:, :, np.newaxis])
+        out = np.zeros((len(value), self.n_outputs, self.max_n_classes))
+        start = 0
+        for k, width in enumerate(self.core.output_classes):
+            block = value[:, start : start + width]
+            totals = block.sum(axis=1, keepdims=True)
+            np.divide(block, totals, out=out[:, k, :width], where=totals > 0)
+            start += width
+        return _frozen(out)
 
     @cached_property
     def n_node_samples(self) -> NDArray[np.int64]:

@@ -59,6 +59,19 @@ def check_streamable(checked: dict[str, Any], pruning_method: str) -> None:
         raise ValueError("prepruning and oblique splits need every row at once")
 
 
+def one_target(target: str | list[str] | None) -> str | None:
+    """The one target column a LazyFrame fit takes (a list of one is that column): several
+    outputs are refused by name, as the streamed sums are those of one target."""
+    if isinstance(target, (list, tuple)):
+        if len(target) != 1:
+            raise ValueError(
+                f"target={list(target)!r}: a LazyFrame fit grows a tree of one output; "
+                "several outputs (a multi-output y) need the rows in memory: collect it"
+            )
+        return str(target[0])
+    return target
+
+
 def batch_columns(lf: pl.LazyFrame, target: str, weight: str | None) -> list[str]:
     """The feature columns of `lf`: all but the target and the weight column."""
     names = lf.collect_schema().names()

@@ -7,8 +7,9 @@ messages stay consistent between fit, predict, score and `split_scores`.
 from __future__ import annotations
 
 import functools
+import itertools
 import sys
-import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -17,14 +18,9 @@ import polars as pl
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from ._core import Column
+    from ._core import Column, CsrRows
 
 Kind = Literal["numeric", "categorical"]
-
-
-class DataConversionWarning(UserWarning):
-    """Input was accepted after a conversion the caller may not have meant (scikit-learn's
-    warning of the same name and meaning)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +43,8 @@ class Feature:
 
 @dataclass(frozen=True)
 class Schema:
-    """The fitted layout of the training data: its features and the target's name."""
+    """The fitted layout of the training data: its features and the target's name (with a
+    multi-output y, each output's name and dtype as well)."""
 
     features: tuple[Feature, ...]
     target: str
@@ -57,10 +54,23 @@ class Schema:
     target_dtype: str | None = None
     # The `missing=` strategy of the fit (see `quercus._missing`).
     missing: str = "fractional"
+    # A multi-output y (2-D, one column per output): each output's name (a frame's column
+    # names, else y0, y1, ...) and dtype as `target_dtype` reads; () for a 1-D y.
+    outputs: tuple[str, ...] = ()
+    output_dtypes: tuple[str | None, ...] = ()
 
     @property
     def names(self) -> list[str]:
         return [feature.name for feature in self.features]
+
+    @property
+    def n_outputs(self) -> int:
+        return max(len(self.outputs), 1)
+
+
+# A classifier's labels in code order: one array, or a list of one array per output for a
+# multi-output y (scikit-learn's `classes_`).
+Classes: TypeAlias = "NDArray[Any] | list[NDArray[Any]]"
 
 
 @dataclass(frozen=True)
@@ -69,13 +79,25 @@ class TrainingData:
 
     columns: list[Column]
     schema: Schema
-    y: NDArray[Any]  # uint32 class codes, or float64 regression targets
-    classes: NDArray[Any] | None  # the original labels; None for regression
+    # uint32 class codes, or float64 regression targets: (n_rows,), or C-contiguous
+    # (n_rows, n_outputs) for a multi-output y
+    y: NDArray[Any]
+    classes: Classes | None  # the original labels; None for regression
     sample_weight: NDArray[np.float64]
 
     @property
-    def n_classes(self) -> int:
-        return 0 if self.classes is None else len(self.classes)
+    def n_classes(self) -> int | list[int]:
+        """What the core's `n_classes` takes: a 1-D y's class count (0: regression), or each
+        output's of a multi-output classifier."""
+        return class_counts(self.classes)
+
+
+def class_counts(classes: Classes | None) -> int | list[int]:
+    if classes is None:
+        return 0
+    if isinstance(classes, list):
+        return [len(c) for c in classes]
+    return len(classes)
 
 
 # `ordinal_features`: the categorical features whose categories have an order, each with the
@@ -87,12 +109,17 @@ def training_data(
     X: Any,
     y: Any,
     *,
-    target: str | None,
+    target: str | Sequence[str] | None,
     sample_weight: Any,
     classification: bool,
     ordinal: Ordinals | None = None,
 ) -> TrainingData:
-    """Validate and encode a training set; `target` names a column of a Polars X holding y.
+    """Validate and encode a training set; `target` names the column(s) of a Polars X
+    holding y (several: a multi-output y).
+
+    y is 1-D, or 2-D with one column per output (a NumPy array, a Polars or pandas frame): a
+    multi-output tree, as scikit-learn's. A 2-D y of one column is a 1-D y, as scikit-learn's
+    trees read it.
 
     Categorical columns are nominal (split by category or subset) unless `ordinal` names them
     or they are pandas categoricals with `ordered=True`: those split by threshold on their
@@ -104,28 +131,92 @@ def training_data(
             raise ValueError("pass either y or target=, not both")
         if not isinstance(frame, pl.DataFrame):
             raise TypeError("target= names a column, so X must be a Polars DataFrame")
-        if target not in frame.columns:
-            raise ValueError(f"target column {target!r} is not a column of X")
-        y, frame = frame.get_column(target), frame.drop(target)
+        names = [target] if isinstance(target, str) else list(target)
+        absent = [name for name in names if name not in frame.columns]
+        if absent or not names:
+            raise ValueError(f"target column(s) {absent or names!r} not found in X")
+        y = frame.get_column(target) if isinstance(target, str) else frame.select(names)
+        frame = frame.drop(names)
         _check_not_empty(frame.shape)
     elif y is None:
         raise ValueError(
             "fit requires y to be passed, but the target y is None "
             "(or name the target column of a Polars X with target=)"
         )
-    y = _from_pandas(y)
-    name = target or (y.name if isinstance(y, pl.Series) and y.name else "y")
+    y = _single_column(_from_pandas(y))
     features = _infer_features(frame, ordinal)
-    schema = Schema(features, name, _dtype_name(y) if classification else None)
+    columns_of_y = _output_columns(y)
+    if columns_of_y is None:
+        name = target if isinstance(target, str) else _name_of(y)
+        schema = Schema(features, name, _dtype_name(y) if classification else None)
+        outputs = [y]
+    else:
+        outputs = [column for _, column in columns_of_y]
+        dtypes = tuple(_dtype_name(c) if classification else None for c in outputs)
+        names = tuple(name for name, _ in columns_of_y)
+        schema = Schema(features, "y", outputs=names, output_dtypes=dtypes)
     columns = _encode(frame, schema)
     n_rows = n_rows_of(columns)
-    classes: NDArray[Any] | None = None
+    classes: Classes | None = None
     if classification:
-        codes, classes = _class_targets(y, n_rows)
-        targets: NDArray[Any] = codes
+        coded = [_class_targets(column, n_rows) for column in outputs]
+        targets: NDArray[Any] = _stacked([codes for codes, _ in coded])
+        labels = [labels for _, labels in coded]
+        classes = labels[0] if columns_of_y is None else labels
     else:
-        targets = regression_targets(y, n_rows)
+        targets = _stacked([regression_targets(column, n_rows) for column in outputs])
     return TrainingData(columns, schema, targets, classes, sample_weights(sample_weight, n_rows))
+
+
+def _name_of(y: Any) -> str:
+    return y.name if isinstance(y, pl.Series) and y.name else "y"
+
+
+def _single_column(y: Any) -> Any:
+    """A one-column frame as its Series (scikit-learn reads a one-column y as a 1-D one)."""
+    if isinstance(y, pl.DataFrame) and y.width == 1:
+        return y.to_series()
+    return y
+
+
+def _output_columns(y: Any) -> list[tuple[str, Any]] | None:
+    """A multi-output y (2-D, at least two columns) as (name, column) pairs, or None for a
+    1-D y (a one-column 2-D array counts as 1-D, as in scikit-learn)."""
+    if isinstance(y, pl.DataFrame):
+        return [(c.name, c) for c in y.iter_columns()] if y.width > 1 else None
+    if hasattr(y, "tocsr") or hasattr(y, "todense") or isinstance(y, pl.Series):
+        return None  # sparse y: `target_values` says why not
+    array = np.asarray(y)
+    if array.ndim != 2 or array.shape[1] < 2:
+        return None
+    return [(f"y{k}", array[:, k]) for k in range(array.shape[1])]
+
+
+def output_columns(y: Any, n_rows: int, schema: Schema) -> list[Any]:
+    """y split into the fitted outputs' columns (a Polars frame's by name when it has them
+    all, else by position): one column for a 1-D model, which takes a 1-D y."""
+    if not schema.outputs:
+        return [y]
+    y = _from_pandas(y)
+    if isinstance(y, pl.DataFrame) and all(name in y.columns for name in schema.outputs):
+        return [y.get_column(name) for name in schema.outputs]
+    columns = _output_columns(y)
+    found = 1 if columns is None else len(columns)
+    if columns is None or found != len(schema.outputs):
+        shape = getattr(y, "shape", None)
+        raise ValueError(
+            f"y must have one column per output ({len(schema.outputs)}: "
+            f"{', '.join(schema.outputs)}), got {found} (shape {shape})"
+        )
+    return [column for _, column in columns]
+
+
+def _stacked(columns: list[NDArray[Any]]) -> NDArray[Any]:
+    """One output's array as it is; several as the C-contiguous (n_rows, n_outputs) matrix the
+    core reads row by row."""
+    if len(columns) == 1:
+        return columns[0]
+    return np.ascontiguousarray(np.column_stack(columns))
 
 
 @dataclass(frozen=True)
@@ -141,12 +232,19 @@ class LabelledData:
 
 
 def labelled_data(
-    X: Any, y: Any, sample_weight: Any, schema: Schema, classes: NDArray[Any] | None
+    X: Any, y: Any, sample_weight: Any, schema: Schema, classes: Classes | None
 ) -> LabelledData:
-    """X by the fit-time schema and y coded by the fit-time classes (None: regression)."""
+    """X by the fit-time schema and y coded by the fit-time classes (None: regression), each
+    output's by its own."""
     columns = transform(X, schema)
     n_rows = n_rows_of(columns)
-    targets = regression_targets(y, n_rows) if classes is None else class_codes(y, n_rows, classes)
+    outputs = output_columns(y, n_rows, schema)
+    if classes is None:
+        targets = _stacked([regression_targets(column, n_rows) for column in outputs])
+    else:
+        per_output = classes if isinstance(classes, list) else [classes]
+        coded = zip(outputs, per_output, strict=True)
+        targets = _stacked([class_codes(column, n_rows, labels) for column, labels in coded])
     return LabelledData(columns, targets, sample_weights(sample_weight, n_rows))
 
 
@@ -204,10 +302,9 @@ def _dtype_name(y: Any) -> str | None:
     return name if name in _LABEL_DTYPES else None
 
 
-def label_dtype(schema: Schema, classes: NDArray[Any]) -> pl.DataType:
-    """The Polars dtype of predicted labels: the target's at fit (an Enum of the classes for
-    an Enum target), else the one Polars gives the labels."""
-    name = schema.target_dtype
+def label_dtype(name: str | None, classes: NDArray[Any]) -> pl.DataType:
+    """The Polars dtype of predicted labels: the target's at fit, by name (`target_dtype`; an
+    Enum of the classes for an Enum target), else the one Polars gives the labels."""
     if name == "Enum":
         return pl.Enum([str(label) for label in classes.tolist()])
     if name in _LABEL_DTYPES:
@@ -215,9 +312,14 @@ def label_dtype(schema: Schema, classes: NDArray[Any]) -> pl.DataType:
     return pl.Series(classes).dtype
 
 
-def n_rows_of(rows: list[Column] | NDArray[np.floating]) -> int:
-    """Rows of encoded columns, or of a matrix the core reads in place."""
-    return len(rows) if isinstance(rows, np.ndarray) else len(rows[0][1])
+def n_rows_of(rows: list[Column] | NDArray[np.floating] | CsrRows) -> int:
+    """Rows of encoded columns, of a matrix the core reads in place, or of CSR rows."""
+    if isinstance(rows, np.ndarray):
+        return len(rows)
+    if isinstance(rows, tuple):  # ("csr", indptr, ...)
+        return len(rows[1]) - 1
+    first = rows[0]
+    return first[5] if first[0] == "sparse" else len(first[1])
 
 
 def target_values(y: Any, n_rows: int) -> NDArray[Any]:
@@ -227,18 +329,14 @@ def target_values(y: Any, n_rows: int) -> NDArray[Any]:
             f"y is a sparse matrix ({type(y).__name__}), but a tree needs a dense 1-D y; "
             "pass y.toarray().ravel()"
         )
-    y = _from_pandas(y)
-    values = y.to_numpy() if isinstance(y, pl.Series) else np.asarray(y)
-    if values.ndim == 2 and values.shape[1] == 1:  # a one-column frame: take it, as sklearn
-        warnings.warn(
-            "A column-vector y was passed when a 1d array was expected; "
-            "it is read as its only column",
-            DataConversionWarning,
-            stacklevel=5,  # fit's caller
-        )
+    y = _single_column(_from_pandas(y))
+    values = y.to_numpy() if isinstance(y, pl.Series | pl.DataFrame) else np.asarray(y)
+    if values.ndim == 2 and values.shape[1] == 1:  # a column vector: its one output
         values = values[:, 0]
     if values.ndim != 1:
-        raise ValueError(f"y must be 1-D, got shape {values.shape}")
+        raise ValueError(
+            f"y must be 1-D (or 2-D with one column per output at fit), got shape {values.shape}"
+        )
     if len(values) != n_rows:
         raise ValueError(f"y has {len(values)} values but X has {n_rows} rows")
     if values.dtype.kind == "f":
@@ -337,19 +435,17 @@ def _pandas_orders(X: Any) -> Ordinals:
     }
 
 
-def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64]:
-    """A Polars DataFrame, or a NumPy array as Fortran-ordered float64 (contiguous columns)."""
+def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64] | Any:
+    """A Polars DataFrame, a NumPy array as Fortran-ordered float64 (contiguous columns), or a
+    SciPy sparse X as a canonical CSC matrix of float64 (see `_compressed`)."""
     X = _from_pandas(X)
     if isinstance(X, pl.LazyFrame):
         X = X.collect()
     if isinstance(X, pl.DataFrame):
         _check_not_empty(X.shape)
         return X
-    if hasattr(X, "tocsr") or hasattr(X, "todense"):  # SciPy sparse (or alike): no import
-        raise TypeError(
-            f"sparse input is not supported (X is a {type(X).__name__}); "
-            "pass X.toarray(), or a Polars DataFrame"
-        )
+    if is_sparse(X):
+        return _compressed(X, "csc")
     array = np.asarray(X)
     if array.ndim != 2:
         raise ValueError(
@@ -405,14 +501,15 @@ def _kind(series: pl.Series) -> Kind:
 
 
 def _infer_features(
-    frame: pl.DataFrame | NDArray[np.float64], ordinal: Ordinals
+    frame: pl.DataFrame | NDArray[np.float64] | Any, ordinal: Ordinals
 ) -> tuple[Feature, ...]:
-    """Each column's feature: numeric, nominal, or ordinal when `ordinal` names it."""
+    """Each column's feature: numeric, nominal, or ordinal when `ordinal` names it. A NumPy
+    or sparse X has numeric features only, named x0, x1, ..."""
     if not isinstance(frame, pl.DataFrame):
         if ordinal:
             raise ValueError(
-                "ordinal_features names columns, but a NumPy X has only numeric ones; pass a "
-                "Polars or pandas DataFrame with the categorical columns"
+                "ordinal_features names columns, but a NumPy or sparse X has only numeric "
+                "ones; pass a Polars or pandas DataFrame with the categorical columns"
             )
         return tuple(Feature(f"x{j}") for j in range(frame.shape[1]))
     absent = [name for name in ordinal if name not in frame.columns]
@@ -463,19 +560,12 @@ def _categories(series: pl.Series) -> list[str]:
     return series.cast(pl.String).drop_nulls().unique().sort().to_list()
 
 
-def _encode(frame: pl.DataFrame | NDArray[np.float64], schema: Schema) -> list[Column]:
+def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> list[Column]:
     features = schema.features
     if not isinstance(frame, pl.DataFrame):
-        if frame.shape[1] != len(features):
-            raise ValueError(
-                f"X has {frame.shape[1]} features, but quercus is expecting {len(features)} "
-                "features as input (as many as at fit)"
-            )
-        for feature in features:
-            if feature.kind != "numeric":
-                raise TypeError(
-                    f"column {feature.name!r} was categorical at fit; pass a Polars DataFrame"
-                )
+        _check_numeric_width(frame.shape[1], schema)
+        if is_sparse(frame):
+            return _sparse_columns(frame, schema.names)
         return [_numeric_column(f.name, frame[:, j]) for j, f in enumerate(features)]
     _check_present(frame.columns, schema)
     columns: list[Column] = []
@@ -497,6 +587,108 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64], schema: Schema) -> list[C
                 ("categorical", codes, missing, len(feature.categories), feature.ordered)
             )
     return columns
+
+
+def _check_numeric_width(width: int, schema: Schema) -> None:
+    """A NumPy or sparse X must have the fit's features, all numeric."""
+    features = schema.features
+    if width != len(features):
+        raise ValueError(
+            f"X has {width} features, but quercus is expecting {len(features)} "
+            "features as input (as many as at fit)"
+        )
+    for feature in features:
+        if feature.kind != "numeric":
+            raise TypeError(
+                f"column {feature.name!r} was categorical at fit; pass a Polars DataFrame"
+            )
+
+
+def is_sparse(X: Any) -> bool:
+    """Whether X is a SciPy sparse matrix or array. SciPy is not imported: a sparse X means
+    it was."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and bool(sparse.issparse(X))
+
+
+def _compressed(X: Any, layout: Literal["csc", "csr"]) -> Any:
+    """A sparse X as a canonical SciPy CSC (fit: the core reads columns) or CSR (predict:
+    rows) matrix of float64: indices sorted, duplicates summed as `X.toarray()` sums them.
+    Never densified, and the caller's matrix is left as it was (a copy is made when it must
+    change). Any SciPy format is taken (COO, DOK, LIL, ... convert in O(stored values))."""
+    if len(X.shape) != 2:
+        raise ValueError(f"X must be 2-D (rows x features), got shape {X.shape}")
+    _check_not_empty(X.shape)
+    if X.dtype.kind == "c":  # SciPy's other dtypes are all numbers or bool
+        raise ValueError(f"Complex data not supported: X has dtype {X.dtype}")
+    matrix = X.tocsc() if layout == "csc" else X.tocsr()
+    if matrix.dtype != np.float64:
+        matrix = matrix.astype(np.float64)
+    if not matrix.has_canonical_format:
+        matrix = matrix.copy()
+        matrix.sum_duplicates()
+    return matrix
+
+
+def _check_sparse_values(matrix: Any, names: list[str]) -> None:
+    """No stored value may be NaN (a sparse X cannot mark missing values: scikit-learn refuses
+    them too, with this message) or infinite; the first one is named by column and row."""
+    bad = np.flatnonzero(~np.isfinite(matrix.data))
+    if not bad.size:
+        return
+    major = np.searchsorted(matrix.indptr, bad, side="right") - 1
+    minor = matrix.indices[bad]
+    columns, rows = (major, minor) if matrix.format == "csc" else (minor, major)
+    first = np.lexsort((rows, columns))[0]  # the first column with one, at its first row
+    column, row = names[columns[first]], int(rows[first])
+    if np.isnan(matrix.data[bad[first]]):
+        raise ValueError(
+            f"Input X contains NaN (column {column!r}, row {row}): a sparse X cannot hold "
+            "missing values, as in scikit-learn; pass it dense (X.toarray()), where NaN "
+            "means missing"
+        )
+    raise ValueError(f"column {column!r} has an infinite value at row {row}")
+
+
+def _indices(indices: NDArray[np.integer]) -> NDArray[np.uint32]:
+    """SciPy's int32 (or int64) indices as the core's uint32, viewed in place when int32
+    (valid indices are not negative; the core checks their range)."""
+    if indices.dtype == np.int32:
+        return indices.view(np.uint32)
+    return indices.astype(np.uint32)
+
+
+def _sparse_columns(matrix: Any, names: list[str]) -> list[Column]:
+    """A canonical CSC matrix as the core's sparse columns: each names its span of the
+    matrix's arrays, which the core borrows once (no copy of int32 indices or float64
+    values, and no NumPy view per column)."""
+    _check_sparse_values(matrix, names)
+    rows, values, n_rows = _indices(matrix.indices), matrix.data, matrix.shape[0]
+    bounds = matrix.indptr.tolist()
+    return [
+        ("sparse", rows, values, start, stop, n_rows) for start, stop in itertools.pairwise(bounds)
+    ]
+
+
+def sparse_rows(X: Any, schema: Schema) -> CsrRows:
+    """A sparse X for prediction: CSR arrays the core reads row by row (`_core.CsrRows`)."""
+    matrix = _compressed(X, "csr")
+    _check_numeric_width(matrix.shape[1], schema)
+    _check_sparse_values(matrix, schema.names)
+    indptr = matrix.indptr
+    indptr = indptr.view(np.uint64) if indptr.dtype == np.int64 else indptr.astype(np.uint64)
+    return ("csr", indptr, _indices(matrix.indices), matrix.data, matrix.shape[1])
+
+
+def dense_column(column: Column) -> Column:
+    """A sparse column as the numeric column it stands for (one column made dense, for code
+    that reads whole columns: rule sets); any other column as it is."""
+    if column[0] != "sparse":
+        return column
+    _, rows, values, start, stop, n_rows = column
+    dense = np.zeros(n_rows)
+    dense[rows[start:stop]] = values[start:stop]
+    return ("numeric", dense)
 
 
 def _check_present(columns: list[str], schema: Schema) -> None:

@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from . import _core
 from ._core import QuercusError
 from ._fitted import FittedTree
-from ._validation import Feature, Schema
+from ._validation import Classes, Feature, Schema
 
 FORMAT = "quercus-model"
 METADATA_VERSION = 1  # of the JSON below; readers ignore keys they do not know
@@ -112,7 +112,13 @@ def _metadata_json(
             for f in schema.features
         ],
         **({} if schema.missing == "fractional" else {"missing": schema.missing}),
-        "classes": None if state.classes is None else _encode_classes(state.classes),
+        # A multi-output model (format version 2): each output's name and dtype.
+        **(
+            {"outputs": list(schema.outputs), "output_dtypes": list(schema.output_dtypes)}
+            if schema.outputs
+            else {}
+        ),
+        "classes": _encode_all_classes(state.classes),
         "pruning_trace": None if state.trace is None else _encode_trace(state.trace),
     }
     text = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -148,6 +154,15 @@ def _encode(name: str, value: Any) -> Any:
         f"parameter {name}={value!r} cannot be saved: model files hold numbers, strings, "
         "booleans, None, lists and dicts of them"
     )
+
+
+def _encode_all_classes(classes: Classes | None) -> Any:
+    """None for a regressor, one output's labels, or a list of each output's."""
+    if classes is None:
+        return None
+    if isinstance(classes, list):
+        return [_encode_classes(c) for c in classes]
+    return _encode_classes(classes)
 
 
 def _encode_classes(classes: NDArray[Any]) -> dict[str, Any]:
@@ -273,8 +288,6 @@ def _decode(name: str, value: Any) -> Any:
 
 
 def _schema(metadata: dict[str, Any], tree: _core.Tree) -> Schema:
-    from ._validation import _LABEL_DTYPES
-
     features = _field(metadata, "features", list)
     if len(features) != tree.n_features:
         raise _corrupt(f"it lists {len(features)} features, the tree has {tree.n_features}")
@@ -316,13 +329,43 @@ def _schema(metadata: dict[str, Any], tree: _core.Tree) -> Schema:
     names = [f.name for f in parsed]
     if len(set(names)) != len(names):
         raise _corrupt("two features have the same name")
-    target_dtype = metadata.get("target_dtype")
-    if target_dtype is not None and target_dtype != "Enum" and target_dtype not in _LABEL_DTYPES:
-        target_dtype = None  # a dtype this version does not know: the labels' own type decides
+    target_dtype = _known_dtype(metadata.get("target_dtype"))
     missing = metadata.get("missing", "fractional")
     if not isinstance(missing, str):
         raise _corrupt(f"'missing' is {missing!r}")
-    return Schema(tuple(parsed), _field(metadata, "target", str), target_dtype, missing)
+    outputs: tuple[str, ...] = ()
+    output_dtypes: tuple[str | None, ...] = ()
+    if tree.n_outputs > 1:
+        names = metadata.get("outputs")
+        dtypes = metadata.get("output_dtypes")
+        if not (
+            isinstance(names, list)
+            and len(names) == tree.n_outputs
+            and all(isinstance(n, str) for n in names)
+            and len(set(names)) == len(names)
+        ):
+            raise _corrupt(f"it needs {tree.n_outputs} distinct output names")
+        if not (isinstance(dtypes, list) and len(dtypes) == tree.n_outputs):
+            raise _corrupt(f"it needs {tree.n_outputs} output dtypes")
+        outputs, output_dtypes = tuple(names), tuple(_known_dtype(d) for d in dtypes)
+    return Schema(
+        tuple(parsed),
+        _field(metadata, "target", str),
+        target_dtype,
+        missing,
+        outputs,
+        output_dtypes,
+    )
+
+
+def _known_dtype(name: Any) -> str | None:
+    """A target dtype name this version knows ("Enum" or one of `_LABEL_DTYPES`), else None:
+    the labels' own type decides."""
+    from ._validation import _LABEL_DTYPES
+
+    if isinstance(name, str) and (name == "Enum" or name in _LABEL_DTYPES):
+        return name
+    return None
 
 
 def _fill(entry: dict[str, Any], name: str, categories: list[str] | None) -> float | str | None:
@@ -345,17 +388,26 @@ def _ignored(entry: dict[str, Any]) -> bool:
     return ignored
 
 
-def _classes(metadata: dict[str, Any], tree: _core.Tree) -> NDArray[Any] | None:
+def _classes(metadata: dict[str, Any], tree: _core.Tree) -> Classes | None:
     entry = metadata.get("classes")
     if tree.n_classes == 0:
         if entry is not None:
             raise _corrupt("a regression model with class labels")
         return None
+    if tree.n_outputs == 1:
+        return _labels(entry, tree.n_classes)
+    if not isinstance(entry, list) or len(entry) != tree.n_outputs:
+        raise _corrupt(f"it needs the class labels of each of its {tree.n_outputs} outputs")
+    return [_labels(e, n) for e, n in zip(entry, tree.output_classes, strict=True)]
+
+
+def _labels(entry: Any, n_classes: int) -> NDArray[Any]:
+    """One output's class labels, `n_classes` of them."""
     if not isinstance(entry, dict):
         raise _corrupt("a classification model without class labels")
     dtype, values = entry.get("dtype"), entry.get("values")
-    if not isinstance(values, list) or len(values) != tree.n_classes:
-        raise _corrupt(f"it needs {tree.n_classes} class labels")
+    if not isinstance(values, list) or len(values) != n_classes:
+        raise _corrupt(f"it needs {n_classes} class labels")
     scalar = all(isinstance(v, str | int | float) for v in values)
     if not scalar or len({(type(v), v) for v in values}) != len(values):
         raise _corrupt("class labels must be distinct strings, numbers or booleans")

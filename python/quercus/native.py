@@ -6,8 +6,9 @@ Missing values in the pure renderings (`tree_expr`, `tree_sql`). A tree grown wi
 `missing="majority_branch"`, `"class_majority"`, `"separate"` or `"learned"` sends a row whose
 tested value is missing to one child of each split (`missing_child`), and so do the
 renderings: on such trees they predict exactly what `predict` does. A `"surrogate"` tree
-first tries its surrogate splits, which the renderings leave out: they go straight to the
-majority child. The fractional tree (C4.5, the default) sends such a row down every branch
+sends it by the first surrogate split whose feature the row has, else to the majority child;
+the renderings write that chain into each split's condition (`rules.Routed`), so they predict
+what `predict` does too. The fractional tree (C4.5, the default) sends such a row down every branch
 with C4.5's fractions and sums the leaves it reaches; one `when/then` (or `CASE`) value cannot
 do that, so the renderings send it down the single branch that received the largest share of
 the node's training weight (its largest `branch_fraction`, the first such branch on a tie).
@@ -29,7 +30,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from ._validation import Schema, label_dtype
+from ._validation import Classes, Schema, label_dtype
 from .rules import node_conditions, node_predictions, quote_identifier, quote_value
 
 if TYPE_CHECKING:
@@ -62,25 +63,59 @@ def check_output(output: Any) -> Output:
 
 
 def class_labels(
-    codes: NDArray[np.intp], classes: NDArray[Any], schema: Schema, output: Output
-) -> NDArray[Any] | pl.Series:
+    codes: NDArray[np.intp], classes: Classes, schema: Schema, output: Output
+) -> NDArray[Any] | pl.Series | pl.DataFrame:
     """The labels of class `codes`: a NumPy array, or a Series named after the target with
-    the target's dtype at fit (an Enum target stays that Enum)."""
-    if output == "numpy":
-        return classes[codes]
-    return _label_series(classes, schema).gather(codes)
+    the target's dtype at fit (an Enum target stays that Enum). A multi-output tree's codes
+    have one column per output: a (n_rows, n_outputs) array of the outputs' common dtype
+    (numbers, or strings; object for a mix, so that no label changes type), or a DataFrame
+    with one column per output."""
+    if not isinstance(classes, list):
+        if output == "numpy":
+            return classes[codes]
+        return _label_series(schema.target, schema.target_dtype, classes).gather(codes)
+    per_output = zip(schema.outputs, schema.output_dtypes, classes, strict=True)
+    if output == "polars":
+        return pl.DataFrame(
+            [
+                _label_series(name, dtype, labels).gather(codes[:, k])
+                for k, (name, dtype, labels) in enumerate(per_output)
+            ]
+        )
+    kinds = {c.dtype.kind for c in classes}
+    if kinds <= set("biuf") or kinds == {"U"}:
+        common = np.result_type(*classes)
+    else:  # no common type (strings and numbers, ...): Python objects, as they are
+        common = np.dtype(object)
+    labels = np.empty(codes.shape, dtype=common)
+    for k, output_classes in enumerate(classes):
+        labels[:, k] = output_classes[codes[:, k]]
+    return labels
 
 
 def values(predictions: NDArray[np.float64], schema: Schema, output: Output) -> Any:
-    """Regression predictions as they are, or as a Float64 Series named after the target."""
+    """Regression predictions as they are, or as a Float64 Series named after the target (a
+    multi-output tree's: a DataFrame with one Float64 column per output)."""
     if output == "numpy":
         return predictions
+    if schema.outputs:
+        return pl.DataFrame(
+            {name: predictions[:, k] for k, name in enumerate(schema.outputs)},
+            schema=dict.fromkeys(schema.outputs, pl.Float64),
+        )
     return pl.Series(schema.target, predictions, dtype=pl.Float64)
 
 
-def probabilities(proba: NDArray[np.float64], classes: NDArray[Any], output: Output) -> Any:
+def probabilities(proba: NDArray[np.float64], classes: Classes, output: Output) -> Any:
     """Class probabilities as they are, or as a DataFrame with one column per class, named
-    after the class labels (`str(label)`), in `classes_` order."""
+    after the class labels (`str(label)`), in `classes_` order. A multi-output tree's come as
+    scikit-learn gives them: a list with each output's."""
+    if isinstance(classes, list):
+        ends = np.cumsum([len(c) for c in classes])[:-1]
+        return [
+            probabilities(block, labels, output)
+            for block, labels in zip(np.split(proba, ends, axis=1), classes, strict=True)
+        ]
     if output == "numpy":
         return proba
     return pl.DataFrame(
@@ -93,13 +128,19 @@ def class_names(classes: NDArray[Any]) -> list[str]:
     return [str(label) for label in classes.tolist()]
 
 
-def _label_series(classes: NDArray[Any], schema: Schema) -> pl.Series:
-    return pl.Series(schema.target, classes.tolist(), dtype=label_dtype(schema, classes))
+def _label_series(name: str, dtype: str | None, classes: NDArray[Any]) -> pl.Series:
+    return pl.Series(name, classes.tolist(), dtype=label_dtype(dtype, classes))
 
 
-def prediction_dtype(schema: Schema, classes: NDArray[Any] | None) -> pl.DataType:
-    """The dtype of `predict(..., output="polars")`."""
-    return pl.Float64() if classes is None else label_dtype(schema, classes)
+def prediction_dtype(schema: Schema, classes: Classes | None) -> pl.DataType:
+    """The dtype of `predict(..., output="polars")`; a multi-output tree's predictions as a
+    struct of its outputs."""
+    if isinstance(classes, list):
+        outputs = zip(schema.outputs, schema.output_dtypes, classes, strict=True)
+        return pl.Struct({name: label_dtype(dtype, labels) for name, dtype, labels in outputs})
+    if schema.outputs:  # a multi-output regressor
+        return pl.Struct(dict.fromkeys(schema.outputs, pl.Float64()))
+    return pl.Float64() if classes is None else label_dtype(schema.target_dtype, classes)
 
 
 def predict_expr(model: Predicting, *, proba: bool = False) -> pl.Expr:
@@ -110,7 +151,8 @@ def predict_expr(model: Predicting, *, proba: bool = False) -> pl.Expr:
     hands it (`map_batches`, elementwise, so the streaming engine runs it on each morsel and
     never materialises the whole frame in Python). With `proba=True` (classifiers) the
     column is a struct of class probabilities, one Float64 field per class named after the
-    label; `.struct.unnest()` spreads it into columns.
+    label; `.struct.unnest()` spreads it into columns. A multi-output tree's predictions
+    are a struct of its outputs (`proba=True` is for one output).
 
     The expression holds a snapshot of the fitted model: refitting `model` later does not
     change it. It needs quercus wherever it runs; `model.to_polars_expr()` does not.
@@ -121,6 +163,8 @@ def predict_expr(model: Predicting, *, proba: bool = False) -> pl.Expr:
     if proba:
         if classes is None:
             raise ValueError("predict_expr(proba=True) needs a classifier")
+        state.single_output("predict_expr(proba=True)")
+        assert not isinstance(classes, list)
         dtype: pl.DataType = pl.Struct(dict.fromkeys(class_names(classes), pl.Float64))
     else:
         dtype = prediction_dtype(schema, classes)
@@ -130,7 +174,9 @@ def predict_expr(model: Predicting, *, proba: bool = False) -> pl.Expr:
         if batch.len() == 0:
             return pl.Series(schema.target, [], dtype=dtype)
         predicted = predict(batch.struct.unnest(), output="polars")
-        return predicted.to_struct(schema.target) if proba else predicted
+        if isinstance(predicted, pl.DataFrame):  # class probabilities, or several outputs
+            return predicted.to_struct(schema.target)
+        return predicted
 
     features = pl.struct([pl.col(name) for name in schema.names])
     return features.map_batches(run, return_dtype=dtype, is_elementwise=True).alias(schema.target)
@@ -144,14 +190,22 @@ def tree_expr(
 ) -> pl.Expr:
     """The tree as nested `pl.when(...).then(...).otherwise(...)`, one level per internal
     node (the branch missing values take is the `otherwise`), named after the target and
-    cast to `dtype` (the dtype `predict(..., output="polars")` returns)."""
+    cast to `dtype` (the dtype `predict(..., output="polars")` returns; a multi-output
+    tree's leaves are structs of the outputs' predictions)."""
     edges = node_conditions(nodes, schema.features)
     predictions = node_predictions(nodes, labels)
     first_child = nodes["first_child"].tolist()
     n_children = nodes["n_children"].tolist()
     takes_missing = _missing_branches(nodes)
+
+    def literal(prediction: Any) -> pl.Expr:
+        if isinstance(prediction, tuple):  # several outputs: a struct, each field cast
+            fields = zip(prediction, dtype.fields, strict=True)
+            return pl.struct([pl.lit(v).cast(f.dtype).alias(f.name) for v, f in fields])
+        return pl.lit(prediction)
+
     if n_children[0] == 0:  # a lone literal would make `select` return a single row
-        return pl.repeat(pl.lit(predictions[0]), pl.len()).cast(dtype).alias(schema.target)
+        return pl.repeat(literal(predictions[0]), pl.len()).cast(dtype).alias(schema.target)
     built: dict[int, pl.Expr] = {}
     stack = [(0, False)]  # post-order, without recursion: children first
     while stack:
@@ -159,7 +213,7 @@ def tree_expr(
         first = first_child[node]
         children = range(first, first + n_children[node])
         if not children:
-            built[node] = pl.lit(predictions[node])
+            built[node] = literal(predictions[node])
         elif not expanded:
             stack.append((node, True))
             stack.extend((child, False) for child in children)
@@ -184,9 +238,27 @@ def tree_sql(
     """The tree as nested `CASE WHEN ... THEN ... ELSE ... END`, one per internal node (the
     branch missing values take is the `ELSE`); with `table`, a whole
     `SELECT CASE ... END AS "target" FROM "table"`. Quoting and the columns expected are
-    those of `RuleSet.to_sql`."""
-    edges = node_conditions(nodes, schema.features)
+    those of `RuleSet.to_sql`.
+
+    A multi-output tree gives one `CASE` per output, each named after its output
+    (`CASE ... END AS "a",\nCASE ... END AS "b"`): a select list, whole with `table`."""
     predictions = node_predictions(nodes, labels)
+    if schema.outputs:
+        cases = [
+            f"{_case(nodes, schema, [p[k] for p in predictions])} AS {quote_identifier(name)}"
+            for k, name in enumerate(schema.outputs)
+        ]
+        selected = ",\n".join(cases)
+        return selected if table is None else f"SELECT {selected}\nFROM {quote_identifier(table)}"
+    case = _case(nodes, schema, predictions)
+    if table is None:
+        return case
+    return f"SELECT {case} AS {quote_identifier(schema.target)}\nFROM {quote_identifier(table)}"
+
+
+def _case(nodes: dict[str, NDArray[Any]], schema: Schema, predictions: list[Any]) -> str:
+    """The nested `CASE` of the tree with `predictions` (one per node) at its leaves."""
+    edges = node_conditions(nodes, schema.features)
     first_child = nodes["first_child"].tolist()
     n_children = nodes["n_children"].tolist()
     takes_missing = _missing_branches(nodes)
@@ -211,10 +283,7 @@ def tree_sql(
         for child in range(first + n_children[node] - 1, first - 1, -1):
             if child != default:
                 stack.append((child, f"WHEN {edges[child][1].to_sql()} THEN ", level + 1))
-    case = "\n".join(lines)
-    if table is None:
-        return case
-    return f"SELECT {case} AS {quote_identifier(schema.target)}\nFROM {quote_identifier(table)}"
+    return "\n".join(lines)
 
 
 def _missing_branches(nodes: dict[str, NDArray[Any]]) -> list[int]:

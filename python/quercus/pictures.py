@@ -3,7 +3,10 @@ itself, so that a picture needs neither the Graphviz binary nor a plotting libra
 
 Both are pure functions of `Tree.nodes()` and the fit schema, as `quercus.render` is. A box per
 node holds its test (the feature it splits on) or the leaf's prediction, its training weight
-and its class distribution (a regression node: its mean); each edge carries its branch test
+and its class distribution; a regression node holds its mean and a strip of its target's
+spread (`quercus.spread`: whiskers at 5 and 95 %, a box from 25 to 75 %, the median and the
+mean marked) on one axis shared by every strip of the picture, so that strips compare at a
+glance. Each edge carries its branch test
 worded exactly as `export_text` and the rules word it (`quercus.rules.Condition`). Boxes are
 filled with the colour of their majority class from a colour-blind-safe palette, paler the
 less pure the node, so the eye finds the decided regions of the tree before reading a number.
@@ -14,6 +17,8 @@ precomputed order, never recursion.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import unicodedata
 from collections.abc import Sequence
@@ -35,6 +40,7 @@ from .rules import (
     node_conditions,
     node_predictions,
 )
+from .spread import QUANTILES, Spread, of_tree
 
 __all__ = ["DEFAULT_WIDTH", "PALETTE", "PICTURE_CATEGORIES", "to_dot", "to_svg"]
 
@@ -101,6 +107,13 @@ _MARGIN = 16.0
 _LEGEND_HEIGHT, _SWATCH = 24.0, 12.0
 _MIN_LEGEND_WRAP = 480.0  # a legend wraps at the tree's width, but never narrower than this
 _CLASSES_PER_LINE = 3  # distribution entries per text line in a box
+# A regression node's strip: this wide in every box (one axis for all), this tall.
+_STRIP_WIDTH, _STRIP_HEIGHT, _STRIP_GAP = 128.0, 14.0, 5.0
+_STRIP_BOX = PALETTE[0]  # the 25-75 % box
+_MEAN_MARK = "#CC3311"  # Paul Tol's vibrant red: the mean, set off from the blue box
+_AXIS_LINE = "#AAAAAA"
+# The same strip in DOT, in points, as a three-row table of coloured cells.
+_DOT_STRIP_WIDTH = 96
 
 # The width (px) `to_svg` scales a wider picture down to, and the least it scales text by
 # before it draws fewer levels instead (12 px text stays 7 px or more).
@@ -121,6 +134,7 @@ def to_dot(
     target: str = "",
     decimals: int = 3,
     max_categories: int | None = PICTURE_CATEGORIES,
+    spread: Spread | None = None,
 ) -> str:
     """The tree as Graphviz DOT: one rounded, filled box per node (named by its node id, as
     `apply` reports it) and one labelled edge per branch, children in their child order.
@@ -128,10 +142,13 @@ def to_dot(
     `labels` are the class labels by code, or None for a regression tree; `target` titles
     the graph. Labels are Graphviz HTML-like labels, so any feature or category name is safe
     once XML-escaped. Edge labels are worded and wrapped as `to_svg` words them; each edge
-    carries its whole test as its tooltip (shown by Graphviz's SVG output).
+    carries its whole test as its tooltip (shown by Graphviz's SVG output). A regression
+    node's label is a table whose last row is its strip (`spread`; None: mean ± sd from the
+    tree), drawn in coloured cells on the axis all strips share; its figures are its tooltip.
     """
     conditions = node_conditions(nodes, features)
-    boxes = _boxes(nodes, conditions, labels, decimals)
+    boxes = _boxes(nodes, conditions, labels, decimals, spread)
+    axis = _axis([box.strip for box in boxes])
     edges = _edge_labels(conditions, decimals, max_categories)
     first_child = nodes["first_child"].tolist()
     n_children = nodes["n_children"].tolist()
@@ -148,7 +165,16 @@ def to_dot(
     for node in order:
         box = boxes[node]
         text = "<br/>".join([f"<b>{_escape(box.title)}</b>", *map(_escape, box.lines)])
-        lines.append(f'  {node} [label=<{text}>, fillcolor="{box.fill}"];')
+        if box.strip is None:
+            lines.append(f'  {node} [label=<{text}>, fillcolor="{box.fill}"];')
+        else:
+            strip = _dot_strip(box.strip, axis)
+            lines.append(
+                f'  {node} [label=<<table border="0" cellborder="0" cellspacing="0" '
+                f'cellpadding="0"><tr><td>{text}</td></tr><tr><td cellpadding="3">{strip}'
+                f'</td></tr></table>>, tooltip="{_escape(box.strip.text)}", '
+                f'fillcolor="{box.fill}"];'
+            )
     for node in order:
         first = first_child[node]
         for child in range(first, first + n_children[node]):
@@ -169,6 +195,7 @@ def to_svg(
     max_depth: int | None = None,
     width: float | None = DEFAULT_WIDTH,
     max_categories: int | None = PICTURE_CATEGORIES,
+    spread: Spread | None = None,
 ) -> str:
     """The tree as a standalone SVG document, laid out and drawn here.
 
@@ -186,9 +213,12 @@ def to_svg(
     levels below the root. A category subset is worded by its shorter side with at most
     `max_categories` categories (None: all) and wrapped; an edge whose list was shortened
     carries the whole list as its tooltip and in a numbered note under the tree.
+
+    A regression node draws `spread` (None: mean ± sd from the tree) as a strip on an axis
+    shared by the strips drawn; the legend shows the axis and says what the strip marks.
     """
     conditions = node_conditions(nodes, features)
-    boxes = _boxes(nodes, conditions, labels, decimals)
+    boxes = _boxes(nodes, conditions, labels, decimals, spread)
     edges = _edge_labels(conditions, decimals, max_categories)
     notes = _notes(nodes, conditions, decimals, max_categories)
     for child, number in notes.items():
@@ -217,7 +247,8 @@ def to_svg(
         if drawn < deepest
         else ""
     )
-    return picture.svg(target, labels, nodes, decimals, width, caption, notes, conditions)
+    source = (spread or of_tree(nodes, None)).source if labels is None else None
+    return picture.svg(target, labels, nodes, decimals, width, caption, notes, conditions, source)
 
 
 class _Picture:
@@ -278,21 +309,31 @@ class _Picture:
         caption: str,
         notes: dict[int, int],
         conditions: dict[int, tuple[Condition, Precondition]],
+        source: str | None,
     ) -> str:
         legend_items = _legend(nodes, labels, decimals)
         wrap = max(self.tree_width, _MIN_LEGEND_WRAP)
         legend, legend_width, legend_height = _draw_legend(_clean(target), legend_items, wrap)
+        axis = _axis([self.boxes[node].strip for node in self.order])
+        if axis is not None and source is not None:
+            key, key_width, key_height = _strip_key(axis, source, decimals, wrap, legend_height)
+            legend.extend(key)
+            legend_width, legend_height = max(legend_width, key_width), legend_height + key_height
         top = _MARGIN + legend_height
         if caption:
             top += _LEGEND_HEIGHT
         drawing_width = max(self.tree_width, legend_width)
         tree_bottom = top + self.levels * self.row + self.box_height
-        note_lines = _note_lines(notes, conditions, decimals, drawing_width)
+        natural_width = math.ceil(drawing_width + 2 * _MARGIN)
+        scale = 1.0 if width is None else min(1.0, width / natural_width)
+        # The notes are as large as they must be to stay _NOTE_SIZE px once scaled, so that
+        # a long list stays readable below a tree drawn small (the picture grows taller).
+        note_size = _NOTE_SIZE / scale
+        note_lines = _note_lines(notes, conditions, decimals, drawing_width, note_size)
         height = tree_bottom + _MARGIN
         if note_lines:
-            height += _LEGEND_HEIGHT + len(note_lines) * _LEADING * _NOTE_SIZE
-        natural_width, natural_height = math.ceil(drawing_width + 2 * _MARGIN), math.ceil(height)
-        scale = 1.0 if width is None else min(1.0, width / natural_width)
+            height += _LEGEND_HEIGHT + len(note_lines) * _LEADING * note_size
+        natural_height = math.ceil(height)
         shown_width, shown_height = (
             round(natural_width * scale),
             round(natural_height * scale),
@@ -342,15 +383,21 @@ class _Picture:
         out.append('<g class="nodes" text-anchor="middle">')
         for node in self.order:
             out.extend(
-                _draw_box(node, self.boxes[node], box_left(node), box_top(node), sizes[node])
+                _draw_box(node, self.boxes[node], box_left(node), box_top(node), sizes[node], axis)
             )
         out.append("</g>")
         if note_lines:
             y = tree_bottom + _LEGEND_HEIGHT
-            out.append(f'<g class="notes" font-size="{_NOTE_SIZE:g}">')
+            out.append(f'<g class="notes" font-size="{note_size:.2f}">')
             for line in note_lines:
-                out.append(f'<text x="{_MARGIN}" y="{y:.1f}">{_escape(line)}</text>')
-                y += _LEADING * _NOTE_SIZE
+                # Held to the width Arial's metrics give it: a wider fallback font (DejaVu
+                # Sans, where no Arial-compatible font is installed) would run off the page.
+                length = _text_width(line, note_size) / _SPARE
+                out.append(
+                    f'<text x="{_MARGIN}" y="{y:.1f}" textLength="{length:.1f}" '
+                    f'lengthAdjust="spacingAndGlyphs">{_escape(line)}</text>'
+                )
+                y += _LEADING * note_size
             out.append("</g>")
         out.append("</svg>")
         return "\n".join(out) + "\n"
@@ -392,6 +439,22 @@ class _Box:
     fill: str  # "#rrggbb"
     bar: tuple[tuple[str, float], ...]  # (colour, share) per class present; () for regression
     cut: bool = False  # a split whose subtree the picture leaves out
+    strip: _Strip | None = None  # a regression node's spread
+
+
+@dataclass(frozen=True)
+class _Strip:
+    """A regression node's spread in target units: whiskers from `low` to `high`, a box from
+    `q1` to `q3` and a line at `median`; with `median` None, a box of mean ± sd alone. The
+    `mean` is marked either way; `text` gives the figures (the strip's tooltip)."""
+
+    low: float
+    q1: float
+    median: float | None
+    q3: float
+    high: float
+    mean: float
+    text: str
 
 
 def _boxes(
@@ -399,15 +462,18 @@ def _boxes(
     conditions: dict[int, tuple[Condition, Precondition]],
     labels: Sequence[Any] | None,
     decimals: int,
+    spread: Spread | None = None,
 ) -> list[_Box]:
     """Each node's box; `conditions` as `node_conditions` gives them, whose tests name the
-    feature(s) an inner node splits on."""
+    feature(s) an inner node splits on; a regression node's strip from `spread` (None: mean
+    ± sd from the tree)."""
     predictions = node_predictions(nodes, labels)
     n_children = nodes["n_children"].tolist()
     first_child = nodes["first_child"].tolist()
     weight = nodes["weight"].tolist()
     regression = labels is None
     fills = _fills(nodes, regression)
+    strips = _strips(spread or of_tree(nodes, None), decimals) if regression else []
     boxes = []
     for node, fill in enumerate(fills):
         prediction = _clean(format_prediction(predictions[node], regression, decimals))
@@ -416,7 +482,10 @@ def _boxes(
         if regression:
             # A leaf's title is its mean already; an inner node states it under its test.
             lines = (weighed,) if test is None else (f"mean {prediction}", weighed)
-            boxes.append(_Box(prediction if test is None else test, lines, fill, ()))
+            if weight[node] <= 0:
+                lines = (*lines, "no training rows")
+            title = prediction if test is None else test
+            boxes.append(_Box(title, lines, fill, (), strip=strips[node]))
             continue
         assert labels is not None
         counts = nodes["value"][node].tolist()
@@ -434,6 +503,45 @@ def _boxes(
         title = prediction if test is None else test
         boxes.append(_Box(title, (weighed, *shares), fill, bar))
     return boxes
+
+
+def _strips(spread: Spread, decimals: int) -> list[_Strip | None]:
+    """Each node's strip (None where no row reached the node, or its figures are not
+    finite)."""
+    strips: list[_Strip | None] = []
+    number = functools.partial(format_number, decimals=decimals)
+    for node, mean in enumerate(spread.mean.tolist()):
+        if spread.extent(node) is None:
+            strips.append(None)
+        elif spread.quantiles is not None:
+            low, q1, median, q3, high = spread.quantiles[node].tolist()
+            figures = " · ".join(
+                f"{round(100 * p)} % {number(q)}"
+                for p, q in zip(QUANTILES, spread.quantiles[node].tolist(), strict=True)
+            )
+            text = f"{figures} · mean {number(mean)}"
+            strips.append(_Strip(low, q1, median, q3, high, mean, text))
+        else:
+            assert spread.sd is not None
+            sd = float(spread.sd[node])
+            text = f"mean {number(mean)} ± {number(sd)} (1 sd)"
+            strips.append(_Strip(mean - sd, mean - sd, None, mean + sd, mean + sd, mean, text))
+    return strips
+
+
+def _axis(strips: Sequence[_Strip | None]) -> tuple[float, float] | None:
+    """The axis every strip of a picture is drawn on: from the lowest to the highest value
+    any of them reaches (widened a little when they all sit on one value); None without
+    strips."""
+    ends = [(s.low, s.high, s.mean) for s in strips if s is not None]
+    if not ends:
+        return None
+    low = min(min(e) for e in ends)
+    high = max(max(e) for e in ends)
+    if high - low <= 1e-12 * max(abs(low), abs(high), 1.0):
+        pad = max(abs(low) * 0.05, 0.5)
+        low, high = low - pad, high + pad
+    return low, high
 
 
 def _edge_labels(
@@ -474,8 +582,9 @@ def _note_lines(
     conditions: dict[int, tuple[Condition, Precondition]],
     decimals: int,
     width: float,
+    size: float,
 ) -> list[str]:
-    """`[n] feature in {every category}` per note, wrapped at `width` px."""
+    """`[n] feature in {every category}` per note, in `size` px text wrapped at `width` px."""
     lines: list[str] = ["Category lists in full:"] if notes else []
     seen: set[int] = set()
     for child, number in notes.items():
@@ -483,7 +592,7 @@ def _note_lines(
             continue
         seen.add(number)
         whole = _clean(conditions[child][0].format(decimals, None))
-        lines.extend(_wrap(f"[{number}] {whole}", width, _NOTE_SIZE))
+        lines.extend(_wrap(f"[{number}] {whole}", width, size))
     return lines
 
 
@@ -614,11 +723,19 @@ def _box_size(box: _Box) -> tuple[float, float]:
     height = 2 * _PAD_Y + _LEADING * (_TITLE_SIZE + _TEXT_SIZE * len(box.lines))
     if box.bar:
         height += _BAR_GAP + _BAR_HEIGHT
+    if box.strip:
+        width = max(width, _STRIP_WIDTH + 2 * _PAD_X)
+        height += _STRIP_GAP + _STRIP_HEIGHT
     return width, height
 
 
 def _draw_box(
-    node: int, box: _Box, left: float, top: float, size: tuple[float, float]
+    node: int,
+    box: _Box,
+    left: float,
+    top: float,
+    size: tuple[float, float],
+    axis: tuple[float, float] | None,
 ) -> list[str]:
     width, height = size
     centre = left + width / 2
@@ -652,8 +769,144 @@ def _draw_box(
             f'<rect x="{left + _PAD_X:.1f}" y="{y:.1f}" width="{inner:.1f}" '
             f'height="{_BAR_HEIGHT:g}" fill="none" stroke="{_BORDER}" stroke-width="0.8"/>'
         )
+    if box.strip and axis:
+        out.extend(_draw_strip(box.strip, axis, centre - _STRIP_WIDTH / 2, line_top + _STRIP_GAP))
     out.append("</g>")
     return out
+
+
+def _draw_strip(strip: _Strip, axis: tuple[float, float], left: float, top: float) -> list[str]:
+    """The strip of one node with its left edge at `left`: the axis's whole range is
+    `_STRIP_WIDTH` px wide in every box, so equal values line up from box to box."""
+    low, high = axis
+
+    def x(value: float) -> float:
+        return left + (value - low) / (high - low) * _STRIP_WIDTH
+
+    middle, inset = top + _STRIP_HEIGHT / 2, 2.0
+    out = [
+        f'<g class="strip"><title>{_escape(strip.text)}</title>',
+        f'<rect class="strip-axis" x="{left:.1f}" y="{top:.1f}" width="{_STRIP_WIDTH:g}" '
+        f'height="{_STRIP_HEIGHT:g}" fill="#FFFFFF" stroke="{_AXIS_LINE}" stroke-width="0.6"/>',
+    ]
+    if strip.median is not None:
+        out.append(
+            f'<line class="whisker" x1="{x(strip.low):.2f}" y1="{middle:.1f}" '
+            f'x2="{x(strip.high):.2f}" y2="{middle:.1f}" stroke="{_INK}" stroke-width="1"/>'
+        )
+        for end in (strip.low, strip.high):
+            out.append(
+                f'<line x1="{x(end):.2f}" y1="{middle - 3:.1f}" x2="{x(end):.2f}" '
+                f'y2="{middle + 3:.1f}" stroke="{_INK}" stroke-width="1"/>'
+            )
+    dashed = "" if strip.median is not None else ' stroke-dasharray="2 1.5"'
+    out.append(
+        f'<rect class="quartiles" x="{x(strip.q1):.2f}" y="{top + inset:.1f}" '
+        f'width="{x(strip.q3) - x(strip.q1):.2f}" height="{_STRIP_HEIGHT - 2 * inset:g}" '
+        f'fill="{_STRIP_BOX}" stroke="{_INK}" stroke-width="0.8"{dashed}/>'
+    )
+    if strip.median is not None:
+        m = x(strip.median)
+        out.append(
+            f'<line class="median" x1="{m:.2f}" y1="{top + inset:.1f}" x2="{m:.2f}" '
+            f'y2="{top + _STRIP_HEIGHT - inset:.1f}" stroke="{_INK}" stroke-width="2"/>'
+        )
+    out.append(_mean_mark(x(strip.mean), middle))
+    out.append("</g>")
+    return out
+
+
+def _mean_mark(x: float, y: float) -> str:
+    """The mean's diamond, centred on (x, y)."""
+    r = 4.0
+    return (
+        f'<path class="mean" d="M{x:.2f} {y - r:.1f}L{x + r:.2f} {y:.1f}L{x:.2f} {y + r:.1f}'
+        f'L{x - r:.2f} {y:.1f}Z" fill="{_MEAN_MARK}" stroke="#FFFFFF" stroke-width="0.6"/>'
+    )
+
+
+def _strip_key(
+    axis: tuple[float, float], source: str, decimals: int, wrap: float, top: float
+) -> tuple[list[str], float, float]:
+    """The legend's line for the strips: the shared axis as an empty strip between its two
+    ends, then what a strip marks and whose rows it shows, wrapped at `wrap` px; its SVG
+    (placed `top` px down), width and height."""
+    low, high = (_clean(format_number(v, decimals)) for v in axis)
+    if source == "moments":
+        meaning = (
+            "box: mean ± 1 sd, ◆ mean (this model keeps no quantiles, as a model read from a "
+            "file; to_svg(data=(X, y)) draws them)"
+        )
+    else:
+        whose = "training rows" if source == "training" else "rows given as data"
+        meaning = f"whiskers 5-95 %, box 25-75 %, | median, ◆ mean of the {whose}"
+    out = ['<g class="strip-key" font-size="12">']
+    y = top
+    x = _text_width(low, _TEXT_SIZE) + 5
+    out.append(f'<text x="0" y="{y + 11:.1f}">{_escape(low)}</text>')
+    out.append(
+        f'<rect class="strip-axis" x="{x:.1f}" y="{y:.1f}" width="{_STRIP_WIDTH:g}" '
+        f'height="{_STRIP_HEIGHT:g}" fill="#FFFFFF" stroke="{_AXIS_LINE}" stroke-width="0.6"/>'
+    )
+    x += _STRIP_WIDTH + 5
+    out.append(f'<text x="{x:.1f}" y="{y + 11:.1f}">{_escape(high)}</text>')
+    x += _text_width(high, _TEXT_SIZE) + 14
+    lines = _wrap(f"strip axis, shared by every node: {meaning}", max(wrap - x, 240.0), _TEXT_SIZE)
+    for k, line in enumerate(lines):
+        out.append(
+            f'<text x="{x:.1f}" y="{y + 11 + k * _LEADING * _TEXT_SIZE:.1f}">{_escape(line)}</text>'
+        )
+    width = x + max(_text_width(line, _TEXT_SIZE) for line in lines)
+    height = max(_STRIP_HEIGHT, len(lines) * _LEADING * _TEXT_SIZE) + _LEGEND_HEIGHT - 12
+    out.append("</g>")
+    return out, width, height
+
+
+def _dot_strip(strip: _Strip, axis: tuple[float, float]) -> str:
+    """The strip as a Graphviz HTML table of three rows of fixed-size cells, each row a run
+    of colours: the whiskers in the middle row, the box (the median and the mean as narrow
+    cells across it) in all three, on `_DOT_STRIP_WIDTH` points for the axis's range."""
+    low, high = axis
+
+    def x(value: float) -> int:
+        return round((value - low) / (high - low) * (_DOT_STRIP_WIDTH - 2))
+
+    box = (x(strip.q1), max(x(strip.q3), x(strip.q1) + 1))  # a point at least
+    # Narrow marks drawn over the box and whiskers, the later over the earlier.
+    marks = [(x(strip.mean), 2, _MEAN_MARK)]
+    if strip.median is not None:
+        marks.insert(0, (x(strip.median), 1, _INK))
+    cuts = {0, _DOT_STRIP_WIDTH, x(strip.low), x(strip.high), *box}
+    cuts |= {at for at, _, _ in marks} | {at + wide for at, wide, _ in marks}
+    edges = sorted(c for c in cuts if 0 <= c <= _DOT_STRIP_WIDTH)
+    rows = []
+    for row, height in enumerate((3, 2, 3)):
+        runs: list[list[Any]] = []  # [width, colour], neighbours of one colour merged
+        for a, b in itertools.pairwise(edges):
+            colour = "#FFFFFF"
+            if box[0] <= a < box[1]:
+                colour = _STRIP_BOX
+            elif row == 1 and strip.median is not None and x(strip.low) <= a < x(strip.high):
+                colour = _INK
+            for at, wide, mark in marks:
+                if at <= a < at + wide:
+                    colour = mark
+            if runs and runs[-1][1] == colour:
+                runs[-1][0] += b - a
+            else:
+                runs.append([b - a, colour])
+        cells = "".join(
+            f'<td width="{w}" height="{height}" fixedsize="true" bgcolor="{c}"></td>'
+            for w, c in runs
+        )
+        rows.append(
+            '<tr><td><table border="0" cellborder="0" cellspacing="0" cellpadding="0">'
+            f"<tr>{cells}</tr></table></td></tr>"
+        )
+    return (
+        '<table border="1" color="#AAAAAA" cellborder="0" cellspacing="0" cellpadding="0" '
+        f'bgcolor="#FFFFFF">{"".join(rows)}</table>'
+    )
 
 
 def _legend(

@@ -17,11 +17,12 @@ it belongs to neither side of that node.
 A tree grown with another `missing=` strategy sends a missing value to one child of each
 split (`missing_child`): the precondition into that child also lets a missing value through
 (`missing=True`, worded "(or missing)"; the extra child of `missing="separate"` is "feature
-is missing"), so the rules predict as the tree does. Surrogate splits are not expressed: the
-rules of a `missing="surrogate"` tree send a missing value to the majority child, where the
-tree first tries its surrogates. A category never seen at fit counts as missing in `predict`
-and `apply` (as in the tree) but matches nothing in `to_polars` / `to_sql`, which only see
-null (and NaN) as missing.
+is missing"), so the rules predict as the tree does. A split with surrogates
+(`missing="surrogate"`) is a `Routed` precondition: its own test, or, for a row it cannot
+send (a missing value, a category it never saw), the first surrogate that can send the row,
+else the majority child, exactly as the tree routes it. Elsewhere a category never seen at
+fit counts as missing in `predict` and `apply` (as in the tree) but matches nothing in
+`to_polars` / `to_sql`, which only see null (and NaN) as missing.
 
 Trees can be 100,000 levels deep, so every walk uses an explicit stack, never recursion.
 """
@@ -39,8 +40,16 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from ._core import MULTIWAY, NUMERIC, OBLIQUE, ORDERED
-from ._validation import Feature, Schema, class_codes, n_rows_of, sample_weights, transform
+from ._core import MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
+from ._validation import (
+    Feature,
+    Schema,
+    class_codes,
+    dense_column,
+    n_rows_of,
+    sample_weights,
+    transform,
+)
 
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
@@ -50,7 +59,17 @@ if TYPE_CHECKING:
 # Categories a category list shows before it counts the rest, where a person reads it.
 MAX_CATEGORIES = 10
 
-__all__ = ["Condition", "Interval", "Linear", "Membership", "Precondition", "Rule", "RuleSet"]
+__all__ = [
+    "Condition",
+    "Interval",
+    "Known",
+    "Linear",
+    "Membership",
+    "Precondition",
+    "Routed",
+    "Rule",
+    "RuleSet",
+]
 
 Operator = Literal["<=", ">", "=", "in", "not in"]
 
@@ -315,14 +334,119 @@ class Linear:
         """Summed in the order the core sums a linear test, so both agree to the last bit."""
         z = np.zeros(n_rows_of(columns))
         for name, w in self.terms:
-            z = z + w * columns[schema.names.index(name)][1]
+            z = z + w * dense_column(columns[schema.names.index(name)])[1]
         with np.errstate(invalid="ignore"):
             passed = z > self.threshold if self.above else z <= self.threshold
         passed &= ~np.isnan(z)
         return passed | np.isnan(z) if self.missing else passed
 
 
-Precondition: TypeAlias = Interval | Membership | Linear
+@dataclass(frozen=True)
+class Known:
+    """The feature holds a value a split can send: any number (not null, not NaN), or one of
+    `categories` (those the split gives a direction)."""
+
+    feature: str
+    categories: tuple[str, ...] | None = None  # None: a numeric feature
+
+    def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
+        return f"{self.feature} is known"
+
+    def to_polars(self) -> pl.Expr:
+        if self.categories is None:
+            value = pl.col(self.feature).to_physical()
+            return value.is_not_null() & value.is_not_nan().fill_null(False)
+        value = pl.col(self.feature).cast(pl.String)
+        return value.is_in(list(self.categories)).fill_null(False)
+
+    def to_sql(self) -> str:
+        column = quote_identifier(self.feature)
+        if self.categories is None:
+            return f"{column} IS NOT NULL"
+        if not self.categories:
+            return "FALSE"
+        listed = ", ".join(map(quote_string, self.categories))
+        return f"({column} IS NOT NULL AND {column} IN ({listed}))"
+
+    def _mask(self, column: Column, feature: Feature) -> NDArray[np.bool_]:
+        if column[0] == "numeric":
+            return ~np.isnan(column[1])
+        _, codes, missing, n_categories, _ = column
+        code = {category: k for k, category in enumerate(feature.categories or ())}
+        allowed = np.zeros(n_categories, dtype=bool)
+        allowed[[code[c] for c in self.categories or () if c in code]] = True
+        return allowed[codes] & ~missing
+
+
+@dataclass(frozen=True)
+class Routed:
+    """The precondition into one child of a split with surrogate splits: `test` (the split's
+    own test into the child) when every `known` holds (the split can send the row; an
+    oblique split needs each of its features); otherwise the first surrogate whose `known`
+    holds decides (its test into the child, or True / False: every / no value it can send
+    goes here), and when none does, `default` (whether this child is the split's majority
+    child). The tree's own routing (rpart's `usesurrogate = 2`)."""
+
+    test: Interval | Membership | Linear
+    known: tuple[Known, ...]
+    surrogates: tuple[tuple[Known, Interval | Membership | bool], ...]
+    default: bool
+    node: int  # the split's node id: two routed preconditions never merge
+
+    @property
+    def feature(self) -> str:
+        """The key rules merge preconditions by: a routed test merges with nothing."""
+        return f"routed:{self.node}"
+
+    def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
+        """`density <= 0.3815 (if missing: sugar <= 0.2040; else texture = clear; else no)`:
+        the test, then for a row the split cannot send, each surrogate in turn and the
+        default (whether the majority child is this one)."""
+        steps = [_surrogate_text(s, decimals, max_categories) for _, s in self.surrogates]
+        steps.append("yes" if self.default else "no")
+        test = self.test.to_text(decimals, max_categories)
+        return f"{test} (if missing: {'; else '.join(steps)})"
+
+    def to_polars(self) -> pl.Expr:
+        chain: pl.Expr = pl.lit(self.default)
+        for surrogate, sends in reversed(self.surrogates):
+            here = pl.lit(sends) if isinstance(sends, bool) else sends.to_polars().fill_null(False)
+            chain = pl.when(surrogate.to_polars()).then(here).otherwise(chain)
+        decided = _all([k.to_polars() for k in self.known])
+        return self.test.to_polars().fill_null(False) | (~decided & chain)
+
+    def to_sql(self) -> str:
+        arms = " ".join(
+            f"WHEN {known.to_sql()} THEN {_sql_bool(sends)}" for known, sends in self.surrogates
+        )
+        chain = (
+            f"CASE {arms} ELSE {_sql_bool(self.default)} END" if arms else _sql_bool(self.default)
+        )
+        known = " AND ".join(k.to_sql() for k in self.known)
+        return f"({self.test.to_sql()} OR (NOT ({known}) AND {chain}))"
+
+    def _parts(self) -> tuple[Routed, ...]:
+        return (self,)
+
+    def _mask_rows(self, columns: list[Column], schema: Schema) -> NDArray[np.bool_]:
+        def mask(condition: Any) -> NDArray[np.bool_]:
+            if isinstance(condition, Linear):
+                return condition._mask_rows(columns, schema)
+            position = schema.names.index(condition.feature)
+            return condition._mask(columns[position], schema.features[position])
+
+        undecided = ~np.logical_and.reduce([mask(k) for k in self.known])
+        passed = mask(self.test) & ~undecided
+        result = np.full(len(undecided), self.default)
+        settled = np.zeros(len(undecided), dtype=bool)
+        for known, sends in self.surrogates:
+            here = mask(known) & ~settled
+            result[here] = sends if isinstance(sends, bool) else mask(sends)[here]
+            settled |= here
+        return passed | (undecided & result)
+
+
+Precondition: TypeAlias = Interval | Membership | Linear | Routed
 
 
 @dataclass(frozen=True)
@@ -559,10 +683,10 @@ class RuleSet:
         return covered
 
     def _mask(self, condition: Precondition, columns: list[Column]) -> NDArray[np.bool_]:
-        if isinstance(condition, Linear):
+        if isinstance(condition, Linear | Routed):
             return condition._mask_rows(columns, self.schema)
         position = self.schema.names.index(condition.feature)
-        return condition._mask(columns[position], self.schema.features[position])
+        return condition._mask(dense_column(columns[position]), self.schema.features[position])
 
     def _prune_rule(
         self,
@@ -677,12 +801,104 @@ def node_conditions(
                 Condition(name, "not in", left, other=right),
                 Membership(name, right_in, universe=categories),
             )
+    surrogates = nodes["surrogate_len"].tolist() if "surrogate_len" in nodes else []
     for node, taken in enumerate(missing_child):
-        if taken >= 0:
-            child = first_child[node] + taken
-            condition, precondition = edges[child]
-            edges[child] = (condition, replace(precondition, missing=True))
+        if taken < 0:
+            continue
+        if node < len(surrogates) and surrogates[node] > 0:
+            _route(edges, nodes, node, features)
+            continue
+        child = first_child[node] + taken
+        condition, precondition = edges[child]
+        assert not isinstance(precondition, Routed)  # only `_route` makes those
+        edges[child] = (condition, replace(precondition, missing=True))
     return edges
+
+
+def _route(
+    edges: dict[int, tuple[Condition, Precondition]],
+    nodes: dict[str, NDArray[Any]],
+    node: int,
+    features: Sequence[Feature],
+) -> None:
+    """The preconditions into a split's children made `Routed` by its surrogates."""
+    first, n_children = int(nodes["first_child"][node]), int(nodes["n_children"][node])
+    taken = int(nodes["missing_child"][node])
+    if int(nodes["kind"][node]) == OBLIQUE:
+        known = tuple(Known(name) for name, _ in linear_terms(nodes, node, features))
+    else:
+        known = (_known(nodes, node, features[int(nodes["feature"][node])]),)
+    start = int(nodes["surrogate_offset"][node])
+    chain = [
+        _surrogate(nodes, s, features[int(nodes["surrogate_feature"][s])])
+        for s in range(start, start + int(nodes["surrogate_len"][node]))
+    ]
+    for k in range(n_children):
+        condition, precondition = edges[first + k]
+        assert not isinstance(precondition, Routed)  # one node's children, routed once
+        test = replace(precondition, missing=False)
+        if isinstance(test, Membership):  # a subset's unseen categories go by surrogates
+            can_send = known[0].categories or ()
+            test = replace(test, categories=tuple(c for c in test.categories if c in can_send))
+        sends = tuple((surrogate_known, to_child(k)) for surrogate_known, to_child in chain)
+        edges[first + k] = (condition, Routed(test, known, sends, k == taken, node))
+
+
+def _known(nodes: dict[str, NDArray[Any]], node: int, feature: Feature) -> Known:
+    """What a split on `feature` can send: any number, or the categories it gives a child
+    (a subset split's categories seen at the node, a multiway split's every category)."""
+    if feature.categories is None:
+        return Known(feature.name)
+    if int(nodes["kind"][node]) == SUBSET:
+        offset = int(nodes["subset_offset"][node])
+        sides = nodes["subset_mask"][offset : offset + len(feature.categories)].tolist()
+        seen = tuple(c for c, side in zip(feature.categories, sides, strict=True) if side != 2)
+        return Known(feature.name, seen)
+    return Known(feature.name, tuple(feature.categories))
+
+
+def _surrogate(
+    nodes: dict[str, NDArray[Any]], s: int, feature: Feature
+) -> tuple[Known, Callable[[int], Interval | Membership | bool]]:
+    """Surrogate `s`: what it can send, and for a child index the test that sends a row
+    there (True / False: all / none of what it can send)."""
+    at = int(nodes["surrogate_map"][s])
+    name = feature.name
+    if feature.categories is None:
+        t = float(nodes["surrogate_threshold"][s])
+        low, high = (int(c) for c in nodes["surrogate_children"][at : at + 2])
+
+        def numeric(k: int) -> Interval | bool:
+            if low == k and high == k:
+                return True
+            if low == k:
+                return Interval(name, upper=t)
+            return Interval(name, lower=t) if high == k else False
+
+        return Known(name), numeric
+    categories = feature.categories
+    children = nodes["surrogate_children"][at : at + len(categories)].tolist()
+    directed = tuple(c for c, child in zip(categories, children, strict=True) if child >= 0)
+
+    def categorical(k: int) -> Membership | bool:
+        here = tuple(c for c, child in zip(categories, children, strict=True) if child == k)
+        if not here:
+            return False
+        return True if len(here) == len(directed) else Membership(name, here, universe=categories)
+
+    return Known(name, directed), categorical
+
+
+def _surrogate_text(sends: Interval | Membership | bool, decimals: int, limit: int | None) -> str:
+    if isinstance(sends, bool):
+        return "yes" if sends else "no"
+    return sends.to_text(decimals, limit)
+
+
+def _sql_bool(value: Interval | Membership | bool) -> str:
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    return f"({value.to_sql()})"
 
 
 def linear_terms(
@@ -706,13 +922,21 @@ def linear_text(terms: Sequence[tuple[str, float]], decimals: int) -> str:
 
 
 def node_predictions(nodes: dict[str, NDArray[Any]], labels: Sequence[Any] | None) -> list[Any]:
-    """Each node's class label, or its mean target for a regression tree."""
+    """Each node's class label, or its mean target for a regression tree; a multi-output
+    tree's as a tuple of its outputs' (`labels` then holds each output's labels)."""
+    if nodes["label"].ndim == 2:
+        if labels is None:
+            return [tuple(row) for row in nodes["value"].tolist()]
+        return [tuple(labels[k][c] for k, c in enumerate(row)) for row in nodes["label"].tolist()]
     if labels is None:
         return nodes["value"][:, 0].tolist()
     return [labels[code] for code in nodes["label"].tolist()]
 
 
 def format_prediction(prediction: Any, regression: bool, decimals: int) -> str:
+    """A node's prediction as text; a multi-output tree's as `(a, b)`."""
+    if isinstance(prediction, tuple):
+        return f"({', '.join(format_prediction(p, regression, decimals) for p in prediction)})"
     return format_number(prediction, decimals) if regression else str(prediction)
 
 

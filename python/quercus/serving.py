@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._core import LEAF, NUMERIC, OBLIQUE, ORDERED, SUBSET
-from ._validation import transform
+from ._validation import dense_column, n_rows_of, transform
 
 if TYPE_CHECKING:
     from ._fitted import FittedTree
@@ -66,8 +66,8 @@ def onnx_input(model: Any, X: Any, dtype: Any = np.float64) -> NDArray[np.floati
         state.schema, features=tuple(replace(f, fill=None) for f in state.schema.features)
     )
     columns = transform(X, raw)
-    out = np.empty((len(columns[0][1]), len(columns)), dtype=np.float64)
-    for j, column in enumerate(columns):
+    out = np.empty((n_rows_of(columns), len(columns)), dtype=np.float64)
+    for j, column in enumerate(map(dense_column, columns)):  # ONNX reads a dense matrix
         if column[0] == "numeric":
             out[:, j] = column[1]
         else:

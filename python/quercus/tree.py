@@ -14,6 +14,7 @@ import inspect
 import os
 import warnings
 from abc import ABC
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
@@ -21,7 +22,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _growth, _missing, model_io, native, pictures, render, serving
+from . import _core, _growth, _missing, model_io, native, pictures, render, serving, spread
 from ._base import ClassifierBase, EstimatorBase, RegressorBase
 from ._fitted import FittedTree, is_dense
 from ._params import (
@@ -29,6 +30,7 @@ from ._params import (
     Boolean,
     Constraints,
     Dict,
+    Dicts,
     Integer,
     Jobs,
     Names,
@@ -42,18 +44,24 @@ from ._params import (
 from ._progress import Progress
 from ._sklearn import TreeView, sklearn_flavoured
 from ._validation import (
+    Classes,
     LabelledData,
     Ordinals,
     Schema,
     TrainingData,
+    class_counts,
+    is_sparse,
     labelled_data,
     n_rows_of,
+    output_columns,
     regression_targets,
     sample_weights,
+    sparse_rows,
     target_values,
     training_data,
     transform,
 )
+from .pruning import CostComplexityCV
 from .rules import MAX_CATEGORIES, RuleSet
 
 if TYPE_CHECKING:
@@ -62,8 +70,9 @@ if TYPE_CHECKING:
 
     from scipy.sparse import csr_matrix
 
-    # What the core predicts from: a float matrix read in place, or encoded columns.
-    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column]
+    # What the core predicts from: a float matrix read in place, encoded columns, or the CSR
+    # arrays of a sparse X.
+    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column] | _core.CsrRows
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
@@ -123,6 +132,8 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "prepruning": (Options(("none", "validation")), None),
     "pruning": (Options(_PRUNINGS), None),
     "ccp_alpha": (Real(0.0),),
+    "ccp_risk": (Options(("impurity",)),),  # the classifier adds "misclassification"
+    "ccp_sequence": (Options(("weakest_link", "rpart")),),
     "confidence": (Real(0.0, 0.5, open_low=True),),
     "prune_ties": (Boolean(),),
     "subtree_raising": (Boolean(),),
@@ -151,10 +162,11 @@ _PRESETS = (
 )
 
 
-def _extended_signature(base: Any, extra: tuple[str, ...]) -> inspect.Signature:
-    """`base`'s signature plus keyword-only parameters `extra` defaulting to None."""
+def _extended_signature(base: Any, extra: dict[str, Any]) -> inspect.Signature:
+    """`base`'s signature plus keyword-only parameters `extra` (name -> default)."""
     signature = inspect.signature(base)
-    added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in extra]
+    kind = inspect.Parameter.KEYWORD_ONLY
+    added = [inspect.Parameter(n, kind, default=d) for n, d in extra.items()]
     return signature.replace(parameters=[*signature.parameters.values(), *added])
 
 
@@ -163,9 +175,13 @@ def _post_prune(
     pruning: _Pruning,
     held_out: LabelledData | None,
     training: LabelledData | None,
+    costs: list[float] | None = None,
+    n_jobs: int | None = None,
 ) -> FittedTree:
     """`state` with its tree pruned by `pruning.method` (unchanged for "none"); records the
-    reduced-error steps as the state's trace."""
+    reduced-error steps as the state's trace, and a one-output regression tree's node
+    quantiles (for the pictures' strips) from `training`, or else those of `state` its nodes
+    keep. `costs`: the classifier's cost matrix, which a misclassification risk charges."""
     tree, trace = state.tree, None
     if pruning.method == "reduced_error":
         assert held_out is not None  # checked by the callers
@@ -175,8 +191,15 @@ def _post_prune(
         raising = training.as_core() if pruning.subtree_raising and training else None
         tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
     elif pruning.method == "cost_complexity":
-        tree = _core.prune_cost_complexity(tree, pruning.ccp_alpha)
-    return state.replace_tree(tree, trace)
+        tree = _core.prune_cost_complexity(
+            tree, pruning.ccp_alpha, pruning.ccp_risk, costs, pruning.ccp_sequence, pruning.floor
+        )
+    quantiles = None
+    if state.classes is None and state.n_outputs == 1 and training is not None:
+        quantiles = spread.recorded(tree, training, n_jobs)
+    elif state.quantiles is not None:
+        quantiles = spread.carried(state.tree, state.quantiles, tree)
+    return state.replace_tree(tree, trace, quantiles)
 
 
 _CONSTRAINED_PESSIMISTIC = (
@@ -208,6 +231,8 @@ class _Params:
     min_objects: float
     numeric_gain_correction: bool
     cost_matrix: list[float] | None
+    altered_priors: bool
+    class_weights: list[float] | None  # per-class factors already in the row weights
     oblique: bool
     missing: str  # the core's strategy (see `_missing.core_strategy`)
     max_surrogates: int
@@ -226,6 +251,9 @@ class _Pruning:
 
     method: str
     ccp_alpha: float
+    ccp_risk: str
+    ccp_sequence: str
+    floor: float  # rpart's sequence: the alpha the tree was grown at (its cp × R(root))
     confidence: float
     prune_ties: bool
     subtree_raising: bool
@@ -277,6 +305,8 @@ class _BaseTree(EstimatorBase, ABC):
         prepruning: str | None = None,
         pruning: str | None = None,
         ccp_alpha: float = 0.0,
+        ccp_risk: str = "impurity",
+        ccp_sequence: str = "weakest_link",
         confidence: float = 0.25,
         prune_ties: bool = True,
         subtree_raising: bool = True,
@@ -311,6 +341,8 @@ class _BaseTree(EstimatorBase, ABC):
         self.prepruning = prepruning
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
+        self.ccp_risk = ccp_risk
+        self.ccp_sequence = ccp_sequence
         self.confidence = confidence
         self.prune_ties = prune_ties
         self.subtree_raising = subtree_raising
@@ -401,7 +433,7 @@ class _BaseTree(EstimatorBase, ABC):
         return self._params_for(checked, len(data.y), len(data.columns), data.n_classes)
 
     def _params_for(
-        self, checked: dict[str, Any], n_rows: int, n_features: int, n_classes: int
+        self, checked: dict[str, Any], n_rows: int, n_features: int, n_classes: int | list[int]
     ) -> _Params:
         """`_validated_params` for data of this shape (a streamed fit has no TrainingData)."""
         return _Params(
@@ -419,6 +451,8 @@ class _BaseTree(EstimatorBase, ABC):
             min_objects=checked["min_objects"],
             numeric_gain_correction=checked["numeric_gain_correction"],
             cost_matrix=self._cost_list(n_classes),
+            altered_priors=bool(checked.get("altered_priors", False)),
+            class_weights=None,  # set by `_grow` from `_class_factors`
             oblique=checked["splits"] == "oblique",
             missing=_missing.core_strategy(checked["missing"]),
             max_surrogates=checked["max_surrogates"],
@@ -431,9 +465,17 @@ class _BaseTree(EstimatorBase, ABC):
             max_time=checked["max_time"],
         )
 
-    def _cost_list(self, n_classes: int) -> list[float] | None:
+    def _cost_list(self, n_classes: int | list[int]) -> list[float] | None:
         """The classifier's cost matrix, row-major; the regressor has none."""
         return None
+
+    def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None:
+        """The classifier's per-class weight factors (class_weight, priors); None: none."""
+        return None
+
+    def _reweighted(self, data: TrainingData) -> TrainingData:
+        """A multi-output y's data with the classifier's class weights folded in."""
+        return data
 
     @staticmethod
     def _validated_pruning(checked: dict[str, Any]) -> _Pruning:
@@ -443,6 +485,9 @@ class _BaseTree(EstimatorBase, ABC):
         return _Pruning(
             method=method,
             ccp_alpha=alpha,
+            ccp_risk=checked["ccp_risk"],
+            ccp_sequence=checked["ccp_sequence"],
+            floor=alpha,
             confidence=checked["confidence"],
             prune_ties=checked["prune_ties"],
             subtree_raising=checked["subtree_raising"],
@@ -452,24 +497,28 @@ class _BaseTree(EstimatorBase, ABC):
         self: _Estimator,
         X: Any,
         y: Any = None,
-        *,
         sample_weight: Any = None,
-        target: str | None = None,
+        *,
+        target: str | list[str] | None = None,
         validation: tuple[Any, ...] | None = None,
         memory_budget: int | None = None,
         batch_rows: int | None = None,
     ) -> _Estimator:
         """Grow the tree, then post-prune it as `pruning` says.
 
-        `target` names the column of a Polars X that holds y. `validation` = (X_val, y_val)
-        or (X_val, y_val, sample_weight_val) feeds `prepruning="validation"` and
-        `pruning="reduced_error"`.
+        y is 1-D, or 2-D with one column per output (a multi-output tree, as scikit-learn's:
+        one tree whose leaves predict every output; see the README for what it supports).
+        `sample_weight` may be passed by position, as scikit-learn's `fit(X, y,
+        sample_weight)`. `target` names the column of a Polars X that holds y (a list of
+        names: a multi-output y). `validation` = (X_val, y_val) or (X_val, y_val, sample_weight_val)
+        feeds `prepruning="validation"` and `pruning="reduced_error"`.
 
         With `splitter="hist"`, a Polars LazyFrame X (e.g. `pl.scan_parquet(...)`, with
-        `target=`) is streamed: read in batches of `batch_rows` rows (default 2**20) once per
-        tree level, never collected whole, holding at most `memory_budget` bytes of
-        histograms (default 256 MiB); the tree is the one the in-memory fit grows from the
-        same rows. `sample_weight` then names a column. Other splitters collect it.
+        `target=` naming one column) is streamed: read in batches of `batch_rows` rows
+        (default 2**20) once per tree level, never collected whole, holding at most
+        `memory_budget` bytes of histograms (default 256 MiB); the tree is the one the
+        in-memory fit grows from the same rows. `sample_weight` then names a column. Other
+        splitters collect it.
         """
         checked = self._checked()
         pruning = self._validated_pruning(checked)
@@ -482,42 +531,89 @@ class _BaseTree(EstimatorBase, ABC):
         if streamed:
             if y is not None or validation is not None:
                 raise ValueError("a LazyFrame fit takes target= (a column), not y or validation")
-            if getattr(self, "class_weight", None) is not None:
+            self._fitted = self._fit_streamed(
+                X, checked, pruning, target, sample_weight, memory_budget, batch_rows
+            )
+            return self
+        data = training_data(
+            X,
+            y,
+            target=target,
+            sample_weight=sample_weight,
+            classification=self._estimator_type == "classifier",
+            ordinal=_ordinals(checked["ordinal_features"]),
+        )
+        if data.y.ndim == 2:
+            if pruning.method == "pessimistic":
                 raise ValueError(
-                    "class_weight needs the class counts first; a LazyFrame fit "
+                    "pruning='pessimistic' (C4.5's error-based pruning, the c4.5 preset's "
+                    f"default) estimates the error of one class variable, but y has "
+                    f"{data.y.shape[1]} outputs: pass pruning='cost_complexity', "
+                    "'reduced_error' or 'none'"
+                )
+            # Several outputs: class weights multiply the rows' weights (scikit-learn's
+            # `compute_sample_weight`), with no per-class factor in the search.
+            data, factors = self._reweighted(data), None
+        else:
+            factors = self._class_factors(data)
+        # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
+        self._fitted = self._grow(checked, data, factors, pruning, validation)
+        return self
+
+    def _fit_streamed(
+        self,
+        lf: pl.LazyFrame,
+        checked: dict[str, Any],
+        pruning: _Pruning,
+        target: str | list[str] | None,
+        sample_weight: Any,
+        memory_budget: int | None,
+        batch_rows: int | None,
+    ) -> FittedTree:
+        """The fitted state of a tree grown over a LazyFrame's batches (`quercus._stream`).
+        Node quantiles are not recorded: they would need every target again (pictures draw
+        mean ± sd, as for a loaded model)."""
+        for name in ("class_weight", "priors"):
+            if getattr(self, name, None) is not None:
+                raise ValueError(
+                    f"{name} needs the class counts first; a LazyFrame fit "
                     "takes sample_weight= (a column) instead"
                 )
-            from . import _stream
+        from . import _stream
 
-            _stream.check_streamable(checked, pruning.method)
-            tree, schema, classes = _stream.fit(
-                X,
-                target=target,
-                sample_weight=sample_weight,
-                classification=self._estimator_type == "classifier",
-                ordinal=_ordinals(checked["ordinal_features"]),
-                missing=checked["missing"],
-                params=lambda n_rows, n_features, n_classes: self._params_for(
-                    checked, n_rows, n_features, n_classes
-                ),
-                memory_budget=memory_budget,
-                batch_rows=batch_rows,
-            )
-            self._fitted = FittedTree(tree, schema, classes)
-            return self
-        data = self._reweighted(
-            training_data(
-                X,
-                y,
-                target=target,
-                sample_weight=sample_weight,
-                classification=self._estimator_type == "classifier",
-                ordinal=_ordinals(checked["ordinal_features"]),
-            )
+        _stream.check_streamable(checked, pruning.method)
+        tree, schema, classes = _stream.fit(
+            lf,
+            target=_stream.one_target(target),
+            sample_weight=sample_weight,
+            classification=self._estimator_type == "classifier",
+            ordinal=_ordinals(checked["ordinal_features"]),
+            missing=checked["missing"],
+            params=lambda n_rows, n_features, n_classes: self._params_for(
+                checked, n_rows, n_features, n_classes
+            ),
+            memory_budget=memory_budget,
+            batch_rows=batch_rows,
         )
+        return FittedTree(tree, schema, classes)
+
+    def _grow(
+        self,
+        checked: dict[str, Any],
+        data: TrainingData,
+        factors: NDArray[np.float64] | None,
+        pruning: _Pruning,
+        validation: tuple[Any, ...] | None = None,
+    ) -> FittedTree:
+        """The fitted state of a tree grown on `data` with the `checked` parameters and
+        per-class weight `factors` (folded into the row weights; the size rules count rows
+        without them), then post-pruned."""
         params = self._validated_params(checked, data)
         if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
             raise ValueError(_CONSTRAINED_PESSIMISTIC)
+        if factors is not None:
+            data = replace(data, sample_weight=data.sample_weight * factors[data.y])
+            params = replace(params, class_weights=factors.tolist())
         data = _missing.prepare(data, checked["missing"], checked["drop_features_above"])
         prepruning = checked["prepruning"] == "validation"
         if (prepruning or pruning.method == "reduced_error") and validation is None:
@@ -526,10 +622,8 @@ class _BaseTree(EstimatorBase, ABC):
                 "fit(..., validation=(X_val, y_val))"
             )
         if checked["algorithm"] == "optimal":
-            # Assigned only once the search succeeded, as below.
             tree = self._grow_optimal(data, params, checked, validation)
-            self._fitted = FittedTree(tree, data.schema, data.classes)
-            return self
+            return FittedTree(tree, data.schema, data.classes)
         held_out = None
         if validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
@@ -549,13 +643,8 @@ class _BaseTree(EstimatorBase, ABC):
                 progress.close()
         grown = FittedTree(tree, data.schema, data.classes)
         training = LabelledData(data.columns, data.y, data.sample_weight)
-        # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
-        self._fitted = _post_prune(grown, pruning, held_out, training)
-        return self
-
-    def _reweighted(self, data: TrainingData) -> TrainingData:
-        """The training data with any class weights folded in (the classifier's)."""
-        return data
+        costs = self._cost_list(data.n_classes)
+        return _post_prune(grown, pruning, held_out, training, costs, params.n_jobs)
 
     def _grow_optimal(
         self,
@@ -603,7 +692,7 @@ class _BaseTree(EstimatorBase, ABC):
         return tree
 
     @staticmethod
-    def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Any) -> LabelledData:
+    def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Classes | None) -> LabelledData:
         if not isinstance(rows, tuple) or len(rows) not in (2, 3):
             raise ValueError("validation must be a tuple (X_val, y_val[, sample_weight_val])")
         weight = rows[2] if len(rows) == 3 else None
@@ -633,9 +722,15 @@ class _BaseTree(EstimatorBase, ABC):
         state = self._state
         if method == "pessimistic" and self.monotonic_cst is not None:
             raise ValueError(_CONSTRAINED_PESSIMISTIC)
+        # The fit's own alpha is the floor of rpart's sequence (`prune.rpart` reads the
+        # complexities the fit computed).
+        fitted = self._validated_pruning(self._checked())
         pruning = _Pruning(
             method=check("method", method, (Options(_PRUNINGS[1:]),)),
             ccp_alpha=check("ccp_alpha", ccp_alpha, _CONSTRAINTS["ccp_alpha"]),
+            ccp_risk=fitted.ccp_risk,
+            ccp_sequence=fitted.ccp_sequence,
+            floor=fitted.floor,
             confidence=check("confidence", confidence, _CONSTRAINTS["confidence"]),
             prune_ties=check("prune_ties", prune_ties, _CONSTRAINTS["prune_ties"]),
             subtree_raising=X is not None,
@@ -650,7 +745,9 @@ class _BaseTree(EstimatorBase, ABC):
         if X is not None:
             training = self._labelled((X, y, sample_weight), state.schema, state.classes)
         pruned = copy.copy(self)
-        pruned._fitted = _post_prune(state, pruning, held_out, training)
+        costs = self._cost_list(len(state.classes)) if state.classes is not None else None
+        threads = None if self.n_jobs is None else _threads(self._param("n_jobs"))
+        pruned._fitted = _post_prune(state, pruning, held_out, training, costs, threads)
         return pruned
 
     def cost_complexity_pruning_path(
@@ -658,10 +755,47 @@ class _BaseTree(EstimatorBase, ABC):
     ) -> PruningPath:
         """Grow a tree on X, y with these parameters (unpruned) and return its minimal
         cost-complexity pruning path, with scikit-learn's semantics: pruning at
-        `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]`."""
+        `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]` (its
+        misclassification cost with `ccp_risk="misclassification"`). To choose an alpha by
+        cross-validation (least error or the 1-SE rule), see `cost_complexity_cv`."""
+        pruning = self._validated_pruning(self._checked())
         grower = copy.copy(self).set_params(pruning="none", ccp_alpha=0.0, prepruning=None)
-        path = _core.cost_complexity_path(grower.fit(X, y, sample_weight=sample_weight)._state.tree)
+        tree = grower.fit(X, y, sample_weight=sample_weight)._state.tree
+        path = _core.cost_complexity_path(
+            tree,
+            pruning.ccp_risk,
+            self._cost_list(tree.n_classes),
+            pruning.ccp_sequence,
+            pruning.floor,
+        )
         return PruningPath(path["ccp_alphas"], path["impurities"])
+
+    def cost_complexity_cv(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        folds: Any = 10,
+        sample_weight: Any = None,
+        target: str | None = None,
+        random_state: int | None = None,
+    ) -> CostComplexityCV:
+        """Cross-validate the minimal cost-complexity pruning path, as rpart's `xval` does,
+        and return its table (rpart's cp table: cp, n_splits, rel_error, xerror, xstd, with
+        each row's `ccp_alpha`) with the rules that pick an alpha: `.ccp_alpha("1se")` (the
+        smallest tree within one standard error of the least cross-validated error,
+        Breiman et al. 1984 §3.4.3) or `.ccp_alpha("min")`.
+
+        `folds`: a number of folds (rows assigned at random, each fold the same size up to
+        one, as rpart assigns them; `random_state` seeds it) or one fold label per row
+        (rpart's `xval` given as a vector). The tree is grown with these parameters on all
+        rows and on each fold's complement; the rows of a fold are predicted by the fold
+        tree pruned at each row's cp, and their error is the misclassification cost (with
+        `ccp_risk="misclassification"`, rpart's `xerror`) or the squared error. A positive
+        `ccp_alpha` ends the table there, as rpart's `cp` does."""
+        from .pruning import cross_validate
+
+        return cross_validate(self, X, y, folds, sample_weight, target, random_state)
 
     @property
     def optimality_gap_(self) -> float | None:
@@ -737,18 +871,19 @@ class _BaseTree(EstimatorBase, ABC):
 
     def __sklearn_tags__(self) -> Any:
         """What scikit-learn's utilities and checks may expect of us (NaN and categories
-        accepted, one target). Only scikit-learn calls it, so it is imported here; the
+        accepted, multi-output y). Only scikit-learn calls it, so it is imported here; the
         classifier and regressor base classes add their own tags over these."""
         from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
 
         classifier = self._estimator_type == "classifier"
         return Tags(
             estimator_type=self._estimator_type,
-            target_tags=TargetTags(required=True),
+            target_tags=TargetTags(required=True, multi_output=True),
             classifier_tags=ClassifierTags() if classifier else None,
             regressor_tags=None if classifier else RegressorTags(),
             # Strings (categories) come in DataFrames; a NumPy X must be numeric.
-            input_tags=InputTags(allow_nan=True, categorical=True, string=False),
+            # A sparse X is read as it is (CSC at fit, CSR at predict), but cannot hold NaN.
+            input_tags=InputTags(allow_nan=True, categorical=True, string=False, sparse=True),
         )
 
     @property
@@ -778,8 +913,9 @@ class _BaseTree(EstimatorBase, ABC):
 
     @property
     def n_outputs_(self) -> int:
-        """Targets predicted at once: 1 (scikit-learn's attribute)."""
-        return 1
+        """Targets predicted at once: 1, or the columns of a multi-output y (scikit-learn's
+        attribute)."""
+        return self._state.n_outputs
 
     def get_depth(self) -> int:
         """The depth of the tree (scikit-learn's name for `depth_`)."""
@@ -806,11 +942,14 @@ class _BaseTree(EstimatorBase, ABC):
 
     def _rows(self, X: Any) -> Rows:
         """X as the core reads it: a contiguous float NumPy matrix as it is (no copy) when it
-        needs no encoding, else its encoded columns."""
+        needs no encoding, a sparse X as CSR arrays (never densified), else its encoded
+        columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
         if is_dense(X, self._state):
             return X
+        if is_sparse(X):
+            return sparse_rows(X, self._state.schema)
         return self._columns(X)
 
     def _predicted(self, method: str, rows: Rows) -> Any:
@@ -823,7 +962,7 @@ class _BaseTree(EstimatorBase, ABC):
         try:
             return run(rows, n_jobs, progress)
         except _core.QuercusError:
-            if isinstance(rows, list):
+            if not isinstance(rows, np.ndarray):
                 raise
             # An infinite value in the matrix: encoding it names the column.
             return run(self._columns(rows), n_jobs, progress)
@@ -889,8 +1028,10 @@ class _BaseTree(EstimatorBase, ABC):
 
     def rules(self) -> RuleSet:
         """The tree as rules, one per leaf (the tests on its path, merged per feature), with
-        the root's prediction as default: to read, post-prune, or run as Polars or SQL."""
+        the root's prediction as default: to read, post-prune, or run as Polars or SQL. One
+        output only: a rule set is a classifier (or regressor) of one target."""
         state = self._state
+        state.single_output("rules()")
         return RuleSet.from_tree(state.tree.nodes(), state.schema, state.labels)
 
     def export_rules(
@@ -910,9 +1051,12 @@ class _BaseTree(EstimatorBase, ABC):
     def to_polars_expr(self) -> pl.Expr:
         """The tree as a pure Polars `when/then` expression named after the target (quercus
         is not needed to run it). Equal to `predict(X, output="polars")` on rows with no
-        missing tested value; a missing value (null, NaN, an unseen category) goes down the
-        branch with the largest training share, since C4.5's fractions cannot be expressed
-        (see `quercus.native`)."""
+        missing tested value, and on every row when the tree sends a missing value to one
+        child (every `missing=` strategy but C4.5's fractions; surrogate splits included).
+        With C4.5's fractions a missing value (null, NaN, an unseen category) goes down the
+        branch with the largest training share, since the fractions cannot be expressed
+        (see `quercus.native`). A multi-output tree's expression is a struct of its outputs'
+        predictions."""
         state = self._state
         dtype = native.prediction_dtype(state.schema, state.classes)
         return native.tree_expr(state.tree.nodes(), state.schema, state.labels, dtype)
@@ -920,7 +1064,8 @@ class _BaseTree(EstimatorBase, ABC):
     def to_sql(self, table: str | None = None) -> str:
         """The tree as an SQL `CASE` expression (nested, one per internal node), with
         `to_polars_expr`'s treatment of missing values (NULL); with `table`, a whole
-        `SELECT CASE ... END AS "target" FROM "table"`. Columns as for `RuleSet.to_sql`."""
+        `SELECT CASE ... END AS "target" FROM "table"`. Columns as for `RuleSet.to_sql`. A
+        multi-output tree gives one `CASE` per output, named after it (a select list)."""
         state = self._state
         return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table)
 
@@ -937,19 +1082,27 @@ class _BaseTree(EstimatorBase, ABC):
         return serving.to_treelite(self)
 
     def to_dot(
-        self, *, decimals: int = 3, max_categories: int | None = pictures.PICTURE_CATEGORIES
+        self,
+        *,
+        decimals: int = 3,
+        max_categories: int | None = pictures.PICTURE_CATEGORIES,
+        data: tuple[Any, ...] | None = None,
     ) -> str:
         """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`;
         category lists shortened to `max_categories` (None: all), each edge's whole test as
-        its tooltip."""
+        its tooltip. A regression node's label ends with its strip, as in `to_svg` (`data`
+        as there). One output only (boxes are coloured and counted by one output's classes)."""
         state = self._state
+        state.single_output("to_dot()")
+        nodes = state.tree.nodes()
         return pictures.to_dot(
-            state.tree.nodes(),
+            nodes,
             state.schema.features,
             state.labels,
             target=state.schema.target,
             decimals=decimals,
             max_categories=check("max_categories", max_categories, _LISTED),
+            spread=self._spread(nodes, data),
         )
 
     def to_svg(
@@ -959,6 +1112,7 @@ class _BaseTree(EstimatorBase, ABC):
         max_depth: int | None = None,
         width: float | None = pictures.DEFAULT_WIDTH,
         max_categories: int | None = pictures.PICTURE_CATEGORIES,
+        data: tuple[Any, ...] | None = None,
     ) -> str:
         """The tree as a standalone SVG picture, laid out by quercus (no Graphviz needed).
 
@@ -967,10 +1121,20 @@ class _BaseTree(EstimatorBase, ABC):
         each cut node stating how many nodes lie below it. `max_depth` draws at most that
         many levels below the root. Category lists show at most `max_categories` (None: all)
         of their shorter side; the whole list is the edge's tooltip and a numbered note under
-        the tree."""
+        the tree.
+
+        A regression node shows its mean, its weight and a strip of its target's spread
+        (whiskers 5-95 %, box 25-75 %, median, mean) on one axis for the whole picture: the
+        training rows' quantiles, recorded at fit. A model read from a file keeps none (nor
+        the `tree_` arrays), so its strips show mean ± one standard deviation; `data=(X, y)`
+        or `(X, y, sample_weight)` draws the quantiles of those rows instead (for a loaded
+        model, or to see test rows), routed as `predict` routes them. Classifiers take no
+        `data`. One output only, as `to_dot`."""
         state = self._state
+        state.single_output("to_svg()")
+        nodes = state.tree.nodes()
         return pictures.to_svg(
-            state.tree.nodes(),
+            nodes,
             state.schema.features,
             state.labels,
             target=state.schema.target,
@@ -978,13 +1142,38 @@ class _BaseTree(EstimatorBase, ABC):
             max_depth=check("max_depth", max_depth, _LEVELS),
             width=check("width", width, (Real(100.0), None)),
             max_categories=check("max_categories", max_categories, _LISTED),
+            spread=self._spread(nodes, data),
         )
+
+    def _spread(
+        self, nodes: dict[str, NDArray[Any]], data: tuple[Any, ...] | None
+    ) -> spread.Spread | None:
+        """What a regression tree's strips show: the quantiles of `data` = (X, y[,
+        sample_weight]), else those kept from the fit, else mean ± sd; None for a classifier
+        (which takes no `data`)."""
+        state = self._state
+        if state.classes is not None:
+            if data is not None:
+                raise ValueError(
+                    "data= draws the target's spread in a regression tree's nodes; a "
+                    "classifier's boxes show the class counts of its training rows"
+                )
+            return None
+        if data is None:
+            return spread.of_tree(nodes, state.quantiles)
+        if not isinstance(data, tuple) or len(data) not in (2, 3):
+            raise ValueError("data must be a tuple (X, y) or (X, y, sample_weight)")
+        rows = labelled_data(
+            data[0], data[1], data[2] if len(data) == 3 else None, state.schema, None
+        )
+        threads = None if self.n_jobs is None else _threads(self._param("n_jobs"))
+        return spread.of_rows(state.tree, rows, threads)
 
     def _repr_svg_(self) -> str | None:
         """Jupyter's picture of the model: its SVG once fitted (`to_svg`'s rules: it fits a
         notebook's width, cutting levels a large tree could not show legibly). None (Jupyter
-        then shows the text repr) before fit."""
-        if not self.__sklearn_is_fitted__():
+        then shows the text repr) before fit, and for a multi-output tree (no picture)."""
+        if not self.__sklearn_is_fitted__() or self._state.n_outputs > 1:
             return None
         return self.to_svg(width=_REPR_SVG_WIDTH)
 
@@ -1001,7 +1190,8 @@ class _BaseTree(EstimatorBase, ABC):
         if not self.__sklearn_is_fitted__():
             theirs = getattr(super(), "_repr_mimebundle_", None)
             return theirs(**kwargs) if theirs is not None else {"text/plain": repr(self)}
-        return {"text/plain": repr(self), "image/svg+xml": self.to_svg(width=_REPR_SVG_WIDTH)}
+        svg = self._repr_svg_()
+        return {"text/plain": repr(self), **({} if svg is None else {"image/svg+xml": svg})}
 
     def node_scores(self, node_id: int) -> pl.DataFrame:
         """The candidate score of every feature when `node_id` was grown (as `split_scores`).
@@ -1051,18 +1241,24 @@ class _BaseTree(EstimatorBase, ABC):
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle stores the parameters and, for a fitted model, its model-format bytes in
-        place of the Rust tree."""
+        place of the Rust tree, with a regression tree's node quantiles beside them (the
+        pictures' strips: a model file has no place for them, but a pickle is a copy of the
+        object, which should not lose them)."""
         state = {k: v for k, v in self.__dict__.items() if k != "_fitted"}
         if "_fitted" in self.__dict__:
             state["_quercus_model"] = self.to_bytes()
+            if self._fitted.quantiles is not None:
+                state["_quercus_quantiles"] = self._fitted.quantiles
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state = dict(state)
         data = state.pop("_quercus_model", None)
+        quantiles = state.pop("_quercus_quantiles", None)
         self.__dict__.update(state)
         if data is not None:
-            self._fitted = self._checked_state(model_io.read(data).state)
+            fitted = self._checked_state(model_io.read(data).state)
+            self._fitted = replace(fitted, quantiles=spread.unpickled(quantiles, fitted.tree))
 
     def __copy__(self: _Estimator) -> _Estimator:
         """A shallow copy sharing the (immutable) fitted tree, without the pickling route."""
@@ -1085,43 +1281,102 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         **_CONSTRAINTS,
         "criterion": (Options(_CLASS_CRITERIA), None),
         "cost_matrix": (ArrayLike(), None),  # its shape is checked against the classes
-        "class_weight": (Options(("balanced",)), Dict(), None),
+        # a dict, "balanced", or one dict per output of a multi-output y
+        "class_weight": (Options(("balanced",)), Dict(), Dicts(), None),
+        "priors": (Dict(), ArrayLike(), None),  # checked against the classes at fit
+        "altered_priors": (Boolean(),),
+        "ccp_risk": (Options(("impurity", "misclassification")),),
     }
 
-    def __init__(self, *, cost_matrix: Any = None, class_weight: Any = None, **params: Any) -> None:
+    def __init__(
+        self,
+        *,
+        cost_matrix: Any = None,
+        class_weight: Any = None,
+        priors: Any = None,
+        altered_priors: bool = False,
+        **params: Any,
+    ) -> None:
         super().__init__(**params)
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
+        self.priors = priors
+        self.altered_priors = altered_priors
 
     # scikit-learn (and get_params) read the parameters from the signature: show them all.
     __init__.__signature__ = _extended_signature(  # type: ignore[attr-defined]
-        _BaseTree.__init__, ("cost_matrix", "class_weight")
+        _BaseTree.__init__,
+        {"cost_matrix": None, "class_weight": None, "priors": None, "altered_priors": False},
     )
 
     def _reweighted(self, data: TrainingData) -> TrainingData:
         """`class_weight` folded into the row weights: a dict label -> weight, or "balanced"
-        (n_rows / (n_classes * class count)) as in scikit-learn."""
+        (n_rows / (n_classes * class count)) as in scikit-learn. A multi-output y takes a list
+        of dicts, one per output, or "balanced"; a row's weight is multiplied by its class
+        weight in every output (scikit-learn's `compute_sample_weight`)."""
         if self.class_weight is None:
             return data
         assert data.classes is not None  # a classifier's data
+        classes = data.classes if isinstance(data.classes, list) else [data.classes]
+        codes = data.y.reshape(len(data.y), -1)
+        n_outputs = len(classes)
+        given = self.class_weight
+        if isinstance(given, str):
+            per_output: list[Any] = [given] * n_outputs
+        elif isinstance(given, Mapping):
+            if n_outputs > 1:
+                raise ValueError(
+                    "For multi-output, class_weight should be a list of dicts, or the string "
+                    "'balanced'."
+                )
+            per_output = [given]
+        else:
+            if len(given) != n_outputs:
+                raise ValueError(
+                    "For multi-output, number of elements in class_weight should match number "
+                    f"of outputs. (got {len(given)}, y has {n_outputs})"
+                )
+            per_output = list(given)
+        factor = np.ones(len(codes))
+        for k, (weights, labels) in enumerate(zip(per_output, classes, strict=True)):
+            factor *= _class_weights(weights, labels, codes[:, k])[codes[:, k]]
+        return replace(data, sample_weight=data.sample_weight * factor)
+
+    def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None:
+        """The factor each class's row weights are multiplied by: `class_weight` (a dict
+        label -> weight, or "balanced": n_rows / (n_classes * class count), as in
+        scikit-learn) or `priors` (rpart's: class k's factor is π_k / f_k, f_k its weighted
+        share of the rows, so that each class weighs its prior). They re-weight the criterion
+        and the leaves; the size rules still count rows."""
+        if self.class_weight is not None and self.priors is not None:
+            raise ValueError(
+                "class_weight and priors both re-weight the classes; give one of them "
+                "(priors π are class_weight π_k / f_k, f_k the class's share of the rows)"
+            )
+        if self.altered_priors and self.cost_matrix is None:
+            raise ValueError("altered_priors=True puts cost_matrix into the split: give one")
+        assert data.classes is not None  # a classifier's data
+        if self.priors is not None:
+            return _prior_factors(self.priors, data)
+        if self.class_weight is None:
+            return None
         counts = np.bincount(data.y, minlength=data.n_classes)
         if isinstance(self.class_weight, str):
-            per_class = len(data.y) / (data.n_classes * np.maximum(counts, 1))
-        else:
-            labels = data.classes.tolist()
-            unknown = [k for k in self.class_weight if k not in labels]
-            if unknown:
-                raise ValueError(f"class_weight names classes not in y: {unknown!r}")
-            per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in labels])
-            if not np.all(np.isfinite(per_class) & (per_class > 0)):
-                raise ValueError("class_weight values must be finite and positive")
-        return replace(data, sample_weight=data.sample_weight * per_class[data.y])
+            return len(data.y) / (data.n_classes * np.maximum(counts, 1))
+        labels = data.classes.tolist()
+        unknown = [k for k in self.class_weight if k not in labels]
+        if unknown:
+            raise ValueError(f"class_weight names classes not in y: {unknown!r}")
+        per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in labels])
+        if not np.all(np.isfinite(per_class) & (per_class > 0)):
+            raise ValueError("class_weight values must be finite and positive")
+        return per_class
 
     def _checked_state(self, state: FittedTree) -> FittedTree:
         """A loaded state whose cost matrix fits its classes."""
         if self.cost_matrix is not None:
             try:
-                self._cost_list(state.tree.n_classes)
+                self._cost_list(class_counts(state.classes))
             except (TypeError, ValueError) as error:
                 raise _core.QuercusError(
                     f"cannot load the model: its metadata is invalid: its cost_matrix is "
@@ -1129,9 +1384,14 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
                 ) from None
         return state
 
-    def _cost_list(self, n_classes: int) -> list[float] | None:
+    def _cost_list(self, n_classes: int | list[int]) -> list[float] | None:
         if self.cost_matrix is None:
             return None
+        if isinstance(n_classes, list):
+            raise ValueError(
+                "cost_matrix prices the classes of one output, but y has "
+                f"{len(n_classes)} outputs (a multi-output y)"
+            )
         costs = np.asarray(self.cost_matrix, dtype=np.float64)
         if costs.shape != (n_classes, n_classes):
             raise ValueError(
@@ -1143,22 +1403,28 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         return costs.ravel().tolist()
 
     @property
-    def classes_(self) -> NDArray[Any]:
+    def classes_(self) -> Classes:
+        """The class labels in code order; for a multi-output y, a list of each output's (as
+        scikit-learn's)."""
         classes = self._state.classes
         assert classes is not None  # always set by a classifier's fit
         return classes
 
     @property
-    def n_classes_(self) -> int:
-        return len(self.classes_)
+    def n_classes_(self) -> int | NDArray[np.intp]:
+        """The number of classes; for a multi-output y, an array of each output's."""
+        counts = class_counts(self._state.classes)
+        return np.array(counts, dtype=np.intp) if isinstance(counts, list) else counts
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
         """The most probable class label of each row (missing values: as `missing=` says, C4.5's
-        fractions by default); with a cost matrix, the class of least expected cost.
+        fractions by default); with a cost matrix, the class of least expected cost. A
+        multi-output tree predicts every output: shape (n_rows, n_outputs).
 
         X: a NumPy array, or a Polars (or pandas) DataFrame or a LazyFrame (only the fitted
         features are collected). `output="polars"`: a Series named after the target, with
-        the target's dtype at fit (an Enum target gives that Enum)."""
+        the target's dtype at fit (an Enum target gives that Enum); a multi-output tree's: a
+        DataFrame with one such column per output."""
         output = native.check_output(output)
         codes = self._predict_codes(self._rows(X))
         return native.class_labels(codes, self.classes_, self._state.schema, output)
@@ -1173,22 +1439,65 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
 
     def predict_proba(self, X: Any, *, output: str = "numpy") -> Any:
         """Class probabilities, columns in `classes_` order; `output="polars"`: a DataFrame
-        with one Float64 column per class, named after its label."""
+        with one Float64 column per class, named after its label. A multi-output tree gives
+        a list with each output's, as scikit-learn does."""
         output = native.check_output(output)
         proba = self._predicted("predict_proba", self._rows(X))
         return native.probabilities(proba, self.classes_, output)
 
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """The natural logarithm of `predict_proba` (-inf where a class has no weight)."""
+    def predict_log_proba(self, X: Any) -> Any:
+        """The natural logarithm of `predict_proba` (-inf where a class has no weight); a list
+        of each output's for a multi-output tree."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            return [np.log(p) for p in proba] if isinstance(proba, list) else np.log(proba)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy, weighted by `sample_weight`."""
+        """Accuracy, weighted by `sample_weight`. A multi-output tree is scored as
+        scikit-learn's `accuracy_score` scores it: subset accuracy (every output right) when
+        every label is 0 or 1 (a multilabel indicator), else it raises ValueError, as
+        scikit-learn does for multiclass-multioutput targets."""
         rows = self._rows(X)
         n_rows = n_rows_of(rows)
-        correct = self.classes_[self._predict_codes(rows)] == target_values(y, n_rows)
+        state = self._state
+        truth = [
+            target_values(column, n_rows) for column in output_columns(y, n_rows, state.schema)
+        ]
+        codes = self._predict_codes(rows).reshape(n_rows, -1)
+        predicted = [c[codes[:, k]] for k, c in enumerate(state.output_classes())]
+        if len(truth) > 1 and not all(_indicator(v) for v in (*truth, *predicted)):
+            raise ValueError("multiclass-multioutput is not supported")
+        correct = np.logical_and.reduce([p == t for p, t in zip(predicted, truth, strict=True)])
         return float(np.average(correct, weights=sample_weights(sample_weight, n_rows)))
+
+
+def _class_weights(given: Any, labels: NDArray[Any], codes: NDArray[np.uint32]) -> NDArray[Any]:
+    """One output's weight per class (in `labels` order): "balanced" (n_rows / (n_classes *
+    class count), as scikit-learn), or a dict label -> weight (1 for a class it omits)."""
+    if isinstance(given, str):
+        counts = np.bincount(codes, minlength=len(labels))
+        return len(codes) / (len(labels) * np.maximum(counts, 1))
+    if not isinstance(given, Mapping):
+        raise TypeError(f"class_weight lists dicts (one per output); got {given!r}")
+    listed = labels.tolist()
+    unknown = [k for k in given if k not in listed]
+    if unknown:
+        raise ValueError(f"class_weight names classes not in y: {unknown!r}")
+    weights = np.array([float(given.get(c, 1.0)) for c in listed])
+    if not np.all(np.isfinite(weights) & (weights > 0)):
+        raise ValueError("class_weight values must be finite and positive")
+    return weights
+
+
+def _indicator(labels: NDArray[Any]) -> bool:
+    """Whether every label is 0 or 1 (numbers or booleans): scikit-learn's multilabel
+    indicator, whose multi-output accuracy is defined."""
+    if labels.dtype.kind not in "biuf" and labels.dtype != object:
+        return False
+    try:
+        return bool(np.isin(labels, [0, 1]).all())
+    except TypeError:
+        return False
 
 
 class DecisionTreeRegressor(RegressorBase, _BaseTree):
@@ -1205,23 +1514,35 @@ class DecisionTreeRegressor(RegressorBase, _BaseTree):
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
         """The value of the leaves each row reaches (their weighted mean target; the weighted
-        median with `criterion="absolute_error"`); `output="polars"`: a
-        Float64 Series named after the target. X as for the classifier's `predict`."""
+        median with `criterion="absolute_error"`; shape (n_rows, n_outputs) for a multi-output
+        tree); `output="polars"`: a Float64 Series named after the target (a DataFrame of one
+        per output). X as for the classifier's `predict`."""
         output = native.check_output(output)
         predictions = self._predicted("predict_value", self._rows(X))
         return native.values(predictions, self._state.schema, output)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Coefficient of determination R^2, weighted by `sample_weight`."""
+        """Coefficient of determination R^2, weighted by `sample_weight`; for a multi-output
+        tree the mean of the outputs' (scikit-learn's `r2_score`, "uniform_average")."""
         rows = self._rows(X)
         n_rows = n_rows_of(rows)
-        truth = regression_targets(y, n_rows)
+        columns = output_columns(y, n_rows, self._state.schema)
         weights = sample_weights(sample_weight, n_rows)
-        residual = np.sum(weights * (truth - self._predicted("predict_value", rows)) ** 2)
-        total = np.sum(weights * (truth - np.average(truth, weights=weights)) ** 2)
-        if total == 0:  # constant y: perfect or not at all, as scikit-learn reports it
-            return 1.0 if residual == 0 else 0.0
-        return float(1 - residual / total)
+        predicted = self._predicted("predict_value", rows).reshape(n_rows, -1)
+        scores = [
+            _r2(regression_targets(column, n_rows), predicted[:, k], weights)
+            for k, column in enumerate(columns)
+        ]
+        return float(np.mean(scores))
+
+
+def _r2(truth: NDArray[np.float64], predicted: NDArray[np.float64], weights: Any) -> float:
+    """One output's weighted coefficient of determination."""
+    residual = np.sum(weights * (truth - predicted) ** 2)
+    total = np.sum(weights * (truth - np.average(truth, weights=weights)) ** 2)
+    if total == 0:  # constant y: perfect or not at all, as scikit-learn reports it
+        return 1.0 if residual == 0 else 0.0
+    return float(1 - residual / total)
 
 
 def split_scores(
@@ -1235,7 +1556,8 @@ def split_scores(
     """Each feature's best split of the whole data under `criterion`, one row per feature.
 
     The textbooks' Gain / Gain_ratio / Gini_index tables; the regression criteria
-    ("squared_error", "friedman_mse", "absolute_error", "poisson") take a regression y.
+    ("squared_error", "friedman_mse", "absolute_error", "poisson") take a regression y. A 2-D
+    y scores the splits of a multi-output tree (the mean of the outputs' impurities).
     """
     criterion = check("criterion", criterion, (Options(_CRITERIA),))
     categorical_split = check(
@@ -1292,6 +1614,35 @@ def _ordinals(value: Any) -> Ordinals:
             )
         ordinals[name] = None if order is None else tuple(str(c) for c in order)
     return ordinals
+
+
+def _prior_factors(priors: Any, data: TrainingData) -> NDArray[np.float64]:
+    """rpart's priors as class factors π_k / f_k, f_k class k's share of the row weight:
+    `priors` is a dict label -> prior or a sequence in `classes_` order, each > 0, summing
+    to 1."""
+    assert data.classes is not None
+    labels = data.classes.tolist()
+    if isinstance(priors, dict):
+        unknown = [k for k in priors if k not in labels]
+        missing = [c for c in labels if c not in priors]
+        if unknown or missing:
+            raise ValueError(
+                f"priors must give every class of y one prior; unknown {unknown!r}, "
+                f"missing {missing!r}"
+            )
+        values = [priors[c] for c in labels]
+    else:
+        values = list(np.asarray(priors).ravel())
+    if len(values) != len(labels):
+        raise ValueError(f"priors must hold one value per class ({len(labels)}), got {len(values)}")
+    try:
+        prior = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"priors must be numbers; got {values!r}") from None
+    if not (np.all(np.isfinite(prior) & (prior > 0)) and abs(prior.sum() - 1.0) <= 1e-9):
+        raise ValueError(f"priors must be positive and sum to 1; got {prior.tolist()}")
+    share = np.bincount(data.y, weights=data.sample_weight, minlength=len(labels))
+    return prior / (share / share.sum())
 
 
 def _threads(n_jobs: int | None) -> int | None:

@@ -90,12 +90,97 @@ impl<'a, T: Real> Matrix<'a, T> {
     }
 }
 
+/// A CSR matrix of numeric features read in place (SciPy's layout): row `i` holds the values
+/// `values[indptr[i]..indptr[i + 1]]` in the columns `indices[..]` of the same range,
+/// strictly ascending; every other cell is 0.0 (a stored −0.0 reads as +0.0). No value may
+/// be NaN: sparse input cannot mark missing values (see [`crate::data::SparseColumn`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Csr<'a> {
+    indptr: &'a [u64],
+    indices: &'a [u32],
+    values: &'a [f64],
+    n_features: usize,
+}
+
+impl<'a> Csr<'a> {
+    /// Checks the layout: `indptr` from 0 to the number of values, never decreasing, and
+    /// each row's column indices strictly ascending below `n_features`.
+    pub fn new(
+        indptr: &'a [u64],
+        indices: &'a [u32],
+        values: &'a [f64],
+        n_features: usize,
+    ) -> Result<Self> {
+        let invalid = |reason: String| Err(CoreError::InvalidSparse { reason });
+        if indices.len() != values.len() {
+            return invalid(format!(
+                "{} column indices but {} values",
+                indices.len(),
+                values.len()
+            ));
+        }
+        if indptr.first() != Some(&0) || indptr.last() != Some(&(values.len() as u64)) {
+            return invalid(format!(
+                "the row pointers must run from 0 to the number of values ({})",
+                values.len()
+            ));
+        }
+        let m = Csr {
+            indptr,
+            indices,
+            values,
+            n_features,
+        };
+        if let Some(row) = indptr.windows(2).position(|w| w.first() > w.last()) {
+            return invalid(format!("the row pointers decrease at row {row}"));
+        }
+        for row in 0..m.n_rows() {
+            let columns = m.indices.get(m.span(row)).unwrap_or(&[]);
+            if columns.windows(2).any(|w| w.first() >= w.last()) {
+                return invalid(format!(
+                    "row {row}'s column indices are not strictly ascending"
+                ));
+            }
+            if let Some(&f) = columns.last().filter(|&&f| f as usize >= n_features) {
+                return invalid(format!(
+                    "row {row} has column index {f}, but the matrix has {n_features} columns"
+                ));
+            }
+        }
+        Ok(m)
+    }
+
+    fn n_rows(&self) -> usize {
+        self.indptr.len().saturating_sub(1)
+    }
+
+    /// The positions of row `row`'s stored values.
+    #[inline]
+    fn span(&self, row: usize) -> Range<usize> {
+        let at = |i: usize| self.indptr.get(i).map_or(0, |&p| p as usize);
+        at(row)..at(row + 1)
+    }
+
+    /// The value of `row` in column `f` (a binary search of the row's stored columns).
+    #[inline]
+    fn at(&self, row: usize, f: usize) -> f64 {
+        let span = self.span(row);
+        let start = span.start;
+        let columns = self.indices.get(span).unwrap_or(&[]);
+        match columns.binary_search(&(f as u32)) {
+            Ok(k) => self.values.get(start + k).map_or(f64::NAN, |x| x + 0.0),
+            Err(_) => 0.0,
+        }
+    }
+}
+
 /// The rows a prediction reads.
 #[derive(Debug, Clone, Copy)]
 pub enum Rows<'a> {
     Columns(&'a Dataset<'a>),
     F64(Matrix<'a, f64>),
     F32(Matrix<'a, f32>),
+    Csr(Csr<'a>),
 }
 
 impl<'a, 'd: 'a> From<&'a Dataset<'d>> for Rows<'a> {
@@ -113,6 +198,12 @@ impl<'a> From<Matrix<'a, f64>> for Rows<'a> {
 impl<'a> From<Matrix<'a, f32>> for Rows<'a> {
     fn from(m: Matrix<'a, f32>) -> Self {
         Rows::F32(m)
+    }
+}
+
+impl<'a> From<Csr<'a>> for Rows<'a> {
+    fn from(m: Csr<'a>) -> Self {
+        Rows::Csr(m)
     }
 }
 
@@ -167,6 +258,12 @@ impl<'t> Predictor<'t> {
         self.run(rows.into(), &Leaf)
     }
 
+    /// The leaf each row reaches alone, or [`SPREAD`] for a row that C4.5's fractions spread
+    /// over several leaves (the general walk, [`Tree::reach`], finds those).
+    pub(crate) fn sole_leaf<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+        self.run(rows.into(), &SoleLeaf)
+    }
+
     fn run<O: Output>(&self, rows: Rows<'_>, output: &O) -> Result<Vec<O::Item>> {
         if self.n_jobs == Some(0) {
             return Err(CoreError::InvalidParameter {
@@ -183,6 +280,11 @@ impl<'t> Predictor<'t> {
             }
             Rows::F64(m) => self.matrix(m, output),
             Rows::F32(m) => self.matrix(m, output),
+            Rows::Csr(m) => {
+                let given = std::iter::repeat_n("numeric", m.n_features);
+                self.checked(&m, given, output)
+                    .ok_or_else(|| self.explain(validate_csr(kinds, &m)))
+            }
         }
     }
 
@@ -300,6 +402,77 @@ fn validate_matrix<T: Real>(kinds: &[FeatureKind], m: &Matrix<'_, T>) -> Result<
     Ok(())
 }
 
+/// A CSR matrix checked as a data set of its columns would be: a kind mismatch, or the first
+/// value (in column order) that is not finite.
+fn validate_csr(kinds: &[FeatureKind], m: &Csr<'_>) -> Result<()> {
+    if m.n_features != kinds.len() {
+        return Err(CoreError::ShapeMismatch {
+            what: "the number of columns".into(),
+            expected: kinds.len(),
+            got: m.n_features,
+        });
+    }
+    if let Some((column, kind)) = kinds
+        .iter()
+        .enumerate()
+        .find(|(_, k)| **k != FeatureKind::Numeric)
+    {
+        return Err(CoreError::ColumnKindMismatch {
+            column,
+            expected: match kind {
+                FeatureKind::Categorical { ordered: true, .. } => "ordered categorical",
+                _ => "categorical",
+            },
+            got: "numeric",
+        });
+    }
+    let first = (0..m.n_rows())
+        .flat_map(|row| m.span(row).map(move |k| (row, k)))
+        .filter_map(|(row, k)| {
+            let x = m.values.get(k)?;
+            let f = *m.indices.get(k)? as usize;
+            (!x.is_finite()).then_some((f, row, x.is_nan()))
+        })
+        .min();
+    match first {
+        Some((column, row, true)) => Err(CoreError::SparseMissing { column, row }),
+        Some((column, row, false)) => Err(CoreError::InfiniteFeature { column, row }),
+        None => Ok(()),
+    }
+}
+
+impl Values for Csr<'_> {
+    #[inline]
+    fn number(&self, f: usize, row: usize) -> f64 {
+        if f < self.n_features && row < self.n_rows() {
+            self.at(row, f)
+        } else {
+            f64::NAN
+        }
+    }
+
+    fn code(&self, _f: usize, _row: usize) -> Option<u32> {
+        None
+    }
+}
+
+impl Source for Csr<'_> {
+    fn n_rows(&self) -> usize {
+        Csr::n_rows(self)
+    }
+
+    #[inline]
+    fn x(&self, row: usize, f: usize) -> f64 {
+        self.at(row, f)
+    }
+
+    /// No value may be missing: a NaN fails the scan, as an infinity does.
+    fn scan(&self, rows: Range<usize>, _gaps: &mut [bool]) -> bool {
+        let span = self.span(rows.start).start..self.span(rows.end.saturating_sub(1)).end;
+        self.values.get(span).is_some_and(|v| !any_special(v))
+    }
+}
+
 /// Prediction input as the walks read it.
 trait Source: Values + Sync {
     fn n_rows(&self) -> usize;
@@ -404,10 +577,12 @@ impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
     }
 }
 
-/// A data set's columns with the numeric ones' slices at hand (no match per read).
+/// A data set's columns with the dense numeric ones' slices at hand (no match per read).
 struct ColumnsView<'a> {
     columns: &'a [Column<'a>],
     numeric: Vec<&'a [f64]>,
+    /// Whether some column is sparse (read through `columns` instead).
+    sparse: bool,
     n_rows: usize,
 }
 
@@ -418,12 +593,13 @@ impl<'a> ColumnsView<'a> {
             .iter()
             .map(|c| match c {
                 Column::Numeric(v) => *v,
-                Column::Categorical(_) => &[],
+                Column::Categorical(_) | Column::Sparse(_) => &[],
             })
             .collect();
         ColumnsView {
             columns,
             numeric,
+            sparse: columns.iter().any(|c| matches!(c, Column::Sparse(_))),
             n_rows: data.n_rows(),
         }
     }
@@ -448,19 +624,29 @@ impl Source for ColumnsView<'_> {
 
     #[inline]
     fn x(&self, row: usize, f: usize) -> f64 {
-        self.numeric
-            .get(f)
-            .and_then(|c| c.get(row))
-            .copied()
-            .unwrap_or(f64::NAN)
+        match self.numeric.get(f).and_then(|c| c.get(row)) {
+            Some(&x) => x,
+            None if self.sparse => self.columns.number(f, row),
+            None => f64::NAN,
+        }
     }
 
+    /// A sparse column's stored values of the rows may not be missing: a NaN there fails the
+    /// scan, as an infinity does.
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
         let slices = self
             .numeric
             .iter()
             .map(|c| c.get(rows.clone()).unwrap_or(&[]));
-        scan_columns(slices, gaps)
+        let sparse_finite = |c: &Column<'_>| match c {
+            Column::Sparse(c) => {
+                let from = |r: usize| c.rows.partition_point(|&x| (x as usize) < r);
+                let stored = c.values.get(from(rows.start)..from(rows.end));
+                stored.is_some_and(|v| !any_special(v))
+            }
+            _ => true,
+        };
+        scan_columns(slices, gaps) && (!self.sparse || self.columns.iter().all(sparse_finite))
     }
 }
 
@@ -477,6 +663,10 @@ struct Proba<'t>(&'t Tree);
 struct Class<'t>(&'t Tree);
 struct Value<'t>(&'t Tree);
 struct Leaf;
+struct SoleLeaf;
+
+/// What [`Predictor::sole_leaf`] writes for a row that reached several leaves (or none).
+pub(crate) const SPREAD: u32 = u32::MAX;
 
 impl Output for Proba<'_> {
     type Item = f64;
@@ -491,25 +681,21 @@ impl Output for Proba<'_> {
 
 impl Output for Class<'_> {
     type Item = u32;
-    fn width(&self, _: &Tree) -> usize {
-        1
+    fn width(&self, tree: &Tree) -> usize {
+        tree.n_outputs()
     }
     fn write(&self, reached: &[Reached], dst: &mut [u32], scratch: &mut [f64]) {
-        if let Some(slot) = dst.first_mut() {
-            *slot = self.0.class_of(reached, scratch);
-        }
+        self.0.classes_of(reached, scratch, dst);
     }
 }
 
 impl Output for Value<'_> {
     type Item = f64;
-    fn width(&self, _: &Tree) -> usize {
-        1
+    fn width(&self, tree: &Tree) -> usize {
+        tree.n_outputs()
     }
     fn write(&self, reached: &[Reached], dst: &mut [f64], _: &mut [f64]) {
-        if let Some(slot) = dst.first_mut() {
-            *slot = self.0.value_of(reached);
-        }
+        self.0.values_of(reached, dst);
     }
 }
 
@@ -521,6 +707,21 @@ impl Output for Leaf {
     fn write(&self, reached: &[Reached], dst: &mut [u32], _: &mut [f64]) {
         if let Some(slot) = dst.first_mut() {
             *slot = Tree::main_leaf(reached).0;
+        }
+    }
+}
+
+impl Output for SoleLeaf {
+    type Item = u32;
+    fn width(&self, _: &Tree) -> usize {
+        1
+    }
+    fn write(&self, reached: &[Reached], dst: &mut [u32], _: &mut [f64]) {
+        if let Some(slot) = dst.first_mut() {
+            *slot = match reached {
+                [(leaf, share)] if *share == 1.0 => leaf.0,
+                _ => SPREAD,
+            };
         }
     }
 }
@@ -1065,7 +1266,11 @@ mod tests {
     fn deep_random_trees_agree() {
         let mut rng = Rng(3);
         for features in [1usize, 3] {
-            let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric; features], 3);
+            let mut tree = Tree::empty(
+                Criterion::Gini,
+                vec![FeatureKind::Numeric; features],
+                vec![3],
+            );
             let mut leaves = vec![tree.push_node(None, 1.0)];
             while tree.n_nodes() < 20_001 {
                 let pick = leaves.len() - 1 - (rng.below(4) as usize).min(leaves.len() - 1);

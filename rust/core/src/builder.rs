@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::control::Control;
-use crate::criterion::{better, g_test_p_value, stats_weight, Criterion};
+use crate::criterion::{better, g_test_p_value, Criterion};
 use crate::data::{
     validate_training_weights, validate_weights, Column, Dataset, Kept, Sample, Target,
 };
@@ -19,7 +19,8 @@ use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::missing::{self, Fill};
 use crate::split::monotonic::{value_of, Bounds};
-use crate::split::presort::{Routes, Sorted};
+use crate::split::presort::{Order, Routes, Sorted};
+use crate::split::scales::ClassScales;
 use crate::split::{
     choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
     Values,
@@ -46,7 +47,7 @@ struct Pending {
 impl Pending {
     fn hist_bytes(&self) -> usize {
         match &self.index {
-            Index::Hist(Some(h)) => h.bytes(),
+            Index::Hist(Some(h), _) => h.bytes(),
             _ => 0,
         }
     }
@@ -60,8 +61,21 @@ enum Index {
     Unsorted,
     /// Exact search: the node's rows in value order per numeric feature.
     Sorted(Sorted),
-    /// Histogram search: the node's histograms, `None` once over [`HIST_BUDGET`].
-    Hist(Option<Histograms>),
+    /// Histogram search: the node's histograms, `None` once over [`HIST_BUDGET`], and its
+    /// sparse features' stored values (in position order), from which its children's
+    /// histograms are counted.
+    Hist(Option<Histograms>, Sorted),
+}
+
+impl Index {
+    /// Whether a split must record where each row went, to hand lists down.
+    fn has_lists(&self) -> bool {
+        match self {
+            Index::Sorted(_) => true,
+            Index::Hist(_, stored) => !stored.is_empty(),
+            Index::Unsorted => false,
+        }
+    }
 }
 
 /// Bytes of parents' histograms kept for the subtraction trick; beyond it a waiting node
@@ -113,7 +127,7 @@ impl Frontier {
     /// Forgets the waiting nodes' histograms (their children will count their own).
     fn drop_histograms(&mut self) {
         let forget = |p: &mut Pending| {
-            if let Index::Hist(h) = &mut p.index {
+            if let Index::Hist(h, _) = &mut p.index {
                 *h = None;
             }
         };
@@ -207,24 +221,22 @@ fn grow_searching(
     target.validate(data.n_rows())?;
     validate_training_weights(train.weights, data.n_rows())?;
     check_criterion(params.criterion, params.categorical_split, target, data)?;
-    let n_classes = match target {
-        Target::Classes { n_classes, .. } => *n_classes,
-        Target::Values(_) => 0,
-    };
-    params.validate_for(data, n_classes)?;
+    check_outputs(params, target)?;
+    let outputs = target.output_classes();
+    params.validate_for(data, outputs.iter().sum())?;
     if let Some(v) = validation {
         v.data.validate_for_predict(&data.kinds())?;
         v.target.validate(v.data.n_rows())?;
         validate_weights(v.weights, v.data.n_rows())?;
-        if let (Target::Classes { n_classes: k, .. }, true) = (v.target, n_classes != 0) {
-            if *k != n_classes {
-                return Err(CoreError::InvalidParameter {
-                    name: "validation",
-                    reason: format!(
-                        "the validation target has {k} classes, the training target {n_classes}"
-                    ),
-                });
-            }
+        let theirs = v.target.output_classes();
+        if theirs != outputs {
+            return Err(CoreError::InvalidParameter {
+                name: "validation",
+                reason: format!(
+                    "the validation target has outputs of {theirs:?} classes, the training \
+                     target {outputs:?} (0: real-valued)"
+                ),
+            });
         }
     }
 
@@ -252,15 +264,22 @@ fn grow_searching(
         Splitter::Hist => Some(Bins::new(data, params.max_bins, Some(control)).ok_or_else(stop)?),
         _ => None,
     };
+    // Class factors apply to one class variable (`check_outputs` refuses them otherwise).
+    let n_classes = match outputs.as_slice() {
+        [k] => *k,
+        _ => 0,
+    };
+    let scales = ClassScales::of(params, n_classes);
+    let plain = Searcher::new(data, target, params, total_weight).scaled(scales.as_ref());
+    // The lightest row, its class weight removed (the size rules count rows without them).
     let unit = train
         .weights
         .iter()
-        .copied()
+        .enumerate()
+        .map(|(r, &w)| plain.row_weight(r, w))
         .filter(|&w| w > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let mut searcher = Searcher::new(data, target, params, total_weight)
-        .counting_rows_in(unit)
-        .controlled(control);
+    let mut searcher = plain.counting_rows_in(unit).controlled(control);
     if let (Some(_), Target::Values(y)) = (&bins, target) {
         // Histogram sums are added and subtracted across nodes, so they share one centre:
         // the root's mean.
@@ -280,7 +299,7 @@ fn grow_searching(
             .then(|| Sampler::new(params.random_state, params.max_features)),
         control,
     };
-    let mut tree = Tree::empty(params.criterion, data.kinds(), n_classes);
+    let mut tree = Tree::empty(params.criterion, data.kinds(), outputs);
     tree.missing = params.missing;
     tree.splitter = splitter;
     tree.max_bins = if splitter == Splitter::Hist {
@@ -303,8 +322,16 @@ fn grow_searching(
     // Random tests read the rows as they are.
     let index = match &grower.bins {
         _ if params.missing == MissingStrategy::ClassMajority || grower.random => Index::Unsorted,
-        Some(bins) => Index::Hist(Some(grower.searcher.histograms(bins, &rows, &usable))),
-        None if presort => Index::Sorted(Sorted::root(data, &rows, control).ok_or_else(stop)?),
+        Some(bins) => {
+            let stored = Sorted::root(data, &rows, Order::Position, control).ok_or_else(stop)?;
+            let hist = grower
+                .searcher
+                .histograms(bins, &rows, &usable, Some(&stored));
+            Index::Hist(Some(hist), stored)
+        }
+        None if presort => {
+            Index::Sorted(Sorted::root(data, &rows, Order::Value, control).ok_or_else(stop)?)
+        }
         None => Index::Unsorted,
     };
     let validation_rows = match validation {
@@ -343,11 +370,10 @@ fn grow_searching(
         }
         let kind = split.kind();
         let rule = split.missing.rule();
-        let mut routes = match p.index {
-            Index::Sorted(_) => {
-                Some(Routes::new(p.rows.len(), n_children, control).ok_or_else(stop)?)
-            }
-            _ => None,
+        let mut routes = if p.index.has_lists() {
+            Some(Routes::new(p.rows.len(), n_children, control).ok_or_else(stop)?)
+        } else {
+            None
         };
         let parts = match grower.fill_for(&split, &p.rows) {
             // Class majority: a training row's missing value is read as its class's at the
@@ -462,7 +488,7 @@ impl Grower<'_, '_, '_> {
         }
         let prepared = match (&index, &self.bins) {
             (Index::Sorted(sorted), _) => Prepared::Sorted(sorted),
-            (Index::Hist(Some(hist)), Some(bins)) => Prepared::Hist { bins, hist },
+            (Index::Hist(Some(hist), _), Some(bins)) => Prepared::Hist { bins, hist },
             _ => Prepared::Unsorted,
         };
         let split = self.search(tree, node, &rows, &usable, prepared, bounds);
@@ -549,26 +575,49 @@ impl Grower<'_, '_, '_> {
                 .map_or_else(Vec::new, |lists| {
                     lists.into_iter().map(Index::Sorted).collect()
                 }),
-            (Index::Hist(parent), Some(bins)) => {
-                let count = |rows: &NodeRows| self.searcher.histograms(bins, rows, usable);
-                match (parent, parts) {
+            (Index::Hist(parent, stored), Some(bins)) => {
+                let mut stored = if stored.is_empty() {
+                    Vec::new()
+                } else {
+                    // Out of memory: no lists (the fit stops at its next check).
+                    match routes.and_then(|r| stored.hand_down(r, usable, self.control)) {
+                        Some(lists) => lists,
+                        None => return Vec::new(),
+                    }
+                };
+                stored.resize_with(parts.len(), Sorted::default);
+                let count = |rows: &NodeRows, stored: &Sorted| {
+                    self.searcher.histograms(bins, rows, usable, Some(stored))
+                };
+                let hists = match (parent, parts, stored.as_slice()) {
                     // Equal counts: no row was spread over both children (C4.5's fractions).
-                    (Some(parent), [left, right]) if parent_rows == left.len() + right.len() => {
+                    (Some(parent), [left, right], [left_stored, right_stored])
+                        if parent_rows == left.len() + right.len() =>
+                    {
                         let left_smaller = left.len() <= right.len();
-                        let small = count(if left_smaller { left } else { right });
-                        let large = parent.subtract_from(&small);
-                        let (l, r) = if left_smaller {
-                            (small, large)
+                        let small = if left_smaller {
+                            count(left, left_stored)
                         } else {
-                            (large, small)
+                            count(right, right_stored)
                         };
-                        vec![Index::Hist(Some(l)), Index::Hist(Some(r))]
+                        let large = parent.subtract_from(&small);
+                        if left_smaller {
+                            vec![small, large]
+                        } else {
+                            vec![large, small]
+                        }
                     }
                     _ => parts
                         .iter()
-                        .map(|rows| Index::Hist(Some(count(rows))))
+                        .zip(&stored)
+                        .map(|(rows, stored)| count(rows, stored))
                         .collect(),
-                }
+                };
+                hists
+                    .into_iter()
+                    .zip(stored)
+                    .map(|(hist, stored)| Index::Hist(Some(hist), stored))
+                    .collect()
             }
             _ => Vec::new(),
         }
@@ -688,27 +737,52 @@ impl Grower<'_, '_, '_> {
         is_terminal(self.params, self.total_weight, tree, node)
     }
 
-    /// Fills a node's weight, distribution, impurity and label from its rows. An empty node
-    /// keeps its parent's distribution and label (Algorithm 4.1, line 12).
+    /// Fills a node's weight, distribution, impurity and labels from its rows. An empty node
+    /// keeps its parent's distribution and labels (Algorithm 4.1, line 12).
     fn summarise(&self, tree: &mut Tree, node: NodeId, rows: &NodeRows) {
         let target = self.train.target;
         let stats = (rows.len() > 0).then(|| stats_of(target, rows));
         let criterion = self.params.criterion;
-        let regression = || match target {
-            Target::Values(y) => regression_node(criterion, y, rows),
-            Target::Classes { .. } => (0.0, 0.0),
+        // Class weights and altered priors scale the search, not the rows counted.
+        let row_weight = |weight: f64| {
+            if self.searcher.has_scales() {
+                rows.iter()
+                    .map(|(r, w)| self.searcher.row_weight(r, w))
+                    .sum()
+            } else {
+                weight
+            }
+        };
+        let regression = |means: &[f64]| match target {
+            // The criterion's own value (a median for absolute error) and impurity.
+            Target::Values(y) => {
+                let (value, impurity) = regression_node(criterion, y, rows);
+                (vec![value], impurity)
+            }
+            Target::MultiValues { values, n_outputs } => {
+                let impurity = (0..*n_outputs)
+                    .map(|o| two_pass_variance(values, *n_outputs, o, rows, means))
+                    .sum::<f64>()
+                    / *n_outputs as f64;
+                (means.to_vec(), impurity)
+            }
+            Target::Classes { .. } | Target::MultiClasses { .. } => (means.to_vec(), 0.0),
         };
         summarise(
             tree,
             node,
             stats.as_deref(),
-            regression,
+            NodeFigures {
+                row_weight,
+                regression,
+            },
             &self.searcher,
             self.params,
         );
     }
     /// Whether splitting `node` into `parts` strictly lowers the validation error of the
-    /// validation rows that reach it (misclassified weight, or squared error).
+    /// validation rows that reach it (misclassified weight, or squared error; summed over
+    /// the outputs of a multi-output tree).
     fn improves_validation(
         &self,
         tree: &Tree,
@@ -722,25 +796,24 @@ impl Grower<'_, '_, '_> {
         };
         let target = self.train.target;
         let costs = self.params.cost_matrix.as_deref();
-        let as_leaf = validation_error(v.target, val, tree.value(node), tree.label(node));
+        let (value, labels) = (tree.value(node), tree.labels(node));
+        let as_leaf = validation_error(v.target, val, value, labels);
         let as_split: f64 = parts
             .iter()
             .zip(val_parts)
             .map(|(rows, val)| {
                 if rows.len() == 0 {
-                    return validation_error(v.target, val, tree.value(node), tree.label(node));
+                    return validation_error(v.target, val, value, labels);
                 }
                 let stats = stats_of(target, rows);
-                let (value, label) = match target {
-                    Target::Values(y) => {
-                        (vec![regression_node(self.params.criterion, y, rows).0], 0)
-                    }
-                    Target::Classes { .. } => {
-                        let label = class_of(&stats, Some(tree.label(node)), costs);
-                        (stats, label)
-                    }
+                let (child_value, child_labels) = match target {
+                    Target::Values(y) => (
+                        vec![regression_node(self.params.criterion, y, rows).0],
+                        vec![0],
+                    ),
+                    _ => prediction(target, &stats, Some(labels), costs),
                 };
-                validation_error(v.target, val, &value, label)
+                validation_error(v.target, val, &child_value, &child_labels)
             })
             .sum();
         better(as_leaf, as_split, 1.0)
@@ -790,69 +863,147 @@ pub(crate) fn admits(
         .is_some_and(|max_p| g_test_p_value(&split.children) > max_p)
 }
 
-/// Fills a node's weight, distribution, impurity and label from the statistics of its rows
-/// (`None`: no row). An empty node keeps its parent's distribution and label (Algorithm 4.1,
-/// line 12). A regression node's value and impurity are `regression()`'s (its criterion's,
-/// from its rows: [`Criterion::regression_node`]).
-pub(crate) fn summarise(
+/// What [`summarise`] cannot read from a node's statistics: the weight of its rows without
+/// class factors, given the weighted one (`row_weight`), and a regression target's value row
+/// and impurity, given the outputs' means (`regression`: its criterion's, from its rows).
+pub(crate) struct NodeFigures<W, R> {
+    pub(crate) row_weight: W,
+    pub(crate) regression: R,
+}
+
+/// [`NodeFigures::regression`]: the outputs' means to the node's value row and impurity.
+pub(crate) trait RegressionFigures: FnOnce(&[f64]) -> (Vec<f64>, f64) {}
+impl<F: FnOnce(&[f64]) -> (Vec<f64>, f64)> RegressionFigures for F {}
+
+/// Fills a node's weight, distribution, impurity and labels from the statistics of its rows
+/// (`None`: no row). An empty node keeps its parent's distribution and labels (Algorithm
+/// 4.1, line 12).
+pub(crate) fn summarise<W, R>(
     tree: &mut Tree,
     node: NodeId,
     stats: Option<&[f64]>,
-    regression: impl FnOnce() -> (f64, f64),
+    figures: NodeFigures<W, R>,
     searcher: &Searcher<'_, '_>,
     params: &TreeParams,
-) {
+) where
+    W: FnOnce(f64) -> f64,
+    R: RegressionFigures,
+{
     let i = node.index();
     let parent = tree.parent(node);
-    let width = tree.value_width();
-    let Some(stats) = stats else {
-        if let Some(p) = parent {
-            let value = tree.value(p).to_vec();
-            let (label, impurity) = (tree.label(p), tree.impurity(p));
-            set(&mut tree.value, i * width, &value);
-            set_one(&mut tree.label, i, label);
-            set_one(&mut tree.impurity, i, impurity);
+    let (width, k) = (tree.value_width(), tree.n_outputs());
+    let (value, labels, impurity) = match (parent, stats) {
+        (Some(p), None) => (
+            tree.value(p).to_vec(),
+            tree.labels(p).to_vec(),
+            tree.impurity(p),
+        ),
+        (None, None) => return,
+        (_, Some(stats)) => {
+            let target = searcher.target;
+            let weight = searcher.weight_of(stats);
+            set_one(&mut tree.weight, i, weight);
+            let row_weight = (figures.row_weight)(weight);
+            set_one(&mut tree.n_rows, i, searcher.rows_of(row_weight));
+            // rpart (missing="surrogate") breaks a tie for the first class (`gini.c`), the
+            // texts for the parent's.
+            let parent_labels = parent
+                .filter(|_| params.missing != MissingStrategy::Surrogate)
+                .map(|p| tree.labels(p));
+            let costs = params.cost_matrix.as_deref();
+            let (value, labels) = prediction(target, stats, parent_labels, costs);
+            match target {
+                Target::Values(_) | Target::MultiValues { .. } => {
+                    let (value, impurity) = (figures.regression)(&value);
+                    (value, labels, impurity)
+                }
+                Target::Classes { .. } | Target::MultiClasses { .. } => {
+                    let impurity = searcher.node_impurity(stats);
+                    (value, labels, impurity)
+                }
+            }
         }
-        return;
     };
-    let weight = stats_weight(stats, tree.is_regression());
-    set_one(&mut tree.weight, i, weight);
-    set_one(&mut tree.n_rows, i, searcher.rows_of(weight));
-    if tree.is_regression() {
-        let (value, impurity) = regression();
-        set(&mut tree.value, i * width, &[value]);
-        set_one(&mut tree.impurity, i, impurity);
-    } else {
-        set_one(&mut tree.impurity, i, searcher.impurity(stats));
-        let label = class_of(
-            stats,
-            parent.map(|p| tree.label(p)),
-            params.cost_matrix.as_deref(),
-        );
-        set_one(&mut tree.label, i, label);
-        set(&mut tree.value, i * width, stats);
+    set(&mut tree.value, i * width, &value);
+    if let Some(dst) = tree.label.get_mut(i * k..(i + 1) * k) {
+        dst.copy_from_slice(&labels);
     }
+    set_one(&mut tree.impurity, i, impurity);
 }
 
 /// A regression node's mean from its statistics (weight, Σwy, Σwy²).
 pub(crate) fn mean_of(stats: &[f64]) -> f64 {
-    stats.get(1).copied().unwrap_or(0.0) / stats_weight(stats, true)
+    stats.get(1).copied().unwrap_or(0.0) / crate::criterion::stats_weight(stats, true)
 }
 
-/// Weighted error of `rows` at a leaf predicting `label` (classification) or `value[0]`.
-fn validation_error(target: &Target<'_>, rows: &NodeRows, value: &[f64], label: u32) -> f64 {
+/// What a node holding `stats` predicts: its value row (the class weights, or each output's
+/// mean) and each output's class, ties going to the parent's class (`parent`, one per
+/// output) and then to the first. A regression tree's classes are 0.
+fn prediction(
+    target: &Target<'_>,
+    stats: &[f64],
+    parent: Option<&[u32]>,
+    costs: Option<&[f64]>,
+) -> (Vec<f64>, Vec<u32>) {
+    let parent_of = |k: usize| parent.and_then(|p| p.get(k).copied());
+    match target {
+        Target::Values(_) | Target::MultiValues { .. } => {
+            let w = stats.first().copied().unwrap_or(0.0);
+            let means: Vec<f64> = stats
+                .get(1..)
+                .unwrap_or(&[])
+                .iter()
+                .step_by(2)
+                .map(|s| s / w)
+                .collect();
+            let n = means.len();
+            (means, vec![0; n])
+        }
+        Target::Classes { .. } => (stats.to_vec(), vec![class_of(stats, parent_of(0), costs)]),
+        Target::MultiClasses { n_classes, .. } => {
+            let mut offset = 0;
+            let mut labels = Vec::with_capacity(n_classes.len());
+            for (k, &n) in n_classes.iter().enumerate() {
+                let block = stats.get(offset..offset + n).unwrap_or(&[]);
+                labels.push(class_of(block, parent_of(k), None));
+                offset += n;
+            }
+            (stats.to_vec(), labels)
+        }
+    }
+}
+
+/// Weighted error of `rows` at a leaf predicting `labels` (classification) or the means
+/// `value`, summed over the outputs.
+fn validation_error(target: &Target<'_>, rows: &NodeRows, value: &[f64], labels: &[u32]) -> f64 {
+    let squared = |y: f64, mean: f64| (y - mean) * (y - mean);
     rows.iter()
         .map(|(r, w)| match target {
             Target::Classes { codes, .. } => {
-                if codes.get(r) == Some(&label) {
+                if labels.first().is_some_and(|l| codes.get(r) == Some(l)) {
                     0.0
                 } else {
                     w
                 }
             }
+            Target::MultiClasses { codes, n_classes } => {
+                let k = n_classes.len();
+                let row = codes.get(r * k..(r + 1) * k).unwrap_or(&[]);
+                w * row.iter().zip(labels).filter(|(c, l)| c != l).count() as f64
+            }
             Target::Values(y) => {
-                let d = y.get(r).copied().unwrap_or(0.0) - value.first().copied().unwrap_or(0.0);
-                w * d * d
+                let mean = value.first().copied().unwrap_or(0.0);
+                w * squared(y.get(r).copied().unwrap_or(0.0), mean)
+            }
+            Target::MultiValues { values, n_outputs } => {
+                let row = values
+                    .get(r * n_outputs..(r + 1) * n_outputs)
+                    .unwrap_or(&[]);
+                w * row
+                    .iter()
+                    .zip(value)
+                    .map(|(&y, &m)| squared(y, m))
+                    .sum::<f64>()
             }
         })
         .sum()
@@ -1013,6 +1164,96 @@ fn regression_node(criterion: Criterion, y: &[f64], rows: &NodeRows) -> (f64, f6
     criterion.regression_node(targets).unwrap_or((0.0, 0.0))
 }
 
+/// What a multi-output target (several outputs) may be grown with: the impurity criteria
+/// whose node impurity is a mean over the outputs as scikit-learn's (entropy, gain ratio,
+/// Gini, misclassification, squared error), and none of the rules defined for one class
+/// variable (a cost matrix, the G² stop, oblique directions from class means, class-majority
+/// fills).
+pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<()> {
+    let n = target.n_outputs();
+    if n == 1 {
+        return Ok(());
+    }
+    let refuse = |name: &'static str, what: String| {
+        Err(CoreError::InvalidParameter {
+            name,
+            reason: format!("{what}, but the target has {n} outputs (multi-output y)"),
+        })
+    };
+    let criterion = params.criterion;
+    if !matches!(
+        criterion,
+        Criterion::Entropy
+            | Criterion::GainRatio
+            | Criterion::Gini
+            | Criterion::Misclassification
+            | Criterion::SquaredError
+    ) {
+        return refuse(
+            "criterion",
+            format!(
+                "{:?} is defined here for one output; several outputs take \"gini\", \
+                 \"entropy\", \"gain_ratio\", \"misclassification\" or \"squared_error\"",
+                criterion.name()
+            ),
+        );
+    }
+    if params.cost_matrix.is_some() {
+        return refuse(
+            "cost_matrix",
+            "a cost matrix prices the classes of one output".into(),
+        );
+    }
+    if params.max_p_value.is_some() {
+        return refuse(
+            "max_p_value",
+            "the G² test is a test on one class variable".into(),
+        );
+    }
+    if params.oblique {
+        return refuse(
+            "oblique",
+            "oblique directions start from one output's class means".into(),
+        );
+    }
+    if params.missing == MissingStrategy::ClassMajority {
+        return refuse(
+            "missing",
+            "\"class_majority\" fills a missing value from the row's class".into(),
+        );
+    }
+    if params.monotonic_cst.is_some() {
+        return refuse(
+            "monotonic_cst",
+            "monotonic constraints bound one output's prediction".into(),
+        );
+    }
+    if params.class_weights.is_some() || params.altered_priors {
+        return refuse(
+            "class_weight",
+            "class factors in the search weigh one class variable (pass them as sample weights)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// Σw(y − ȳ)²/Σw of output `k` of `width` (row-major `y`), summed around its mean in `means`:
+/// unlike Σwy²/Σw − ȳ², a node whose targets are all equal gets exactly 0, so it is
+/// recognised as pure whatever the magnitude of y.
+fn two_pass_variance(y: &[f64], width: usize, k: usize, rows: &NodeRows, means: &[f64]) -> f64 {
+    let mean = means.get(k).copied().unwrap_or(0.0);
+    let (mut ss, mut weight) = (0.0, 0.0);
+    for (r, w) in rows.iter() {
+        let d = y.get(r * width + k).copied().unwrap_or(mean) - mean;
+        ss += w * d * d;
+        weight += w;
+    }
+    ss / weight
+}
+
+/// The class a node predicts: the least expected cost with a cost matrix, else the heaviest
+/// class. Ties go to the parent's class if it is among them, else the first.
 pub(crate) fn class_of(weights: &[f64], parent: Option<u32>, costs: Option<&[f64]>) -> u32 {
     let k = weights.len();
     // Score to maximise: class weight, or minus the expected cost of predicting the class.

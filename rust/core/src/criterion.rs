@@ -3,6 +3,7 @@
 //! A node's statistics are a vector of class weights (classification) or `(w, Σwy, Σwy²)`
 //! (regression); see [`crate::data::Target::accumulate`].
 
+use crate::data::Layout;
 use crate::error::{CoreError, Result};
 
 /// How a split is scored. A closed set, so an enum: `match` in the hot path is cheaper than a
@@ -305,21 +306,25 @@ impl Criterion {
 /// A criterion with the data it needs beyond node statistics: a cost matrix turns the Gini
 /// index into Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8); a node's sum of targets tells the
 /// Poisson deviance which of its children's sums are 0 ([`Self::at_node_sum`]); other
-/// criteria ignore both.
+/// criteria ignore both. With several outputs, `layout` says where each output's statistics
+/// lie: the impurity is the mean of the outputs' impurities (scikit-learn's multi-output
+/// criteria).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Measure<'a> {
     pub criterion: Criterion,
     pub costs: Option<&'a [f64]>,
     /// Poisson: the sum of targets at or below which a child predicts 0.
     pub zero_sum: f64,
+    pub layout: Layout<'a>,
 }
 
 impl<'a> Measure<'a> {
-    pub fn new(criterion: Criterion, costs: Option<&'a [f64]>) -> Self {
+    pub fn new(criterion: Criterion, costs: Option<&'a [f64]>, layout: Layout<'a>) -> Self {
         Measure {
             criterion,
             costs,
             zero_sum: POISSON_ZERO_SUM,
+            layout,
         }
     }
 
@@ -336,11 +341,40 @@ impl<'a> Measure<'a> {
 
     #[inline]
     pub fn impurity(&self, stats: &[f64]) -> f64 {
-        match (self.criterion, self.costs) {
-            (Criterion::Gini, Some(costs)) => cost_gini(stats, costs),
-            (Criterion::Poisson, _) => poisson_less_ylogy(stats, self.zero_sum),
-            _ => self.criterion.impurity(stats),
+        match (self.criterion, self.costs, self.layout) {
+            (Criterion::Gini, Some(costs), Layout::One) => cost_gini(stats, costs),
+            (Criterion::Poisson, _, Layout::One) => poisson_less_ylogy(stats, self.zero_sum),
+            (criterion, _, Layout::One) => criterion.impurity(stats),
+            _ => self.mean_impurity(stats),
         }
+    }
+
+    /// Several outputs' impurity, out of line so that the single-output arms stay small
+    /// enough to inline into the threshold scans.
+    #[inline(never)]
+    fn mean_impurity(&self, stats: &[f64]) -> f64 {
+        self.layout
+            .mean_over_outputs(stats, |s| self.criterion.impurity(s))
+    }
+
+    /// Total weight of a statistics vector (every output holds the same weight, so the
+    /// first output's).
+    #[inline]
+    pub fn weight(&self, stats: &[f64]) -> f64 {
+        match self.layout {
+            Layout::One => stats_weight(stats, self.criterion.is_regression()),
+            Layout::Classes(classes) => {
+                let n = classes.first().copied().unwrap_or(0);
+                stats.get(..n).unwrap_or(&[]).iter().sum()
+            }
+            Layout::Values(_) => stats.first().copied().unwrap_or(0.0),
+        }
+    }
+
+    /// [`Criterion::noise_scale`], averaged over the outputs as the impurity is.
+    pub fn noise_scale(&self, stats: &[f64]) -> f64 {
+        self.layout
+            .mean_over_outputs(stats, |s| self.criterion.noise_scale(s))
     }
 }
 

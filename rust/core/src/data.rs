@@ -39,12 +39,87 @@ impl CategoricalColumn<'_> {
     }
 }
 
+/// A numeric column stored sparsely, as one column of a CSC matrix (SciPy's layout, read in
+/// place): the rows that hold a stored value, strictly ascending, and those values; every
+/// other row holds 0.0. A stored value may itself be zero (an explicit zero); a stored −0.0
+/// reads as +0.0, as SciPy's `toarray()` makes it, so that the column equals its dense
+/// copy to the bit. A sparse column
+/// holds no missing value: scikit-learn refuses NaN in sparse input, and so does quercus
+/// ([`Dataset::validate_for_fit`]), so the searches never look for one.
+#[derive(Debug, Clone, Copy)]
+pub struct SparseColumn<'a> {
+    pub rows: &'a [u32],
+    pub values: &'a [f64],
+    pub n_rows: usize,
+}
+
+impl SparseColumn<'_> {
+    /// The value of `row`: its stored value, else 0.0 (a binary search of the stored rows).
+    #[inline]
+    pub fn value(&self, row: usize) -> f64 {
+        let Ok(row) = u32::try_from(row) else {
+            return f64::NAN;
+        };
+        match self.rows.binary_search(&row) {
+            // + 0.0: a stored −0.0 is +0.0 (the rest unchanged).
+            Ok(at) => self.values.get(at).map_or(0.0, |x| x + 0.0),
+            Err(_) if (row as usize) < self.n_rows => 0.0,
+            Err(_) => f64::NAN,
+        }
+    }
+
+    /// Stored values and rows of equal number, rows strictly ascending and below `n_rows`.
+    fn check(&self, column: usize) -> Result<()> {
+        let invalid = |reason: String| {
+            Err(CoreError::InvalidSparse {
+                reason: format!("column {column}: {reason}"),
+            })
+        };
+        if self.rows.len() != self.values.len() {
+            return invalid(format!(
+                "{} row indices but {} values",
+                self.rows.len(),
+                self.values.len()
+            ));
+        }
+        if let Some(k) = self.rows.windows(2).position(|w| w.first() >= w.last()) {
+            return invalid(format!(
+                "its row indices are not strictly ascending at stored value {}",
+                k + 1
+            ));
+        }
+        if let Some(&row) = self.rows.last().filter(|&&r| r as usize >= self.n_rows) {
+            return invalid(format!(
+                "row index {row} is out of range for {} rows",
+                self.n_rows
+            ));
+        }
+        Ok(())
+    }
+
+    /// The first stored value that is not finite: an infinity, or a NaN (sparse columns
+    /// cannot mark missing values).
+    fn first_non_finite(&self, column: usize) -> Result<()> {
+        let Some(k) = self.values.iter().position(|x| !x.is_finite()) else {
+            return Ok(());
+        };
+        let row = self.rows.get(k).copied().unwrap_or_default() as usize;
+        if self.values.get(k).is_some_and(|x| x.is_nan()) {
+            Err(CoreError::SparseMissing { column, row })
+        } else {
+            Err(CoreError::InfiniteFeature { column, row })
+        }
+    }
+}
+
 /// One feature column.
 #[derive(Debug, Clone, Copy)]
 pub enum Column<'a> {
     /// Real values; NaN is missing.
     Numeric(&'a [f64]),
     Categorical(CategoricalColumn<'a>),
+    /// Real values stored sparsely (no missing value); a numeric feature like `Numeric`.
+    Sparse(SparseColumn<'a>),
 }
 
 impl Column<'_> {
@@ -52,6 +127,7 @@ impl Column<'_> {
         match self {
             Column::Numeric(v) => v.len(),
             Column::Categorical(c) => c.codes.len(),
+            Column::Sparse(c) => c.n_rows,
         }
     }
 
@@ -59,9 +135,14 @@ impl Column<'_> {
         self.len() == 0
     }
 
+    /// Whether the column holds numbers (dense or sparse).
+    pub fn is_numeric(&self) -> bool {
+        !matches!(self, Column::Categorical(_))
+    }
+
     pub fn kind_name(&self) -> &'static str {
         match self {
-            Column::Numeric(_) => "numeric",
+            Column::Numeric(_) | Column::Sparse(_) => "numeric",
             Column::Categorical(c) if c.ordered => "ordered categorical",
             Column::Categorical(_) => "categorical",
         }
@@ -104,6 +185,9 @@ impl<'a> Dataset<'a> {
                     got: col.len(),
                 });
             }
+            if let Column::Sparse(c) = col {
+                c.check(j)?;
+            }
             if let Column::Categorical(c) = col {
                 if let Some(m) = c.missing {
                     if m.len() != n_rows {
@@ -141,7 +225,7 @@ impl<'a> Dataset<'a> {
         self.columns
             .iter()
             .map(|c| match c {
-                Column::Numeric(_) => FeatureKind::Numeric,
+                Column::Numeric(_) | Column::Sparse(_) => FeatureKind::Numeric,
                 Column::Categorical(c) => FeatureKind::Categorical {
                     n_categories: c.n_categories,
                     ordered: c.ordered,
@@ -165,6 +249,7 @@ impl<'a> Dataset<'a> {
                         return Err(CoreError::InfiniteFeature { column: j, row });
                     }
                 }
+                Column::Sparse(c) => c.first_non_finite(j)?,
                 Column::Categorical(c) => {
                     for (row, &code) in c.codes.iter().enumerate() {
                         let missing = c.missing.and_then(|m| m.get(row)).copied().unwrap_or(false);
@@ -196,7 +281,7 @@ impl<'a> Dataset<'a> {
         for (j, (col, kind)) in self.columns.iter().zip(kinds).enumerate() {
             let same = matches!(
                 (col, kind),
-                (Column::Numeric(_), FeatureKind::Numeric)
+                (Column::Numeric(_) | Column::Sparse(_), FeatureKind::Numeric)
                     | (Column::Categorical(_), FeatureKind::Categorical { .. })
             );
             if !same {
@@ -206,10 +291,14 @@ impl<'a> Dataset<'a> {
                     got: col.kind_name(),
                 });
             }
-            if let Column::Numeric(v) = col {
-                if let Some(row) = v.iter().position(|x| x.is_infinite()) {
-                    return Err(CoreError::InfiniteFeature { column: j, row });
+            match col {
+                Column::Numeric(v) => {
+                    if let Some(row) = v.iter().position(|x| x.is_infinite()) {
+                        return Err(CoreError::InfiniteFeature { column: j, row });
+                    }
                 }
+                Column::Sparse(c) => c.first_non_finite(j)?,
+                Column::Categorical(_) => {}
             }
         }
         Ok(())
@@ -217,19 +306,33 @@ impl<'a> Dataset<'a> {
 }
 
 /// What the tree learns to predict.
+///
+/// One output (a 1-D target) or several (scikit-learn's multi-output trees: one tree, one
+/// test per node, a prediction per output at each leaf). Several outputs are all classes or
+/// all real values, stored row-major: output `k` of row `r` at `r * n_outputs + k`, so a
+/// row's targets are read together.
 #[derive(Debug, Clone, Copy)]
 pub enum Target<'a> {
     /// Class codes `0..n_classes`.
     Classes { codes: &'a [u32], n_classes: usize },
     /// Real-valued responses.
     Values(&'a [f64]),
+    /// Class codes of several outputs (at least two), output `k` coded `0..n_classes[k]`.
+    MultiClasses {
+        codes: &'a [u32],
+        n_classes: &'a [usize],
+    },
+    /// Real values of several outputs (at least two).
+    MultiValues { values: &'a [f64], n_outputs: usize },
 }
 
-impl Target<'_> {
+impl<'a> Target<'a> {
     pub fn len(&self) -> usize {
         match self {
             Target::Classes { codes, .. } => codes.len(),
             Target::Values(v) => v.len(),
+            Target::MultiClasses { codes, n_classes } => codes.len() / n_classes.len().max(1),
+            Target::MultiValues { values, n_outputs } => values.len() / (*n_outputs).max(1),
         }
     }
 
@@ -237,11 +340,42 @@ impl Target<'_> {
         self.len() == 0
     }
 
-    /// Width of a node's statistics vector: class weights, or (weight, Σwy, Σwy²).
+    /// Targets predicted at once: 1, or the outputs of a multi-output target.
+    pub fn n_outputs(&self) -> usize {
+        match self {
+            Target::Classes { .. } | Target::Values(_) => 1,
+            Target::MultiClasses { n_classes, .. } => n_classes.len(),
+            Target::MultiValues { n_outputs, .. } => *n_outputs,
+        }
+    }
+
+    /// The classes of each output, 0 for a real-valued one (what a tree records).
+    pub(crate) fn output_classes(&self) -> Vec<usize> {
+        match self {
+            Target::Classes { n_classes, .. } => vec![*n_classes],
+            Target::Values(_) => vec![0],
+            Target::MultiClasses { n_classes, .. } => n_classes.to_vec(),
+            Target::MultiValues { n_outputs, .. } => vec![0; *n_outputs],
+        }
+    }
+
+    /// How this target's statistics vectors are laid out (see [`Self::accumulate`]).
+    pub(crate) fn layout(&self) -> Layout<'a> {
+        match *self {
+            Target::Classes { .. } | Target::Values(_) => Layout::One,
+            Target::MultiClasses { n_classes, .. } => Layout::Classes(n_classes),
+            Target::MultiValues { n_outputs, .. } => Layout::Values(n_outputs),
+        }
+    }
+
+    /// Width of a node's statistics vector: class weights, or (weight, Σwy, Σwy²); with
+    /// several outputs, see [`Layout`].
     pub(crate) fn stats_width(&self) -> usize {
         match self {
             Target::Classes { n_classes, .. } => *n_classes,
             Target::Values(_) => 3,
+            Target::MultiClasses { n_classes, .. } => n_classes.iter().sum(),
+            Target::MultiValues { n_outputs, .. } => 1 + 2 * n_outputs,
         }
     }
 
@@ -251,13 +385,15 @@ impl Target<'_> {
         self.accumulate_around(stats, row, w, 0.0);
     }
 
-    /// Row `row`'s target as a number: its class code, or y. With
-    /// [`Self::accumulate_label`] a search can copy targets next to the values it scans.
+    /// Row `row`'s target as a number: its class code, or y; with several outputs, the row
+    /// itself (exact in an f64), whose targets [`Self::accumulate_label`] then looks up. With
+    /// it a search can copy targets next to the values it scans.
     #[inline]
     pub(crate) fn label(&self, row: usize) -> f64 {
         match self {
             Target::Classes { codes, .. } => codes.get(row).map_or(f64::NAN, |&c| f64::from(c)),
             Target::Values(v) => v.get(row).copied().unwrap_or(f64::NAN),
+            Target::MultiClasses { .. } | Target::MultiValues { .. } => row as f64,
         }
     }
 
@@ -278,12 +414,17 @@ impl Target<'_> {
                     *swy2 += w * y * y;
                 }
             }
+            Target::MultiClasses { .. } | Target::MultiValues { .. } => {
+                self.accumulate_outputs(stats, label as usize, w);
+            }
         }
     }
 
     /// As [`Self::accumulate`], with regression targets taken as `y − shift`. Split search
     /// centres a node's targets on their mean: Σw(y−c)²/Σw − (Σw(y−c)/Σw)² then keeps its
     /// digits however large ȳ is compared with the spread (variance is shift-invariant).
+    /// Several outputs have several means, so they are not centred (`shift` is ignored), as
+    /// scikit-learn does not centre any.
     #[inline]
     pub(crate) fn accumulate_around(&self, stats: &mut [f64], row: usize, w: f64, shift: f64) {
         match self {
@@ -300,43 +441,171 @@ impl Target<'_> {
                     *swy2 += w * y * y;
                 }
             }
+            Target::MultiClasses { .. } | Target::MultiValues { .. } => {
+                self.accumulate_outputs(stats, row, w);
+            }
+        }
+    }
+
+    /// [`Self::accumulate`] for several outputs: kept out of line, so that the single-output
+    /// arms above stay small enough to inline into the searches' inner loops.
+    #[inline(never)]
+    fn accumulate_outputs(&self, stats: &mut [f64], row: usize, w: f64) {
+        match self {
+            Target::MultiClasses { codes, n_classes } => {
+                let k = n_classes.len();
+                let Some(row_codes) = codes.get(row * k..(row + 1) * k) else {
+                    return;
+                };
+                let mut offset = 0;
+                for (&c, &n) in row_codes.iter().zip(*n_classes) {
+                    if let Some(s) = stats.get_mut(offset + c as usize) {
+                        *s += w;
+                    }
+                    offset += n;
+                }
+            }
+            Target::MultiValues { values, n_outputs } => {
+                let k = *n_outputs;
+                let (Some(ys), Some((sw, sums))) =
+                    (values.get(row * k..(row + 1) * k), stats.split_first_mut())
+                else {
+                    return;
+                };
+                *sw += w;
+                for (&y, pair) in ys.iter().zip(sums.chunks_exact_mut(2)) {
+                    if let [swy, swy2] = pair {
+                        *swy += w * y;
+                        *swy2 += w * y * y;
+                    }
+                }
+            }
+            Target::Classes { .. } | Target::Values(_) => {}
         }
     }
 
     pub(crate) fn validate(&self, n_rows: usize) -> Result<()> {
-        if self.len() != n_rows {
+        let outputs = self.n_outputs();
+        let several = matches!(
+            self,
+            Target::MultiClasses { .. } | Target::MultiValues { .. }
+        );
+        if several && outputs < 2 {
+            return Err(CoreError::InvalidParameter {
+                name: "y",
+                reason: format!(
+                    "a multi-output target needs at least two outputs, got {outputs}; a single \
+                     output is a 1-D target"
+                ),
+            });
+        }
+        let cells = match self {
+            Target::MultiClasses { codes, .. } => codes.len(),
+            Target::MultiValues { values, .. } => values.len(),
+            _ => self.len(),
+        };
+        if self.len() != n_rows || cells != n_rows.saturating_mul(outputs) {
             return Err(CoreError::ShapeMismatch {
                 what: "the target".into(),
-                expected: n_rows,
-                got: self.len(),
+                expected: n_rows.saturating_mul(outputs),
+                got: cells,
             });
         }
         match self {
             Target::Classes { codes, n_classes } => {
-                if *n_classes == 0 {
-                    return Err(CoreError::InvalidParameter {
-                        name: "n_classes",
-                        reason: "a classifier needs at least one class".into(),
-                    });
-                }
-                if let Some(row) = codes.iter().position(|&c| c as usize >= *n_classes) {
-                    return Err(CoreError::ClassOutOfRange {
-                        row,
-                        code: codes.get(row).copied().unwrap_or_default(),
-                        n_classes: *n_classes,
-                    });
-                }
+                check_classes(codes, std::slice::from_ref(n_classes))?
             }
-            Target::Values(v) => {
-                if let Some(row) = v.iter().position(|y| !y.is_finite()) {
+            Target::MultiClasses { codes, n_classes } => check_classes(codes, n_classes)?,
+            Target::Values(v) | Target::MultiValues { values: v, .. } => {
+                if let Some(i) = v.iter().position(|y| !y.is_finite()) {
                     return Err(CoreError::NonFiniteTarget {
-                        row,
-                        value: v.get(row).copied().unwrap_or(f64::NAN),
+                        row: i / outputs,
+                        value: v.get(i).copied().unwrap_or(f64::NAN),
                     });
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Class codes row-major, one column per entry of `n_classes`: every output has a class, and
+/// every code names one of its output's.
+fn check_classes(codes: &[u32], n_classes: &[usize]) -> Result<()> {
+    if n_classes.contains(&0) {
+        return Err(CoreError::InvalidParameter {
+            name: "n_classes",
+            reason: "a classifier needs at least one class".into(),
+        });
+    }
+    let k = n_classes.len().max(1);
+    for (i, &code) in codes.iter().enumerate() {
+        let n = n_classes.get(i % k).copied().unwrap_or(0);
+        if code as usize >= n {
+            return Err(CoreError::ClassOutOfRange {
+                row: i / k,
+                code,
+                n_classes: n,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// How a node's statistics vector is laid out. One output: the criterion's own vector (class
+/// weights, or `(w, Σwy, Σwy²)`). Several class outputs: each output's class weights back to
+/// back (`classes[k]` numbers for output k). Several real outputs: `(w, Σwy₁, Σwy₁², …,
+/// Σwy_K, Σwy_K²)`, the weight once, so one output's triple reads as a single output's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout<'a> {
+    One,
+    Classes(&'a [usize]),
+    Values(usize),
+}
+
+impl Layout<'_> {
+    /// Applies `f` to each output's statistics as a single output's vector and returns the
+    /// mean: a multi-output node's impurity is the mean of its outputs' (scikit-learn's).
+    #[inline]
+    pub(crate) fn mean_over_outputs(&self, stats: &[f64], f: impl Fn(&[f64]) -> f64) -> f64 {
+        match *self {
+            Layout::One => f(stats),
+            Layout::Classes(classes) => {
+                let mut offset = 0;
+                let mut total = 0.0;
+                for &n in classes {
+                    total += f(stats.get(offset..offset + n).unwrap_or(&[]));
+                    offset += n;
+                }
+                total / classes.len().max(1) as f64
+            }
+            Layout::Values(k) => {
+                let w = stats.first().copied().unwrap_or(0.0);
+                let total: f64 = stats
+                    .get(1..)
+                    .unwrap_or(&[])
+                    .chunks_exact(2)
+                    .map(|pair| match pair {
+                        [s, ss] => f(&[w, *s, *ss]),
+                        _ => 0.0,
+                    })
+                    .sum();
+                total / k.max(1) as f64
+            }
+        }
+    }
+
+    /// The statistics of the first output as a single output's vector (the categorical
+    /// heuristic orders categories by it).
+    pub(crate) fn first_output<'s>(&self, stats: &'s [f64]) -> &'s [f64] {
+        match *self {
+            Layout::One => stats,
+            Layout::Classes(classes) => {
+                let n = classes.first().copied().unwrap_or(0);
+                stats.get(..n).unwrap_or(&[])
+            }
+            Layout::Values(_) => stats.get(..3).unwrap_or(&[]),
+        }
     }
 }
 
@@ -391,6 +660,11 @@ pub(crate) struct Kept {
 
 enum KeptColumn {
     Numeric(Vec<f64>),
+    Sparse {
+        rows: Vec<u32>,
+        values: Vec<f64>,
+        n_rows: usize,
+    },
     Categorical {
         codes: Vec<u32>,
         missing: Option<Vec<bool>>,
@@ -400,14 +674,37 @@ enum KeptColumn {
 }
 
 enum KeptTarget {
-    Classes { codes: Vec<u32>, n_classes: usize },
+    Classes {
+        codes: Vec<u32>,
+        n_classes: usize,
+    },
     Values(Vec<f64>),
+    MultiClasses {
+        codes: Vec<u32>,
+        n_classes: Vec<usize>,
+    },
+    MultiValues {
+        values: Vec<f64>,
+        n_outputs: usize,
+    },
 }
 
 /// `values` at the rows `keep` lists; `None` when the memory cannot be had.
 fn pick<T: Copy>(values: &[T], keep: &[usize], control: &Control) -> Option<Vec<T>> {
-    let mut out = control.vec(keep.len())?;
-    out.extend(keep.iter().filter_map(|&r| values.get(r).copied()));
+    pick_rows(values, 1, keep, control)
+}
+
+/// The `width` consecutive `values` of each row `keep` lists (row-major rows).
+fn pick_rows<T: Copy>(
+    values: &[T],
+    width: usize,
+    keep: &[usize],
+    control: &Control,
+) -> Option<Vec<T>> {
+    let mut out = control.vec(keep.len().saturating_mul(width))?;
+    for &r in keep {
+        out.extend_from_slice(values.get(r * width..(r + 1) * width).unwrap_or(&[]));
+    }
     Some(out)
 }
 
@@ -430,10 +727,45 @@ impl Kept {
         let positive = |r: &usize| sample.weights.get(*r).is_some_and(|&w| w > 0.0);
         let mut keep = control.vec((0..sample.weights.len()).filter(positive).count())?;
         keep.extend((0..sample.weights.len()).filter(positive));
+        // A sparse column keeps its stored values of kept rows, renumbered: each row's new
+        // index, or `u32::MAX` for a dropped row (made only when some column is sparse).
+        let renumbered = if sample
+            .data
+            .columns()
+            .iter()
+            .any(|c| matches!(c, Column::Sparse(_)))
+        {
+            let mut new = control.filled(sample.weights.len(), u32::MAX)?;
+            for (k, &r) in keep.iter().enumerate() {
+                if let Some(slot) = new.get_mut(r) {
+                    *slot = k as u32;
+                }
+            }
+            new
+        } else {
+            Vec::new()
+        };
         let mut columns = Vec::new();
         for c in sample.data.columns() {
             columns.push(match c {
                 Column::Numeric(v) => KeptColumn::Numeric(pick(v, &keep, control)?),
+                Column::Sparse(c) => {
+                    let kept = |(&r, &x): (&u32, &f64)| {
+                        let new = renumbered.get(r as usize).copied()?;
+                        (new != u32::MAX).then_some((new, x))
+                    };
+                    let n = c.rows.iter().zip(c.values).filter_map(kept).count();
+                    let (mut rows, mut values) = (control.vec(n)?, control.vec(n)?);
+                    for (r, x) in c.rows.iter().zip(c.values).filter_map(kept) {
+                        rows.push(r);
+                        values.push(x);
+                    }
+                    KeptColumn::Sparse {
+                        rows,
+                        values,
+                        n_rows: keep.len(),
+                    }
+                }
                 Column::Categorical(c) => KeptColumn::Categorical {
                     codes: pick(c.codes, &keep, control)?,
                     missing: match c.missing {
@@ -451,6 +783,14 @@ impl Kept {
                 n_classes: *n_classes,
             },
             Target::Values(y) => KeptTarget::Values(pick(y, &keep, control)?),
+            Target::MultiClasses { codes, n_classes } => KeptTarget::MultiClasses {
+                codes: pick_rows(codes, n_classes.len(), &keep, control)?,
+                n_classes: n_classes.to_vec(),
+            },
+            Target::MultiValues { values, n_outputs } => KeptTarget::MultiValues {
+                values: pick_rows(values, *n_outputs, &keep, control)?,
+                n_outputs: *n_outputs,
+            },
         };
         Some(Kept {
             columns,
@@ -466,6 +806,15 @@ impl Kept {
             .iter()
             .map(|c| match c {
                 KeptColumn::Numeric(v) => Column::Numeric(v),
+                KeptColumn::Sparse {
+                    rows,
+                    values,
+                    n_rows,
+                } => Column::Sparse(SparseColumn {
+                    rows,
+                    values,
+                    n_rows: *n_rows,
+                }),
                 KeptColumn::Categorical {
                     codes,
                     missing,
@@ -486,6 +835,13 @@ impl Kept {
                 n_classes: *n_classes,
             },
             KeptTarget::Values(y) => Target::Values(y),
+            KeptTarget::MultiClasses { codes, n_classes } => {
+                Target::MultiClasses { codes, n_classes }
+            }
+            KeptTarget::MultiValues { values, n_outputs } => Target::MultiValues {
+                values,
+                n_outputs: *n_outputs,
+            },
         };
         f(&Sample {
             data: &data,

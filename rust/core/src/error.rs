@@ -17,6 +17,13 @@ pub enum CoreError {
     },
     #[error("column {column} holds an infinite value at row {row}")]
     InfiniteFeature { column: usize, row: usize },
+    #[error(
+        "column {column} holds NaN at row {row}, but a sparse column cannot hold missing values \
+         (as in scikit-learn); pass the data dense, where NaN means missing"
+    )]
+    SparseMissing { column: usize, row: usize },
+    #[error("invalid sparse matrix: {reason}")]
+    InvalidSparse { reason: String },
     #[error("the target holds a non-finite value ({value}) at row {row}")]
     NonFiniteTarget { row: usize, value: f64 },
     #[error(

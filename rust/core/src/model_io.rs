@@ -24,9 +24,13 @@ use crate::tree::{FeatureScore, Optimality, Side, SplitTag, Tree, NONE};
 /// CR LF / Ctrl-Z / LF, so text-mode transfers that rewrite line ends are detected.
 pub const MAGIC: [u8; 8] = [0x89, b'Q', b'R', b'C', b'\r', b'\n', 0x1A, b'\n'];
 
-/// The version this build writes; it reads every version from 1 up to this one.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest version this build writes; it reads every version from 1 up to this one. A
+/// file takes the oldest version that can hold its tree: version 2 only adds several outputs
+/// (multi-output trees), so a single-output tree is written as version 1, byte for byte.
+pub const FORMAT_VERSION: u32 = 2;
 const OLDEST_READABLE: u32 = 1;
+/// The first version with the outputs block (several outputs per tree).
+const MULTI_OUTPUT_VERSION: u32 = 2;
 
 /// Magic, version (u32) and total length (u64).
 const HEADER_LEN: usize = MAGIC.len() + 4 + 8;
@@ -84,7 +88,7 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
     let Tree {
         criterion,
         kinds,
-        n_classes,
+        outputs,
         tag,
         feature,
         threshold,
@@ -122,11 +126,18 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
     } = tree;
     let n_nodes = tag.len();
     let width = tree.value_width();
+    let several = outputs.len() > 1;
+    let version = if several {
+        MULTI_OUTPUT_VERSION
+    } else {
+        OLDEST_READABLE
+    };
     let mut w = Writer::with_capacity(
         HEADER_LEN
             + 64
             + kinds.len() * FEATURE_BYTES
-            + n_nodes * (NODE_COLUMN_BYTES + 8 * width)
+            + 4 * outputs.len()
+            + n_nodes * (NODE_COLUMN_BYTES + 8 * width + 4 * (outputs.len() - 1))
             + sides.len()
             + linear_features.len() * 12
             + surrogate_feature.len() * 24
@@ -136,11 +147,11 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
             + TRAILER_LEN,
     );
     w.bytes(&MAGIC);
-    w.u32(FORMAT_VERSION);
+    w.u32(version);
     w.u64(0); // total length, patched below
 
     w.count(kinds.len());
-    w.count(*n_classes);
+    w.count(tree.n_classes());
     w.count(n_nodes);
     w.count(sides.len());
     w.count(scores.len());
@@ -164,6 +175,11 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         };
         w.u8(code);
         w.u32(n_categories);
+    }
+    // Version 2: the outputs block.
+    if several {
+        w.count(outputs.len());
+        outputs.iter().for_each(|&n| w.count(n));
     }
 
     tag.iter().for_each(|&t| w.u8(t as u8));
@@ -292,7 +308,7 @@ fn corrupt(reason: impl Into<String>) -> CoreError {
 
 /// Decodes and validates a model file (see the module documentation for what is checked).
 pub fn read(bytes: &[u8]) -> Result<Model> {
-    check_envelope(bytes)?;
+    let version = check_envelope(bytes)?;
     let body_end = bytes.len().saturating_sub(TRAILER_LEN);
     let mut r = Reader {
         bytes: bytes.get(..body_end).unwrap_or(&[]),
@@ -353,13 +369,20 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
             ))),
         })
         .collect::<Result<Vec<_>>>()?;
+    let outputs = if version >= MULTI_OUTPUT_VERSION {
+        read_outputs(&mut r, n_classes)?
+    } else {
+        vec![n_classes]
+    };
+    let n_outputs = outputs.len();
 
     // The node columns, then the value rows: their total is checked before the first is
     // allocated, so a huge declared node count fails without allocating anything.
-    let width = n_classes.max(1);
+    let width = if n_classes == 0 { n_outputs } else { n_classes };
     let node_bytes = width
         .checked_mul(8)
         .and_then(|v| v.checked_add(NODE_COLUMN_BYTES))
+        .and_then(|v| v.checked_add(4 * (n_outputs - 1)))
         .and_then(|per_node| per_node.checked_mul(n_nodes));
     match node_bytes {
         Some(n) if n <= r.remaining() => {}
@@ -397,7 +420,10 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     let weight = r.array(n_nodes, 8, "the node weights", le_f64)?;
     let n_rows = r.array(n_nodes, 8, "the node row counts", le_f64)?;
     let impurity = r.array(n_nodes, 8, "the impurities", le_f64)?;
-    let label = r.array(n_nodes, 4, "the labels", le_u32)?;
+    let n_labels = n_nodes
+        .checked_mul(n_outputs)
+        .ok_or_else(|| corrupt("the node labels overflow"))?;
+    let label = r.array(n_labels, 4, "the labels", le_u32)?;
     let score_offset = r.array(n_nodes, 4, "the score offsets", le_u32)?;
     let n_values = n_nodes
         .checked_mul(width)
@@ -470,7 +496,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     let tree = Tree {
         criterion,
         kinds,
-        n_classes,
+        outputs,
         tag,
         feature,
         threshold,
@@ -508,6 +534,29 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     };
     validate(&tree)?;
     Ok(Model { tree, metadata })
+}
+
+/// The outputs block of version 2: at least two outputs, each with its classes (0 for a
+/// real-valued one), adding up to the header's `n_classes`.
+fn read_outputs(r: &mut Reader<'_>, n_classes: usize) -> Result<Vec<usize>> {
+    let n = r.u32("the number of outputs")? as usize;
+    if n < 2 {
+        return Err(corrupt(format!(
+            "the outputs block declares {n} outputs; a file with one output is version 1"
+        )));
+    }
+    let outputs: Vec<usize> = r
+        .array(n, 4, "the outputs' classes", le_u32)?
+        .into_iter()
+        .map(|k| k as usize)
+        .collect();
+    let total = outputs.iter().try_fold(0usize, |t, &k| t.checked_add(k));
+    if total != Some(n_classes) {
+        return Err(corrupt(format!(
+            "the outputs' classes {outputs:?} do not add up to the {n_classes} classes declared"
+        )));
+    }
+    Ok(outputs)
 }
 
 /// The splitter extension record: `Exact` or `Random` with 0 bins, or `Hist` with 2 to
@@ -557,7 +606,8 @@ fn read_optimality(bytes: &[u8]) -> Result<Optimality> {
 
 /// Magic, version, declared length and checksum, in that order, so a file of another kind, of
 /// a newer version, truncated or damaged is named as such before its contents are looked at.
-fn check_envelope(bytes: &[u8]) -> Result<()> {
+/// Returns the format version.
+fn check_envelope(bytes: &[u8]) -> Result<u32> {
     if bytes.is_empty() {
         return Err(corrupt("not a quercus model: the input is empty"));
     }
@@ -604,7 +654,7 @@ fn check_envelope(bytes: &[u8]) -> Result<()> {
              {computed:#010x})"
         )));
     }
-    Ok(())
+    Ok(version)
 }
 
 struct Reader<'a> {
@@ -732,7 +782,14 @@ fn at<T: Copy>(v: &[T], i: usize, what: &str) -> Result<T> {
 fn validate(t: &Tree) -> Result<()> {
     let n = t.tag.len();
     let n_features = t.kinds.len();
-    match (t.criterion.is_regression(), t.n_classes) {
+    let n_outputs = t.n_outputs();
+    if t.outputs.contains(&0) && t.n_classes() > 0 {
+        return Err(corrupt(format!(
+            "the outputs have {:?} classes: every output is classes or every output real",
+            t.outputs
+        )));
+    }
+    match (t.criterion.is_regression(), t.n_classes()) {
         (true, 0) => {}
         (true, k) => {
             return Err(corrupt(format!(
@@ -1043,23 +1100,29 @@ fn validate(t: &Tree) -> Result<()> {
         if !impurity.is_finite() {
             return Err(node(format!("impurity {impurity} is not finite")));
         }
-        let label = at(&t.label, i, "the label")?;
-        let label_ok = if t.n_classes == 0 {
-            label == 0
-        } else {
-            (label as usize) < t.n_classes
-        };
-        if !label_ok {
-            return Err(node(format!(
-                "label {label} does not name one of the {} classes",
-                t.n_classes
-            )));
+        for (k, &classes) in t.outputs.iter().enumerate() {
+            let label = at(&t.label, i * n_outputs + k, "the label")?;
+            let label_ok = if classes == 0 {
+                label == 0
+            } else {
+                (label as usize) < classes
+            };
+            if !label_ok {
+                let of = if n_outputs > 1 {
+                    format!(" of output {k}")
+                } else {
+                    String::new()
+                };
+                return Err(node(format!(
+                    "label {label}{of} does not name one of the {classes} classes"
+                )));
+            }
         }
         let values = t
             .value
             .get(i * width..(i + 1) * width)
             .ok_or_else(|| node("its values are missing".to_string()))?;
-        let classes = t.n_classes > 0;
+        let classes = t.n_classes() > 0;
         if let Some(v) = values
             .iter()
             .find(|v| !v.is_finite() || (classes && **v < 0.0))
@@ -1166,7 +1229,7 @@ mod tests {
         let b = &back.tree;
         assert_eq!(b.criterion, tree.criterion);
         assert_eq!(b.kinds, tree.kinds);
-        assert_eq!(b.n_classes, tree.n_classes);
+        assert_eq!(b.outputs, tree.outputs);
         assert_eq!(b.tag, tree.tag);
         assert_eq!(b.feature, tree.feature);
         assert!(same_f64(&b.threshold, &tree.threshold));

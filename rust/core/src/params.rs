@@ -225,8 +225,20 @@ pub struct TreeParams {
     pub numeric_gain_correction: bool,
     /// Misclassification costs, row-major `n_classes × n_classes` (row = true class, column =
     /// predicted): leaves predict the class of least expected cost and the Gini index becomes
-    /// Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8).
+    /// Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8), or with `altered_priors` the criterion is
+    /// computed on altered class weights.
     pub cost_matrix: Option<Vec<f64>>,
+    /// With a cost matrix: split on altered priors instead of the cost-weighted Gini index,
+    /// as rpart does (Breiman et al. 1984 §4.4; rpart's `gini.c`): while searching, class k's
+    /// weight is multiplied by Σ_j L_kj, its total cost of being misclassified, under any
+    /// criterion; leaves still predict the class of least expected cost.
+    pub altered_priors: bool,
+    /// Per-class factors the caller already multiplied into the row weights (scikit-learn's
+    /// `class_weight`, rpart's priors as π_k / f_k). They re-weight the criterion and the
+    /// leaves, not the rows: the size rules (`min_samples_split`, `min_samples_leaf`) and the
+    /// surrogates' agreement count the rows without them, as rpart and scikit-learn count
+    /// rows. `None`: no such factors.
+    pub class_weights: Option<Vec<f64>>,
     /// Also search multivariate tests `Σ w_i · x_i <= t` over the numeric features; the best
     /// axis-parallel split stays a candidate, so a node's split never scores worse.
     pub oblique: bool,
@@ -440,6 +452,43 @@ impl TreeParams {
                     format!("costs must be finite and >= 0, got {c}"),
                 ));
             }
+            if self.altered_priors {
+                let zero_row = costs
+                    .chunks(n_classes.max(1))
+                    .position(|row| row.iter().sum::<f64>() <= 0.0);
+                if let Some(k) = zero_row {
+                    return Err(invalid(
+                        "cost_matrix",
+                        format!(
+                            "row {k} is all zeros: altered priors weight class {k} by its costs, \
+                             so each class needs a positive cost of being misclassified"
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(factors) = &self.class_weights {
+            if n_classes == 0 {
+                return Err(invalid(
+                    "class_weights",
+                    "regression has no classes to weight".into(),
+                ));
+            }
+            if factors.len() != n_classes {
+                return Err(invalid(
+                    "class_weights",
+                    format!(
+                        "must hold one factor per class ({n_classes}), got {}",
+                        factors.len()
+                    ),
+                ));
+            }
+            if let Some(f) = factors.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
+                return Err(invalid(
+                    "class_weights",
+                    format!("factors must be finite and > 0, got {f}"),
+                ));
+            }
         }
         if self.oblique && self.draws(data.n_features()) {
             return Err(invalid(
@@ -532,6 +581,8 @@ impl Default for TreeParams {
             min_objects: 0.0,
             numeric_gain_correction: false,
             cost_matrix: None,
+            altered_priors: false,
+            class_weights: None,
             oblique: false,
             missing: MissingStrategy::Fractional,
             max_surrogates: 5,

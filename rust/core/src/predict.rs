@@ -67,58 +67,75 @@ impl Tree {
     }
 
     /// Class probabilities, row-major `n_rows × n_classes`: the reached leaves' class
-    /// distributions, normalised and mixed by the row's weight shares.
+    /// distributions, normalised and mixed by the row's weight shares. A multi-output tree
+    /// gives each output's probabilities in turn ([`Tree::output_ranges`]).
     pub fn predict_proba<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
         self.predictor(None).proba(rows)
     }
 
-    /// Adds the reached leaves' normalised distributions, times their shares, to `dst`.
+    /// Adds the reached leaves' normalised distributions (each output's on its own), times
+    /// their shares, to `dst`.
     pub(crate) fn mix(&self, reached: &[Reached], dst: &mut [f64]) {
         for &(leaf, share) in reached {
             let dist = self.value(leaf);
-            let total: f64 = dist.iter().sum();
-            if total > 0.0 {
-                for (d, &v) in dst.iter_mut().zip(dist) {
-                    *d += share * (v / total); // v/total first: subnormal weights must not round the share away
+            for (start, len) in self.output_ranges() {
+                let range = start..start + len;
+                let (Some(dst), Some(dist)) = (dst.get_mut(range.clone()), dist.get(range)) else {
+                    continue;
+                };
+                let total: f64 = dist.iter().sum();
+                if total > 0.0 {
+                    for (d, &v) in dst.iter_mut().zip(dist) {
+                        *d += share * (v / total); // v/total first: subnormal weights must not round the share away
+                    }
                 }
             }
         }
     }
 
-    /// Class codes: the most probable class; ties go to the label of the first reached leaf
-    /// whose label is among them (so a single-path row keeps its leaf's tie-broken label).
+    /// Class codes, row-major `n_rows × n_outputs`: the most probable class of each output;
+    /// ties go to the label of the first reached leaf whose label is among them (so a
+    /// single-path row keeps its leaf's tie-broken label).
     pub fn predict_class<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
         self.predictor(None).class(rows)
     }
 
-    /// The class of a row that reached `reached`; `proba` is scratch of `n_classes` numbers.
-    pub(crate) fn class_of(&self, reached: &[Reached], proba: &mut [f64]) -> u32 {
+    /// Writes the class of each output of a row that reached `reached` to `dst`; `proba` is
+    /// scratch of `n_classes` numbers.
+    pub(crate) fn classes_of(&self, reached: &[Reached], proba: &mut [f64], dst: &mut [u32]) {
         proba.iter_mut().for_each(|p| *p = 0.0);
         self.mix(reached, proba);
-        let max = proba.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let tied = |c: u32| {
-            proba
-                .get(c as usize)
-                .is_some_and(|&p| !crate::criterion::better(max, p, 0.0))
-        };
-        reached
-            .iter()
-            .map(|&(leaf, _)| self.label(leaf))
-            .find(|&l| tied(l))
-            .or_else(|| (0..self.n_classes() as u32).find(|&c| tied(c)))
-            .unwrap_or(0)
+        for ((k, (start, len)), slot) in self.output_ranges().enumerate().zip(dst) {
+            let block = proba.get(start..start + len).unwrap_or(&[]);
+            let max = block.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let tied = |c: u32| {
+                block
+                    .get(c as usize)
+                    .is_some_and(|&p| !crate::criterion::better(max, p, 0.0))
+            };
+            *slot = reached
+                .iter()
+                .filter_map(|&(leaf, _)| self.labels(leaf).get(k).copied())
+                .find(|&l| tied(l))
+                .or_else(|| (0..len as u32).find(|&c| tied(c)))
+                .unwrap_or(0);
+        }
     }
 
-    /// Regression predictions: the reached leaves' means mixed by weight share.
+    /// Regression predictions, row-major `n_rows × n_outputs`: the reached leaves' means
+    /// mixed by weight share.
     pub fn predict_value<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
         self.predictor(None).value(rows)
     }
 
-    pub(crate) fn value_of(&self, reached: &[Reached]) -> f64 {
-        reached
-            .iter()
-            .map(|&(leaf, share)| share * self.value(leaf).first().copied().unwrap_or(0.0))
-            .sum()
+    /// Writes each output's prediction of a row that reached `reached` to `dst`.
+    pub(crate) fn values_of(&self, reached: &[Reached], dst: &mut [f64]) {
+        for (k, slot) in dst.iter_mut().enumerate() {
+            *slot = reached
+                .iter()
+                .map(|&(leaf, share)| share * self.value(leaf).get(k).copied().unwrap_or(0.0))
+                .sum();
+        }
     }
 
     /// The nodes each row passes through, as a CSR matrix's row pointers (`n_rows + 1`) and

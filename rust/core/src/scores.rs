@@ -35,6 +35,7 @@ pub fn split_scores(
         ..TreeParams::default()
     };
     crate::builder::check_criterion(criterion, categorical_split, target, data)?;
+    crate::builder::check_outputs(&params, target)?;
     let searcher = Searcher::new(data, target, &params, weights.iter().sum());
     let rows = NodeRows {
         rows: (0..data.n_rows() as u32).collect(),

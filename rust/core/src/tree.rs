@@ -186,8 +186,9 @@ impl<'t> SurrogateSet<'t> {
 pub struct Tree {
     pub(crate) criterion: Criterion,
     pub(crate) kinds: Vec<FeatureKind>,
-    /// Number of classes, or 0 for regression.
-    pub(crate) n_classes: usize,
+    /// The classes of each output (0 for a real-valued one): one entry for a 1-D target,
+    /// several for a multi-output tree, all classes or all real.
+    pub(crate) outputs: Vec<usize>,
 
     // Hot: read on every prediction step.
     pub(crate) tag: Vec<SplitTag>,
@@ -227,9 +228,11 @@ pub struct Tree {
     pub(crate) weight: Vec<f64>,
     pub(crate) n_rows: Vec<f64>,
     pub(crate) impurity: Vec<f64>,
-    /// The node's class (ties broken toward the parent's); unused for regression.
+    /// The node's class of each output (ties broken toward the parent's), `n_outputs` per
+    /// node; 0 for regression.
     pub(crate) label: Vec<u32>,
-    /// `value_width` numbers per node: class weights, or the mean target.
+    /// `value_width` numbers per node: class weights, or the mean target (each output's, one
+    /// after the other).
     pub(crate) value: Vec<f64>,
     /// `n_features` scores per searched node; `score_offset` is u32::MAX for others.
     pub(crate) score_offset: Vec<u32>,
@@ -250,11 +253,16 @@ pub struct Tree {
 pub(crate) const NONE: u32 = u32::MAX;
 
 impl Tree {
-    pub(crate) fn empty(criterion: Criterion, kinds: Vec<FeatureKind>, n_classes: usize) -> Self {
+    /// A tree with no nodes whose outputs have `outputs` classes each (0: real-valued).
+    pub(crate) fn empty(
+        criterion: Criterion,
+        kinds: Vec<FeatureKind>,
+        outputs: Vec<usize>,
+    ) -> Self {
         Tree {
             criterion,
             kinds,
-            n_classes,
+            outputs,
             tag: Vec::new(),
             feature: Vec::new(),
             threshold: Vec::new(),
@@ -308,11 +316,12 @@ impl Tree {
             &mut self.surrogate_len,
             &mut self.parent,
             &mut self.depth,
-            &mut self.label,
             &mut self.score_offset,
         ] {
             control.reserve(v, k)?;
         }
+        let outputs = self.n_outputs();
+        control.reserve(&mut self.label, k.saturating_mul(outputs))?;
         for v in [
             &mut self.threshold,
             &mut self.branch_fraction,
@@ -349,7 +358,7 @@ impl Tree {
         self.weight.push(0.0);
         self.n_rows.push(0.0);
         self.impurity.push(0.0);
-        self.label.push(0);
+        self.label.extend(std::iter::repeat_n(0, self.n_outputs()));
         self.value
             .extend(std::iter::repeat_n(0.0, self.value_width()));
         self.score_offset.push(NONE);
@@ -381,18 +390,45 @@ impl Tree {
         &self.kinds
     }
 
-    /// Number of classes; 0 for a regression tree.
+    /// Number of classes, summed over the outputs (the width of a node's class weights);
+    /// 0 for a regression tree.
     pub fn n_classes(&self) -> usize {
-        self.n_classes
+        self.outputs.iter().sum()
+    }
+
+    /// Targets the tree predicts at once: 1, or several for a multi-output tree.
+    pub fn n_outputs(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// The classes of each output; 0 for a real-valued one.
+    pub fn output_classes(&self) -> &[usize] {
+        &self.outputs
     }
 
     pub fn is_regression(&self) -> bool {
-        self.n_classes == 0
+        self.n_classes() == 0
     }
 
-    /// Numbers per node in [`Tree::value`]: class weights, or 1 (the mean) for regression.
+    /// Numbers per node in [`Tree::value`]: class weights, or 1 (the mean) per output for
+    /// regression.
     pub fn value_width(&self) -> usize {
-        self.n_classes.max(1)
+        if self.is_regression() {
+            self.n_outputs()
+        } else {
+            self.n_classes()
+        }
+    }
+
+    /// Where each output's numbers lie in a node's [`Tree::value`]: `(start, len)`.
+    pub fn output_ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let regression = self.is_regression();
+        self.outputs.iter().scan(0, move |start, &n| {
+            let len = if regression { 1 } else { n };
+            let range = (*start, len);
+            *start += len;
+            Some(range)
+        })
     }
 
     pub fn check(&self, node: NodeId) -> Result<NodeId> {
@@ -497,12 +533,21 @@ impl Tree {
             .unwrap_or(0.0)
     }
 
+    /// The node's class (of the first output, for a multi-output tree).
     pub fn label(&self, node: NodeId) -> u32 {
-        self.label.get(node.index()).copied().unwrap_or(0)
+        self.labels(node).first().copied().unwrap_or(0)
     }
 
-    /// Class weights (classification) or `[mean]` (regression) of the node. An empty node
-    /// holds its parent's distribution (text 000 Algorithm 4.1).
+    /// The node's class of each output.
+    pub fn labels(&self, node: NodeId) -> &[u32] {
+        let k = self.n_outputs();
+        let start = node.index() * k;
+        self.label.get(start..start + k).unwrap_or(&[])
+    }
+
+    /// Class weights (classification) or `[mean]` (regression) of the node, each output's in
+    /// turn ([`Tree::output_ranges`]). An empty node holds its parent's distribution (text
+    /// 000 Algorithm 4.1).
     pub fn value(&self, node: NodeId) -> &[f64] {
         let w = self.value_width();
         let start = node.index() * w;
@@ -690,7 +735,7 @@ impl Tree {
     /// (the walks over it must not recurse); the left leaf at depth d says class d % 2, the
     /// last right leaf class 0.
     pub(crate) fn chain(depth: u32) -> Tree {
-        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], 2);
+        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], vec![2]);
         let mut node = tree.push_node(None, 1.0);
         for d in 0..depth {
             let i = node.index();

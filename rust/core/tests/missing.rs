@@ -264,7 +264,8 @@ fn surrogates_route_a_missing_value_through_another_feature() {
     assert_eq!(surrogates.len(), 1);
     let s = surrogates[0];
     assert_eq!(s.feature, 1);
-    assert_eq!(s.threshold, -3.5);
+    // rpart's threshold: z < −3.5 is z <= the float just below −3.5.
+    assert_eq!(s.threshold, (-3.5f64).next_down());
     assert_eq!(s.agreement, 1.0);
     assert_eq!(s.children, &[1, 0]);
     // at fit: row 6 (z = −1.5) goes left, row 7 (z = −7) right
@@ -273,10 +274,11 @@ fn surrogates_route_a_missing_value_through_another_feature() {
     close(tree.value(kids[0]), &[3.0, 1.0]);
     close(tree.value(kids[1]), &[0.0, 4.0]);
     // at predict: x missing, z −1 -> left (P(1) = 1/4); z −9 -> right; both missing -> the
-    // majority child (3 known rows a side: the first, left)
+    // majority child: 3 known rows a side, a tie, so the side rpart calls right (the higher
+    // mean class, as rpart's cross-validation sends it)
     let p = proba(&tree, &[NAN, NAN, NAN], Some(&[-1.0, -9.0, NAN]));
-    close(&p, &[0.25, 1.0, 0.25]);
-    assert_eq!(tree.missing_child(NodeId::ROOT), Some(kids[0]));
+    close(&p, &[0.25, 1.0, 1.0]);
+    assert_eq!(tree.missing_child(NodeId::ROOT), Some(kids[1]));
     // no surrogates kept
     let none = fit_with(
         &[
@@ -309,33 +311,29 @@ fn a_useless_feature_is_no_surrogate() {
 
 #[test]
 fn categorical_surrogates_map_each_category() {
-    // c repeats the split's sides by category: 0 -> left, 1 -> right, 2 never seen with x.
-    let x = x_with_two_missing();
-    let c = OwnedCol::cat_opt(
-        &[
-            Some(0),
-            Some(0),
-            Some(0),
-            Some(1),
-            Some(1),
-            Some(1),
-            Some(1),
-            Some(0),
-        ],
-        3,
-        false,
-    );
+    // rpart 4.1 on these rows: `x < 4.5` first, then the surrogate c: a -> left, b -> right, c
+    // never seen with x known: no direction; agreement 6/8 (rows 3 and 7 disagree).
+    let x = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, NAN, NAN];
+    let codes = [0, 0, 0, 1, 1, 1, 1, 0, 1, 0];
+    let c = OwnedCol::cat_opt(&codes.map(Some), 3, false);
+    let y = [0, 0, 0, 0, 1, 1, 1, 1, 0, 1];
     let tree = fit(
-        &[OwnedCol::Num(x), c],
-        &[0, 0, 0, 1, 1, 1, 0, 1],
+        &[OwnedCol::Num(x.clone()), c],
+        &y,
         MissingStrategy::Surrogate,
     );
     let s = tree.surrogates(NodeId::ROOT).next().unwrap();
     assert_eq!(s.feature, 1);
     assert!(s.threshold.is_nan());
+    assert_eq!(s.agreement, 0.75);
     assert_eq!(s.children, &[0, 1, u32::MAX]);
-    // row 6 (c = 1) goes right, row 7 (c = 0) left: 3 + 1 each side
-    close(&weights(&tree), &[4.0, 4.0]);
+    // row 8 (c = b) goes right, row 9 (c = a) left: 4 + 1 each side, as rpart's frame
+    close(&weights(&tree), &[5.0, 5.0]);
+    // A category that agrees perfectly is no surrogate in rpart: its `choose_surg` also asks
+    // for two rows that disagree.
+    let perfect = OwnedCol::cat_opt(&[0, 0, 0, 0, 1, 1, 1, 1, 1, 0].map(Some), 2, false);
+    let tree = fit(&[OwnedCol::Num(x), perfect], &y, MissingStrategy::Surrogate);
+    assert_eq!(tree.surrogates(NodeId::ROOT).count(), 0);
 }
 
 #[test]

@@ -289,7 +289,45 @@ fn models() -> Vec<(&'static str, Tree)> {
             "majority branch mixed",
             with_missing(&m, MissingStrategy::MajorityBranch, Multiway),
         ),
+        // Format version 2: several outputs.
+        ("multi-output classes mixed", multi_output_classes(&m)),
+        ("multi-output regression mixed", multi_output_values(&m)),
     ]
+}
+
+/// Two class outputs (3 and 2 classes) on the mixed data, row-major.
+fn multi_output_classes(m: &Mixed) -> Tree {
+    let codes: Vec<u32> = m
+        .classes
+        .iter()
+        .zip(&m.values)
+        .flat_map(|(&c, &v)| [c, u32::from(v > 4.0)])
+        .collect();
+    let target = Target::MultiClasses {
+        codes: &codes,
+        n_classes: &[3, 2],
+    };
+    let p = params(Criterion::Gini, CategoricalSplit::Binary);
+    grow(&dataset(&m.cols), &target, &vec![1.0; m.classes.len()], &p).expect("fit")
+}
+
+/// Two real outputs on the mixed data, row-major.
+fn multi_output_values(m: &Mixed) -> Tree {
+    let values: Vec<f64> = m
+        .values
+        .iter()
+        .zip(&m.classes)
+        .flat_map(|(&v, &c)| [v, f64::from(c) * 3.0 - v * 0.5])
+        .collect();
+    let target = Target::MultiValues {
+        values: &values,
+        n_outputs: 2,
+    };
+    let p = TreeParams {
+        missing: MissingStrategy::Learned,
+        ..params(Criterion::SquaredError, CategoricalSplit::Multiway)
+    };
+    grow(&dataset(&m.cols), &target, &vec![1.0; m.classes.len()], &p).expect("fit")
 }
 
 /// 40 rows to predict for a tree's features: ordinary, extreme, missing and unseen values.
@@ -557,8 +595,11 @@ const HEADER: usize = 20;
 /// Byte offsets of a model file's fields, computed from its counts as the spec lays them out.
 #[derive(Debug, Clone)]
 struct Layout {
+    version: u32,
     n_features: usize,
     n_classes: usize,
+    /// Version 2's outputs block: each output's classes (one entry, `n_classes`, in version 1).
+    outputs: Vec<usize>,
     n_nodes: usize,
     n_sides: usize,
     n_scores: usize,
@@ -625,7 +666,8 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 impl Layout {
     fn of(b: &[u8]) -> Layout {
         assert_eq!(&b[..8], &MAGIC);
-        assert_eq!(u32_at(b, 8), FORMAT_VERSION);
+        let version = u32_at(b, 8);
+        assert!((1..=FORMAT_VERSION).contains(&version));
         assert_eq!(u64_at(b, 12) as usize, b.len());
         let count = |k: usize| u32_at(b, COUNTS + 4 * k) as usize;
         let (n_features, n_classes, n_nodes) = (count(0), count(1), count(2));
@@ -635,13 +677,30 @@ impl Layout {
         let strategy = criterion + 1 + b[criterion] as usize;
         let features = strategy + 1 + b[strategy] as usize;
         let mut at = features + 5 * n_features;
+        // Version 2: the number of outputs, then each output's classes.
+        let outputs: Vec<usize> = if version >= 2 {
+            let n = u32_at(b, at) as usize;
+            at += 4;
+            let outputs = (0..n).map(|k| u32_at(b, at + 4 * k) as usize).collect();
+            at += 4 * n;
+            outputs
+        } else {
+            vec![n_classes]
+        };
         let mut columns = Vec::new();
         for (name, size) in NODE_COLUMNS {
             columns.push((name, at, size));
-            at += size * n_nodes;
+            // One label per output.
+            let per_node = if name == "label" { outputs.len() } else { 1 };
+            at += size * n_nodes * per_node;
         }
         let value = at;
-        let sides = value + 8 * n_nodes * n_classes.max(1);
+        let width = if n_classes == 0 {
+            outputs.len()
+        } else {
+            n_classes
+        };
+        let sides = value + 8 * n_nodes * width;
         let linear_features = sides + n_sides;
         let linear_weights = linear_features + 4 * n_linear;
         let surrogate_feature = linear_weights + 8 * n_linear;
@@ -663,8 +722,10 @@ impl Layout {
             "the layout of the spec accounts for every byte"
         );
         Layout {
+            version,
             n_features,
             n_classes,
+            outputs,
             n_nodes,
             n_sides,
             n_scores,
@@ -735,7 +796,12 @@ impl Layout {
                 out.extend((0..self.n_nodes).map(|i| start + 8 * i));
             }
         }
-        out.extend((0..self.n_nodes * self.n_classes.max(1)).map(|k| self.value + 8 * k));
+        let width = if self.n_classes == 0 {
+            self.outputs.len()
+        } else {
+            self.n_classes
+        };
+        out.extend((0..self.n_nodes * width).map(|k| self.value + 8 * k));
         out.extend((0..self.n_linear).map(|k| self.linear_weights + 8 * k));
         out.extend((0..2 * self.n_surrogates).map(|k| self.surrogate_threshold + 8 * k));
         out.extend((0..self.n_scores * 5).map(|k| self.scores + 8 * k));
@@ -788,7 +854,9 @@ fn the_written_file_follows_the_spec_layout() {
     let b = cart_bytes();
     let l = Layout::of(&b);
     assert_eq!(&b[..8], b"\x89QRC\r\n\x1a\n");
-    assert_eq!((l.n_features, l.n_classes), (3, 3));
+    // One output: version 1, as quercus 0.1.0 wrote it.
+    assert_eq!((l.version, l.n_features, l.n_classes), (1, 3, 3));
+    assert_eq!(l.outputs, [3]);
     assert_eq!(b[l.criterion], 4);
     assert_eq!(&b[l.criterion + 1..l.criterion + 5], b"gini");
     assert_eq!(
@@ -815,7 +883,7 @@ fn bad_magic_is_not_a_model() {
 
 #[test]
 fn other_versions_are_refused_by_number() {
-    for version in [0, 2, 7, u32::MAX] {
+    for version in [0, FORMAT_VERSION + 1, 7, u32::MAX] {
         let mut b = cart_bytes();
         b[8..12].copy_from_slice(&version.to_le_bytes());
         reseal(&mut b);
@@ -1341,9 +1409,10 @@ fn exercise(tree: &Tree) {
     let rows = probe(tree.feature_kinds());
     let data = dataset(&rows);
     let n = 40;
+    let k = tree.n_outputs();
     if tree.is_regression() {
         let y = tree.predict_value(&data).expect("predict a valid tree");
-        assert_eq!(y.len(), n);
+        assert_eq!(y.len(), n * k);
     } else {
         let p = tree.predict_proba(&data).expect("predict a valid tree");
         assert_eq!(p.len(), n * tree.n_classes());
@@ -1351,8 +1420,17 @@ fn exercise(tree: &Tree) {
             .iter()
             .all(|x| x.is_finite() && *x >= 0.0 && *x <= 1.0 + 1e-6));
         let c = tree.predict_class(&data).expect("classes");
-        assert!(c.iter().all(|&c| (c as usize) < tree.n_classes()));
-        prune::pessimistic(tree, 0.25, None).expect("pessimistic pruning of a valid tree");
+        assert_eq!(c.len(), n * k);
+        let classes = tree.output_classes();
+        assert!(c
+            .iter()
+            .enumerate()
+            .all(|(i, &c)| (c as usize) < classes[i % k]));
+        if k == 1 {
+            prune::pessimistic(tree, 0.25, None).expect("pessimistic pruning of a valid tree");
+        } else {
+            assert!(prune::pessimistic(tree, 0.25, None).is_err());
+        }
     }
     let leaves = tree.apply(&data).expect("apply");
     assert!(leaves.iter().all(|&l| (l as usize) < tree.n_nodes()));

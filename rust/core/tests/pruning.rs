@@ -11,8 +11,11 @@ use common::{check_tree, dataset, descend, leaf, multi, num, OwnedCol, Table};
 use proptest::prelude::*;
 use proptest::test_runner::{RngSeed, TestCaseError};
 use quercus_core::prune::{
-    compact, cost_complexity, cost_complexity_path, pessimistic, reduced_error, PruneStep, Training,
+    compact, cost_complexity, cost_complexity_controlled, cost_complexity_path,
+    cost_complexity_path_controlled, pessimistic, reduced_error, PruneStep, Risk, Sequence,
+    Training,
 };
+use quercus_core::Control;
 use quercus_core::{
     grow, CategoricalSplit, CoreError, Criterion, NodeId, NodeKind, Target, Tree, TreeParams,
 };
@@ -940,6 +943,131 @@ fn cost_complexity_of_a_single_leaf() {
     assert_eq!(path.ccp_alphas, [0.0]);
     assert_eq!(path.impurities, [0.0]);
     assert_same_tree(&cost_complexity(&tree, 1.0).unwrap(), &tree);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Misclassification risk and rpart's complexities (rpart's `partition.c`).
+
+/// rpart 4.1 on x = these 14 values, y as given (minsplit 2, minbucket 1, cp 0) grows
+/// x < 3.5 → pure 3; x >= 3.5 (11 rows, risk 5) → x >= 11.5 pure 3, x < 11.5 (8 rows, risk 3)
+/// → x >= 8.5 pure 3 and 5 rows (risk 2) → x < 5.5 pure 2 | pure 3.
+fn rpart_example() -> Tree {
+    let x = [OwnedCol::Num(
+        [5, 8, 4, 7, 6, 14, 9, 3, 11, 1, 2, 13, 12, 10]
+            .map(f64::from)
+            .to_vec(),
+    )];
+    let y = [0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0];
+    let target = Target::Classes {
+        codes: &y,
+        n_classes: 2,
+    };
+    let p = params(Criterion::Gini, CategoricalSplit::Binary);
+    let tree = grow(&dataset(&x), &target, &[1.0; 14], &p).unwrap();
+    check_tree(
+        &tree,
+        &num(
+            0,
+            3.5,
+            leaf(1),
+            num(
+                0,
+                11.5,
+                num(0, 8.5, num(0, 5.5, leaf(0), leaf(1)), leaf(0)),
+                leaf(1),
+            ),
+        ),
+    );
+    tree
+}
+
+#[test]
+fn misclassification_risk_path_by_hand() {
+    // Risks (misclassified rows): root 5, x > 3.5: 5, x <= 11.5: 3, its x <= 8.5: 2, leaves 0.
+    // Weakest links per unit of the 14 rows: g(x <= 8.5) = 2/1, g(x <= 11.5) = 3/2,
+    // g(x > 3.5) = 5/3, g(root) = 5/4: the root goes first, at 1.25/14, taking everything.
+    let tree = rpart_example();
+    let risk = Risk::Misclassification { costs: None };
+    let control = Control::new();
+    let path =
+        cost_complexity_path_controlled(&tree, risk, Sequence::WeakestLink, &control).unwrap();
+    assert_eq!(path.n_splits, [4, 0]);
+    near(path.ccp_alphas[1], 1.25 / 14.0, "alpha");
+    near(path.impurities[0], 0.0, "R(T)");
+    near(path.impurities[1], 5.0 / 14.0, "R(root)");
+    // Costs: misclassifying class 0 costs 3. The root predicts 0 (cost 9 × 1 against 5 × 3);
+    // its risk is then the 9 rows of class 1 at cost 1.
+    let costs = [0.0, 3.0, 1.0, 0.0];
+    let costly = Risk::Misclassification {
+        costs: Some(&costs),
+    };
+    let path =
+        cost_complexity_path_controlled(&tree, costly, Sequence::WeakestLink, &control).unwrap();
+    near(
+        *path.impurities.last().unwrap(),
+        9.0 / 14.0,
+        "R(root) with costs",
+    );
+    // A regression tree has no misclassification cost; costs must be 2 x 2.
+    let bad = Risk::Misclassification {
+        costs: Some(&costs[..3]),
+    };
+    assert!(matches!(
+        cost_complexity_path_controlled(&tree, bad, Sequence::WeakestLink, &control),
+        Err(CoreError::InvalidParameter {
+            name: "ccp_risk",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn rpart_complexities_by_hand() {
+    // rpart's one bottom-up pass (its cp table for these rows: CP 0.2 with 0 splits, then 0
+    // with 4): x <= 8.5 (risk 2 over pure leaves) gets 2; x <= 11.5 (risk 3) gets
+    // (3 − 0) / 2 = 1.5; x > 3.5 (risk 5): (5 − 0) / 3 = 1.67 exceeds its child's 1.5, so the
+    // child is taken collapsed (risk 3, no split): (5 − 3) / 1 = 2; the root (risk 5) sees that
+    // branch collapsed as well: (5 − 3) / 2 = 1. Capped by the root, every node goes at 1:
+    // where the weakest links keep the whole tree up to 1.25.
+    let tree = rpart_example();
+    let risk = Risk::Misclassification { costs: None };
+    let control = Control::new();
+    let rpart = Sequence::Rpart { floor: 0.0 };
+    let path = cost_complexity_path_controlled(&tree, risk, rpart, &control).unwrap();
+    assert_eq!(path.n_splits, [4, 0]);
+    near(path.ccp_alphas[0], 0.0, "the floor");
+    near(path.ccp_alphas[1], 1.0 / 14.0, "rpart's root complexity");
+    let prune = |alpha: f64, sequence: Sequence| {
+        cost_complexity_controlled(&tree, alpha, risk, sequence, &control)
+            .unwrap()
+            .n_leaves()
+    };
+    // Between 1 and 1.25 (per 14 rows) the two sequences part.
+    assert_eq!(prune(1.1 / 14.0, rpart), 1);
+    assert_eq!(prune(1.1 / 14.0, Sequence::WeakestLink), 5);
+    assert_eq!(prune(0.9 / 14.0, rpart), 5);
+    // A floor of 2 (per 14 rows) collapses everything at or below it, the root with them.
+    let high = Sequence::Rpart { floor: 2.0 / 14.0 };
+    let path = cost_complexity_path_controlled(&tree, risk, high, &control).unwrap();
+    assert_eq!(path.n_splits, [0]);
+    // A floor also bounds growth as rpart's cp does: 0.9 / 14 stops nothing here.
+    let low = Sequence::Rpart { floor: 0.9 / 14.0 };
+    assert_eq!(
+        cost_complexity_path_controlled(&tree, risk, low, &control)
+            .unwrap()
+            .n_splits,
+        [4, 0]
+    );
+    assert!(matches!(
+        cost_complexity_controlled(
+            &tree,
+            0.1,
+            risk,
+            Sequence::Rpart { floor: f64::NAN },
+            &control
+        ),
+        Err(CoreError::InvalidParameter { .. })
+    ));
 }
 
 // ---------------------------------------------------------------------------------------------

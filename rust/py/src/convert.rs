@@ -1,10 +1,10 @@
 //! Python column tuples → borrowed core columns (no copy of the NumPy buffers).
 
-use numpy::PyReadonlyArray1;
+use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use quercus_core::{CategoricalColumn, Column, Dataset, Sample, Target};
+use quercus_core::{CategoricalColumn, Column, Dataset, Sample, SparseColumn, Target};
 
 /// A column kept borrowed from NumPy for the duration of a call.
 pub enum HeldColumn<'py> {
@@ -15,32 +15,76 @@ pub enum HeldColumn<'py> {
         n_categories: u32,
         ordered: bool,
     },
+    /// One column of a CSC matrix: its stored rows and values at `start..stop` of the
+    /// matrix's arrays, which [`HeldColumns`] borrows once for all its columns.
+    Sparse {
+        rows: usize,
+        values: usize,
+        start: usize,
+        stop: usize,
+        n_rows: usize,
+    },
 }
 
-/// Reads `("numeric", values)` / `("categorical", codes, missing, n_categories, ordered)`.
-pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<Vec<HeldColumn<'py>>> {
-    columns
-        .iter()
-        .enumerate()
-        .map(|(j, item)| {
-            let t = item
-                .cast::<PyTuple>()
-                .map_err(|_| PyTypeError::new_err(format!("column {j}: expected a tuple")))?;
-            let kind: String = t.get_item(0)?.extract()?;
-            match kind.as_str() {
-                "numeric" => Ok(HeldColumn::Numeric(t.get_item(1)?.extract()?)),
-                "categorical" => Ok(HeldColumn::Categorical {
-                    codes: t.get_item(1)?.extract()?,
-                    missing: t.get_item(2)?.extract()?,
-                    n_categories: t.get_item(3)?.extract()?,
-                    ordered: t.get_item(4)?.extract()?,
-                }),
-                other => Err(PyValueError::new_err(format!(
+/// Columns kept borrowed from NumPy for the duration of a call, and the arrays their sparse
+/// columns slice (a CSC matrix's `indices` and `data`, each borrowed once: NumPy's borrow
+/// checks cost a scan of the borrows of the same array, so ten thousand borrowed slices of
+/// one array would cost a hundred million).
+pub struct HeldColumns<'py> {
+    columns: Vec<HeldColumn<'py>>,
+    rows: Vec<PyReadonlyArray1<'py, u32>>,
+    values: Vec<PyReadonlyArray1<'py, f64>>,
+}
+
+/// The index of `array` in `held`, borrowing it there unless it already is.
+fn held_once<'py, T: numpy::Element>(
+    held: &mut Vec<PyReadonlyArray1<'py, T>>,
+    array: &Bound<'py, PyAny>,
+) -> PyResult<usize> {
+    if let Some(i) = held.iter().position(|a| a.as_ptr() == array.as_ptr()) {
+        return Ok(i);
+    }
+    held.push(array.extract()?);
+    Ok(held.len() - 1)
+}
+
+/// Reads `("numeric", values)` / `("categorical", codes, missing, n_categories, ordered)` /
+/// `("sparse", rows, values, start, stop, n_rows)`.
+pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldColumns<'py>> {
+    let mut held = HeldColumns {
+        columns: Vec::with_capacity(columns.len()),
+        rows: Vec::new(),
+        values: Vec::new(),
+    };
+    for (j, item) in columns.iter().enumerate() {
+        let t = item
+            .cast::<PyTuple>()
+            .map_err(|_| PyTypeError::new_err(format!("column {j}: expected a tuple")))?;
+        let kind: String = t.get_item(0)?.extract()?;
+        let column = match kind.as_str() {
+            "numeric" => HeldColumn::Numeric(t.get_item(1)?.extract()?),
+            "categorical" => HeldColumn::Categorical {
+                codes: t.get_item(1)?.extract()?,
+                missing: t.get_item(2)?.extract()?,
+                n_categories: t.get_item(3)?.extract()?,
+                ordered: t.get_item(4)?.extract()?,
+            },
+            "sparse" => HeldColumn::Sparse {
+                rows: held_once(&mut held.rows, &t.get_item(1)?)?,
+                values: held_once(&mut held.values, &t.get_item(2)?)?,
+                start: t.get_item(3)?.extract()?,
+                stop: t.get_item(4)?.extract()?,
+                n_rows: t.get_item(5)?.extract()?,
+            },
+            other => {
+                return Err(PyValueError::new_err(format!(
                     "column {j}: unknown column kind {other:?}"
-                ))),
+                )))
             }
-        })
-        .collect()
+        };
+        held.columns.push(column);
+    }
+    Ok(held)
 }
 
 fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, j: usize) -> PyResult<&'a [T]> {
@@ -48,9 +92,26 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, j: usize) -> PyR
         .map_err(|_| PyValueError::new_err(format!("column {j}: the array is not contiguous")))
 }
 
+/// `start..stop` of held array `i`, for column `j`.
+fn part<'a, T: numpy::Element>(
+    held: &'a [PyReadonlyArray1<'_, T>],
+    i: usize,
+    (start, stop): (usize, usize),
+    j: usize,
+) -> PyResult<&'a [T]> {
+    let whole = held.get(i).map(|a| slice(a, j)).transpose()?.unwrap_or(&[]);
+    whole.get(start..stop).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "column {j}: stored values {start}..{stop} are out of the array's {}",
+            whole.len()
+        ))
+    })
+}
+
 /// Borrows the held arrays as a core data set.
-pub fn dataset<'a>(held: &'a [HeldColumn<'_>]) -> PyResult<Dataset<'a>> {
+pub fn dataset<'a>(held: &'a HeldColumns<'_>) -> PyResult<Dataset<'a>> {
     let columns = held
+        .columns
         .iter()
         .enumerate()
         .map(|(j, h)| match h {
@@ -66,6 +127,17 @@ pub fn dataset<'a>(held: &'a [HeldColumn<'_>]) -> PyResult<Dataset<'a>> {
                 n_categories: *n_categories,
                 ordered: *ordered,
             })),
+            HeldColumn::Sparse {
+                rows,
+                values,
+                start,
+                stop,
+                n_rows,
+            } => Ok(Column::Sparse(SparseColumn {
+                rows: part(&held.rows, *rows, (*start, *stop), j)?,
+                values: part(&held.values, *values, (*start, *stop), j)?,
+                n_rows: *n_rows,
+            })),
         })
         .collect::<PyResult<Vec<_>>>()?;
     Dataset::new(columns).map_err(crate::errors::to_py)
@@ -75,16 +147,61 @@ pub fn dataset<'a>(held: &'a [HeldColumn<'_>]) -> PyResult<Dataset<'a>> {
 pub enum HeldTarget<'py> {
     Classes(PyReadonlyArray1<'py, u32>, usize),
     Values(PyReadonlyArray1<'py, f64>),
+    /// One column per output, row-major.
+    MultiClasses(PyReadonlyArray2<'py, u32>, Vec<usize>),
+    MultiValues(PyReadonlyArray2<'py, f64>),
+}
+
+/// The classes of a target as the facade passes them: one count for a 1-D y (0 for
+/// regression), or one per column of a 2-D class-code y.
+#[derive(FromPyObject)]
+pub enum ClassCounts {
+    One(usize),
+    Each(Vec<usize>),
+}
+
+impl ClassCounts {
+    pub fn to_vec(&self) -> Vec<usize> {
+        match self {
+            ClassCounts::One(k) => vec![*k],
+            ClassCounts::Each(v) => v.clone(),
+        }
+    }
 }
 
 impl<'py> HeldTarget<'py> {
-    /// Class codes when `n_classes > 0`, regression values otherwise.
-    pub fn hold(y: &Bound<'py, PyAny>, n_classes: usize) -> PyResult<Self> {
-        Ok(if n_classes > 0 {
-            HeldTarget::Classes(y.extract()?, n_classes)
-        } else {
-            HeldTarget::Values(y.extract()?)
-        })
+    /// `y` for outputs with `classes` each: a 1-D array with one entry (class codes when it is
+    /// positive, regression values when 0), or a C-contiguous 2-D array with one column per
+    /// output (class codes with their counts, or regression values when every count is 0;
+    /// then the columns say how many outputs there are).
+    pub fn hold(y: &Bound<'py, PyAny>, classes: &[usize]) -> PyResult<Self> {
+        let real = classes.iter().all(|&k| k == 0);
+        if let Ok(array) = y.cast::<numpy::PyUntypedArray>() {
+            if array.ndim() == 2 {
+                if !array.is_c_contiguous() {
+                    return Err(PyValueError::new_err("a 2-D y must be C-contiguous"));
+                }
+                let columns = array.shape().get(1).copied().unwrap_or(0);
+                if real {
+                    return Ok(HeldTarget::MultiValues(y.extract()?));
+                }
+                if columns != classes.len() {
+                    return Err(PyValueError::new_err(format!(
+                        "y has {columns} columns but {} outputs' classes were given",
+                        classes.len()
+                    )));
+                }
+                return Ok(HeldTarget::MultiClasses(y.extract()?, classes.to_vec()));
+            }
+        }
+        match classes {
+            [k] if *k > 0 => Ok(HeldTarget::Classes(y.extract()?, *k)),
+            [_] | [] if real => Ok(HeldTarget::Values(y.extract()?)),
+            _ => Err(PyValueError::new_err(format!(
+                "a 1-D y has one output, but {} outputs' classes were given",
+                classes.len()
+            ))),
+        }
     }
 
     pub fn target(&self) -> PyResult<Target<'_>> {
@@ -95,6 +212,14 @@ impl<'py> HeldTarget<'py> {
                 n_classes: *n_classes,
             },
             HeldTarget::Values(v) => Target::Values(v.as_slice().map_err(not_contiguous)?),
+            HeldTarget::MultiClasses(codes, n_classes) => Target::MultiClasses {
+                codes: codes.as_slice().map_err(not_contiguous)?,
+                n_classes,
+            },
+            HeldTarget::MultiValues(v) => Target::MultiValues {
+                values: v.as_slice().map_err(not_contiguous)?,
+                n_outputs: v.shape().get(1).copied().unwrap_or(0),
+            },
         })
     }
 }
@@ -113,7 +238,7 @@ pub type SampleTuple<'py> = (
 
 /// A labelled data set (training or validation rows) kept borrowed from NumPy.
 pub struct HeldSample<'py> {
-    columns: Vec<HeldColumn<'py>>,
+    columns: HeldColumns<'py>,
     y: HeldTarget<'py>,
     weights: PyReadonlyArray1<'py, f64>,
 }
@@ -123,17 +248,20 @@ impl<'py> HeldSample<'py> {
         columns: &Bound<'py, PyList>,
         y: &Bound<'py, PyAny>,
         weights: PyReadonlyArray1<'py, f64>,
-        n_classes: usize,
+        classes: &[usize],
     ) -> PyResult<Self> {
         Ok(HeldSample {
             columns: hold_columns(columns)?,
-            y: HeldTarget::hold(y, n_classes)?,
+            y: HeldTarget::hold(y, classes)?,
             weights,
         })
     }
 
-    pub fn from_tuple((columns, y, weights): SampleTuple<'py>, n_classes: usize) -> PyResult<Self> {
-        Self::hold(&columns, &y, weights, n_classes)
+    pub fn from_tuple(
+        (columns, y, weights): SampleTuple<'py>,
+        classes: &[usize],
+    ) -> PyResult<Self> {
+        Self::hold(&columns, &y, weights, classes)
     }
 
     /// Runs `f` on the rows as a core [`Sample`].

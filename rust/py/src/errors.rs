@@ -26,6 +26,8 @@ pub fn to_py(err: CoreError) -> PyErr {
         CoreError::EmptyData { .. }
         | CoreError::ShapeMismatch { .. }
         | CoreError::InfiniteFeature { .. }
+        | CoreError::SparseMissing { .. }
+        | CoreError::InvalidSparse { .. }
         | CoreError::NonFiniteTarget { .. }
         | CoreError::ClassOutOfRange { .. }
         | CoreError::CategoryOutOfRange { .. }

@@ -19,7 +19,7 @@ use quercus_core::{
 };
 
 use control::{watched, Units};
-use convert::{HeldSample, SampleTuple};
+use convert::{ClassCounts, HeldSample, SampleTuple};
 use errors::{to_py, QuercusError};
 use tree::{scores_dict, PyTree};
 
@@ -52,6 +52,8 @@ pub(crate) fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         min_objects: get(d, "min_objects")?,
         numeric_gain_correction: get(d, "numeric_gain_correction")?,
         cost_matrix: get(d, "cost_matrix")?,
+        altered_priors: get(d, "altered_priors")?,
+        class_weights: get(d, "class_weights")?,
         oblique: get(d, "oblique")?,
         missing: MissingStrategy::parse(&get::<String>(d, "missing")?).map_err(to_py)?,
         max_surrogates: get(d, "max_surrogates")?,
@@ -67,7 +69,9 @@ pub(crate) fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
     Ok(params)
 }
 
-/// Grows a tree; `validation` = (columns, y, sample_weight) enables validation pre-pruning.
+/// Grows a tree; `n_classes` is the class count of a 1-D y (0: regression) or one per column
+/// of a 2-D class-code y. `validation` = (columns, y, sample_weight) enables validation
+/// pre-pruning.
 /// Ctrl-C stops it (`KeyboardInterrupt`), so does `max_time` seconds in `params`
 /// (`TimeoutError`); `progress(nodes_grown, "nodes")` is called while it runs.
 #[pyfunction]
@@ -77,7 +81,7 @@ fn fit<'py>(
     py: Python<'py>,
     columns: &Bound<'py, PyList>,
     y: &Bound<'py, PyAny>,
-    n_classes: usize,
+    n_classes: ClassCounts,
     sample_weight: PyReadonlyArray1<'py, f64>,
     params: &Bound<'py, PyDict>,
     validation: Option<SampleTuple<'py>>,
@@ -85,9 +89,10 @@ fn fit<'py>(
 ) -> PyResult<PyTree> {
     let control = control_of(params)?;
     let params = params_from(params)?;
-    let train = HeldSample::hold(columns, y, sample_weight, n_classes)?;
+    let classes = n_classes.to_vec();
+    let train = HeldSample::hold(columns, y, sample_weight, &classes)?;
     let validation = validation
-        .map(|t| HeldSample::from_tuple(t, n_classes))
+        .map(|t| HeldSample::from_tuple(t, &classes))
         .transpose()?;
     let progress = progress.as_ref().map(|p| (p, Units::Nodes));
     let inner = train.with(|t| match &validation {
@@ -126,7 +131,7 @@ fn fit_optimal<'py>(
     py: Python<'py>,
     columns: &Bound<'py, PyList>,
     y: &Bound<'py, PyAny>,
-    n_classes: usize,
+    n_classes: ClassCounts,
     sample_weight: PyReadonlyArray1<'py, f64>,
     params: &Bound<'py, PyDict>,
     ccp_alpha: f64,
@@ -134,7 +139,7 @@ fn fit_optimal<'py>(
 ) -> PyResult<PyTree> {
     let control = control_of(params)?;
     let params = params_from(params)?;
-    let train = HeldSample::hold(columns, y, sample_weight, n_classes)?;
+    let train = HeldSample::hold(columns, y, sample_weight, &n_classes.to_vec())?;
     let progress = progress.as_ref().map(|p| (p, Units::Splits));
     let inner = train.with(|t| {
         watched(py, &control, progress, || {
@@ -150,14 +155,14 @@ fn split_scores<'py>(
     py: Python<'py>,
     columns: &Bound<'py, PyList>,
     y: &Bound<'py, PyAny>,
-    n_classes: usize,
+    n_classes: ClassCounts,
     sample_weight: PyReadonlyArray1<'py, f64>,
     criterion: &str,
     categorical_split: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let criterion = Criterion::parse(criterion).map_err(to_py)?;
     let split = CategoricalSplit::parse(categorical_split).map_err(to_py)?;
-    let held = HeldSample::hold(columns, y, sample_weight, n_classes)?;
+    let held = HeldSample::hold(columns, y, sample_weight, &n_classes.to_vec())?;
     let scores = held
         .with(|s| py.detach(|| core_scores(s.data, s.target, s.weights, criterion, split)))?
         .map_err(to_py)?;

@@ -2,6 +2,7 @@
 //! runs watched (Ctrl-C stops it, see [`watched`]).
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{prune, Control};
@@ -19,7 +20,7 @@ pub fn prune_reduced_error<'py>(
     sample_weight: PyReadonlyArray1<'py, f64>,
     prune_ties: bool,
 ) -> PyResult<(PyTree, Bound<'py, PyDict>)> {
-    let held = HeldSample::hold(columns, y, sample_weight, tree.inner.n_classes())?;
+    let held = HeldSample::hold(columns, y, sample_weight, tree.inner.output_classes())?;
     let control = Control::new();
     let (inner, steps) = held.with(|s| {
         watched(py, &control, None, || {
@@ -86,7 +87,7 @@ pub fn prune_pessimistic<'py>(
         None => watched(py, &control, None, || {
             prune::pessimistic_controlled(&tree.inner, confidence, None, &control)
         })?,
-        Some(t) => HeldSample::from_tuple(t, tree.inner.n_classes())?.with(|s| {
+        Some(t) => HeldSample::from_tuple(t, tree.inner.output_classes())?.with(|s| {
             watched(py, &control, None, || {
                 prune::pessimistic_controlled(&tree.inner, confidence, Some(*s), &control)
             })
@@ -95,23 +96,70 @@ pub fn prune_pessimistic<'py>(
     Ok(PyTree { inner })
 }
 
+/// The risk cost-complexity pruning charges a leaf: "impurity" (scikit-learn's) or
+/// "misclassification" (CART's and rpart's, with the classifier's costs if any).
+fn risk<'a>(name: &str, costs: Option<&'a [f64]>) -> PyResult<prune::Risk<'a>> {
+    match name {
+        "impurity" => Ok(prune::Risk::Impurity),
+        "misclassification" => Ok(prune::Risk::Misclassification { costs }),
+        other => Err(PyValueError::new_err(format!(
+            "ccp_risk must be 'impurity' or 'misclassification'; got {other:?}"
+        ))),
+    }
+}
+
+/// The subtree sequence: "weakest_link" (Breiman's, scikit-learn's) or "rpart" (rpart's
+/// complexities, links at or below `floor` collapsed first).
+fn sequence(name: &str, floor: f64) -> PyResult<prune::Sequence> {
+    match name {
+        "weakest_link" => Ok(prune::Sequence::WeakestLink),
+        "rpart" => Ok(prune::Sequence::Rpart { floor }),
+        other => Err(PyValueError::new_err(format!(
+            "ccp_sequence must be 'weakest_link' or 'rpart'; got {other:?}"
+        ))),
+    }
+}
+
 #[pyfunction]
-pub fn prune_cost_complexity(py: Python<'_>, tree: &PyTree, ccp_alpha: f64) -> PyResult<PyTree> {
+#[pyo3(signature = (tree, ccp_alpha, ccp_risk="impurity", costs=None, ccp_sequence="weakest_link", floor=0.0))]
+pub fn prune_cost_complexity(
+    py: Python<'_>,
+    tree: &PyTree,
+    ccp_alpha: f64,
+    ccp_risk: &str,
+    costs: Option<Vec<f64>>,
+    ccp_sequence: &str,
+    floor: f64,
+) -> PyResult<PyTree> {
+    let risk = risk(ccp_risk, costs.as_deref())?;
+    let sequence = sequence(ccp_sequence, floor)?;
     let control = Control::new();
     let inner = watched(py, &control, None, || {
-        prune::cost_complexity_controlled(&tree.inner, ccp_alpha, &control)
+        prune::cost_complexity_controlled(&tree.inner, ccp_alpha, risk, sequence, &control)
     })?;
     Ok(PyTree { inner })
 }
 
 #[pyfunction]
-pub fn cost_complexity_path<'py>(py: Python<'py>, tree: &PyTree) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (tree, ccp_risk="impurity", costs=None, ccp_sequence="weakest_link", floor=0.0))]
+pub fn cost_complexity_path<'py>(
+    py: Python<'py>,
+    tree: &PyTree,
+    ccp_risk: &str,
+    costs: Option<Vec<f64>>,
+    ccp_sequence: &str,
+    floor: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let risk = risk(ccp_risk, costs.as_deref())?;
+    let sequence = sequence(ccp_sequence, floor)?;
     let control = Control::new();
     let path = watched(py, &control, None, || {
-        prune::cost_complexity_path_controlled(&tree.inner, &control)
+        prune::cost_complexity_path_controlled(&tree.inner, risk, sequence, &control)
     })?;
     let d = PyDict::new(py);
     d.set_item("ccp_alphas", path.ccp_alphas.into_pyarray(py))?;
     d.set_item("impurities", path.impurities.into_pyarray(py))?;
+    let splits: Vec<i64> = path.n_splits.iter().map(|&n| n as i64).collect();
+    d.set_item("n_splits", splits.into_pyarray(py))?;
     Ok(d)
 }

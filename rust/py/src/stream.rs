@@ -68,7 +68,7 @@ impl PyStreamFit {
             None => self.inner.sketch(),
         };
         let n_classes = self.n_classes();
-        let held = HeldSample::hold(columns, y, sample_weight, n_classes)?;
+        let held = HeldSample::hold(columns, y, sample_weight, &[n_classes])?;
         let kept = held
             .with(|b| py.detach(|| self.inner.add_to_sketch(&mut s, b, offset)))?
             .map_err(to_py)?;
@@ -105,7 +105,7 @@ impl PyStreamFit {
             Some(a) => self.inner.sums_from(a.as_slice()?).map_err(to_py)?,
             None => self.inner.sums().map_err(to_py)?,
         };
-        let held = HeldSample::hold(columns, y, sample_weight, self.n_classes())?;
+        let held = HeldSample::hold(columns, y, sample_weight, &[self.n_classes()])?;
         let kept = held
             .with(|b| py.detach(|| self.inner.add(&mut s, b, offset)))?
             .map_err(to_py)?;

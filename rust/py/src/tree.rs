@@ -1,17 +1,19 @@
 //! The fitted tree as a Python object: prediction and read-only views of the arena.
 
 use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods,
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
-    Control, FeatureScore, Matrix, NodeId, Order, Predictor, Real, Rows, Side, Tree,
+    Control, Csr as CsrMatrix, FeatureScore, Matrix, NodeId, Order, Predictor, Real, Rows, Side,
+    Tree,
 };
 
 use crate::control::{watched, Units};
-use crate::convert::{dataset, hold_columns};
+use crate::convert::{dataset, hold_columns, HeldSample};
 use crate::errors::{to_py, QuercusError};
 
 /// A fitted tree. Immutable (`frozen`), so one instance may serve many threads at once.
@@ -47,8 +49,17 @@ const DETACH_ROWS: usize = 256;
 /// noticeable.
 const WATCH_ROWS: usize = 1 << 18;
 
-/// Runs `f` on the rows of `rows` (a list of encoded columns, or a 2-D float64 or float32
-/// NumPy array read in place), without the GIL, with the [`Control`] (if any) it should pass
+/// A CSR matrix as the facade passes it: `("csr", indptr, indices, values, n_features)`.
+type CsrTuple<'py> = (
+    String,
+    PyReadonlyArray1<'py, u64>,
+    PyReadonlyArray1<'py, u32>,
+    PyReadonlyArray1<'py, f64>,
+    usize,
+);
+
+/// Runs `f` on the rows of `rows` (a list of encoded columns, a 2-D float64 or float32
+/// NumPy array read in place, or a CSR matrix's arrays), without the GIL, with the [`Control`] (if any) it should pass
 /// to [`predictor`]; returns the number of rows with the result.
 fn predict<T: Send>(
     py: Python<'_>,
@@ -81,8 +92,23 @@ fn predict<T: Send>(
         let (m, n) = matrix(&array)?;
         return run(Rows::F32(m), n);
     }
+    if let Ok((kind, indptr, indices, values, n_features)) = rows.extract::<CsrTuple<'_>>() {
+        if kind == "csr" {
+            let not_contiguous = |_| PyValueError::new_err("a CSR array is not contiguous");
+            let indptr = indptr.as_slice().map_err(not_contiguous)?;
+            let m = CsrMatrix::new(
+                indptr,
+                indices.as_slice().map_err(not_contiguous)?,
+                values.as_slice().map_err(not_contiguous)?,
+                n_features,
+            )
+            .map_err(to_py)?;
+            return run(Rows::Csr(m), indptr.len().saturating_sub(1));
+        }
+    }
     Err(PyTypeError::new_err(
-        "rows must be a list of encoded columns or a 2-D float64 or float32 array",
+        "rows must be a list of encoded columns, a 2-D float64 or float32 array, or \
+         (\"csr\", indptr, indices, values, n_features)",
     ))
 }
 
@@ -119,6 +145,21 @@ fn matrix<'a, T: Real + numpy::Element>(
     Ok((m, *n_rows))
 }
 
+impl PyTree {
+    /// `flat` (row-major, one item per output) as a 1-D array for a single-output tree, or
+    /// `(n, n_outputs)` for a multi-output one.
+    fn per_output<'py, T: numpy::Element>(
+        &self,
+        n: usize,
+        flat: Bound<'py, PyArray1<T>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.n_outputs() {
+            1 => Ok(flat.into_any()),
+            k => Ok(flat.reshape([n, k])?.into_any()),
+        }
+    }
+}
+
 #[pymethods]
 impl PyTree {
     #[getter]
@@ -141,9 +182,22 @@ impl PyTree {
         self.inner.n_features()
     }
 
+    /// Classes summed over the outputs; 0 for a regression tree.
     #[getter]
     fn n_classes(&self) -> usize {
         self.inner.n_classes()
+    }
+
+    /// Targets predicted at once (columns of a multi-output y).
+    #[getter]
+    fn n_outputs(&self) -> usize {
+        self.inner.n_outputs()
+    }
+
+    /// The classes of each output; 0 for a real-valued one.
+    #[getter]
+    fn output_classes(&self) -> Vec<usize> {
+        self.inner.output_classes().to_vec()
     }
 
     #[getter]
@@ -199,11 +253,11 @@ impl PyTree {
         rows: &Bound<'py, PyAny>,
         n_jobs: Option<usize>,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let (_, out) = predict(py, rows, progress, |r, c| {
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (n, out) = predict(py, rows, progress, |r, c| {
             predictor(&self.inner, n_jobs, c).class(r)
         })?;
-        Ok(out.into_pyarray(py))
+        self.per_output(n, out.into_pyarray(py))
     }
 
     #[pyo3(signature = (rows, n_jobs=None, progress=None))]
@@ -213,11 +267,11 @@ impl PyTree {
         rows: &Bound<'py, PyAny>,
         n_jobs: Option<usize>,
         progress: Option<Py<PyAny>>,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (_, out) = predict(py, rows, progress, |r, c| {
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (n, out) = predict(py, rows, progress, |r, c| {
             predictor(&self.inner, n_jobs, c).value(r)
         })?;
-        Ok(out.into_pyarray(py))
+        self.per_output(n, out.into_pyarray(py))
     }
 
     #[pyo3(signature = (rows, n_jobs=None, progress=None))]
@@ -253,6 +307,43 @@ impl PyTree {
         let indptr: Vec<i64> = indptr.into_iter().map(|x| x as i64).collect();
         let indices: Vec<i64> = indices.into_iter().map(i64::from).collect();
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py)))
+    }
+
+    /// The spread of a regression target over `columns` / `y` / `sample_weight` at every
+    /// node: a dict of `weight` and `mean` (one per node) and `quantiles` (n_nodes x
+    /// len(probs)), rows routed as prediction routes them (see the core's `spread`).
+    #[pyo3(signature = (columns, y, sample_weight, probs, n_jobs=None))]
+    fn node_spread<'py>(
+        &self,
+        py: Python<'py>,
+        columns: &Bound<'py, PyList>,
+        y: &Bound<'py, PyAny>,
+        sample_weight: PyReadonlyArray1<'py, f64>,
+        probs: Vec<f64>,
+        n_jobs: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let held = HeldSample::hold(columns, y, sample_weight, &[0])?;
+        let control = Control::new();
+        let spread = held.with(|s| {
+            let work = || self.inner.node_spread(s, &probs, n_jobs, &control);
+            if s.data.n_rows() < WATCH_ROWS {
+                py.detach(work).map_err(to_py)
+            } else {
+                watched(py, &control, None, work)
+            }
+        })??;
+        let d = PyDict::new(py);
+        let n_nodes = spread.weight.len();
+        d.set_item("weight", spread.weight.into_pyarray(py))?;
+        d.set_item("mean", spread.mean.into_pyarray(py))?;
+        d.set_item(
+            "quantiles",
+            spread
+                .quantiles
+                .into_pyarray(py)
+                .reshape([n_nodes, spread.probs.len()])?,
+        )?;
+        Ok(d)
     }
 
     fn node_scores<'py>(&self, py: Python<'py>, node: i64) -> PyResult<Bound<'py, PyDict>> {
@@ -313,17 +404,12 @@ impl PyTree {
         d.set_item("n_rows", f64s(&|n| t.n_rows(n)).into_pyarray(py))?;
         d.set_item("impurity", f64s(&|n| t.impurity(n)).into_pyarray(py))?;
         let regression = t.is_regression();
-        d.set_item(
-            "label",
-            i64s(&|n| {
-                if regression {
-                    -1
-                } else {
-                    i64::from(t.label(n))
-                }
-            })
-            .into_pyarray(py),
-        )?;
+        let label: Vec<i64> = ids
+            .iter()
+            .flat_map(|&n| t.labels(n).iter())
+            .map(|&l| if regression { -1 } else { i64::from(l) })
+            .collect();
+        d.set_item("label", self.per_output(ids.len(), label.into_pyarray(py))?)?;
         d.set_item(
             "branch_fraction",
             f64s(&|n| t.branch_fraction(n)).into_pyarray(py),

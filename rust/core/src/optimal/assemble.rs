@@ -54,8 +54,10 @@ pub(crate) fn assemble(
     let (criterion, n_classes) = match target {
         Target::Classes { n_classes, .. } => (Criterion::Misclassification, *n_classes),
         Target::Values(_) => (Criterion::SquaredError, 0),
+        // Refused at the search's entry (`grow_optimal`).
+        Target::MultiClasses { .. } | Target::MultiValues { .. } => return None,
     };
-    let mut tree = Tree::empty(criterion, data.kinds(), n_classes);
+    let mut tree = Tree::empty(criterion, data.kinds(), vec![n_classes]);
     tree.missing = setting.missing;
     tree.reserve_nodes(sol.nodes.len(), control)?;
     let unit = weights
@@ -238,6 +240,8 @@ fn summarise(
             );
             sse
         }
+        // Refused at the search's entry (`grow_optimal`).
+        Target::MultiClasses { .. } | Target::MultiValues { .. } => 0.0,
     }
 }
 

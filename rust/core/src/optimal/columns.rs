@@ -160,6 +160,18 @@ impl Columns {
         let mut columns = Columns::default();
         for (feature, column) in data.columns().iter().enumerate() {
             control.check()?;
+            // A sparse column is read into rows here: the orderings below hold a rank per
+            // row anyway (the optimal search is for data of a few thousand rows).
+            let dense: Vec<f64>;
+            let column = match column {
+                Column::Sparse(c) => {
+                    let mut values = control.vec(c.n_rows).ok_or_else(oom)?;
+                    values.extend((0..c.n_rows).map(|r| c.value(r)));
+                    dense = values;
+                    &Column::Numeric(&dense)
+                }
+                other => other,
+            };
             match column {
                 Column::Numeric(v) => {
                     let mut known: Vec<f64> = control.vec(v.len()).ok_or_else(oom)?;
@@ -202,6 +214,8 @@ impl Columns {
                         });
                     }
                 }
+                // Read into rows above.
+                Column::Sparse(_) => {}
                 Column::Categorical(c) => {
                     let n = c.codes.len();
                     let has_missing = (0..n).any(|r| c.code(r).is_none());

@@ -84,6 +84,12 @@ pub fn grow_optimal(
     let n_classes = match target {
         Target::Classes { n_classes, .. } => *n_classes,
         Target::Values(_) => 0,
+        Target::MultiClasses { .. } | Target::MultiValues { .. } => {
+            return Err(invalid(
+                "y",
+                "algorithm=\"optimal\" grows trees of one output; y has several columns",
+            ))
+        }
     };
     params.validate_for(data, n_classes)?;
     check(params, target, data, ccp_alpha)?;
@@ -223,6 +229,7 @@ fn check(
     let has_missing = data.columns().iter().any(|c| match c {
         Column::Numeric(v) => v.iter().any(|x| x.is_nan()),
         Column::Categorical(c) => (0..c.codes.len()).any(|r| c.code(r).is_none()),
+        Column::Sparse(_) => false,
     });
     match params.missing {
         MissingStrategy::Learned => {}
@@ -303,6 +310,8 @@ fn run(
                 &columns, &root, loss, alpha, scale, depth, leaves, seed, n_rows, control,
             )
         }
+        // Refused at the search's entry (`grow_optimal`).
+        Target::MultiClasses { .. } | Target::MultiValues { .. } => None,
     }
     .ok_or_else(stop)?;
     // Past the time limit the best tree found is the result; a cancel or a failed
@@ -371,8 +380,8 @@ fn greedy(
 ) -> Result<Option<(f64, Sol)>> {
     let greedy_params = TreeParams {
         criterion: match train.target {
-            Target::Classes { .. } => Criterion::Gini,
-            Target::Values(_) => Criterion::SquaredError,
+            Target::Classes { .. } | Target::MultiClasses { .. } => Criterion::Gini,
+            Target::Values(_) | Target::MultiValues { .. } => Criterion::SquaredError,
         },
         min_samples_split: 2,
         min_samples_leaf: 1,

@@ -19,7 +19,7 @@ mod rows;
 
 pub use cost_complexity::{
     cost_complexity, cost_complexity_controlled, cost_complexity_path,
-    cost_complexity_path_controlled, CostComplexityPath,
+    cost_complexity_path_controlled, CostComplexityPath, Risk, Sequence,
 };
 pub use pessimistic::{pessimistic, pessimistic_controlled, Training};
 pub use reduced_error::{reduced_error, reduced_error_controlled, PruneStep};
@@ -46,7 +46,7 @@ pub fn compact(tree: &Tree, collapse: &[bool]) -> Tree {
 
 /// Checks rows handed to a pruning pass against the tree: the fitted features with their
 /// kinds (the rules of prediction, so unknown category codes are routed like missing values),
-/// a target of the tree's kind and number of classes, and one finite positive weight per row
+/// a target of the tree's kind, outputs and classes, and one finite positive weight per row
 /// (as [`crate::grow`] checks them).
 pub(crate) fn check_rows(
     tree: &Tree,
@@ -55,27 +55,37 @@ pub(crate) fn check_rows(
     weights: &[f64],
 ) -> Result<()> {
     data.validate_for_predict(tree.feature_kinds())?;
-    match target {
-        Target::Classes { .. } if tree.is_regression() => {
-            return Err(CoreError::InvalidParameter {
-                name: "target",
-                reason: "the tree is a regression tree: it needs real-valued targets".into(),
-            })
-        }
-        Target::Values(_) if !tree.is_regression() => {
-            return Err(CoreError::InvalidParameter {
-                name: "target",
-                reason: "the tree is a classification tree: it needs class codes".into(),
-            })
-        }
-        Target::Classes { n_classes, .. } if *n_classes != tree.n_classes() => {
-            return Err(CoreError::ShapeMismatch {
-                what: "the number of classes".into(),
-                expected: tree.n_classes(),
-                got: *n_classes,
-            })
-        }
-        _ => {}
+    let classes = target.output_classes();
+    let real = matches!(target, Target::Values(_) | Target::MultiValues { .. });
+    if real && !tree.is_regression() {
+        return Err(CoreError::InvalidParameter {
+            name: "target",
+            reason: "the tree is a classification tree: it needs class codes".into(),
+        });
+    }
+    if !real && tree.is_regression() {
+        return Err(CoreError::InvalidParameter {
+            name: "target",
+            reason: "the tree is a regression tree: it needs real-valued targets".into(),
+        });
+    }
+    if classes.len() != tree.n_outputs() {
+        return Err(CoreError::ShapeMismatch {
+            what: "the number of outputs".into(),
+            expected: tree.n_outputs(),
+            got: classes.len(),
+        });
+    }
+    if let Some((&got, &expected)) = classes
+        .iter()
+        .zip(tree.output_classes())
+        .find(|(a, b)| a != b)
+    {
+        return Err(CoreError::ShapeMismatch {
+            what: "the number of classes".into(),
+            expected,
+            got,
+        });
     }
     target.validate(data.n_rows())?;
     validate_weights(weights, data.n_rows())
@@ -171,7 +181,7 @@ pub(crate) struct Redistributed {
 /// unpruned shape reproduces the input): a node's children are allocated when the node is
 /// reached, and the first child is reached first.
 pub(crate) fn rebuild(tree: &Tree, shape: &Shape, redone: Option<&Redistributed>) -> Tree {
-    let mut out = Tree::empty(tree.criterion, tree.kinds.clone(), tree.n_classes);
+    let mut out = Tree::empty(tree.criterion, tree.kinds.clone(), tree.outputs.clone());
     out.missing = tree.missing;
     if tree.n_nodes() == 0 {
         return out;
@@ -217,7 +227,10 @@ fn copy_summary(out: &mut Tree, tree: &Tree, node: NodeId, new: NodeId) {
     set(&mut out.weight, j, tree.weight(node));
     set(&mut out.n_rows, j, tree.n_rows(node));
     set(&mut out.impurity, j, tree.impurity(node));
-    set(&mut out.label, j, tree.label(node));
+    let k = tree.n_outputs();
+    if let Some(dst) = out.label.get_mut(j * k..(j + 1) * k) {
+        dst.copy_from_slice(tree.labels(node));
+    }
     let w = tree.value_width();
     if let Some(dst) = out.value.get_mut(j * w..(j + 1) * w) {
         dst.copy_from_slice(tree.value(node));
@@ -310,7 +323,7 @@ mod tests {
     #[test]
     fn deep_chain_is_pruned_without_recursion() {
         let depth = 100_000u32;
-        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], 2);
+        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], vec![2]);
         let mut node = tree.push_node(None, 1.0);
         let counts = |from: u32| {
             let n = f64::from(depth - from + 1);

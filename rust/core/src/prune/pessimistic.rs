@@ -69,6 +69,17 @@ pub fn pessimistic_controlled(
                 .into(),
         });
     }
+    if tree.n_outputs() > 1 {
+        return Err(CoreError::InvalidParameter {
+            name: "tree",
+            reason: format!(
+                "pessimistic (error-based) pruning estimates the error rate of one class \
+                 variable; this tree has {} outputs (multi-output y): use cost-complexity or \
+                 reduced-error pruning",
+                tree.n_outputs()
+            ),
+        });
+    }
     if !(confidence > 0.0 && confidence <= 0.5) {
         return Err(CoreError::InvalidParameter {
             name: "confidence",

@@ -9,8 +9,9 @@ use crate::tree::{NodeId, Tree};
 
 /// One decision of reduced-error pruning, in the order taken (ids of the input tree).
 ///
-/// Errors are misclassified validation weight (regression: weighted squared error); the
-/// accuracies are those of the whole tree on the whole validation set, as text 000 reports.
+/// Errors are misclassified validation weight (regression: weighted squared error), summed
+/// over the outputs of a multi-output tree; the accuracies are those of the whole tree on the
+/// whole validation set, as text 000 reports (several outputs: the mean of their accuracies).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PruneStep {
     pub node: NodeId,
@@ -84,7 +85,8 @@ pub fn reduced_error_controlled(
     let n = tree.n_nodes();
     let as_leaf = leaf_errors(tree, validation, target, weights);
     control.check()?;
-    let total_weight: f64 = weights.iter().sum();
+    // Several outputs: errors add up over the outputs, and the accuracy is their mean.
+    let total_weight: f64 = weights.iter().sum::<f64>() * tree.n_outputs() as f64;
     let regression = tree.is_regression();
     let score = |error: f64| {
         if regression {
@@ -184,20 +186,40 @@ struct LeafErrors<'a, 't, 'd> {
 impl Visit for LeafErrors<'_, '_, '_> {
     fn node(&mut self, node: NodeId, _is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]) {
         self.stats.iter_mut().for_each(|s| *s = 0.0);
-        let error = if self.tree.is_regression() {
-            // Centred on the leaf's mean, the third statistic is Σw(y − mean)² itself.
-            let mean = self.tree.value(node).first().copied().unwrap_or(0.0);
-            rows.accumulate(set, self.target, mean, &mut self.stats);
-            self.stats.get(2).copied().unwrap_or(0.0)
-        } else {
-            rows.accumulate(set, self.target, 0.0, &mut self.stats);
-            let reached: f64 = self.stats.iter().sum();
-            let right = self
-                .stats
-                .get(self.tree.label(node) as usize)
-                .copied()
-                .unwrap_or(0.0);
-            reached - right
+        let tree = self.tree;
+        let value = tree.value(node);
+        let error = match self.target {
+            Target::Values(_) => {
+                // Centred on the leaf's mean, the third statistic is Σw(y − mean)² itself.
+                let mean = value.first().copied().unwrap_or(0.0);
+                rows.accumulate(set, self.target, mean, &mut self.stats);
+                self.stats.get(2).copied().unwrap_or(0.0)
+            }
+            Target::MultiValues { .. } => {
+                // Each output's Σw(y − m)² = Σwy² − 2m·Σwy + m²·Σw (several outputs are not
+                // centred, see `Target::accumulate_around`).
+                rows.accumulate(set, self.target, 0.0, &mut self.stats);
+                let w = self.stats.first().copied().unwrap_or(0.0);
+                let sums = self.stats.get(1..).unwrap_or(&[]).chunks_exact(2);
+                sums.zip(value)
+                    .map(|(pair, &m)| match pair {
+                        [s, ss] => (ss - 2.0 * m * s + m * m * w).max(0.0),
+                        _ => 0.0,
+                    })
+                    .sum()
+            }
+            Target::Classes { .. } | Target::MultiClasses { .. } => {
+                // Each output's reached weight minus that of its label's class.
+                rows.accumulate(set, self.target, 0.0, &mut self.stats);
+                tree.output_ranges()
+                    .zip(tree.labels(node))
+                    .map(|((start, len), &label)| {
+                        let block = self.stats.get(start..start + len).unwrap_or(&[]);
+                        let right = block.get(label as usize).copied().unwrap_or(0.0);
+                        block.iter().sum::<f64>() - right
+                    })
+                    .sum()
+            }
         };
         if let Some(slot) = self.out.get_mut(node.index()) {
             *slot = error;

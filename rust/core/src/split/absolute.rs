@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use super::categorical::{canonical, sides_of};
 use super::hist::{BinOrder, Bins};
-use super::numeric::{midpoint, KNOWN_VS_MISSING};
+use super::numeric::KNOWN_VS_MISSING;
 use super::*;
 use crate::median::Fenwick;
 
@@ -183,8 +183,11 @@ impl Searcher<'_, '_> {
         }
         let missing_error = alone.last().copied().unwrap_or(0.0);
         let sw = self.weight_of(&scored);
-        let scale = self.criterion.noise_scale(&scored);
-        let least = self.least_side(if place { sw } else { kw }, node_weight);
+        let scale = self.noise_scale(&scored);
+        // Absolute error is a regression criterion: no class factors, one least weight.
+        let least = self
+            .least_side(if place { sw } else { kw }, node_weight)
+            .plain();
         // The best cut by the side of the missing rows (right also without placing them),
         // for the order of preference of [`prefer_missing_right`].
         let mut best: [Option<(f64, Cut)>; 2] = [None, None];
@@ -344,7 +347,7 @@ impl Searcher<'_, '_> {
             cut.at.checked_sub(1).and_then(|k| xs.get(k)),
             xs.get(cut.at),
         ) {
-            (Some(&lo), Some(&hi)) => midpoint(lo, hi),
+            (Some(&lo), Some(&hi)) => self.threshold(lo, hi),
             (_, None) => KNOWN_VS_MISSING,
             _ => return None,
         };
@@ -366,7 +369,10 @@ impl Searcher<'_, '_> {
             order,
             bin,
             missing,
-        } = bins.node_order(feature, node)?;
+        } = match self.data.columns().get(feature)? {
+            Column::Sparse(c) => bins.node_order(feature, node, Some(c))?,
+            _ => bins.node_order(feature, node, None)?,
+        };
         let between = |k: usize| bin.get(k) != bin.get(k + 1);
         let cut = self.absolute_sweep((ranks, node), &order, between, &missing, node_weight)?;
         let threshold = match (
@@ -518,7 +524,7 @@ impl Searcher<'_, '_> {
             } else {
                 // The child whose known rows the missing ones join best.
                 let total: f64 = errors.iter().sum();
-                let scale = self.criterion.noise_scale(&all);
+                let scale = self.noise_scale(&all);
                 let aw = self.weight_of(&all);
                 for &i in missing {
                     self.activate(&mut tree, ranks, node, i);
@@ -637,7 +643,7 @@ mod tests {
         let all: Vec<usize> = known.iter().chain(missing).copied().collect();
         let scored: &[usize] = if place { &all } else { &known };
         let (sw, base) = (weight(node, scored), direct_error(y, node, scored));
-        let least = s.least_side(sw, node_weight);
+        let least = s.least_side(sw, node_weight).plain();
         let mut options: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
         for (l, r) in divisions {
             if place {
@@ -737,7 +743,10 @@ mod tests {
                     node_weight,
                     columns,
                     Prepared::Unsorted,
-                    Some(&ranks),
+                    NodeFacts {
+                        ranks: Some(&ranks),
+                        exact: None,
+                    },
                 );
                 // The divisions the scan may consider, in its order of groups.
                 let (groups, missing_rows): (Vec<Vec<usize>>, Vec<usize>) = if feature == 0 {

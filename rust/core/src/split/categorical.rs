@@ -1,6 +1,7 @@
 //! Categorical features: multiway splits, ordered thresholds and CART subset splits.
 
 use super::*;
+use crate::criterion::stats_weight;
 
 impl Searcher<'_, '_> {
     /// Per-category statistics and row counts of the known rows.
@@ -75,7 +76,7 @@ impl Searcher<'_, '_> {
             k
         } else {
             // The child whose known rows the missing ones join best.
-            let scale = self.criterion.noise_scale(&all);
+            let scale = self.noise_scale(&all);
             let mut best: Option<(usize, f64)> = None;
             for &c in &present {
                 let mut trial = cats.stats.clone();
@@ -138,8 +139,9 @@ impl Searcher<'_, '_> {
 
     /// CART subset split of unordered categories. Two classes and regression: categories
     /// sorted by class-1 share or mean give the optimal split among prefixes (Breiman et al.
-    /// 1984, §9.4). More classes: every partition up to `max_exhaustive_categories` present
-    /// categories; beyond, a heuristic order by the share of the node's majority class.
+    /// 1984, §9.4). More classes, or several outputs: every partition up to
+    /// `max_exhaustive_categories` present categories; beyond, a heuristic order (by the share
+    /// of the node's majority class; with several outputs, by the first output's).
     pub(super) fn subset(
         &self,
         feature: usize,
@@ -147,30 +149,39 @@ impl Searcher<'_, '_> {
         node_weight: f64,
     ) -> Option<Candidate> {
         let present = cats.present();
-        let n_classes = if self.regression() {
-            0
-        } else {
-            self.target.stats_width()
-        };
-        let (sides, side) = if n_classes > 2 && present.len() <= self.max_exhaustive_categories {
-            // Bit i of a mask sends present[i + 1] left with present[0]; the all-ones mask
-            // would leave the right child empty.
-            let rest = present.get(1..).unwrap_or(&[]);
-            let n_masks = (1usize << rest.len()) - 1;
+        let prefixes_optimal =
+            self.target.n_outputs() == 1 && (self.regression() || self.target.stats_width() <= 2);
+        let (sides, side) = if !prefixes_optimal && present.len() <= self.max_exhaustive_categories
+        {
+            // rpart's order (`graycode.c`): the subsets of the present categories below the
+            // last code, in reflected Gray-code order (each step moves one category), the
+            // last code always right; so that equal scores pick rpart's subset.
+            let last = cats.stats.len().saturating_sub(1);
+            let movable: Vec<usize> = present.iter().copied().filter(|&c| c < last).collect();
+            let n_masks = (1usize << movable.len()) - 1;
+            let gray = |m: usize| m ^ (m >> 1);
             let (best, _, side) =
                 self.best_two_way(cats, node_weight, n_masks + 1, Fill::Fresh, 0, |m, add| {
-                    let mask = m - 1;
-                    present.first().into_iter().for_each(|&c| add(c));
-                    for (i, &c) in rest.iter().enumerate() {
+                    let mask = gray(m);
+                    for (i, &c) in movable.iter().enumerate() {
                         if mask >> i & 1 == 1 {
                             add(c);
                         }
                     }
                 })?;
-            let in_left = |i: usize| i == 0 || (best - 1) >> (i - 1) & 1 == 1;
-            (sides_of(cats.stats.len(), &present, in_left), side)
+            let mask = gray(best);
+            let left: Vec<usize> = (0..movable.len())
+                .filter(|&i| mask >> i & 1 == 1)
+                .filter_map(|i| movable.get(i).copied())
+                .collect();
+            (
+                sides_of(cats.stats.len(), &present, |i| {
+                    present.get(i).is_some_and(|c| left.contains(c))
+                }),
+                side,
+            )
         } else {
-            let order = self.category_order(cats, present, n_classes);
+            let order = self.category_order(cats, present);
             let (best, _, side) =
                 self.best_two_way(cats, node_weight, order.len(), Fill::Grow, 0, |p, add| {
                     order.get(p - 1).into_iter().for_each(|&c| add(c));
@@ -198,25 +209,26 @@ impl Searcher<'_, '_> {
         self.two_way_candidate(feature, rule, in_left, cats, node_weight, side)
     }
 
-    /// Present categories sorted by class-1 share (two classes), mean (regression) or share of
-    /// the node's majority class (the heuristic beyond exhaustive search).
-    fn category_order(
-        &self,
-        cats: &Categories,
-        mut order: Vec<usize>,
-        n_classes: usize,
-    ) -> Vec<usize> {
+    /// Present categories sorted by class-0 share (two classes), mean (regression) or share of
+    /// the node's majority class (the heuristic beyond exhaustive search), ascending: the
+    /// orders of rpart's `gini.c` and `anova.c` (equal keys by code), so that equal scores
+    /// pick rpart's subset. With several outputs, the first output's.
+    fn category_order(&self, cats: &Categories, mut order: Vec<usize>) -> Vec<usize> {
+        let layout = self.target.layout();
+        let regression = self.regression();
         let known = cats.known();
-        let class = if n_classes == 2 {
+        let first = layout.first_output(&known);
+        let part = if regression {
             1
+        } else if first.len() == 2 {
+            0
         } else {
-            crate::builder::majority(&known, None) as usize
+            crate::builder::majority(first, None) as usize
         };
         let key = |c: usize| -> f64 {
             let s = cats.stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
-            let w = self.weight_of(s);
-            let part = if self.regression() { 1 } else { class };
-            s.get(part).copied().unwrap_or(0.0) / w
+            let s = layout.first_output(s);
+            s.get(part).copied().unwrap_or(0.0) / stats_weight(s, regression)
         };
         // Keys rounded to 12 significant digits: categories whose shares differ only by
         // rounding noise sort by code, so the split does not depend on summation order.
@@ -250,9 +262,7 @@ impl Searcher<'_, '_> {
         let least = self.least_side(known_w, node_weight);
         let place = self.places_missing() && cats.n_missing > 0;
         let all = sum(&known, &cats.missing);
-        let scale = self
-            .criterion
-            .noise_scale(if place { &all } else { &known });
+        let scale = self.noise_scale(if place { &all } else { &known });
         // (decrease, (candidate, side)): the missing rows right or not placed, and left.
         let mut best: Option<(f64, (usize, Option<usize>))> = None;
         let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
@@ -296,7 +306,10 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least || !self.monotone(sign, &left, &right) {
+            if !self.holds(&left, wl, least)
+                || !self.holds(&right, wr, least)
+                || !self.monotone(sign, &left, &right)
+            {
                 continue;
             }
             let (dec, _) = self.assess(&known, &[&left, &right]);

@@ -12,25 +12,32 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::numeric::{midpoint, Sweep, KNOWN_VS_MISSING};
+use super::presort::Sorted;
+use super::sparse::{entries_at, Entry};
 use super::*;
 use crate::control::Control;
+use crate::data::SparseColumn;
 use crate::params::MAX_BINS;
 
-/// Known values a column's quantile edges are drawn from; longer columns are sampled.
+/// Rows a column's quantile edges are drawn from; longer columns are sampled.
 const SAMPLE: usize = 200_000;
 
 /// Columns at least this long are binned in parallel, and nodes with at least this many rows
 /// fill their features' histograms in parallel: below it a task costs more than it saves.
 const PARALLEL_ROWS: usize = 10_000;
 
-/// Seed of the sample of a long column (mixed with the feature index): fits are repeatable.
+/// Seed of the rows sampled from long columns: fits are repeatable.
 const SEED: u64 = 0x5155_4552_4355_5321;
 
 /// One numeric column, binned.
 #[derive(Debug)]
 pub(crate) struct Binned {
-    /// Each row's bin: `0..n_bins` for a value, `n_bins` for a missing value.
+    /// A dense column's bin of each row: `0..n_bins` for a value, `n_bins` for a missing
+    /// value; a sparse column's bin of each stored value.
     codes: Vec<u8>,
+    /// A sparse column's bin of the value 0.0 (its rows without a stored value); `None` for
+    /// a dense column.
+    zero: Option<u8>,
     /// Least and greatest training value of each bin. A threshold falls midway between the
     /// greatest value of one non-empty bin and the least of the next, as the exact search's
     /// falls between adjacent distinct values (the same threshold with one value per bin).
@@ -47,15 +54,40 @@ struct Run {
     count: usize,
 }
 
+/// Cuts between runs of sampled values (`total` of them): one bin per run when they are few,
+/// quantiles otherwise.
+fn edges_of(runs: &[Run], total: usize, max_bins: usize) -> Vec<f64> {
+    if runs.len() <= max_bins {
+        runs.windows(2)
+            .filter_map(|pair| match pair {
+                [a, b] => Some(midpoint(a.last, b.first)),
+                _ => None,
+            })
+            .collect()
+    } else {
+        quantile_edges(runs, total, max_bins)
+    }
+}
+
+/// Widens bin `b`'s range of training values to `x`.
+fn widen(lo: &mut [f64], hi: &mut [f64], b: usize, x: f64) {
+    if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
+        *l = l.min(x);
+        *h = h.max(x);
+    }
+}
+
 impl Binned {
-    /// `None` when the codes' memory cannot be had (recorded in `control`).
+    /// A dense column's bins. `sample` is [`sample_rows`], the rows quantile edges are drawn
+    /// from when the column has more than `SAMPLE` values and none is missing. `None` when the
+    /// codes' memory cannot be had (recorded in `control`).
     fn new(
         values: &[f64],
         max_bins: usize,
-        seed: u64,
+        sample: &[u32],
         control: Option<&Control>,
     ) -> Option<Binned> {
-        let cuts = Cuts::from_sample(sample_known(values, seed), max_bins);
+        let cuts = Cuts::from_sample(sample_known(values, sample), max_bins);
         Binned::with_cuts(values, &cuts, control)
     }
 
@@ -80,13 +112,86 @@ impl Binned {
                 return missing;
             }
             let b = locate.bin(x);
-            if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
-                *l = l.min(x);
-                *h = h.max(x);
-            }
+            widen(&mut lo, &mut hi, b, x);
             b as u8
         }));
-        Some(Binned { codes, lo, hi })
+        Some(Binned {
+            codes,
+            zero: None,
+            lo,
+            hi,
+        })
+    }
+
+    /// A sparse column's bins: the ones [`Self::new`] gives the column dense, from its
+    /// stored values (a stored −0.0 read as +0.0, see [`SparseColumn`]) and the count of its
+    /// zeros, with a code per stored value.
+    fn sparse(
+        column: &SparseColumn<'_>,
+        max_bins: usize,
+        sample: &[u32],
+        control: Option<&Control>,
+    ) -> Option<Binned> {
+        // The sampled values as (value, repeats): every value when all are taken (no value
+        // of a sparse column is missing), else the sampled rows' (zeros where none is stored).
+        let implicit = column.n_rows.saturating_sub(column.rows.len());
+        let values = || column.values.iter().map(|&x| x + 0.0);
+        let (mut counted, zeros): (Vec<(f64, usize)>, usize) =
+            if column.n_rows <= SAMPLE || sample.is_empty() {
+                (values().map(|x| (x, 1)).collect(), implicit)
+            } else {
+                let counted: Vec<(f64, usize)> = column
+                    .rows
+                    .iter()
+                    .zip(values())
+                    .filter(|(r, _)| sample.binary_search(r).is_ok())
+                    .map(|(_, x)| (x, 1))
+                    .collect();
+                let zeros = sample.len().saturating_sub(counted.len());
+                (counted, zeros)
+            };
+        counted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        if zeros > 0 {
+            let at = counted.partition_point(|(x, _)| *x <= 0.0);
+            counted.insert(at, (0.0, zeros));
+        }
+        let total = counted.iter().map(|&(_, m)| m).sum();
+        let runs = runs(counted.iter().copied());
+        let edges = edges_of(&runs, total, max_bins);
+        let n_bins = edges.len() + 1;
+        let mut lo = vec![f64::INFINITY; n_bins];
+        let mut hi = vec![f64::NEG_INFINITY; n_bins];
+        let locate = Locator::new(
+            &edges,
+            counted.first().map(|(x, _)| x),
+            counted.last().map(|(x, _)| x),
+        );
+        let zero = locate.bin(0.0);
+        let mut codes = match control {
+            Some(c) => c.vec(column.values.len())?,
+            None => Vec::with_capacity(column.values.len()),
+        };
+        // Ranges widened in row order, a zero wherever rows lie between stored ones, as the
+        // dense pass over every row widens them.
+        let mut next_row = 0;
+        for (&r, x) in column.rows.iter().zip(values()) {
+            if r as usize > next_row {
+                widen(&mut lo, &mut hi, zero, 0.0);
+            }
+            next_row = r as usize + 1;
+            let b = locate.bin(x);
+            widen(&mut lo, &mut hi, b, x);
+            codes.push(b as u8);
+        }
+        if column.n_rows > next_row {
+            widen(&mut lo, &mut hi, zero, 0.0);
+        }
+        Some(Binned {
+            codes,
+            zero: Some(zero as u8),
+            lo,
+            hi,
+        })
     }
 
     /// Bins with these value ranges and no rows: what split search reads of a column whose
@@ -94,6 +199,7 @@ impl Binned {
     pub(crate) fn ranges(lo: Vec<f64>, hi: Vec<f64>) -> Binned {
         Binned {
             codes: Vec::new(),
+            zero: None,
             lo,
             hi,
         }
@@ -124,17 +230,8 @@ impl Cuts {
     pub(crate) fn from_sample(sample: Vec<f64>, max_bins: usize) -> Cuts {
         let max_bins = max_bins.clamp(2, MAX_BINS);
         let known = sorted(sample);
-        let runs = runs(&known);
-        let edges: Vec<f64> = if runs.len() <= max_bins {
-            runs.windows(2)
-                .filter_map(|pair| match pair {
-                    [a, b] => Some(midpoint(a.last, b.first)),
-                    _ => None,
-                })
-                .collect()
-        } else {
-            quantile_edges(&runs, known.len(), max_bins)
-        };
+        let runs = runs(known.iter().map(|&x| (x, 1)));
+        let edges = edges_of(&runs, known.len(), max_bins);
         Cuts {
             edges,
             min: known.first().copied(),
@@ -216,54 +313,82 @@ impl<'e> Locator<'e> {
     }
 }
 
-/// The column's known values, or the `SAMPLE` of them whose rows hash lowest when there are
-/// more: quantile edges need the distribution, not every value. The sample depends on each
-/// row's index and value only (never on how the rows are cut into batches), so a fit that
-/// sees the column batch by batch ([`Sketch`]) draws the same one.
-fn sample_known(values: &[f64], seed: u64) -> Vec<f64> {
+/// The column's known values, or when there are more than `SAMPLE` those of the `SAMPLE`
+/// known rows whose index hashes lowest: quantile edges need the distribution, not every
+/// value. `sample` is [`sample_rows`]: those rows when no value is missing. The sample depends
+/// on each row's index and value only (never on how the rows are cut into batches), so a fit
+/// that sees the column batch by batch ([`Sketch`]) draws the same one.
+fn sample_known(values: &[f64], sample: &[u32]) -> Vec<f64> {
     let n_known = values.iter().filter(|x| !x.is_nan()).count();
-    if n_known <= SAMPLE {
+    if n_known <= SAMPLE || sample.is_empty() {
         return values.iter().copied().filter(|x| !x.is_nan()).collect();
     }
-    let key = row_key(seed);
-    // Rows hashing below `cutoff` hold about 1.25 × SAMPLE known values; too few (rare)
-    // double it. The lowest SAMPLE hashes are then the same whatever the cutoff.
-    let mut share = 1.25 * SAMPLE as f64 / n_known as f64;
+    let rows = if n_known == values.len() {
+        std::borrow::Cow::Borrowed(sample)
+    } else {
+        std::borrow::Cow::Owned(lowest_hashing(n_known, |r| {
+            values.get(r).is_some_and(|x| !x.is_nan())
+        }))
+    };
+    rows.iter()
+        .filter_map(|&r| values.get(r as usize).copied())
+        .collect()
+}
+
+/// The `SAMPLE` rows of `n_rows` whose index hashes lowest ([`row_hash`]), ascending; none
+/// when every row would be taken. One sample serves every column without missing values, so
+/// a sparse column finds its sampled values by searching its stored rows in it (LightGBM
+/// also samples rows once per data set to find its bins); being a rule on row indices, not a
+/// draw, it is also the sample a fit batch by batch keeps ([`Sketch`]).
+fn sample_rows(n_rows: usize) -> Vec<u32> {
+    if n_rows <= SAMPLE {
+        return Vec::new();
+    }
+    lowest_hashing(n_rows, |_| true)
+}
+
+/// The `SAMPLE` rows hashing lowest among those `keep` admits (`n_kept` of them, more than
+/// `SAMPLE`), ascending. Rows hashing below a cutoff hold about 1.25 × `SAMPLE` of them; too
+/// few (rare) double it. The lowest `SAMPLE` hashes are the same whatever the cutoff.
+fn lowest_hashing(n_kept: usize, keep: impl Fn(usize) -> bool) -> Vec<u32> {
+    let mut share = 1.25 * SAMPLE as f64 / n_kept.max(1) as f64;
     loop {
         let cutoff = if share >= 1.0 {
             u64::MAX
         } else {
             (share * u64::MAX as f64) as u64
         };
-        let mut picked: Vec<(u64, f64)> = values
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| !x.is_nan())
-            .map(|(r, &x)| (row_hash(key, r as u64), x))
-            .filter(|&(h, _)| h <= cutoff)
-            .collect();
+        let mut picked: Vec<(u64, u32)> = Vec::new();
+        let (mut r, mut seen) = (0usize, 0usize);
+        while seen < n_kept {
+            if keep(r) {
+                seen += 1;
+                let h = row_hash(r as u64);
+                if h <= cutoff {
+                    picked.push((h, r as u32));
+                }
+            }
+            r += 1;
+        }
         if picked.len() >= SAMPLE || cutoff == u64::MAX {
             keep_lowest(&mut picked, SAMPLE);
-            return picked.into_iter().map(|(_, x)| x).collect();
+            let mut rows: Vec<u32> = picked.into_iter().map(|(_, r)| r).collect();
+            rows.sort_unstable();
+            return rows;
         }
         share *= 2.0;
     }
 }
 
-/// The hash key of a column's rows (mixed with the feature index, so that columns draw
-/// different samples).
-pub(crate) fn row_key(seed: u64) -> u64 {
-    SEED ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-/// A row's hash: SplitMix64 of its index is one-to-one, so no two rows tie.
-pub(crate) fn row_hash(key: u64, row: u64) -> u64 {
-    let mut state = key.wrapping_add(row);
+/// A row's hash: SplitMix64 of its index (from the fixed [`SEED`], so fits are repeatable)
+/// is one-to-one, so no two rows tie.
+pub(crate) fn row_hash(row: u64) -> u64 {
+    let mut state = SEED.wrapping_add(row);
     splitmix64(&mut state)
 }
 
 /// Keeps the `k` pairs of lowest hash (hashes are distinct), in no particular order.
-pub(crate) fn keep_lowest(pairs: &mut Vec<(u64, f64)>, k: usize) {
+pub(crate) fn keep_lowest<T>(pairs: &mut Vec<(u64, T)>, k: usize) {
     if pairs.len() > k {
         if let Some(last) = k.checked_sub(1) {
             pairs.select_nth_unstable_by_key(last, |&(h, _)| h);
@@ -282,14 +407,13 @@ pub(crate) struct Sketch {
 
 impl Sketch {
     /// Adds the known values of `values`, whose first row has global index `offset`.
-    pub(crate) fn add(&mut self, values: &[f64], offset: u64, seed: u64) {
-        let key = row_key(seed);
+    pub(crate) fn add(&mut self, values: &[f64], offset: u64) {
         self.pairs.extend(
             values
                 .iter()
                 .enumerate()
                 .filter(|(_, x)| !x.is_nan())
-                .map(|(r, &x)| (row_hash(key, offset + r as u64), x)),
+                .map(|(r, &x)| (row_hash(offset + r as u64), x)),
         );
         if self.pairs.len() >= 2 * SAMPLE {
             keep_lowest(&mut self.pairs, SAMPLE);
@@ -340,19 +464,19 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The runs of equal values of a sorted column.
-fn runs(sorted: &[f64]) -> Vec<Run> {
+/// The runs of equal values of a sorted column, given as (value, repeats).
+fn runs(sorted: impl Iterator<Item = (f64, usize)>) -> Vec<Run> {
     let mut runs: Vec<Run> = Vec::new();
-    for &x in sorted {
+    for (x, count) in sorted {
         match runs.last_mut() {
             Some(run) if x <= run.last => {
                 run.last = x;
-                run.count += 1;
+                run.count += count;
             }
             _ => runs.push(Run {
                 first: x,
                 last: x,
-                count: 1,
+                count,
             }),
         }
     }
@@ -405,23 +529,17 @@ impl Bins {
         control: Option<&Control>,
     ) -> Option<Bins> {
         let max_bins = max_bins.clamp(2, MAX_BINS);
-        let bin = |(f, column): (usize, &Column<'_>)| match column {
-            Column::Numeric(_) if control.is_some_and(Control::stopped) => None,
-            Column::Numeric(values) => Binned::new(values, max_bins, f as u64, control).map(Some),
+        let sample = sample_rows(data.n_rows());
+        let bin = |column: &Column<'_>| match column {
+            Column::Numeric(_) | Column::Sparse(_) if control.is_some_and(Control::stopped) => None,
+            Column::Numeric(values) => Binned::new(values, max_bins, &sample, control).map(Some),
+            Column::Sparse(c) => Binned::sparse(c, max_bins, &sample, control).map(Some),
             Column::Categorical(_) => Some(None),
         };
         let columns = if data.n_rows() >= PARALLEL_ROWS {
-            data.columns()
-                .par_iter()
-                .enumerate()
-                .map(bin)
-                .collect::<Option<_>>()
+            data.columns().par_iter().map(bin).collect::<Option<_>>()
         } else {
-            data.columns()
-                .iter()
-                .enumerate()
-                .map(bin)
-                .collect::<Option<_>>()
+            data.columns().iter().map(bin).collect::<Option<_>>()
         };
         Some(Bins { columns: columns? })
     }
@@ -437,12 +555,24 @@ impl Bins {
 
     /// The node's rows by bin of numeric `feature`, for scans that read rows rather than
     /// histograms (absolute error): a counting sort, so no comparison sort per node.
-    pub(super) fn node_order(&self, feature: usize, node: &NodeRows) -> Option<BinOrder> {
+    /// `sparse`: the feature's column when it is sparse (its codes are of stored values).
+    pub(super) fn node_order(
+        &self,
+        feature: usize,
+        node: &NodeRows,
+        sparse: Option<&SparseColumn<'_>>,
+    ) -> Option<BinOrder> {
         let column = self.column(feature)?;
         let n_bins = column.n_bins();
         let code = |i: usize| {
-            let r = *node.rows.get(i)? as usize;
-            column.codes.get(r).map(|&c| c as usize)
+            let r = *node.rows.get(i)?;
+            match (sparse, column.zero) {
+                (Some(c), Some(zero)) => match c.rows.binary_search(&r) {
+                    Ok(at) => column.codes.get(at).map(|&b| b as usize),
+                    Err(_) => Some(zero as usize),
+                },
+                _ => column.codes.get(r as usize).map(|&b| b as usize),
+            }
         };
         // starts[b] = where bin b's rows begin; the missing bin (n_bins) last.
         let mut starts = vec![0usize; n_bins + 2];
@@ -591,6 +721,16 @@ fn subtract_bins(parent: &mut [f64], child: &[f64], slots: usize) {
     }
 }
 
+/// A sparse feature's rows at a node as [`Searcher::fill_sparse`] counts them.
+struct Part<'p> {
+    /// The stored values at the node, in position order.
+    entries: &'p [Entry],
+    /// The bin of 0.0.
+    zero: u8,
+    /// The node's class weights when sums are exact ([`Searcher::exact_counts`]).
+    exact: Option<&'p [f64]>,
+}
+
 /// A non-empty bin as the threshold scan sees it: rows that no threshold separates.
 struct Group<'h> {
     stats: &'h [f64],
@@ -621,7 +761,16 @@ impl Sweep for [Group<'_>] {
 impl Searcher<'_, '_> {
     /// Histograms of the node's rows (with their fractional weights) for the usable numeric
     /// features, statistics accumulated with `self.accumulate` (so around `self.shift`).
-    pub(crate) fn histograms(&self, bins: &Bins, rows: &NodeRows, usable: &[bool]) -> Histograms {
+    /// `stored` holds the node's sparse features' stored values in position order when the
+    /// fit keeps them ([`Sorted`] of [`super::presort::Order::Position`]); without it they
+    /// are looked up here.
+    pub(crate) fn histograms(
+        &self,
+        bins: &Bins,
+        rows: &NodeRows,
+        usable: &[bool],
+        stored: Option<&Sorted>,
+    ) -> Histograms {
         let slots = self.target.stats_width() + 1;
         // Sums are of no use to absolute error, which scans rows by bin.
         let (spans, len) = if self.criterion.is_additive() {
@@ -638,34 +787,58 @@ impl Searcher<'_, '_> {
             };
         };
         sums.resize(len, 0.0);
-        self.add_to_histograms(bins, &spans, &mut sums, rows);
+        self.add_to_histograms(bins, &spans, &mut sums, rows, stored);
         Histograms { spans, sums, slots }
     }
 
     /// Adds `rows` to histograms laid out as [`Histograms::layout`] says (`sums`), feature by
     /// feature: a fit that sees its rows batch by batch adds each batch to the same sums, in
-    /// the same order, as one that sees them at once.
+    /// the same order, as one that sees them at once. `stored` as [`Self::histograms`] takes.
     pub(crate) fn add_to_histograms(
         &self,
         bins: &Bins,
         spans: &[Range<usize>],
         sums: &mut [f64],
         rows: &NodeRows,
+        stored: Option<&Sorted>,
     ) {
         let slots = self.target.stats_width() + 1;
-        let mut jobs: Vec<(&Binned, &mut [f64])> = Vec::new();
+        let mut jobs: Vec<(usize, &Binned, &mut [f64])> = Vec::new();
         let mut rest = sums;
-        for (span, column) in spans.iter().zip(&bins.columns) {
+        for (f, (span, column)) in spans.iter().zip(&bins.columns).enumerate() {
             let Some((head, tail)) = std::mem::take(&mut rest).split_at_mut_checked(span.len())
             else {
                 break;
             };
             rest = tail;
             if let (Some(column), false) = (column, head.is_empty()) {
-                jobs.push((column, head));
+                jobs.push((f, column, head));
             }
         }
-        let fill = |(column, hist): (&Binned, &mut [f64])| self.fill(column, hist, rows, slots);
+        let exact = self.exact_counts(rows);
+        let fill = |(f, column, hist): (usize, &Binned, &mut [f64])| match column.zero {
+            None => self.fill(column, hist, rows, slots),
+            Some(zero) => {
+                let Some(Column::Sparse(c)) = self.data.columns().get(f) else {
+                    return;
+                };
+                let found;
+                let entries = match stored.and_then(|s| s.stored(f)) {
+                    Some(entries) => entries,
+                    None => {
+                        // Out of memory: no counts (the fit stops at its next check).
+                        found = entries_at(c, rows, self.control).unwrap_or_default();
+                        &found
+                    }
+                };
+                let part = Part {
+                    entries,
+                    zero,
+                    exact: exact.as_deref(),
+                };
+                self.fill_sparse(column, &part, hist, rows, slots);
+            }
+        };
         if rows.len() >= PARALLEL_ROWS {
             jobs.into_par_iter().for_each(fill);
         } else {
@@ -687,6 +860,64 @@ impl Searcher<'_, '_> {
             {
                 self.accumulate(stats, r, w);
                 *n += 1.0;
+            }
+        }
+    }
+
+    /// Adds the node's rows to one sparse feature's bins: its stored values to theirs, its
+    /// other rows to the zero's. With exact sums (see [`super::sparse`]) the zeros are added
+    /// at once, as the node's statistics minus the stored values'; otherwise row by row, in
+    /// the order the dense pass adds them, so that the sums keep the same bits.
+    fn fill_sparse(
+        &self,
+        column: &Binned,
+        part: &Part<'_>,
+        hist: &mut [f64],
+        rows: &NodeRows,
+        slots: usize,
+    ) {
+        let mut add = |code: u8, r: usize, w: f64| {
+            let at = code as usize * slots;
+            if let Some((n, stats)) = hist
+                .get_mut(at..at + slots)
+                .and_then(<[f64]>::split_last_mut)
+            {
+                self.accumulate(stats, r, w);
+                *n += 1.0;
+            }
+        };
+        let code = |e: &Entry| column.codes.get(e.at as usize).copied();
+        if let Some(whole) = part.exact {
+            let mut rest = whole.to_vec();
+            for e in part.entries {
+                let i = e.pos as usize;
+                if let (Some(&r), Some(&w), Some(code)) =
+                    (rows.rows.get(i), rows.weights.get(i), code(e))
+                {
+                    add(code, r as usize, w);
+                    self.accumulate(&mut rest, r as usize, -w);
+                }
+            }
+            let n_zero = rows.len().saturating_sub(part.entries.len());
+            let at = part.zero as usize * slots;
+            if let (true, Some((n, stats))) = (
+                n_zero > 0,
+                hist.get_mut(at..at + slots)
+                    .and_then(<[f64]>::split_last_mut),
+            ) {
+                stats.iter_mut().zip(&rest).for_each(|(s, x)| *s += x);
+                *n += n_zero as f64;
+            }
+            return;
+        }
+        let mut next = part.entries.iter().peekable();
+        for (i, (&r, &w)) in rows.rows.iter().zip(&rows.weights).enumerate() {
+            let code = match next.next_if(|e| e.pos as usize == i) {
+                Some(e) => code(e),
+                None => Some(part.zero),
+            };
+            if let Some(code) = code {
+                add(code, r as usize, w);
             }
         }
     }
@@ -724,7 +955,7 @@ impl Searcher<'_, '_> {
         let sign = self.constraint(feature);
         let scan = self.sweep(groups.as_slice(), n, missing, n_missing, node_weight, sign)?;
         let threshold = match at_bin.get(scan.at) {
-            Some(&hi) => midpoint(
+            Some(&hi) => self.threshold(
                 *column.hi.get(*at_bin.get(scan.at.checked_sub(1)?)?)?,
                 *column.lo.get(hi)?,
             ),
@@ -838,7 +1069,7 @@ mod tests {
         let (s, w) = at_node(&searcher, node);
         let bins = Bins::new(data, MAX_BINS, None).unwrap();
         let usable = vec![true; data.n_features()];
-        let hist = s.histograms(&bins, node, &usable);
+        let hist = s.histograms(&bins, node, &usable, None);
         let ranks = s.ranks(node).filter(|_| !params.criterion.is_additive());
         let prepared = Prepared::Hist {
             bins: &bins,
@@ -848,7 +1079,11 @@ mod tests {
         for (f, column) in data.columns().iter().enumerate() {
             if let Column::Numeric(_) = column {
                 let a = exact(&s, f, node, w);
-                let b = s.best_of_feature(f, node, w, data.columns(), prepared, ranks.as_ref());
+                let facts = NodeFacts {
+                    ranks: ranks.as_ref(),
+                    exact: None,
+                };
+                let b = s.best_of_feature(f, node, w, data.columns(), prepared, facts);
                 let context = format!(
                     "feature {f}, {:?}, {:?}, min_leaf {}, min_objects {}, correction {}",
                     params.criterion,
@@ -1084,7 +1319,7 @@ mod tests {
         };
         let s = Searcher::new(&data, &target, &params, 17.0);
         let bins = Bins::new(&data, MAX_BINS, None).unwrap();
-        let hist = s.histograms(&bins, &node, &[true; 3]);
+        let hist = s.histograms(&bins, &node, &[true; 3], None);
         // Text 000: Gain(D, density) = 0.262 at 0.381, Gain(D, sugar) = 0.349 at 0.126.
         let density = s.numeric_hist(0, &bins, &hist, 17.0).unwrap();
         let sugar = s.numeric_hist(2, &bins, &hist, 17.0).unwrap();
@@ -1221,11 +1456,11 @@ mod tests {
             let (s, _) = at_node(&searcher, &parent);
             let bins = Bins::new(&data, 16 + rng.below(240), None).unwrap();
             let usable = [true; 4];
-            let from_parent = s.histograms(&bins, &parent, &usable);
+            let from_parent = s.histograms(&bins, &parent, &usable, None);
             let bytes = from_parent.bytes();
             assert!(bytes >= from_parent.sums.len() * 8);
-            let derived = from_parent.subtract_from(&s.histograms(&bins, &left, &usable));
-            let direct = s.histograms(&bins, &right, &usable);
+            let derived = from_parent.subtract_from(&s.histograms(&bins, &left, &usable, None));
+            let direct = s.histograms(&bins, &right, &usable, None);
             assert_eq!(derived.spans, direct.spans);
             let scale = direct.sums.iter().fold(1.0f64, |m, x| m.max(x.abs()));
             for (bin_d, bin_r) in derived
@@ -1278,8 +1513,8 @@ mod tests {
             weights: vec![1.0; 2],
         };
         let derived = s
-            .histograms(&bins, &parent, &[true, true])
-            .subtract_from(&s.histograms(&bins, &child, &[false, true]));
+            .histograms(&bins, &parent, &[true, true], None)
+            .subtract_from(&s.histograms(&bins, &child, &[false, true], None));
         assert!(derived.feature(0).is_none());
         let direct = s.histograms(
             &bins,
@@ -1288,6 +1523,7 @@ mod tests {
                 weights: vec![1.0; 2],
             },
             &[true, true],
+            None,
         );
         assert_eq!(derived.feature(1), direct.feature(1));
     }
@@ -1362,7 +1598,7 @@ mod tests {
             .collect();
         for (node, at_root) in [(&root, true), (&child, false)] {
             let (s, w) = at_node(&searcher, node);
-            let hist = s.histograms(&bins, node, &[true, true]);
+            let hist = s.histograms(&bins, node, &[true, true], None);
             let c = s.numeric_hist(0, &bins, &hist, w).unwrap();
             let t = c.score.threshold;
             if at_root {
@@ -1526,8 +1762,8 @@ mod tests {
                 .unwrap()
                 .codes
         );
-        // Each column draws its own sample, so the bins differ, but both hold their values.
-        assert_ne!(a.lo, b.lo);
+        // One sample of rows serves every column, so equal columns get equal bins.
+        assert_eq!(a.lo, b.lo);
         for column in [a, b] {
             for (&v, &code) in x.iter().zip(&column.codes) {
                 if v.is_nan() {
@@ -1603,7 +1839,7 @@ mod tests {
             let s = Searcher::new(&data, &target, &params, n as f64);
             for (what, node) in [("root", &root), ("a random half", &half)] {
                 one.install(|| {
-                    let (build, h) = fastest(|| s.histograms(&bins, node, &usable));
+                    let (build, h) = fastest(|| s.histograms(&bins, node, &usable, None));
                     let w = node.len() as f64;
                     let (search, c) = fastest(|| {
                         (0..d)
@@ -1612,7 +1848,7 @@ mod tests {
                     });
                     assert!(c.iter().all(Option::is_some));
                     let bytes = h.bytes();
-                    let other = s.histograms(&bins, node, &usable);
+                    let other = s.histograms(&bins, node, &usable, None);
                     let t = Instant::now();
                     let _ = h.subtract_from(&other);
                     let subtract = t.elapsed();
@@ -1624,7 +1860,7 @@ mod tests {
                     );
                 });
             }
-            let (took, _) = fastest(|| s.histograms(&bins, &root, &usable));
+            let (took, _) = fastest(|| s.histograms(&bins, &root, &usable, None));
             println!("{name}, root, all threads: histograms {took:?}");
         }
     }

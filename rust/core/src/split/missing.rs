@@ -9,7 +9,7 @@ use super::{round_significant, route, Candidate, MissingRule, NodeRows, Searcher
 use crate::criterion::better;
 use crate::data::{CategoricalColumn, Column, Dataset, Target};
 use crate::params::MissingStrategy;
-use crate::tree::{NodeKind, SurrogateSet, NONE};
+use crate::tree::{SurrogateSet, NONE};
 
 // ---------------------------------------------------------------------------------------------
 // Class majority: the values a node fills in.
@@ -39,11 +39,12 @@ pub(crate) struct Fill {
     features: Vec<FeatureFill>,
 }
 
-/// The group a training row's missing cells are filled from: its class, or 0 (regression).
+/// The group a training row's missing cells are filled from: its class, or 0 (regression;
+/// several outputs have no one class, and are refused this strategy at fit).
 fn group(target: &Target<'_>, row: usize) -> usize {
     match target {
         Target::Classes { codes, .. } => codes.get(row).copied().unwrap_or(0) as usize,
-        Target::Values(_) => 0,
+        _ => 0,
     }
 }
 
@@ -57,7 +58,7 @@ impl Fill {
     ) -> Fill {
         let groups = match target {
             Target::Classes { n_classes, .. } => (*n_classes).max(1),
-            Target::Values(_) => 1,
+            _ => 1,
         };
         let features = data
             .columns()
@@ -68,7 +69,15 @@ impl Fill {
                     return FeatureFill::Unused;
                 }
                 match column {
-                    Column::Numeric(v) => numeric_fill(v, target, node, groups),
+                    Column::Numeric(v) => numeric_fill(
+                        |r| v.get(r).copied().unwrap_or(f64::NAN),
+                        target,
+                        node,
+                        groups,
+                    ),
+                    // No value is missing, but the node's mean still routes class majority's
+                    // missing values at predict, as for the same column dense.
+                    Column::Sparse(c) => numeric_fill(|r| c.value(r), target, node, groups),
                     Column::Categorical(c) => categorical_fill(c, target, node, groups),
                 }
             })
@@ -109,10 +118,16 @@ impl Fill {
     }
 }
 
-fn numeric_fill(v: &[f64], target: &Target<'_>, node: &NodeRows, groups: usize) -> FeatureFill {
+/// `value(row)` reads the feature (NaN = missing).
+fn numeric_fill(
+    value: impl Fn(usize) -> f64,
+    target: &Target<'_>,
+    node: &NodeRows,
+    groups: usize,
+) -> FeatureFill {
     let (mut sw, mut swx) = (vec![0.0; groups], vec![0.0; groups]);
     for (r, w) in node.iter() {
-        let x = v.get(r).copied().unwrap_or(f64::NAN);
+        let x = value(r);
         let g = group(target, r);
         if let (false, Some(a), Some(b)) = (x.is_nan(), sw.get_mut(g), swx.get_mut(g)) {
             *a += w;
@@ -295,42 +310,144 @@ pub(crate) fn plan_with(
             _ => Some((k, f)),
         })
         .map(|(k, _)| k);
+    if searcher.missing == MissingStrategy::Surrogate {
+        let primary = Primary::of(searcher, c, node);
+        let surrogates = if max_surrogates > 0 {
+            let exclude: Vec<usize> = match &c.rule {
+                super::SplitRule::Oblique { features, .. } => {
+                    features.iter().map(|&f| f as usize).collect()
+                }
+                _ => vec![c.feature],
+            };
+            surrogates(searcher.data, &primary, max_surrogates, &exclude)
+        } else {
+            Surrogates::default()
+        };
+        return Plan {
+            child: primary.majority.or(heaviest),
+            surrogates,
+            weight,
+        };
+    }
     let child = match searcher.missing {
         MissingStrategy::Fractional => None,
-        MissingStrategy::MajorityBranch | MissingStrategy::Surrogate => heaviest,
         MissingStrategy::Learned | MissingStrategy::Separate => c.placed.or(heaviest),
         MissingStrategy::ClassMajority => fill
             .and_then(|f| route(&kind, &NodeValues(f), 0))
             .filter(|&k| k < n_children)
             .or(heaviest),
-    };
-    let surrogates = if searcher.missing == MissingStrategy::Surrogate && max_surrogates > 0 {
-        let exclude: Vec<usize> = match &c.rule {
-            super::SplitRule::Oblique { features, .. } => {
-                features.iter().map(|&f| f as usize).collect()
-            }
-            _ => vec![c.feature],
-        };
-        surrogates(
-            searcher.data,
-            &kind,
-            n_children,
-            node,
-            max_surrogates,
-            &exclude,
-        )
-    } else {
-        Surrogates::default()
+        MissingStrategy::MajorityBranch | MissingStrategy::Surrogate => heaviest,
     };
     Plan {
         child,
-        surrogates,
+        surrogates: Surrogates::default(),
         weight,
     }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Surrogate splits (Breiman et al. 1984, §5.3; rpart's `surrogate.c`).
+// Surrogate splits (Breiman et al. 1984, §5.3), with rpart's definitions (its `surrogate.c`,
+// `choose_surg.c` and `nodesplit.c`, rpart 4.1), which R users compare against.
+
+/// Where the chosen split sends the node's rows, as the surrogates are measured against it.
+/// Weights are the rows' own (`Searcher::row_weight`: class weights and priors removed), as
+/// rpart counts agreement in case weights.
+struct Primary {
+    /// (row, weight, child) of each row of the node; child `None` when its tested value is
+    /// missing.
+    rows: Vec<(usize, f64, Option<usize>)>,
+    n_children: usize,
+    /// Weight of the known rows per child.
+    per_child: Vec<f64>,
+    /// The child a row missing every surrogate goes to: the heaviest by weight (rpart's
+    /// "majority direction"); a tie goes to the child rpart calls right (see [`rpart_right`]).
+    majority: Option<usize>,
+    /// The child rpart calls right in a binary split.
+    right: usize,
+}
+
+impl Primary {
+    fn of(searcher: &Searcher<'_, '_>, c: &Candidate, node: &NodeRows) -> Primary {
+        let kind = c.kind();
+        let n_children = c.fractions.len();
+        let columns = searcher.data.columns();
+        let rows: Vec<(usize, f64, Option<usize>)> = node
+            .iter()
+            .map(|(r, w)| {
+                let child = route(&kind, columns, r).filter(|&k| k < n_children);
+                (r, searcher.row_weight(r, w), child)
+            })
+            .collect();
+        let mut per_child = vec![0.0; n_children];
+        for &(_, w, k) in &rows {
+            if let Some(p) = k.and_then(|k| per_child.get_mut(k)) {
+                *p += w;
+            }
+        }
+        let right = rpart_right(c, searcher.target);
+        let max = per_child.iter().copied().fold(0.0, f64::max);
+        let heaviest: Vec<usize> = (0..n_children)
+            .filter(|&k| per_child.get(k).is_some_and(|&w| w == max))
+            .collect();
+        let majority = match heaviest.as_slice() {
+            [] => None,
+            [k] => Some(*k),
+            // rpart keeps no direction on a tie; its prediction then goes right.
+            ties if n_children == 2 && ties.contains(&right) => Some(right),
+            [first, ..] => Some(*first),
+        };
+        Primary {
+            rows,
+            n_children,
+            per_child,
+            majority,
+            right,
+        }
+    }
+
+    /// The rows whose tested value is known: (row, weight, child).
+    fn known(&self) -> impl Iterator<Item = (usize, f64, usize)> + '_ {
+        self.rows
+            .iter()
+            .filter_map(|&(r, w, k)| k.map(|k| (r, w, k)))
+    }
+
+    fn total(&self) -> f64 {
+        self.per_child.iter().sum()
+    }
+}
+
+/// The child of a binary split that rpart calls right: rpart orders the two sides by their
+/// mean class index (regression: mean y), lower on the left, the side `x < t` left on a tie
+/// (`gini.c`, `anova.c`). Only ties (a majority of equal weights, a category of equal weight on
+/// both sides) depend on it.
+fn rpart_right(c: &Candidate, target: &Target<'_>) -> usize {
+    let mean = |stats: &[f64]| -> f64 {
+        match target {
+            Target::Values(_) | Target::MultiValues { .. } => match stats {
+                [w, s, ..] if *w > 0.0 => s / w,
+                _ => 0.0,
+            },
+            Target::Classes { .. } | Target::MultiClasses { .. } => {
+                let total: f64 = stats.iter().sum();
+                if total > 0.0 {
+                    stats
+                        .iter()
+                        .enumerate()
+                        .map(|(j, x)| j as f64 * x)
+                        .sum::<f64>()
+                        / total
+                } else {
+                    0.0
+                }
+            }
+        }
+    };
+    match c.children.as_slice() {
+        [a, b] if mean(a) >= mean(b) => 0,
+        _ => 1,
+    }
+}
 
 /// One surrogate found: its agreement (weight), feature, threshold (NaN: categorical) and
 /// child map.
@@ -341,57 +458,41 @@ struct Found {
     children: Vec<u32>,
 }
 
-/// Up to `max` surrogate splits of the test `kind` at a node, best first: for every other
-/// feature, the test that sends the most training weight where `kind` does, among the rows
-/// whose tested value is known (a row missing the surrogate's feature counts as a
-/// disagreement, as rpart's default `surrogatestyle = 0`). A numeric feature gives a
-/// threshold and a direction (binary splits only); a categorical feature sends each category
-/// to the child most of its rows go to (any split). A surrogate is kept only if it agrees more
-/// than sending every row to the majority child does (rpart's positive "adj").
-fn surrogates(
-    data: &Dataset<'_>,
-    kind: &NodeKind<'_>,
-    n_children: usize,
-    node: &NodeRows,
-    max: usize,
-    exclude: &[usize],
-) -> Surrogates {
-    let columns = data.columns();
-    let primary: Vec<(usize, f64, usize)> = node
-        .iter()
-        .filter_map(|(r, w)| {
-            route(kind, columns, r)
-                .filter(|&c| c < n_children)
-                .map(|c| (r, w, c))
-        })
-        .collect();
-    let total: f64 = primary.iter().map(|&(_, w, _)| w).sum();
+/// Up to `max` surrogate splits of the node's split, best first: for every other feature, the
+/// test that sends the most weight where the split does, among the rows whose tested value
+/// is known (a row missing the surrogate's feature disagrees: rpart's default
+/// `surrogatestyle = 0`). A numeric feature gives a threshold and a direction (binary splits
+/// only); a categorical one sends each category to the child most of its rows go to (any
+/// split). A surrogate is kept only if it agrees more than sending every row to the majority
+/// child does (rpart's adjusted agreement above 1e-10); equal agreements keep the lower
+/// feature first.
+fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usize]) -> Surrogates {
+    let total = primary.total();
+    let majority = primary.per_child.iter().copied().fold(0.0, f64::max);
     let mut out = Surrogates::default();
-    if total <= 0.0 {
+    if total <= 0.0 || majority >= total {
         return out;
     }
-    let mut per_child = vec![0.0; n_children];
-    for &(_, w, c) in &primary {
-        if let Some(p) = per_child.get_mut(c) {
-            *p += w;
-        }
-    }
-    let baseline = per_child.iter().copied().fold(0.0, f64::max);
     let mut found: Vec<Found> = Vec::new();
-    for (f, column) in columns.iter().enumerate() {
+    for (f, column) in data.columns().iter().enumerate() {
         if exclude.contains(&f) {
             continue;
         }
         let candidate = match column {
-            Column::Numeric(v) if n_children == 2 => numeric_surrogate(v, &primary, f),
-            Column::Numeric(_) => None,
-            Column::Categorical(c) => categorical_surrogate(c, &primary, n_children, f),
+            Column::Numeric(v) if primary.n_children == 2 => {
+                numeric_surrogate(|r| v.get(r).copied().unwrap_or(f64::NAN), primary, f)
+            }
+            Column::Sparse(c) if primary.n_children == 2 => {
+                numeric_surrogate(|r| c.value(r), primary, f)
+            }
+            Column::Numeric(_) | Column::Sparse(_) => None,
+            Column::Categorical(c) => categorical_surrogate(c, primary, f),
         };
-        if let Some(s) = candidate.filter(|s| better(s.agreement, baseline, total)) {
+        let adjusted = |s: &Found| (s.agreement - majority) / (total - majority);
+        if let Some(s) = candidate.filter(|s| adjusted(s) > 1e-10) {
             found.push(s);
         }
     }
-    // Best agreement first; equal ones (to rounding) by feature index.
     found.sort_by(|a, b| {
         round_significant(b.agreement)
             .total_cmp(&round_significant(a.agreement))
@@ -407,58 +508,70 @@ fn surrogates(
     out
 }
 
-/// The threshold and direction of numeric feature `v` that agree most with the primary
-/// directions `primary` (row, weight, child 0 or 1).
-fn numeric_surrogate(v: &[f64], primary: &[(usize, f64, usize)], feature: usize) -> Option<Found> {
-    let mut known: Vec<(f64, f64, usize)> = primary
+/// The threshold and direction of numeric `feature` (read by `value(row)`, NaN = missing)
+/// that agree most with a binary split, as rpart's `choose_surg` finds them: thresholds lie
+/// midway between adjacent distinct values of the node's rows that have the feature (those
+/// missing the split's own value included, so thresholds fall where rpart puts them), each
+/// side must hold at least two rows whose split value is known, and the lowest threshold of
+/// the best agreement wins.
+fn numeric_surrogate(
+    value: impl Fn(usize) -> f64,
+    primary: &Primary,
+    feature: usize,
+) -> Option<Found> {
+    // (x, weight, child), child 2 for a row whose split value is missing: it places
+    // thresholds but weighs nothing.
+    let mut rows: Vec<(f64, f64, usize)> = primary
+        .rows
         .iter()
-        .filter_map(|&(r, w, c)| {
-            let x = v.get(r).copied().unwrap_or(f64::NAN);
-            (!x.is_nan()).then_some((x, w, c))
+        .filter_map(|&(r, w, child)| {
+            let x = value(r);
+            let row = match child {
+                Some(k) => (x, w, k),
+                None => (x, 0.0, 2),
+            };
+            (!x.is_nan()).then_some(row)
         })
         .collect();
-    if known.len() < 2 {
-        return None;
-    }
-    known.sort_by(|a, b| a.0.total_cmp(&b.0));
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut totals = [0.0; 2];
-    for &(_, w, c) in &known {
-        if let Some(t) = totals.get_mut(c) {
+    let mut counts = [0usize; 2];
+    for &(_, w, c) in &rows {
+        if let (Some(t), Some(n)) = (totals.get_mut(c), counts.get_mut(c)) {
             *t += w;
+            *n += 1;
         }
     }
+    let n_known = counts[0] + counts[1];
     let mut left = [0.0; 2];
+    let mut below = 0usize;
     // (agreement, position, orientation): orientation 0 sends `x <= t` to child 0.
     let mut best: Option<(f64, usize, usize)> = None;
-    let scale = totals[0] + totals[1];
-    for (p, pair) in (1..known.len()).zip(known.windows(2)) {
+    for (p, pair) in (1..rows.len()).zip(rows.windows(2)) {
         let &[(prev, w, c), (x, _, _)] = pair else {
             continue;
         };
         if let Some(l) = left.get_mut(c) {
             *l += w;
+            below += 1;
         }
-        if x <= prev {
+        if x <= prev || below < 2 || n_known - below < 2 {
             continue;
         }
         let straight = left[0] + (totals[1] - left[1]);
         let crossed = left[1] + (totals[0] - left[0]);
         for (agreement, orientation) in [(straight, 0), (crossed, 1)] {
-            if best.is_none_or(|(b, _, _)| better(agreement, b, scale)) {
+            if best.is_none_or(|(b, _, _)| agreement > b) {
                 best = Some((agreement, p, orientation));
             }
         }
     }
     let (agreement, p, orientation) = best?;
-    let (lo, hi) = (known.get(p - 1)?.0, known.get(p)?.0);
-    let mut threshold = lo / 2.0 + hi / 2.0;
-    if threshold >= hi || !threshold.is_finite() {
-        threshold = lo;
-    }
+    let (lo, hi) = (rows.get(p - 1)?.0, rows.get(p)?.0);
     Some(Found {
         agreement,
         feature,
-        threshold,
+        threshold: super::numeric::rpart_threshold(lo, hi),
         children: if orientation == 0 {
             vec![0, 1]
         } else {
@@ -467,41 +580,74 @@ fn numeric_surrogate(v: &[f64], primary: &[(usize, f64, usize)], feature: usize)
     })
 }
 
-/// Each category of `c` sent to the child most of its rows go to (rows where both tests are
-/// known); a category absent from those rows gives no direction.
+/// Each category of `c` sent to the child most of its weight goes to (rows whose split value
+/// is known); a category absent from those rows gives no direction. A category of equal
+/// weight on both sides goes where the majority of those rows go (rpart: right on a further
+/// tie). As in rpart's `choose_surg`, the surrogate counts only if at least two rows agree with
+/// the split and at least two disagree (rpart's test reads "sends at least 2 each way" but
+/// counts agreeing and disagreeing rows).
 fn categorical_surrogate(
     c: &CategoricalColumn<'_>,
-    primary: &[(usize, f64, usize)],
-    n_children: usize,
+    primary: &Primary,
     feature: usize,
 ) -> Option<Found> {
     let k = c.n_categories as usize;
-    let mut table = vec![vec![0.0; n_children]; k];
-    let mut any = false;
-    for &(r, w, child) in primary {
-        if let Some(slot) = c
-            .code(r)
-            .and_then(|code| table.get_mut(code as usize)?.get_mut(child))
-        {
+    let n_children = primary.n_children;
+    let mut weight = vec![vec![0.0; n_children]; k];
+    let mut count = vec![vec![0usize; n_children]; k];
+    let mut per_child = vec![0.0; n_children];
+    for (r, w, child) in primary.known() {
+        let Some(code) = c.code(r) else {
+            continue;
+        };
+        if let (Some(slot), Some(n), Some(p)) = (
+            weight
+                .get_mut(code as usize)
+                .and_then(|row| row.get_mut(child)),
+            count
+                .get_mut(code as usize)
+                .and_then(|row| row.get_mut(child)),
+            per_child.get_mut(child),
+        ) {
             *slot += w;
-            any = true;
+            *n += 1;
+            *p += w;
         }
     }
-    if !any {
-        return None;
-    }
-    let mut agreement = 0.0;
-    let children = table
+    // Where a tied category goes: the heavier side of these rows (rpart's "default
+    // direction"), right on a tie for a binary split.
+    let max = per_child.iter().copied().fold(0.0, f64::max);
+    let default = if n_children == 2 {
+        match per_child.as_slice() {
+            [a, b] if a > b => 0,
+            [a, b] if b > a => 1,
+            _ => primary.right,
+        }
+    } else {
+        per_child.iter().position(|&w| w == max).unwrap_or(0)
+    };
+    let (mut agreement, mut agree, mut disagree) = (0.0, 0usize, 0usize);
+    let children = weight
         .iter()
-        .map(|row| match mode(row) {
-            Some(child) => {
-                agreement += row.get(child as usize).copied().unwrap_or(0.0);
-                child
+        .zip(&count)
+        .map(|(w, n)| {
+            if n.iter().sum::<usize>() == 0 {
+                return NONE;
             }
-            None => NONE,
+            let top = w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let child = if w.get(default) == Some(&top) {
+                default
+            } else {
+                w.iter().position(|&x| x == top).unwrap_or(default)
+            };
+            agreement += w.get(child).copied().unwrap_or(0.0);
+            let here = n.get(child).copied().unwrap_or(0);
+            agree += here;
+            disagree += n.iter().sum::<usize>() - here;
+            child as u32
         })
         .collect();
-    Some(Found {
+    (agree >= 2 && disagree >= 2).then_some(Found {
         agreement,
         feature,
         threshold: f64::NAN,

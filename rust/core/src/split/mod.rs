@@ -5,7 +5,7 @@
 //! r̃_v = w(D̃_v)/w(D̃), the fraction of a missing row's weight it receives.
 
 use crate::control::Control;
-use crate::criterion::{better, split_information, stats_weight, Criterion, Measure};
+use crate::criterion::{better, split_information, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
 use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
 use crate::sampling::Sampler;
@@ -20,6 +20,8 @@ mod numeric;
 mod oblique;
 pub(crate) mod presort;
 mod random;
+pub(crate) mod scales;
+pub(crate) mod sparse;
 
 use absolute::Ranks;
 pub(crate) use categorical::Categories;
@@ -27,6 +29,7 @@ use hist::{Bins, Histograms};
 use monotonic::Bounds;
 use presort::Sorted;
 use rayon::prelude::*;
+use scales::ClassScales;
 
 /// Nodes with at least this many rows search their features in parallel.
 const PARALLEL_ROWS: usize = 2048;
@@ -156,6 +159,8 @@ pub(crate) struct Searcher<'a, 'd> {
     /// `min_samples_leaf` as a weight: the least a side may hold (with the tolerance of
     /// [`holds_rows`]), so the threshold scan compares one number per side.
     min_leaf_size: f64,
+    /// Class factors between the rows' weights and the search's ([`scales`]); `None`: none.
+    scales: Option<&'a ClassScales>,
     /// Least total weight (missing fractions included) of a non-empty child.
     min_weight_leaf: f64,
     /// C4.5's MINOBJS: known weight of at least two branches (both, for a binary split).
@@ -214,11 +219,20 @@ impl<'a, 'd> Searcher<'a, 'd> {
             data,
             target,
             criterion: params.criterion,
-            measure: Measure::new(params.criterion, params.cost_matrix.as_deref()),
+            measure: Measure::new(
+                params.criterion,
+                // Altered priors put the costs in the class weights instead (see `scales`).
+                params
+                    .cost_matrix
+                    .as_deref()
+                    .filter(|_| !params.altered_priors),
+                target.layout(),
+            ),
             categorical_split: params.categorical_split,
             min_samples_leaf: params.min_samples_leaf,
             rows_per_weight: 1.0,
             min_leaf_size: least_weight(params.min_samples_leaf, 1.0),
+            scales: None,
             min_weight_leaf: params.min_weight_fraction_leaf * total_weight,
             min_objects: params.min_objects,
             numeric_gain_correction: params.numeric_gain_correction,
@@ -290,6 +304,56 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
+    /// This searcher reading class weights through `scales` (see [`scales`]).
+    pub(crate) fn scaled(self, scales: Option<&'a ClassScales>) -> Searcher<'a, 'd> {
+        Searcher { scales, ..self }
+    }
+
+    /// Whether class factors come between the rows' weights and the search's.
+    pub(crate) fn has_scales(&self) -> bool {
+        self.scales.is_some()
+    }
+
+    /// The weight row `row`, carrying `w`, has in the search (altered priors applied).
+    #[inline]
+    pub(crate) fn search_weight(&self, row: usize, w: f64) -> f64 {
+        match (self.scales, self.target) {
+            (Some(s), Target::Classes { codes, .. }) => {
+                s.search_weight(codes.get(row).copied().unwrap_or(0) as usize, w)
+            }
+            _ => w,
+        }
+    }
+
+    /// The row weight the size rules count for `w` of row `row`: its class weight removed.
+    pub(crate) fn row_weight(&self, row: usize, w: f64) -> f64 {
+        match (self.scales, self.target) {
+            (Some(s), Target::Classes { codes, .. }) => {
+                s.row_weight(codes.get(row).copied().unwrap_or(0) as usize, w)
+            }
+            _ => w,
+        }
+    }
+
+    /// The caller's weight of statistics gathered in the search.
+    fn plain_weight(&self, stats: &[f64]) -> f64 {
+        match self.scales {
+            Some(s) if !self.regression() => s.weight(stats),
+            _ => self.weight_of(stats),
+        }
+    }
+
+    /// Whether a side with statistics `stats` (search weight `w`) holds `least`.
+    #[inline]
+    fn holds(&self, stats: &[f64], w: f64, least: Least) -> bool {
+        match self.scales {
+            Some(s) if !self.regression() => {
+                s.rows(stats) >= least.rows && s.weight(stats) >= least.weight
+            }
+            _ => w >= least.plain(),
+        }
+    }
+
     /// This searcher counting rows in units of `unit`, the lightest positive training weight
     /// (see [`Self::rows_of`]).
     pub(crate) fn counting_rows_in(self, unit: f64) -> Searcher<'a, 'd> {
@@ -318,29 +382,44 @@ impl<'a, 'd> Searcher<'a, 'd> {
         self.measure.impurity(stats)
     }
 
-    /// The least weight of scored rows a child may receive at a node whose scored rows weigh
-    /// `kw` of its `node_weight`: enough rows (`min_samples_leaf`, counted by weight) and
-    /// enough weight (`min_weight_fraction_leaf`), both with the child's share of the missing
-    /// rows when C4.5 spreads them (a child of share `w / kw` then holds `w / kw ×
-    /// node_weight`); the other strategies send a missing row to one child, so only what was
-    /// scored counts in advance.
+    /// The impurity of a node whose rows carry the class weights `stats` (the caller's
+    /// weights), as the search weighs them.
+    pub(crate) fn node_impurity(&self, stats: &[f64]) -> f64 {
+        match self.scales {
+            Some(s) if !self.regression() => self.impurity(&s.searched(stats)),
+            _ => self.impurity(stats),
+        }
+    }
+
+    /// The least a child may receive at a node whose scored rows weigh `kw` of its
+    /// `node_weight`: enough rows (`min_samples_leaf`, counted by weight) and enough weight
+    /// (`min_weight_fraction_leaf`), both with the child's share of the missing rows when
+    /// C4.5 spreads them (a child of share `w / kw` then holds `w / kw × node_weight`); the
+    /// other strategies send a missing row to one child, so only what was scored counts in
+    /// advance.
     #[inline]
-    fn least_child(&self, kw: f64, node_weight: f64) -> f64 {
+    fn least_child(&self, kw: f64, node_weight: f64) -> Least {
         let scored = kw / node_weight; // 1 where no row misses the feature
         let rows = if self.missing == MissingStrategy::Fractional {
             self.min_leaf_size * scored
         } else {
             self.min_leaf_size
         };
-        rows.max(self.min_weight_leaf * scored)
+        Least {
+            rows,
+            weight: self.min_weight_leaf * scored,
+        }
     }
 
     /// [`Self::least_child`] for each side of a binary split, where C4.5 also asks for
-    /// `min_objects` of known weight on both: one number, so that the threshold scan compares
-    /// each side once.
+    /// `min_objects` of known weight on both.
     #[inline]
-    fn least_side(&self, kw: f64, node_weight: f64) -> f64 {
-        self.least_child(kw, node_weight).max(self.min_objects)
+    fn least_side(&self, kw: f64, node_weight: f64) -> Least {
+        let least = self.least_child(kw, node_weight);
+        Least {
+            weight: least.weight.max(self.min_objects),
+            ..least
+        }
     }
 
     /// Whether the search places the missing rows on a side itself (and scores all rows).
@@ -357,6 +436,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
 
     #[inline]
     fn accumulate(&self, stats: &mut [f64], row: usize, w: f64) {
+        let w = self.search_weight(row, w);
         self.target.accumulate_around(stats, row, w, self.shift);
     }
 
@@ -364,8 +444,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
         vec![0.0; self.target.stats_width()]
     }
 
-    fn weight_of(&self, stats: &[f64]) -> f64 {
-        stats_weight(stats, self.regression())
+    pub(crate) fn weight_of(&self, stats: &[f64]) -> f64 {
+        self.measure.weight(stats)
+    }
+
+    /// The magnitude rounding noise in scores at a node with statistics `stats` is relative
+    /// to (see [`Criterion::noise_scale`]).
+    fn noise_scale(&self, stats: &[f64]) -> f64 {
+        self.measure.noise_scale(stats)
     }
 
     /// Best candidate of every feature (`None` where a feature cannot separate the rows or is
@@ -397,7 +483,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
     ) -> NodeSearch<'n, 'a, 'd> {
         let mut total = self.zero_stats();
         for (r, w) in node.iter() {
-            self.target.accumulate(&mut total, r, w);
+            self.target
+                .accumulate(&mut total, r, self.search_weight(r, w));
         }
         // Class counts do not move with the centre: only regression sums are taken again.
         let centred = self.centred_for(&total, prepared);
@@ -446,16 +533,21 @@ impl<'a, 'd> Searcher<'a, 'd> {
             let starved = ranks.is_none();
             (ranks, starved)
         };
+        let exact = match prepared {
+            Prepared::Hist { .. } => None,
+            _ => self.exact_counts(node),
+        };
         NodeSearch {
             centred,
             node,
             node_weight,
-            scale: self.criterion.noise_scale(&centred_total),
+            scale: self.noise_scale(&centred_total),
             total: centred_total,
             fill,
             prepared,
             ranks,
             starved,
+            exact,
         }
     }
 
@@ -473,10 +565,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
-    /// This searcher with regression targets taken as `y − shift` (classes are unaffected).
+    /// This searcher with regression targets taken as `y − shift` (classes, and several
+    /// outputs, are unaffected: see [`Target::accumulate_around`]).
     pub(crate) fn centred_on(&self, shift: f64) -> Searcher<'a, 'd> {
+        let single = self.target.n_outputs() == 1;
         Searcher {
-            shift: if self.criterion.centres_targets() {
+            shift: if self.criterion.centres_targets() && single {
                 shift
             } else {
                 0.0
@@ -485,8 +579,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
     }
 
-    /// `ranks`: the node's ranked targets, for absolute error's scans (`None` for the
-    /// criteria of sums).
+    /// `facts`: what the node search computed once for all its features ([`NodeFacts`]).
     fn best_of_feature<V: Values + ?Sized>(
         &self,
         feature: usize,
@@ -494,9 +587,39 @@ impl<'a, 'd> Searcher<'a, 'd> {
         node_weight: f64,
         values: &V,
         prepared: Prepared<'_>,
-        ranks: Option<&Ranks>,
+        facts: NodeFacts<'_>,
     ) -> Option<Candidate> {
+        let NodeFacts { ranks, exact } = facts;
         match self.data.columns().get(feature)? {
+            // A sparse column holds no missing value, so class-majority fills never apply.
+            Column::Sparse(col) => match (prepared, ranks) {
+                (Prepared::Hist { bins, .. }, Some(ranks)) => {
+                    self.absolute_hist(feature, bins, node, node_weight, ranks)
+                }
+                // Absolute error scans rows, which summed histograms do not have.
+                (Prepared::Summed { .. }, Some(_)) => None,
+                // Absolute error reads the column row by row, as a dense one.
+                (_, Some(ranks)) => self.absolute_numeric(
+                    feature,
+                    |r| col.value(r),
+                    node,
+                    node_weight,
+                    None,
+                    Some(ranks),
+                ),
+                (Prepared::Hist { bins, hist } | Prepared::Summed { bins, hist, .. }, None) => {
+                    self.numeric_hist(feature, bins, hist, node_weight)
+                }
+                (Prepared::Sorted(sorted), None) => {
+                    let stored = sorted.stored(feature)?;
+                    self.numeric_sparse(feature, col, stored, node, node_weight, exact)
+                }
+                (Prepared::Unsorted, None) => {
+                    let stored =
+                        sparse::by_value(col, sparse::entries_at(col, node, self.control)?);
+                    self.numeric_sparse(feature, col, &stored, node, node_weight, exact)
+                }
+            },
             Column::Numeric(_) => match (prepared, ranks) {
                 (Prepared::Hist { bins, .. }, Some(ranks)) => {
                     self.absolute_hist(feature, bins, node, node_weight, ranks)
@@ -629,9 +752,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
         let too_small = part
             .counts
             .iter()
+            .zip(part.children)
             .zip(&weights)
-            .any(|(&c, &w)| c > 0 && w < least);
-        let big_enough = weights
+            .any(|((&c, stats), &w)| c > 0 && !self.holds(stats, w, least));
+        let plain: Vec<f64> = part.children.iter().map(|c| self.plain_weight(c)).collect();
+        let big_enough = plain
             .iter()
             .filter(|&&w| w > 0.0 && w >= self.min_objects)
             .count();
@@ -690,7 +815,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 threshold,
                 rho,
             },
-            fractions: weights.iter().map(|w| w / known_w).collect(),
+            // Shares of the caller's weight, whatever the search weighed.
+            fractions: {
+                let known = if self.scales.is_some() {
+                    plain.iter().sum::<f64>()
+                } else {
+                    known_w
+                };
+                plain.iter().map(|w| w / known).collect()
+            },
             children: part.children.to_vec(),
             placed: placed.map(|(child, _)| child),
             missing: missing::Plan::default(),
@@ -739,6 +872,18 @@ pub(crate) struct NodeSearch<'n, 'a, 'd> {
     ranks: Option<Ranks>,
     /// Absolute error's ranks could not be had (out of memory): the node finds no split.
     starved: bool,
+    /// The node's class weights when their sums are exact ([`Searcher::exact_counts`]).
+    exact: Option<Vec<f64>>,
+}
+
+/// What a node's search computed once for all its features' scans.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct NodeFacts<'n> {
+    /// The node's ranked targets, for absolute error's scans (`None` for the criteria of
+    /// sums).
+    ranks: Option<&'n Ranks>,
+    /// The node's class weights when their sums are exact, for sparse columns' zero blocks.
+    exact: Option<&'n [f64]>,
 }
 
 impl NodeSearch<'_, '_, '_> {
@@ -776,7 +921,10 @@ impl NodeSearch<'_, '_, '_> {
                 self.node_weight,
                 values,
                 self.prepared,
-                self.ranks.as_ref(),
+                NodeFacts {
+                    ranks: self.ranks.as_ref(),
+                    exact: self.exact.as_deref(),
+                },
             ),
         }
     }
@@ -806,6 +954,21 @@ impl NodeSearch<'_, '_, '_> {
 /// compared with a tolerance far below any fraction of a row that matters.
 pub(crate) fn holds_rows(rows: f64, least: usize) -> bool {
     rows >= least as f64 - 1e-9 * (1.0 + rows.abs())
+}
+
+/// What a child must hold: row weight (`min_samples_leaf`, class weights removed) and the
+/// caller's weight (`min_weight_fraction_leaf`, C4.5's `min_objects`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Least {
+    rows: f64,
+    weight: f64,
+}
+
+impl Least {
+    /// The one weight a child must hold when no class factors scale the search.
+    pub(super) fn plain(self) -> f64 {
+        self.rows.max(self.weight)
+    }
 }
 
 /// The least weight that [`holds_rows`] `least` rows at `rows_per_weight`.
@@ -922,6 +1085,7 @@ impl Values for [Column<'_>] {
     fn number(&self, f: usize, row: usize) -> f64 {
         match self.get(f) {
             Some(Column::Numeric(v)) => v.get(row).copied().unwrap_or(f64::NAN),
+            Some(Column::Sparse(c)) => c.value(row),
             _ => f64::NAN,
         }
     }
@@ -930,14 +1094,14 @@ impl Values for [Column<'_>] {
     fn code(&self, f: usize, row: usize) -> Option<u32> {
         match self.get(f)? {
             Column::Categorical(c) => c.code(row),
-            Column::Numeric(_) => None,
+            Column::Numeric(_) | Column::Sparse(_) => None,
         }
     }
 
     fn numeric_column(&self, f: usize) -> Option<&[f64]> {
         match self.get(f)? {
             Column::Numeric(v) => Some(v),
-            Column::Categorical(_) => None,
+            Column::Categorical(_) | Column::Sparse(_) => None,
         }
     }
 }

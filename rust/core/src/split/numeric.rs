@@ -7,10 +7,10 @@ use super::*;
 /// code or y) side by side, so the scan walks memory in order instead of hopping through the
 /// row, weight and target arrays (the hops dominated the time on large data).
 #[derive(Debug, Clone, Copy)]
-struct Known {
-    x: f64,
-    w: f64,
-    label: f64,
+pub(super) struct Known {
+    pub(super) x: f64,
+    pub(super) w: f64,
+    pub(super) label: f64,
 }
 
 /// Rows in ascending value order as the threshold scan walks them: the known rows one by one
@@ -70,7 +70,30 @@ pub(super) fn midpoint(lo: f64, hi: f64) -> f64 {
     }
 }
 
+/// rpart's threshold between adjacent values `lo < hi`, as a `x <= t` test: rpart sends
+/// `x < (lo + hi) / 2` left (its `gini.c`, `choose_surg.c`, `branch.c`), so a value exactly at
+/// the midpoint (integer data, at predict time) goes right; the largest float below that
+/// midpoint makes quercus's `x <= t` the same test. `lo` if rounding leaves nothing between.
+pub(super) fn rpart_threshold(lo: f64, hi: f64) -> f64 {
+    let t = ((lo + hi) / 2.0).next_down();
+    if t >= lo && t < hi && t.is_finite() {
+        t
+    } else {
+        lo
+    }
+}
+
 impl Searcher<'_, '_> {
+    /// The threshold of a numeric test between adjacent values `lo < hi`: their midpoint, or
+    /// rpart's with `missing="surrogate"` (see [`rpart_threshold`]).
+    pub(super) fn threshold(&self, lo: f64, hi: f64) -> f64 {
+        if self.missing == MissingStrategy::Surrogate {
+            rpart_threshold(lo, hi)
+        } else {
+            midpoint(lo, hi)
+        }
+    }
+
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
@@ -102,7 +125,7 @@ impl Searcher<'_, '_> {
             let r = r as usize;
             Some(Known {
                 x: value(r),
-                w,
+                w: self.search_weight(r, w),
                 label: self.target.label(r),
             })
         };
@@ -135,7 +158,7 @@ impl Searcher<'_, '_> {
     }
 
     /// [`Self::numeric`] once the node's known rows are gathered in ascending order.
-    fn numeric_known(
+    pub(super) fn numeric_known(
         &self,
         feature: usize,
         known: &[Known],
@@ -149,7 +172,7 @@ impl Searcher<'_, '_> {
         let sign = self.constraint(feature);
         let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight, sign)?;
         let threshold = match known.get(scan.at) {
-            Some(hi) => midpoint(known.get(scan.at.checked_sub(1)?)?.x, hi.x),
+            Some(hi) => self.threshold(known.get(scan.at.checked_sub(1)?)?.x, hi.x),
             None => KNOWN_VS_MISSING,
         };
         self.numeric_candidate(feature, threshold, known, scan, &missing, node_weight)
@@ -181,7 +204,7 @@ impl Searcher<'_, '_> {
         } else {
             total.clone()
         };
-        let scale = self.criterion.noise_scale(&all);
+        let scale = self.noise_scale(&all);
         let base = self.impurity(&total);
         let impurity_decrease = self.criterion.is_impurity_decrease();
         let kw = self.weight_of(&total);
@@ -229,7 +252,10 @@ impl Searcher<'_, '_> {
                 continue;
             }
             let (wl, wr) = (self.weight_of(&left), self.weight_of(&right));
-            if wl < least || wr < least || !self.monotone(sign, &left, &right) {
+            if !self.holds(&left, wl, least)
+                || !self.holds(&right, wr, least)
+                || !self.monotone(sign, &left, &right)
+            {
                 continue;
             }
             let dec = if impurity_decrease {
@@ -330,7 +356,7 @@ impl Searcher<'_, '_> {
         let aw = self.weight_of(all);
         let (wl, wr) = (self.weight_of(left), self.weight_of(right));
         let least = self.least_side(aw, node_weight);
-        if wl < least || wr < least {
+        if !self.holds(left, wl, least) || !self.holds(right, wr, least) {
             return None;
         }
         Some(if self.criterion.is_impurity_decrease() {

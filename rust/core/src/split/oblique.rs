@@ -190,6 +190,8 @@ impl Searcher<'_, '_> {
                 }
                 side
             }
+            // Several outputs have no single direction to start from (refused at fit).
+            Target::MultiClasses { .. } | Target::MultiValues { .. } => return None,
         };
         let ridge = RIDGE * (scatter.trace() / d as f64).max(f64::MIN_POSITIVE);
         scatter += DMatrix::<f64>::identity(d, d) * ridge;
@@ -242,7 +244,7 @@ fn numeric_features<'c>(columns: &'c [Column<'_>]) -> impl Iterator<Item = usize
     columns
         .iter()
         .enumerate()
-        .filter(|(_, c)| matches!(c, Column::Numeric(_)))
+        .filter(|(_, c)| c.is_numeric())
         .map(|(f, _)| f)
 }
 

@@ -6,9 +6,14 @@
 //! (see `partition` in the builder), so a stable hand-down keeps the lists ordered by
 //! (value, position) — the order the per-node sort of [`Searcher::numeric`] used, which keeps
 //! the trees bit-identical.
+//!
+//! A sparse column lists only its stored values ([`Entry`]; see [`super::sparse`]): in value
+//! order for the exact search, in position order for the histogram search, which then counts
+//! a node's stored values without reading its other rows.
 
 use rayon::prelude::*;
 
+use super::sparse::{by_value, entries_at, Entry};
 use super::NodeRows;
 use crate::control::Control;
 use crate::data::{Column, Dataset};
@@ -17,21 +22,73 @@ use crate::data::{Column, Dataset};
 /// work per feature is too small to pay for the tasks.
 const PARALLEL_ROWS: usize = 4096;
 
-/// Per feature, the node's known rows in ascending value order; `None` for categorical
-/// features and features no longer searched.
+/// One feature's list at a node.
+#[derive(Debug, Clone, Default)]
+enum List {
+    /// Nothing kept: a categorical feature, one no longer searched, or a dense one in the
+    /// histogram search.
+    #[default]
+    None,
+    /// A dense numeric feature's known rows (positions) in ascending value order.
+    Rows(Vec<u32>),
+    /// A sparse feature: its stored values are in the node's [`Stored`].
+    Stored,
+}
+
+/// The sparse features' stored values at a node (see [`Order`]), feature after feature in
+/// one buffer, as a CSC matrix of the node's rows: a split costs the node's stored values
+/// and two buffers per child, however many features are sparse (wide sparse data have tens
+/// of thousands, most with no stored value at a deep node).
+#[derive(Debug, Default)]
+struct Stored {
+    entries: Vec<Entry>,
+    /// Feature `f`'s entries are `entries[starts[f]..starts[f + 1]]`; empty when no
+    /// feature is sparse.
+    starts: Vec<usize>,
+}
+
+impl Stored {
+    fn of(&self, feature: usize) -> &[Entry] {
+        match (self.starts.get(feature), self.starts.get(feature + 1)) {
+            (Some(&a), Some(&b)) => self.entries.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// How the lists of a fit are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Ascending value (the exact search); a sparse feature's stored +0.0 values are left
+    /// out, with the implicit zeros they equal.
+    Value,
+    /// Ascending position, sparse features only (the histogram search).
+    Position,
+}
+
+/// Per feature, the node's known rows in ascending value order (or a sparse feature's
+/// stored values); nothing for categorical features and features no longer searched.
 #[derive(Debug, Default)]
 pub(crate) struct Sorted {
-    lists: Vec<Option<Vec<u32>>>,
+    lists: Vec<List>,
+    stored: Stored,
 }
 
 impl Sorted {
-    /// The root's lists: every numeric feature's non-missing rows sorted by (value, row).
+    /// The root's lists: every numeric feature's non-missing rows sorted by (value, row), or
+    /// with [`Order::Position`] only the sparse features' stored values.
     /// `None` when the memory cannot be had (recorded in `control`) or `control` stopped.
-    pub(crate) fn root(data: &Dataset<'_>, rows: &NodeRows, control: &Control) -> Option<Sorted> {
+    pub(crate) fn root(
+        data: &Dataset<'_>,
+        rows: &NodeRows,
+        order: Order,
+        control: &Control,
+    ) -> Option<Sorted> {
         let sort = |column: &Column<'_>| match column {
             // Sorting the root's columns is the longest stretch without a node: a stop is
             // noticed between columns.
-            Column::Numeric(_) if control.stopped() => None,
+            Column::Numeric(_) | Column::Sparse(_) if control.stopped() => None,
+            Column::Numeric(_) if order == Order::Position => Some(List::None),
             Column::Numeric(values) => {
                 let value = |i: u32| {
                     rows.rows
@@ -49,21 +106,76 @@ impl Sorted {
                 known.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 let mut list = control.vec(known.len())?;
                 list.extend(known.into_iter().map(|(_, i)| i));
-                Some(Some(list))
+                Some(List::Rows(list))
             }
-            Column::Categorical(_) => Some(None),
+            Column::Sparse(_) => Some(List::Stored),
+            Column::Categorical(_) => Some(List::None),
         };
-        let lists = if rows.len() >= PARALLEL_ROWS {
-            data.columns().par_iter().map(sort).collect::<Option<_>>()
-        } else {
-            data.columns().iter().map(sort).collect::<Option<_>>()
+        let stored = |column: &Column<'_>| match column {
+            Column::Sparse(_) if control.stopped() => None,
+            Column::Sparse(c) => {
+                let entries = entries_at(c, rows, Some(control))?;
+                Some(match order {
+                    Order::Value => by_value(c, entries),
+                    Order::Position => entries,
+                })
+            }
+            _ => Some(Vec::new()),
         };
-        Some(Sorted { lists: lists? })
+        let (lists, per_feature): (Option<Vec<List>>, Option<Vec<Vec<Entry>>>) =
+            if rows.len() >= PARALLEL_ROWS {
+                let columns = data.columns();
+                rayon::join(
+                    || columns.par_iter().map(sort).collect(),
+                    || columns.par_iter().map(stored).collect(),
+                )
+            } else {
+                let columns = data.columns().iter();
+                (
+                    columns.clone().map(sort).collect(),
+                    columns.map(stored).collect(),
+                )
+            };
+        let per_feature = per_feature?;
+        let mut stored = Stored::default();
+        if data
+            .columns()
+            .iter()
+            .any(|c| matches!(c, Column::Sparse(_)))
+        {
+            stored.entries = control.vec(per_feature.iter().map(Vec::len).sum())?;
+            stored.starts = control.vec(per_feature.len() + 1)?;
+            for entries in per_feature {
+                stored.starts.push(stored.entries.len());
+                stored.entries.extend(entries);
+            }
+            stored.starts.push(stored.entries.len());
+        }
+        Some(Sorted {
+            lists: lists?,
+            stored,
+        })
     }
 
-    /// The known rows of numeric `feature` in ascending value order, if kept.
+    /// The known rows of dense numeric `feature` in ascending value order, if kept.
     pub(crate) fn list(&self, feature: usize) -> Option<&[u32]> {
-        self.lists.get(feature)?.as_deref()
+        match self.lists.get(feature)? {
+            List::Rows(list) => Some(list),
+            _ => None,
+        }
+    }
+
+    /// The stored values of sparse `feature` at the node, if kept.
+    pub(crate) fn stored(&self, feature: usize) -> Option<&[Entry]> {
+        match self.lists.get(feature)? {
+            List::Stored => Some(self.stored.of(feature)),
+            _ => None,
+        }
+    }
+
+    /// Whether any list is kept (a split then records where its rows went).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lists.iter().all(|l| matches!(l, List::None))
     }
 
     /// Each child's lists, from where `routes` says each of this node's rows went. Each of
@@ -77,22 +189,29 @@ impl Sorted {
         control: &Control,
     ) -> Option<Vec<Sorted>> {
         let n_children = routes.counts.len();
-        let split = |(f, list): (usize, Option<Vec<u32>>)| -> Option<Vec<Option<Vec<u32>>>> {
+        let split = |(f, list): (usize, List)| -> Option<Vec<List>> {
             if control.stopped() {
                 return None;
             }
-            match list {
-                Some(list) if usable.get(f).copied().unwrap_or(false) => Some(
-                    routes
-                        .split_list(&list, control)?
-                        .into_iter()
-                        .map(Some)
-                        .collect(),
-                ),
-                _ => Some(vec![None; n_children]),
+            if !usable.get(f).copied().unwrap_or(false) {
+                return Some(vec![List::None; n_children]);
             }
+            Some(match list {
+                List::Rows(list) => routes
+                    .split_list(&list, control)?
+                    .into_iter()
+                    .map(List::Rows)
+                    .collect(),
+                List::Stored => vec![List::Stored; n_children],
+                List::None => vec![List::None; n_children],
+            })
         };
-        let per_feature: Vec<Vec<Option<Vec<u32>>>> = if routes.n_rows() >= PARALLEL_ROWS {
+        let kept = |f: usize| {
+            usable.get(f).copied().unwrap_or(false)
+                && matches!(self.lists.get(f), Some(List::Stored))
+        };
+        let stored = routes.split_stored(&self.stored, kept, control)?;
+        let per_feature: Vec<Vec<List>> = if routes.n_rows() >= PARALLEL_ROWS {
             self.lists
                 .into_par_iter()
                 .enumerate()
@@ -105,7 +224,13 @@ impl Sorted {
                 .map(split)
                 .collect::<Option<_>>()?
         };
-        let mut children: Vec<Sorted> = (0..n_children).map(|_| Sorted::default()).collect();
+        let mut children: Vec<Sorted> = stored
+            .into_iter()
+            .map(|stored| Sorted {
+                lists: Vec::with_capacity(per_feature.len()),
+                stored,
+            })
+            .collect();
         for lists in per_feature {
             for (child, list) in children.iter_mut().zip(lists) {
                 child.lists.push(list);
@@ -173,32 +298,95 @@ impl Routes {
         }
     }
 
+    /// One list split into the children's, order kept.
+    /// Calls `to(child, position)` for each child the row at parent position `i` went to,
+    /// with its position there.
+    #[inline]
+    fn targets(&self, i: u32, mut to: impl FnMut(usize, u32)) {
+        let i = i as usize;
+        let (Some(&child), Some(&at)) = (self.child.get(i), self.position.get(i)) else {
+            return;
+        };
+        if child != SPREAD {
+            to(child as usize, at);
+            return;
+        }
+        let n_children = self.counts.len();
+        let start = at as usize * n_children;
+        let places = self.spread.get(start..start + n_children).unwrap_or(&[]);
+        for (c, &p) in places.iter().enumerate() {
+            if p != u32::MAX {
+                to(c, p);
+            }
+        }
+    }
+
+    /// The stored values of the features where `kept(f)` split into the children's, order
+    /// kept; the other features' are left empty.
+    fn split_stored(
+        &self,
+        stored: &Stored,
+        kept: impl Fn(usize) -> bool,
+        control: &Control,
+    ) -> Option<Vec<Stored>> {
+        let n_children = self.counts.len();
+        if stored.starts.is_empty() {
+            return Some((0..n_children).map(|_| Stored::default()).collect());
+        }
+        let n_features = stored.starts.len() - 1;
+        let mut counts = vec![0usize; n_children];
+        for f in (0..n_features).filter(|&f| kept(f)) {
+            for e in stored.of(f) {
+                self.targets(e.pos, |c, _| {
+                    if let Some(n) = counts.get_mut(c) {
+                        *n += 1;
+                    }
+                });
+            }
+        }
+        let mut out: Vec<Stored> = counts
+            .iter()
+            .map(|&n| {
+                Some(Stored {
+                    entries: control.vec(n)?,
+                    starts: control.vec(n_features + 1)?,
+                })
+            })
+            .collect::<Option<_>>()?;
+        for f in 0..n_features {
+            for child in out.iter_mut() {
+                child.starts.push(child.entries.len());
+            }
+            if !kept(f) {
+                continue;
+            }
+            for &e in stored.of(f) {
+                self.targets(e.pos, |c, at| {
+                    if let Some(child) = out.get_mut(c) {
+                        child.entries.push(Entry { pos: at, ..e });
+                    }
+                });
+            }
+        }
+        for child in out.iter_mut() {
+            child.starts.push(child.entries.len());
+        }
+        Some(out)
+    }
+
     /// One sorted list split into the children's, order kept.
     fn split_list(&self, list: &[u32], control: &Control) -> Option<Vec<Vec<u32>>> {
-        let n_children = self.counts.len();
         let mut out: Vec<Vec<u32>> = self
             .counts
             .iter()
             .map(|&n| control.vec(n as usize))
             .collect::<Option<_>>()?;
         for &i in list {
-            let i = i as usize;
-            let (Some(&child), Some(&at)) = (self.child.get(i), self.position.get(i)) else {
-                continue;
-            };
-            if child != SPREAD {
-                if let Some(dst) = out.get_mut(child as usize) {
+            self.targets(i, |c, at| {
+                if let Some(dst) = out.get_mut(c) {
                     dst.push(at);
                 }
-                continue;
-            }
-            let start = at as usize * n_children;
-            let places = self.spread.get(start..start + n_children).unwrap_or(&[]);
-            for (dst, &p) in out.iter_mut().zip(places) {
-                if p != u32::MAX {
-                    dst.push(p);
-                }
-            }
+            });
         }
         Some(out)
     }

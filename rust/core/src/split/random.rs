@@ -37,6 +37,9 @@ impl Searcher<'_, '_> {
         rng: &mut Stream,
     ) -> Option<Candidate> {
         let candidate = match self.data.columns().get(feature)? {
+            Column::Sparse(col) => {
+                self.random_numeric(feature, node, node_weight, total, |r| col.value(r), rng)?
+            }
             Column::Numeric(_) => match values.numeric_column(feature) {
                 Some(column) => {
                     let x = |r: usize| column.get(r).copied().unwrap_or(f64::NAN);

@@ -21,7 +21,9 @@
 mod replay;
 mod sums;
 
-use crate::builder::{admits, is_terminal, mean_of, split_node, summarise};
+use crate::builder::{
+    admits, is_terminal, mean_of, split_node, summarise, NodeFigures, RegressionFigures,
+};
 use crate::data::{validate_weights, CategoricalColumn, Column, Dataset, FeatureKind, Target};
 use crate::error::{CoreError, Result};
 use crate::params::{MissingStrategy, Splitter, TreeParams};
@@ -171,6 +173,16 @@ impl Grown {
         (mean, loss / weight)
     }
 
+    /// What `summarise` reads besides the node's statistics: no class factors (refused), so
+    /// the rows weigh their weight; a regression node's value and impurity.
+    fn figures(&self, params: &TreeParams) -> NodeFigures<fn(f64) -> f64, impl RegressionFigures> {
+        let (value, impurity) = self.regression(params);
+        NodeFigures {
+            row_weight: std::convert::identity,
+            regression: move |_: &[f64]| (vec![value], impurity),
+        }
+    }
+
     fn new(id: NodeId, usable: Vec<bool>, parent: Option<usize>) -> Grown {
         Grown {
             id,
@@ -273,6 +285,18 @@ impl StreamFit {
                  monotonic constraints",
             );
         }
+        if params.class_weights.is_some() || params.altered_priors {
+            let name = if params.altered_priors {
+                "altered_priors"
+            } else {
+                "class_weights"
+            };
+            return refuse(
+                name,
+                "class factors (class_weight, priors, altered priors) need the class counts \
+                 first, so they",
+            );
+        }
         if kinds.is_empty() {
             return Err(CoreError::EmptyData {
                 rows: 0,
@@ -337,6 +361,26 @@ impl StreamFit {
             return Ok(());
         }
         data.validate_for_predict(&self.kinds)?;
+        let outputs = batch.target.n_outputs();
+        if outputs > 1 {
+            return Err(CoreError::InvalidParameter {
+                name: "y",
+                reason: format!(
+                    "the target has {outputs} outputs (multi-output y); a fit batch by batch \
+                     grows a tree of one output"
+                ),
+            });
+        }
+        if let Some(j) = data
+            .columns()
+            .iter()
+            .position(|c| matches!(c, Column::Sparse(_)))
+        {
+            return Err(CoreError::InvalidParameter {
+                name: "batch",
+                reason: format!("column {j} is sparse; a fit batch by batch reads dense columns"),
+            });
+        }
         for (j, (col, kind)) in data.columns().iter().zip(&self.kinds).enumerate() {
             if let (Column::Categorical(c), FeatureKind::Categorical { n_categories, .. }) =
                 (col, kind)
@@ -384,19 +428,13 @@ impl StreamFit {
     ) -> Result<u64> {
         self.check(batch)?;
         let kept = kept_rows(batch.weights);
-        for (f, (col, s)) in batch
-            .data
-            .columns()
-            .iter()
-            .zip(sketch.columns.iter_mut())
-            .enumerate()
-        {
+        for (col, s) in batch.data.columns().iter().zip(sketch.columns.iter_mut()) {
             if let Column::Numeric(values) = col {
                 let known: Vec<f64> = kept
                     .iter()
                     .map(|&r| values.get(r).copied().unwrap_or(f64::NAN))
                     .collect();
-                s.add(&known, offset, f as u64);
+                s.add(&known, offset);
             }
         }
         for &r in &kept {
@@ -445,7 +483,11 @@ impl StreamFit {
         } else {
             0.0
         };
-        let mut draft = Tree::empty(self.params.criterion, self.kinds.clone(), self.n_classes);
+        let mut draft = Tree::empty(
+            self.params.criterion,
+            self.kinds.clone(),
+            vec![self.n_classes],
+        );
         let root = draft.push_node(None, 1.0);
         self.state = Some(Growing {
             cuts,
@@ -577,7 +619,7 @@ impl StreamFit {
         if g.variance {
             let y = match batch.target {
                 Target::Values(y) => *y,
-                Target::Classes { .. } => &[],
+                _ => &[],
             };
             let criterion = self.params.criterion;
             for ((s, rows), &i) in sums.nodes.iter_mut().zip(&parts).zip(&g.group) {
@@ -648,7 +690,8 @@ impl StreamFit {
                     let missing = match columns.get(f) {
                         Some(Column::Numeric(v)) => v.get(r).is_none_or(|x| x.is_nan()),
                         Some(Column::Categorical(c)) => c.code(r).is_none(),
-                        None => false,
+                        // Refused by `check`; a sparse column misses no value.
+                        Some(Column::Sparse(_)) | None => false,
                     };
                     if missing {
                         *m += w;
@@ -656,7 +699,7 @@ impl StreamFit {
                 }
             }
             let (spans, _) = Histograms::layout(&g.bins, &node.usable, slots);
-            centred.add_to_histograms(&bins, &spans, &mut s.hist, rows);
+            centred.add_to_histograms(&bins, &spans, &mut s.hist, rows, None);
             for (f, cats) in s.cats.iter_mut().enumerate() {
                 if let (Some(cats), Some(Column::Categorical(c))) = (cats, columns.get(f)) {
                     let codes: Vec<Option<u32>> =
@@ -819,7 +862,7 @@ impl Growing {
                 &mut self.draft,
                 n.id,
                 n.stats.as_deref(),
-                || n.regression(params),
+                n.figures(params),
                 searcher,
                 params,
             );

@@ -49,7 +49,7 @@ pub(super) fn replay(
     nodes: &[Grown],
     searcher: &Searcher<'_, '_>,
 ) -> Tree {
-    let mut tree = Tree::empty(params.criterion, kinds.to_vec(), n_classes);
+    let mut tree = Tree::empty(params.criterion, kinds.to_vec(), vec![n_classes]);
     tree.missing = params.missing;
     tree.splitter = Splitter::Hist;
     tree.max_bins = params.max_bins as u32;
@@ -58,7 +58,7 @@ pub(super) fn replay(
             tree,
             id,
             g.stats.as_deref(),
-            || g.regression(params),
+            g.figures(params),
             searcher,
             params,
         );

@@ -1,0 +1,608 @@
+"""quercus's CART with surrogates against R's rpart, on rpart's own data sets.
+
+One Rscript run fits every case (rpart with `method = "class"`, its cross-validation given
+as a fold vector) and writes the data, the folds and rpart's trees as JSON; quercus then fits
+the same rows with the translated parameters and each case is compared on four things:
+
+- splits: node by node, the same variable, threshold (or category sets), rows and class
+  weights per node;
+- surrogates: each split's surrogate list, in order, with the same variable, direction and
+  agreement;
+- cp table: CP, nsplit, rel error, xerror, xstd (rpart's `printcp`) with the same folds;
+- 1-SE tree: the row the 1-SE rule picks and the tree pruned there (`prune(fit, cp = CP)`).
+
+Used by tests/test_vs_rpart.py and bench/vs_rpart.py. R and rpart are optional: `available()`
+says why they cannot be used.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from quercus import DecisionTreeClassifier
+
+# Relative tolerance for numbers both programs compute (rpart sums in another order).
+TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Case:
+    """One rpart fit: `data` an R expression for a data frame of rpart's, `target` the class
+    column, `features` the predictors; `control` and `parms` as rpart takes them."""
+
+    name: str
+    data: str
+    target: str
+    features: tuple[str, ...]
+    control: dict[str, float] = field(default_factory=dict)
+    split: str = "gini"  # rpart's parms$split: "gini" or "information"
+    prior: tuple[float, ...] | None = None
+    loss: tuple[tuple[float, ...], ...] | None = None  # rows: true class, columns: predicted
+    seed: int = 1  # set.seed() before rpart draws the folds
+
+    @property
+    def label(self) -> str:
+        """`kyphosis-information-cp0-prior-loss`: the case in a word."""
+        parts = [self.name, self.split, f"cp{self.rpart_control()['cp']:g}"]
+        parts += ["prior"] * (self.prior is not None) + ["loss"] * (self.loss is not None)
+        return "-".join(parts)
+
+    def rpart_control(self) -> dict[str, float]:
+        """rpart.control's defaults with this case's values."""
+        control = {"minsplit": 20, "cp": 0.01, "maxsurrogate": 5, "maxdepth": 30}
+        control.update(self.control)
+        control.setdefault("minbucket", round(control["minsplit"] / 3))
+        return control
+
+
+CASES = (
+    Case("kyphosis", "kyphosis", "Kyphosis", ("Age", "Number", "Start")),
+    Case(
+        "kyphosis",
+        "kyphosis",
+        "Kyphosis",
+        ("Age", "Number", "Start"),
+        {"minsplit": 5, "minbucket": 2, "cp": 0.0},
+        split="information",
+        seed=2,
+    ),
+    Case(
+        "kyphosis",
+        "kyphosis",
+        "Kyphosis",
+        ("Age", "Number", "Start"),
+        {"minsplit": 10, "cp": 0.0},
+        prior=(0.5, 0.5),
+        loss=((0.0, 1.0), (3.0, 0.0)),
+        seed=3,
+    ),
+    Case(
+        "cu.summary",
+        "cu.summary",
+        "Reliability",
+        ("Price", "Country", "Mileage", "Type"),
+        {"minsplit": 10, "cp": 0.0},
+        seed=4,
+    ),
+    Case(
+        "cu.summary",
+        "cu.summary",
+        "Reliability",
+        ("Price", "Country", "Mileage", "Type"),
+        {"maxsurrogate": 2, "cp": 0.005},
+        split="information",
+        seed=5,
+    ),
+    Case(
+        "car90",
+        "car90",
+        "Type",
+        (
+            "Price",
+            "Disp",
+            "HP",
+            "Weight",
+            "Mileage",
+            "Gear.Ratio",
+            "Tank",
+            "Width",
+            "Country",
+            "Rim",
+            "Steering",
+        ),
+        {"minsplit": 10, "cp": 0.0},
+        seed=6,
+    ),
+    Case(
+        "solder",
+        "solder",
+        "Solder",
+        ("Opening", "Mask", "PadType", "Panel", "skips"),
+        {"cp": 0.001},
+        seed=7,
+    ),
+    Case(
+        "solder",
+        "solder",
+        "Solder",
+        ("Opening", "Mask", "PadType", "Panel", "skips"),
+        {"minsplit": 30, "cp": 0.001},
+        prior=(0.3, 0.7),
+        seed=8,
+    ),
+    Case(
+        "stagec",
+        "stagec",
+        "pgstat",
+        ("age", "eet", "g2", "grade", "gleason", "ploidy"),
+        {"minsplit": 10, "cp": 0.0},
+        seed=9,
+    ),
+    Case(
+        "stagec",
+        "stagec",
+        "pgstat",
+        ("age", "eet", "g2", "grade", "gleason", "ploidy"),
+        {"maxsurrogate": 1, "cp": 0.005, "maxdepth": 4},
+        split="information",
+        loss=((0.0, 2.0), (1.0, 0.0)),
+        seed=10,
+    ),
+)
+
+# --- R ------------------------------------------------------------------------------------------
+
+
+def available() -> str | None:
+    """None when Rscript and rpart can run, else why not."""
+    if shutil.which("Rscript") is None:
+        return "Rscript is not installed (Debian: apt-get install r-base-core r-cran-rpart)"
+    probe = subprocess.run(
+        ["Rscript", "-e", "library(rpart)"], capture_output=True, text=True, check=False
+    )
+    if probe.returncode != 0:
+        return f"R's rpart package is missing (apt-get install r-cran-rpart): {probe.stderr}"
+    return None
+
+
+# A JSON writer (R ships none): numbers with 17 digits, NA as null, data frames and matrices
+# by column, then the cases.
+_R_PRELUDE = r"""
+suppressMessages(library(rpart))
+json <- function(x) {
+  if (is.null(x)) return("null")
+  if (is.factor(x)) x <- as.character(x)
+  if (is.matrix(x)) x <- lapply(seq_len(ncol(x)), function(j) unname(x[, j]))
+  if (is.data.frame(x)) x <- as.list(x)
+  if (is.list(x)) {
+    items <- vapply(x, json, "")
+    if (!is.null(names(x)))
+      return(paste0("{", paste0(str(names(x)), ":", items, collapse = ","), "}"))
+    return(paste0("[", paste(items, collapse = ","), "]"))
+  }
+  v <- if (is.character(x)) ifelse(is.na(x), "null", str(x))
+       else if (is.logical(x)) ifelse(is.na(x), "null", ifelse(x, "true", "false"))
+       else ifelse(is.na(x), "null", sprintf("%.17g", as.numeric(x)))
+  paste0("[", paste(v, collapse = ","), "]")
+}
+str <- function(s) paste0('"', gsub('"', '\\"', gsub("\\\\", "\\\\\\\\", s), fixed = TRUE), '"')
+tree <- function(fit) {
+  s <- fit$splits
+  list(node = as.integer(row.names(fit$frame)), var = as.character(fit$frame$var),
+       n = fit$frame$n, yval = fit$frame$yval, dev = fit$frame$dev,
+       counts = fit$frame$yval2[, 1 + seq_len((ncol(fit$frame$yval2) - 2) / 2), drop = FALSE],
+       ncompete = fit$frame$ncompete, nsurrogate = fit$frame$nsurrogate,
+       split_var = if (is.null(s)) character(0) else rownames(s),
+       split_ncat = if (is.null(s)) numeric(0) else s[, "ncat"],
+       split_index = if (is.null(s)) numeric(0) else s[, "index"],
+       split_agree = if (is.null(s)) numeric(0) else s[, "improve"],
+       csplit = if (is.null(fit$csplit)) NULL else t(fit$csplit),
+       cptable = as.list(as.data.frame(fit$cptable)))
+}
+run <- function(name, d, target, features, control, parms, seed) {
+  d <- d[, c(target, features)]
+  d <- d[!is.na(d[[target]]), , drop = FALSE]
+  d <- d[rowSums(!is.na(d[, features, drop = FALSE])) > 0, , drop = FALSE]
+  d[[target]] <- factor(as.character(d[[target]]), levels = if (is.factor(d[[target]]))
+    levels(droplevels(d[[target]])) else sort(unique(as.character(d[[target]]))))
+  for (f in features) if (is.factor(d[[f]])) d[[f]] <- factor(d[[f]], ordered = FALSE)
+  rownames(d) <- NULL
+  set.seed(seed)
+  folds <- sample(rep(1:10, length.out = nrow(d)))
+  control$xval <- folds
+  fit <- rpart(reformulate(features, target), data = d, method = "class",
+               parms = parms, control = do.call(rpart.control, control))
+  cpt <- fit$cptable
+  # The tree of every row (`prune(fit, cp = CP)`), the 1-SE rule picking one of them.
+  pruned <- lapply(unname(cpt[, "CP"]), function(cp) tree(prune(fit, cp = cp)))
+  # The cross-validated predictions behind xerror, at the cps xval.c uses.
+  cps <- cpt[, "CP"]
+  xp <- xpred.rpart(fit, xval = folds, cp = c(10 * cps[1], sqrt(cps[-1] * cps[-length(cps)])))
+  levels <- lapply(d, function(x) if (is.factor(x)) levels(x) else NULL)
+  list(name = name, data = d, levels = levels[!vapply(levels, is.null, TRUE)],
+       folds = folds, fit = tree(fit), pruned = pruned, xpred = xp)
+}
+"""
+
+
+def _r(value: Any) -> str:
+    """A Python value as R code: numbers, strings, tuples (vectors), nested tuples (matrices
+    by rows), dicts (named lists)."""
+    if isinstance(value, dict):
+        return "list(" + ", ".join(f"{k} = {_r(v)}" for k, v in value.items()) + ")"
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        cells = [x for row in value for x in row]
+        return f"matrix({_r(tuple(cells))}, nrow = {len(value)}, byrow = TRUE)"
+    if isinstance(value, tuple):
+        return "c(" + ", ".join(_r(v) for v in value) + ")"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(float(value))
+
+
+def _r_case(case: Case) -> str:
+    parms: dict[str, Any] = {"split": case.split}
+    if case.prior is not None:
+        parms["prior"] = case.prior
+    if case.loss is not None:
+        parms["loss"] = case.loss
+    return (
+        f"run({_r(case.name)}, {case.data}, {_r(case.target)}, {_r(case.features)}, "
+        f"{_r(case.rpart_control())}, {_r(parms)}, {case.seed})"
+    )
+
+
+def run_rpart(cases: tuple[Case, ...] = CASES) -> list[dict[str, Any]]:
+    """rpart's fits of `cases`, in one Rscript run."""
+    script = _R_PRELUDE + "cat(json(list(" + ",\n".join(_r_case(c) for c in cases) + ")))\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cases.R"
+        path.write_text(script)
+        done = subprocess.run(["Rscript", str(path)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"Rscript failed:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+# --- quercus ------------------------------------------------------------------------------------
+
+
+def frame(result: dict[str, Any]) -> pl.DataFrame:
+    """The case's rows as rpart saw them: factors as Enums in R's level order (quercus's codes
+    are then R's), numbers as Float64, missing values as nulls."""
+    levels = result["levels"]
+    columns = {}
+    for name, values in result["data"].items():
+        if name in levels:
+            columns[name] = pl.Series(name, values, dtype=pl.Enum(levels[name]))
+        else:
+            columns[name] = pl.Series(name, values, dtype=pl.Float64)
+    return pl.DataFrame(columns)
+
+
+def class_factors(case: Case, y: pl.Series) -> np.ndarray:
+    """What quercus multiplies each class's row weights by for the case's priors (π_k / f_k),
+    else ones: a node's class counts are its class weights over these."""
+    classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
+    counts = np.array([(y == c).sum() for c in classes], dtype=float)
+    if case.prior is None:
+        return np.ones(len(classes))
+    return np.array(case.prior) / (counts / counts.sum())
+
+
+def root_risk(case: Case, y: pl.Series) -> float:
+    """R(root) per unit of weight: min_j Σ_i π_i L_ij, π the priors (else the class shares)
+    and L the losses (else 1 off the diagonal). rpart's cp × this is quercus's ccp_alpha."""
+    classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
+    counts = np.array([(y == c).sum() for c in classes], dtype=float)
+    prior = np.array(case.prior) if case.prior else counts / counts.sum()
+    k = len(classes)
+    loss = np.array(case.loss) if case.loss else 1.0 - np.eye(k)
+    return float((prior @ loss).min())
+
+
+def model(case: Case, y: pl.Series) -> DecisionTreeClassifier:
+    """quercus's estimator for a case: rpart's parameters translated (README, "Coming from
+    rpart")."""
+    control = case.rpart_control()
+    classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
+    return DecisionTreeClassifier(
+        algorithm="cart",
+        criterion="gini" if case.split == "gini" else "entropy",
+        min_samples_split=int(control["minsplit"]),
+        min_samples_leaf=int(control["minbucket"]),
+        max_depth=int(control["maxdepth"]),
+        missing="surrogate",
+        max_surrogates=int(control["maxsurrogate"]),
+        max_exhaustive_categories=20,
+        splitter="exact",
+        pruning="cost_complexity",
+        ccp_risk="misclassification",
+        ccp_sequence="rpart",
+        ccp_alpha=control["cp"] * root_risk(case, y),
+        priors=None if case.prior is None else dict(zip(classes, case.prior, strict=True)),
+        cost_matrix=None if case.loss is None else [list(row) for row in case.loss],
+        altered_priors=case.loss is not None,
+    )
+
+
+@dataclass
+class Comparison:
+    """How one case compares: mismatches per aspect (empty lists: the same), and what the
+    comparison measured."""
+
+    case: Case
+    n_rows: int
+    n_missing: int  # missing cells among the features
+    nodes: int  # rpart's nodes
+    cp_rows: int
+    surrogates_checked: int = 0
+    one_se_row: int = 0  # the table row the 1-SE rule picks (from 1)
+    splits: list[str] = field(default_factory=list)
+    surrogates: list[str] = field(default_factory=list)
+    cp_table: list[str] = field(default_factory=list)
+    xpred: list[str] = field(default_factory=list)
+    one_se: list[str] = field(default_factory=list)
+    max_cp_error: float = 0.0  # largest relative difference over the cp table's numbers
+    # rpart's printed xerror with an asymmetric loss: it reads the loss transposed.
+    transposed_loss: bool = False
+
+    @property
+    def same(self) -> bool:
+        return not (self.splits or self.surrogates or self.cp_table or self.xpred or self.one_se)
+
+
+def compare(case: Case, result: dict[str, Any]) -> Comparison:
+    """Fit quercus as rpart was fitted and compare (see the module's documentation).
+
+    With an asymmetric loss, rpart's `xerror` and `xstd` read the loss matrix transposed
+    (`ginipred` in its `gini.c`; rpart issue #74), which quercus does not copy: the table is
+    compared with those columns recomputed from rpart's own cross-validated predictions
+    (`xpred.rpart`) with the loss read as rpart's documentation defines it, after checking
+    that the transposed reading gives rpart's printed columns."""
+    df = frame(result)
+    y = df[case.target]
+    X = df.select(case.features)
+    cv = model(case, y).cost_complexity_cv(X, y, folds=np.array(result["folds"]))
+    rpart = result["fit"]
+    out = Comparison(
+        case,
+        n_rows=df.height,
+        n_missing=int(X.null_count().sum_horizontal()[0]),
+        nodes=len(rpart["node"]),
+        cp_rows=len(rpart["cptable"]["CP"]),
+    )
+    features, levels = list(case.features), result["levels"]
+    factors = class_factors(case, y)
+    out.splits, out.surrogates, out.surrogates_checked = _compare_tree(
+        cv.estimator, rpart, features, levels, factors
+    )
+    classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
+    # xpred.rpart's matrix, by column (one per cp row), class numbers from 1.
+    theirs = np.array(result["xpred"], dtype=np.int64).reshape(out.cp_rows, -1) - 1
+    ours = np.array([[classes.index(c) for c in column] for column in cv.predictions.T])
+    if ours.shape != theirs.shape:
+        out.xpred.append(f"predictions: quercus {ours.shape}, rpart {theirs.shape}")
+    else:
+        for j in np.flatnonzero((ours != theirs).any(axis=1)).tolist():
+            rows = np.flatnonzero(ours[j] != theirs[j]).tolist()
+            out.xpred.append(f"cp row {j + 1}: predictions differ on rows {rows[:5]}")
+    reference = dict(rpart["cptable"])
+    if case.loss is not None and not np.allclose(case.loss, np.transpose(case.loss)):
+        out.transposed_loss = True
+        truth = np.array([classes.index(c) for c in y.to_list()])
+        loss = np.array(case.loss)
+        root = rpart["dev"][0]
+        for name, matrix in (("as printed", loss.T), ("corrected", loss)):
+            xerror, xstd = _xerror(theirs, truth, matrix, factors, root)
+            if name == "as printed":
+                if not np.allclose(xerror, reference["xerror"], rtol=TOL):
+                    out.cp_table.append("rpart's xerror is not its predictions' transposed loss")
+            else:
+                reference["xerror"], reference["xstd"] = xerror.tolist(), xstd.tolist()
+    out.cp_table, out.max_cp_error = _compare_cp(cv.table, reference)
+    xerror = np.array(reference["xerror"])
+    best = int(np.argmin(xerror))
+    expected = int(np.flatnonzero(xerror <= xerror[best] + reference["xstd"][best])[0])
+    out.one_se_row = expected + 1
+    row = cv.row("1se")
+    if row != expected:
+        out.one_se.append(f"1-SE row: quercus {row + 1}, rpart's table {expected + 1}")
+    pruned = result["pruned"][expected]
+    out.one_se += _compare_tree(cv.pruned("1se"), pruned, features, levels, factors)[0]
+    return out
+
+
+def _xerror(
+    predicted: np.ndarray, truth: np.ndarray, loss: np.ndarray, factors: np.ndarray, root: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """xerror and xstd of cross-validated predictions (one row per cp row), rpart's way:
+    e = the row's class factor × loss[true, predicted], Σ e and sqrt(Σ e² − (Σ e)² / n), over
+    the root's risk `root` (unit case weights)."""
+    errors = factors[truth] * loss[truth, predicted]
+    total = errors.sum(axis=1)
+    spread = np.sqrt(np.maximum((errors**2).sum(axis=1) - total**2 / len(truth), 0.0))
+    return total / root, spread / root
+
+
+def _close(a: float, b: float, tol: float = TOL) -> bool:
+    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+
+
+def _compare_cp(table: pl.DataFrame, rpart: dict[str, list[float]]) -> tuple[list[str], float]:
+    problems: list[str] = []
+    if table.height != len(rpart["CP"]):
+        problems.append(f"cp table: quercus {table.height} rows, rpart {len(rpart['CP'])}")
+        return problems, math.inf
+    worst = 0.0
+    pairs = [
+        ("cp", "CP"),
+        ("n_splits", "nsplit"),
+        ("rel_error", "rel error"),
+        ("xerror", "xerror"),
+        ("xstd", "xstd"),
+    ]
+    for ours, theirs in pairs:
+        for i, (a, b) in enumerate(zip(table[ours].to_list(), rpart[theirs], strict=True)):
+            worst = max(worst, abs(a - b) / max(1.0, abs(b)))
+            if not _close(a, b):
+                problems.append(f"cp table row {i + 1} {theirs}: quercus {a:.10g}, rpart {b:.10g}")
+    return problems, worst
+
+
+def _compare_tree(
+    fitted: DecisionTreeClassifier,
+    rpart: dict[str, Any],
+    features: list[str],
+    levels: dict[str, list[str]],
+    factors: np.ndarray,
+) -> tuple[list[str], list[str], int]:
+    """Walk rpart's frame and quercus's arena together: splits, class counts per node (the
+    class weights over the class factors of priors), and each split's surrogates. Returns
+    (split problems, surrogate problems, surrogates compared)."""
+    nodes = fitted.tree_.nodes()
+    rows = _rpart_rows(rpart)
+    node_ids = rpart["node"]
+    position = {n: i for i, n in enumerate(node_ids)}
+    split_problems: list[str] = []
+    surrogate_problems: list[str] = []
+    checked = 0
+    stack = [(1, 0)]
+    while stack:
+        number, q = stack.pop()
+        i = position[number]
+        where = f"node {number}"
+        var = rpart["var"][i]
+        counts = [column[i] for column in rpart["counts"]]
+        ours = (nodes["value"][q] / factors).tolist()
+        if not all(_close(a, b) for a, b in zip(ours, counts, strict=True)):
+            split_problems.append(f"{where}: quercus class counts {ours}, rpart {counts}")
+        if var == "<leaf>":
+            if nodes["n_children"][q] != 0:
+                split_problems.append(f"{where}: quercus splits, rpart has a leaf")
+            continue
+        if nodes["n_children"][q] == 0:
+            split_problems.append(f"{where}: quercus has a leaf, rpart splits on {var}")
+            continue
+        primary = rows[number][0]
+        left, problem = _match_primary(nodes, q, primary, features, levels, rpart)
+        if problem:
+            split_problems.append(f"{where}: {problem}")
+            continue
+        first = int(nodes["first_child"][q])
+        stack.append((2 * number + 1, first + 1 - left))
+        stack.append((2 * number, first + left))
+        theirs = rows[number][1]
+        ours = _quercus_surrogates(nodes, q, features, left, levels)
+        for k in range(max(len(theirs), len(ours))):
+            checked += 1
+            a = ours[k] if k < len(ours) else None
+            b = theirs[k] if k < len(theirs) else None
+            if a is None or b is None or not _same_surrogate(a, b, rpart):
+                surrogate_problems.append(f"{where} surrogate {k + 1}: quercus {a}, rpart {b}")
+    return split_problems, surrogate_problems, checked
+
+
+def _rpart_rows(rpart: dict[str, Any]) -> dict[int, tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each split node's primary split and surrogates, from rpart's `splits` matrix (per node:
+    the primary, `ncompete` competitors, `nsurrogate` surrogates)."""
+    at = 0
+    out = {}
+    for i, number in enumerate(rpart["node"]):
+        if rpart["var"][i] == "<leaf>":
+            continue
+        take = lambda j: {  # noqa: E731
+            "var": rpart["split_var"][j],
+            "ncat": rpart["split_ncat"][j],
+            "index": rpart["split_index"][j],
+            "agree": rpart["split_agree"][j],
+        }
+        primary = take(at)
+        competitors = int(rpart["ncompete"][i])
+        surrogates = [take(at + 1 + competitors + k) for k in range(int(rpart["nsurrogate"][i]))]
+        at += 1 + competitors + len(surrogates)
+        out[number] = (primary, surrogates)
+    return out
+
+
+def _sides(split: dict[str, Any], rpart: dict[str, Any]) -> list[int]:
+    """rpart's direction per level of a categorical split: -1 left, 1 right, 0 none."""
+    row = rpart["csplit"][int(split["index"]) - 1]
+    return [{1: -1, 3: 1}.get(int(v), 0) for v in row]
+
+
+def _match_primary(
+    nodes: dict[str, Any],
+    q: int,
+    primary: dict[str, Any],
+    features: list[str],
+    levels: dict[str, list[str]],
+    rpart: dict[str, Any],
+) -> tuple[int, str | None]:
+    """Which quercus child is rpart's left, and a problem if the splits differ."""
+    feature = features[int(nodes["feature"][q])]
+    if feature != primary["var"]:
+        return 0, f"quercus splits on {feature}, rpart on {primary['var']}"
+    if primary["var"] not in levels:
+        threshold = float(nodes["threshold"][q])
+        if not _close(threshold, primary["index"]):
+            return 0, f"{feature}: quercus threshold {threshold!r}, rpart {primary['index']!r}"
+        # ncat -1: x < cut goes left; quercus's child 0 is x <= threshold.
+        return (0 if primary["ncat"] < 0 else 1), None
+    sides = _sides(primary, rpart)[: len(levels[feature])]  # rows padded to the widest factor
+    offset = int(nodes["subset_offset"][q])
+    mask = nodes["subset_mask"][offset : offset + len(sides)].tolist()
+    ours = [{1: 0, 0: 1}.get(m, -1) for m in mask]  # quercus child per level, -1 unseen
+    lefts = {ours[k] for k, s in enumerate(sides) if s == -1}
+    rights = {ours[k] for k, s in enumerate(sides) if s == 1}
+    unseen = [k for k, s in enumerate(sides) if s == 0]
+    if len(lefts) != 1 or len(rights) != 1 or lefts == rights or any(ours[k] != -1 for k in unseen):
+        return 0, f"{feature}: quercus sides {ours}, rpart {sides}"
+    return lefts.pop(), None
+
+
+def _quercus_surrogates(
+    nodes: dict[str, Any], q: int, features: list[str], left: int, levels: dict[str, list[str]]
+) -> list[tuple[str, Any, float]]:
+    """A node's surrogates as (feature, rule, agreement): rule the cut and rpart's ncat (-1:
+    x < cut goes to rpart's left) for a numeric one, the direction per level else."""
+    out = []
+    start = int(nodes["surrogate_offset"][q])
+    for k in range(int(nodes["surrogate_len"][q])):
+        s = start + k
+        feature = features[int(nodes["surrogate_feature"][s])]
+        threshold = float(nodes["surrogate_threshold"][s])
+        at = int(nodes["surrogate_map"][s])
+        agreement = float(nodes["surrogate_agreement"][s])
+        if not math.isnan(threshold):
+            low = int(nodes["surrogate_children"][at])
+            out.append((feature, (threshold, -1 if low == left else 1), agreement))
+        else:
+            # rpart's direction per level: -1 its left, 1 its right, 0 none.
+            children = nodes["surrogate_children"][at : at + len(levels[feature])].tolist()
+            directions = [0 if c < 0 else (-1 if c == left else 1) for c in children]
+            out.append((feature, directions, agreement))
+    return out
+
+
+def _same_surrogate(
+    ours: tuple[str, Any, float], theirs: dict[str, Any], rpart: dict[str, Any]
+) -> bool:
+    feature, rule, agreement = ours
+    if feature != theirs["var"] or not _close(agreement, theirs["agree"]):
+        return False
+    if isinstance(rule, tuple):
+        cut, direction = rule
+        return _close(cut, theirs["index"]) and direction == int(theirs["ncat"])
+    sides = _sides(theirs, rpart)[: len(rule)]
+    return rule == sides
