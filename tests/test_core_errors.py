@@ -28,6 +28,7 @@ PARAMS: dict[str, Any] = {
     "max_p_value": None,
     "min_objects": 0.0,
     "numeric_gain_correction": False,
+    "conventions": "texts",
     "cost_matrix": None,
     "altered_priors": False,
     "class_weights": None,

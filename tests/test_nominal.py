@@ -109,7 +109,7 @@ def test_the_model_keeps_which_features_were_ordinal():
 
 
 def test_pandas_category_ordered_flag_decides():
-    pd = pytest.importorskip("pandas")
+    pd = pytest.importorskip("pandas", reason="pandas comes with the test extras")
     X, y = sizes()
     values = X["size"].cast(pl.String).to_list()
     ordered = pd.DataFrame({"size": pd.Categorical(values, categories=SIZES, ordered=True)})

@@ -590,11 +590,20 @@ def test_pessimistic_subtree_raising():
     # the raised node's branch fractions are its new rows' shares: h1 = u0 10/18, u1 8/18
     nd = raised.tree_.nodes()
     np.testing.assert_allclose(nd["branch_fraction"][[1, 2]], [10 / 18, 8 / 18], rtol=1e-12)
-    # C4.5's preset does the same by default (pessimistic, 0.25, subtree raising)
-    c45 = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
+    # C4.5's preset with the texts' conventions does the same (pessimistic, 0.25, subtree
+    # raising): a zero gain still splits (text 004's XOR) and nothing collapses
+    texts = {"conventions": "texts", "collapse": False}
+    c45 = DecisionTreeClassifier(algorithm="c4.5", **texts).fit(X, y)
     assert normalize_export(c45.export_text()) == clean_drawing(XOR_RAISED)
-    no_raise = DecisionTreeClassifier(algorithm="c4.5", subtree_raising=False).fit(X, y)
+    no_raise = DecisionTreeClassifier(algorithm="c4.5", subtree_raising=False, **texts).fit(X, y)
     assert normalize_export(no_raise.export_text()) == clean_drawing(XOR_GROWN)
+    # J48 (the preset's conventions) needs a gain ratio above 1e-6: under g = a, h1 and h2
+    # gain nothing, so g's branches are leaves (a: 8/8, b: 2/0) that misclassify as much as
+    # the root alone, and collapse() makes one leaf. Weka 3.6's J48 -C 0.25 -M 2 prints
+    # ": y0 (18.0/8.0)" on these 18 rows, pruned or not.
+    j48 = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
+    assert normalize_export(j48.export_text()) == "y0 (18)"
+    assert DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y).n_leaves_ == 1
 
 
 # --- C4.5 release 8 / J48 preset -----------------------------------------------------------
@@ -612,6 +621,8 @@ def test_c45_preset_is_j48():
         subtree_raising=True,
         min_objects=2,
         numeric_gain_correction=True,
+        conventions="j48",
+        collapse=True,
     )
     Xx, yx = xor_case()
     for data in ((X, y), (Xx, yx)):
@@ -647,23 +658,38 @@ def test_min_objects_needs_two_branches_with_enough_rows():
     x = pl.DataFrame({"x": np.arange(1.0, 9.0)})
     y = ["a"] * 7 + ["b"]
 
+    # (The grown tree misclassifies the one b either way: collapse() would undo the split.)
     def threshold(**params):
         model = DecisionTreeClassifier(
-            algorithm="c4.5", pruning="none", numeric_gain_correction=False, **params
+            algorithm="c4.5",
+            pruning="none",
+            collapse=False,
+            numeric_gain_correction=False,
+            **params,
         ).fit(x, y)
         return model.tree_.nodes()["threshold"][0]
 
-    assert threshold() == 6.5
-    assert threshold(min_objects=1) == 7.5
+    # The texts' thresholds are midpoints; J48's (the preset's) the training value below.
+    assert threshold(conventions="texts") == 6.5
+    assert threshold(conventions="texts", min_objects=1) == 7.5
+    assert threshold() == 6.0
+    assert threshold(min_objects=1) == 7.0
 
 
-def c45_numeric_gain(x: np.ndarray, y: list, n_node: int, min_objects: int = 2) -> float:
+def c45_numeric_gain(
+    x: np.ndarray, y: list, n_node: int, min_objects: int = 2, j48: bool = False
+) -> float:
     """Release 8's gain of a numeric feature: the best cut's entropy gain (among cuts that
-    leave min_objects rows a side) less log2(N - 1)/|D|, N the distinct values; NaN when
-    nothing is left."""
+    leave min_objects rows a side) less log2(cuts)/|D|; NaN when nothing (J48: nothing
+    above 1e-6) is left. The texts' reading (Quinlan 1996) counts every cut between distinct
+    values; J48's the cuts tried, those leaving MINSPLIT = clamp(0.1 |D| / 2 classes,
+    min_objects, 25) rows a side."""
     mids = np.unique(x)
     mids = (mids[:-1] + mids[1:]) / 2
-    ok = [t for t in mids if min((x <= t).sum(), (x > t).sum()) >= min_objects]
+    least = min_objects
+    if j48:
+        least = min(max(0.1 * len(x) / 2, min_objects), 25)
+    ok = [t for t in mids if min((x <= t).sum(), (x > t).sum()) >= least]
     if not ok:
         return np.nan
     parent = entropy(np.unique(y, return_counts=True)[1])
@@ -675,15 +701,31 @@ def c45_numeric_gain(x: np.ndarray, y: list, n_node: int, min_objects: int = 2) 
         )
         for t in ok
     )
-    gain = best - np.log2(len(np.unique(x)) - 1) / n_node
-    return gain if gain > 0 else np.nan
+    cuts = len(ok) if j48 else len(np.unique(x)) - 1
+    gain = best - np.log2(cuts) / n_node
+    return gain if gain > (1e-6 if j48 else 0) else np.nan
+
+
+def test_j48_conventions_and_collapse_are_a_classifiers():
+    # J48's purity test, MINSPLIT and class ties read class weights: a regressor refuses them
+    # by name (its c4.5 preset takes the texts' conventions and no collapse).
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 2))
+    y = X[:, 0]
+    with pytest.raises(ValueError, match=r"conventions.*classifier"):
+        DecisionTreeRegressor(conventions="j48").fit(X, y)
+    with pytest.raises(ValueError, match=r"collapse.*classification trees only"):
+        DecisionTreeRegressor(collapse=True).fit(X, y)
+    assert DecisionTreeRegressor(algorithm="c4.5").fit(X, y).n_leaves_ > 1
 
 
 def test_c45_numeric_gain_correction_at_the_root():
     X, y = load_xy("watermelon3")
-    c45 = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
+    c45 = DecisionTreeClassifier(algorithm="c4.5", conventions="texts").fit(X, y)
+    j48 = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
     plain = DecisionTreeClassifier(algorithm="c4.5", numeric_gain_correction=False).fit(X, y)
     scores = {r["feature"]: r for r in c45.node_scores(0).iter_rows(named=True)}
+    j48_scores = {r["feature"]: r for r in j48.node_scores(0).iter_rows(named=True)}
     uncorrected = {r["feature"]: r for r in plain.node_scores(0).iter_rows(named=True)}
     for feature, (t_text, gain_text) in {
         "density": (0.381, 0.262),
@@ -703,6 +745,8 @@ def test_c45_numeric_gain_correction_at_the_root():
         assert scores[feature]["score"] == pytest.approx(
             scores[feature]["gain"] / scores[feature]["iv"], rel=1e-12
         )
+        # J48 counts the cuts it tried: MINSPLIT = 2 rows a side leaves 14 of the 16
+        assert j48_scores[feature]["gain"] == pytest.approx(gain - np.log2(14) / 17, rel=1e-12)
     # categorical gains are not corrected (text 000: texture 0.381, ...)
     for feature in ("color", "root", "sound", "texture", "umbilicus", "surface"):
         assert scores[feature]["gain"] == uncorrected[feature]["gain"]
@@ -713,23 +757,31 @@ def test_c45_numeric_gain_correction_at_every_node():
     # |D| and N are the node's own: check every searched node of the unpruned C4.5 tree on
     # watermelon3alpha (numeric only, no missing values) against NumPy.
     X, y = load_xy("watermelon3alpha")
-    model = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y)
-    nd = model.tree_.nodes()
     yl = y.to_list()
-    checked = 0
-    for i, mask in enumerate(node_masks(model, X)):
-        ys = [yl[r] for r in np.flatnonzero(mask)]
-        if nd["kind"][i] == LEAF and len(set(ys)) < 2:
-            continue
-        scores = {r["feature"]: r["gain"] for r in model.node_scores(i).iter_rows(named=True)}
-        for feature in ("density", "sugar"):
-            want = c45_numeric_gain(X[feature].to_numpy()[mask], ys, int(mask.sum()))
-            if np.isnan(want):
-                assert np.isnan(scores[feature]), (i, feature)
-            else:
-                assert scores[feature] == pytest.approx(want, rel=1e-9, abs=1e-12), (i, feature)
-            checked += 1
-    assert checked >= 4
+    for conventions in ("texts", "j48"):
+        model = DecisionTreeClassifier(
+            algorithm="c4.5", pruning="none", conventions=conventions
+        ).fit(X, y)
+        nd = model.tree_.nodes()
+        checked = 0
+        for i, mask in enumerate(node_masks(model, X)):
+            ys = [yl[r] for r in np.flatnonzero(mask)]
+            if nd["kind"][i] == LEAF and len(set(ys)) < 2:
+                continue
+            scores = {r["feature"]: r["gain"] for r in model.node_scores(i).iter_rows(named=True)}
+            for feature in ("density", "sugar"):
+                x = X[feature].to_numpy()[mask]
+                want = c45_numeric_gain(x, ys, int(mask.sum()), j48=conventions == "j48")
+                if np.isnan(want):
+                    assert np.isnan(scores[feature]), (conventions, i, feature)
+                else:
+                    assert scores[feature] == pytest.approx(want, rel=1e-9, abs=1e-12), (
+                        conventions,
+                        i,
+                        feature,
+                    )
+                checked += 1
+        assert checked >= 4, conventions
 
 
 # --- post-pruning: CART's cost complexity, scikit-learn's semantics ------------------------

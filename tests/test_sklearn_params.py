@@ -417,9 +417,50 @@ def test_random_splitter_sets_missing_rows_apart_from_one_known_value(seed):
     np.testing.assert_array_equal(model.predict(X), [0.0, 1.0, 0.0])
 
 
-def test_random_tests_refuse_absolute_error():
-    """A random test is scored from its sides' sums; absolute error would need medians, so
-    the pair is refused by name rather than scored wrongly."""
-    X, y = make_regression(n_samples=50, n_features=3, random_state=0)
-    with pytest.raises(ValueError, match='"absolute_error" is not available with splitter'):
-        ExtraTreeRegressor(criterion="absolute_error", random_state=0).fit(X, y)
+def _absolute_error(y):
+    """Σ|y − median| by brute force (any median minimises it)."""
+    return float(np.abs(y - np.median(y)).sum()) if len(y) else 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_tests_score_absolute_error_by_medians(seed):
+    """A random test under absolute error: each leaf predicts its rows' median, and each
+    split's impurity decrease is the brute-force decrease of Σ|y − median| over its sides."""
+    X, y = make_regression(n_samples=80, n_features=3, noise=5.0, random_state=seed)
+    model = ExtraTreeRegressor(criterion="absolute_error", max_depth=3, random_state=seed)
+    model.fit(X, y)
+    tree = model.tree_
+    assert tree.node_count > 1
+    leaf = model.apply(X)
+    for node in np.unique(leaf):
+        assert tree.value[node, 0, 0] == pytest.approx(np.median(y[leaf == node]))
+    paths = model.decision_path(X).toarray().astype(bool)
+    for node in range(tree.node_count):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if left < 0:
+            continue
+        rows, lrows, rrows = paths[:, node], paths[:, left], paths[:, right]
+        assert np.all(X[lrows, tree.feature[node]] <= tree.threshold[node])
+        assert tree.impurity[node] == pytest.approx(_absolute_error(y[rows]) / rows.sum())
+        assert tree.impurity[left] == pytest.approx(_absolute_error(y[lrows]) / lrows.sum())
+        assert tree.impurity[right] == pytest.approx(_absolute_error(y[rrows]) / rrows.sum())
+
+
+@pytest.mark.parametrize("estimator", [DecisionTreeRegressor, ExtraTreeRegressor])
+def test_min_impurity_decrease_under_absolute_error(estimator):
+    """scikit-learn's rule holds under absolute error too: every split's weighted decrease of
+    the reported impurities reaches min_impurity_decrease (its impurity is no function of
+    sums, so the decrease is the one the scan measured)."""
+    X, y = make_regression(n_samples=100, n_features=4, noise=10.0, random_state=0)
+    y = (y > 0).astype(float)  # many tied targets: splits of zero decrease exist
+    for minimum in (0.0001, 0.05):
+        model = estimator(criterion="absolute_error", min_impurity_decrease=minimum)
+        tree = model.set_params(random_state=0).fit(X, y).tree_
+        weighted = tree.impurity * tree.weighted_n_node_samples / len(y)
+        inner = np.flatnonzero(tree.children_left >= 0)
+        decrease = (
+            weighted[inner]
+            - weighted[tree.children_left[inner]]
+            - weighted[tree.children_right[inner]]
+        )
+        assert np.all(decrease > minimum - 1e-10)

@@ -116,6 +116,8 @@ def test_refusals_name_the_problem(parquet):
         DecisionTreeClassifier(splitter="hist").fit(lf, target="nope")
     with pytest.raises(ValueError, match="pruning"):
         DecisionTreeClassifier(algorithm="c4.5", splitter="hist").fit(lf, target="label")
+    with pytest.raises(ValueError, match="conventions"):
+        DecisionTreeClassifier(splitter="hist", conventions="j48").fit(lf, target="label")
     with pytest.raises(ValueError, match="impute_mean"):
         DecisionTreeClassifier(splitter="hist", missing="impute_mean").fit(lf, target="label")
     with pytest.raises(ValueError, match="memory_budget"):

@@ -36,9 +36,14 @@ Column: TypeAlias = NumericColumn | CategoricalColumn | SparseColumn
 CsrRows: TypeAlias = tuple[
     Literal["csr"], NDArray[np.uint64], NDArray[np.uint32], NDArray[np.float64], int
 ]
+# A contiguous 2-D float64 array of every feature whose categorical columns hold category
+# codes as numbers (NaN, or anything but a whole number below the feature's number of
+# categories: missing); the facade encodes small frames this way.
+CodedRows: TypeAlias = tuple[Literal["codes"], NDArray[np.float64]]
 # What prediction reads: encoded columns, a C- or Fortran-contiguous 2-D float64 or float32
-# array of numeric features (NaN = missing), read in place, or a CSR matrix's arrays.
-Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32] | CsrRows
+# array of numeric features (NaN = missing), read in place, a coded array, or a CSR matrix's
+# arrays.
+Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32] | CodedRows | CsrRows
 # Called with (units done, "nodes" or "rows") about four times a second while long work runs;
 # an exception it raises stops the work and is raised in its place.
 Progress: TypeAlias = Callable[[int, str], object]
@@ -124,7 +129,9 @@ class Tree:
         """Id of the leaf each row reaches; rows that follow several branches report the
         leaf that received the largest share of the row's weight."""
 
-    def decision_path(self, columns: list[Column]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    def decision_path(
+        self, rows: Rows, n_jobs: int | None = None, progress: Progress | None = None
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """CSR (indptr, indices) of the nodes each row passes through, ascending: every node
         it reaches with a positive share, routed as prediction routes it."""
 
@@ -252,6 +259,10 @@ def prune_pessimistic(
     training: tuple[list[Column], NDArray[np.uint32], NDArray[np.float64]] | None = None,
 ) -> Tree:
     """C4.5's error-based pruning; with the training data, subtree raising too."""
+
+def prune_collapse(tree: Tree) -> Tree:
+    """J48's collapse(): subtrees that misclassify no less training weight than their node
+    (less 1e-3) become leaves."""
 
 def prune_cost_complexity(
     tree: Tree,

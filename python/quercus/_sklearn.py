@@ -121,8 +121,10 @@ class TreeView:
     def predict_value(self, columns: list[Column]) -> NDArray[np.float64]:
         return self.core.predict_value(columns)
 
-    def apply(self, columns: list[Column]) -> NDArray[np.int64]:
-        return self.core.apply(columns)
+    def apply(self, columns: list[Column] | Any) -> NDArray[np.int64]:
+        """Each row's leaf; `columns` may also be a SciPy sparse X, as scikit-learn's
+        `Tree.apply` takes."""
+        return self.core.apply(_readable(columns))
 
     def nodes(self) -> dict[str, NDArray[np.generic]]:
         """The arena as parallel arrays (fresh copies; see `quercus._core.Tree.nodes`)."""
@@ -218,17 +220,17 @@ class TreeView:
         mean absolute deviation from the median, or the half Poisson deviance)."""
         return _frozen(self._arena["impurity"].astype(np.float64))
 
-    def decision_path(self, columns: list[Column]) -> csr_matrix:
+    def decision_path(self, columns: list[Column] | Any) -> csr_matrix:
         """Indicator matrix (n_rows x n_nodes, SciPy CSR, int64) of the nodes each row passes
         through, as scikit-learn's `decision_path`. The core routes the rows as prediction
         does (`Tree.decision_path`): a row missing a tested value takes the node's surrogates
         or missing child if it has them, else follows every branch with a positive training
         share (C4.5), so all nodes it reaches with a positive share are marked."""
-        from scipy.sparse import csr_matrix  # SciPy is optional: needed only here
+        if not isinstance(columns, list):  # scikit-learn's X: a NumPy or SciPy sparse matrix
+            from ._validation import tree_columns  # not at load: it imports Polars
 
-        indptr, indices = self.core.decision_path(columns)
-        indicator = np.ones(len(indices), dtype=np.int64)
-        return csr_matrix((indicator, indices, indptr), shape=(len(indptr) - 1, self.n_nodes))
+            columns = tree_columns(columns)
+        return path_matrix(*self.core.decision_path(columns), self.n_nodes)
 
     @cached_property
     def _arena(self) -> dict[str, NDArray[Any]]:
@@ -284,3 +286,19 @@ def sklearn_flavoured(ours: _T) -> _T:
 def _joint(ours: _T, theirs: type) -> _T:
     # The same name and module, so messages and reprs read as quercus's own class.
     return cast(_T, type(ours.__name__, (ours, theirs), {"__module__": ours.__module__}))
+
+
+def path_matrix(indptr: NDArray[np.int64], indices: NDArray[np.int64], n_nodes: int) -> csr_matrix:
+    """The core's decision paths (CSR arrays) as scikit-learn's indicator matrix."""
+    from scipy.sparse import csr_matrix  # SciPy is optional: needed only here
+
+    indicator = np.ones(len(indices), dtype=np.int64)
+    return csr_matrix((indicator, indices, indptr), shape=(len(indptr) - 1, n_nodes))
+
+
+def _readable(rows: Any) -> Any:
+    """A SciPy sparse X as the core's CSR arrays (scikit-learn's `Tree.apply` and
+    `decision_path` take sparse X); anything else as it is."""
+    from ._validation import is_sparse, tree_rows  # not at load: it imports Polars
+
+    return tree_rows(rows) if is_sparse(rows) else rows

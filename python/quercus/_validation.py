@@ -18,7 +18,9 @@ import polars as pl
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from ._core import Column, CsrRows
+    from collections.abc import Sequence
+
+    from ._core import CodedRows, Column, CsrRows
 
 Kind = Literal["numeric", "categorical"]
 
@@ -62,6 +64,20 @@ class Schema:
     @property
     def names(self) -> list[str]:
         return [feature.name for feature in self.features]
+
+    @functools.cached_property
+    def encoders(self) -> tuple[dict[str, float] | None, ...] | None:
+        """What `small_frame` reads each feature's values with: None for a numeric feature,
+        else its categories' codes by label (as floats, the coded rows' type); None for all
+        when some feature is imputed (the column encoding applies the fill values)."""
+        if any(feature.fill is not None for feature in self.features):
+            return None
+        return tuple(
+            None
+            if feature.categories is None
+            else {label: float(code) for code, label in enumerate(feature.categories)}
+            for feature in self.features
+        )
 
     @property
     def n_outputs(self) -> int:
@@ -143,7 +159,7 @@ def training_data(
             "fit requires y to be passed, but the target y is None "
             "(or name the target column of a Polars X with target=)"
         )
-    y = _single_column(_from_pandas(y))
+    y = _single_column(from_pandas(y))
     features = _infer_features(frame, ordinal)
     columns_of_y = _output_columns(y)
     if columns_of_y is None:
@@ -197,7 +213,7 @@ def output_columns(y: Any, n_rows: int, schema: Schema) -> list[Any]:
     all, else by position): one column for a 1-D model, which takes a 1-D y."""
     if not schema.outputs:
         return [y]
-    y = _from_pandas(y)
+    y = from_pandas(y)
     if isinstance(y, pl.DataFrame) and all(name in y.columns for name in schema.outputs):
         return [y.get_column(name) for name in schema.outputs]
     columns = _output_columns(y)
@@ -312,10 +328,13 @@ def label_dtype(name: str | None, classes: NDArray[Any]) -> pl.DataType:
     return pl.Series(classes).dtype
 
 
-def n_rows_of(rows: list[Column] | NDArray[np.floating] | CsrRows) -> int:
-    """Rows of encoded columns, of a matrix the core reads in place, or of CSR rows."""
+def n_rows_of(rows: list[Column] | NDArray[np.floating] | CodedRows | CsrRows) -> int:
+    """Rows of encoded columns, of a matrix the core reads in place, of coded rows or of CSR
+    rows."""
     if isinstance(rows, np.ndarray):
         return len(rows)
+    if rows[0] == "codes":
+        return len(rows[1])
     if isinstance(rows, tuple):  # ("csr", indptr, ...)
         return len(rows[1]) - 1
     first = rows[0]
@@ -329,7 +348,7 @@ def target_values(y: Any, n_rows: int) -> NDArray[Any]:
             f"y is a sparse matrix ({type(y).__name__}), but a tree needs a dense 1-D y; "
             "pass y.toarray().ravel()"
         )
-    y = _single_column(_from_pandas(y))
+    y = _single_column(from_pandas(y))
     values = y.to_numpy() if isinstance(y, pl.Series | pl.DataFrame) else np.asarray(y)
     if values.ndim == 2 and values.shape[1] == 1:  # a column vector: its one output
         values = values[:, 0]
@@ -383,7 +402,12 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     the row absent (scikit-learn's meaning: bootstrap counts, folds left out)."""
     if sample_weight is None:
         return np.ones(n_rows)
-    weights = np.ascontiguousarray(_from_pandas(sample_weight), dtype=np.float64)
+    given = from_pandas(sample_weight)
+    # Converted first: array-likes (scikit-learn's NotAnArray) refuse NumPy's functions.
+    weights = np.asarray(given, dtype=np.float64)
+    if weights.ndim == 0:  # a scalar would become one weight for every row's share
+        raise TypeError(f"sample_weight must be 1-D (one weight per row), got scalar {given!r}")
+    weights = np.ascontiguousarray(weights)
     if weights.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
     if len(weights) != n_rows:
@@ -397,7 +421,7 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     return weights
 
 
-def _from_pandas(obj: Any) -> Any:
+def from_pandas(obj: Any) -> Any:
     """pandas objects as Polars ones; pandas is never imported unless the caller did. A
     `category` column becomes an Enum of its categories (read from its codes, which needs no
     pyarrow); its `ordered` flag is read at fit by `_pandas_orders`."""
@@ -416,11 +440,20 @@ def _pandas_series(series: Any) -> pl.Series:
     name = str(series.name) if series.name is not None else ""
     if not isinstance(series.dtype, pd.CategoricalDtype):
         return pl.from_pandas(series).rename(name)
-    categories = [str(c) for c in series.cat.categories]
-    codes = series.cat.codes.to_numpy()
-    labels = np.array(categories, dtype=object)[np.maximum(codes, 0)]
-    labels[codes < 0] = None
-    return pl.Series(name, labels.tolist(), dtype=pl.Enum(categories))
+    # The Enum's categories gathered by the codes (-1, missing, as a null index): vectorised,
+    # where a list of the labels cost about a second a million rows.
+    codes = pl.Series(series.cat.codes.to_numpy()).cast(pl.Int64)
+    index = pl.select(pl.when(codes >= 0).then(codes)).to_series()
+    return _pandas_categories(series.dtype).gather(index).rename(name)
+
+
+@functools.lru_cache(maxsize=64)
+def _pandas_categories(dtype: Any) -> pl.Series:
+    """A pandas `category` dtype's categories as an Enum Series of themselves, made once per
+    dtype: for thousands of categories, reading them (milliseconds) and building the Enum
+    cost far more than encoding a few rows."""
+    categories = [str(c) for c in dtype.categories.tolist()]
+    return pl.Series("", categories, dtype=_enum(tuple(categories)))
 
 
 def _pandas_orders(X: Any) -> Ordinals:
@@ -438,7 +471,7 @@ def _pandas_orders(X: Any) -> Ordinals:
 def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64] | Any:
     """A Polars DataFrame, a NumPy array as Fortran-ordered float64 (contiguous columns), or a
     SciPy sparse X as a canonical CSC matrix of float64 (see `_compressed`)."""
-    X = _from_pandas(X)
+    X = from_pandas(X)
     if isinstance(X, pl.LazyFrame):
         X = X.collect()
     if isinstance(X, pl.DataFrame):
@@ -589,6 +622,66 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
     return columns
 
 
+# A Polars frame of at most this many rows is encoded value by value (`small_frame`): one
+# Polars call reads its rows and each category is a dict lookup, where encoding it column by
+# column makes a few Polars calls per column (reading an Enum column's dtype alone costs tens
+# of µs), far more than predicting a few rows.
+SMALL_FRAME = 16
+
+
+def small_frame(frame: pl.DataFrame, schema: Schema) -> CodedRows | None:
+    """A small frame as the core's coded rows: numbers as they are, categories as their
+    fit-time codes (missing or unseen: NaN), every feature in fit order. None when only the
+    column-by-column encoding (`transform`) can tell what the frame holds, or word its error:
+    a feature absent, a value its feature does not take (a string for a numeric feature, a
+    date, ...), an infinity, or imputed features. A null reads as missing once its column's
+    dtype is of its feature's kind."""
+    encoders = schema.encoders
+    if encoders is None or frame.height == 0:
+        return None
+    names = schema.names
+    columns = frame.columns
+    if columns == names:
+        positions: Sequence[int] = range(len(names))
+    else:
+        where = {name: i for i, name in enumerate(columns)}
+        positions = [where.get(name, -1) for name in names]
+        if -1 in positions:
+            return None
+    values: list[float] = []
+    append = values.append
+    nan = float("nan")
+    checked: set[int] = set()
+    for row in frame.rows():
+        for p, encoder, feature in zip(positions, encoders, schema.features, strict=True):
+            value = row[p]
+            kind = type(value)
+            if value is None:
+                if p not in checked:
+                    try:
+                        if _kind(frame.to_series(p)) != feature.kind:
+                            return None
+                    except TypeError:  # an unsupported dtype: `transform` says so
+                        return None
+                    checked.add(p)
+                append(nan)
+            elif encoder is None:
+                if kind is float or kind is int:
+                    append(float(value))
+                else:
+                    return None
+            elif kind is str:
+                append(encoder.get(value, nan))
+            elif kind is bool:  # a Boolean column's categories are "false" and "true"
+                append(encoder.get("true" if value else "false", nan))
+            else:
+                return None
+    array = np.array(values, dtype=np.float64).reshape(frame.height, len(names))
+    if np.isinf(array).any():
+        return None
+    return ("codes", array)
+
+
 def _check_numeric_width(width: int, schema: Schema) -> None:
     """A NumPy or sparse X must have the fit's features, all numeric."""
     features = schema.features
@@ -674,7 +767,30 @@ def sparse_rows(X: Any, schema: Schema) -> CsrRows:
     """A sparse X for prediction: CSR arrays the core reads row by row (`_core.CsrRows`)."""
     matrix = _compressed(X, "csr")
     _check_numeric_width(matrix.shape[1], schema)
-    _check_sparse_values(matrix, schema.names)
+    return _csr_rows(matrix, schema.names)
+
+
+def tree_rows(X: Any) -> CsrRows:
+    """A sparse X given to a fitted `tree_` (scikit-learn's `Tree.apply` and `decision_path`
+    take CSR): its CSR arrays, columns named by position (the core checks the width)."""
+    matrix = _compressed(X, "csr")
+    return _csr_rows(matrix, [str(j) for j in range(matrix.shape[1])])
+
+
+def tree_columns(X: Any) -> list[Column]:
+    """A NumPy or SciPy sparse X given to a fitted `tree_`'s `decision_path` (scikit-learn's
+    `Tree` takes both): its numeric or sparse columns, named by position (never densified)."""
+    if is_sparse(X):
+        matrix = _compressed(X, "csc")
+        return _sparse_columns(matrix, [str(j) for j in range(matrix.shape[1])])
+    array = np.asarray(X, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows x features), got shape {array.shape}")
+    return [_numeric_column(str(j), array[:, j]) for j in range(array.shape[1])]
+
+
+def _csr_rows(matrix: Any, names: list[str]) -> CsrRows:
+    _check_sparse_values(matrix, names)
     indptr = matrix.indptr
     indptr = indptr.view(np.uint64) if indptr.dtype == np.int64 else indptr.astype(np.uint64)
     return ("csr", indptr, _indices(matrix.indices), matrix.data, matrix.shape[1])

@@ -42,20 +42,23 @@ from ._params import (
     check_params,
 )
 from ._progress import Progress
-from ._sklearn import TreeView, sklearn_flavoured
+from ._sklearn import TreeView, path_matrix, sklearn_flavoured
 from ._validation import (
+    SMALL_FRAME,
     Classes,
     LabelledData,
     Ordinals,
     Schema,
     TrainingData,
     class_counts,
+    from_pandas,
     is_sparse,
     labelled_data,
     n_rows_of,
     output_columns,
     regression_targets,
     sample_weights,
+    small_frame,
     sparse_rows,
     target_values,
     training_data,
@@ -72,15 +75,27 @@ if TYPE_CHECKING:
 
     # What the core predicts from: a float matrix read in place, encoded columns, or the CSR
     # arrays of a sparse X.
-    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column] | _core.CsrRows
+    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column] | _core.CodedRows | _core.CsrRows
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
 # algorithm presets; "optimal" is the branch and bound of rust/core/src/optimal (subsets)
 _SPLITS = {"id3": "multiway", "c4.5": "multiway", "cart": "binary", "optimal": "binary"}
 # C4.5 release 8 / Weka J48 defaults (Quinlan 1993, 1996); ID3 and CART add no such rules.
-_C45 = {"min_objects": 2.0, "numeric_gain_correction": True, "pruning": "pessimistic"}
-_NO_C45 = {"min_objects": 0.0, "numeric_gain_correction": False, "pruning": "none"}
+_C45 = {
+    "min_objects": 2.0,
+    "numeric_gain_correction": True,
+    "pruning": "pessimistic",
+    "conventions": "j48",
+    "collapse": True,
+}
+_NO_C45 = {
+    "min_objects": 0.0,
+    "numeric_gain_correction": False,
+    "pruning": "none",
+    "conventions": "texts",
+    "collapse": False,
+}
 # Missing values: C4.5's fractions for the texts' algorithms; CART follows scikit-learn
 # (>= 1.3), whose users expect a learned direction per split.
 # The optimal search sends missing values to the side it finds best (learned) too.
@@ -129,6 +144,7 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "max_p_value": (Real(0.0, 1.0, open_low=True), None),
     "min_objects": (Real(0.0), None),
     "numeric_gain_correction": (Boolean(), None),
+    "conventions": (Options(("texts", "j48")), None),
     "prepruning": (Options(("none", "validation")), None),
     "pruning": (Options(_PRUNINGS), None),
     "ccp_alpha": (Real(0.0),),
@@ -137,6 +153,7 @@ _CONSTRAINTS: dict[str, Constraints] = {
     "confidence": (Real(0.0, 0.5, open_low=True),),
     "prune_ties": (Boolean(),),
     "subtree_raising": (Boolean(),),
+    "collapse": (Boolean(), None),
     "splits": (Options(("axis", "oblique")),),
     "missing": (Options(_missing.STRATEGIES), None),
     "max_surrogates": (Integer(0, 64),),
@@ -157,7 +174,9 @@ _PRESETS = (
     "categorical_split",
     "min_objects",
     "numeric_gain_correction",
+    "conventions",
     "pruning",
+    "collapse",
     "missing",
 )
 
@@ -178,11 +197,14 @@ def _post_prune(
     costs: list[float] | None = None,
     n_jobs: int | None = None,
 ) -> FittedTree:
-    """`state` with its tree pruned by `pruning.method` (unchanged for "none"); records the
-    reduced-error steps as the state's trace, and a one-output regression tree's node
-    quantiles (for the pictures' strips) from `training`, or else those of `state` its nodes
-    keep. `costs`: the classifier's cost matrix, which a misclassification risk charges."""
+    """`state` with its tree collapsed if `pruning.collapse` (J48 does so before pruning),
+    then pruned by `pruning.method` (unchanged for "none"); records the reduced-error steps
+    as the state's trace, and a one-output regression tree's node quantiles (for the
+    pictures' strips) from `training`, or else those of `state` its nodes keep. `costs`: the
+    classifier's cost matrix, which a misclassification risk charges."""
     tree, trace = state.tree, None
+    if pruning.collapse:
+        tree = _core.prune_collapse(tree)
     if pruning.method == "reduced_error":
         assert held_out is not None  # checked by the callers
         tree, steps = _core.prune_reduced_error(tree, *held_out.as_core(), pruning.prune_ties)
@@ -230,6 +252,7 @@ class _Params:
     max_p_value: float | None
     min_objects: float
     numeric_gain_correction: bool
+    conventions: str
     cost_matrix: list[float] | None
     altered_priors: bool
     class_weights: list[float] | None  # per-class factors already in the row weights
@@ -257,6 +280,7 @@ class _Pruning:
     confidence: float
     prune_ties: bool
     subtree_raising: bool
+    collapse: bool
 
 
 @dataclass(frozen=True)
@@ -302,6 +326,7 @@ class _BaseTree(EstimatorBase, ABC):
         max_p_value: float | None = None,
         min_objects: float | None = None,
         numeric_gain_correction: bool | None = None,
+        conventions: str | None = None,
         prepruning: str | None = None,
         pruning: str | None = None,
         ccp_alpha: float = 0.0,
@@ -310,6 +335,7 @@ class _BaseTree(EstimatorBase, ABC):
         confidence: float = 0.25,
         prune_ties: bool = True,
         subtree_raising: bool = True,
+        collapse: bool | None = None,
         splits: str = "axis",
         missing: str | None = None,
         max_surrogates: int = 5,
@@ -338,6 +364,7 @@ class _BaseTree(EstimatorBase, ABC):
         self.max_p_value = max_p_value
         self.min_objects = min_objects
         self.numeric_gain_correction = numeric_gain_correction
+        self.conventions = conventions
         self.prepruning = prepruning
         self.pruning = pruning
         self.ccp_alpha = ccp_alpha
@@ -346,6 +373,7 @@ class _BaseTree(EstimatorBase, ABC):
         self.confidence = confidence
         self.prune_ties = prune_ties
         self.subtree_raising = subtree_raising
+        self.collapse = collapse
         self.splits = splits
         self.missing = missing
         self.max_surrogates = max_surrogates
@@ -450,6 +478,7 @@ class _BaseTree(EstimatorBase, ABC):
             max_p_value=checked["max_p_value"],
             min_objects=checked["min_objects"],
             numeric_gain_correction=checked["numeric_gain_correction"],
+            conventions=checked["conventions"],
             cost_matrix=self._cost_list(n_classes),
             altered_priors=bool(checked.get("altered_priors", False)),
             class_weights=None,  # set by `_grow` from `_class_factors`
@@ -491,6 +520,7 @@ class _BaseTree(EstimatorBase, ABC):
             confidence=checked["confidence"],
             prune_ties=checked["prune_ties"],
             subtree_raising=checked["subtree_raising"],
+            collapse=checked["collapse"],
         )
 
     def fit(
@@ -734,6 +764,7 @@ class _BaseTree(EstimatorBase, ABC):
             confidence=check("confidence", confidence, _CONSTRAINTS["confidence"]),
             prune_ties=check("prune_ties", prune_ties, _CONSTRAINTS["prune_ties"]),
             subtree_raising=X is not None,
+            collapse=False,  # the fit collapsed the tree already, if asked
         )
         held_out = training = None
         if method == "reduced_error":
@@ -942,12 +973,17 @@ class _BaseTree(EstimatorBase, ABC):
 
     def _rows(self, X: Any) -> Rows:
         """X as the core reads it: a contiguous float NumPy matrix as it is (no copy) when it
-        needs no encoding, a sparse X as CSR arrays (never densified), else its encoded
-        columns."""
+        needs no encoding, a sparse X as CSR arrays (never densified), a small Polars frame
+        as one coded array (`small_frame`), else its encoded columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
         if is_dense(X, self._state):
             return X
+        X = from_pandas(X)  # a small pandas frame is a small Polars frame too
+        if type(X) is pl.DataFrame and X.height <= SMALL_FRAME:
+            coded = small_frame(X, self._state.schema)
+            if coded is not None:
+                return coded
         if is_sparse(X):
             return sparse_rows(X, self._state.schema)
         return self._columns(X)
@@ -985,7 +1021,8 @@ class _BaseTree(EstimatorBase, ABC):
         indicator matrix (n_rows x n_nodes). Rows are routed as prediction routes them, so a
         row that a missing value spreads over several branches marks every node it reaches
         with a positive share."""
-        return self.tree_.decision_path(self._columns(X))
+        indptr, indices = self._predicted("decision_path", self._rows(X))
+        return path_matrix(indptr, indices, self.tree_.n_nodes)
 
     def _labels(self) -> list[Any] | None:
         classes = self._state.classes

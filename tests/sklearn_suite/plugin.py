@@ -81,9 +81,16 @@ def _key(item: pytest.Item) -> str:
 
 
 def _match(key: str, table: dict[str, str]) -> str | None:
-    """The reason of the longest entry `key` starts with (an entry without `[` names every
-    parametrisation of the test)."""
-    hits = [k for k in table if key == k or (key.startswith(k) and key[len(k)] == "[")]
+    """The reason of the longest entry `key` starts with: an entry without `[` names every
+    parametrisation of the test, one with `[` but no closing `]` every parametrisation whose
+    id starts so (`test[42-absolute_error`), one with both exactly one."""
+
+    def names(entry: str) -> bool:
+        if key == entry or not key.startswith(entry):
+            return key == entry
+        return key[len(entry)] == "[" if "[" not in entry else not entry.endswith("]")
+
+    hits = [k for k in table if names(k)]
     return table[max(hits, key=len)] if hits else None
 
 

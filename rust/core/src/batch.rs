@@ -13,12 +13,12 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::control::Control;
-use crate::data::{Column, Dataset, FeatureKind};
+use crate::data::{CategoricalColumn, Column, Dataset, FeatureKind};
 use crate::error::{CoreError, Result};
 use crate::predict::Reached;
 use crate::split::{send, Values};
 use crate::threads::in_pool;
-use crate::tree::{NodeId, NodeKind, SplitTag, Tree, NONE};
+use crate::tree::{NodeId, NodeKind, Side, SplitTag, Tree, NONE};
 
 /// Rows walked together: enough independent loads in flight to hide a cache miss.
 const LANES: usize = 8;
@@ -68,6 +68,8 @@ pub struct Matrix<'a, T> {
     n_rows: usize,
     n_features: usize,
     order: Order,
+    /// Whether the categorical features' columns hold category codes (see [`Matrix::coded`]).
+    codes: bool,
 }
 
 impl<'a, T: Real> Matrix<'a, T> {
@@ -86,7 +88,19 @@ impl<'a, T: Real> Matrix<'a, T> {
             n_rows,
             n_features,
             order,
+            codes: false,
         })
+    }
+
+    /// This matrix with each categorical feature's column holding category codes as numbers
+    /// (NaN: missing). A value that is not a whole number below the feature's number of
+    /// categories reads as missing, as an unseen category of a data set's column does. The
+    /// facade encodes a small frame this way: one array instead of a column per feature.
+    pub fn coded(self) -> Self {
+        Matrix {
+            codes: true,
+            ..self
+        }
     }
 }
 
@@ -264,6 +278,35 @@ impl<'t> Predictor<'t> {
         self.run(rows.into(), &SoleLeaf)
     }
 
+    /// See [`Tree::decision_path`]. A row that reaches one leaf passes through that leaf's
+    /// ancestors, found from the compact walk's leaf; only a row spread over several leaves
+    /// is walked again, by the general routing. Blocks of rows share the thread pool.
+    pub fn decision_path<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<(Vec<u64>, Vec<u32>)> {
+        let rows = rows.into();
+        let leaves = self.sole_leaf(rows)?;
+        let tree = self.tree;
+        let kinds = tree.feature_kinds();
+        let block = |(b, leaves): (usize, &[u32])| {
+            with_values(rows, kinds, |values| paths(tree, values, b * BLOCK, leaves))
+        };
+        let parts: Vec<(Vec<u64>, Vec<u32>)> = if leaves.len() <= BLOCK || self.n_jobs == Some(1) {
+            leaves.chunks(BLOCK).enumerate().map(block).collect()
+        } else {
+            in_pool(self.n_jobs, || {
+                leaves.par_chunks(BLOCK).enumerate().map(block).collect()
+            })
+        };
+        let mut indptr = Vec::with_capacity(leaves.len() + 1);
+        indptr.push(0u64);
+        let mut indices = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+        for (ends, nodes) in parts {
+            let base = indices.len() as u64;
+            indptr.extend(ends.iter().map(|e| base + e));
+            indices.extend(nodes);
+        }
+        Ok((indptr, indices))
+    }
+
     fn run<O: Output>(&self, rows: Rows<'_>, output: &O) -> Result<Vec<O::Item>> {
         if self.n_jobs == Some(0) {
             return Err(CoreError::InvalidParameter {
@@ -302,10 +345,15 @@ impl<'t> Predictor<'t> {
     }
 
     fn matrix<T: Real, O: Output>(&self, m: Matrix<'_, T>, output: &O) -> Result<Vec<O::Item>> {
-        let given = std::iter::repeat_n("numeric", m.n_features);
+        let kinds = self.tree.feature_kinds();
+        // A coded matrix's columns are of the tree's kinds; any other's are numbers.
+        let given = (0..m.n_features).map(|j| match kinds.get(j) {
+            Some(FeatureKind::Categorical { .. }) if m.codes => "categorical",
+            _ => "numeric",
+        });
         let out = match m.order {
-            Order::RowMajor => self.checked(&Dense::<T, true>(m), given, output),
-            Order::ColumnMajor => self.checked(&Dense::<T, false>(m), given, output),
+            Order::RowMajor => self.checked(&Dense::<T, true>::new(m, kinds), given, output),
+            Order::ColumnMajor => self.checked(&Dense::<T, false>::new(m, kinds), given, output),
         };
         out.ok_or_else(|| self.explain(validate_matrix(self.tree.feature_kinds(), &m)))
     }
@@ -377,7 +425,7 @@ fn validate_matrix<T: Real>(kinds: &[FeatureKind], m: &Matrix<'_, T>) -> Result<
         });
     }
     for (column, kind) in kinds.iter().enumerate() {
-        if let FeatureKind::Categorical { ordered, .. } = kind {
+        if let (FeatureKind::Categorical { ordered, .. }, false) = (kind, m.codes) {
             return Err(CoreError::ColumnKindMismatch {
                 column,
                 expected: if *ordered {
@@ -478,6 +526,12 @@ trait Source: Values + Sync {
     fn n_rows(&self) -> usize;
     /// Feature `f` of `row`, where `f` is a numeric feature of the tree (the hot loop's read).
     fn x(&self, row: usize, f: usize) -> f64;
+    /// The category code of `row` in feature `f`, where `f` is a categorical feature of the
+    /// tree: [`Values::code`], read without a match on the column per call where possible.
+    #[inline]
+    fn code_at(&self, row: usize, f: usize) -> Option<u32> {
+        self.code(f, row)
+    }
     /// Whether no numeric value of the rows is infinite; sets `gaps[i]` where row
     /// `rows.start + i` misses a numeric value (and leaves the other flags alone).
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool;
@@ -512,13 +566,77 @@ fn scan_columns<'c, T: Real>(columns: impl Iterator<Item = &'c [T]>, gaps: &mut 
     finite
 }
 
-/// A matrix with its order fixed at compile time, so the hot loop's index has no branch.
-struct Dense<'a, T, const ROW_MAJOR: bool>(Matrix<'a, T>);
+/// `f` of `rows` read as the general routing reads them.
+fn with_values<R>(rows: Rows<'_>, kinds: &[FeatureKind], f: impl FnOnce(&dyn Values) -> R) -> R {
+    match rows {
+        Rows::Columns(data) => f(&ColumnsView::new(data)),
+        Rows::F64(m) => with_dense(m, kinds, f),
+        Rows::F32(m) => with_dense(m, kinds, f),
+        Rows::Csr(m) => f(&m),
+    }
+}
 
-impl<T: Real, const ROW_MAJOR: bool> Dense<'_, T, ROW_MAJOR> {
+fn with_dense<T: Real, R>(
+    m: Matrix<'_, T>,
+    kinds: &[FeatureKind],
+    f: impl FnOnce(&dyn Values) -> R,
+) -> R {
+    match m.order {
+        Order::RowMajor => f(&Dense::<T, true>::new(m, kinds)),
+        Order::ColumnMajor => f(&Dense::<T, false>::new(m, kinds)),
+    }
+}
+
+/// The decision paths of the rows from `first` whose sole leaves (or [`SPREAD`]) are
+/// `leaves`: each row's end in `nodes`, and the nodes, ascending within each row.
+fn paths(tree: &Tree, values: &dyn Values, first: usize, leaves: &[u32]) -> (Vec<u64>, Vec<u32>) {
+    let (mut ends, mut nodes) = (Vec::with_capacity(leaves.len()), Vec::new());
+    let mut stack = Vec::new();
+    for (i, &leaf) in leaves.iter().enumerate() {
+        let start = nodes.len();
+        if leaf == SPREAD {
+            tree.spread_path(values, first + i, &mut stack, &mut nodes);
+        } else {
+            // The leaf's ancestors: the path of a row that reaches it alone.
+            let mut node = Some(NodeId(leaf));
+            while let Some(id) = node {
+                nodes.push(id.0);
+                node = tree.parent(id);
+            }
+        }
+        if let Some(path) = nodes.get_mut(start..) {
+            path.sort_unstable();
+        }
+        ends.push(nodes.len() as u64);
+    }
+    (ends, nodes)
+}
+
+/// A matrix with its order fixed at compile time, so the hot loop's index has no branch.
+struct Dense<'a, T, const ROW_MAJOR: bool> {
+    m: Matrix<'a, T>,
+    /// Each feature's number of categories where the matrix holds codes; 0 for a numeric
+    /// feature (empty when it holds none).
+    categories: Vec<u32>,
+}
+
+impl<'a, T: Real, const ROW_MAJOR: bool> Dense<'a, T, ROW_MAJOR> {
+    fn new(m: Matrix<'a, T>, kinds: &[FeatureKind]) -> Self {
+        let categories = if m.codes {
+            let count = |k: &FeatureKind| match k {
+                FeatureKind::Categorical { n_categories, .. } => *n_categories,
+                FeatureKind::Numeric => 0,
+            };
+            kinds.iter().map(count).collect()
+        } else {
+            Vec::new()
+        };
+        Dense { m, categories }
+    }
+
     #[inline]
     fn at(&self, row: usize, f: usize) -> f64 {
-        let m = &self.0;
+        let m = &self.m;
         let i = if ROW_MAJOR {
             row * m.n_features + f
         } else {
@@ -531,21 +649,33 @@ impl<T: Real, const ROW_MAJOR: bool> Dense<'_, T, ROW_MAJOR> {
 impl<T: Real, const ROW_MAJOR: bool> Values for Dense<'_, T, ROW_MAJOR> {
     #[inline]
     fn number(&self, f: usize, row: usize) -> f64 {
-        if f < self.0.n_features && row < self.0.n_rows {
+        if f < self.m.n_features
+            && row < self.m.n_rows
+            && self.categories.get(f).is_none_or(|&n| n == 0)
+        {
             self.at(row, f)
         } else {
             f64::NAN
         }
     }
 
-    fn code(&self, _f: usize, _row: usize) -> Option<u32> {
-        None
+    /// A code is a whole number below the feature's number of categories; any other value
+    /// (NaN among them) is missing.
+    #[inline]
+    fn code(&self, f: usize, row: usize) -> Option<u32> {
+        let n = *self.categories.get(f).filter(|&&n| n > 0)?;
+        let x = if row < self.m.n_rows {
+            self.at(row, f)
+        } else {
+            f64::NAN
+        };
+        (x >= 0.0 && x < f64::from(n) && x.fract() == 0.0).then_some(x as u32)
     }
 }
 
 impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
     fn n_rows(&self) -> usize {
-        self.0.n_rows
+        self.m.n_rows
     }
 
     #[inline]
@@ -554,7 +684,7 @@ impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
     }
 
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
-        let m = &self.0;
+        let m = &self.m;
         if ROW_MAJOR {
             let span = rows.start * m.n_features..rows.end * m.n_features;
             let Some(values) = m.values.get(span) else {
@@ -581,6 +711,7 @@ impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
 struct ColumnsView<'a> {
     columns: &'a [Column<'a>],
     numeric: Vec<&'a [f64]>,
+    categorical: Vec<Option<CategoricalColumn<'a>>>,
     /// Whether some column is sparse (read through `columns` instead).
     sparse: bool,
     n_rows: usize,
@@ -596,9 +727,17 @@ impl<'a> ColumnsView<'a> {
                 Column::Categorical(_) | Column::Sparse(_) => &[],
             })
             .collect();
+        let categorical = columns
+            .iter()
+            .map(|c| match c {
+                Column::Categorical(c) => Some(*c),
+                Column::Numeric(_) | Column::Sparse(_) => None,
+            })
+            .collect();
         ColumnsView {
             columns,
             numeric,
+            categorical,
             sparse: columns.iter().any(|c| matches!(c, Column::Sparse(_))),
             n_rows: data.n_rows(),
         }
@@ -629,6 +768,11 @@ impl Source for ColumnsView<'_> {
             None if self.sparse => self.columns.number(f, row),
             None => f64::NAN,
         }
+    }
+
+    #[inline]
+    fn code_at(&self, row: usize, f: usize) -> Option<u32> {
+        self.categorical.get(f)?.as_ref()?.code(row)
     }
 
     /// A sparse column's stored values of the rows may not be missing: a NaN there fails the
@@ -727,28 +871,85 @@ impl Output for SoleLeaf {
 }
 
 /// A node as the hot loop reads it, test and children in 16 bytes. Nodes are in depth-first
-/// order, so child 0 follows its parent (often in the same cache line): `x <= threshold` goes
-/// to the next node, `x > threshold` to `right`. Every other node (a leaf, or a test the
-/// general routing does) has threshold −∞ and itself as `right`, so a row stays there; a
-/// missing value (NaN) also keeps the row where it is.
+/// order, so child 0 follows its parent (often in the same cache line): a row that passes the
+/// test goes to the next node, one that fails it to `right`. The top two bits of `feature`
+/// say what `test` holds (the rest is the feature):
+/// - [`NUMERIC`]: the bits of `threshold` in `x <= threshold`;
+/// - [`ORDERED`]: `threshold` in `code <= threshold` (ordered categories);
+/// - [`SUBSET`]: where the node's bitsets start in [`Flat::bits`] (low half) and the number
+///   of categories (high half): child 0 holds the codes whose bit is set;
+/// - [`MULTIWAY`]: where the node's children, one per code, start in [`Flat::children`]
+///   (low half) and how many there are (high half); `right` is unused.
+///
+/// A row missing the tested value (NaN, a missing code, or a category the node's training
+/// rows lacked) goes to [`Flat::missing`]. Every other node (a leaf, or a test the general
+/// routing does) is [`Node::stay`]: every row stays there.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 struct Node {
-    threshold: f64,
+    test: u64,
     feature: u32,
     right: u32,
+}
+
+const KIND_SHIFT: u32 = 30;
+const FEATURE_MASK: u32 = (1 << KIND_SHIFT) - 1;
+const NUMERIC: u32 = 0;
+const ORDERED: u32 = 1;
+const SUBSET: u32 = 2;
+const MULTIWAY: u32 = 3;
+
+impl Node {
+    /// The node at position `at` that keeps every row: threshold −∞ fails every number (the
+    /// walks refuse infinities) and NaN, and `right` is the node itself.
+    fn stay(at: u32) -> Node {
+        Node {
+            test: f64::NEG_INFINITY.to_bits(),
+            feature: 0,
+            right: at,
+        }
+    }
+
+    /// A node of `kind` on `feature`, unless the feature's index needs the kind's bits or
+    /// a child is not in the layout.
+    fn new(kind: u32, feature: usize, test: u64, right: u32) -> Option<Node> {
+        let feature = u32::try_from(feature).ok().filter(|&f| f <= FEATURE_MASK)?;
+        (right != NONE).then_some(Node {
+            test,
+            feature: feature | kind << KIND_SHIFT,
+            right,
+        })
+    }
+
+    /// The position and length the low and high halves of a table node's `test` hold.
+    #[inline]
+    fn span(self) -> (usize, u32) {
+        (
+            (self.test & u64::from(u32::MAX)) as usize,
+            (self.test >> 32) as u32,
+        )
+    }
 }
 
 /// The compact layout of a tree and each leaf's answer.
 struct Flat<T> {
     nodes: Vec<Node>,
+    /// Where a row missing a node's tested value goes: the child the node's missing-value
+    /// rule always picks (a missing child and no surrogates), else the node itself, where
+    /// the row stops for the general routing (surrogates, C4.5's fractions).
+    missing: Vec<u32>,
+    /// Subset nodes' bitsets, each `⌈n/64⌉` words of "goes to child 0" followed by as many
+    /// of "seen at the node" (a category the node never saw is routed as missing).
+    bits: Vec<u64>,
+    /// Multiway nodes' children by code.
+    children: Vec<u32>,
     leaf: Vec<bool>,
     /// The arena id of each node, and the position of each arena node.
     ids: Vec<NodeId>,
     position: Vec<u32>,
     /// `width` items per node; a leaf's are what the general walk writes for a row that
     /// reaches it alone.
-    table: Vec<T>,
+    answers: Vec<T>,
 }
 
 impl<T: Copy + Default> Flat<T> {
@@ -766,60 +967,185 @@ impl<T: Copy + Default> Flat<T> {
             let count = tree.children(id).count() as u32;
             stack.extend((first..first + count).rev().map(NodeId));
         }
-        let at = |id: u32| position.get(id as usize).copied().unwrap_or(NONE);
-        let nodes = ids
-            .iter()
-            .enumerate()
-            .map(|(i, &id)| match tree.kind(id) {
-                // A NaN threshold (no fitted tree has one) sends every row left: general
-                // routing's business.
-                NodeKind::Numeric { feature, threshold }
-                    if tree.kinds.get(feature) == Some(&FeatureKind::Numeric)
-                        && tree.children(id).count() == 2
-                        && !threshold.is_nan() =>
-                {
-                    let right = tree.children(id).nth(1).map_or(NONE, |c| at(c.0));
-                    Node {
-                        threshold,
-                        feature: feature as u32,
-                        right,
-                    }
-                }
-                _ => Node {
-                    threshold: f64::NEG_INFINITY,
-                    feature: 0,
-                    right: i as u32,
-                },
-            })
-            .collect::<Vec<_>>();
-        let leaf: Vec<bool> = ids
-            .iter()
-            .map(|&id| tree.tag(id) == SplitTag::Leaf)
-            .collect();
+        let mut flat = Flat {
+            nodes: Vec::with_capacity(n),
+            missing: Vec::with_capacity(n),
+            bits: Vec::new(),
+            children: Vec::new(),
+            leaf: ids
+                .iter()
+                .map(|&id| tree.tag(id) == SplitTag::Leaf)
+                .collect(),
+            ids,
+            position,
+            answers: Vec::new(),
+        };
+        for i in 0..flat.ids.len() {
+            let here = i as u32;
+            let Some(&id) = flat.ids.get(i) else { break };
+            let node = flat.compact(tree, id);
+            let rule = tree.missing_rule(id);
+            let missing = match (node, rule.child) {
+                (Some(_), Some(k)) if rule.surrogates.feature.is_empty() => flat.child(tree, id, k),
+                _ => NONE,
+            };
+            flat.nodes.push(node.unwrap_or(Node::stay(here)));
+            flat.missing
+                .push(if missing == NONE { here } else { missing });
+        }
         let width = output.width(tree);
-        let mut table = vec![T::default(); n * width];
+        let mut answers = vec![T::default(); n * width];
         let mut scratch = vec![0.0; tree.n_classes()];
-        for ((dst, &is_leaf), &id) in table.chunks_mut(width).zip(&leaf).zip(&ids) {
+        for ((dst, &is_leaf), &id) in answers.chunks_mut(width).zip(&flat.leaf).zip(&flat.ids) {
             if is_leaf {
                 output.write(&[(id, 1.0)], dst, &mut scratch);
             }
         }
-        Flat {
-            nodes,
-            leaf,
-            ids,
-            position,
-            table,
+        flat.answers = answers;
+        flat
+    }
+
+    /// The position of child `k` of arena node `id` (NONE if it has none).
+    fn child(&self, tree: &Tree, id: NodeId, k: usize) -> u32 {
+        let child = tree.children(id).nth(k);
+        child
+            .and_then(|c| self.position.get(c.index()))
+            .copied()
+            .unwrap_or(NONE)
+    }
+
+    /// The compact node of arena node `id` (its bitsets or children table appended), or
+    /// `None` when the general routing must do its test.
+    fn compact(&mut self, tree: &Tree, id: NodeId) -> Option<Node> {
+        let categorical =
+            |f: usize| matches!(tree.kinds.get(f), Some(FeatureKind::Categorical { .. }));
+        let two = tree.children(id).count() == 2;
+        let right = self.child(tree, id, 1);
+        match tree.kind(id) {
+            // A NaN threshold (no fitted tree has one) sends every row left: general
+            // routing's business.
+            NodeKind::Numeric { feature, threshold }
+                if tree.kinds.get(feature) == Some(&FeatureKind::Numeric)
+                    && two
+                    && !threshold.is_nan() =>
+            {
+                Node::new(NUMERIC, feature, threshold.to_bits(), right)
+            }
+            NodeKind::Ordered { feature, threshold } if categorical(feature) && two => {
+                Node::new(ORDERED, feature, u64::from(threshold), right)
+            }
+            NodeKind::Subset { feature, sides } if categorical(feature) && two => {
+                let words = sides.len().div_ceil(64);
+                let start = self.bits.len();
+                let offset = u32::try_from(start).ok()?;
+                let count = u32::try_from(sides.len()).ok()?;
+                self.bits.resize(start + 2 * words, 0);
+                let (left, seen) = self.bits.get_mut(start..)?.split_at_mut(words);
+                for (c, side) in sides.iter().enumerate() {
+                    let bit = 1u64 << (c % 64);
+                    let (Some(l), Some(s)) = (left.get_mut(c / 64), seen.get_mut(c / 64)) else {
+                        continue;
+                    };
+                    match side {
+                        Side::Left => (*l, *s) = (*l | bit, *s | bit),
+                        Side::Right => *s |= bit,
+                        Side::Unseen => {}
+                    }
+                }
+                Node::new(
+                    SUBSET,
+                    feature,
+                    u64::from(offset) | u64::from(count) << 32,
+                    right,
+                )
+            }
+            NodeKind::Multiway { feature } if categorical(feature) => {
+                let count = tree.children(id).count();
+                let offset = u32::try_from(self.children.len()).ok()?;
+                let children: Vec<u32> = (0..count).map(|k| self.child(tree, id, k)).collect();
+                if children.contains(&NONE) {
+                    return None;
+                }
+                self.children.extend(children);
+                let test = u64::from(offset) | (count as u64) << 32;
+                Node::new(MULTIWAY, feature, test, 0)
+            }
+            _ => None,
+        }
+    }
+
+    /// Where a row missing the value node `at` tests goes.
+    #[inline]
+    fn missing_of(&self, at: u32) -> u32 {
+        self.missing.get(at as usize).copied().unwrap_or(at)
+    }
+
+    /// Where categorical node `node` (at `at`) sends a row of category `code`.
+    #[inline]
+    fn categorical(&self, node: Node, at: u32, code: u32) -> u32 {
+        let (offset, count) = node.span();
+        match node.feature >> KIND_SHIFT {
+            ORDERED => {
+                select_unpredictable(u64::from(code) <= node.test, at.wrapping_add(1), node.right)
+            }
+            SUBSET if code < count => {
+                let word = offset + code as usize / 64;
+                let bit = 1u64 << (code % 64);
+                let words = count.div_ceil(64) as usize;
+                let set = |w: usize| self.bits.get(w).is_some_and(|&x| x & bit != 0);
+                if set(word + words) {
+                    select_unpredictable(set(word), at.wrapping_add(1), node.right)
+                } else {
+                    self.missing_of(at)
+                }
+            }
+            SUBSET => self.missing_of(at),
+            // A code with no child stays: the general routing spreads it (as it would).
+            _ if code < count => self
+                .children
+                .get(offset + code as usize)
+                .copied()
+                .unwrap_or(at),
+            _ => at,
+        }
+    }
+
+    /// Where the row at node `at` goes next (`at` itself: it stops there). With `GAPS`, a
+    /// NaN tested by a numeric node takes the node's missing direction; without, the rows
+    /// have none (a select, not a branch: which way a row goes is a coin toss to the branch
+    /// predictor).
+    #[inline]
+    fn step<S: Source, const GAPS: bool>(&self, src: &S, row: usize, at: u32) -> u32 {
+        let node = self
+            .nodes
+            .get(at as usize)
+            .copied()
+            .unwrap_or(Node::stay(at));
+        let f = (node.feature & FEATURE_MASK) as usize;
+        if node.feature >> KIND_SHIFT == NUMERIC {
+            let x = src.x(row, f);
+            if GAPS && x.is_nan() {
+                return self.missing_of(at);
+            }
+            select_unpredictable(
+                x <= f64::from_bits(node.test),
+                at.wrapping_add(1),
+                node.right,
+            )
+        } else {
+            match src.code_at(row, f) {
+                Some(code) => self.categorical(node, at, code),
+                None => self.missing_of(at),
+            }
         }
     }
 }
 
 /// Where each of `rows` stops, from the nodes `at`: a leaf, a node of another kind, or (with
-/// `GAPS`, for rows missing some value) the node whose tested value it misses. The lanes step
-/// in lockstep until none moves. Without gaps a step is a plain select; with them, a NaN
-/// (which compares false both ways) must also keep its row in place.
+/// `GAPS`, for rows missing some numeric value) a node whose missing value needs the general
+/// routing. The lanes step in lockstep until none moves.
 #[inline]
-fn descend<T, S: Source, const N: usize, const GAPS: bool>(
+fn descend<T: Copy + Default, S: Source, const N: usize, const GAPS: bool>(
     flat: &Flat<T>,
     src: &S,
     rows: &[usize; N],
@@ -829,19 +1155,7 @@ fn descend<T, S: Source, const N: usize, const GAPS: bool>(
     for _ in 0..flat.nodes.len() {
         let mut moved = 0;
         for (a, &row) in at.iter_mut().zip(rows) {
-            let node = flat.nodes.get(*a as usize).copied().unwrap_or(Node {
-                threshold: f64::NEG_INFINITY,
-                feature: 0,
-                right: *a,
-            });
-            let x = src.x(row, node.feature as usize);
-            // Which way a row goes is a coin toss to the branch predictor: a select, not a
-            // branch. Right unless `x <= threshold`, so also for a NaN, and a NaN read at a
-            // node of another kind (say a categorical feature's) keeps its row there too.
-            let mut next = select_unpredictable(x <= node.threshold, a.wrapping_add(1), node.right);
-            if GAPS && x.is_nan() {
-                next = *a;
-            }
+            let next = flat.step::<S, GAPS>(src, row, *a);
             moved |= next ^ *a;
             *a = next;
         }
@@ -966,7 +1280,7 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
         let i = at as usize;
         let dst = out.get_mut((row - first) * width..(row - first + 1) * width)?;
         if flat.leaf.get(i).copied().unwrap_or(false) {
-            match (dst, flat.table.get(i * width..(i + 1) * width)) {
+            match (dst, flat.answers.get(i * width..(i + 1) * width)) {
                 ([one], Some([answer])) => *one = *answer,
                 (dst, Some(answer)) => dst.copy_from_slice(answer),
                 _ => {}
@@ -1161,7 +1475,23 @@ mod tests {
                 assert_eq!(p.class(rows()).expect("classes"), class);
             }
             assert_eq!(p.apply(rows()).expect("leaves"), leaf);
+            assert_eq!(
+                p.decision_path(rows()).expect("paths"),
+                paths(tree, values, n)
+            );
         }
+    }
+
+    /// The general routing's decision paths of every row, each sorted.
+    fn paths<V: Values + ?Sized>(tree: &Tree, values: &V, rows: usize) -> (Vec<u64>, Vec<u32>) {
+        let (mut indptr, mut indices, mut stack) = (vec![0], Vec::new(), Vec::new());
+        for row in 0..rows {
+            let start = indices.len();
+            tree.spread_path(values, row, &mut stack, &mut indices);
+            indices[start..].sort_unstable();
+            indptr.push(indices.len() as u64);
+        }
+        (indptr, indices)
     }
 
     fn grow(table: &Table, regression: bool, params: &TreeParams) -> Tree {
@@ -1259,6 +1589,58 @@ mod tests {
         }
     }
 
+    /// Numeric and categorical columns in one matrix, the categories as their codes (NaN
+    /// for missing, unseen codes as they are), in either order, predict as the columns do,
+    /// with every split kind and missing-value rule.
+    #[test]
+    fn coded_matrices_predict_as_their_columns() {
+        let mut rng = Rng(13);
+        let train = Table::random(&mut rng, 700, 3, 3, false);
+        let test = Table::random(&mut rng, BLOCK + 211, 3, 3, true);
+        let n = test.rows();
+        let data = test.dataset();
+        let cell = |i: usize, j: usize| match test.numeric.get(j) {
+            Some(column) => column[i],
+            None => {
+                let k = j - test.numeric.len();
+                if test.missing[k][i] {
+                    f64::NAN
+                } else {
+                    f64::from(test.codes[k][i])
+                }
+            }
+        };
+        let width = 6;
+        let by_rows: Vec<f64> = (0..n * width).map(|k| cell(k / width, k % width)).collect();
+        let by_columns: Vec<f64> = (0..n * width).map(|k| cell(k % n, k / n)).collect();
+        for (k, &missing) in STRATEGIES.iter().enumerate() {
+            for split in [CategoricalSplit::Multiway, CategoricalSplit::Binary] {
+                let regression = k % 2 == 1;
+                let params = TreeParams {
+                    criterion: if regression {
+                        Criterion::SquaredError
+                    } else {
+                        Criterion::Gini
+                    },
+                    categorical_split: split,
+                    missing,
+                    ..TreeParams::default()
+                };
+                let tree = grow(&train, regression, &params);
+                let rows = Matrix::new(&by_rows, n, width, Order::RowMajor).expect("a matrix");
+                let columns =
+                    Matrix::new(&by_columns, n, width, Order::ColumnMajor).expect("a matrix");
+                agrees(&tree, || Rows::F64(rows.coded()), data.columns(), n);
+                agrees(&tree, || Rows::F64(columns.coded()), data.columns(), n);
+                // Uncoded, the categorical columns are refused by kind.
+                assert!(matches!(
+                    tree.predict_class(rows),
+                    Err(CoreError::ColumnKindMismatch { column: 3, .. })
+                ));
+            }
+        }
+    }
+
     /// A random tree grown straight into the arena, deep and lopsided (each split is
     /// likelier on a recent leaf), with random fractions: the compact walk, its hand-over to
     /// the fractional walk and its leaf answers agree with the general walk.
@@ -1304,8 +1686,129 @@ mod tests {
                 })
                 .collect();
             let m = Matrix::new(&values, n, features, Order::RowMajor).expect("a matrix");
-            agrees(&tree, || Rows::F64(m), &Dense::<f64, true>(m), n);
+            agrees(
+                &tree,
+                || Rows::F64(m),
+                &Dense::<f64, true>::new(m, tree.feature_kinds()),
+                n,
+            );
         }
+    }
+
+    /// A random tree of every node kind grown straight into the arena: subsets of 150
+    /// categories (bitsets of several words) with unseen ones, ordered and multiway splits,
+    /// random missing children, and rows with missing values, unseen codes and codes past
+    /// the categories: the compact walk agrees with the general walk, read from columns or
+    /// from a coded matrix.
+    #[test]
+    fn random_trees_of_every_kind_agree() {
+        let mut rng = Rng(17);
+        let kinds = vec![
+            FeatureKind::Numeric,
+            FeatureKind::Categorical {
+                n_categories: 150,
+                ordered: false,
+            },
+            FeatureKind::Categorical {
+                n_categories: 3,
+                ordered: true,
+            },
+        ];
+        let mut tree = Tree::empty(Criterion::Gini, kinds, vec![3]);
+        let mut leaves = vec![tree.push_node(None, 1.0)];
+        while tree.n_nodes() < 3001 {
+            let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
+            let node = leaves.swap_remove(pick);
+            let i = node.index();
+            let (tag, feature, count) = match rng.below(4) {
+                0 => (SplitTag::Numeric, 0, 2),
+                1 => (SplitTag::Subset, 1, 2),
+                2 => (SplitTag::Ordered, 2, 2),
+                _ => (SplitTag::Multiway, 2, 3),
+            };
+            tree.tag[i] = tag;
+            tree.feature[i] = feature;
+            tree.threshold[i] = match tag {
+                SplitTag::Numeric => (rng.below(16) as f64 - 8.0) * 0.5,
+                SplitTag::Ordered => rng.below(3) as f64,
+                _ => f64::NAN,
+            };
+            if tag == SplitTag::Subset {
+                tree.subset_offset[i] = tree.sides.len() as u32;
+                for _ in 0..150 {
+                    tree.sides.push(match rng.below(5) {
+                        0 => Side::Unseen,
+                        1 | 2 => Side::Left,
+                        _ => Side::Right,
+                    });
+                }
+            }
+            if rng.below(2) == 0 {
+                tree.missing_child[i] = rng.below(count) as u32;
+            }
+            let shares: Vec<f64> = (0..count).map(|_| rng.unit() + 0.01).collect();
+            let total: f64 = shares.iter().sum();
+            let first = tree.n_nodes() as u32;
+            for share in shares {
+                let child = tree.push_node(Some(node), share / total);
+                for c in 0..3 {
+                    tree.value[child.index() * 3 + c] = rng.below(4) as f64;
+                }
+                tree.label[child.index()] = rng.below(3) as u32;
+                leaves.push(child);
+            }
+            tree.first_child[i] = first;
+            tree.n_children[i] = count as u32;
+        }
+        let n = 4000;
+        let cell = |rng: &mut Rng, j: usize| match (rng.below(12), j) {
+            (0, _) => f64::NAN,
+            (_, 0) => rng.unit() * 10.0 - 5.0,
+            // Codes past the 150 categories read as missing too.
+            (_, 1) => rng.below(160) as f64,
+            _ => rng.below(3) as f64,
+        };
+        let values: Vec<f64> = (0..n * 3).map(|k| cell(&mut rng, k % 3)).collect();
+        let m = Matrix::new(&values, n, 3, Order::RowMajor)
+            .expect("a matrix")
+            .coded();
+        let coded = Dense::<f64, true>::new(m, tree.feature_kinds());
+        agrees(&tree, || Rows::F64(m), &coded, n);
+        let numbers: Vec<f64> = values.iter().step_by(3).copied().collect();
+        let codes = |j: usize| -> Vec<u32> {
+            values
+                .iter()
+                .skip(j)
+                .step_by(3)
+                .map(|&x| if x.is_nan() { 0 } else { x as u32 })
+                .collect()
+        };
+        let missing = |j: usize| -> Vec<bool> {
+            values
+                .iter()
+                .skip(j)
+                .step_by(3)
+                .map(|x| x.is_nan())
+                .collect()
+        };
+        let (codes1, codes2, missing1, missing2) = (codes(1), codes(2), missing(1), missing(2));
+        let data = Dataset::new(vec![
+            Column::Numeric(&numbers),
+            Column::Categorical(CategoricalColumn {
+                codes: &codes1,
+                missing: Some(&missing1),
+                n_categories: 150,
+                ordered: false,
+            }),
+            Column::Categorical(CategoricalColumn {
+                codes: &codes2,
+                missing: Some(&missing2),
+                n_categories: 3,
+                ordered: true,
+            }),
+        ])
+        .expect("valid data");
+        agrees(&tree, || Rows::Columns(&data), data.columns(), n);
     }
 
     /// A 100,000-deep chain in the compact layout: built and walked without recursion.
@@ -1320,7 +1823,12 @@ mod tests {
         x[2] = 77_777.0;
         x[3] = f64::NAN;
         let m = Matrix::new(&x, n, 1, Order::ColumnMajor).expect("a matrix");
-        agrees(&tree, || Rows::F64(m), &Dense::<f64, false>(m), n);
+        agrees(
+            &tree,
+            || Rows::F64(m),
+            &Dense::<f64, false>::new(m, tree.feature_kinds()),
+            n,
+        );
         assert_eq!(tree.apply(m).expect("leaves")[1], tree.n_nodes() as u32 - 1);
     }
 

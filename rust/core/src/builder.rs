@@ -14,9 +14,10 @@ use crate::data::{
     validate_training_weights, validate_weights, Column, Dataset, Kept, Sample, Target,
 };
 use crate::error::{CoreError, Result};
-use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
+use crate::params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
+use crate::split::j48::{self, TrainingValues};
 use crate::split::missing::{self, Fill};
 use crate::split::monotonic::{value_of, Bounds};
 use crate::split::presort::{Order, Routes, Sorted};
@@ -279,7 +280,16 @@ fn grow_searching(
         .map(|(r, &w)| plain.row_weight(r, w))
         .filter(|&w| w > 0.0)
         .fold(f64::INFINITY, f64::min);
+    let j48 = params.conventions == Conventions::J48;
+    let training_values = if j48 {
+        Some(TrainingValues::of(data, control).ok_or_else(stop)?)
+    } else {
+        None
+    };
     let mut searcher = plain.counting_rows_in(unit).controlled(control);
+    if let Some(values) = &training_values {
+        searcher = searcher.with_training_values(values);
+    }
     if let (Some(_), Target::Values(y)) = (&bins, target) {
         // Histogram sums are added and subtracted across nodes, so they share one centre:
         // the root's mean.
@@ -293,6 +303,11 @@ fn grow_searching(
         validation,
         total_weight,
         bins,
+        left_out_of_average: if j48 {
+            j48::many_valued(data, searcher.rows_of(total_weight))
+        } else {
+            Vec::new()
+        },
         random: splitter == Splitter::Random,
         sampler: params
             .draws(data.n_features())
@@ -301,6 +316,7 @@ fn grow_searching(
     };
     let mut tree = Tree::empty(params.criterion, data.kinds(), outputs);
     tree.missing = params.missing;
+    tree.conventions = params.conventions;
     tree.splitter = splitter;
     tree.max_bins = if splitter == Splitter::Hist {
         params.max_bins as u32
@@ -461,6 +477,8 @@ struct Grower<'g, 'a, 'd> {
     total_weight: f64,
     /// The columns' bins, for the histogram search.
     bins: Option<Bins>,
+    /// The features J48's average gain leaves out ([`j48::many_valued`]; empty for the texts).
+    left_out_of_average: Vec<bool>,
     /// Random tests (`splitter="random"`) rather than the best thresholds.
     random: bool,
     /// The fit's random choices, when it asks for some (features drawn, random tests).
@@ -673,8 +691,15 @@ impl Grower<'_, '_, '_> {
         if self.bins.is_none() {
             record_scores(tree, node, &candidates, self.control);
         }
-        let axis = choose(self.params.criterion, &candidates, scale)
-            .and_then(|best| candidates.get_mut(best)?.take());
+        let chosen = match self.params.conventions {
+            Conventions::Texts => choose(self.params.criterion, &candidates, scale),
+            Conventions::J48 => j48::choose(
+                &candidates,
+                &self.left_out_of_average,
+                self.params.criterion == Criterion::GainRatio,
+            ),
+        };
+        let axis = chosen.and_then(|best| candidates.get_mut(best)?.take());
         let oblique = if self.params.oblique {
             let columns = self.train.data.columns();
             match &fill {
@@ -695,7 +720,7 @@ impl Grower<'_, '_, '_> {
         if !admits(
             self.params,
             &self.searcher,
-            self.total_weight,
+            (self.total_weight, tree.weight(node)),
             &split,
             scale,
         ) {
@@ -811,7 +836,7 @@ impl Grower<'_, '_, '_> {
                         vec![regression_node(self.params.criterion, y, rows).0],
                         vec![0],
                     ),
-                    _ => prediction(target, &stats, Some(labels), costs),
+                    _ => prediction(target, &stats, Some(labels), costs, self.params.conventions),
                 };
                 validation_error(v.target, val, &child_value, &child_labels)
             })
@@ -836,15 +861,16 @@ pub(crate) fn is_terminal(
         || !holds_rows(n, 2 * p.min_samples_leaf)
         || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * total_weight
         || tree.impurity(node) <= f64::EPSILON
+        || (p.conventions == Conventions::J48 && j48::is_pure(tree.value(node)))
 }
 
 /// The pre-pruning tests on a node's chosen split: minimum gain (noise-tolerant, so that a
 /// zero gain still splits when min_gain is 0: XOR), minimum impurity decrease and G²
-/// significance.
+/// significance. `weights`: the fit's total weight and the node's.
 pub(crate) fn admits(
     params: &TreeParams,
     searcher: &Searcher<'_, '_>,
-    total_weight: f64,
+    (total_weight, node_weight): (f64, f64),
     split: &Candidate,
     scale: f64,
 ) -> bool {
@@ -853,9 +879,14 @@ pub(crate) fn admits(
     }
     // scikit-learn's test and tolerance (`_tree.pyx`: improvement + EPSILON < value).
     let min_decrease = params.min_impurity_decrease;
-    if min_decrease > 0.0
-        && searcher.weighted_decrease(&split.children) / total_weight + f64::EPSILON < min_decrease
-    {
+    // Absolute error's impurity is no function of the children's sums: its decrease is
+    // the one the scan measured on the rows (the gain), weighed by the node's weight.
+    let weighted_decrease = if params.criterion.is_additive() {
+        searcher.weighted_decrease(&split.children)
+    } else {
+        node_weight * split.score.gain
+    };
+    if min_decrease > 0.0 && weighted_decrease / total_weight + f64::EPSILON < min_decrease {
         return false;
     }
     !params
@@ -911,7 +942,8 @@ pub(crate) fn summarise<W, R>(
                 .filter(|_| params.missing != MissingStrategy::Surrogate)
                 .map(|p| tree.labels(p));
             let costs = params.cost_matrix.as_deref();
-            let (value, labels) = prediction(target, stats, parent_labels, costs);
+            let (value, labels) =
+                prediction(target, stats, parent_labels, costs, params.conventions);
             match target {
                 Target::Values(_) | Target::MultiValues { .. } => {
                     let (value, impurity) = (figures.regression)(&value);
@@ -937,13 +969,15 @@ pub(crate) fn mean_of(stats: &[f64]) -> f64 {
 }
 
 /// What a node holding `stats` predicts: its value row (the class weights, or each output's
-/// mean) and each output's class, ties going to the parent's class (`parent`, one per
-/// output) and then to the first. A regression tree's classes are 0.
+/// mean) and each output's class ([`label_of`] under `conventions`), ties going to the
+/// parent's class (`parent`, one per output) and then to the first. A regression tree's
+/// classes are 0.
 fn prediction(
     target: &Target<'_>,
     stats: &[f64],
     parent: Option<&[u32]>,
     costs: Option<&[f64]>,
+    conventions: Conventions,
 ) -> (Vec<f64>, Vec<u32>) {
     let parent_of = |k: usize| parent.and_then(|p| p.get(k).copied());
     match target {
@@ -959,13 +993,16 @@ fn prediction(
             let n = means.len();
             (means, vec![0; n])
         }
-        Target::Classes { .. } => (stats.to_vec(), vec![class_of(stats, parent_of(0), costs)]),
+        Target::Classes { .. } => (
+            stats.to_vec(),
+            vec![label_of(stats, parent_of(0), costs, conventions)],
+        ),
         Target::MultiClasses { n_classes, .. } => {
             let mut offset = 0;
             let mut labels = Vec::with_capacity(n_classes.len());
             for (k, &n) in n_classes.iter().enumerate() {
                 let block = stats.get(offset..offset + n).unwrap_or(&[]);
-                labels.push(class_of(block, parent_of(k), None));
+                labels.push(label_of(block, parent_of(k), None, conventions));
                 offset += n;
             }
             (stats.to_vec(), labels)
@@ -1274,6 +1311,21 @@ pub(crate) fn class_of(weights: &[f64], parent: Option<u32>, costs: Option<&[f64
         return p;
     }
     (0..k).find(|&j| tied(j)).unwrap_or(0) as u32
+}
+
+/// The class a node predicts under `conventions`: [`class_of`] (the texts), or J48's
+/// `Distribution.maxClass` (the first class to beat the previous by 1e-6; costs, which J48
+/// does not know, keep [`class_of`]).
+pub(crate) fn label_of(
+    weights: &[f64],
+    parent: Option<u32>,
+    costs: Option<&[f64]>,
+    conventions: Conventions,
+) -> u32 {
+    match (conventions, costs) {
+        (Conventions::J48, None) => j48::max_class(weights),
+        _ => class_of(weights, parent, costs),
+    }
 }
 
 /// The heaviest class; ties go to the parent's class if it is among them, else the first.

@@ -40,7 +40,7 @@ pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, SparseCo
 pub use error::{CoreError, Result};
 pub use model_io::Model;
 pub use optimal::{grow_optimal, MAX_DEPTH as MAX_OPTIMAL_DEPTH};
-pub use params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
+pub use params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 pub use scores::split_scores;
 pub use spread::NodeSpread;
 pub use stream::{Pass, Sketch, StreamFit, Sums};

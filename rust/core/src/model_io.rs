@@ -17,7 +17,7 @@
 use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
-use crate::params::{MissingStrategy, Splitter, MAX_BINS};
+use crate::params::{Conventions, MissingStrategy, Splitter, MAX_BINS};
 use crate::tree::{FeatureScore, Optimality, Side, SplitTag, Tree, NONE};
 
 /// The first eight bytes of every model file. As in PNG: a non-ASCII first byte, the name, and
@@ -51,6 +51,8 @@ const MAX_NAME: usize = 64;
 const EXT_SPLITTER: u32 = 1;
 /// Extension record tag of what the optimal search proved (objective, lower bound: two f64).
 const EXT_OPTIMALITY: u32 = 2;
+/// Extension record tag of the conventions the tree was grown with (a name).
+const EXT_CONVENTIONS: u32 = 3;
 /// Every NaN is written with this bit pattern, so equal models give equal bytes.
 const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
 /// Rounding slack allowed in a stored branch fraction (a share of a sum of weights) and in the
@@ -123,6 +125,7 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         splitter,
         max_bins,
         optimality,
+        conventions,
     } = tree;
     let n_nodes = tag.len();
     let width = tree.value_width();
@@ -221,9 +224,10 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
     w.bytes(metadata);
     // Extension records: the splitter (tag 1), written for histogram and random trees only,
     // so exact trees keep the bytes quercus 0.1.0 wrote; what the optimal search proved (tag 2),
-    // written for its trees only.
+    // written for its trees only; the conventions (tag 3), written for J48's only.
     let searched = *splitter != Splitter::Exact;
-    w.u32(u32::from(searched) + u32::from(optimality.is_some()));
+    let j48 = *conventions == Conventions::J48;
+    w.u32(u32::from(searched) + u32::from(optimality.is_some()) + u32::from(j48));
     if searched {
         w.u32(EXT_SPLITTER);
         let name = splitter.name();
@@ -236,6 +240,12 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         w.u64(16);
         w.f64(o.objective);
         w.f64(o.lower_bound);
+    }
+    if j48 {
+        w.u32(EXT_CONVENTIONS);
+        let name = conventions.name();
+        w.u64((1 + name.len()) as u64);
+        w.name(name);
     }
 
     let total = (w.out.len() + TRAILER_LEN) as u64;
@@ -471,6 +481,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     // the ones it does not know, so later versions can add optional data without breaking it.
     let n_extensions = r.u32("the number of extension records")?;
     let (mut splitter, mut max_bins) = (Splitter::Exact, 0);
+    let mut conventions = Conventions::Texts;
     let mut optimality = None;
     for k in 0..n_extensions {
         let tag = r.u32("an extension tag")?;
@@ -483,6 +494,8 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
             (splitter, max_bins) = read_splitter(bytes)?;
         } else if tag == EXT_OPTIMALITY {
             optimality = Some(read_optimality(bytes)?);
+        } else if tag == EXT_CONVENTIONS {
+            conventions = read_conventions(bytes)?;
         }
     }
     if r.remaining() > 0 {
@@ -531,9 +544,28 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         splitter,
         max_bins,
         optimality,
+        conventions,
     };
     validate(&tree)?;
     Ok(Model { tree, metadata })
+}
+
+/// The conventions extension record: a name [`Conventions::parse`] knows, and nothing else.
+fn read_conventions(bytes: &[u8]) -> Result<Conventions> {
+    let mut r = Reader { bytes, pos: 0 };
+    let name = r.name("the conventions")?;
+    let conventions = Conventions::parse(name).map_err(|_| {
+        corrupt(format!(
+            "unknown conventions {name:?} in the conventions record (written by a newer quercus?)"
+        ))
+    })?;
+    if r.remaining() > 0 {
+        return Err(corrupt(format!(
+            "the conventions record has {} extra bytes",
+            r.remaining()
+        )));
+    }
+    Ok(conventions)
 }
 
 /// The outputs block of version 2: at least two outputs, each with its classes (0 for a

@@ -111,6 +111,51 @@ impl MissingStrategy {
     }
 }
 
+/// Which source settles the details a description of C4.5 leaves open: where a numeric
+/// threshold lies, when two scores tie, how C4.5's average-gain rule and MINOBJS read. The
+/// texts (and CART, scikit-learn) state the rules exactly; C4.5 release 8 and Weka's J48,
+/// which the experiments people cite ran, code them with the tolerances listed here
+/// (J48 3.6: `C45Split`, `C45ModelSelection`, `Distribution`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Conventions {
+    /// Thresholds at midpoints of adjacent distinct values (text 000 §4.4.1); scores equal up
+    /// to relative noise (1e-9) tie, the lowest column wins; every candidate counts in the
+    /// average gain; a class tie goes to the parent's class, then the first class; the
+    /// numeric gain correction counts every cut, log2(N − 1) (Quinlan 1996's formula).
+    #[default]
+    Texts,
+    /// C4.5 release 8 as J48 codes it: a threshold is the largest training value (of the
+    /// whole training set) not above the midpoint; values less than 1e-5 apart are one
+    /// value; a cut must beat the best so far by 1e-6 of gain; the gain correction counts the
+    /// cuts tried (both sides at least MINSPLIT), log2(tries)/|D|, and needs what remains to
+    /// exceed 1e-6; the average-gain rule admits gains down to average − 1e-3, leaves out of
+    /// the average the categorical features with at least 0.3 × (training rows) categories
+    /// (unless every feature is such), and takes the first ratio that beats the best by
+    /// 1e-6 (a ratio ≤ 1e-6 is no split); a node within 1e-6 of pure is a leaf; a leaf
+    /// predicts the first class that beats the previous by 1e-6.
+    J48,
+}
+
+impl Conventions {
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "texts" => Ok(Conventions::Texts),
+            "j48" => Ok(Conventions::J48),
+            other => Err(invalid(
+                "conventions",
+                format!("unknown value {other:?}; expected \"texts\" or \"j48\""),
+            )),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Conventions::Texts => "texts",
+            Conventions::J48 => "j48",
+        }
+    }
+}
+
 /// How split thresholds are searched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Splitter {
@@ -218,11 +263,16 @@ pub struct TreeParams {
     /// Likelihood-ratio (G²) stop, text 002 §3.5: a split is made only if the independence of
     /// branch and class is rejected at this p-value. Classification only.
     pub max_p_value: Option<f64>,
-    /// C4.5's MINOBJS: at least two branches must receive this much known training weight.
+    /// C4.5's MINOBJS: at least two branches must receive this much known training weight,
+    /// and (release 8) each side of a numeric test MINSPLIT = 0.1 × known weight / classes,
+    /// clamped to [MINOBJS, 25], from a node of at least 2 × MINSPLIT known rows.
     pub min_objects: f64,
-    /// C4.5 release 8: a numeric test's gain is reduced by log2(N − 1)/|D|, N its distinct
-    /// values at the node (Quinlan 1996, "Improved use of continuous attributes in C4.5").
+    /// C4.5 release 8: a numeric test's gain is reduced by log2(cuts)/|D| (Quinlan 1996,
+    /// "Improved use of continuous attributes in C4.5"); which cuts count is a matter of
+    /// [`Conventions`].
     pub numeric_gain_correction: bool,
+    /// Where thresholds lie, how ties break and how C4.5's rules read ([`Conventions`]).
+    pub conventions: Conventions,
     /// Misclassification costs, row-major `n_classes × n_classes` (row = true class, column =
     /// predicted): leaves predict the class of least expected cost and the Gini index becomes
     /// Σ_{k≠k'} L_kk' p_k p_k' (text 004 eq. 8), or with `altered_priors` the criterion is
@@ -300,15 +350,6 @@ impl TreeParams {
 
     /// Checks every parameter on its own (see [`Self::validate_for`] for the target-bound ones).
     pub fn validate(&self) -> Result<()> {
-        // A random test is scored from its sides' sums; absolute error needs their medians.
-        if self.splitter == Splitter::Random && self.criterion == Criterion::AbsoluteError {
-            return Err(invalid(
-                "criterion",
-                "\"absolute_error\" is not available with splitter=\"random\" (random tests \
-                 are scored from sums; use \"squared_error\" or \"friedman_mse\")"
-                    .into(),
-            ));
-        }
         if self.max_depth == Some(0) {
             return Err(invalid(
                 "max_depth",
@@ -428,6 +469,14 @@ impl TreeParams {
             return Err(invalid(
                 "max_p_value",
                 "the G² test needs class counts; it does not apply to regression".into(),
+            ));
+        }
+        if n_classes == 0 && self.conventions == Conventions::J48 {
+            return Err(invalid(
+                "conventions",
+                "\"j48\" is J48's, a classifier's: its purity, MINSPLIT and class ties need \
+                 class weights; regression takes \"texts\""
+                    .into(),
             ));
         }
         if let Some(costs) = &self.cost_matrix {
@@ -580,6 +629,7 @@ impl Default for TreeParams {
             max_p_value: None,
             min_objects: 0.0,
             numeric_gain_correction: false,
+            conventions: Conventions::Texts,
             cost_matrix: None,
             altered_priors: false,
             class_weights: None,

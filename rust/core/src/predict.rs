@@ -6,7 +6,6 @@
 //! the compact walk of [`crate::batch`], which hands the rows it cannot finish to this one.
 
 use crate::batch::Rows;
-use crate::data::Dataset;
 use crate::error::Result;
 use crate::split::{send, Values};
 use crate::tree::{NodeId, NodeKind, Tree};
@@ -101,12 +100,18 @@ impl Tree {
     }
 
     /// Writes the class of each output of a row that reached `reached` to `dst`; `proba` is
-    /// scratch of `n_classes` numbers.
+    /// scratch of `n_classes` numbers. A J48 tree takes the first class whose probability
+    /// beats the previous by 1e-6, as J48's `classifyInstance`.
     pub(crate) fn classes_of(&self, reached: &[Reached], proba: &mut [f64], dst: &mut [u32]) {
         proba.iter_mut().for_each(|p| *p = 0.0);
         self.mix(reached, proba);
+        let j48 = self.conventions == crate::params::Conventions::J48;
         for ((k, (start, len)), slot) in self.output_ranges().enumerate().zip(dst) {
             let block = proba.get(start..start + len).unwrap_or(&[]);
+            if j48 {
+                *slot = crate::split::j48::max_class(block);
+                continue;
+            }
             let max = block.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let tied = |c: u32| {
                 block
@@ -141,38 +146,36 @@ impl Tree {
     /// The nodes each row passes through, as a CSR matrix's row pointers (`n_rows + 1`) and
     /// ascending node ids: every node the row reaches with a positive share, routed as
     /// prediction routes it (scikit-learn's `decision_path`).
-    pub fn decision_path(&self, data: &Dataset<'_>) -> Result<(Vec<u64>, Vec<u32>)> {
-        data.validate_for_predict(self.feature_kinds())?;
-        let columns = data.columns();
-        let mut indptr = Vec::with_capacity(data.n_rows() + 1);
-        indptr.push(0u64);
-        let mut indices: Vec<u32> = Vec::new();
-        let mut stack: Vec<NodeId> = Vec::new();
-        for row in 0..data.n_rows() {
-            let start = indices.len();
-            stack.clear();
-            stack.push(NodeId::ROOT);
-            while let Some(node) = stack.pop() {
-                indices.push(node.0);
-                let kind = self.kind(node);
-                if kind == NodeKind::Leaf {
-                    continue;
-                }
-                let rule = || self.missing_rule(node);
-                match send(&kind, rule, columns, row).and_then(|c| self.children(node).nth(c)) {
-                    Some(child) => stack.push(child),
-                    None => stack.extend(
-                        self.children(node)
-                            .filter(|&c| self.branch_fraction(c) > 0.0),
-                    ),
-                }
+    pub fn decision_path<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<(Vec<u64>, Vec<u32>)> {
+        self.predictor(None).decision_path(rows)
+    }
+
+    /// Appends to `out` every node `row` reaches with a positive share from the root (in no
+    /// particular order); `stack` is a reused buffer.
+    pub(crate) fn spread_path<V: Values + ?Sized>(
+        &self,
+        values: &V,
+        row: usize,
+        stack: &mut Vec<NodeId>,
+        out: &mut Vec<u32>,
+    ) {
+        stack.clear();
+        stack.push(NodeId::ROOT);
+        while let Some(node) = stack.pop() {
+            out.push(node.0);
+            let kind = self.kind(node);
+            if kind == NodeKind::Leaf {
+                continue;
             }
-            if let Some(reached) = indices.get_mut(start..) {
-                reached.sort_unstable();
+            let rule = || self.missing_rule(node);
+            match send(&kind, rule, values, row).and_then(|c| self.children(node).nth(c)) {
+                Some(child) => stack.push(child),
+                None => stack.extend(
+                    self.children(node)
+                        .filter(|&c| self.branch_fraction(c) > 0.0),
+                ),
             }
-            indptr.push(indices.len() as u64);
         }
-        Ok((indptr, indices))
     }
 
     /// The leaf each row reaches; for a row split across branches, the leaf with the largest

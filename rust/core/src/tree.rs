@@ -9,7 +9,7 @@ use crate::control::Control;
 use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
-use crate::params::{MissingStrategy, Splitter};
+use crate::params::{Conventions, MissingStrategy, Splitter};
 
 /// Index of a node in a [`Tree`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -245,6 +245,9 @@ pub struct Tree {
     /// per feature (0 for `Exact`).
     pub(crate) splitter: Splitter,
     pub(crate) max_bins: u32,
+    /// The conventions the tree was grown with: how its nodes' labels (and prediction) break
+    /// ties between classes ([`Conventions`]).
+    pub(crate) conventions: Conventions,
     /// Set by the optimal search only: what it proved of this tree (a pruned copy is no
     /// longer what it proved, and has none).
     pub(crate) optimality: Option<Optimality>,
@@ -296,6 +299,7 @@ impl Tree {
             missing_weight: Vec::new(),
             splitter: Splitter::Exact,
             max_bins: 0,
+            conventions: Conventions::Texts,
             optimality: None,
         }
     }
@@ -600,6 +604,11 @@ impl Tree {
     /// histogram's bins per feature (0 for exact).
     pub fn splitter(&self) -> (Splitter, u32) {
         (self.splitter, self.max_bins)
+    }
+
+    /// The conventions the tree was grown with ([`Conventions`]).
+    pub fn conventions(&self) -> Conventions {
+        self.conventions
     }
 
     /// The child a row missing the node's tested value goes to (after its surrogates, if it

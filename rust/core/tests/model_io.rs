@@ -17,7 +17,7 @@ use common::{dataset, OwnedCol, Table};
 use proptest::prelude::*;
 use proptest::test_runner::{RngSeed, TestRunner};
 use quercus_core::model_io::{self, crc32, FORMAT_VERSION, MAGIC};
-use quercus_core::params::{MissingStrategy, Splitter};
+use quercus_core::params::{Conventions, MissingStrategy, Splitter};
 use quercus_core::prune;
 use quercus_core::CategoricalSplit::{Binary, Multiway};
 use quercus_core::{
@@ -177,12 +177,13 @@ fn classify(data: &Dataset<'_>, y: &[u32], n_classes: usize, p: &TreeParams) -> 
     grow(data, &target, &vec![1.0; y.len()], p).expect("fit")
 }
 
-fn c45(t: &Table) -> Tree {
+fn c45(t: &Table, conventions: Conventions) -> Tree {
     let mut p = params(Criterion::GainRatio, CategoricalSplit::Multiway);
     p.min_objects = 2.0;
     p.min_samples_leaf = 1;
     p.max_depth = None;
     p.numeric_gain_correction = true;
+    p.conventions = conventions;
     classify(&t.dataset(), &t.y, t.classes.len(), &p)
 }
 
@@ -246,9 +247,12 @@ fn models() -> Vec<(&'static str, Tree)> {
     vec![
         (
             "c4.5 watermelon 2.0α",
-            c45(&Table::load("watermelon2alpha")),
+            c45(&Table::load("watermelon2alpha"), Conventions::Texts),
         ),
-        ("c4.5 watermelon 3.0", c45(&Table::load("watermelon3"))),
+        (
+            "c4.5 watermelon 3.0",
+            c45(&Table::load("watermelon3"), Conventions::Texts),
+        ),
         ("cart mixed", cart),
         ("multiway mixed", multiway),
         ("pessimistic mixed", pruned),
@@ -288,6 +292,11 @@ fn models() -> Vec<(&'static str, Tree)> {
         (
             "majority branch mixed",
             with_missing(&m, MissingStrategy::MajorityBranch, Multiway),
+        ),
+        (
+            // Carries the conventions extension record.
+            "j48 watermelon 3.0",
+            c45(&Table::load("watermelon3"), Conventions::J48),
         ),
         // Format version 2: several outputs.
         ("multi-output classes mixed", multi_output_classes(&m)),
@@ -385,6 +394,7 @@ fn assert_same_tree(a: &Tree, b: &Tree, name: &str) {
     assert_eq!(a.feature_kinds(), b.feature_kinds(), "{name}: kinds");
     assert_eq!(a.n_classes(), b.n_classes(), "{name}: classes");
     assert_eq!(a.splitter(), b.splitter(), "{name}: splitter");
+    assert_eq!(a.conventions(), b.conventions(), "{name}: conventions");
     assert_eq!(a.n_nodes(), b.n_nodes(), "{name}: nodes");
     assert_eq!(a.subset_sides(), b.subset_sides(), "{name}: masks");
     for i in 0..a.n_nodes() as u32 {
@@ -567,6 +577,39 @@ fn splitter_record_is_read_and_checked() {
     );
     assert!(damaged(&|b| b[name..bins].copy_from_slice(b"fast")).contains("unknown splitter"));
     assert!(damaged(&|b| b[name..bins].copy_from_slice(b"auto")).contains("unknown splitter"));
+}
+
+/// The conventions record (extension tag 3) ends a J48 tree's file, before the CRC: tag,
+/// length and the name "j48". A damaged record is refused by name.
+#[test]
+fn conventions_record_is_read_and_checked() {
+    let (_, tree) = models()
+        .into_iter()
+        .find(|(name, _)| name.starts_with("j48"))
+        .expect("a J48 model");
+    let bytes = model_io::write(&tree, b"{}");
+    let model = model_io::read(&bytes).expect("read back");
+    assert_eq!(model.tree.conventions(), Conventions::J48);
+    let body = bytes.len() - 4;
+    let name = body - 3;
+    assert_eq!(&bytes[name..body], b"j48");
+    assert_eq!(
+        u32::from_le_bytes(bytes[name - 13..name - 9].try_into().unwrap()),
+        3
+    );
+    let mut b = bytes[..body].to_vec();
+    b[name..body].copy_from_slice(b"j49");
+    let crc = crc32(&b);
+    b.extend_from_slice(&crc.to_le_bytes());
+    match model_io::read(&b) {
+        Err(CoreError::CorruptModel { reason }) => {
+            assert!(reason.contains("unknown conventions"), "{reason}")
+        }
+        other => panic!(
+            "accepted a damaged conventions record: {:?}",
+            other.map(|_| ())
+        ),
+    }
 }
 
 #[test]

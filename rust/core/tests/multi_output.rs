@@ -8,7 +8,7 @@
 mod common;
 
 use common::{dataset, OwnedCol};
-use quercus_core::prune::{cost_complexity_path, pessimistic, reduced_error};
+use quercus_core::prune::{collapse, cost_complexity_path, pessimistic, reduced_error};
 use quercus_core::{
     grow, CategoricalSplit, CoreError, Criterion, MissingStrategy, NodeId, Splitter, Target, Tree,
     TreeParams,
@@ -384,6 +384,31 @@ fn pruning_several_outputs() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn collapse_counts_every_outputs_errors() {
+    // x = 0..8; output 0 is x >= 4, output 1 is constant. The root's split corrects the 4
+    // errors output 0 makes at the root and none of output 1's (there are none): J48's
+    // collapse() keeps it. (Reading the node's value as one distribution, [4, 4, 8, 0],
+    // would have found no error at the root and collapsed the split.)
+    let cols = vec![OwnedCol::Num((0..8).map(f64::from).collect())];
+    let codes = rows(&[&[0, 0, 0, 0, 1, 1, 1, 1], &[0; 8]]);
+    let target = Target::MultiClasses {
+        codes: &codes,
+        n_classes: &[2, 2],
+    };
+    let p = TreeParams {
+        max_depth: Some(1),
+        ..params(
+            Criterion::Entropy,
+            CategoricalSplit::Binary,
+            MissingStrategy::Fractional,
+        )
+    };
+    let tree = fit(&target, &cols, &p);
+    assert_eq!(tree.n_leaves(), 2);
+    assert_eq!(collapse(&tree).unwrap().n_leaves(), 2);
 }
 
 #[test]

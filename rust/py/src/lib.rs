@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
     grow_controlled, grow_optimal, split_scores as core_scores, CategoricalSplit, Control,
-    Criterion, MissingStrategy, Splitter, TreeParams,
+    Conventions, Criterion, MissingStrategy, Splitter, TreeParams,
 };
 
 use control::{watched, Units};
@@ -51,6 +51,7 @@ pub(crate) fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
         max_p_value: get(d, "max_p_value")?,
         min_objects: get(d, "min_objects")?,
         numeric_gain_correction: get(d, "numeric_gain_correction")?,
+        conventions: Conventions::parse(&get::<String>(d, "conventions")?).map_err(to_py)?,
         cost_matrix: get(d, "cost_matrix")?,
         altered_priors: get(d, "altered_priors")?,
         class_weights: get(d, "class_weights")?,
@@ -177,6 +178,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_optimal, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_reduced_error, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_pessimistic, m)?)?;
+    m.add_function(wrap_pyfunction!(prune::prune_collapse, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_cost_complexity, m)?)?;
     m.add_function(wrap_pyfunction!(prune::cost_complexity_path, m)?)?;
     m.add_function(wrap_pyfunction!(split_scores, m)?)?;

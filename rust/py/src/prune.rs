@@ -121,6 +121,15 @@ fn sequence(name: &str, floor: f64) -> PyResult<prune::Sequence> {
 }
 
 #[pyfunction]
+pub fn prune_collapse(py: Python<'_>, tree: &PyTree) -> PyResult<PyTree> {
+    let control = Control::new();
+    let inner = watched(py, &control, None, || {
+        prune::collapse_controlled(&tree.inner, &control)
+    })?;
+    Ok(PyTree { inner })
+}
+
+#[pyfunction]
 #[pyo3(signature = (tree, ccp_alpha, ccp_risk="impurity", costs=None, ccp_sequence="weakest_link", floor=0.0))]
 pub fn prune_cost_complexity(
     py: Python<'_>,

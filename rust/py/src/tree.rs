@@ -92,6 +92,12 @@ fn predict<T: Send>(
         let (m, n) = matrix(&array)?;
         return run(Rows::F32(m), n);
     }
+    if let Ok((kind, array)) = rows.extract::<(String, PyReadonlyArray2<'_, f64>)>() {
+        if kind == "codes" {
+            let (m, n) = matrix(&array)?;
+            return run(Rows::F64(m.coded()), n);
+        }
+    }
     if let Ok((kind, indptr, indices, values, n_features)) = rows.extract::<CsrTuple<'_>>() {
         if kind == "csr" {
             let not_contiguous = |_| PyValueError::new_err("a CSR array is not contiguous");
@@ -107,8 +113,9 @@ fn predict<T: Send>(
         }
     }
     Err(PyTypeError::new_err(
-        "rows must be a list of encoded columns, a 2-D float64 or float32 array, or \
-         (\"csr\", indptr, indices, values, n_features)",
+        "rows must be a list of encoded columns, a 2-D float64 or float32 array, \
+         (\"codes\", array) (a float64 array whose categorical columns hold category codes), \
+         or (\"csr\", indptr, indices, values, n_features)",
     ))
 }
 
@@ -294,16 +301,17 @@ impl PyTree {
 
     /// The nodes each row passes through, as CSR arrays (indptr, indices): every node the
     /// row reaches with a positive share, routed as prediction routes it.
+    #[pyo3(signature = (rows, n_jobs=None, progress=None))]
     fn decision_path<'py>(
         &self,
         py: Python<'py>,
-        columns: &Bound<'py, PyList>,
+        rows: &Bound<'py, PyAny>,
+        n_jobs: Option<usize>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Csr<'py>> {
-        let held = hold_columns(columns)?;
-        let data = dataset(&held)?;
-        let (indptr, indices) = py
-            .detach(|| self.inner.decision_path(&data))
-            .map_err(to_py)?;
+        let (_, (indptr, indices)) = predict(py, rows, progress, |r, c| {
+            predictor(&self.inner, n_jobs, c).decision_path(r)
+        })?;
         let indptr: Vec<i64> = indptr.into_iter().map(|x| x as i64).collect();
         let indices: Vec<i64> = indices.into_iter().map(i64::from).collect();
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py)))

@@ -11,6 +11,13 @@
 //! error is `e` above the best so far, the next boundaries are skipped until rows worth `e`
 //! have moved; and a side is finished once the rows left to move cannot bring any boundary
 //! below its target.
+//!
+//! A sweep also proves, per side and column, a lower bound on that column's best split
+//! ([`ColumnFloors`]), up to a margin above the side's target. The neighbouring splits the
+//! interval search evaluates next have nearly the same sides (a side only gains rows, or
+//! loses a few), so those bounds carry over, and their sweeps skip every column that cannot
+//! beat the target (on planted data, most columns). Skipping a column never changes the
+//! result: it could only have offered a split no better than the one held.
 
 use rayon::prelude::*;
 
@@ -93,6 +100,12 @@ impl Stump {
     }
 }
 
+/// Per side (0, 1), per column: a lower bound on the error (no leaf penalty) of the side's
+/// best split on that column, counting "no split" (the side's leaf error) as a split. It
+/// never drops when the side gains rows (restrict the larger side's split), and drops by at
+/// most the move cost of rows the side loses ([`Loss::move_cost`]). Empty: nothing known.
+pub(crate) type ColumnFloors = [Vec<f64>; 2];
+
 /// The search state of one side.
 #[derive(Clone)]
 struct Run {
@@ -101,40 +114,92 @@ struct Run {
     best: Option<(f64, Test)>,
     leaf: f64,
     moves: f64,
-    /// Per column: the last rank added, the move cost that must still pass before a boundary
-    /// can beat the target, the move cost of the rows not yet added, and whether nothing
-    /// later can.
+    /// How far above the target a column's own bound is worth proving.
+    margin: f64,
+    /// Per column, as move costs of the rows added so far (`moved`), so that the sweep's
+    /// common step compares one number: boundaries are skipped until `moved` passes
+    /// `skip_to` (the last scored boundary's error above the target, in moves), and the
+    /// side is finished once it reaches `end` (the leaf's error less what is left to move
+    /// cannot beat the target). `trigger` is the smaller, infinite once `done`. Boundaries
+    /// are scored until each is known to be at least the `threshold`: the target, or up to
+    /// `margin` more to prove the column's own bound, never above `low`, the least error
+    /// scored (the leaf's at first). `floor` is the column's bound known beforehand,
+    /// `proven` the one known once done.
     last: u32,
-    budget: f64,
-    remaining: f64,
+    moved: f64,
+    skip_to: f64,
+    end: f64,
+    trigger: f64,
     done: bool,
+    low: f64,
+    threshold: f64,
+    floor: f64,
+    proven: f64,
 }
 
 const NO_RANK: u32 = u32::MAX;
 
 impl Run {
-    fn new(leaf: f64, target: f64, moves: f64, width: usize) -> Run {
+    fn new(leaf: f64, target: f64, moves: f64, width: usize, margin: f64) -> Run {
         Run {
             prefix: vec![0.0; width],
             target,
             best: None,
             leaf,
             moves,
+            margin,
             last: NO_RANK,
-            budget: 0.0,
-            remaining: 0.0,
+            moved: 0.0,
+            skip_to: 0.0,
+            end: 0.0,
+            trigger: f64::INFINITY,
             done: true,
+            low: leaf,
+            threshold: target,
+            floor: 0.0,
+            proven: 0.0,
         }
     }
 
-    /// Ready for a new column (`empty`: the side has no rows).
-    fn reset(&mut self, tol: f64, empty: bool) {
+    /// Ready for a new column (`empty`: the side has no rows), known to hold no split below
+    /// `floor`.
+    fn reset(&mut self, tol: f64, empty: bool, floor: f64) {
         self.prefix.iter_mut().for_each(|x| *x = 0.0);
         self.last = NO_RANK;
+        self.moved = 0.0;
+        self.low = self.leaf;
+        self.floor = floor;
+        self.proven = floor;
+        self.done = empty || self.target <= tol || floor >= self.target;
         // The boundary before the first row leaves everything on the right: the leaf's error.
-        self.budget = self.leaf - self.target;
-        self.remaining = self.moves;
-        self.done = empty || self.target <= tol;
+        self.skip(self.leaf, tol);
+    }
+
+    /// After a boundary of error `err`: skips the boundaries within move cost `err −
+    /// threshold` of it, which cannot go below the threshold; finishes the side if that
+    /// reaches past its last row.
+    #[inline]
+    fn skip(&mut self, err: f64, tol: f64) {
+        self.low = self.low.min(err);
+        self.threshold = (self.target + self.margin).min(self.low);
+        self.skip_to = self.moved + (err - self.threshold);
+        self.end = self.threshold - tol - self.leaf + self.moves;
+        if self.skip_to >= self.moves && !self.done {
+            // Every later boundary is at least the threshold.
+            self.finish(self.threshold);
+        }
+        self.trigger = if self.done {
+            f64::INFINITY
+        } else {
+            self.end.min(self.skip_to)
+        };
+    }
+
+    /// Stops the column: every boundary not scored is at least `at_least`.
+    fn finish(&mut self, at_least: f64) {
+        self.done = true;
+        self.trigger = f64::INFINITY;
+        self.proven = self.floor.max(at_least.min(self.low));
     }
 
     /// Records a split of error `err` if it beats the target.
@@ -163,17 +228,28 @@ const PARALLEL_ENTRIES: usize = 1 << 15;
 
 /// The best depth-one tree of each side of `sides` over `node`'s rows, with `loss` measured
 /// at the node. A side is searched only for splits whose cost (two leaves) is below its
-/// `cap`, so each [`Stump::bound`] is at least min(its optimum, its cap).
+/// `cap`, so each [`Stump::bound`] is at least min(its optimum, its cap). `floors` are what
+/// is known of the columns beforehand; the result's are what the sweep proved, each column's
+/// up to `margin` above its side's target (0 for columns a stop left unswept).
 pub(crate) fn stumps<L: Loss>(
     ctx: &Ctx<'_, L>,
     node: &Node,
     loss: &L,
     sides: &Sides<'_>,
     caps: [f64; 2],
-) -> [Stump; 2] {
-    let runs = initial_runs(ctx, loss, sides, caps);
-    let columns: Vec<usize> = (0..ctx.columns.len()).collect();
+    floors: &ColumnFloors,
+    margin: f64,
+) -> ([Stump; 2], ColumnFloors) {
+    let runs = initial_runs(ctx, loss, sides, caps, margin);
+    let n_columns = ctx.columns.len();
+    let columns: Vec<usize> = (0..n_columns).collect();
+    let known = |c: usize| {
+        floors
+            .each_ref()
+            .map(|f| f.get(c).copied().unwrap_or(f64::NEG_INFINITY))
+    };
     let scan = |cols: &[usize], mut runs: [Run; 2]| {
+        let mut proven = Vec::with_capacity(cols.len());
         for &c in cols {
             if ctx.control.stopped() {
                 // Stopped: the columns not scanned may hold any split, down to no error.
@@ -182,23 +258,36 @@ pub(crate) fn stumps<L: Loss>(
                 }
                 break;
             }
-            scan_column(ctx, c, node, loss, sides, &mut runs);
+            scan_column(ctx, c, node, loss, sides, &mut runs, known(c));
+            proven.push((c, runs.each_ref().map(|r| r.proven)));
         }
-        runs
+        (runs, proven)
     };
-    let [a, b] = if ctx.parallel && node.len() * columns.len() >= PARALLEL_ENTRIES {
-        let chunk = columns.len().div_ceil(rayon::current_num_threads()).max(1);
+    let (runs, proven) = if ctx.parallel && node.len() * n_columns >= PARALLEL_ENTRIES {
+        let chunk = n_columns.div_ceil(rayon::current_num_threads()).max(1);
         columns
             .par_chunks(chunk)
             .map(|cols| scan(cols, runs.clone()))
             .collect::<Vec<_>>()
             .into_iter()
-            .reduce(|x, y| merge(x, y, ctx.tol))
-            .unwrap_or(runs)
+            .reduce(|(x, mut px), (y, py)| {
+                px.extend(py);
+                (merge(x, y, ctx.tol), px)
+            })
+            .unwrap_or((runs, Vec::new()))
     } else {
         scan(&columns, runs)
     };
-    [a.stump(), b.stump()]
+    let mut out = [vec![0.0; n_columns], vec![0.0; n_columns]];
+    for (c, bounds) in proven {
+        for (o, b) in out.iter_mut().zip(bounds) {
+            if let Some(slot) = o.get_mut(c) {
+                *slot = b.max(0.0);
+            }
+        }
+    }
+    let [a, b] = runs;
+    ([a.stump(), b.stump()], out)
 }
 
 /// The best depth-one tree of `node` (all of it, one side), and the best split of each
@@ -211,11 +300,12 @@ pub(crate) fn stumps_by_column<L: Loss>(
     sides: &Sides<'_>,
     cap: f64,
 ) -> (Stump, Vec<Option<(f64, Test)>>) {
-    let [first, _] = initial_runs(ctx, loss, sides, [cap, cap]);
-    let empty = Run::new(0.0, 0.0, 0.0, loss.width());
+    let [first, _] = initial_runs(ctx, loss, sides, [cap, cap], 0.0);
+    let empty = Run::new(0.0, 0.0, 0.0, loss.width(), 0.0);
+    let none = [f64::NEG_INFINITY; 2];
     let one = |c: usize| {
         let mut runs = [first.clone(), empty.clone()];
-        scan_column(ctx, c, node, loss, sides, &mut runs);
+        scan_column(ctx, c, node, loss, sides, &mut runs, none);
         let [run, _] = runs;
         run
     };
@@ -239,11 +329,12 @@ fn initial_runs<L: Loss>(
     loss: &L,
     sides: &Sides<'_>,
     caps: [f64; 2],
+    margin: f64,
 ) -> [Run; 2] {
     let run = |total: &[f64], moves: f64, cap: f64| {
         let leaf = loss.err(total);
         let target = (leaf - ctx.alpha).min(cap - 2.0 * ctx.alpha);
-        Run::new(leaf, target, moves, loss.width())
+        Run::new(leaf, target, moves, loss.width(), margin)
     };
     let [t0, t1] = &sides.total;
     let [m0, m1] = sides.moves;
@@ -274,7 +365,8 @@ fn merge_run(x: Run, y: Run, tol: f64) -> Run {
     }
 }
 
-/// Scans column `c` (orderings first, then nominal features) for both sides.
+/// Scans column `c` (orderings first, then nominal features) for both sides, known to hold
+/// no split below `floors` (per side); each run's `proven` is then the column's bound.
 fn scan_column<L: Loss>(
     ctx: &Ctx<'_, L>,
     c: usize,
@@ -282,55 +374,58 @@ fn scan_column<L: Loss>(
     loss: &L,
     sides: &Sides<'_>,
     runs: &mut [Run; 2],
+    floors: [f64; 2],
 ) {
     let tol = ctx.tol;
-    for (s, run) in runs.iter_mut().enumerate() {
+    for ((s, run), floor) in runs.iter_mut().enumerate().zip(floors) {
         let empty = sides
             .total
             .get(s)
             .is_none_or(|t| t.iter().all(|&x| x == 0.0));
-        run.reset(tol, empty);
+        run.reset(tol, empty, floor);
+    }
+    if runs.iter().all(|r| r.done) {
+        return;
     }
     if let Some(ordering) = ctx.columns.orderings.get(c) {
         let column = c as u32;
         let unit = loss.unit_moves();
         for e in node.list(c) {
-            let Some(run) = runs.get_mut(sides.of(e.row)) else {
+            let s = sides.of(e.row);
+            let Some(run) = runs.get_mut(s) else {
                 continue;
             };
-            if run.done {
-                continue;
-            }
-            if e.rank != run.last && run.last != NO_RANK {
-                if run.leaf - run.remaining >= run.target - tol || run.budget >= run.remaining {
-                    // No later boundary can beat the target: from the end (the leaf's error
-                    // less what is left to move) or from the last scored boundary.
-                    run.done = true;
+            // The common step is the last three lines: rows of a finished side are added
+            // too (their sums are no longer read) rather than branched around.
+            if run.moved >= run.trigger && e.rank != run.last && run.last != NO_RANK {
+                if run.moved >= run.end {
+                    // Every later boundary is at least the leaf's error less what is left
+                    // to move.
+                    let end = run.leaf - run.moves + run.moved;
+                    run.finish(run.threshold.min(end));
                     if runs.iter().all(|r| r.done) {
                         break;
                     }
                     continue;
                 }
-                if run.budget < 0.0 && !ordering.is_duplicate(run.last) {
-                    let total = sides.total.get(sides.of(e.row)).map_or(&[][..], |t| t);
+                if run.moved > run.skip_to && !ordering.is_duplicate(run.last) {
+                    let total = sides.total.get(s).map_or(&[][..], |t| t);
                     let err = loss.err(&run.prefix) + loss.err_rest(total, &run.prefix);
                     let test = Test::Threshold {
                         column,
                         left: run.last,
                         right: e.rank,
                     };
-                    run.budget = if run.offer(err, test, tol) {
-                        0.0
-                    } else {
-                        err - run.target
-                    };
+                    run.offer(err, test, tol);
+                    run.skip(err, tol);
                 }
             }
             loss.add(&mut run.prefix, e.row);
-            let m = if unit { 1.0 } else { loss.move_cost(e.row) };
-            run.budget -= m;
-            run.remaining -= m;
+            run.moved += if unit { 1.0 } else { loss.move_cost(e.row) };
             run.last = e.rank;
+        }
+        for run in runs.iter_mut().filter(|r| !r.done) {
+            run.finish(run.threshold);
         }
     } else if let Some(nominal) = ctx.columns.nominals.get(c - ctx.columns.orderings.len()) {
         let width = loss.width();
@@ -351,6 +446,7 @@ fn scan_column<L: Loss>(
                 continue;
             }
             if let Some((err, left)) = loss.best_subset(counts, total) {
+                run.low = run.low.min(err);
                 run.offer(
                     err,
                     Test::Subset {
@@ -360,6 +456,8 @@ fn scan_column<L: Loss>(
                     tol,
                 );
             }
+            // The best subset is exact: the column's bound is its error (or the leaf's).
+            run.finish(f64::INFINITY);
         }
     }
 }

@@ -13,7 +13,9 @@ use super::solution::{Sol, Test};
 
 /// Evaluates `test` at the root of a tree of depth two with at most `leaves` (3 or 4)
 /// leaves: offers the best such tree to `inc` and returns its bounds. `hint` bounds the two
-/// parts from the evaluated neighbours. `side` is scratch of one byte per training row.
+/// parts (and their columns) from the evaluated neighbours; `margin`, how far the next
+/// candidates are, is how far above the targets the columns' bounds are proven. `side` is
+/// scratch of one byte per training row.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate<L: Loss>(
     ctx: &Ctx<'_, L>,
@@ -21,6 +23,7 @@ pub(crate) fn evaluate<L: Loss>(
     loss: &L,
     test: Test,
     leaves: usize,
+    margin: f64,
     hint: &Hint,
     inc: &mut Incumbent,
     side: &mut [u8],
@@ -37,6 +40,7 @@ pub(crate) fn evaluate<L: Loss>(
                 .map(|i| hint.part(true, i, alpha))
                 .collect(),
             score: known,
+            columns: hint.columns.clone(),
         };
     }
     mark(node, ctx.columns, test, side);
@@ -49,7 +53,15 @@ pub(crate) fn evaluate<L: Loss>(
     } else {
         (hint.part(true, 0, alpha), hint.part(false, 1, alpha))
     };
-    let [left, right] = stumps(ctx, node, loss, &sides, [u - other_l, u - other_r]);
+    let ([left, right], columns) = stumps(
+        ctx,
+        node,
+        loss,
+        &sides,
+        [u - other_l, u - other_r],
+        &hint.columns,
+        margin,
+    );
     let (bl, br) = (left.bound(alpha), right.bound(alpha));
     let (leaf_l, leaf_r) = (left.leaf + alpha, right.leaf + alpha);
     let (cl, tl) = left.best(alpha);
@@ -61,6 +73,7 @@ pub(crate) fn evaluate<L: Loss>(
             left: vec![bl],
             right: vec![br],
             score: bl + br,
+            columns,
         }
     } else {
         // Three leaves: a stump on one side, a leaf on the other.
@@ -70,6 +83,7 @@ pub(crate) fn evaluate<L: Loss>(
             left: vec![bl, leaf_l],
             right: vec![leaf_r, br],
             score: (bl + leaf_r).min(leaf_l + br),
+            columns,
         }
     }
 }

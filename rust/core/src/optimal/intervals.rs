@@ -16,6 +16,7 @@
 
 use std::collections::VecDeque;
 
+use super::depth1::ColumnFloors;
 use super::solution::{Sol, Test};
 use crate::control::Control;
 
@@ -83,6 +84,8 @@ pub(crate) struct Evaluated {
     pub left: Vec<f64>,
     pub right: Vec<f64>,
     pub score: f64,
+    /// A depth-two evaluation's bounds on each column's best split of its two parts.
+    pub columns: ColumnFloors,
 }
 
 /// What the evaluated neighbours of a candidate prove of its two parts before it is
@@ -93,6 +96,8 @@ pub(crate) struct Evaluated {
 pub(crate) struct Hint {
     pub left: Vec<f64>,
     pub right: Vec<f64>,
+    /// What they prove of each column's best split of the two parts (depth two).
+    pub columns: ColumnFloors,
 }
 
 impl Hint {
@@ -229,24 +234,35 @@ pub(crate) fn search_positions(
             let mut hint = Hint {
                 left: vec![f64::NEG_INFINITY; n],
                 right: vec![f64::NEG_INFINITY; n],
+                columns: Default::default(),
+            };
+            // The left part contains the left neighbour's and is contained in the right
+            // neighbour's less the rows between (and the other way round for the right part):
+            // per part, `gained` is what it holds more than the neighbour's, `lost` less.
+            let mut absorb = |r: &Evaluated, lost: [f64; 2]| {
+                for (i, (l, rr)) in r.left.iter().zip(&r.right).enumerate() {
+                    if let (Some(hl), Some(hr)) = (hint.left.get_mut(i), hint.right.get_mut(i)) {
+                        *hl = hl.max(l - lost[0]);
+                        *hr = hr.max(rr - lost[1]);
+                    }
+                }
+                for ((mine, theirs), lost) in hint.columns.iter_mut().zip(&r.columns).zip(lost) {
+                    if theirs.is_empty() {
+                        continue;
+                    }
+                    if mine.is_empty() {
+                        mine.resize(theirs.len(), f64::NEG_INFINITY);
+                    }
+                    for (m, t) in mine.iter_mut().zip(theirs) {
+                        *m = m.max(t - lost);
+                    }
+                }
             };
             if let Some((p, r)) = a {
-                let d = moved(mid) - moved(*p);
-                for (i, (l, rr)) in r.left.iter().zip(&r.right).enumerate() {
-                    if let (Some(hl), Some(hr)) = (hint.left.get_mut(i), hint.right.get_mut(i)) {
-                        *hl = hl.max(*l);
-                        *hr = hr.max(rr - d);
-                    }
-                }
+                absorb(r, [0.0, moved(mid) - moved(*p)]);
             }
             if let Some((p, r)) = b {
-                let d = moved(*p) - moved(mid);
-                for (i, (l, rr)) in r.left.iter().zip(&r.right).enumerate() {
-                    if let (Some(hl), Some(hr)) = (hint.left.get_mut(i), hint.right.get_mut(i)) {
-                        *hl = hl.max(l - d);
-                        *hr = hr.max(*rr);
-                    }
-                }
+                absorb(r, [moved(*p) - moved(mid), 0.0]);
             }
             hint
         };
@@ -361,6 +377,7 @@ mod tests {
                     left: vec![0.0],
                     right: vec![0.0],
                     score: c,
+                    columns: Default::default(),
                 }
             },
         );
@@ -382,6 +399,7 @@ mod tests {
                 left: vec![0.0],
                 right: vec![0.0],
                 score: 10.0,
+                columns: Default::default(),
             }
         });
         seen.sort_unstable();

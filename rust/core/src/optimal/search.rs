@@ -262,7 +262,8 @@ fn search_column<L: Loss>(
 /// Evaluates the split `test` of `node` as the root of a tree of `depth` and `leaves`: its
 /// best such tree is offered to `inc`. `hint` bounds its parts from the evaluated
 /// neighbours; the second child may be sought up to `slack` above what the bound leaves it
-/// (see [`search_positions`]).
+/// (see [`search_positions`]), and at depth two the columns' bounds are proven up to `slack`
+/// above the targets (see [`depth2::evaluate`]).
 #[allow(clippy::too_many_arguments)]
 fn evaluate<L: Loss>(
     ctx: &Ctx<'_, L>,
@@ -278,13 +279,14 @@ fn evaluate<L: Loss>(
 ) -> Evaluated {
     ctx.control.advance(1);
     if depth <= 2 {
-        return depth2::evaluate(ctx, node, loss, test, leaves, hint, inc, side);
+        return depth2::evaluate(ctx, node, loss, test, leaves, slack, hint, inc, side);
     }
     let alpha = ctx.alpha;
     let stopped = Evaluated {
         left: vec![alpha],
         right: vec![alpha],
         score: 2.0 * alpha,
+        columns: Default::default(),
     };
     let Some((left, right)) = node.split(ctx.columns, test, side, &ctx.keys, ctx.control) else {
         // Out of memory: the fit stops at its next check.
@@ -296,6 +298,7 @@ fn evaluate<L: Loss>(
         left: Vec::new(),
         right: Vec::new(),
         score: f64::INFINITY,
+        columns: Default::default(),
     };
     for (i, k_left) in allocations.enumerate() {
         let k_right = leaves - k_left;

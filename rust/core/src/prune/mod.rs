@@ -1,5 +1,7 @@
 //! Post-pruning: pure passes over a grown tree that return a new, compact tree.
 //!
+//! - [`collapse`]: J48's `collapse()`, run before its pruning: subtrees that do not lower the
+//!   training error become leaves.
 //! - [`reduced_error`]: text 000 §4.3.2 and text 004's Algorithm 2, with validation data.
 //! - [`pessimistic`]: C4.5's error-based pruning with optional subtree raising, as in C4.5
 //!   release 8 / Weka J48.
@@ -12,11 +14,13 @@
 //! for the validation errors of reduced-error pruning and the re-distribution of subtree
 //! raising). Nothing recurses: trees can be 100,000 levels deep.
 
+mod collapse;
 mod cost_complexity;
 mod pessimistic;
 mod reduced_error;
 mod rows;
 
+pub use collapse::{collapse, collapse_controlled};
 pub use cost_complexity::{
     cost_complexity, cost_complexity_controlled, cost_complexity_path,
     cost_complexity_path_controlled, CostComplexityPath, Risk, Sequence,
@@ -25,7 +29,7 @@ pub use pessimistic::{pessimistic, pessimistic_controlled, Training};
 pub use reduced_error::{reduced_error, reduced_error_controlled, PruneStep};
 pub(crate) use rows::{Fractions, RowSet, Rows, Seg, Visit};
 
-use crate::builder::majority;
+use crate::builder::label_of;
 use crate::data::{validate_weights, Dataset, Target};
 use crate::error::{CoreError, Result};
 use crate::tree::{NodeId, NodeKind, SplitTag, Tree};
@@ -183,6 +187,7 @@ pub(crate) struct Redistributed {
 pub(crate) fn rebuild(tree: &Tree, shape: &Shape, redone: Option<&Redistributed>) -> Tree {
     let mut out = Tree::empty(tree.criterion, tree.kinds.clone(), tree.outputs.clone());
     out.missing = tree.missing;
+    out.conventions = tree.conventions;
     if tree.n_nodes() == 0 {
         return out;
     }
@@ -243,7 +248,7 @@ fn copy_summary(out: &mut Tree, tree: &Tree, node: NodeId, new: NodeId) {
 
 /// Summarises a node from its re-distributed class weights as the builder summarises a node
 /// from its rows: an empty node keeps its parent's distribution, label and impurity
-/// (Algorithm 4.1, line 12); the label's ties go to the parent's class. Its recorded scores
+/// (Algorithm 4.1, line 12); the label's ties break as the tree's conventions say. Its recorded scores
 /// described other rows, so they are dropped.
 fn summarise_redistributed(
     out: &mut Tree,
@@ -264,7 +269,7 @@ fn summarise_redistributed(
         let n_rows = redone.n_rows.get(node.index()).copied().unwrap_or(0.0);
         set(&mut out.n_rows, j, n_rows);
         set(&mut out.impurity, j, tree.criterion.impurity(dist));
-        let label = majority(dist, parent.map(|p| out.label(p)));
+        let label = label_of(dist, parent.map(|p| out.label(p)), None, tree.conventions);
         set(&mut out.label, j, label);
         if let Some(dst) = out.value.get_mut(j * k..(j + 1) * k) {
             dst.copy_from_slice(dist);
@@ -318,8 +323,8 @@ mod tests {
 
     /// A 100,000-deep chain `x <= d + 0.5` built straight into the arena, with the statistics
     /// of rows x = 0..=depth of class x % 2 (each left leaf holds row d): every pass walks it
-    /// with explicit stacks. (Subtree raising is left out: like J48's, it sends each node's
-    /// rows down its largest branch, O(rows × depth) per node on such a chain.)
+    /// with explicit stacks. (Subtree raising is left out: it hands each node its rows,
+    /// O(rows) per node, quadratic on such a chain; tests/pruning.rs raises a 2,000-deep one.)
     #[test]
     fn deep_chain_is_pruned_without_recursion() {
         let depth = 100_000u32;

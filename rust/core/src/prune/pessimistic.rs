@@ -8,6 +8,7 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
+use super::rows::observed_fractions;
 use super::{check_rows, rebuild, Fractions, Redistributed, RowSet, Rows, Seg, Shape, Visit};
 use crate::control::Control;
 use crate::data::{Sample, Target};
@@ -35,9 +36,15 @@ const SMALL: f64 = 1e-6;
 /// branch; the rows are then re-distributed down the raised subtree (missing values by the
 /// shares of the rows at hand, as J48's `resetDistribution`), and the node is pruned again.
 /// That re-distribution is why raising needs the training data; with `None`, no subtree
-/// raising. As in J48, raising sends every node's rows down its largest branch, which costs
-/// O(rows × depth) per node on a deep tree. J48's optional `collapse` step (before pruning)
-/// is not part of this pass.
+/// raising. J48's `collapse()`, which runs before its pruning, is [`super::collapse`].
+///
+/// The decisions are J48's, the work is less: J48 sends all of a node's rows down its
+/// largest branch, O(rows × depth) per node (cubic in the depth of a chain whose leaves
+/// survive). Where no row on their way misses a tested value, only the rows of the other
+/// branches are sent, the branch's own rows staying where they are, and after a raise only
+/// the nodes those rows reached are re-filled and pruned again (the others would decide as
+/// before); where some row does, the shares of the missing rows change and J48's whole walk
+/// is made. What remains is handing each node its rows, O(rows) per node.
 ///
 /// Nodes below a raised branch get the statistics of their new rows (label, class weights,
 /// fractions r̃_v), and lose their recorded scores; the raised node keeps its own statistics.
@@ -222,6 +229,14 @@ struct Pruner<'t> {
     /// Estimated errors of each node's subtree once pruned.
     est: Vec<f64>,
     redone: Redistributed,
+    /// Weight of each split's training rows that miss the value it tests now (0 for leaves).
+    /// Where no row misses a test, the shares of the missing rows do not matter, and a raised
+    /// branch needs only the rows that join it ([`Joining`]).
+    missing: Vec<f64>,
+    /// Nodes whose rows changed since they were last pruned (all, at first). J48 prunes a
+    /// raised node's new subtree again; a node whose rows did not change is pruned already,
+    /// and pruning it again would decide the same, so only these are visited.
+    dirty: Vec<bool>,
 }
 
 impl<'t> Pruner<'t> {
@@ -251,6 +266,10 @@ impl<'t> Pruner<'t> {
                     .map(|i| tree.branch_fraction(NodeId(i)))
                     .collect(),
             },
+            missing: (0..n as u32)
+                .map(|i| tree.missing_weight(NodeId(i)))
+                .collect(),
+            dirty: vec![true; n],
         }
     }
 
@@ -269,22 +288,38 @@ impl<'t> Pruner<'t> {
         self.est.get(node.index()).copied().unwrap_or(0.0)
     }
 
-    fn set_est(&mut self, node: NodeId, value: f64) {
+    /// Records a node's estimate once it is pruned (its rows are then current).
+    fn settle(&mut self, node: NodeId, value: f64) {
         if let Some(e) = self.est.get_mut(node.index()) {
             *e = value;
+        }
+        if let Some(d) = self.dirty.get_mut(node.index()) {
+            *d = false;
+        }
+    }
+
+    fn is_dirty(&self, node: NodeId) -> bool {
+        self.dirty.get(node.index()).copied().unwrap_or(true)
+    }
+
+    /// Rows a unit of weight counts as (the fit's unit, see `Searcher::rows_of`).
+    fn rows_per_weight(&self) -> f64 {
+        match self.tree.weight(NodeId::ROOT) {
+            w if w > 0.0 => self.tree.n_rows(NodeId::ROOT) / w,
+            _ => 1.0,
         }
     }
 
     /// J48's `Distribution.maxBag`: the child with the most training weight, the last of
-    /// equals (its `Utils.grOrEq` tolerates 1e-6).
-    fn largest_branch(&self, children: &[NodeId]) -> Option<NodeId> {
+    /// equals (its `Utils.grOrEq` tolerates 1e-6), with its position among `children`.
+    fn largest_branch(&self, children: &[NodeId]) -> Option<(usize, NodeId)> {
         let mut best = None;
         let mut max = 0.0;
-        for &c in children {
+        for (i, &c) in children.iter().enumerate() {
             let w: f64 = self.dist(c).iter().sum();
             if max - w < SMALL || w >= max {
                 max = w;
-                best = Some(c);
+                best = Some((i, c));
             }
         }
         best
@@ -302,7 +337,7 @@ impl<'t> Pruner<'t> {
             let node = frame.node;
             if self.shape.is_leaf(node) {
                 let e = self.leaf_estimate(node);
-                self.set_est(node, e);
+                self.settle(node, e);
                 stack.pop();
                 continue;
             }
@@ -322,45 +357,101 @@ impl<'t> Pruner<'t> {
                 }
                 None => vec![Vec::new(); children.len()],
             });
-            // Prune all subtrees first.
+            // Prune all subtrees first (after a raise, those whose rows changed).
             if let Some(&child) = children.get(frame.next) {
-                let set = kids
-                    .get_mut(frame.next)
-                    .map(std::mem::take)
-                    .unwrap_or_default();
+                let set = kids.get(frame.next).cloned().unwrap_or_default();
                 frame.next += 1;
-                stack.push(Frame::new(child, set));
+                if self.is_dirty(child) {
+                    stack.push(Frame::new(child, set));
+                }
                 continue;
             }
             let errors_leaf = self.leaf_estimate(node);
             let errors_tree: f64 = children.iter().map(|&c| self.est(c)).sum();
             let largest = self.largest_branch(&children);
-            let errors_largest = match (raising.as_mut(), largest) {
-                (Some(r), Some(b)) => self.branch_estimate(r, b, &frame.set),
-                _ => f64::MAX,
+            // The largest branch with all the node's rows: the rows of the other branches
+            // joining it are routed alone when nothing on their way is missing; else all the
+            // node's rows are sent down it, as J48 does.
+            let (errors_largest, joined) = match (raising.as_mut(), largest) {
+                (Some(r), Some((at, branch))) => {
+                    let joining: RowSet = kids
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| i != at)
+                        .flat_map(|(_, set)| set.iter().copied())
+                        .collect();
+                    match self.joined_estimate(r, branch, joining) {
+                        Some((errors, joined)) => (errors, Some(joined)),
+                        None => (self.branch_estimate(r, branch, &frame.set), None),
+                    }
+                }
+                _ => (f64::MAX, None),
             };
             if sm_or_eq(errors_leaf, errors_tree + 0.1)
                 && sm_or_eq(errors_leaf, errors_largest + 0.1)
             {
                 self.shape.collapse(node);
-                self.set_est(node, errors_leaf);
+                self.settle(node, errors_leaf);
                 stack.pop();
                 continue;
             }
             match (raising.as_mut(), largest) {
-                (Some(r), Some(b)) if sm_or_eq(errors_largest, errors_tree + 0.1) => {
-                    self.shape.raise(node, b);
-                    self.redistribute(r, node, &frame.set);
+                (Some(r), Some((_, branch))) if sm_or_eq(errors_largest, errors_tree + 0.1) => {
+                    self.shape.raise(node, branch);
+                    match joined {
+                        Some(reached) => self.refill_joined(node, branch, &reached),
+                        None => self.redistribute(r, node, &frame.set),
+                    }
                     // J48 calls prune() on the node again: its new sons, with their new rows.
                     frame.kids = None;
                     frame.next = 0;
                 }
                 _ => {
-                    self.set_est(node, errors_tree);
+                    self.settle(node, errors_tree);
                     stack.pop();
                 }
             }
         }
+    }
+
+    /// J48's `getEstimatedErrorsForBranch` from the rows `joining` `branch` (those of its
+    /// parent's other branches), when no row on their way misses a tested value: the branch's
+    /// estimate, with each leaf they reach charged for them. `None` when some row does (then
+    /// the shares of the missing rows change with the joining rows, and J48's whole walk is
+    /// needed). Also returns, for every node reached, the class weights that joined it.
+    fn joined_estimate(
+        &self,
+        raising: &mut Raising<'_, '_>,
+        branch: NodeId,
+        joining: RowSet,
+    ) -> Option<(f64, Joined)> {
+        let mut walk = Joining {
+            missing: &self.missing,
+            target: raising.target,
+            k: self.tree.value_width(),
+            reached: Vec::new(),
+            blocked: false,
+        };
+        raising.rows.walk(
+            self.tree,
+            &self.shape,
+            branch,
+            joining,
+            Fractions::Observed,
+            &mut walk,
+        );
+        if walk.blocked {
+            return None;
+        }
+        let mut errors = self.est(branch);
+        let mut sum = vec![0.0; self.tree.value_width()];
+        for (node, joined) in &walk.reached {
+            if self.shape.is_leaf(*node) {
+                copy_sum(&mut sum, self.dist(*node), joined);
+                errors += self.estimate.of_leaf(&sum) - self.leaf_estimate(*node);
+            }
+        }
+        Some((errors, walk.reached))
     }
 
     /// J48's `getEstimatedErrorsForBranch`: the estimated errors of `branch`'s subtree when all
@@ -383,25 +474,89 @@ impl<'t> Pruner<'t> {
         sum.total
     }
 
-    /// J48's `newDistribution`: re-fills every node below `node` (whose test is now the raised
-    /// branch's) from `node`'s training rows.
-    fn redistribute(&mut self, raising: &mut Raising<'_, '_>, node: NodeId, set: &RowSet) {
+    /// J48's `newDistribution` after `node` took `branch`'s place, from what
+    /// [`Self::joined_estimate`] found: each node the joining rows reached gains their class
+    /// weights, and each split they passed shares its children anew (nothing is missing
+    /// there, so by weight). `node` keeps its own statistics, and its new children (the
+    /// branch's) are summarised again under their new parent.
+    fn refill_joined(&mut self, node: NodeId, branch: NodeId, reached: &Joined) {
         let k = self.tree.value_width();
+        let rows_per_weight = self.rows_per_weight();
+        for (m, joined) in reached {
+            if *m == branch {
+                continue;
+            }
+            if let Some(d) = self.dist.get_mut(m.index() * k..(m.index() + 1) * k) {
+                add_into(d, joined);
+            }
+            self.mark_redistributed(*m, rows_per_weight);
+        }
+        let children: Vec<NodeId> = self.shape.children(self.tree, node).collect();
+        for &c in &children {
+            self.mark_redistributed(c, rows_per_weight);
+        }
+        for (m, _) in reached {
+            let parent = if *m == branch { node } else { *m };
+            if self.shape.is_leaf(parent) {
+                continue;
+            }
+            let kids: Vec<NodeId> = self.shape.children(self.tree, parent).collect();
+            let weights: Vec<f64> = kids.iter().map(|&c| self.dist(c).iter().sum()).collect();
+            for (c, f) in kids.iter().zip(observed_fractions(&weights)) {
+                if let Some(slot) = self.redone.fraction.get_mut(c.index()) {
+                    *slot = f;
+                }
+            }
+        }
+        let branch_missing = self.missing.get(branch.index()).copied().unwrap_or(0.0);
+        if let Some(slot) = self.missing.get_mut(node.index()) {
+            *slot = branch_missing;
+        }
+    }
+
+    /// Records that `node`'s rows changed: its statistics are rebuilt from `dist`, and it is
+    /// pruned again.
+    fn mark_redistributed(&mut self, node: NodeId, rows_per_weight: f64) {
+        let k = self.tree.value_width();
+        let i = node.index();
         if self.redone.dist.is_empty() {
             self.redone.dist = vec![0.0; self.dist.len()];
         }
-        let root = NodeId::ROOT;
+        let range = i * k..(i + 1) * k;
+        let mut weight = 0.0;
+        if let (Some(d), Some(r)) = (
+            self.dist.get(range.clone()),
+            self.redone.dist.get_mut(range),
+        ) {
+            r.copy_from_slice(d);
+            weight = d.iter().sum();
+        }
+        if let Some(c) = self.redone.changed.get_mut(i) {
+            *c = true;
+        }
+        if let Some(n) = self.redone.n_rows.get_mut(i) {
+            *n = weight * rows_per_weight;
+        }
+        if let Some(d) = self.dirty.get_mut(i) {
+            *d = true;
+        }
+    }
+
+    /// J48's `newDistribution`: re-fills every node below `node` (whose test is now the raised
+    /// branch's) from `node`'s training rows.
+    fn redistribute(&mut self, raising: &mut Raising<'_, '_>, node: NodeId, set: &RowSet) {
+        if self.redone.dist.is_empty() {
+            self.redone.dist = vec![0.0; self.dist.len()];
+        }
         let mut fill = Refill {
             top: node,
-            k,
-            // Rows are counted by weight, in the fit's unit (see `Searcher::rows_of`).
-            rows_per_weight: match self.tree.weight(root) {
-                w if w > 0.0 => self.tree.n_rows(root) / w,
-                _ => 1.0,
-            },
+            k: self.tree.value_width(),
+            rows_per_weight: self.rows_per_weight(),
             target: raising.target,
             dist: &mut self.dist,
             redone: &mut self.redone,
+            missing: &mut self.missing,
+            dirty: &mut self.dirty,
         };
         raising.rows.walk(
             self.tree,
@@ -412,6 +567,21 @@ impl<'t> Pruner<'t> {
             &mut fill,
         );
     }
+}
+
+/// The class weights that joined each node a raised branch's new rows reached.
+type Joined = Vec<(NodeId, Vec<f64>)>;
+
+/// `dst = a + b`, element by element.
+fn copy_sum(dst: &mut [f64], a: &[f64], b: &[f64]) {
+    for ((d, x), y) in dst.iter_mut().zip(a).zip(b) {
+        *d = x + y;
+    }
+}
+
+/// `a += b`, element by element.
+fn add_into(a: &mut [f64], b: &[f64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
 }
 
 /// Sums the leaf estimates of the rows reaching each leaf.
@@ -432,7 +602,44 @@ impl Visit for LeafSum<'_, '_> {
     }
 }
 
-/// Records the new class weights, row counts and fractions below a raised node.
+/// The class weights of rows joining a branch at every node they reach, as long as none of
+/// them, and none of the branch's own rows at a split they pass, misses the tested value.
+struct Joining<'p, 'a, 'd> {
+    missing: &'p [f64],
+    target: &'a Target<'d>,
+    k: usize,
+    reached: Joined,
+    blocked: bool,
+}
+
+impl Visit for Joining<'_, '_, '_> {
+    fn node(&mut self, node: NodeId, is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]) {
+        if !is_leaf && self.missing.get(node.index()).copied().unwrap_or(0.0) > 0.0 {
+            self.blocked = true;
+            return;
+        }
+        let mut stats = vec![0.0; self.k];
+        rows.accumulate(set, self.target, 0.0, &mut stats);
+        self.reached.push((node, stats));
+    }
+
+    fn split(&mut self, _node: NodeId, _children: &[NodeId], _fractions: &[f64], missing: f64) {
+        if missing > 0.0 {
+            self.blocked = true;
+        }
+    }
+
+    fn enters_empty(&self) -> bool {
+        false
+    }
+
+    fn done(&self) -> bool {
+        self.blocked
+    }
+}
+
+/// Records the new class weights, row counts and fractions below a raised node, and the
+/// weight missing each split's test there; the nodes it reaches are to be pruned again.
 struct Refill<'p, 'a, 'd> {
     top: NodeId,
     k: usize,
@@ -440,6 +647,8 @@ struct Refill<'p, 'a, 'd> {
     target: &'a Target<'d>,
     dist: &'p mut Vec<f64>,
     redone: &'p mut Redistributed,
+    missing: &'p mut Vec<f64>,
+    dirty: &'p mut Vec<bool>,
 }
 
 impl Visit for Refill<'_, '_, '_> {
@@ -464,13 +673,19 @@ impl Visit for Refill<'_, '_, '_> {
         if let Some(n) = self.redone.n_rows.get_mut(i) {
             *n = weight * self.rows_per_weight;
         }
+        if let Some(d) = self.dirty.get_mut(i) {
+            *d = true;
+        }
     }
 
-    fn fractions(&mut self, children: &[NodeId], fractions: &[f64]) {
+    fn split(&mut self, node: NodeId, children: &[NodeId], fractions: &[f64], missing: f64) {
         for (c, &f) in children.iter().zip(fractions) {
             if let Some(slot) = self.redone.fraction.get_mut(c.index()) {
                 *slot = f;
             }
+        }
+        if let Some(slot) = self.missing.get_mut(node.index()) {
+            *slot = missing;
         }
     }
 }

@@ -34,8 +34,17 @@ pub(crate) type RowSet = Vec<Seg>;
 pub(crate) trait Visit {
     /// Every node reached, parents first, with the rows that reach it.
     fn node(&mut self, node: NodeId, is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]);
-    /// Every split passed, with the share of a missing row's weight each child received.
-    fn fractions(&mut self, _children: &[NodeId], _fractions: &[f64]) {}
+    /// Every split passed: its children, the share of a missing row's weight each received,
+    /// and the weight of the rows that missed the tested value (left to the fractions).
+    fn split(&mut self, _node: NodeId, _children: &[NodeId], _fractions: &[f64], _missing: f64) {}
+    /// Whether the walk can stop here (what it was for is settled).
+    fn done(&self) -> bool {
+        false
+    }
+    /// Whether the walk enters the nodes no row reaches (to learn that they are empty).
+    fn enters_empty(&self) -> bool {
+        true
+    }
 }
 
 /// Data rows with their weights, in a buffer that walks reorder in place.
@@ -114,20 +123,30 @@ impl<'a, 'd> Rows<'a, 'd> {
         while let Some((node, set)) = stack.pop() {
             let is_leaf = shape.is_leaf(node);
             visit.node(node, is_leaf, self, &set);
+            if visit.done() {
+                return;
+            }
             if is_leaf {
                 continue;
             }
             let children: Vec<NodeId> = shape.children(tree, node).collect();
-            let (sets, f) = self.split(tree, shape, node, &children, &set, fractions);
-            visit.fractions(&children, &f);
-            stack.extend(children.into_iter().zip(sets).rev());
+            let (sets, f, missing) = self.split(tree, shape, node, &children, &set, fractions);
+            visit.split(node, &children, &f, missing);
+            let enter = visit.enters_empty();
+            stack.extend(
+                children
+                    .into_iter()
+                    .zip(sets)
+                    .rev()
+                    .filter(|(_, set)| enter || !set.is_empty()),
+            );
         }
     }
 
     /// The rows of `set` that each child of `node` receives: its known rows, and every row
     /// missing the tested value (or with a category unseen at the node) with its weight times
     /// the child's fraction, if that is positive (as [`crate::grow`] and prediction route them).
-    /// Also returns the fractions.
+    /// Also returns the fractions and the weight of the rows left to them.
     pub(crate) fn split(
         &mut self,
         tree: &Tree,
@@ -136,7 +155,7 @@ impl<'a, 'd> Rows<'a, 'd> {
         children: &[NodeId],
         set: &[Seg],
         fractions: Fractions,
-    ) -> (Vec<RowSet>, Vec<f64>) {
+    ) -> (Vec<RowSet>, Vec<f64>, f64) {
         let kind = shape.kind(tree, node);
         let rule = shape.missing_rule(tree, node);
         let n = children.len();
@@ -177,7 +196,8 @@ impl<'a, 'd> Rows<'a, 'd> {
                 }));
             }
         }
-        (sets, f)
+        let missing_weight = self.entries(&missing).map(|(_, w)| w).sum();
+        (sets, f, missing_weight)
     }
 
     /// Reorders the entries of `seg` by child (a counting sort; a missing value routed by the
@@ -237,7 +257,7 @@ impl<'a, 'd> Rows<'a, 'd> {
 
 /// Each child's share of the known weight; equal shares when (almost) nothing is known, as
 /// Weka's `Distribution.addInstWithUnknown` does (its `Utils.eq(total, 0)` tolerance is 1e-6).
-fn observed_fractions(known: &[f64]) -> Vec<f64> {
+pub(super) fn observed_fractions(known: &[f64]) -> Vec<f64> {
     let total: f64 = known.iter().sum();
     if total.abs() < 1e-6 {
         let n = known.len().max(1) as f64;

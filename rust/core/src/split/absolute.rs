@@ -31,8 +31,9 @@ struct Cut {
     at: usize,
     /// The side the missing rows were scored on, when the strategy places them.
     side: Option<usize>,
-    /// Groups of equal values the scan met (C4.5's threshold correction counts them).
-    n_distinct: usize,
+    /// The values the scan met and the cuts it tried (C4.5's threshold correction counts
+    /// them).
+    cuts: Cuts,
     /// Error of each side, the missing rows in theirs, and of all the scored rows.
     errors: [f64; 2],
     scored_error: f64,
@@ -200,7 +201,10 @@ impl Searcher<'_, '_> {
                 let cut = Cut {
                     at,
                     side,
-                    n_distinct: 0,
+                    cuts: Cuts {
+                        distinct: 0,
+                        tried: 0,
+                    },
                     errors,
                     scored_error,
                 };
@@ -209,7 +213,10 @@ impl Searcher<'_, '_> {
         };
         let error = |v: &[f64], k: usize| v.get(k).copied().unwrap_or(0.0);
         let mut wl = 0.0;
-        let mut n_distinct = 1;
+        let mut cuts = Cuts {
+            distinct: 1,
+            tried: 0,
+        };
         for k in 0..n - 1 {
             wl += order
                 .get(k)
@@ -219,7 +226,7 @@ impl Searcher<'_, '_> {
             if !cut_after(k) {
                 continue;
             }
-            n_distinct += 1;
+            cuts.distinct += 1;
             let wr = kw - wl;
             let (left, right) = (error(&forward, k), error(&backward, k + 1));
             if place {
@@ -230,6 +237,7 @@ impl Searcher<'_, '_> {
                     offer([left, error(&backward_m, k + 1)], k + 1, Some(1));
                 }
             } else if wl >= least && wr >= least {
+                cuts.tried += 1;
                 offer([left, right], k + 1, None);
             }
         }
@@ -238,7 +246,7 @@ impl Searcher<'_, '_> {
         }
         let [left, right] = best;
         let (_, mut cut) = prefer_missing_right(left, right, scale)?;
-        cut.n_distinct = n_distinct;
+        cut.cuts = cuts;
         Some(cut)
     }
 
@@ -296,7 +304,54 @@ impl Searcher<'_, '_> {
             impurities: Some(&impurities),
         };
         let candidate = self.finish(feature, rule, &scored, &part, node_weight, rows)?;
-        self.correct_numeric_gain(candidate, cut.n_distinct, node_weight)
+        self.correct_numeric_gain(candidate, cut.cuts, node_weight)
+    }
+
+    /// A drawn test ([`Self::random_test`]) scored by absolute error: `left(i)` says where the
+    /// node's row at position `i` goes (`None`: missing), `side` where the missing rows go
+    /// (`None`: left out of the score). Each error is read from the node's ranks, O(n log n).
+    pub(super) fn absolute_drawn(
+        &self,
+        feature: usize,
+        rule: SplitRule,
+        node: &NodeRows,
+        left: impl Fn(usize) -> Option<bool>,
+        side: Option<usize>,
+        (node_weight, ranks): (f64, &Ranks),
+    ) -> Option<Candidate> {
+        let (mut order, mut right, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..node.len() {
+            match left(i) {
+                Some(true) => order.push(i as u32),
+                Some(false) => right.push(i as u32),
+                None => missing.push(i as u32),
+            }
+        }
+        let mut tree = Fenwick::default();
+        let mut error = |sets: &[&[u32]]| {
+            tree.reset(ranks.sorted.len());
+            for &i in sets.iter().copied().flatten() {
+                self.activate(&mut tree, ranks, node, i);
+            }
+            tree.absolute_error(&ranks.sorted)
+        };
+        let placed = |s: usize| if side == Some(s) { &missing[..] } else { &[] };
+        let errors = [error(&[&order, placed(0)]), error(&[&right, placed(1)])];
+        let all = if side.is_some() { &missing[..] } else { &[] };
+        let scored_error = error(&[&order, &right, all]);
+        let cut = Cut {
+            at: order.len(),
+            side,
+            // A drawn threshold is not chosen among others: no C4.5 correction to count for.
+            cuts: Cuts {
+                distinct: 0,
+                tried: 0,
+            },
+            errors,
+            scored_error,
+        };
+        order.extend(right);
+        self.absolute_candidate(feature, rule, node, &order, &missing, cut, node_weight)
     }
 
     /// [`Self::numeric`] for absolute error: `sorted` (the node's known rows in value order)
@@ -347,7 +402,7 @@ impl Searcher<'_, '_> {
             cut.at.checked_sub(1).and_then(|k| xs.get(k)),
             xs.get(cut.at),
         ) {
-            (Some(&lo), Some(&hi)) => self.threshold(lo, hi),
+            (Some(&lo), Some(&hi)) => self.threshold(feature, lo, hi),
             (_, None) => KNOWN_VS_MISSING,
             _ => return None,
         };

@@ -753,7 +753,8 @@ impl Sweep for [Group<'_>] {
     }
 
     /// Adjacent non-empty bins always hold different values.
-    fn cut_after(&self, _: usize) -> bool {
+    /// Bins are distinct by construction: J48's 1e-5 does not apply to them.
+    fn cut_after(&self, _: usize, _: f64) -> bool {
         true
     }
 }
@@ -956,6 +957,7 @@ impl Searcher<'_, '_> {
         let scan = self.sweep(groups.as_slice(), n, missing, n_missing, node_weight, sign)?;
         let threshold = match at_bin.get(scan.at) {
             Some(&hi) => self.threshold(
+                feature,
                 *column.hi.get(*at_bin.get(scan.at.checked_sub(1)?)?)?,
                 *column.lo.get(hi)?,
             ),

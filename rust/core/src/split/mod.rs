@@ -7,13 +7,14 @@
 use crate::control::Control;
 use crate::criterion::{better, split_information, Criterion, Measure};
 use crate::data::{Column, Dataset, Target};
-use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
+use crate::params::{CategoricalSplit, Conventions, MissingStrategy, TreeParams};
 use crate::sampling::Sampler;
 use crate::tree::{FeatureScore, NodeId, Side, SurrogateSet};
 
 mod absolute;
 mod categorical;
 pub(crate) mod hist;
+pub(crate) mod j48;
 pub(crate) mod missing;
 pub(crate) mod monotonic;
 mod numeric;
@@ -26,6 +27,7 @@ pub(crate) mod sparse;
 use absolute::Ranks;
 pub(crate) use categorical::Categories;
 use hist::{Bins, Histograms};
+use j48::TrainingValues;
 use monotonic::Bounds;
 use presort::Sorted;
 use rayon::prelude::*;
@@ -166,6 +168,9 @@ pub(crate) struct Searcher<'a, 'd> {
     /// C4.5's MINOBJS: known weight of at least two branches (both, for a binary split).
     min_objects: f64,
     numeric_gain_correction: bool,
+    pub conventions: Conventions,
+    /// The training values thresholds move down to ([`Conventions::J48`]).
+    training_values: Option<&'a TrainingValues>,
     pub max_exhaustive_categories: usize,
     /// Regression targets are centred on this value (the node's mean) while searching.
     shift: f64,
@@ -236,6 +241,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
             min_weight_leaf: params.min_weight_fraction_leaf * total_weight,
             min_objects: params.min_objects,
             numeric_gain_correction: params.numeric_gain_correction,
+            conventions: params.conventions,
+            training_values: None,
             max_exhaustive_categories: params.max_exhaustive_categories,
             shift: 0.0,
             missing: params.missing,
@@ -286,6 +293,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
     pub(crate) fn controlled(self, control: &'a Control) -> Searcher<'a, 'd> {
         Searcher {
             control: Some(control),
+            ..self
+        }
+    }
+
+    /// This searcher moving thresholds down to training values ([`Conventions::J48`]).
+    pub(crate) fn with_training_values(self, values: &'a TrainingValues) -> Searcher<'a, 'd> {
+        Searcher {
+            training_values: Some(values),
             ..self
         }
     }
@@ -415,11 +430,28 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// `min_objects` of known weight on both.
     #[inline]
     fn least_side(&self, kw: f64, node_weight: f64) -> Least {
-        let least = self.least_child(kw, node_weight);
-        Least {
-            weight: least.weight.max(self.min_objects),
-            ..least
+        self.least_child(kw, node_weight)
+            .with_weight(self.least_objects(self.min_objects))
+    }
+
+    /// The least weight that holds `objects` (MINOBJS, MINSPLIT): exactly that, or with J48's
+    /// `Utils.grOrEq` slack of 1e-6.
+    #[inline]
+    fn least_objects(&self, objects: f64) -> f64 {
+        match self.conventions {
+            Conventions::Texts => objects,
+            Conventions::J48 if objects > 0.0 => objects - j48::SMALL,
+            Conventions::J48 => 0.0,
         }
+    }
+
+    /// C4.5's MINSPLIT at a node whose rows known for a numeric feature weigh `kw`
+    /// ([`j48::min_split`]; 0 without MINOBJS). Regression has no classes to share it by.
+    fn min_split(&self, kw: f64) -> f64 {
+        if self.regression() {
+            return 0.0;
+        }
+        j48::min_split(kw, self.target.stats_width(), self.min_objects)
     }
 
     /// Whether the search places the missing rows on a side itself (and scores all rows).
@@ -747,18 +779,27 @@ impl<'a, 'd> Searcher<'a, 'd> {
         }
         let weights: Vec<f64> = part.children.iter().map(|c| self.weight_of(c)).collect();
         // Every child that receives rows must hold enough of them and enough weight; at
-        // least two must hold min_objects of known weight (C4.5).
+        // least two must hold min_objects of known weight (C4.5). J48 counts a child's rows
+        // as its instances, a fragment of a row as one (its only size rule is MINOBJS).
         let least = self.least_child(known_w, node_weight);
-        let too_small = part
-            .counts
-            .iter()
-            .zip(part.children)
-            .zip(&weights)
-            .any(|((&c, stats), &w)| c > 0 && !self.holds(stats, w, least));
         let plain: Vec<f64> = part.children.iter().map(|c| self.plain_weight(c)).collect();
+        let too_small = match self.conventions {
+            Conventions::Texts => part
+                .counts
+                .iter()
+                .zip(part.children)
+                .zip(&weights)
+                .any(|((&c, stats), &w)| c > 0 && !self.holds(stats, w, least)),
+            Conventions::J48 => part
+                .counts
+                .iter()
+                .zip(&plain)
+                .any(|(&c, &w)| c > 0 && (c < self.min_samples_leaf || w < least.weight)),
+        };
+        let least_objects = self.least_objects(self.min_objects);
         let big_enough = plain
             .iter()
-            .filter(|&&w| w > 0.0 && w >= self.min_objects)
+            .filter(|&&w| w > 0.0 && w >= least_objects)
             .count();
         if too_small || big_enough < 2 {
             return None;
@@ -830,20 +871,25 @@ impl<'a, 'd> Searcher<'a, 'd> {
         })
     }
 
-    /// C4.5 release 8: a numeric test chosen among `n_distinct − 1` thresholds pays
-    /// log2(n_distinct − 1)/|D| of gain; a test left with no positive gain is dropped.
+    /// C4.5 release 8: a numeric test chosen among `cuts` candidate thresholds pays
+    /// log2(cuts)/|D| of gain; a test left with no positive gain (J48: none above 1e-6) is
+    /// dropped. The texts' reading (Quinlan 1996) counts every cut between distinct values,
+    /// J48's (and `contin.c`'s) the cuts it tried, those leaving MINSPLIT on both sides.
     fn correct_numeric_gain(
         &self,
         mut c: Candidate,
-        n_distinct: usize,
+        cuts: Cuts,
         node_weight: f64,
     ) -> Option<Candidate> {
         if !self.numeric_gain_correction {
             return Some(c);
         }
-        let thresholds = n_distinct.saturating_sub(1).max(1) as f64;
-        c.score.gain -= thresholds.log2() / node_weight;
-        if c.score.gain <= 0.0 {
+        let (count, least) = match self.conventions {
+            Conventions::Texts => (cuts.distinct.saturating_sub(1), 0.0),
+            Conventions::J48 => (cuts.tried, j48::SMALL),
+        };
+        c.score.gain -= (count.max(1) as f64).log2() / node_weight;
+        if c.score.gain <= least {
             return None;
         }
         c.score.score = match self.criterion {
@@ -909,8 +955,8 @@ impl NodeSearch<'_, '_, '_> {
                 s.random_test(
                     f,
                     self.node,
-                    self.node_weight,
-                    &self.total,
+                    (self.node_weight, &self.total),
+                    self.ranks.as_ref(),
                     values,
                     &mut rng,
                 )
@@ -949,6 +995,14 @@ impl NodeSearch<'_, '_, '_> {
     }
 }
 
+/// How many thresholds a numeric scan had to choose from: `distinct` values (each cut between
+/// two), of which `tried` cuts left enough rows on both sides.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Cuts {
+    pub distinct: usize,
+    pub tried: usize,
+}
+
 /// Whether `rows` (from [`Searcher::rows_of`]) make at least `least` rows. Weights of C4.5
 /// fragments are sums in an order that depends on the search (sorted rows, bins), so they are
 /// compared with a tolerance far below any fraction of a row that matters.
@@ -968,6 +1022,14 @@ impl Least {
     /// The one weight a child must hold when no class factors scale the search.
     pub(super) fn plain(self) -> f64 {
         self.rows.max(self.weight)
+    }
+
+    /// This with at least `weight` of the caller's weight (MINOBJS, MINSPLIT).
+    pub(super) fn with_weight(self, weight: f64) -> Least {
+        Least {
+            weight: self.weight.max(weight),
+            ..self
+        }
     }
 }
 

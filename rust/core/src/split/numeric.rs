@@ -19,8 +19,9 @@ pub(super) trait Sweep {
     fn len(&self) -> usize;
     /// Adds item `i` to `stats` with its weight times `sign` (±1); returns its rows.
     fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize;
-    /// Whether a threshold may fall between item `i` and the next (distinct values).
-    fn cut_after(&self, i: usize) -> bool;
+    /// Whether a threshold may fall between item `i` and the next: their values differ by
+    /// more than `gap` (0: distinct values).
+    fn cut_after(&self, i: usize, gap: f64) -> bool;
 }
 
 impl Sweep for [Known] {
@@ -38,9 +39,9 @@ impl Sweep for [Known] {
     }
 
     #[inline]
-    fn cut_after(&self, i: usize) -> bool {
+    fn cut_after(&self, i: usize, gap: f64) -> bool {
         match (self.get(i), self.get(i + 1)) {
-            (Some(a), Some(b)) => b.x > a.x,
+            (Some(a), Some(b)) => b.x > a.x + gap,
             _ => false,
         }
     }
@@ -52,7 +53,7 @@ impl Sweep for [Known] {
 pub(super) struct Scan {
     pub(super) at: usize,
     side: Option<usize>,
-    n_distinct: usize,
+    cuts: Cuts,
     total: Vec<f64>,
     n: usize,
     n_missing: usize,
@@ -84,16 +85,6 @@ pub(super) fn rpart_threshold(lo: f64, hi: f64) -> f64 {
 }
 
 impl Searcher<'_, '_> {
-    /// The threshold of a numeric test between adjacent values `lo < hi`: their midpoint, or
-    /// rpart's with `missing="surrogate"` (see [`rpart_threshold`]).
-    pub(super) fn threshold(&self, lo: f64, hi: f64) -> f64 {
-        if self.missing == MissingStrategy::Surrogate {
-            rpart_threshold(lo, hi)
-        } else {
-            midpoint(lo, hi)
-        }
-    }
-
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
@@ -172,10 +163,36 @@ impl Searcher<'_, '_> {
         let sign = self.constraint(feature);
         let scan = self.sweep(known, known.len(), &missing, n_missing, node_weight, sign)?;
         let threshold = match known.get(scan.at) {
-            Some(hi) => self.threshold(known.get(scan.at.checked_sub(1)?)?.x, hi.x),
+            Some(hi) => self.threshold(feature, known.get(scan.at.checked_sub(1)?)?.x, hi.x),
             None => KNOWN_VS_MISSING,
         };
         self.numeric_candidate(feature, threshold, known, scan, &missing, node_weight)
+    }
+
+    /// The threshold of a cut between adjacent values `lo < hi` of `feature`: their midpoint
+    /// (the texts), J48's largest training value not above the midpoint (`usize::MAX`, an
+    /// oblique projection, keeps the midpoint: its values are no training values), or
+    /// rpart's with `missing="surrogate"` (see [`rpart_threshold`]). J48's comes first: a
+    /// training value sends every training value the side the cut does, so rpart's
+    /// adjustment (for a value exactly at the midpoint) has nothing left to decide.
+    pub(super) fn threshold(&self, feature: usize, lo: f64, hi: f64) -> f64 {
+        let cut = midpoint(lo, hi);
+        if let (Conventions::J48, Some(values)) = (self.conventions, self.training_values) {
+            match self.data.columns().get(feature) {
+                Some(Column::Numeric(x)) => {
+                    return values.at_or_below(feature, x.iter().copied(), cut, lo)
+                }
+                Some(Column::Sparse(c)) => {
+                    return values.at_or_below(feature, (0..c.n_rows).map(|r| c.value(r)), cut, lo)
+                }
+                _ => {}
+            }
+        }
+        if self.missing == MissingStrategy::Surrogate {
+            rpart_threshold(lo, hi)
+        } else {
+            cut
+        }
     }
 
     /// The best cut of `items` (in ascending value order, `n` rows in all): C4.5's and
@@ -208,11 +225,24 @@ impl Searcher<'_, '_> {
         let base = self.impurity(&total);
         let impurity_decrease = self.criterion.is_impurity_decrease();
         let kw = self.weight_of(&total);
-        let least = self.least_side(kw, node_weight);
+        let j48 = self.conventions == Conventions::J48;
+        // C4.5's MINSPLIT on both sides. (C4.5 also asks the node for 2 × MINSPLIT known
+        // rows, counted: with unit weights both sides' weights imply it, and counting rows
+        // would make a row given twice differ from the row with weight 2.)
+        let min_split = self.min_split(kw);
+        let least = self
+            .least_side(kw, node_weight)
+            .with_weight(self.least_objects(min_split));
+        // J48 compares gains, ρ × decrease, with ρ its known share (`1 − unknownRate`).
+        let rho = kw / node_weight;
         let mut left = self.zero_stats();
         let mut right = total.clone();
         let mut with = self.zero_stats();
-        let mut n_distinct = 1;
+        let mut cuts = Cuts {
+            distinct: 1,
+            tried: 0,
+        };
+        let gap = self.conventions.same_value_gap();
         // (decrease, (cut, side)): the missing rows right or not placed, and left.
         let mut best: Option<(f64, (usize, Option<usize>))> = None;
         let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
@@ -222,17 +252,24 @@ impl Searcher<'_, '_> {
             } else {
                 &mut best
             };
-            if improves(dec, best.map(|(b, _)| b), scale) {
+            // J48: the first cut whose gain beats the best so far (from 0) by 1e-6. The
+            // texts: [`improves`].
+            let wins = if j48 {
+                (dec - best.map_or(0.0, |(b, _)| b)) * rho > j48::SMALL
+            } else {
+                improves(dec, best.map(|(b, _)| b), scale)
+            };
+            if wins {
                 *best = Some((dec, (at, side)));
             }
         };
         for i in 0..items.len().saturating_sub(1) {
             items.add(self, i, &mut left, 1.0);
             items.add(self, i, &mut right, -1.0);
-            if !items.cut_after(i) {
+            if !items.cut_after(i, gap) {
                 continue;
             }
-            n_distinct += 1;
+            cuts.distinct += 1;
             if place {
                 for side in 0..2 {
                     let (l, r) = if side == 0 {
@@ -258,6 +295,7 @@ impl Searcher<'_, '_> {
             {
                 continue;
             }
+            cuts.tried += 1;
             let dec = if impurity_decrease {
                 base - wl / kw * self.impurity(&left) - wr / kw * self.impurity(&right)
             } else {
@@ -274,7 +312,7 @@ impl Searcher<'_, '_> {
         Some(Scan {
             at,
             side,
-            n_distinct,
+            cuts,
             total,
             n,
             n_missing,
@@ -294,7 +332,7 @@ impl Searcher<'_, '_> {
         let Scan {
             at,
             side,
-            n_distinct,
+            cuts,
             total,
             n,
             n_missing,
@@ -341,7 +379,7 @@ impl Searcher<'_, '_> {
             node_weight,
             rows,
         )?;
-        self.correct_numeric_gain(candidate, n_distinct, node_weight)
+        self.correct_numeric_gain(candidate, cuts, node_weight)
     }
 
     /// The quality of dividing the rows `all` into `left` and `right`, all of them scored

@@ -19,35 +19,36 @@
 //! rows from the missing ones. C4.5's numeric gain correction does not apply: no threshold
 //! was chosen among others.
 
-use super::categorical::{sides_of, Categories};
+use super::absolute::Ranks;
+use super::categorical::{canonical, sides_of, Categories};
 use super::*;
 use crate::sampling::{coin, uniform_threshold, Stream};
 
 impl Searcher<'_, '_> {
     /// The random test of `feature` at the node, drawn from `rng`; `None` if the feature is
     /// constant there or the test breaks a size rule or the feature's monotonic constraint.
-    /// `total` holds the statistics of all the node's rows.
+    /// `total` holds the statistics of all the node's rows; `ranks` its ranked targets under
+    /// absolute error, whose test is then scored from the sides' medians.
     pub(super) fn random_test<V: Values + ?Sized>(
         &self,
         feature: usize,
         node: &NodeRows,
-        node_weight: f64,
-        total: &[f64],
+        (node_weight, total): (f64, &[f64]),
+        ranks: Option<&Ranks>,
         values: &V,
         rng: &mut Stream,
     ) -> Option<Candidate> {
+        let at = (node_weight, total, ranks);
         let candidate = match self.data.columns().get(feature)? {
-            Column::Sparse(col) => {
-                self.random_numeric(feature, node, node_weight, total, |r| col.value(r), rng)?
-            }
+            Column::Sparse(col) => self.random_numeric(feature, node, at, |r| col.value(r), rng)?,
             Column::Numeric(_) => match values.numeric_column(feature) {
                 Some(column) => {
                     let x = |r: usize| column.get(r).copied().unwrap_or(f64::NAN);
-                    self.random_numeric(feature, node, node_weight, total, x, rng)?
+                    self.random_numeric(feature, node, at, x, rng)?
                 }
                 None => {
                     let x = |r: usize| values.number(feature, r);
-                    self.random_numeric(feature, node, node_weight, total, x, rng)?
+                    self.random_numeric(feature, node, at, x, rng)?
                 }
             },
             Column::Categorical(col) => {
@@ -62,10 +63,59 @@ impl Searcher<'_, '_> {
                         return self.multiway(feature, &cats, node_weight)
                     }
                     (CategoricalSplit::Binary, true) => {
-                        self.random_ordered(feature, &cats, node_weight, rng)?
+                        let (c, side) = self.random_ordered(&cats, rng)?;
+                        let rule = SplitRule::Ordered {
+                            threshold: c as u32,
+                        };
+                        match ranks {
+                            Some(ranks) => {
+                                let left = |i: usize| {
+                                    codes.get(i).copied().flatten().map(|k| k as usize <= c)
+                                };
+                                self.absolute_drawn(
+                                    feature,
+                                    rule,
+                                    node,
+                                    left,
+                                    side,
+                                    (node_weight, ranks),
+                                )?
+                            }
+                            None => self.two_way_candidate(
+                                feature,
+                                rule,
+                                |k| k <= c,
+                                &cats,
+                                node_weight,
+                                side,
+                            )?,
+                        }
                     }
                     (CategoricalSplit::Binary, false) => {
-                        self.random_subset(feature, &cats, node_weight, rng)?
+                        let (sides, side) = self.random_subset(&cats, rng)?;
+                        match ranks {
+                            Some(ranks) => {
+                                let (sides, side) = canonical(sides, side);
+                                let left = |i: usize| {
+                                    let code = codes.get(i).copied().flatten()?;
+                                    Some(sides.get(code as usize) == Some(&Side::Left))
+                                };
+                                let rule = SplitRule::Subset {
+                                    sides: sides.clone(),
+                                };
+                                self.absolute_drawn(
+                                    feature,
+                                    rule,
+                                    node,
+                                    left,
+                                    side,
+                                    (node_weight, ranks),
+                                )?
+                            }
+                            None => {
+                                self.subset_candidate(feature, sides, side, &cats, node_weight)?
+                            }
+                        }
                     }
                 }
             }
@@ -89,8 +139,7 @@ impl Searcher<'_, '_> {
         &self,
         feature: usize,
         node: &NodeRows,
-        node_weight: f64,
-        total: &[f64],
+        (node_weight, total, ranks): (f64, &[f64], Option<&Ranks>),
         value: impl Fn(usize) -> f64,
         rng: &mut Stream,
     ) -> Option<Candidate> {
@@ -121,6 +170,11 @@ impl Searcher<'_, '_> {
         } else {
             return None; // no known value, or all equal with nothing to set apart
         };
+        let rule = SplitRule::Numeric { threshold };
+        if let Some(ranks) = ranks {
+            let left = |i: usize| xs.get(i).filter(|x| !x.is_nan()).map(|&x| x <= threshold);
+            return self.absolute_drawn(feature, rule, node, left, side, (node_weight, ranks));
+        }
         // The side with fewer rows is summed, the other is the rest (as scikit-learn's
         // criterion updates from the nearer end): half the reads of the targets, which the
         // rows reach out of order.
@@ -168,38 +222,32 @@ impl Searcher<'_, '_> {
             counts: &counts,
             impurities: None,
         };
-        let rule = SplitRule::Numeric { threshold };
         self.finish(feature, rule, &scored, &part, node_weight, rows)
     }
 
+    /// An ordinal test `code <= c` drawn over the present codes' range (floored to a code:
+    /// lo <= c < hi), and the side of the missing rows.
     fn random_ordered(
         &self,
-        feature: usize,
         cats: &Categories,
-        node_weight: f64,
         rng: &mut Stream,
-    ) -> Option<Candidate> {
+    ) -> Option<(usize, Option<usize>)> {
         let present = cats.present();
         let (&lo, &hi) = (present.first()?, present.last()?);
         if hi <= lo {
             return None;
         }
-        // A threshold drawn over the codes' range, floored to a code: lo <= c < hi.
         let c = uniform_threshold(rng, lo as f64, hi as f64).floor() as usize;
-        let side = self.random_side(cats.n_missing, rng);
-        let rule = SplitRule::Ordered {
-            threshold: c as u32,
-        };
-        self.two_way_candidate(feature, rule, |k| k <= c, cats, node_weight, side)
+        Some((c, self.random_side(cats.n_missing, rng)))
     }
 
+    /// A uniformly random non-trivial subset of the present categories sent left, and the
+    /// side of the missing rows.
     fn random_subset(
         &self,
-        feature: usize,
         cats: &Categories,
-        node_weight: f64,
         rng: &mut Stream,
-    ) -> Option<Candidate> {
+    ) -> Option<(Vec<Side>, Option<usize>)> {
         let present = cats.present();
         if present.len() < 2 {
             return None;
@@ -214,7 +262,6 @@ impl Searcher<'_, '_> {
         let sides = sides_of(cats.stats.len(), &present, |i| {
             left.get(i).copied().unwrap_or(false)
         });
-        let side = self.random_side(cats.n_missing, rng);
-        self.subset_candidate(feature, sides, side, cats, node_weight)
+        Some((sides, self.random_side(cats.n_missing, rng)))
     }
 }

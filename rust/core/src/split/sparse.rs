@@ -142,9 +142,9 @@ impl Sweep for Gapped<'_> {
         }
     }
 
-    fn cut_after(&self, i: usize) -> bool {
+    fn cut_after(&self, i: usize, gap: f64) -> bool {
         match (self.x(i), self.x(i + 1)) {
-            (Some(a), Some(b)) => b > a,
+            (Some(a), Some(b)) => b > a + gap,
             _ => false,
         }
     }
@@ -221,7 +221,11 @@ impl Searcher<'_, '_> {
             };
             let sign = self.constraint(feature);
             let scan = self.sweep(&items, node.len(), &missing, 0, node_weight, sign)?;
-            let threshold = self.threshold(items.x(scan.at.checked_sub(1)?)?, items.x(scan.at)?);
+            let threshold = self.threshold(
+                feature,
+                items.x(scan.at.checked_sub(1)?)?,
+                items.x(scan.at)?,
+            );
             return self.numeric_candidate(feature, threshold, &items, scan, &missing, node_weight);
         }
         // Sums whose bits depend on their order: the zero rows, in position order, spliced in

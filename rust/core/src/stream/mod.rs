@@ -26,7 +26,7 @@ use crate::builder::{
 };
 use crate::data::{validate_weights, CategoricalColumn, Column, Dataset, FeatureKind, Target};
 use crate::error::{CoreError, Result};
-use crate::params::{MissingStrategy, Splitter, TreeParams};
+use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::split::hist::{Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
 use crate::split::missing::plan_with;
 use crate::split::{choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule};
@@ -252,6 +252,13 @@ impl StreamFit {
         };
         if params.splitter != Splitter::Hist {
             return refuse("splitter", "only \"hist\":");
+        }
+        if params.conventions == Conventions::J48 {
+            return refuse(
+                "conventions",
+                "\"j48\" places thresholds at training values and averages gains over every \
+                 feature's rows, so it",
+            );
         }
         if params.oblique {
             return refuse(
@@ -884,7 +891,10 @@ impl Growing {
                     let mut candidates = at.features(&n.usable);
                     choose(params.criterion, &candidates, scale)
                         .and_then(|best| candidates.get_mut(best)?.take())
-                        .filter(|c| admits(params, searcher, self.total_weight, c, scale))
+                        .filter(|c| {
+                            let weights = (self.total_weight, self.draft.weight(n.id));
+                            admits(params, searcher, weights, c, scale)
+                        })
                         .map(|mut c| {
                             let weight = s.missing.get(c.feature).copied().unwrap_or(0.0);
                             c.missing = plan_with(searcher, &c, &none, None, 0, weight);
