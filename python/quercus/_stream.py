@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from . import _core
+from ._progress import Progress
 from ._validation import (
     Schema,
     _class_targets,
@@ -153,6 +154,45 @@ class _Batches:
         )
 
 
+def checked_budget(memory_budget: int | None) -> int:
+    """The bytes of histograms a pass may hold (the default when None)."""
+    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
+        raise ValueError(f"memory_budget must be a positive number of bytes, got {budget!r}")
+    return budget
+
+
+def run(
+    fit: _core.StreamFit,
+    sketch_pass: Callable[[], bytes | None],
+    sums_pass: Callable[[], np.ndarray | None],
+    source: str,
+    progress: Progress | None = None,
+) -> _core.Tree:
+    """Drive `fit` through its passes over the data: `sketch_pass()` gives the merged sketch
+    of every row (None: no row), `sums_pass()` the merged sums of the fit's current pass
+    (`fit.frontier()` says what a worker needs for it). The same loop serves a LazyFrame's
+    batches and a Dask collection's partitions; `source` names the data in errors."""
+    try:
+        while (step := fit.next_pass()) is not None:
+            if step == "sketch":
+                sketch = sketch_pass()
+                if sketch is None:
+                    raise ValueError(f"the {source} has no rows")
+                fit.start(sketch)
+            else:
+                sums = sums_pass()
+                if sums is None:
+                    raise ValueError(f"the {source} returned no batch on a later pass")
+                fit.finish_pass(sums)
+            if progress is not None:
+                progress(fit.passes, "passes")
+    finally:
+        if progress is not None:
+            progress.close()
+    return fit.tree()
+
+
 def fit(
     lf: pl.LazyFrame,
     *,
@@ -164,6 +204,7 @@ def fit(
     params: Callable[[int, int, int], Any],
     memory_budget: int | None,
     batch_rows: int | None,
+    progress: Progress | None = None,
 ) -> tuple[_core.Tree, Schema, np.ndarray | None]:
     """Grow a histogram tree over the LazyFrame's batches. `params(n_rows, n_features,
     n_classes)` gives the validated growth parameters; `sample_weight` names a column (or is
@@ -172,10 +213,8 @@ def fit(
         raise ValueError("fitting a LazyFrame needs target= naming its target column")
     if sample_weight is not None and not isinstance(sample_weight, str):
         raise TypeError("with a LazyFrame, sample_weight names a column of it (a str)")
-    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
+    budget = checked_budget(memory_budget)
     rows = DEFAULT_BATCH_ROWS if batch_rows is None else batch_rows
-    if not isinstance(budget, int) or budget <= 0:
-        raise ValueError(f"memory_budget must be a positive number of bytes, got {budget!r}")
     if not isinstance(rows, int) or rows <= 0:
         raise ValueError(f"batch_rows must be a positive number of rows, got {rows!r}")
     features = batch_columns(lf, target, sample_weight)
@@ -188,22 +227,22 @@ def fit(
     grown_params = params(n_rows, len(features), n_classes)
     batches = _Batches(lf, schema, classes, sample_weight, rows)
     fit = _core.StreamFit(batches.empty(), n_classes, asdict(grown_params), budget)
-    while (step := fit.next_pass()) is not None:
-        offset = 0
-        if step == "sketch":
-            sketch = None
-            for columns, y, w in batches:
-                sketch, kept = fit.sketch(sketch, columns, y, w, offset)
-                offset += kept
-            if sketch is None:
-                raise ValueError("the LazyFrame has no rows")
-            fit.start(sketch)
-            continue
-        sums = None
+
+    # Batches are added in row order into one running sketch or sum, as the in-memory fit
+    # adds its rows, so the sums carry the same bits.
+    def sketch_pass() -> bytes | None:
+        sketch, offset = None, 0
+        for columns, y, w in batches:
+            sketch, kept = fit.sketch(sketch, columns, y, w, offset)
+            offset += kept
+        return sketch
+
+    def sums_pass() -> np.ndarray | None:
+        sums, offset = None, 0
         for columns, y, w in batches:
             sums, kept = fit.add(sums, columns, y, w, offset)
             offset += kept
-        if sums is None:
-            raise ValueError("the LazyFrame returned no batch on a later pass")
-        fit.finish_pass(sums)
-    return fit.tree(), schema, classes
+        return sums
+
+    tree = run(fit, sketch_pass, sums_pass, "LazyFrame", progress)
+    return tree, schema, classes

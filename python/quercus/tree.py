@@ -624,6 +624,7 @@ class _BaseTree(EstimatorBase, ABC):
             ),
             memory_budget=memory_budget,
             batch_rows=batch_rows,
+            progress=self._reporter("fit"),
         )
         return FittedTree(tree, schema, classes)
 

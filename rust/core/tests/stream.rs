@@ -187,15 +187,20 @@ fn streamed(
     }
     fit.start(sketch).unwrap();
     while fit.next_pass().is_some() {
+        // Every other batch is added by a replica rebuilt from the fit's frontier, as a
+        // worker process adds its partitions.
+        let mut replica = StreamFit::new(params.clone(), kinds(&all), n_classes, budget).unwrap();
+        replica.resume(&fit.frontier().unwrap()).unwrap();
         let mut sums = fit.sums().unwrap();
         let mut offset = 0;
-        for b in &batches {
+        for (i, b) in batches.iter().enumerate() {
             let s = Sample {
                 data: &b.0,
                 target: &b.1,
                 weights: b.2,
             };
-            offset += fit.add(&mut sums, &s, offset).unwrap();
+            let adder = if i % 2 == 1 { &replica } else { &fit };
+            offset += adder.add(&mut sums, &s, offset).unwrap();
         }
         // What a process sends another reads back the same.
         let sums = fit.sums_from(&sums.to_vec()).unwrap();
@@ -325,4 +330,40 @@ fn a_batch_of_another_schema_is_refused() {
     };
     let err = fit.add_to_sketch(&mut sketch, &s, 0).unwrap_err();
     assert!(err.to_string().contains("categories"), "{err}");
+}
+
+#[test]
+fn a_replica_only_adds() {
+    let mut rng = Rng(7);
+    let d = Data::random(&mut rng, 200, 0.1, false);
+    let all = Dataset::new(d.columns(0..200, false)).unwrap();
+    let params = TreeParams {
+        splitter: Splitter::Hist,
+        max_depth: Some(3),
+        ..TreeParams::default()
+    };
+    let mut fit = StreamFit::new(params.clone(), kinds(&all), 3, 1 << 20).unwrap();
+    // No frontier before the sketch pass ended.
+    assert!(fit.frontier().is_err());
+    let target = d.target(0..200, false);
+    let s = Sample {
+        data: &all,
+        target: &target,
+        weights: &d.weights,
+    };
+    let mut sketch = fit.sketch();
+    fit.add_to_sketch(&mut sketch, &s, 0).unwrap();
+    fit.start(sketch).unwrap();
+    let frontier = fit.frontier().unwrap();
+    let mut replica = StreamFit::new(params.clone(), kinds(&all), 3, 1 << 20).unwrap();
+    assert!(replica.resume(&frontier[..frontier.len() - 8]).is_err());
+    assert!(replica.resume(&frontier[..frontier.len() - 3]).is_err());
+    replica.resume(&frontier).unwrap();
+    let mut sums = replica.sums().unwrap();
+    replica.add(&mut sums, &s, 0).unwrap();
+    assert!(sums.is_exact(), "whole class counts");
+    let again = fit.sums_from(&sums.to_vec()).unwrap();
+    assert!(replica.finish_pass(again.clone(), &Control::new()).is_err());
+    assert!(replica.tree().is_err());
+    fit.finish_pass(again, &Control::new()).unwrap();
 }

@@ -125,6 +125,25 @@ impl PyStreamFit {
         Ok(a.to_vec().into_pyarray(py))
     }
 
+    /// Whether the sums add exactly in any order (whole numbers below 2^53), so that a tree
+    /// reduction gives the bits of a row-order fit.
+    fn exact(&self, sums: PyReadonlyArray1<'_, f64>) -> PyResult<bool> {
+        let s = self.inner.sums_from(sums.as_slice()?).map_err(to_py)?;
+        Ok(s.is_exact())
+    }
+
+    /// What `add` reads of the fit during the current pass, as bytes for `resume`.
+    fn frontier<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.inner.frontier().map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Takes another process's `frontier` (a fit made with the same arguments): this fit
+    /// then adds batches to that pass's sums, and decides nothing.
+    fn resume(&mut self, frontier: &[u8]) -> PyResult<()> {
+        self.inner.resume(frontier).map_err(to_py)
+    }
+
     /// Ends a pass with the sums over every row.
     fn finish_pass(&mut self, py: Python<'_>, sums: PyReadonlyArray1<'_, f64>) -> PyResult<()> {
         let s = self.inner.sums_from(sums.as_slice()?).map_err(to_py)?;

@@ -242,6 +242,16 @@ impl Cuts {
     pub(crate) fn n_bins(&self) -> usize {
         self.edges.len() + 1
     }
+
+    /// The edges and the sample's range, for sending to another process.
+    pub(crate) fn parts(&self) -> (&[f64], Option<f64>, Option<f64>) {
+        (&self.edges, self.min, self.max)
+    }
+
+    /// Cuts sent as [`Self::parts`].
+    pub(crate) fn from_parts(edges: Vec<f64>, min: Option<f64>, max: Option<f64>) -> Cuts {
+        Cuts { edges, min, max }
+    }
 }
 
 /// Slices of a column's range that [`Locator`] places values in first.

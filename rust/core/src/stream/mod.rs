@@ -18,6 +18,7 @@
 //! are numbered at the end in the in-memory fit's order (depth-first, or best-first with
 //! `max_leaf_nodes`), by replaying its growth over the recorded decisions.
 
+mod frontier;
 mod replay;
 mod sums;
 
@@ -229,6 +230,8 @@ struct Growing {
     /// The open nodes the current pass serves, and whether it is the variance pass.
     group: Vec<usize>,
     variance: bool,
+    /// Rebuilt from another process's [`StreamFit::frontier`]: adds batches, decides nothing.
+    replica: bool,
 }
 
 impl StreamFit {
@@ -473,18 +476,7 @@ impl StreamFit {
             .zip(sketch.columns)
             .map(|(k, s)| (*k == FeatureKind::Numeric).then(|| s.cuts(self.params.max_bins)))
             .collect();
-        let bins = Bins::from_columns(
-            cuts.iter()
-                .map(|c| {
-                    c.as_ref().map(|c| {
-                        Binned::ranges(
-                            vec![f64::INFINITY; c.n_bins()],
-                            vec![f64::NEG_INFINITY; c.n_bins()],
-                        )
-                    })
-                })
-                .collect(),
-        );
+        let bins = empty_bins(&cuts);
         let shift = if self.n_classes == 0 && self.params.criterion.centres_targets() {
             sketch.weighted_y / sketch.weight
         } else {
@@ -507,6 +499,7 @@ impl StreamFit {
             open: Vec::new(),
             group: vec![0],
             variance: false,
+            replica: false,
         });
         self.pass += 1;
         Ok(())
@@ -722,8 +715,11 @@ impl StreamFit {
     /// variance pass, for regression) and picks the nodes the next pass serves.
     pub fn finish_pass(&mut self, sums: Sums, control: &Control) -> Result<()> {
         control.check()?;
-        let Some(g) = self.state.as_mut() else {
-            return Err(order("finish_pass", "the fit has not started"));
+        let Some(g) = self.state.as_mut().filter(|g| !g.replica) else {
+            return Err(order(
+                "finish_pass",
+                "the fit has not started, or is a replica (resume) that only adds batches",
+            ));
         };
         if sums.pass != self.pass || sums.nodes.len() != g.group.len() {
             return Err(order("finish_pass", "these sums belong to another pass"));
@@ -763,7 +759,7 @@ impl StreamFit {
     /// The grown tree, its nodes numbered as the in-memory fit numbers them.
     pub fn tree(&self) -> Result<Tree> {
         let g = self.growing("tree")?;
-        if !g.group.is_empty() {
+        if !g.group.is_empty() || g.replica {
             return Err(order("tree", "the tree is still growing"));
         }
         let searcher = self.searcher(g);
@@ -958,6 +954,22 @@ impl Growing {
         }
         self.group = self.open.drain(..take).collect();
     }
+}
+
+/// Bins of each numeric column's cuts, before the first pass found their value ranges.
+fn empty_bins(cuts: &[Option<Cuts>]) -> Bins {
+    Bins::from_columns(
+        cuts.iter()
+            .map(|c| {
+                c.as_ref().map(|c| {
+                    Binned::ranges(
+                        vec![f64::INFINITY; c.n_bins()],
+                        vec![f64::NEG_INFINITY; c.n_bins()],
+                    )
+                })
+            })
+            .collect(),
+    )
 }
 
 /// Columns of `kinds` without rows: what the split search reads of the data's shape.

@@ -111,6 +111,23 @@ impl Sums {
         Ok(())
     }
 
+    /// Whether every node sum is a whole number below 2^53 (class counts under whole
+    /// weights): such sums add exactly, so merging them in any order (a tree reduction)
+    /// gives the bits of the in-memory fit's row-order sums. Value ranges (min and max)
+    /// merge exactly anyway.
+    pub fn is_exact(&self) -> bool {
+        const LIMIT: f64 = (1u64 << 53) as f64;
+        let mut values = Vec::new();
+        for n in &self.nodes {
+            values.clear();
+            n.write_to(&mut values);
+            if !values.iter().all(|x| x.fract() == 0.0 && x.abs() < LIMIT) {
+                return false;
+            }
+        }
+        true
+    }
+
     /// The sums as one flat vector (the pass number first), for sending between processes;
     /// [`crate::StreamFit::sums_from`] reads it back.
     pub fn to_vec(&self) -> Vec<f64> {
