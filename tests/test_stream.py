@@ -159,3 +159,16 @@ def test_schema_drift_between_files(tmp_path):
     # Polars itself refuses the second file's column before any batch reaches quercus.
     with pytest.raises(pl.exceptions.SchemaError, match="column a"):
         DecisionTreeClassifier(splitter="hist").fit(lf, target="label")
+
+
+def test_progress_counts_passes_when_asked(parquet, monkeypatch, capsys):
+    lf = pl.scan_parquet(parquet).drop("y", "w")
+    DecisionTreeClassifier(splitter="hist", max_depth=2).fit(lf, target="label")
+    assert capsys.readouterr().err == ""  # not asked: silent
+    monkeypatch.setattr("quercus._progress._QUIET_SECONDS", 0.0)
+    model = DecisionTreeClassifier(splitter="hist", max_depth=2, verbose=1)
+    model.fit(lf, target="label")
+    lines = capsys.readouterr().err.splitlines()
+    # A line per pass (sketch, then one per level), the last after the fit ended.
+    assert lines and all(line.startswith("quercus fit: ") for line in lines)
+    assert lines[-1].startswith("quercus fit: 4 passes")
