@@ -58,7 +58,7 @@ ORDERED: int  # 4: code <= threshold (an integer code) goes to child 0, the othe
 OBLIQUE: int  # 5: sum of linear_weights * x[linear_features] <= threshold goes to child 0
 
 class QuercusError(ValueError):
-    """Raised for every invalid input or parameter the core detects."""
+    """Raised for every invalid input or parameter the core detects (a ValueError)."""
 
 @final
 class Tree:

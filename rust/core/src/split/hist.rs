@@ -213,6 +213,18 @@ impl Binned {
     fn n_bins(&self) -> usize {
         self.lo.len()
     }
+
+    /// Training row `row`'s bin (`n_bins` when it misses the value); `sparse`: the column,
+    /// when it is sparse (its codes are of stored values).
+    fn code(&self, row: u32, sparse: Option<&SparseColumn<'_>>) -> Option<u8> {
+        match (sparse, self.zero) {
+            (Some(c), Some(zero)) => match c.rows.binary_search(&row) {
+                Ok(at) => self.codes.get(at).copied(),
+                Err(_) => Some(zero),
+            },
+            _ => self.codes.get(row as usize).copied(),
+        }
+    }
 }
 
 /// A numeric column's bin edges, drawn from a sample of its known values, and the sample's
@@ -574,16 +586,7 @@ impl Bins {
     ) -> Option<BinOrder> {
         let column = self.column(feature)?;
         let n_bins = column.n_bins();
-        let code = |i: usize| {
-            let r = *node.rows.get(i)?;
-            match (sparse, column.zero) {
-                (Some(c), Some(zero)) => match c.rows.binary_search(&r) {
-                    Ok(at) => column.codes.get(at).map(|&b| b as usize),
-                    Err(_) => Some(zero as usize),
-                },
-                _ => column.codes.get(r as usize).map(|&b| b as usize),
-            }
-        };
+        let code = |i: usize| column.code(*node.rows.get(i)?, sparse).map(usize::from);
         // starts[b] = where bin b's rows begin; the missing bin (n_bins) last.
         let mut starts = vec![0usize; n_bins + 2];
         for i in 0..node.len() {
@@ -622,6 +625,19 @@ impl Bins {
         })
     }
 
+    /// Numeric `feature` as its bins, for searches that take only the histogram splitter's
+    /// thresholds (the optimal search's). `sparse`: the column, when it is sparse.
+    pub(crate) fn binned<'b>(
+        &'b self,
+        feature: usize,
+        sparse: Option<&'b SparseColumn<'b>>,
+    ) -> Option<BinnedColumn<'b>> {
+        Some(BinnedColumn {
+            column: self.column(feature)?,
+            sparse,
+        })
+    }
+
     /// The threshold between non-empty bins `below` < `above` of `feature`: midway between
     /// the greatest training value of one and the least of the other.
     pub(super) fn threshold(&self, feature: usize, below: u8, above: u8) -> Option<f64> {
@@ -630,6 +646,28 @@ impl Bins {
             *column.hi.get(below as usize)?,
             *column.lo.get(above as usize)?,
         ))
+    }
+}
+
+/// One numeric column's bins ([`Bins::binned`]).
+pub(crate) struct BinnedColumn<'b> {
+    column: &'b Binned,
+    sparse: Option<&'b SparseColumn<'b>>,
+}
+
+impl BinnedColumn<'_> {
+    /// Training row `row`'s bin; `None` when it misses the value.
+    pub(crate) fn bin(&self, row: u32) -> Option<usize> {
+        let missing = self.column.n_bins();
+        self.column
+            .code(row, self.sparse)
+            .map(usize::from)
+            .filter(|&b| b < missing)
+    }
+
+    /// Each bin's least and greatest training value (+inf and -inf for an empty bin).
+    pub(crate) fn ranges(&self) -> (&[f64], &[f64]) {
+        (&self.column.lo, &self.column.hi)
     }
 }
 

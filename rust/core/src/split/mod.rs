@@ -17,7 +17,7 @@ pub(crate) mod hist;
 pub(crate) mod j48;
 pub(crate) mod missing;
 pub(crate) mod monotonic;
-mod numeric;
+pub(crate) mod numeric;
 mod oblique;
 pub(crate) mod presort;
 mod random;
