@@ -556,7 +556,12 @@ class _BaseTree(EstimatorBase, ABC):
     def _validated_params(self, checked: dict[str, Any], data: TrainingData) -> _Params:
         """The growth parameters as the core reads them, resolved against the training data
         as scikit-learn resolves them (shares of rows and features, the seed)."""
-        n_rows, n_features = len(data.y), len(data.columns)
+        return self._params_for(checked, len(data.y), len(data.columns), data.n_classes)
+
+    def _params_for(
+        self, checked: dict[str, Any], n_rows: int, n_features: int, n_classes: int | list[int]
+    ) -> _Params:
+        """`_validated_params` for data of this shape (a streamed fit has no TrainingData)."""
         return _Params(
             criterion=checked["criterion"],
             categorical_split=checked["categorical_split"],
@@ -572,7 +577,7 @@ class _BaseTree(EstimatorBase, ABC):
             min_objects=checked["min_objects"],
             numeric_gain_correction=checked["numeric_gain_correction"],
             conventions=checked["conventions"],
-            cost_matrix=self._cost_list(data.n_classes),
+            cost_matrix=self._cost_list(n_classes),
             altered_priors=bool(checked.get("altered_priors", False)),
             class_weights=None,  # set by `_grow` from `_class_factors`
             oblique=checked["splits"] == "oblique",
@@ -583,9 +588,7 @@ class _BaseTree(EstimatorBase, ABC):
             n_jobs=_threads(checked["n_jobs"]),
             max_features=_growth.max_features(checked["max_features"], n_features),
             random_state=_growth.seed(checked["random_state"]),
-            monotonic_cst=_growth.monotonic_cst(
-                checked["monotonic_cst"], n_features, data.n_classes
-            ),
+            monotonic_cst=_growth.monotonic_cst(checked["monotonic_cst"], n_features, n_classes),
             max_time=checked["max_time"],
         )
 
@@ -626,6 +629,8 @@ class _BaseTree(EstimatorBase, ABC):
         *,
         target: str | list[str] | None = None,
         validation: tuple[Any, ...] | None = None,
+        memory_budget: int | None = None,
+        batch_rows: int | None = None,
     ) -> _Estimator:
         """Grow the tree, then post-prune it as ``pruning`` says.
 
@@ -647,6 +652,14 @@ class _BaseTree(EstimatorBase, ABC):
         validation : tuple, optional
             ``(X_val, y_val)`` or ``(X_val, y_val, sample_weight_val)``: the held-out rows
             ``prepruning="validation"`` and ``pruning="reduced_error"`` measure.
+        memory_budget : int, optional
+            With ``splitter="hist"`` and a LazyFrame X (e.g. ``pl.scan_parquet(...)``, with
+            ``target`` naming one column): the bytes of histograms a pass over the batches
+            holds (default 256 MiB). Such an X is streamed, never collected whole, and the
+            tree is the one the in-memory fit grows from the same rows; ``sample_weight``
+            then names a column. Other splitters collect it.
+        batch_rows : int, optional
+            Rows per batch of a streamed LazyFrame (default 2**20), read once per pass.
 
         Returns
         -------
@@ -673,6 +686,19 @@ class _BaseTree(EstimatorBase, ABC):
         """
         checked = self._checked()
         pruning = self._validated_pruning(checked)
+        streamed = isinstance(X, pl.LazyFrame) and checked["splitter"] == "hist"
+        if not streamed and (memory_budget is not None or batch_rows is not None):
+            raise ValueError(
+                "memory_budget and batch_rows apply to a LazyFrame fit with splitter='hist', "
+                "which streams it batch by batch"
+            )
+        if streamed:
+            if y is not None or validation is not None:
+                raise ValueError("a LazyFrame fit takes target= (a column), not y or validation")
+            self._fitted = self._fit_streamed(
+                X, checked, pruning, target, sample_weight, memory_budget, batch_rows
+            )
+            return self
         data = training_data(
             X,
             y,
@@ -697,6 +723,44 @@ class _BaseTree(EstimatorBase, ABC):
         # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
         self._fitted = self._grow(checked, data, factors, pruning, validation)
         return self
+
+    def _fit_streamed(
+        self,
+        lf: pl.LazyFrame,
+        checked: dict[str, Any],
+        pruning: _Pruning,
+        target: str | list[str] | None,
+        sample_weight: Any,
+        memory_budget: int | None,
+        batch_rows: int | None,
+    ) -> FittedTree:
+        """The fitted state of a tree grown over a LazyFrame's batches (`quercus._stream`).
+        Node quantiles are not recorded: they would need every target again (pictures draw
+        mean ± sd, as for a loaded model)."""
+        for name in ("class_weight", "priors"):
+            if getattr(self, name, None) is not None:
+                raise ValueError(
+                    f"{name} needs the class counts first; a LazyFrame fit "
+                    "takes sample_weight= (a column) instead"
+                )
+        from . import _stream
+
+        _stream.check_streamable(checked, pruning.method)
+        tree, schema, classes = _stream.fit(
+            lf,
+            target=_stream.one_target(target),
+            sample_weight=sample_weight,
+            classification=self._estimator_type == "classifier",
+            ordinal=_ordinals(checked["ordinal_features"]),
+            missing=checked["missing"],
+            params=lambda n_rows, n_features, n_classes: self._params_for(
+                checked, n_rows, n_features, n_classes
+            ),
+            memory_budget=memory_budget,
+            batch_rows=batch_rows,
+            progress=self._reporter("fit"),
+        )
+        return FittedTree(tree, schema, classes)
 
     def _grow(
         self,

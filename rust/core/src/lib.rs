@@ -28,6 +28,7 @@ mod sampling;
 mod scores;
 mod split;
 mod spread;
+mod stream;
 mod threads;
 pub mod tree;
 
@@ -42,4 +43,5 @@ pub use optimal::{grow_optimal, MAX_DEPTH as MAX_OPTIMAL_DEPTH};
 pub use params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 pub use scores::split_scores;
 pub use spread::NodeSpread;
+pub use stream::{Pass, Sketch, StreamFit, Sums};
 pub use tree::{FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree};
