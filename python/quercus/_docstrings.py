@@ -166,7 +166,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
         "How thresholds are searched: every midpoint (``exact``), between the bins of at "
         "most ``max_bins`` quantile bins (``hist``), one random test per feature "
         "(``random``, Geurts et al. 2006); ``best`` and ``auto`` choose exact below 200,000 "
-        "rows and hist from there. With ``algorithm=\"optimal\"``, ``hist`` makes the search "
+        'rows and hist from there. With ``algorithm="optimal"``, ``hist`` makes the search '
         "take the histogram thresholds only (much faster; ``best``/``auto`` take every "
         "midpoint).",
     ),
