@@ -6,7 +6,9 @@ Usage: python bench/serving.py [--rows 1000000] [--depth 12]
 A classification tree of depth `--depth` grown on `make_classification` (20 features); the
 batch is `--rows` rows of the same draw, predicted in one call on 1 thread by each (quercus
 `n_jobs=1`, onnxruntime `intra_op_num_threads=1`); the one-row latency is the median of 2,000
-calls with a (1, 20) float64 array. Every runtime's output is compared with quercus's.
+calls with a (1, 20) float64 array. Every runtime's output is compared with quercus's: labels
+must be equal (onnxruntime; its largest probability gap is printed), probabilities equal
+(treelite).
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ def main() -> None:
                 lambda s=session: s.run(["label"], {"X": rows})[0],
                 lambda s=session: s.run(["label"], {"X": one})[0],
             )
+            proba = session.run(None, {"X": rows})[1]
+            gap = np.abs(np.asarray(proba) - model.predict_proba(rows)).max()
+            print(f"{'':28} labels equal on {len(rows):,} rows; largest probability gap {gap:.1e}")
     try:
         import treelite
     except ImportError:

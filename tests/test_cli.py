@@ -388,3 +388,32 @@ def test_enum_categories_from_csv_are_strings_and_still_predict(files, c45_model
     frame = pl.read_parquet(files["parquet"]).with_columns(cs.enum().cast(pl.String))
     expected = quercus.load(c45_model).predict(frame).tolist()
     assert pl.read_parquet(out)["ripe"].to_list() == expected
+
+
+def test_fit_streams_a_directory_or_glob_of_parquet_files(files, tmp_path):
+    """Many Parquet files are streamed: the model is the in-memory histogram fit's, text
+    columns becoming Enums of their sorted values as the in-memory fit sorts them."""
+    data = melons()
+    text = data.with_columns(cs.by_dtype(pl.Enum).exclude("ripe").cast(pl.String))
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    for k, (start, length) in enumerate(((0, 6), (6, 5), (11, None))):
+        text.slice(start, length).write_parquet(folder / f"part{k}.parquet")
+    expected = DecisionTreeClassifier(splitter="hist", pruning="none", max_depth=3)
+    expected.fit(text, target="ripe")
+    for source in (folder, f"{folder}/part*.parquet"):
+        model = tmp_path / "streamed.qrc"
+        out = ok("fit", source, "--target", "ripe", "--max-depth", "3", "-o", model)
+        assert "streamed from" in out.stdout
+        assert quercus.load(model).to_bytes() == expected.to_bytes()
+    all_fail(
+        [
+            (("fit", f"{tmp_path}/none*.parquet", "--target", "ripe", "-o", model), "no Parquet"),
+            (("fit", folder, "--target", "ripe", "--prune", "pessimistic", "-o", model), "prune"),
+            (("fit", folder, "--target", "nope", "-o", model), "nope"),
+            (
+                ("fit", files["csv"], "--target", "ripe", "--memory-budget", "9", "-o", model),
+                "glob",
+            ),
+        ]
+    )

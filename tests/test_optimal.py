@@ -308,6 +308,7 @@ def test_time_limit_returns_the_best_tree_with_its_gap():
         ({"max_depth": 2, "missing": "surrogate"}, "missing"),
         ({"max_depth": 2, "missing": "fractional"}, "missing"),
         ({"max_depth": 2, "categorical_split": "multiway"}, "categorical_split"),
+        ({"max_depth": 2, "splitter": "random"}, "splitter"),
     ],
 )
 def test_unsupported_settings_name_the_parameter(params, name):
@@ -331,3 +332,40 @@ def test_threads_do_not_change_the_tree(n, depth):
     one = DecisionTreeClassifier(algorithm="optimal", max_depth=depth, n_jobs=1).fit(X, y)
     two = DecisionTreeClassifier(algorithm="optimal", max_depth=depth, n_jobs=2).fit(X, y)
     assert one.to_bytes() == two.set_params(n_jobs=1).to_bytes()
+
+
+def test_hist_takes_the_histogram_thresholds_and_beats_the_greedy_hist_tree():
+    """splitter="hist": the optimum over the histogram splitter's thresholds. With a bin per
+    distinct value it is the exact search's tree; with fewer bins every threshold is one the
+    greedy histogram tree could take, and the optimum is no worse than that tree."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 12, size=(300, 4)).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = ((X[:, 0] > 5) ^ (X[:, 1] > 3)).astype(int)
+    y[rng.random(300) < 0.1] ^= 1
+    exact = DecisionTreeClassifier(algorithm="optimal", max_depth=3).fit(X, y)
+    many = DecisionTreeClassifier(
+        algorithm="optimal", splitter="hist", max_bins=32, max_depth=3
+    ).fit(X, y)
+    for name in ("feature", "threshold", "children_left", "children_right", "value"):
+        assert np.array_equal(getattr(many.tree_, name), getattr(exact.tree_, name)), name
+
+    few = DecisionTreeClassifier(algorithm="optimal", splitter="hist", max_bins=4, max_depth=3)
+    few.fit(X, y)
+    assert few.proven_optimal_
+    greedy = DecisionTreeClassifier(
+        algorithm="cart", criterion="gini", splitter="hist", max_bins=4, max_depth=3
+    ).fit(X, y)
+    cuts = {
+        (f, t) for f, t in zip(greedy.tree_.feature, greedy.tree_.threshold, strict=True) if f >= 0
+    }
+    errors = lambda m: int((m.predict(X) != y).sum())  # noqa: E731
+    assert errors(few) <= errors(greedy)
+    # Coarser thresholds cannot fit the training rows better than every threshold.
+    assert errors(exact) <= errors(few)
+    few_cuts = {
+        (f, t) for f, t in zip(few.tree_.feature, few.tree_.threshold, strict=True) if f >= 0
+    }
+    # 4 bins leave at most 3 thresholds per column, shared by both searches.
+    for f in range(X.shape[1]):
+        assert len({t for g, t in cuts | few_cuts if g == f}) <= 3

@@ -10,17 +10,31 @@ prints Gain(D, color) = ρ × Gain(D̃, color) = 14/17 × 0.306 = 0.252 and the 
 """
 
 # %%
+import math
+
 import quercus
 
 X, y = quercus.datasets.load("watermelon2alpha", return_X_y=True)
 print(X.null_count())
 
 # %%
+# For color, 14 melons know the value (ρ = 14/17): on them Ent(D̃) = 0.985 and
+# Gain(D̃, color) = 0.306, so Gain(D, color) = 14/17 × 0.306 = 0.252 (the text's figures).
+known = X["color"].is_not_null()
+X_known, y_known = X.filter(known), y.filter(known)
+shares = [c / len(y_known) for c in y_known.value_counts()["count"]]
+print(f"known: {len(y_known)}  Ent(D~) = {-sum(p * math.log2(p) for p in shares):.3f}")
+on_known = quercus.split_scores(X_known.select("color"), y_known, criterion="entropy")
+print(f"Gain(D~, color) = {on_known['gain'][0]:.3f}")
+
+# %%
 # The root's gains (ρ × the gain on the known rows); the ``rho`` column is ρ.
 scores = quercus.split_scores(X, y, criterion="entropy")
-print(scores.select("feature", "gain", "rho").with_columns(
-    gain=scores["gain"].round(3), rho=scores["rho"].round(3)
-))
+print(
+    scores.select("feature", "gain", "rho").with_columns(
+        gain=scores["gain"].round(3), rho=scores["rho"].round(3)
+    )
+)
 
 # %%
 # Texture is chosen; melons 8 and 10 (texture missing) go to all three branches with weights

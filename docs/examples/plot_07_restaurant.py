@@ -1,6 +1,6 @@
 """
 The restaurant: waiting for a table (text 004, AIMA's WillWait)
-==============================================================
+===============================================================
 
 Text 004 grows AIMA's restaurant tree: Patrons first (gain 0.541), then, under ``Patrons =
 Full``, a five-way tie that ``Hungry`` wins by column order; an empty ``Type = French`` branch

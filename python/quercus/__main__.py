@@ -1,12 +1,16 @@
 """Command line: `quercus fit | predict | show | demo` (also `python -m quercus ...`).
 
     quercus fit DATA --target COL [--algorithm c4.5] [--prune pessimistic] ... -o model.qrc
+    quercus fit 'events/*.parquet' --target COL [--memory-budget BYTES] ... -o model.qrc
     quercus predict model.qrc DATA -o out.parquet [--proba] [--keep ID]
     quercus show model.qrc [--rules | --dot | --svg] [--max-categories N|all] [--max-depth N]
                  [--width PX|none] [--decimals N] [--data DATA] [-o FILE]
     quercus demo [--dataset watermelon3]
 
-DATA is a CSV or Parquet file, told apart by its extension and read with Polars. Every error,
+DATA is a CSV or Parquet file, told apart by its extension and read with Polars; at fit, a
+directory or glob of Parquet files is streamed batch by batch (a histogram tree, one pass per
+level, the tree the in-memory histogram fit grows; text columns become Enums of their sorted
+values, one extra pass). Every error,
 a usage mistake included, is one line `quercus: error: ...` on stderr and exit status 2
 (QUERCUS_DEBUG=1 shows the traceback instead); Ctrl-C stops any command within a second with
 one line `quercus: interrupted` and exit status 130. On a terminal, or with --progress, a fit
@@ -187,6 +191,11 @@ def _progress(label: str, verbose: int) -> Iterator[None]:
 
 
 def _fit(args: argparse.Namespace) -> None:
+    if _is_many(args.data):
+        _fit_streamed(args)
+        return
+    if args.memory_budget is not None:
+        raise UserError("--memory-budget applies to a directory or glob of Parquet files")
     params: dict[str, Any] = {"algorithm": args.algorithm, "pruning": args.prune}
     for name in ("criterion", "max_depth", "min_samples_split", "min_samples_leaf", "confidence"):
         if getattr(args, name) is not None:
@@ -227,6 +236,104 @@ def _fit(args: argparse.Namespace) -> None:
         f"wrote {args.output}: {model!r}, {model.n_leaves_} leaves, depth {model.depth_}; "
         f"training {figure} {score:.4f}"
     )
+
+
+def _is_many(path_text: str) -> bool:
+    """Whether DATA names many Parquet files (a directory or a glob), streamed at fit."""
+    return Path(path_text).is_dir() or any(c in path_text for c in "*?[")
+
+
+def _fit_streamed(args: argparse.Namespace) -> None:
+    """`quercus fit` of a directory or glob of Parquet files: a histogram tree grown batch by
+    batch (quercus._stream), never holding the rows in memory; the training score is
+    counted batch by batch as well."""
+    params: dict[str, Any] = {"algorithm": args.algorithm, "splitter": "hist"}
+    params["pruning"] = "none" if args.prune is None else args.prune
+    for name in ("criterion", "max_depth", "min_samples_split", "min_samples_leaf"):
+        if getattr(args, name) is not None:
+            params[name] = getattr(args, name)
+    if args.validation is not None or params["pruning"] != "none":
+        raise UserError(
+            "a directory or glob of Parquet files is streamed, which grows without pruning: "
+            "drop --prune/--validation (or fit one file)"
+        )
+    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    estimator = DecisionTreeRegressor if args.regression else DecisionTreeClassifier
+    verbose = _verbose(args)
+    model = estimator(**params, verbose=verbose)
+    with _progress("fitting", verbose):
+        frame = _scan_many(args.data)
+        columns = _columns_of(frame, args.data)
+        _require(columns, [args.target], args.data, "the --target")
+        if len(columns) < 2:
+            raise UserError(f"{args.data} has no feature columns besides {args.target!r}")
+        try:
+            frame = _with_categories(frame, args.target)
+            model.fit(frame, target=args.target, memory_budget=args.memory_budget)
+        except (pl.exceptions.PolarsError, OSError) as error:
+            raise UserError(f"cannot read {args.data}: {_first_line(error)}") from error
+        except (ValueError, TypeError) as error:
+            message = _first_line(error)
+            if "continuous" in message and not args.regression:
+                message += " (pass --regression)"
+            raise UserError(message) from error
+        score = _streamed_score(model, frame, args.target, args.regression)
+        model.set_params(verbose=0).save(args.output)
+    figure = "R^2" if args.regression else "accuracy"
+    print(
+        f"wrote {args.output}: {model!r}, {model.n_leaves_} leaves, depth {model.depth_}; "
+        f"training {figure} {score:.4f} (streamed from {args.data})"
+    )
+
+
+def _scan_many(path_text: str) -> pl.LazyFrame:
+    path = Path(path_text)
+    pattern = str(path / "**" / "*.parquet") if path.is_dir() else path_text
+    if not any(Path(p).is_file() for p in _glob(pattern)):
+        raise UserError(f"no Parquet file matches {path_text}")
+    return pl.scan_parquet(pattern)
+
+
+def _glob(pattern: str) -> Iterator[str]:
+    import glob
+
+    return glob.iglob(pattern, recursive=True)
+
+
+def _with_categories(frame: pl.LazyFrame, target: str) -> pl.LazyFrame:
+    """Text feature columns as Enums of their sorted values (one streaming query), which a
+    streamed fit needs up front; the in-memory fit of the same rows sorts them alike."""
+    schema = frame.collect_schema()
+    text = [n for n, t in schema.items() if n != target and t in (pl.String, pl.Categorical)]
+    if not text:
+        return frame
+    values = frame.select(pl.col(n).drop_nulls().unique().implode() for n in text)
+    found = values.collect(engine="streaming")
+    return frame.with_columns(
+        pl.col(n).cast(pl.Enum(sorted(found.get_column(n).item().to_list()))) for n in text
+    )
+
+
+def _streamed_score(model: Any, frame: pl.LazyFrame, target: str, regression: bool) -> float:
+    """Training accuracy (or R^2) counted batch by batch."""
+    n = hits = 0
+    total = squares = residual = 0.0
+    for batch in frame.collect_batches():
+        y = batch.get_column(target)
+        predicted = model.predict(batch.drop(target))
+        n += batch.height
+        if regression:
+            values = y.cast(pl.Float64).to_numpy()
+            total += float(values.sum())
+            squares += float((values**2).sum())
+            residual += float(((values - predicted) ** 2).sum())
+        else:
+            hits += int((y.to_numpy() == predicted).sum())
+    if not regression:
+        return hits / n
+    spread = squares - total * total / n
+    return 1.0 - residual / spread if spread > 0 else 0.0
 
 
 def _read_training(path: str, target: str) -> pl.DataFrame:
@@ -390,7 +497,12 @@ def _parser() -> _Parser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     fit = commands.add_parser("fit", help="grow (and prune) a tree on a CSV or Parquet file")
-    fit.add_argument("data", metavar="DATA", help="training data, .csv or .parquet")
+    fit.add_argument(
+        "data",
+        metavar="DATA",
+        help="training data, .csv or .parquet; a directory or glob of .parquet files is "
+        "streamed (a histogram tree, never read whole)",
+    )
     fit.add_argument("--target", required=True, metavar="COL", help="the column to predict")
     fit.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     fit.add_argument("--algorithm", choices=("id3", "c4.5", "cart", "optimal"), default="cart")
@@ -413,6 +525,13 @@ def _parser() -> _Parser:
         "--validation", metavar="VAL_DATA", help="held-out rows for --prune reduced_error"
     )
     fit.add_argument("--regression", action="store_true", help="a regression tree")
+    fit.add_argument(
+        "--memory-budget",
+        type=_positive_int,
+        metavar="BYTES",
+        help="histogram bytes per pass when DATA is a directory or glob of Parquet files "
+        "(streamed, splitter hist; default 256 MiB)",
+    )
     fit.add_argument(
         "--progress", action="store_true", help="progress on stderr (the default on a terminal)"
     )

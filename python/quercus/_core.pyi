@@ -58,7 +58,7 @@ ORDERED: int  # 4: code <= threshold (an integer code) goes to child 0, the othe
 OBLIQUE: int  # 5: sum of linear_weights * x[linear_features] <= threshold goes to child 0
 
 class QuercusError(ValueError):
-    """Raised for every invalid input or parameter the core detects."""
+    """Raised for every invalid input or parameter the core detects (a ValueError)."""
 
 @final
 class Tree:
@@ -328,3 +328,39 @@ def split_scores(
     integer code for ordered categories; NaN otherwise), ``rho`` (share of known weight).
     NaN score and gain for a feature that cannot separate the rows.
     """
+
+@final
+class StreamFit:
+    """A histogram fit over batches (see quercus._stream)."""
+
+    def __new__(
+        cls, columns: list[Column], n_classes: int, params: dict[str, Any], memory_budget: int
+    ) -> StreamFit: ...
+    def next_pass(self) -> str | None: ...
+    @property
+    def passes(self) -> int: ...
+    def sketch(
+        self,
+        sketch: bytes | None,
+        columns: list[Column],
+        y: NDArray[Any],
+        sample_weight: NDArray[np.float64],
+        offset: int,
+    ) -> tuple[bytes, int]: ...
+    @staticmethod
+    def merge_sketches(a: bytes, b: bytes) -> bytes: ...
+    def start(self, sketch: bytes) -> None: ...
+    def add(
+        self,
+        sums: NDArray[np.float64] | None,
+        columns: list[Column],
+        y: NDArray[Any],
+        sample_weight: NDArray[np.float64],
+        offset: int,
+    ) -> tuple[NDArray[np.float64], int]: ...
+    def merge(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]: ...
+    def exact(self, sums: NDArray[np.float64]) -> bool: ...
+    def frontier(self) -> bytes: ...
+    def resume(self, frontier: bytes) -> None: ...
+    def finish_pass(self, sums: NDArray[np.float64]) -> None: ...
+    def tree(self) -> Tree: ...

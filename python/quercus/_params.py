@@ -40,8 +40,21 @@ COUNT_MAX = sys.maxsize
 
 
 class InvalidParameterError(ValueError, TypeError):
-    """A parameter outside its constraints (catchable as ValueError or TypeError, as
-    scikit-learn's error of the same name)."""
+    """A parameter outside its constraints.
+
+    Catchable as ValueError or TypeError, as scikit-learn's error of the same name; the
+    message names the parameter, what it accepts and what it got.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> try:
+    ...     quercus.DecisionTreeClassifier(max_depth=0).fit(X, y)
+    ... except quercus.InvalidParameterError as error:
+    ...     print(error)
+    max_depth must be an integer in [1, 2147483647] or None; got 0
+    """
 
 
 class Constraint(Protocol):

@@ -144,18 +144,47 @@ def prediction_dtype(schema: Schema, classes: Classes | None) -> pl.DataType:
 
 
 def predict_expr(model: Predicting, *, proba: bool = False) -> pl.Expr:
-    """A Polars expression computing `model.predict` on the frame's feature columns, named
-    after the target: `df.with_columns(predict_expr(model))`, eager, lazy or streaming.
+    """A Polars expression computing ``model.predict`` on a frame's feature columns.
 
     It packs the features into a struct and runs quercus's predictor once per batch Polars
-    hands it (`map_batches`, elementwise, so the streaming engine runs it on each morsel and
-    never materialises the whole frame in Python). With `proba=True` (classifiers) the
-    column is a struct of class probabilities, one Float64 field per class named after the
-    label; `.struct.unnest()` spreads it into columns. A multi-output tree's predictions
-    are a struct of its outputs (`proba=True` is for one output).
+    hands it (``map_batches``, elementwise, so the streaming engine runs it on each morsel
+    and never materialises the whole frame in Python). The expression holds a snapshot of
+    the fitted model: refitting ``model`` later does not change it. It needs quercus
+    wherever it runs; ``model.to_polars_expr()`` does not.
 
-    The expression holds a snapshot of the fitted model: refitting `model` later does not
-    change it. It needs quercus wherever it runs; `model.to_polars_expr()` does not.
+    Parameters
+    ----------
+    model : DecisionTreeClassifier or DecisionTreeRegressor
+        The fitted model.
+    proba : bool, default=False
+        Classifiers: a struct of class probabilities, one Float64 field per class named
+        after the label (``.struct.unnest()`` spreads it into columns).
+
+    Returns
+    -------
+    polars.Expr
+        Named after the target: ``df.with_columns(predict_expr(model))``, eager, lazy or
+        streaming. A multi-output tree's predictions are a struct of its outputs.
+
+    Raises
+    ------
+    NotFittedError
+        An unfitted model (raised here, not when the query is collected).
+    ValueError
+        ``proba=True`` for a regressor or a multi-output tree.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+    >>> query = X.lazy().filter(pl.col("sugar") > 0.3).select(quercus.predict_expr(model))
+    >>> query.collect(engine="streaming")["ripe"].to_list()
+    ['yes', 'yes', 'yes', 'no']
+    >>> proba = X.head(1).select(quercus.predict_expr(model, proba=True))
+    >>> proba.unnest("ripe").row(0)
+    (1.0, 0.0)
     """
     frozen = copy.copy(model)  # a refit assigns a new state; the snapshot keeps this one
     state = frozen._state  # an unfitted model fails here, not at collect time

@@ -45,16 +45,35 @@ RULES = ("1se", "min")
 
 @dataclass(frozen=True)
 class CostComplexityCV:
-    """The cross-validated cost-complexity table of `cost_complexity_cv`, as rpart's
-    `printcp` prints it, and the rules that pick an alpha from it.
+    """The cross-validated cost-complexity table, as rpart's ``printcp`` prints it.
 
-    `table` has one row per subtree, largest cp first: `cp` (rpart's complexity parameter,
-    alpha over the root's risk), `ccp_alpha` (the same threshold as quercus and
-    scikit-learn's `ccp_alpha`), `n_splits`, `rel_error`, `xerror`, `xstd`. `estimator` is
-    the model grown on all rows and pruned at its own `ccp_alpha`; `root_risk` the root's
-    risk per unit of row weight (ccp_alpha = cp × root_risk). `predictions` holds each
-    row's cross-validated prediction (by the tree of the fold that left it out) under each
-    row of the table, one column per table row: rpart's `xpred.rpart`."""
+    Returned by :meth:`DecisionTreeClassifier.cost_complexity_cv`, with the rules that pick
+    an alpha from it.
+
+    Parameters
+    ----------
+    table : polars.DataFrame
+        One row per subtree, largest cp first: ``cp`` (rpart's complexity parameter, alpha
+        over the root's risk), ``ccp_alpha`` (quercus's and scikit-learn's threshold),
+        ``n_splits``, ``rel_error``, ``xerror`` (cross-validated risk over the root's) and
+        ``xstd``.
+    root_risk : float
+        The root's risk per unit of row weight (``ccp_alpha = cp × root_risk``).
+    estimator : DecisionTreeClassifier or DecisionTreeRegressor
+        The model grown on all rows and pruned at its own ``ccp_alpha``.
+    predictions : numpy.ndarray
+        Each row's cross-validated prediction (by the tree of the fold that left it out)
+        under each row of the table, one column per table row: rpart's ``xpred.rpart``.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> estimator = quercus.DecisionTreeClassifier(ccp_risk="misclassification")
+    >>> cv = estimator.cost_complexity_cv(X, y, folds=5, random_state=0)
+    >>> cv.table["n_splits"].to_list(), cv.table["xerror"].to_list()
+    ([0, 1, 2, 4], [1.5, 1.375, 0.875, 0.875])
+    """
 
     table: pl.DataFrame
     root_risk: float
@@ -62,9 +81,34 @@ class CostComplexityCV:
     predictions: NDArray[Any]
 
     def row(self, rule: str = "1se") -> int:
-        """The table row `rule` picks: "min", the least `xerror` (the first of equals), or
-        "1se", the first row (the smallest tree) whose `xerror` is at most the least one plus
-        its `xstd`."""
+        """The table row a rule picks.
+
+        Parameters
+        ----------
+        rule : {"1se", "min"}, default="1se"
+            ``"min"``: the least ``xerror`` (the first of equals); ``"1se"``: the first row
+            (the smallest tree) whose ``xerror`` is at most the least one plus its ``xstd``
+            (Breiman et al. 1984 §3.4.3).
+
+        Returns
+        -------
+        int
+            The row's position in ``table``.
+
+        Raises
+        ------
+        ValueError
+            Another rule.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> estimator = quercus.DecisionTreeClassifier(ccp_risk="misclassification")
+        >>> cv = estimator.cost_complexity_cv(X, y, folds=5, random_state=0)
+        >>> cv.row("min"), cv.row("1se")
+        (2, 2)
+        """
         if not isinstance(rule, str) or rule not in RULES:
             raise ValueError(f"rule must be one of {', '.join(map(repr, RULES))}; got {rule!r}")
         xerror = self.table["xerror"].to_numpy()
@@ -75,16 +119,89 @@ class CostComplexityCV:
         return int(np.flatnonzero(xerror <= bound)[0])
 
     def ccp_alpha(self, rule: str = "1se") -> float:
-        """The `ccp_alpha` of the row `rule` picks (see `row`): pruning at it keeps that
-        row's subtree."""
+        """The ``ccp_alpha`` of the row a rule picks: pruning at it keeps that row's subtree.
+
+        Parameters
+        ----------
+        rule : {"1se", "min"}, default="1se"
+            As for :meth:`row`.
+
+        Returns
+        -------
+        float
+            The alpha, for ``DecisionTreeClassifier(ccp_alpha=...)``.
+
+        Raises
+        ------
+        ValueError
+            Another rule.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> estimator = quercus.DecisionTreeClassifier(ccp_risk="misclassification")
+        >>> cv = estimator.cost_complexity_cv(X, y, folds=5, random_state=0)
+        >>> round(cv.ccp_alpha("1se"), 4)
+        0.0294
+        """
         return float(self.table["ccp_alpha"][self.row(rule)])
 
     def cp(self, rule: str = "1se") -> float:
-        """rpart's `cp` of the row `rule` picks: `prune(fit, cp = ...)` in R."""
+        """rpart's ``cp`` of the row a rule picks: ``prune(fit, cp = ...)`` in R.
+
+        Parameters
+        ----------
+        rule : {"1se", "min"}, default="1se"
+            As for :meth:`row`.
+
+        Returns
+        -------
+        float
+            The complexity parameter, alpha over the root's risk.
+
+        Raises
+        ------
+        ValueError
+            Another rule.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> estimator = quercus.DecisionTreeClassifier(ccp_risk="misclassification")
+        >>> estimator.cost_complexity_cv(X, y, folds=5, random_state=0).cp("1se")
+        0.0625
+        """
         return float(self.table["cp"][self.row(rule)])
 
     def pruned(self, rule: str = "1se") -> _BaseTree:
-        """`estimator` pruned at `ccp_alpha(rule)`: a new model."""
+        """The estimator pruned at the alpha a rule picks.
+
+        Parameters
+        ----------
+        rule : {"1se", "min"}, default="1se"
+            As for :meth:`row`.
+
+        Returns
+        -------
+        DecisionTreeClassifier or DecisionTreeRegressor
+            A new model: ``estimator`` pruned at ``ccp_alpha(rule)``.
+
+        Raises
+        ------
+        ValueError
+            Another rule.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> estimator = quercus.DecisionTreeClassifier(ccp_risk="misclassification")
+        >>> cv = estimator.cost_complexity_cv(X, y, folds=5, random_state=0)
+        >>> cv.pruned("1se").n_leaves_
+        3
+        """
         return self.estimator.prune("cost_complexity", ccp_alpha=self.ccp_alpha(rule))
 
 

@@ -76,12 +76,31 @@ Operator = Literal["<=", ">", "=", "in", "not in"]
 
 @dataclass(frozen=True)
 class Condition:
-    """One test on the way from the root to a node, worded as the tree states it, e.g.
-    `density <= 0.3815` or `texture not in {clear}`: the lines of `export_text`.
+    """One test on the way from the root to a node, worded as the tree states it.
 
-    Rules use `Interval` and `Membership` instead, which say which values pass; a test's
-    wording alone does not (a subset node's `not in` side excludes the categories the node
-    never saw).
+    ``density <= 0.3815`` or ``texture not in {clear}``: the lines of ``export_text``. Rules
+    use :class:`Interval` and :class:`Membership` instead, which say which values pass; a
+    test's wording alone does not (a subset node's ``not in`` side excludes the categories
+    the node never saw).
+
+    Parameters
+    ----------
+    feature : str
+        The tested feature.
+    operator : {"<=", ">", "=", "in", "not in"}
+        The test.
+    value : float, str or tuple of str
+        The threshold, the category, or the subset.
+    terms : tuple of (str, float), optional
+        An oblique test's (feature, weight) terms.
+    other : tuple of str, optional
+        A subset split's other side, so that the shorter list can be printed.
+
+    Examples
+    --------
+    >>> from quercus.rules import Condition
+    >>> Condition("density", "<=", 0.3815).format()
+    'density <= 0.3815'
     """
 
     feature: str
@@ -93,15 +112,35 @@ class Condition:
     other: tuple[str, ...] = ()
 
     def format(self, decimals: int = 4, max_categories: int | None = None) -> str:
-        """`name <= t`, `name >  t` (aligned with `<=`), `name = v`, `name in {a, b}`,
-        `-0.80·density + 0.44·sugar <= -0.31`; the known-versus-missing split (`<= +inf`,
-        learned by `missing="learned"` and `"separate"`) as `name is known` / `name is
-        missing`.
+        """The test as ``export_text`` prints it.
 
-        A subset is worded by its shorter side (`name not in {c}` rather than `name in {a,
-        b}`; on a tie, the side that passes, one category as `name = v`); `max_categories`:
-        at most that many categories are listed, the rest counted (`name in {a, b, … 1,809
-        more}`). The full sets stay in `value` and `other`."""
+        ``name <= t``, ``name >  t`` (aligned with ``<=``), ``name = v``, ``name in {a,
+        b}``, ``-0.80·density + 0.44·sugar <= -0.31``; the known-versus-missing split
+        (``<= +inf``, learned by ``missing="learned"`` and ``"separate"``) as ``name is
+        known`` / ``name is missing``. A subset is worded by its shorter side (on a tie, the
+        side that passes, one category as ``name = v``); the full sets stay in ``value``
+        and ``other``.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point in numbers.
+        max_categories : int, optional
+            Category lists longer than this show that many and a count (None: all).
+
+        Returns
+        -------
+        str
+            The wording.
+
+        Examples
+        --------
+        >>> from quercus.rules import Condition
+        >>> Condition("density", ">", 0.3815).format(decimals=2)
+        'density >  0.38'
+        >>> Condition("texture", "in", ("clear",), other=("slightly_blurry", "blurry")).format()
+        'texture = clear'
+        """
         if not self.terms and self.value == math.inf:
             return f"{self.feature} is {'known' if self.operator == '<=' else 'missing'}"
         if self.terms:
@@ -128,10 +167,30 @@ class Condition:
 
 @dataclass(frozen=True)
 class Interval:
-    """A numeric precondition `lower < feature <= upper`; None leaves that side open.
+    """A numeric precondition ``lower < feature <= upper``; None leaves that side open.
 
     Every test of one numeric feature on a path narrows the same interval, so a rule states
-    each numeric feature once (`0.126 < sugar <= 0.2045`, not two separate tests).
+    each numeric feature once (``0.126 < sugar <= 0.2045``, not two separate tests).
+
+    Parameters
+    ----------
+    feature : str
+        The numeric feature.
+    lower, upper : float, optional
+        The bounds (at least one).
+    missing : bool, default=False
+        A missing value passes too (the child a split sends them to).
+
+    Raises
+    ------
+    ValueError
+        Neither bound given.
+
+    Examples
+    --------
+    >>> from quercus.rules import Interval
+    >>> Interval("sugar", 0.126, 0.2045).to_text()
+    '0.1260 < sugar <= 0.2045'
     """
 
     feature: str
@@ -144,8 +203,30 @@ class Interval:
             raise ValueError(f"an Interval on {self.feature!r} needs a lower or an upper bound")
 
     def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
-        """`feature <= u`, `feature > l` or `l < feature <= u`; `feature is known` for the
-        bound +inf of the known-versus-missing split, `feature is missing` past it."""
+        """The precondition as a rule prints it.
+
+        ``feature <= u``, ``feature > l`` or ``l < feature <= u``; ``feature is known`` for
+        the bound +inf of the known-versus-missing split, ``feature is missing`` past it;
+        ``(or missing)`` appended when a missing value passes.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point in numbers.
+        max_categories : int, optional
+            Category lists longer than this show that many and a count (None: all).
+
+        Returns
+        -------
+        str
+            The wording.
+
+        Examples
+        --------
+        >>> from quercus.rules import Interval
+        >>> Interval("density", upper=0.3815, missing=True).to_text(decimals=2)
+        'density <= 0.38 (or missing)'
+        """
         if self.lower == math.inf:
             return f"{self.feature} is missing"
         if self.lower is None and self.upper == math.inf:
@@ -161,6 +242,22 @@ class Interval:
         return text + _OR_MISSING if self.missing else text
 
     def to_polars(self) -> pl.Expr:
+        """The precondition as a Polars expression.
+
+        Returns
+        -------
+        polars.Expr
+            A boolean expression over the original columns: true where the value passes,
+            false where it does not (a missing value passes only when ``missing``).
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> from quercus.rules import Interval
+        >>> frame = pl.DataFrame({"sugar": [0.1, 0.15, None]})
+        >>> frame.select(Interval("sugar", 0.126, 0.2045).to_polars())["sugar"].to_list()
+        [False, True, None]
+        """
         # The value quercus encodes (a date's day count). Polars orders NaN above every
         # number, so `NaN > t` holds there: a lower bound must exclude NaN, a missing value.
         value = pl.col(self.feature).to_physical()
@@ -172,6 +269,19 @@ class Interval:
         return _all(tests)
 
     def to_sql(self) -> str:
+        """The precondition as an SQL expression.
+
+        Returns
+        -------
+        str
+            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+
+        Examples
+        --------
+        >>> from quercus.rules import Interval
+        >>> Interval("sugar", 0.126, 0.2045).to_sql()
+        '"sugar" > 0.126 AND "sugar" <= 0.2045'
+        """
         column = quote_identifier(self.feature)
         if self.lower == math.inf:  # past the known-versus-missing split: no value passes
             return f"{column} IS NULL" if self.missing else "FALSE"
@@ -209,12 +319,30 @@ class Interval:
 
 @dataclass(frozen=True)
 class Membership:
-    """A categorical precondition: the feature's value is one of `categories` (fit order).
+    """A categorical precondition: the feature's value is one of ``categories``.
 
     Every kind of categorical test becomes the list of categories that pass it: a multiway
-    branch one category, a CART subset side its subset, an ordered threshold the categories at
-    or below (above) it. A positive list is what SQL and Polars need to treat a missing or
-    unseen value as quercus does: it passes no test.
+    branch one category, a CART subset side its subset, an ordered threshold the categories
+    at or below (above) it. A positive list is what SQL and Polars need to treat a missing
+    or unseen value as quercus does: it passes no test.
+
+    Parameters
+    ----------
+    feature : str
+        The categorical feature.
+    categories : tuple of str
+        The categories that pass, in fit order.
+    missing : bool, default=False
+        A missing value (and a category unseen at fit) passes too.
+    universe : tuple of str, optional
+        The feature's categories at fit: a list is worded by the ones that fail when those
+        are fewer.
+
+    Examples
+    --------
+    >>> from quercus.rules import Membership
+    >>> Membership("texture", ("clear",)).to_text()
+    'texture = clear'
     """
 
     feature: str
@@ -226,10 +354,31 @@ class Membership:
     universe: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
-        """`feature = v` for one category, else `feature in {a, b}`, or `feature not in {c}`
-        when the categories that fail are fewer (of those known at fit); `feature is missing`
-        for the extra child of `missing="separate"`. `max_categories`: at most that many
-        listed, the rest counted (`feature in {a, b, … 1,809 more}`)."""
+        """The precondition as a rule prints it.
+
+        ``feature = v`` for one category, else ``feature in {a, b}``, or ``feature not in
+        {c}`` when the categories that fail are fewer (of those known at fit); ``feature is
+        missing`` for the extra child of ``missing="separate"``.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point in numbers.
+        max_categories : int, optional
+            Category lists longer than this show that many and a count (None: all).
+
+        Returns
+        -------
+        str
+            The wording.
+
+        Examples
+        --------
+        >>> from quercus.rules import Membership
+        >>> universe = ("clear", "slightly_blurry", "blurry")
+        >>> Membership("texture", ("clear", "blurry"), universe=universe).to_text()
+        'texture not in {slightly_blurry}'
+        """
         if not self.categories and self.missing:
             return f"{self.feature} is missing"
         passing = set(self.categories)
@@ -243,6 +392,22 @@ class Membership:
         return text + _OR_MISSING if self.missing else text
 
     def to_polars(self) -> pl.Expr:
+        """The precondition as a Polars expression (categories compared as strings).
+
+        Returns
+        -------
+        polars.Expr
+            A boolean expression over the original columns: true where the value passes,
+            false where it does not (a missing value passes only when ``missing``).
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> from quercus.rules import Membership
+        >>> frame = pl.DataFrame({"texture": ["clear", "blurry", None]})
+        >>> frame.select(Membership("texture", ("clear",)).to_polars())["texture"].to_list()
+        [True, False, None]
+        """
         # As strings, the form `Feature.categories` holds (booleans as "false" / "true").
         value = pl.col(self.feature).cast(pl.String)
         test = _polars_in(value, self.categories)
@@ -253,6 +418,19 @@ class Membership:
         return test | value.is_null() | unseen
 
     def to_sql(self) -> str:
+        """The precondition as an SQL expression.
+
+        Returns
+        -------
+        str
+            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+
+        Examples
+        --------
+        >>> from quercus.rules import Membership
+        >>> print(Membership("texture", ("clear", "blurry")).to_sql())
+        "texture" IN ('clear', 'blurry')
+        """
         column = quote_identifier(self.feature)
         test = _sql_in(column, self.categories)
         if not self.missing:
@@ -287,8 +465,30 @@ class Membership:
 
 @dataclass(frozen=True)
 class Linear:
-    """A multivariate precondition `Σ w_i·x_i <= threshold` (`> threshold` when `above`),
-    from an oblique split. A row missing any of its features passes neither side."""
+    """A multivariate precondition ``Σ w_i·x_i <= threshold``, from an oblique split.
+
+    A row missing any of its features passes neither side (unless ``missing``).
+
+    Parameters
+    ----------
+    terms : tuple of (str, float)
+        The (feature, weight) terms.
+    threshold : float
+        The threshold t.
+    above : bool, default=False
+        The test is ``> threshold`` instead.
+    missing : bool, default=False
+        A row missing one of the terms' features passes.
+
+    Examples
+    --------
+    >>> from quercus.rules import Linear
+    >>> test = Linear((("density", -0.8), ("sugar", 0.6)), -0.12)
+    >>> test.to_text()
+    '-0.8000·density + 0.6000·sugar <= -0.1200'
+    >>> test.to_sql()
+    '(-0.8 * "density" + 0.6 * "sugar") <= -0.12'
+    """
 
     terms: tuple[tuple[str, float], ...]
     threshold: float
@@ -297,16 +497,65 @@ class Linear:
 
     @property
     def feature(self) -> str:
-        """The key rules merge preconditions by: a linear test only merges with itself."""
+        """The key rules merge preconditions by: a linear test only merges with itself.
+
+        Returns
+        -------
+        str
+            ``linear:`` and the test's terms at full precision.
+
+        Examples
+        --------
+        >>> from quercus.rules import Linear
+        >>> Linear((("density", 0.5),), 0.3).feature
+        'linear:0.50000000000000000·density'
+        """
         return "linear:" + linear_text(self.terms, 17)
 
     def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
+        """The precondition as a rule prints it.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point in numbers.
+        max_categories : int, optional
+            Category lists longer than this show that many and a count (None: all).
+
+        Returns
+        -------
+        str
+            ``w1·x1 + w2·x2 <= t`` (or ``>``).
+
+        Examples
+        --------
+        >>> from quercus.rules import Linear
+        >>> Linear((("density", -0.8), ("sugar", 0.6)), -0.12, above=True).to_text(2)
+        '-0.80·density + 0.60·sugar > -0.12'
+        """
         sign = ">" if self.above else "<="
         threshold = format_number(self.threshold, decimals)
         text = f"{linear_text(self.terms, decimals)} {sign} {threshold}"
         return text + _OR_MISSING if self.missing else text
 
     def to_polars(self) -> pl.Expr:
+        """The precondition as a Polars expression.
+
+        Returns
+        -------
+        polars.Expr
+            A boolean expression over the original columns: true where the value passes,
+            false where it does not (a missing value passes only when ``missing``).
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> from quercus.rules import Linear
+        >>> frame = pl.DataFrame({"density": [0.2, 0.7], "sugar": [0.1, 0.1]})
+        >>> test = Linear((("density", 1.0), ("sugar", 1.0)), 0.5)
+        >>> frame.select(test.to_polars().alias("passes"))["passes"].to_list()
+        [True, False]
+        """
         columns = [pl.col(name).to_physical() for name, _ in self.terms]
         z = functools.reduce(
             operator.add, (w * c for (_, w), c in zip(self.terms, columns, strict=True))
@@ -320,6 +569,19 @@ class Linear:
         return passed
 
     def to_sql(self) -> str:
+        """The precondition as an SQL expression.
+
+        Returns
+        -------
+        str
+            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+
+        Examples
+        --------
+        >>> from quercus.rules import Linear
+        >>> Linear((("density", 1.0), ("sugar", 1.0)), 0.5).to_sql()
+        '(1.0 * "density" + 1.0 * "sugar") <= 0.5'
+        """
         z = " + ".join(f"{_sql_number(w)} * {quote_identifier(n)}" for n, w in self.terms)
         test = f"({z}) {'>' if self.above else '<='} {_sql_number(self.threshold)}"
         if self.missing:
@@ -343,16 +605,67 @@ class Linear:
 
 @dataclass(frozen=True)
 class Known:
-    """The feature holds a value a split can send: any number (not null, not NaN), or one of
-    `categories` (those the split gives a direction)."""
+    """The feature holds a value a split can send (part of a :class:`Routed` precondition).
+
+    Any number (not null, not NaN), or one of ``categories`` (those the split gives a
+    direction).
+
+    Parameters
+    ----------
+    feature : str
+        The feature.
+    categories : tuple of str, optional
+        A categorical feature's categories with a direction; None for a numeric one.
+
+    Examples
+    --------
+    >>> from quercus.rules import Known
+    >>> Known("density").to_sql()
+    '"density" IS NOT NULL'
+    """
 
     feature: str
     categories: tuple[str, ...] | None = None  # None: a numeric feature
 
     def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
+        """The precondition as a rule prints it.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point in numbers.
+        max_categories : int, optional
+            Category lists longer than this show that many and a count (None: all).
+
+        Returns
+        -------
+        str
+            ``feature is known``.
+
+        Examples
+        --------
+        >>> from quercus.rules import Known
+        >>> Known("texture", ("clear", "blurry")).to_text()
+        'texture is known'
+        """
         return f"{self.feature} is known"
 
     def to_polars(self) -> pl.Expr:
+        """The precondition as a Polars expression.
+
+        Returns
+        -------
+        polars.Expr
+            True where the value is known (and one of ``categories``), false elsewhere.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> from quercus.rules import Known
+        >>> frame = pl.DataFrame({"density": [0.5, None, float("nan")]})
+        >>> frame.select(Known("density").to_polars())["density"].to_list()
+        [True, False, False]
+        """
         if self.categories is None:
             value = pl.col(self.feature).to_physical()
             return value.is_not_null() & value.is_not_nan().fill_null(False)
@@ -360,6 +673,19 @@ class Known:
         return value.is_in(list(self.categories)).fill_null(False)
 
     def to_sql(self) -> str:
+        """The precondition as an SQL expression.
+
+        Returns
+        -------
+        str
+            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+
+        Examples
+        --------
+        >>> from quercus.rules import Known
+        >>> print(Known("texture", ("clear", "blurry")).to_sql())
+        ("texture" IS NOT NULL AND "texture" IN ('clear', 'blurry'))
+        """
         column = quote_identifier(self.feature)
         if self.categories is None:
             return f"{column} IS NOT NULL"
@@ -380,12 +706,38 @@ class Known:
 
 @dataclass(frozen=True)
 class Routed:
-    """The precondition into one child of a split with surrogate splits: `test` (the split's
-    own test into the child) when every `known` holds (the split can send the row; an
-    oblique split needs each of its features); otherwise the first surrogate whose `known`
-    holds decides (its test into the child, or True / False: every / no value it can send
-    goes here), and when none does, `default` (whether this child is the split's majority
-    child). The tree's own routing (rpart's `usesurrogate = 2`)."""
+    """The precondition into one child of a split with surrogate splits (rpart's routing).
+
+    ``test`` (the split's own test into the child) decides when every ``known`` holds (the
+    split can send the row; an oblique split needs each of its features); otherwise the
+    first surrogate whose ``Known`` holds decides (its test into the child, or True /
+    False: every / no value it can send goes here), and when none does, ``default``. This is
+    the tree's own routing (rpart's ``usesurrogate = 2``).
+
+    Parameters
+    ----------
+    test : Interval, Membership or Linear
+        The split's own test into this child.
+    known : tuple of Known
+        What the split needs to send a row.
+    surrogates : tuple of (Known, Interval or Membership or bool)
+        The surrogates in rank order, each with what it needs and its test into this child.
+    default : bool
+        Whether this child is the split's majority child.
+    node : int
+        The split's node id (two routed preconditions never merge).
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.DecisionTreeClassifier(
+    ...     missing="surrogate", max_depth=1, max_surrogates=2
+    ... ).fit(X, y)
+    >>> routed = model.rules()[0].conditions[0]
+    >>> print(routed.to_text())
+    texture = clear (if missing: sugar > 0.2045; else color not in {light}; else yes)
+    """
 
     test: Interval | Membership | Linear
     known: tuple[Known, ...]
@@ -395,19 +747,75 @@ class Routed:
 
     @property
     def feature(self) -> str:
-        """The key rules merge preconditions by: a routed test merges with nothing."""
+        """The key rules merge preconditions by: a routed test merges with nothing.
+
+        Returns
+        -------
+        str
+            ``routed:`` and the split's node id.
+
+        Examples
+        --------
+        >>> from quercus.rules import Known, Membership, Routed
+        >>> test = Membership("texture", ("clear",))
+        >>> Routed(test, (Known("texture"),), (), default=True, node=0).feature
+        'routed:0'
+        """
         return f"routed:{self.node}"
 
     def to_text(self, decimals: int = 4, max_categories: int | None = None) -> str:
-        """`density <= 0.3815 (if missing: sugar <= 0.2040; else texture = clear; else no)`:
-        the test, then for a row the split cannot send, each surrogate in turn and the
-        default (whether the majority child is this one)."""
+        """The precondition as a rule prints it.
+
+        The test, then for a row the split cannot send each surrogate in turn and the
+        default (whether the majority child is this one): ``density <= 0.3815 (if missing:
+        sugar <= 0.2040; else texture = clear; else no)``.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point in numbers.
+        max_categories : int, optional
+            Category lists longer than this show that many and a count (None: all).
+
+        Returns
+        -------
+        str
+            The wording.
+
+        Examples
+        --------
+        >>> from quercus.rules import Interval, Known, Routed
+        >>> surrogate = (Known("sugar"), Interval("sugar", upper=0.204))
+        >>> routed = Routed(Interval("density", upper=0.3815), (Known("density"),),
+        ...                 (surrogate,), default=False, node=0)
+        >>> routed.to_text()
+        'density <= 0.3815 (if missing: sugar <= 0.2040; else no)'
+        """
         steps = [_surrogate_text(s, decimals, max_categories) for _, s in self.surrogates]
         steps.append("yes" if self.default else "no")
         test = self.test.to_text(decimals, max_categories)
         return f"{test} (if missing: {'; else '.join(steps)})"
 
     def to_polars(self) -> pl.Expr:
+        """The precondition as a Polars expression, surrogates included.
+
+        Returns
+        -------
+        polars.Expr
+            A boolean expression over the original columns: true where the value passes,
+            false where it does not (a missing value passes only when ``missing``).
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> from quercus.rules import Interval, Known, Routed
+        >>> surrogate = (Known("sugar"), Interval("sugar", upper=0.204))
+        >>> routed = Routed(Interval("density", upper=0.3815), (Known("density"),),
+        ...                 (surrogate,), default=False, node=0)
+        >>> frame = pl.DataFrame({"density": [0.3, None, None], "sugar": [0.5, 0.1, None]})
+        >>> frame.select(routed.to_polars().alias("here"))["here"].to_list()
+        [True, True, False]
+        """
         chain: pl.Expr = pl.lit(self.default)
         for surrogate, sends in reversed(self.surrogates):
             here = pl.lit(sends) if isinstance(sends, bool) else sends.to_polars().fill_null(False)
@@ -416,6 +824,23 @@ class Routed:
         return self.test.to_polars().fill_null(False) | (~decided & chain)
 
     def to_sql(self) -> str:
+        """The precondition as an SQL expression, its surrogates as a ``CASE``.
+
+        Returns
+        -------
+        str
+            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+
+        Examples
+        --------
+        >>> from quercus.rules import Interval, Known, Routed
+        >>> surrogate = (Known("sugar"), Interval("sugar", upper=0.204))
+        >>> routed = Routed(Interval("density", upper=0.3815), (Known("density"),),
+        ...                 (surrogate,), default=False, node=0)
+        >>> print(routed.to_sql())
+        ("density" <= 0.3815 OR (NOT ("density" IS NOT NULL) AND
+            CASE WHEN "sugar" IS NOT NULL THEN ("sugar" <= 0.204) ELSE FALSE END))
+        """
         arms = " ".join(
             f"WHEN {known.to_sql()} THEN {_sql_bool(sends)}" for known, sends in self.surrogates
         )
@@ -451,14 +876,34 @@ Precondition: TypeAlias = Interval | Membership | Linear | Routed
 
 @dataclass(frozen=True)
 class Rule:
-    """One root-to-leaf path: IF every condition holds THEN `prediction`.
+    """One root-to-leaf path: IF every condition holds THEN ``prediction``.
 
-    `support` is the training weight of the leaf and `confidence` the share of it in the
-    predicted class (None for a regression rule, whose prediction is the leaf's mean target).
-    Both describe the leaf the rule came from (`leaf`, a node id as `model.apply` reports
-    them): pruning has no training data to recount them. `accuracy` is the validation
-    accuracy `RuleSet.prune` measured (None before pruning and for a rule covering no
-    validation row).
+    Parameters
+    ----------
+    conditions : tuple
+        The preconditions (:class:`Interval`, :class:`Membership`, :class:`Linear`,
+        :class:`Routed`), at most one per feature, in path order.
+    prediction : object
+        The leaf's class label, or its mean target for a regression rule.
+    support : float
+        The training weight of the leaf.
+    confidence : float or None
+        The share of that weight in the predicted class (None for a regression rule).
+        Support and confidence describe the leaf the rule came from: pruning has no training
+        data to recount them.
+    leaf : int
+        That leaf's node id, as ``model.apply`` reports it.
+    accuracy : float, optional
+        The validation accuracy :meth:`RuleSet.prune` measured (None before pruning and for
+        a rule covering no validation row).
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+    >>> rule = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).rules()[0]
+    >>> rule.prediction, rule.support, rule.leaf
+    ('No', 3.0, 4)
     """
 
     conditions: tuple[Precondition, ...]  # at most one per feature, in path order
@@ -475,9 +920,33 @@ class Rule:
         max_categories: int | None = MAX_CATEGORIES,
         show_missing: bool = True,
     ) -> str:
-        """`IF a = x AND b > t THEN target = label  [support 7, confidence 1.00]`; category
-        lists longer than `max_categories` are shortened (see `Membership.to_text`); without
-        `show_missing`, no test says `(or missing)`."""
+        """The rule as one line: ``IF a = x AND b > t THEN target = label  [support 7, ...]``.
+
+        Parameters
+        ----------
+        target : str
+            The target's name.
+        decimals : int, default=4
+            Digits after the point.
+        max_categories : int, optional
+            Category lists longer than this are shortened (see :meth:`Membership.to_text`;
+            None: all).
+        show_missing : bool, default=True
+            Without it, no test says ``(or missing)``.
+
+        Returns
+        -------
+        str
+            The line, with support, confidence and (once pruned) accuracy.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+        >>> rule = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).rules()[0]
+        >>> rule.to_text("PlayTennis")
+        'IF Outlook = Sunny AND Humidity = High THEN PlayTennis = No  [support 3, confidence 1.00]'
+        """
         shown = self.conditions if show_missing else tuple(map(_unmarked, self.conditions))
         tests = " AND ".join(c.to_text(decimals, max_categories) for c in shown)
         tests = tests or "TRUE"
@@ -493,14 +962,48 @@ class Rule:
 
 @dataclass(frozen=True)
 class RuleSet:
-    """An ordered rule list with a default: a row takes the prediction of the first rule that
-    covers it, or `default` (the tree root's prediction, i.e. the training majority class or
-    mean) when none does.
+    """An ordered rule list with a default, from :meth:`DecisionTreeClassifier.rules`.
 
-    Read from a tree, the rules are exhaustive and mutually exclusive, so the order does not
-    matter and `predict` equals the tree's predict on rows without missing values (or
-    categories unseen where they are tested); after `prune` the rules overlap and leave gaps,
-    and the order and the default decide.
+    A row takes the prediction of the first rule that covers it, or ``default`` (the tree
+    root's prediction: the training majority class or mean) when none does. Read from a
+    tree, the rules are exhaustive and mutually exclusive, so the order does not matter and
+    :meth:`predict` equals the tree's on rows without missing values (or categories unseen
+    where they are tested); after :meth:`prune` the rules overlap and leave gaps, and the
+    order and the default decide. A missing value satisfies no condition on its feature
+    unless the tree sends missing values to that child (``(or missing)``).
+
+    Parameters
+    ----------
+    rules : tuple of Rule
+        The rules, in order.
+    default : object
+        The prediction when no rule fires.
+    schema : object
+        The fit-time features, to encode X as the tree did.
+    classes : tuple, optional
+        The class labels; None for a regression tree.
+    met_missing : bool, default=False
+        Whether the tree met missing values in training (then the text marks where they go).
+
+    Attributes
+    ----------
+    target : str
+        The target's name.
+    regression : bool
+        Whether the rules predict a number.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+    >>> rules = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).rules()
+    >>> print(rules)
+    IF Outlook = Sunny AND Humidity = High THEN PlayTennis = No  [support 3, confidence 1.00]
+    IF Outlook = Sunny AND Humidity = Normal THEN PlayTennis = Yes  [support 2, confidence 1.00]
+    IF Outlook = Overcast THEN PlayTennis = Yes  [support 4, confidence 1.00]
+    IF Outlook = Rain AND Wind = Weak THEN PlayTennis = Yes  [support 3, confidence 1.00]
+    IF Outlook = Rain AND Wind = Strong THEN PlayTennis = No  [support 2, confidence 1.00]
+    ELSE PlayTennis = Yes
     """
 
     rules: tuple[Rule, ...]
@@ -513,15 +1016,40 @@ class RuleSet:
 
     @property
     def regression(self) -> bool:
+        """Whether the rules predict a number (a regression tree's)."""
         return self.classes is None
 
     @classmethod
     def from_tree(
         cls, nodes: dict[str, NDArray[Any]], schema: Schema, labels: Sequence[Any] | None
     ) -> RuleSet:
-        """One rule per leaf of `Tree.nodes()`, in the order `export_text` prints the leaves.
+        """One rule per leaf of a tree's node arrays, in the order ``export_text`` prints them.
 
-        `labels` are the class labels by code, or None for a regression tree.
+        Use :meth:`DecisionTreeClassifier.rules`, which passes a fitted model's arrays.
+
+        Parameters
+        ----------
+        nodes : dict of str to numpy.ndarray
+            The tree's arrays (``model.tree_.nodes()``).
+        schema : object
+            The fit-time features.
+        labels : sequence, optional
+            The class labels by code; None for a regression tree.
+
+        Returns
+        -------
+        RuleSet
+            The rules, with the root's prediction as default.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> from quercus import RuleSet
+        >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> state = model._fitted
+        >>> len(RuleSet.from_tree(state.tree.nodes(), state.schema, state.labels))
+        5
         """
         edges = node_conditions(nodes, schema.features)
         predictions = node_predictions(nodes, labels)
@@ -565,6 +1093,7 @@ class RuleSet:
 
     @property
     def target(self) -> str:
+        """The target's name, which the rules predict."""
         return self.schema.target
 
     def __len__(self) -> int:
@@ -580,7 +1109,31 @@ class RuleSet:
         return self.to_text()
 
     def apply(self, X: Any) -> NDArray[np.int64]:
-        """Position of the rule that fires for each row (first match), -1 for the default."""
+        """The rule that fires for each row: the first that covers it.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame
+            Rows with the training features (a DataFrame matched by name).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_rows,)
+            The rule's position, -1 where none fires and the default applies.
+
+        Raises
+        ------
+        ValueError
+            X does not match the training features.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+        >>> rules = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).rules()
+        >>> rules.apply(X[:4]).tolist()
+        [0, 0, 2, 3]
+        """
         columns = transform(X, self.schema)
         fired = np.full(n_rows_of(columns), -1, dtype=np.int64)
         open_rows = np.ones(len(fired), dtype=bool)
@@ -595,9 +1148,32 @@ class RuleSet:
     def predict(self, X: Any) -> NDArray[Any]:
         """The prediction of the first rule covering each row, else the default.
 
-        A row whose value is missing for a tested feature matches no condition on it, so it
-        falls through to a later rule or to the default (the tree would instead follow every
-        branch with C4.5's fractions).
+        A row whose value is missing for a tested feature matches no condition on it (unless
+        the condition lets missing values through), so it falls through to a later rule or
+        to the default, where C4.5's fractions would follow every branch.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame
+            Rows with the training features.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_rows,)
+            The predictions.
+
+        Raises
+        ------
+        ValueError
+            X does not match the training features.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+        >>> rules = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).rules()
+        >>> rules.predict(X[:4]).tolist()
+        ['No', 'No', 'Yes', 'Yes']
         """
         outcomes = np.array([rule.prediction for rule in self.rules] + [self.default])
         return outcomes[self.apply(X)]  # -1, no rule, picks the default at the end
@@ -605,13 +1181,51 @@ class RuleSet:
     def prune(self, X: Any, y: Any, *, sample_weight: Any = None) -> RuleSet:
         """Rule post-pruning on validation data (Mitchell 1997, section 3.7.1.2).
 
-        Each rule repeatedly drops the precondition whose removal gives it the best validation
-        accuracy, as long as that accuracy is not lower than the rule's current one (ties go
-        to the earliest precondition in the rule). A precondition is one categorical condition or
-        one bound of an interval. A rule's accuracy is the (weighted) share of the validation
-        rows it covers that have its class; a rule that covers none keeps its conditions.
-        The rules are then sorted by accuracy, highest first, keeping the tree's order among
-        equals, and rules that covered no validation row last.
+        Each rule repeatedly drops the precondition whose removal gives it the best
+        validation accuracy, as long as that accuracy is not lower than the rule's current
+        one (ties go to the earliest precondition in the rule). A precondition is one
+        categorical condition or one bound of an interval. A rule's accuracy is the
+        (weighted) share of the validation rows it covers that have its class; a rule that
+        covers none keeps its conditions. The rules are then sorted by accuracy, highest
+        first, keeping the tree's order among equals, and rules that covered no validation
+        row last.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame
+            The validation rows.
+        y : array-like
+            Their classes.
+        sample_weight : array-like, optional
+            Their weights.
+
+        Returns
+        -------
+        RuleSet
+            A new rule set; this one is unchanged.
+
+        Raises
+        ------
+        ValueError
+            A regression rule set (accuracy needs classes), a class unseen in training, or
+            y of another length than X.
+
+        Examples
+        --------
+        Grown on Mitchell's first ten days and pruned on the last four:
+
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X[:10], y[:10])
+        >>> print(model.rules().prune(X[10:], y[10:]))
+        IF Outlook = Overcast THEN PlayTennis = Yes  [support 2, confidence 1.00, accuracy 1.00]
+        IF Outlook = Rain THEN PlayTennis = No  [support 1, confidence 1.00, accuracy 1.00]
+        IF Temperature = Mild THEN PlayTennis = No  [support 1, confidence 1.00, accuracy 0.33]
+        IF Outlook = Sunny AND Temperature = Hot THEN PlayTennis = No  [support 2, confidence 1.00]
+        IF Outlook = Sunny AND Temperature = Cool THEN PlayTennis = Yes
+            [support 1, confidence 1.00]
+        IF Outlook = Rain AND Wind = Weak THEN PlayTennis = Yes  [support 3, confidence 1.00]
+        ELSE PlayTennis = Yes
         """
         if self.regression:
             raise ValueError("rule post-pruning measures accuracy, so it needs a classifier")
@@ -631,19 +1245,60 @@ class RuleSet:
         max_categories: int | None = MAX_CATEGORIES,
         show_missing: bool | None = None,
     ) -> str:
-        """One `IF ... THEN ...` line per rule, in order, and an `ELSE` line for the default.
-        `max_categories` (None: all): longer category lists show that many and a count;
-        `rules[i].conditions` keep every category (as do `to_sql` and `to_polars`).
-        `show_missing`: mark the tests a missing value passes (`(or missing)`); None (default)
-        marks them when the tree met missing values in training."""
+        """The rules as text: one ``IF ... THEN ...`` line per rule and an ``ELSE`` default.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point.
+        max_categories : int, optional
+            Longer category lists show that many and a count (None: all);
+            ``rules[i].conditions`` keep every category, as do ``to_sql`` and ``to_polars``.
+        show_missing : bool, optional
+            Mark the tests a missing value passes (``(or missing)``); None: when the tree
+            met missing values in training.
+
+        Returns
+        -------
+        str
+            The lines, in order.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> rules = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).rules()
+        >>> print(rules.to_text(decimals=2))
+        IF texture = clear AND density <= 0.38 THEN ripe = no  [support 2, confidence 1.00]
+        IF texture = clear AND density > 0.38 THEN ripe = yes  [support 7, confidence 1.00]
+        IF texture = slightly_blurry AND surface = hard THEN ripe = no  [support 4, confidence 1.00]
+        IF texture = slightly_blurry AND surface = soft THEN ripe = yes
+            [support 1, confidence 1.00]
+        IF texture = blurry THEN ripe = no  [support 3, confidence 1.00]
+        ELSE ripe = no
+        """
         show = self.met_missing if show_missing is None else bool(show_missing)
         lines = [rule.to_text(self.target, decimals, max_categories, show) for rule in self.rules]
         lines.append(f"ELSE {self.target} = {self._default_text(decimals)}")
         return "\n".join(lines)
 
     def to_polars(self) -> pl.Expr:
-        """`pl.when(...).then(...)...otherwise(default)` over the original columns, named after
-        the target: `frame.with_columns(rules.to_polars())`, eager or lazy."""
+        """The rules as one Polars ``when/then/otherwise`` expression over the original columns.
+
+        Returns
+        -------
+        polars.Expr
+            Named after the target: ``frame.with_columns(rules.to_polars())``, eager or
+            lazy.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+        >>> rules = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).rules()
+        >>> X.lazy().select(rules.to_polars()).collect()["PlayTennis"].to_list()[:4]
+        ['No', 'No', 'Yes', 'Yes']
+        """
         chain: Then | ChainedThen | None = None
         for rule in self.rules:
             test = _all([condition.to_polars() for condition in rule.conditions])
@@ -653,13 +1308,39 @@ class RuleSet:
         return chain.otherwise(pl.lit(self.default)).alias(self.target)
 
     def to_sql(self, table: str | None = None) -> str:
-        """`CASE WHEN ... THEN ... ELSE default END`; with `table`, a whole
-        `SELECT CASE ... END AS "target" FROM "table"`.
+        """The rules as an SQL ``CASE WHEN ... THEN ... ELSE default END`` expression.
 
         Identifiers are double-quoted and strings single-quoted (each quote doubled), so any
-        name is safe; `table` is quoted as one identifier. The columns must hold what quercus
-        was fitted on: categories as their strings (booleans as 'false' / 'true'), numbers
-        as numbers (dates as their day count), missing values as NULL (not NaN).
+        name is safe. The columns must hold what quercus was fitted on: categories as their
+        strings (booleans as 'false' / 'true'), numbers as numbers (dates as their day
+        count), missing values as NULL (not NaN).
+
+        Parameters
+        ----------
+        table : str, optional
+            With it, a whole ``SELECT CASE ... END AS "target" FROM "table"`` (the table
+            quoted as one identifier).
+
+        Returns
+        -------
+        str
+            The expression or the query.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("playtennis", return_X_y=True)
+        >>> rules = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).rules()
+        >>> print(rules.to_sql(table="days"))
+        SELECT CASE
+            WHEN "Outlook" = 'Sunny' AND "Humidity" = 'High' THEN 'No'
+            WHEN "Outlook" = 'Sunny' AND "Humidity" = 'Normal' THEN 'Yes'
+            WHEN "Outlook" = 'Overcast' THEN 'Yes'
+            WHEN "Outlook" = 'Rain' AND "Wind" = 'Weak' THEN 'Yes'
+            WHEN "Outlook" = 'Rain' AND "Wind" = 'Strong' THEN 'No'
+            ELSE 'Yes'
+        END AS "PlayTennis"
+        FROM "days"
         """
         lines = ["CASE"]
         for rule in self.rules:

@@ -50,7 +50,25 @@ _SKL2ONNX_ML_OPSET = 3
 
 
 class NotServableError(ValueError):
-    """The tree holds a test the serving format cannot express."""
+    """The tree holds a test the serving format cannot express.
+
+    C4.5's fractions (``missing="fractional"``, which follow every branch), surrogate
+    splits (which read other features) and oblique splits (a linear combination of
+    features); the message names the node and the strategy to refit with.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+    >>> try:
+    ...     model.to_onnx()
+    ... except quercus.serving.NotServableError as error:
+    ...     print(error)
+    node 0 follows C4.5's fractions for a missing value (every branch, weighted), which one
+    direction cannot express; refit with missing="learned" (or "majority_branch" or
+    "separate") to serve it
+    """
 
 
 def _state(model: Any) -> FittedTree:
@@ -58,9 +76,42 @@ def _state(model: Any) -> FittedTree:
 
 
 def onnx_input(model: Any, X: Any, dtype: Any = np.float64) -> NDArray[np.floating]:
-    """X as the ONNX model reads it: one row per sample, the fitted features in order, a
-    category as its position in the fit's category list, NaN where a value is missing (or a
-    category was not seen at fit). Fill values are left to the graph."""
+    """X encoded as the ONNX (and treelite) model reads it.
+
+    One row per sample, the fitted features in order, a category as its position in the
+    fit's category list, NaN where a value is missing (or a category was not seen at fit).
+    Fill values (``missing="impute_mean"``) are left to the graph.
+
+    Parameters
+    ----------
+    model : DecisionTreeClassifier or DecisionTreeRegressor
+        The fitted model.
+    X : array-like or DataFrame
+        Rows as ``model.predict`` takes them.
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        The matrix's type (as the ONNX model's ``dtype``).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_rows, n_features)
+        The encoded matrix.
+
+    Raises
+    ------
+    NotFittedError
+        An unfitted model.
+    ValueError
+        X does not match the training features.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> from quercus import serving
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.DecisionTreeClassifier(missing="learned").fit(X, y)
+    >>> serving.onnx_input(model, X[:2]).tolist()
+    [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.697, 0.46], [1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.774, 0.376]]
+    """
     state = _state(model)
     raw = replace(
         state.schema, features=tuple(replace(f, fill=None) for f in state.schema.features)
@@ -249,15 +300,55 @@ def _branch(
 def to_onnx(
     model: Any, *, dtype: Any = np.float64, ml_opset: int = _ML_OPSET, name: str | None = None
 ) -> Any:
-    """The fitted model as an `onnx.ModelProto` (see the module's description).
+    """The fitted model as an ONNX model: one ``ai.onnx.ml`` TreeEnsemble operator.
 
-    Inputs: `X` of shape (n, n_features), float64 (or float32, cast to float64 inside:
-    every float32 value is a float64 exactly). Outputs: a classifier's `label` (int64,
-    string, float64 or bool, as the class labels) and `probabilities` (float64, columns in
-    `classes_` order; with a cost matrix `label` is the class of least expected cost); a
-    regressor's `variable` (float64, shape (n,)). `ml_opset=3` writes the older
-    `TreeEnsembleRegressor` (for runtimes and converters that stop at ai.onnx.ml 3, such as
-    skl2onnx), with category subsets as chains of `==` tests.
+    Numeric tests are ``x <= t`` (``BRANCH_LEQ``), category subsets ``BRANCH_MEMBER``,
+    multiway splits chains of ``BRANCH_EQ``; a missing value (NaN) takes one side per node.
+    The leaves give the leaf's position, and standard operators look up its probabilities
+    and label (or mean) in float64 tables, so onnxruntime predicts exactly what quercus
+    predicts.
+
+    Parameters
+    ----------
+    model : DecisionTreeClassifier or DecisionTreeRegressor
+        The fitted model.
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        The type of the input ``X`` (float32 is cast to float64 inside: every float32 is a
+        float64 exactly).
+    ml_opset : {5, 3}, default=5
+        3 writes the older ``TreeEnsembleRegressor`` (for runtimes and converters that stop
+        at ai.onnx.ml 3, such as skl2onnx), category subsets as chains of ``==`` tests.
+    name : str, optional
+        The graph's name (default ``quercus_<class name>``).
+
+    Returns
+    -------
+    onnx.ModelProto
+        Input ``X`` (n, n_features) as :func:`onnx_input` encodes it. Outputs: a
+        classifier's ``label`` (as the class labels' type) and ``probabilities`` (float64,
+        columns in ``classes_`` order; with a cost matrix ``label`` is the class of least
+        expected cost); a regressor's ``variable`` (float64, shape (n,)).
+
+    Raises
+    ------
+    NotServableError
+        A tree with C4.5's fractions, surrogate splits or oblique splits.
+    ValueError
+        Another ``dtype`` or ``ml_opset``.
+    ImportError
+        Without the ``onnx`` package (``pip install "quercus[onnx]"``).
+
+    Examples
+    --------
+    >>> import onnxruntime
+    >>> import quercus
+    >>> from quercus import serving
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.DecisionTreeClassifier(missing="learned").fit(X, y)
+    >>> session = onnxruntime.InferenceSession(serving.to_onnx(model).SerializeToString())
+    >>> labels, proba = session.run(None, {"X": serving.onnx_input(model, X)})
+    >>> (labels == model.predict(X)).all(), (proba == model.predict_proba(X)).all()
+    (np.True_, np.True_)
     """
     import onnx
     from onnx import TensorProto, helper
@@ -478,10 +569,33 @@ def _label_table(classes: NDArray[Any]) -> tuple[NDArray[Any], int]:
 
 
 def register_skl2onnx() -> None:
-    """Teach skl2onnx to convert quercus's estimators, so `skl2onnx.to_onnx(pipeline, X)`
-    converts a scikit-learn Pipeline ending in a quercus tree. Call it once; the converted
-    classifier outputs `label` and `probabilities` (pass `options={"zipmap": False}`, or
-    keep skl2onnx's default ZipMap of probabilities)."""
+    """Teach skl2onnx to convert quercus's estimators.
+
+    After it, ``skl2onnx.to_onnx(pipeline, X)`` converts a scikit-learn Pipeline ending in a
+    quercus tree. Call it once; the converted classifier outputs ``label`` and
+    ``probabilities`` (pass ``options={"zipmap": False}``, or keep skl2onnx's default ZipMap
+    of probabilities).
+
+    Raises
+    ------
+    ImportError
+        Without skl2onnx.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import skl2onnx
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> import quercus
+    >>> quercus.serving.register_skl2onnx()
+    >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    >>> pipeline = make_pipeline(StandardScaler(), quercus.DecisionTreeClassifier())
+    >>> pipeline = pipeline.fit(X, [0, 0, 1, 1])
+    >>> onnx_model = skl2onnx.to_onnx(pipeline, X, options={"zipmap": False})
+    >>> [output.name for output in onnx_model.graph.output]
+    ['label', 'probabilities']
+    """
     from skl2onnx import update_registered_converter
     from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType
 
@@ -551,10 +665,40 @@ def _attribute(attribute: Any) -> Any:
 
 
 def to_treelite(model: Any) -> Any:
-    """The fitted model as a `treelite.Model` (treelite >= 4's model builder), for
-    `treelite.gtil.predict` or TL2cgen's C code generation. A classifier predicts its class
-    probabilities (a leaf vector per leaf), a regressor its mean. Categorical features take
-    their category's position in the fit's list, as for `to_onnx` (`onnx_input`)."""
+    """The fitted model as a treelite model, for ``treelite.gtil`` or TL2cgen's C code.
+
+    Built with treelite (>= 4)'s model builder. Categorical features take their category's
+    position in the fit's list, as for :func:`to_onnx` (use :func:`onnx_input`).
+
+    Parameters
+    ----------
+    model : DecisionTreeClassifier or DecisionTreeRegressor
+        The fitted model.
+
+    Returns
+    -------
+    treelite.Model
+        One tree; a classifier predicts its class probabilities (a leaf vector per leaf), a
+        regressor its mean.
+
+    Raises
+    ------
+    NotServableError
+        A tree with C4.5's fractions, surrogate splits or oblique splits.
+    ImportError
+        Without the ``treelite`` package (``pip install "quercus[treelite]"``).
+
+    Examples
+    --------
+    >>> import treelite
+    >>> import quercus
+    >>> from quercus import serving
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.DecisionTreeClassifier(missing="learned").fit(X, y)
+    >>> proba = treelite.gtil.predict(serving.to_treelite(model), serving.onnx_input(model, X))
+    >>> (proba[:, 0, :] == model.predict_proba(X)).all()
+    np.True_
+    """
     from treelite.model_builder import (
         Metadata,
         ModelBuilder,

@@ -22,7 +22,18 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _growth, _missing, model_io, native, pictures, render, serving, spread
+from . import (
+    _core,
+    _docstrings,
+    _growth,
+    _missing,
+    model_io,
+    native,
+    pictures,
+    render,
+    serving,
+    spread,
+)
 from ._base import ClassifierBase, EstimatorBase, RegressorBase
 from ._fitted import FittedTree, is_dense
 from ._params import (
@@ -238,7 +249,20 @@ _CONSTRAINED_PESSIMISTIC = (
 
 
 class NotFittedError(ValueError, AttributeError):
-    """Raised when an unfitted estimator is used; catchable like scikit-learn's."""
+    """An estimator was used before ``fit``.
+
+    A ValueError and an AttributeError, as scikit-learn's; when scikit-learn is installed
+    the error raised is also a ``sklearn.exceptions.NotFittedError``, so its checks catch it.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> try:
+    ...     quercus.DecisionTreeClassifier().predict([[0.0]])
+    ... except quercus.NotFittedError as error:
+    ...     print(error)
+    this DecisionTreeClassifier is not fitted yet; call fit first
+    """
 
 
 @dataclass(frozen=True)
@@ -295,14 +319,47 @@ class _Pruning:
 
 @dataclass(frozen=True)
 class PruningPath:
-    """The minimal cost-complexity pruning path, as scikit-learn returns it: the effective
-    alphas (increasing, from 0) and the total leaf impurity of each pruned subtree. Read by
-    attribute or, like scikit-learn's Bunch, by key (`path["ccp_alphas"]`)."""
+    """The minimal cost-complexity pruning path, as scikit-learn returns it.
+
+    Returned by :meth:`DecisionTreeClassifier.cost_complexity_pruning_path`. Read by
+    attribute or, like scikit-learn's Bunch, by key (``path["ccp_alphas"]``).
+
+    Parameters
+    ----------
+    ccp_alphas : numpy.ndarray
+        The effective alphas, increasing from 0: pruning at ``ccp_alphas[i]`` gives the
+        i-th subtree of the sequence.
+    impurities : numpy.ndarray
+        The total leaf impurity (or misclassification cost) of each of those subtrees.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon2", return_X_y=True)
+    >>> path = quercus.DecisionTreeClassifier().cost_complexity_pruning_path(X, y)
+    >>> path["ccp_alphas"].round(3).tolist() == path.ccp_alphas.round(3).tolist()
+    True
+    >>> path.keys()
+    ('ccp_alphas', 'impurities')
+    """
 
     ccp_alphas: NDArray[np.float64]
     impurities: NDArray[np.float64]
 
     def keys(self) -> tuple[str, ...]:
+        """The two fields' names, as a mapping's keys.
+
+        Returns
+        -------
+        tuple of str
+            ``("ccp_alphas", "impurities")``.
+
+        Examples
+        --------
+        >>> from quercus.tree import PruningPath
+        >>> PruningPath(ccp_alphas=[0.0], impurities=[0.5]).keys()
+        ('ccp_alphas', 'impurities')
+        """
         return ("ccp_alphas", "impurities")
 
     def __getitem__(self, key: str) -> NDArray[np.float64]:
@@ -433,10 +490,51 @@ class _BaseTree(EstimatorBase, ABC):
         return check(name, self._given(name), self._constraints[name])
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's parameters (scikit-learn protocol; `deep` has nothing to recurse)."""
+        """The constructor's parameters, as given (scikit-learn's protocol).
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Accepted for scikit-learn; a tree holds no sub-estimators to recurse into.
+
+        Returns
+        -------
+        dict
+            Parameter name -> value; None where the algorithm's preset decides.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> params = quercus.DecisionTreeClassifier(algorithm="c4.5").get_params()
+        >>> params["algorithm"], params["criterion"], params["max_depth"]
+        ('c4.5', None, None)
+        """
         return {p.name: self._given(p.name) for p in self._parameters()}
 
     def set_params(self: _Estimator, **params: Any) -> _Estimator:
+        """Set parameters by name (scikit-learn's protocol); they are checked at ``fit``.
+
+        Parameters
+        ----------
+        **params : dict
+            Parameter name -> new value.
+
+        Returns
+        -------
+        self : object
+            This estimator.
+
+        Raises
+        ------
+        ValueError
+            A name that is not one of the estimator's parameters.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> quercus.DecisionTreeClassifier().set_params(algorithm="id3", max_depth=3)
+        DecisionTreeClassifier(algorithm='id3', max_depth=3)
+        """
         valid = {p.name for p in self._parameters()}
         for name, value in params.items():
             if name not in valid:
@@ -476,7 +574,12 @@ class _BaseTree(EstimatorBase, ABC):
     def _validated_params(self, checked: dict[str, Any], data: TrainingData) -> _Params:
         """The growth parameters as the core reads them, resolved against the training data
         as scikit-learn resolves them (shares of rows and features, the seed)."""
-        n_rows, n_features = len(data.y), len(data.columns)
+        return self._params_for(checked, len(data.y), len(data.columns), data.n_classes)
+
+    def _params_for(
+        self, checked: dict[str, Any], n_rows: int, n_features: int, n_classes: int | list[int]
+    ) -> _Params:
+        """`_validated_params` for data of this shape (a streamed fit has no TrainingData)."""
         return _Params(
             criterion=checked["criterion"],
             categorical_split=checked["categorical_split"],
@@ -492,7 +595,7 @@ class _BaseTree(EstimatorBase, ABC):
             min_objects=checked["min_objects"],
             numeric_gain_correction=checked["numeric_gain_correction"],
             conventions=checked["conventions"],
-            cost_matrix=self._cost_list(data.n_classes),
+            cost_matrix=self._cost_list(n_classes),
             altered_priors=bool(checked.get("altered_priors", False)),
             class_weights=None,  # set by `_grow` from `_class_factors`
             oblique=checked["splits"] == "oblique",
@@ -507,9 +610,7 @@ class _BaseTree(EstimatorBase, ABC):
             n_jobs=_threads(checked["n_jobs"]),
             max_features=_growth.max_features(checked["max_features"], n_features),
             random_state=_growth.seed(checked["random_state"]),
-            monotonic_cst=_growth.monotonic_cst(
-                checked["monotonic_cst"], n_features, data.n_classes
-            ),
+            monotonic_cst=_growth.monotonic_cst(checked["monotonic_cst"], n_features, n_classes),
             max_time=checked["max_time"],
         )
 
@@ -550,18 +651,76 @@ class _BaseTree(EstimatorBase, ABC):
         *,
         target: str | list[str] | None = None,
         validation: tuple[Any, ...] | None = None,
+        memory_budget: int | None = None,
+        batch_rows: int | None = None,
     ) -> _Estimator:
-        """Grow the tree, then post-prune it as `pruning` says.
+        """Grow the tree, then post-prune it as ``pruning`` says.
 
-        y is 1-D, or 2-D with one column per output (a multi-output tree, as scikit-learn's:
-        one tree whose leaves predict every output; see the README for what it supports).
-        `sample_weight` may be passed by position, as scikit-learn's `fit(X, y,
-        sample_weight)`. `target` names the column of a Polars X that holds y (a list of
-        names: a multi-output y). `validation` = (X_val, y_val) or (X_val, y_val, sample_weight_val)
-        feeds `prepruning="validation"` and `pruning="reduced_error"`.
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The training rows, one column per feature. String, Categorical, Enum and Boolean
+            columns (pandas ``category``) are categorical features; null and NaN are missing
+            values.
+        y : array-like of shape (n_rows,) or (n_rows, n_outputs), optional
+            The target. 2-D grows one tree whose leaves predict every output, as
+            scikit-learn's multi-output trees. Omit it when ``target`` names a column of X.
+        sample_weight : array-like of shape (n_rows,), optional
+            Finite, non-negative row weights (a row of weight 0 is absent). May be passed by
+            position, as scikit-learn's ``fit(X, y, sample_weight)``.
+        target : str or list of str, optional
+            The column of a DataFrame X that holds y (a list of names: a multi-output y);
+            it is not a feature.
+        validation : tuple, optional
+            ``(X_val, y_val)`` or ``(X_val, y_val, sample_weight_val)``: the held-out rows
+            ``prepruning="validation"`` and ``pruning="reduced_error"`` measure.
+        memory_budget : int, optional
+            With ``splitter="hist"`` and a LazyFrame X (e.g. ``pl.scan_parquet(...)``, with
+            ``target`` naming one column): the bytes of histograms a pass over the batches
+            holds (default 256 MiB). Such an X is streamed, never collected whole, and the
+            tree is the one the in-memory fit grows from the same rows; ``sample_weight``
+            then names a column. Other splitters collect it.
+        batch_rows : int, optional
+            Rows per batch of a streamed LazyFrame (default 2**20), read once per pass.
+
+        Returns
+        -------
+        self : object
+            This estimator, fitted.
+
+        Raises
+        ------
+        InvalidParameterError
+            A parameter outside its values; the message names it and its bounds.
+        ValueError
+            Data that cannot be used (an infinite value, y of another length than X, a
+            pruning that needs ``validation`` without it), named in the message.
+        TimeoutError
+            The fit ran longer than ``max_time``; the estimator is left as it was.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> df = quercus.datasets.load("watermelon3")
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(df, target="ripe")
+        >>> model.n_leaves_, model.depth_
+        (5, 2)
         """
         checked = self._checked()
         pruning = self._validated_pruning(checked)
+        streamed = isinstance(X, pl.LazyFrame) and checked["splitter"] == "hist"
+        if not streamed and (memory_budget is not None or batch_rows is not None):
+            raise ValueError(
+                "memory_budget and batch_rows apply to a LazyFrame fit with splitter='hist', "
+                "which streams it batch by batch"
+            )
+        if streamed:
+            if y is not None or validation is not None:
+                raise ValueError("a LazyFrame fit takes target= (a column), not y or validation")
+            self._fitted = self._fit_streamed(
+                X, checked, pruning, target, sample_weight, memory_budget, batch_rows
+            )
+            return self
         data = training_data(
             X,
             y,
@@ -586,6 +745,44 @@ class _BaseTree(EstimatorBase, ABC):
         # Assigned only once pruning succeeded, so a failed fit leaves the model as it was.
         self._fitted = self._grow(checked, data, factors, pruning, validation)
         return self
+
+    def _fit_streamed(
+        self,
+        lf: pl.LazyFrame,
+        checked: dict[str, Any],
+        pruning: _Pruning,
+        target: str | list[str] | None,
+        sample_weight: Any,
+        memory_budget: int | None,
+        batch_rows: int | None,
+    ) -> FittedTree:
+        """The fitted state of a tree grown over a LazyFrame's batches (`quercus._stream`).
+        Node quantiles are not recorded: they would need every target again (pictures draw
+        mean ± sd, as for a loaded model)."""
+        for name in ("class_weight", "priors"):
+            if getattr(self, name, None) is not None:
+                raise ValueError(
+                    f"{name} needs the class counts first; a LazyFrame fit "
+                    "takes sample_weight= (a column) instead"
+                )
+        from . import _stream
+
+        _stream.check_streamable(checked, pruning.method)
+        tree, schema, classes = _stream.fit(
+            lf,
+            target=_stream.one_target(target),
+            sample_weight=sample_weight,
+            classification=self._estimator_type == "classifier",
+            ordinal=_ordinals(checked["ordinal_features"]),
+            missing=checked["missing"],
+            params=lambda n_rows, n_features, n_classes: self._params_for(
+                checked, n_rows, n_features, n_classes
+            ),
+            memory_budget=memory_budget,
+            batch_rows=batch_rows,
+            progress=self._reporter("fit"),
+        )
+        return FittedTree(tree, schema, classes)
 
     def _grow(
         self,
@@ -702,12 +899,65 @@ class _BaseTree(EstimatorBase, ABC):
         confidence: float = 0.25,
         ccp_alpha: float = 0.0,
     ) -> _Estimator:
-        """A new, pruned model; this one is left untouched.
+        """A new, pruned copy of the model; this one is left untouched.
 
-        method: "reduced_error" (needs X_val, y_val; `prune_ties` prunes when the validation
-        error stays equal, as text 004 does, else only when it drops, as text 000 does),
-        "pessimistic" (C4.5's error-based pruning at `confidence`; with the training X, y it
-        also raises subtrees as C4.5 does) or "cost_complexity" (CART, at `ccp_alpha`).
+        Parameters
+        ----------
+        method : {"reduced_error", "pessimistic", "cost_complexity"}
+            Reduced-error pruning on held-out rows (Zhou §4.3.2; the restaurant notes),
+            C4.5's error-based pruning (Quinlan 1993) or minimal cost-complexity pruning
+            (Breiman et al. 1984 §3.3).
+        X_val, y_val : array-like, optional
+            The held-out rows reduced-error pruning measures (required for it).
+        sample_weight_val : array-like, optional
+            Their weights.
+        X, y : array-like, optional
+            The training rows: with them, pessimistic pruning also raises subtrees, as C4.5
+            does.
+        sample_weight : array-like, optional
+            The training rows' weights.
+        prune_ties : bool, default=True
+            Reduced error: prune when the validation error stays equal (the restaurant
+            notes), else only when it drops (Zhou).
+        confidence : float, default=0.25
+            Pessimistic: C4.5's confidence factor CF.
+        ccp_alpha : float, default=0.0
+            Cost complexity: the complexity parameter.
+
+        Returns
+        -------
+        DecisionTreeClassifier or DecisionTreeRegressor
+            The pruned copy; after reduced-error pruning ``pruning_trace_`` lists every
+            decision.
+
+        Raises
+        ------
+        InvalidParameterError
+            An unknown ``method`` or an out-of-range setting.
+        ValueError
+            Reduced-error pruning without ``X_val`` and ``y_val``.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        Zhou's Figs 4.4 and 4.6: watermelon 2.0 split into Table 4.2's training and
+        validation melons (``umbilicus`` first, the column the text picks in a tie), grown by
+        ID3, then pruned by reduced error only where validation accuracy rises:
+
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon2", return_X_y=True)
+        >>> X = X.select("umbilicus", "color", "root", "sound", "texture", "surface")
+        >>> train = [0, 1, 2, 5, 6, 9, 13, 14, 15, 16]
+        >>> valid = [3, 4, 7, 8, 10, 11, 12]
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X[train], y[train])
+        >>> pruned = model.prune(
+        ...     "reduced_error", X_val=X[valid], y_val=y[valid], prune_ties=False
+        ... )
+        >>> model.n_leaves_, pruned.n_leaves_
+        (11, 7)
+        >>> round(model.score(X[valid], y[valid]), 3), round(pruned.score(X[valid], y[valid]), 3)
+        (0.429, 0.714)
         """
         state = self._state
         if method == "pessimistic" and self.monotonic_cst is not None:
@@ -744,11 +994,40 @@ class _BaseTree(EstimatorBase, ABC):
     def cost_complexity_pruning_path(
         self, X: Any, y: Any, sample_weight: Any = None
     ) -> PruningPath:
-        """Grow a tree on X, y with these parameters (unpruned) and return its minimal
-        cost-complexity pruning path, with scikit-learn's semantics: pruning at
-        `ccp_alphas[i]` gives the subtree whose total leaf impurity is `impurities[i]` (its
-        misclassification cost with `ccp_risk="misclassification"`). To choose an alpha by
-        cross-validation (least error or the 1-SE rule), see `cost_complexity_cv`."""
+        """The minimal cost-complexity pruning path of a tree grown on X, y.
+
+        The tree is grown with these parameters, unpruned; pruning it at ``ccp_alphas[i]``
+        gives the subtree whose total leaf impurity is ``impurities[i]`` (its
+        misclassification cost with ``ccp_risk="misclassification"``), as in scikit-learn.
+        To choose an alpha by cross-validation, see :meth:`cost_complexity_cv`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame
+            The training rows.
+        y : array-like
+            The target.
+        sample_weight : array-like, optional
+            Row weights.
+
+        Returns
+        -------
+        quercus.tree.PruningPath
+            ``ccp_alphas`` and ``impurities``.
+
+        Raises
+        ------
+        InvalidParameterError
+            An invalid parameter of the estimator.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon2", return_X_y=True)
+        >>> path = quercus.DecisionTreeClassifier().cost_complexity_pruning_path(X, y)
+        >>> path.ccp_alphas.round(4).tolist()
+        [0.0, 0.0392, 0.0515, 0.1046, 0.2123]
+        """
         pruning = self._validated_pruning(self._checked())
         grower = copy.copy(self).set_params(pruning="none", ccp_alpha=0.0, prepruning=None)
         tree = grower.fit(X, y, sample_weight=sample_weight)._state.tree
@@ -771,19 +1050,55 @@ class _BaseTree(EstimatorBase, ABC):
         target: str | None = None,
         random_state: int | None = None,
     ) -> CostComplexityCV:
-        """Cross-validate the minimal cost-complexity pruning path, as rpart's `xval` does,
-        and return its table (rpart's cp table: cp, n_splits, rel_error, xerror, xstd, with
-        each row's `ccp_alpha`) with the rules that pick an alpha: `.ccp_alpha("1se")` (the
-        smallest tree within one standard error of the least cross-validated error,
-        Breiman et al. 1984 §3.4.3) or `.ccp_alpha("min")`.
+        """Cross-validate the minimal cost-complexity pruning path, as rpart's ``xval`` does.
 
-        `folds`: a number of folds (rows assigned at random, each fold the same size up to
-        one, as rpart assigns them; `random_state` seeds it) or one fold label per row
-        (rpart's `xval` given as a vector). The tree is grown with these parameters on all
-        rows and on each fold's complement; the rows of a fold are predicted by the fold
-        tree pruned at each row's cp, and their error is the misclassification cost (with
-        `ccp_risk="misclassification"`, rpart's `xerror`) or the squared error. A positive
-        `ccp_alpha` ends the table there, as rpart's `cp` does."""
+        The tree is grown with these parameters on all rows and on each fold's complement;
+        the rows of a fold are predicted by the fold tree pruned at each row's cp, and their
+        error is the misclassification cost (with ``ccp_risk="misclassification"``, rpart's
+        ``xerror``) or the squared error. A positive ``ccp_alpha`` ends the table there, as
+        rpart's ``cp`` does.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame
+            The rows.
+        y : array-like, optional
+            The target (or name it with ``target``).
+        folds : int or array-like, default=10
+            A number of folds (rows assigned at random, the folds of equal size up to one,
+            as rpart assigns them) or one fold label per row (rpart's ``xval`` given as a
+            vector).
+        sample_weight : array-like, optional
+            Row weights.
+        target : str, optional
+            The column of a DataFrame X that holds y.
+        random_state : int, optional
+            Seeds the random folds.
+
+        Returns
+        -------
+        quercus.pruning.CostComplexityCV
+            rpart's cp table (``cp``, ``ccp_alpha``, ``n_splits``, ``rel_error``,
+            ``xerror``, ``xstd``) with the rules that pick an alpha: ``ccp_alpha("1se")``
+            (the smallest tree within one standard error of the least cross-validated
+            error, Breiman et al. 1984 §3.4.3) or ``ccp_alpha("min")``.
+
+        Raises
+        ------
+        ValueError
+            Fewer than two folds, or fold labels of another length than X.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> estimator = quercus.DecisionTreeClassifier(ccp_risk="misclassification")
+        >>> cv = estimator.cost_complexity_cv(X, y, folds=5, random_state=0)
+        >>> cv.table.columns
+        ['cp', 'ccp_alpha', 'n_splits', 'rel_error', 'xerror', 'xstd']
+        >>> cv.pruned("1se").n_leaves_ <= estimator.fit(X, y).n_leaves_
+        True
+        """
         from .pruning import cross_validate
 
         return cross_validate(self, X, y, folds, sample_weight, target, random_state)
@@ -884,6 +1199,7 @@ class _BaseTree(EstimatorBase, ABC):
 
     @property
     def n_features_in_(self) -> int:
+        """The number of features seen at fit (scikit-learn's attribute)."""
         return len(self._state.schema.features)
 
     @property
@@ -900,6 +1216,7 @@ class _BaseTree(EstimatorBase, ABC):
 
     @property
     def feature_names_in_(self) -> NDArray[np.object_]:
+        """The features' names seen at fit (``x0``, ``x1``, ... for a matrix)."""
         return np.array(self._state.schema.names, dtype=object)
 
     @property
@@ -909,23 +1226,64 @@ class _BaseTree(EstimatorBase, ABC):
         return self._state.n_outputs
 
     def get_depth(self) -> int:
-        """The depth of the tree (scikit-learn's name for `depth_`)."""
+        """The depth of the tree (scikit-learn's name for ``depth_``).
+
+        Returns
+        -------
+        int
+            Levels below the root: 0 for a single leaf.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.get_depth()
+        2
+        """
         return self.depth_
 
     def get_n_leaves(self) -> int:
-        """The number of leaves (scikit-learn's name for `n_leaves_`)."""
+        """The number of leaves (scikit-learn's name for ``n_leaves_``).
+
+        Returns
+        -------
+        int
+            The leaves of the fitted tree.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.get_n_leaves()
+        5
+        """
         return self.n_leaves_
 
     @property
     def n_nodes_(self) -> int:
+        """The number of nodes, leaves included."""
         return self.tree_.n_nodes
 
     @property
     def n_leaves_(self) -> int:
+        """The number of leaves."""
         return self.tree_.n_leaves
 
     @property
     def depth_(self) -> int:
+        """The depth: levels below the root."""
         return self.tree_.depth
 
     def _columns(self, X: Any) -> list[_core.Column]:
@@ -973,14 +1331,72 @@ class _BaseTree(EstimatorBase, ABC):
         return Progress(what, total) if verbose else None
 
     def apply(self, X: Any) -> NDArray[np.int64]:
-        """Id of the leaf each row reaches (the one holding most of its weight)."""
+        """The leaf each row reaches, as a node id.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The rows, one column per feature: a DataFrame is matched to the training columns
+            by name (a LazyFrame collects only those), a matrix by position.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_rows,)
+            Node ids (as ``tree_.nodes()`` and ``export_text`` number them); a row spread
+            over several branches by a missing value gets the leaf holding most of its
+            weight.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            X lacks a training column or has another number of columns, or holds an
+            infinite value (the message names the column).
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.apply(X[:3]).tolist()
+        [5, 5, 5]
+        """
         return self._predicted("apply", self._rows(X))
 
     def decision_path(self, X: Any) -> csr_matrix:
-        """The nodes each row passes through, as scikit-learn returns them: a SciPy CSR
-        indicator matrix (n_rows x n_nodes). Rows are routed as prediction routes them, so a
-        row that a missing value spreads over several branches marks every node it reaches
-        with a positive share."""
+        """The nodes each row passes through, as scikit-learn returns them.
+
+        Rows are routed as prediction routes them, so a row that a missing value spreads
+        over several branches marks every node it reaches with a positive share.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The rows, one column per feature: a DataFrame is matched to the training columns
+            by name (a LazyFrame collects only those), a matrix by position.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_rows, n_nodes)
+            1 where the row passes the node. Needs SciPy.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            X lacks a training column or has another number of columns, or holds an
+            infinite value (the message names the column).
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.decision_path(X[:1]).toarray().tolist()
+        [[1, 1, 0, 0, 0, 1, 0, 0]]
+        """
         indptr, indices = self._predicted("decision_path", self._rows(X))
         return path_matrix(indptr, indices, self.tree_.n_nodes)
 
@@ -999,18 +1415,51 @@ class _BaseTree(EstimatorBase, ABC):
     ) -> str:
         """The tree as indented text, one line per node, as the textbooks draw it.
 
-        `max_depth`: levels shown (None: all); a split at the last level shown ends its line
-        with the number of leaves below it.
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point in thresholds and figures.
+        show_weights : bool, default=True
+            End each leaf's line with its training weight, ``(7)``.
+        show_missing : bool, optional
+            Say where each split sends a missing value, after its first branch's line
+            (``[missing → left]``, ``[? → 7/15 · 5/15 · 3/15]`` for C4.5's fractions,
+            ``[surrogate: density <= 0.4000; missing → left]``). None: when some split met
+            missing values in training.
+        max_depth : int, optional
+            Levels shown (None: all); a split at the last level shown ends its line with
+            the number of leaves below it.
+        max_categories : int, optional
+            A category subset is worded by its shorter side and lists at most this many
+            categories, counting the rest (``{N10156, N103US, … 1,809 more}``); None lists
+            all. ``to_sql``, ``to_polars_expr`` and ``rules()`` always hold every category.
 
-        A category subset is worded by its shorter side (`tailnum not in {...}` when that
-        list is shorter), at most `max_categories` of it listed and the rest counted
-        (`{N10156, N103US, … 1,809 more}`; None lists all). Machine-readable exports
-        (`to_sql`, `to_polars_expr`, `rules()` as data) always hold every category.
+        Returns
+        -------
+        str
+            One line per node below the root.
 
-        `show_missing`: where each split sends a missing value, after its first branch's line
-        (`[missing → left]`, `[? → 7/15 · 5/15 · 3/15]` for C4.5's fractions,
-        `[surrogate: density <= 0.4000; missing → left]`); None (default) shows it when some
-        split met missing values in training."""
+        Raises
+        ------
+        InvalidParameterError
+            ``max_depth`` or ``max_categories`` below 1.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> print(model.export_text())
+        texture = clear
+            density <= 0.3815: no (2)
+            density >  0.3815: yes (7)
+        texture = slightly_blurry
+            surface = hard: no (4)
+            surface = soft: yes (1)
+        texture = blurry: no (3)
+        """
         state = self._state
         return render.export_text(
             state.view.nodes(),
@@ -1024,9 +1473,34 @@ class _BaseTree(EstimatorBase, ABC):
         )
 
     def rules(self) -> RuleSet:
-        """The tree as rules, one per leaf (the tests on its path, merged per feature), with
-        the root's prediction as default: to read, post-prune, or run as Polars or SQL. One
-        output only: a rule set is a classifier (or regressor) of one target."""
+        """The tree as rules, one per leaf, to read, post-prune, or run as Polars or SQL.
+
+        Each rule holds the tests on its leaf's path, merged per feature (two thresholds on
+        one feature become one interval); the default is the root's prediction.
+
+        Returns
+        -------
+        RuleSet
+            The rules in the order ``export_text`` prints the leaves.
+
+        Raises
+        ------
+        ValueError
+            A multi-output tree: a rule set predicts one target.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> rules = model.rules()
+        >>> len(rules), rules.default
+        (5, 'no')
+        >>> print(rules[1].to_text("ripe"))
+        IF texture = clear AND density > 0.3815 THEN ripe = yes  [support 7, confidence 1.00]
+        """
         state = self._state
         state.single_output("rules()")
         return RuleSet.from_tree(state.tree.nodes(), state.schema, state.labels)
@@ -1034,48 +1508,209 @@ class _BaseTree(EstimatorBase, ABC):
     def export_rules(
         self, *, decimals: int = 4, max_categories: int | None = MAX_CATEGORIES
     ) -> str:
-        """`rules()` as text: one `IF ... THEN ...` line per leaf and an `ELSE` default;
-        category lists shortened as `export_text` shortens them."""
+        """The rules of :meth:`rules` as text.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Digits after the point in thresholds and figures.
+        max_categories : int, optional
+            Category lists longer than this are shortened, as ``export_text`` shortens them
+            (None: all).
+
+        Returns
+        -------
+        str
+            One ``IF ... THEN ...`` line per leaf, with its support and confidence, and an
+            ``ELSE`` line for the default.
+
+        Raises
+        ------
+        ValueError
+            A multi-output tree.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> print(model.export_rules())
+        IF texture = clear AND density <= 0.3815 THEN ripe = no  [support 2, confidence 1.00]
+        IF texture = clear AND density > 0.3815 THEN ripe = yes  [support 7, confidence 1.00]
+        IF texture = slightly_blurry AND surface = hard THEN ripe = no  [support 4, confidence 1.00]
+        IF texture = slightly_blurry AND surface = soft THEN ripe = yes
+            [support 1, confidence 1.00]
+        IF texture = blurry THEN ripe = no  [support 3, confidence 1.00]
+        ELSE ripe = no
+        """
         return self.rules().to_text(decimals, check("max_categories", max_categories, _LISTED))
 
     def predict_expr(self, *, proba: bool = False) -> pl.Expr:
-        """A Polars expression running this model's predictor on each batch of a query,
-        named after the target: `df.with_columns(model.predict_expr())`, eager, lazy or
-        `collect(engine="streaming")`. `proba=True` (classifiers): a struct of class
-        probabilities. See `quercus.native.predict_expr`."""
+        """A Polars expression that runs this model's predictor on each batch of a query.
+
+        The same as :func:`quercus.predict_expr` with this model.
+
+        Parameters
+        ----------
+        proba : bool, default=False
+            Classifiers: a struct of class probabilities instead of the label.
+
+        Returns
+        -------
+        polars.Expr
+            Named after the target; use it in ``with_columns`` or ``select``, eager, lazy
+            or ``collect(engine="streaming")``.
+
+        Raises
+        ------
+        ValueError
+            ``proba=True`` on a regressor or a multi-output tree.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> X.lazy().select(model.predict_expr()).collect()["ripe"].to_list()[:4]
+        ['yes', 'yes', 'yes', 'yes']
+        """
         return native.predict_expr(self, proba=proba)
 
     def to_polars_expr(self) -> pl.Expr:
-        """The tree as a pure Polars `when/then` expression named after the target (quercus
-        is not needed to run it). Equal to `predict(X, output="polars")` on rows with no
-        missing tested value, and on every row when the tree sends a missing value to one
-        child (every `missing=` strategy but C4.5's fractions; surrogate splits included).
-        With C4.5's fractions a missing value (null, NaN, an unseen category) goes down the
-        branch with the largest training share, since the fractions cannot be expressed
-        (see `quercus.native`). A multi-output tree's expression is a struct of its outputs'
-        predictions."""
+        """The tree as a pure Polars ``when/then`` expression (quercus is not needed to run it).
+
+        Equal to ``predict(X, output="polars")`` on rows with no missing tested value, and
+        on every row when the tree sends a missing value to one child (every ``missing=``
+        strategy but C4.5's fractions; surrogate splits included). With C4.5's fractions a
+        missing value (null, NaN, an unseen category) goes down the branch with the largest
+        training share, since the fractions cannot be expressed.
+
+        Returns
+        -------
+        polars.Expr
+            Named after the target; a multi-output tree's is a struct of its outputs'
+            predictions.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> X.select(model.to_polars_expr())["ripe"].to_list() == model.predict(X).tolist()
+        True
+        """
         state = self._state
         dtype = native.prediction_dtype(state.schema, state.classes)
         return native.tree_expr(state.tree.nodes(), state.schema, state.labels, dtype)
 
     def to_sql(self, table: str | None = None) -> str:
-        """The tree as an SQL `CASE` expression (nested, one per internal node), with
-        `to_polars_expr`'s treatment of missing values (NULL); with `table`, a whole
-        `SELECT CASE ... END AS "target" FROM "table"`. Columns as for `RuleSet.to_sql`. A
-        multi-output tree gives one `CASE` per output, named after it (a select list)."""
+        """The tree as an SQL ``CASE`` expression, one nested ``CASE`` per internal node.
+
+        Missing values (NULL) are treated as by :meth:`to_polars_expr`; the columns must
+        hold what quercus was fitted on, as for :meth:`quercus.RuleSet.to_sql`.
+
+        Parameters
+        ----------
+        table : str, optional
+            With it, a whole ``SELECT CASE ... END AS "target" FROM "table"``.
+
+        Returns
+        -------
+        str
+            The expression; a multi-output tree gives one ``CASE`` per output, named after
+            it (a select list).
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> print(model.to_sql())
+        CASE
+            WHEN "texture" = 'slightly_blurry' THEN CASE
+                WHEN "surface" = 'soft' THEN 'yes'
+                ELSE 'no'
+            END
+            WHEN "texture" = 'blurry' THEN 'no'
+            ELSE CASE
+                WHEN "density" <= 0.3815 THEN 'no'
+                ELSE 'yes'
+            END
+        END
+        """
         state = self._state
         return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table)
 
     def to_onnx(self, *, dtype: Any = np.float64, ml_opset: int = 5) -> Any:
-        """The model as an ONNX `ModelProto` (`ai.onnx.ml` TreeEnsemble; `ml_opset=3`: the
-        older TreeEnsembleRegressor), for onnxruntime: input `X` as
-        `quercus.serving.onnx_input(model, X)` encodes it; see `quercus.serving.to_onnx`.
-        Needs the `onnx` package."""
+        """The model as an ONNX model for onnxruntime (see :func:`quercus.serving.to_onnx`).
+
+        Parameters
+        ----------
+        dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+            The input matrix's type.
+        ml_opset : {5, 3}, default=5
+            ``ai.onnx.ml`` TreeEnsemble (5) or the older TreeEnsembleRegressor (3).
+
+        Returns
+        -------
+        onnx.ModelProto
+            Input ``X`` as :func:`quercus.serving.onnx_input` encodes it.
+
+        Raises
+        ------
+        quercus.serving.NotServableError
+            A C4.5-fractions, surrogate or oblique tree, which one direction per node
+            cannot express (the message names the strategy to refit with).
+        ImportError
+            Without the ``onnx`` package (``pip install "quercus[onnx]"``).
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(missing="learned").fit(X, y)
+        >>> [output.name for output in model.to_onnx().graph.output]
+        ['label', 'probabilities']
+        """
         return serving.to_onnx(self, dtype=dtype, ml_opset=ml_opset)
 
     def to_treelite(self) -> Any:
-        """The model as a `treelite.Model` (for TL2cgen's C code); see
-        `quercus.serving.to_treelite`. Needs the `treelite` package."""
+        """The model as a treelite model, for TL2cgen (see :func:`quercus.serving.to_treelite`).
+
+        Returns
+        -------
+        treelite.Model
+            One tree; a classifier's leaves hold class probabilities.
+
+        Raises
+        ------
+        quercus.serving.NotServableError
+            A tree that one direction per node cannot express, as for :meth:`to_onnx`.
+        ImportError
+            Without the ``treelite`` package (``pip install "quercus[treelite]"``).
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(missing="learned").fit(X, y)
+        >>> model.to_treelite().num_tree
+        1
+        """
         return serving.to_treelite(self)
 
     def to_dot(
@@ -1085,10 +1720,40 @@ class _BaseTree(EstimatorBase, ABC):
         max_categories: int | None = pictures.PICTURE_CATEGORIES,
         data: tuple[Any, ...] | None = None,
     ) -> str:
-        """The tree as Graphviz DOT text (boxes coloured by majority class), for `dot`;
-        category lists shortened to `max_categories` (None: all), each edge's whole test as
-        its tooltip. A regression node's label ends with its strip, as in `to_svg` (`data`
-        as there). One output only (boxes are coloured and counted by one output's classes)."""
+        """The tree as Graphviz DOT text, for ``dot``: boxes coloured by majority class.
+
+        Parameters
+        ----------
+        decimals : int, default=3
+            Digits after the point.
+        max_categories : int, optional
+            Category lists shortened to this many (None: all); each edge's whole test is its
+            tooltip.
+        data : tuple, optional
+            A regressor's ``(X, y)`` or ``(X, y, sample_weight)`` whose quantiles the
+            nodes' strips draw, as in :meth:`to_svg`.
+
+        Returns
+        -------
+        str
+            A ``digraph``.
+
+        Raises
+        ------
+        ValueError
+            A multi-output tree (boxes are coloured and counted by one output's classes), or
+            ``data`` given to a classifier.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.to_dot().startswith("digraph tree {")
+        True
+        """
         state = self._state
         state.single_output("to_dot()")
         nodes = state.tree.nodes()
@@ -1113,20 +1778,54 @@ class _BaseTree(EstimatorBase, ABC):
     ) -> str:
         """The tree as a standalone SVG picture, laid out by quercus (no Graphviz needed).
 
-        It fits `width` px (None: its own size): a wider drawing is scaled down; if its text
-        would then be too small to read, fewer levels are drawn, with a caption saying so and
-        each cut node stating how many nodes lie below it. `max_depth` draws at most that
-        many levels below the root. Category lists show at most `max_categories` (None: all)
-        of their shorter side; the whole list is the edge's tooltip and a numbered note under
-        the tree.
-
-        A regression node shows its mean, its weight and a strip of its target's spread
+        A classifier's node shows its class counts, coloured by its majority class. A
+        regression node shows its mean, its weight and a strip of its target's spread
         (whiskers 5-95 %, box 25-75 %, median, mean) on one axis for the whole picture: the
-        training rows' quantiles, recorded at fit. A model read from a file keeps none (nor
-        the `tree_` arrays), so its strips show mean ± one standard deviation; `data=(X, y)`
-        or `(X, y, sample_weight)` draws the quantiles of those rows instead (for a loaded
-        model, or to see test rows), routed as `predict` routes them. Classifiers take no
-        `data`. One output only, as `to_dot`."""
+        training rows' quantiles, recorded at fit. A model read from a file keeps none, so
+        its strips show mean ± one standard deviation unless given ``data``.
+
+        Parameters
+        ----------
+        decimals : int, default=3
+            Digits after the point.
+        max_depth : int, optional
+            Draw at most this many levels below the root.
+        width : float, optional
+            The page width in px (at least 100; None: the drawing's own size). A wider
+            drawing is scaled down; if its text would then be too small to read, fewer
+            levels are drawn, with a caption saying so and each cut node stating how many
+            nodes lie below it.
+        max_categories : int, optional
+            Category lists show at most this many of their shorter side (None: all); the
+            whole list is the edge's tooltip and a numbered note under the tree.
+        data : tuple, optional
+            A regressor's ``(X, y)`` or ``(X, y, sample_weight)``: draw the quantiles of
+            those rows, routed as ``predict`` routes them (for a loaded model, or to see
+            test rows).
+
+        Returns
+        -------
+        str
+            An ``<svg>`` element; a notebook shows a fitted model this way by itself.
+
+        Raises
+        ------
+        ValueError
+            A multi-output tree, or ``data`` given to a classifier.
+        InvalidParameterError
+            ``width`` below 100 or ``max_depth`` below 1.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> svg = model.to_svg(width=600)
+        >>> svg.startswith("<svg"), svg.count('<rect class="node')
+        (True, 8)
+        """
         state = self._state
         state.single_output("to_svg()")
         nodes = state.tree.nodes()
@@ -1191,8 +1890,40 @@ class _BaseTree(EstimatorBase, ABC):
         return {"text/plain": repr(self), **({} if svg is None else {"image/svg+xml": svg})}
 
     def node_scores(self, node_id: int) -> pl.DataFrame:
-        """The candidate score of every feature when `node_id` was grown (as `split_scores`).
-        Exact-search trees only: a histogram tree (`splitter_ == "hist"`) keeps no scores."""
+        """Every feature's best split at a node when it was grown, as :func:`split_scores`.
+
+        Parameters
+        ----------
+        node_id : int
+            The node, as ``apply`` and ``tree_.nodes()`` number them (0 is the root).
+
+        Returns
+        -------
+        polars.DataFrame
+            One row per feature: ``feature``, ``score``, ``gain``, ``iv`` (split
+            information), ``threshold`` (numeric features) and ``rho`` (the share of weight
+            that knows the feature); NaN for a feature not searched there.
+
+        Raises
+        ------
+        ValueError
+            A histogram tree (``splitter_ == "hist"``), which keeps no scores.
+        QuercusError
+            A node that does not exist.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        Under ``texture = clear`` (node 1) of watermelon 3.0, density's gain is 0.764:
+
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> scores = model.node_scores(1)
+        >>> scores.filter(feature="density")["gain"].round(3).to_list()
+        [0.764]
+        """
         if self.splitter_ == "hist":
             raise ValueError(
                 "node_scores are recorded by the exact search only; this tree was grown with "
@@ -1203,17 +1934,89 @@ class _BaseTree(EstimatorBase, ABC):
     # The model format (docs/model-format.md); the bytes are made and read in `model_io`.
 
     def save(self, path: str | PathLike[str]) -> None:
-        """Write the fitted model to `path` in the model format; `quercus.load` reads it."""
+        """Write the fitted model to a file in quercus's model format.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write (conventionally ``.qrc``); :func:`quercus.load` reads it.
+
+        Raises
+        ------
+        OSError
+            The file cannot be written.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "melons.qrc"
+        >>> model.save(path)
+        >>> quercus.load(path).predict(X).tolist() == model.predict(X).tolist()
+        True
+        """
         model_io.save(self.to_bytes(), path)
 
     def to_bytes(self) -> bytes:
-        """The fitted model in the model format; `from_bytes` reads it."""
+        """The fitted model in quercus's model format (docs: the model format).
+
+        Returns
+        -------
+        bytes
+            The same data and parameters always give the same bytes; :func:`quercus.from_bytes`
+            reads them.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> data = model.to_bytes()
+        >>> data[:4]
+        b'\\x89QRC'
+        >>> quercus.from_bytes(data).n_leaves_
+        5
+        """
         name = type(self).__name__
         return model_io.to_bytes(self._state, name, self._estimator_type, self.get_params())
 
     @classmethod
     def from_bytes(cls: type[_Estimator], data: bytes) -> _Estimator:
-        """The model in `data` (from `to_bytes`), which must be one of this class's kind."""
+        """The model in ``data`` (from ``to_bytes``), as an estimator of this class.
+
+        Parameters
+        ----------
+        data : bytes
+            A model written by ``to_bytes``, ``save`` or the command line.
+
+        Returns
+        -------
+        object
+            An estimator of this class holding the model.
+
+        Raises
+        ------
+        QuercusError
+            ``data`` is not a quercus model, is damaged, or holds the other kind of
+            estimator (a regressor read as a classifier).
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> data = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).to_bytes()
+        >>> quercus.DecisionTreeClassifier.from_bytes(data)
+        DecisionTreeClassifier(algorithm='id3')
+        """
         stored = model_io.read(data)
         if stored.estimator_type != cls._estimator_type:
             raise _core.QuercusError(
@@ -1265,7 +2068,7 @@ class _BaseTree(EstimatorBase, ABC):
 
 
 class DecisionTreeClassifier(ClassifierBase, _BaseTree):
-    """A classification tree: ID3, C4.5 or CART by `algorithm`, any criterion by name."""
+    # The docstring, with every parameter, is assembled below the class (`_docstrings`).
 
     _estimator_type = "classifier"
     _default_criteria: ClassVar[dict[str, str]] = {
@@ -1414,14 +2217,45 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         return np.array(counts, dtype=np.intp) if isinstance(counts, list) else counts
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
-        """The most probable class label of each row (missing values: as `missing=` says, C4.5's
-        fractions by default); with a cost matrix, the class of least expected cost. A
-        multi-output tree predicts every output: shape (n_rows, n_outputs).
+        """The class of each row.
 
-        X: a NumPy array, or a Polars (or pandas) DataFrame or a LazyFrame (only the fitted
-        features are collected). `output="polars"`: a Series named after the target, with
-        the target's dtype at fit (an Enum target gives that Enum); a multi-output tree's: a
-        DataFrame with one such column per output."""
+        The most probable class of the leaf each row reaches (a row that C4.5's fractions
+        spread over several leaves: of their summed distributions); with a ``cost_matrix``,
+        the class of least expected cost. Missing values go where ``missing=`` says.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The rows, one column per feature: a DataFrame is matched to the training columns
+            by name (a LazyFrame collects only those), a matrix by position.
+        output : {"numpy", "polars"}, default="numpy"
+            ``"polars"``: a Series named after the target, with the target's dtype at fit
+            (an Enum target gives that Enum); a multi-output tree's, a DataFrame with one
+            such column per output.
+
+        Returns
+        -------
+        numpy.ndarray, polars.Series or polars.DataFrame
+            The labels, shape (n_rows,), or (n_rows, n_outputs) for a multi-output tree.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            X lacks a training column or has another number of columns, or holds an
+            infinite value (the message names the column).
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.predict(X[:3]).tolist()
+        ['yes', 'yes', 'yes']
+        >>> model.predict(X[:3], output="polars").dtype
+        Enum(categories=['yes', 'no'])
+        """
         output = native.check_output(output)
         codes = self._predict_codes(self._rows(X))
         return native.class_labels(codes, self.classes_, self._state.schema, output)
@@ -1435,25 +2269,120 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         return np.argmin(self._predicted("predict_proba", rows) @ costs, axis=1)
 
     def predict_proba(self, X: Any, *, output: str = "numpy") -> Any:
-        """Class probabilities, columns in `classes_` order; `output="polars"`: a DataFrame
-        with one Float64 column per class, named after its label. A multi-output tree gives
-        a list with each output's, as scikit-learn does."""
+        """Class probabilities of each row: the class distribution of the leaf it reaches.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The rows, one column per feature: a DataFrame is matched to the training columns
+            by name (a LazyFrame collects only those), a matrix by position.
+        output : {"numpy", "polars"}, default="numpy"
+            ``"polars"``: a DataFrame with one Float64 column per class, named after its
+            label.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_rows, n_classes), polars.DataFrame or list
+            Columns in ``classes_`` order; a multi-output tree gives a list with each
+            output's, as scikit-learn does.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            X lacks a training column or has another number of columns, or holds an
+            infinite value (the message names the column).
+
+        Examples
+        --------
+        Melon 8 of watermelon 2.0α misses its texture: C4.5's fractions send it down the
+        three texture branches with weights 7/15, 5/15 and 3/15, and its probabilities are
+        the weighted sum of the class distributions of the leaves it reaches:
+
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon2alpha", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.classes_.tolist()
+        ['yes', 'no']
+        >>> model.predict_proba(X[7]).round(3).tolist()
+        [[0.551, 0.449]]
+        """
         output = native.check_output(output)
         proba = self._predicted("predict_proba", self._rows(X))
         return native.probabilities(proba, self.classes_, output)
 
     def predict_log_proba(self, X: Any) -> Any:
-        """The natural logarithm of `predict_proba` (-inf where a class has no weight); a list
-        of each output's for a multi-output tree."""
+        """The natural logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The rows, one column per feature: a DataFrame is matched to the training columns
+            by name (a LazyFrame collects only those), a matrix by position.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_rows, n_classes) or list
+            -inf where a class has no weight; a list of each output's for a multi-output
+            tree.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            X lacks a training column or has another number of columns, or holds an
+            infinite value (the message names the column).
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.predict_log_proba(X[:1]).tolist()
+        [[0.0, -inf]]
+        """
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
             return [np.log(p) for p in proba] if isinstance(proba, list) else np.log(proba)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy, weighted by `sample_weight`. A multi-output tree is scored as
-        scikit-learn's `accuracy_score` scores it: subset accuracy (every output right) when
-        every label is 0 or 1 (a multilabel indicator), else it raises ValueError, as
-        scikit-learn does for multiclass-multioutput targets."""
+        """The accuracy of ``predict(X)`` against y.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The rows, one column per feature: a DataFrame is matched to the training columns
+            by name (a LazyFrame collects only those), a matrix by position.
+        y : array-like
+            The true labels.
+        sample_weight : array-like, optional
+            Row weights of the accuracy.
+
+        Returns
+        -------
+        float
+            The (weighted) share of rows predicted right. A multi-output tree is scored as
+            scikit-learn's ``accuracy_score`` scores it: subset accuracy (every output
+            right) when every label is 0 or 1.
+
+        Raises
+        ------
+        ValueError
+            y of another length than X, or a multi-output target that is not a 0/1
+            indicator ("multiclass-multioutput is not supported", as scikit-learn says).
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y)
+        >>> model.score(X, y)
+        1.0
+        """
         rows = self._rows(X)
         n_rows = n_rows_of(rows)
         state = self._state
@@ -1498,9 +2427,7 @@ def _indicator(labels: NDArray[Any]) -> bool:
 
 
 class DecisionTreeRegressor(RegressorBase, _BaseTree):
-    """A regression tree: squared error by default, or scikit-learn's friedman_mse,
-    absolute_error (median leaves) and poisson; `algorithm` only picks the categorical
-    split."""
+    # The docstring, with every parameter, is assembled below the class (`_docstrings`).
 
     _estimator_type = "regressor"
     _default_criteria: ClassVar[dict[str, str]] = dict.fromkeys(_SPLITS, "squared_error")
@@ -1510,17 +2437,82 @@ class DecisionTreeRegressor(RegressorBase, _BaseTree):
     }
 
     def predict(self, X: Any, *, output: str = "numpy") -> Any:
-        """The value of the leaves each row reaches (their weighted mean target; the weighted
-        median with `criterion="absolute_error"`; shape (n_rows, n_outputs) for a multi-output
-        tree); `output="polars"`: a Float64 Series named after the target (a DataFrame of one
-        per output). X as for the classifier's `predict`."""
+        """The predicted value of each row: that of the leaf it reaches.
+
+        A leaf's value is its weighted mean target (the weighted median with
+        ``criterion="absolute_error"``); a row spread over several leaves by C4.5's
+        fractions gets their weighted mean.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The rows, one column per feature: a DataFrame is matched to the training columns
+            by name (a LazyFrame collects only those), a matrix by position.
+        output : {"numpy", "polars"}, default="numpy"
+            ``"polars"``: a Float64 Series named after the target (a DataFrame of one per
+            output).
+
+        Returns
+        -------
+        numpy.ndarray, polars.Series or polars.DataFrame
+            Shape (n_rows,), or (n_rows, n_outputs) for a multi-output tree.
+
+        Raises
+        ------
+        NotFittedError
+            Before ``fit``.
+        ValueError
+            X lacks a training column or has another number of columns, or holds an
+            infinite value (the message names the column).
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> X, sugar = X.drop("sugar"), X["sugar"]
+        >>> model = quercus.DecisionTreeRegressor(max_depth=1).fit(X, sugar)
+        >>> model.predict(X[:2]).round(3).tolist()
+        [0.302, 0.302]
+        """
         output = native.check_output(output)
         predictions = self._predicted("predict_value", self._rows(X))
         return native.values(predictions, self._state.schema, output)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Coefficient of determination R^2, weighted by `sample_weight`; for a multi-output
-        tree the mean of the outputs' (scikit-learn's `r2_score`, "uniform_average")."""
+        """The coefficient of determination R² of ``predict(X)`` against y.
+
+        Parameters
+        ----------
+        X : array-like, scipy.sparse matrix, polars.DataFrame or LazyFrame, pandas.DataFrame
+            The rows, one column per feature: a DataFrame is matched to the training columns
+            by name (a LazyFrame collects only those), a matrix by position.
+        y : array-like
+            The true values.
+        sample_weight : array-like, optional
+            Row weights.
+
+        Returns
+        -------
+        float
+            R²; for a multi-output tree the mean of the outputs' (scikit-learn's
+            ``r2_score`` with ``"uniform_average"``).
+
+        Raises
+        ------
+        ValueError
+            y of another length than X.
+        NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import quercus
+        >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+        >>> X, sugar = X.drop("sugar"), X["sugar"]
+        >>> model = quercus.DecisionTreeRegressor().fit(X, sugar)
+        >>> model.score(X, sugar)
+        1.0
+        """
         rows = self._rows(X)
         n_rows = n_rows_of(rows)
         columns = output_columns(y, n_rows, self._state.schema)
@@ -1550,11 +2542,52 @@ def split_scores(
     sample_weight: Any = None,
     categorical_split: str = "multiway",
 ) -> pl.DataFrame:
-    """Each feature's best split of the whole data under `criterion`, one row per feature.
+    """Each feature's best split of the whole data under a criterion: the textbooks' tables.
 
-    The textbooks' Gain / Gain_ratio / Gini_index tables; the regression criteria
-    ("squared_error", "friedman_mse", "absolute_error", "poisson") take a regression y. A 2-D
-    y scores the splits of a multi-output tree (the mean of the outputs' impurities).
+    The Gain, Gain_ratio and Gini_index tables a student computes by hand (Zhou §4.2), one
+    row per feature. The regression criteria take a numeric y; a 2-D y scores the splits of
+    a multi-output tree (the mean of the outputs' impurities).
+
+    Parameters
+    ----------
+    X : array-like or DataFrame
+        The rows, as :meth:`DecisionTreeClassifier.fit` takes them.
+    y : array-like
+        The target.
+    criterion : str
+        Any criterion the estimators take (``"entropy"``, ``"gain_ratio"``, ``"gini"``,
+        ``"squared_error"``, ...).
+    sample_weight : array-like, optional
+        Row weights.
+    categorical_split : {"multiway", "binary"}, default="multiway"
+        Score categorical features by one branch per category, or by their best subset.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per feature: ``feature``; ``score`` (the criterion's own figure: the gain,
+        the ratio, G², or an impurity index's weighted child impurity); ``gain``; ``iv``
+        (the split information); ``threshold`` (the midpoint chosen for a numeric feature,
+        else NaN); ``rho`` (the share of the weight that knows the feature, C4.5's ρ).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown criterion or categorical split.
+    ValueError
+        A criterion that does not apply to y (a two-class criterion on three classes, a
+        binary one with multiway splits).
+
+    Examples
+    --------
+    Zhou's Table of gains for watermelon 2.0 (§4.2.1): texture wins with 0.381.
+
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon2", return_X_y=True)
+    >>> scores = quercus.split_scores(X, y, criterion="entropy")
+    >>> dict(zip(scores["feature"], scores["gain"].round(3)))
+    {'color': 0.108, 'root': 0.143, 'sound': 0.141, 'texture': 0.381, 'umbilicus': 0.289,
+     'surface': 0.006}
     """
     criterion = check("criterion", criterion, (Options(_CRITERIA),))
     categorical_split = check(
@@ -1667,10 +2700,7 @@ def _with_defaults(signature: inspect.Signature, **defaults: Any) -> inspect.Sig
 
 
 class ExtraTreeClassifier(DecisionTreeClassifier):
-    """An extremely randomised classification tree (Geurts et al. 2006), as scikit-learn's
-    ExtraTreeClassifier: one random test per feature among `max_features` ("sqrt") drawn per
-    node, the best of those kept. A `DecisionTreeClassifier` with those two defaults; give
-    `random_state` for repeatable trees."""
+    # The docstring, with every parameter, is assembled below the class (`_docstrings`).
 
     def __init__(
         self, *, splitter: str = "random", max_features: Any = "sqrt", **params: Any
@@ -1685,9 +2715,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
 
 
 class ExtraTreeRegressor(DecisionTreeRegressor):
-    """An extremely randomised regression tree, as scikit-learn's ExtraTreeRegressor: one
-    random test per feature, every feature searched (`max_features=1.0`). A
-    `DecisionTreeRegressor` with those two defaults."""
+    # The docstring, with every parameter, is assembled below the class (`_docstrings`).
 
     def __init__(self, *, splitter: str = "random", max_features: Any = 1.0, **params: Any) -> None:
         super().__init__(splitter=splitter, max_features=max_features, **params)
@@ -1695,6 +2723,107 @@ class ExtraTreeRegressor(DecisionTreeRegressor):
     __init__.__signature__ = _with_defaults(  # type: ignore[attr-defined]
         inspect.signature(DecisionTreeRegressor.__init__), splitter="random", max_features=1.0
     )
+
+
+_docstrings.document(
+    DecisionTreeClassifier,
+    """A classification tree: ID3, C4.5, CART or a provably optimal tree, any criterion.""",
+    """
+    See Also
+    --------
+    DecisionTreeRegressor : the regression tree.
+    ExtraTreeClassifier : one random test per feature.
+
+    Notes
+    -----
+    With scikit-learn installed the estimator is a scikit-learn classifier (pipelines,
+    grid searches, ``clone``). Parameters are checked at ``fit``; a bad one raises
+    :class:`InvalidParameterError` naming it and its bounds.
+
+    Examples
+    --------
+    ID3 on watermelon 3.0 grows Zhou's Fig 4.7:
+
+    >>> import quercus
+    >>> df = quercus.datasets.load("watermelon3")
+    >>> model = quercus.DecisionTreeClassifier(algorithm="id3").fit(df, target="ripe")
+    >>> print(model.export_text(show_weights=False))
+    texture = clear
+        density <= 0.3815: no
+        density >  0.3815: yes
+    texture = slightly_blurry
+        surface = hard: no
+        surface = soft: yes
+    texture = blurry: no
+    >>> model.predict(df[:2]).tolist()
+    ['yes', 'yes']
+    """,
+    attributes="""
+    classes_ : numpy.ndarray or list
+        The class labels in code order (the column order of ``predict_proba``); a list of
+        each output's for a multi-output y.
+    n_classes_ : int or numpy.ndarray
+        The number of classes (per output).
+    """,
+)
+_docstrings.document(
+    DecisionTreeRegressor,
+    """A regression tree: squared error, Friedman's improvement, absolute error or Poisson
+    deviance; ``algorithm`` picks how categorical features split.""",
+    """
+    See Also
+    --------
+    DecisionTreeClassifier : the classification tree.
+    ExtraTreeRegressor : one random test per feature.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.DecisionTreeRegressor(max_depth=1).fit(X.drop("sugar"), X["sugar"])
+    >>> print(model.export_text(decimals=3))
+    texture = clear: 0.302 (9)
+    texture not in {clear}: 0.113 (8)
+    """,
+)
+_docstrings.document(
+    ExtraTreeClassifier,
+    """An extremely randomised classification tree (Geurts et al. 2006), as scikit-learn's:
+    one random test per feature among ``max_features`` drawn per node, the best kept.""",
+    """
+    See Also
+    --------
+    DecisionTreeClassifier : the same estimator, whose defaults search exhaustively.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.ExtraTreeClassifier(random_state=0).fit(X, y)
+    >>> model.splitter_, model.max_features_
+    ('random', 2)
+    >>> model.score(X, y)
+    1.0
+    """,
+)
+_docstrings.document(
+    ExtraTreeRegressor,
+    """An extremely randomised regression tree, as scikit-learn's ExtraTreeRegressor: one
+    random test per feature, every feature searched.""",
+    """
+    See Also
+    --------
+    DecisionTreeRegressor : the same estimator, whose defaults search exhaustively.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> model = quercus.ExtraTreeRegressor(random_state=0).fit(X.drop("sugar"), X["sugar"])
+    >>> model.splitter_, model.max_features_
+    ('random', 7)
+    """,
+)
 
 
 # The estimators by the class name a model file records.
@@ -1710,14 +2839,72 @@ _ESTIMATORS: dict[str, type[_BaseTree]] = {
 
 
 def load(path: str | PathLike[str]) -> _BaseTree:
-    """The estimator saved at `path` (by `model.save`)."""
+    """The estimator saved in a model file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by ``model.save`` or ``quercus fit``.
+
+    Returns
+    -------
+    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier or ExtraTreeRegressor
+        The estimator of the class that wrote it, fitted.
+
+    Raises
+    ------
+    OSError
+        The file cannot be read.
+    QuercusError
+        It is not a quercus model, or it is damaged (every size and index is checked before
+        use).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "melons.qrc"
+    >>> quercus.DecisionTreeClassifier(algorithm="id3").fit(X, y).save(path)
+    >>> quercus.load(path)
+    DecisionTreeClassifier(algorithm='id3')
+    """
     with open(path, "rb") as file:
         return from_bytes(file.read())
 
 
 def from_bytes(data: bytes | bytearray | memoryview) -> _BaseTree:
-    """The estimator in `data` (from `model.to_bytes()`), of the class that wrote it (a
-    class this quercus does not know: the classifier or regressor of its kind)."""
+    """The estimator held in bytes written by ``model.to_bytes()``.
+
+    Parameters
+    ----------
+    data : bytes, bytearray or memoryview
+        The model's bytes.
+
+    Returns
+    -------
+    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier or ExtraTreeRegressor
+        The estimator of the class that wrote it (of a class this quercus does not know:
+        the classifier or regressor of its kind), fitted.
+
+    Raises
+    ------
+    QuercusError
+        Not a quercus model, or damaged.
+
+    Examples
+    --------
+    >>> import quercus
+    >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
+    >>> data = quercus.DecisionTreeRegressor().fit(X.drop("sugar"), X["sugar"]).to_bytes()
+    >>> quercus.from_bytes(data)
+    DecisionTreeRegressor()
+    >>> quercus.from_bytes(b"not a model")
+    Traceback (most recent call last):
+    ...
+    _core.QuercusError: cannot load the model: not a quercus model: it does not start with the
+    magic bytes 89 51 52 43 0D 0A 1A 0A
+    """
     stored = model_io.read(data)
     cls = _ESTIMATORS.get(stored.estimator)
     if cls is None or cls._estimator_type != stored.estimator_type:

@@ -717,27 +717,14 @@ impl Grower<'_, '_, '_> {
             (Some(a), _) => a,
             (None, o) => o?,
         };
-        // Noise-tolerant, so that a zero gain still splits when min_gain is 0 (XOR).
-        if better(self.params.min_gain, split.score.gain, scale) {
+        if !admits(
+            self.params,
+            &self.searcher,
+            (self.total_weight, tree.weight(node)),
+            &split,
+            scale,
+        ) {
             return None;
-        }
-        // scikit-learn's test and tolerance (`_tree.pyx`: improvement + EPSILON < value).
-        let min_decrease = self.params.min_impurity_decrease;
-        // Absolute error's impurity is no function of the children's sums: its decrease is
-        // the one the scan measured on the rows (the gain), weighed by the node's weight.
-        let weighted_decrease = if self.params.criterion.is_additive() {
-            self.searcher.weighted_decrease(&split.children)
-        } else {
-            tree.weight(node) * split.score.gain
-        };
-        if min_decrease > 0.0 && weighted_decrease / self.total_weight + f64::EPSILON < min_decrease
-        {
-            return None;
-        }
-        if let Some(max_p) = self.params.max_p_value {
-            if g_test_p_value(&split.children) > max_p {
-                return None;
-            }
         }
         split.missing = missing::plan(
             &self.searcher,
@@ -772,78 +759,52 @@ impl Grower<'_, '_, '_> {
     /// Rows are counted by mass ([`Searcher::mass`]), so with `min_samples_split` at least 2
     /// a node holding less than two rows' worth of C4.5 fragments is a leaf in every preset.
     fn is_terminal(&self, tree: &Tree, node: NodeId) -> bool {
-        let p = self.params;
-        let n = tree.n_rows(node);
-        p.max_depth.is_some_and(|d| tree.depth(node) >= d)
-            || !holds_rows(n, p.min_samples_split)
-            || !holds_rows(n, 2 * p.min_samples_leaf)
-            || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * self.total_weight
-            || tree.impurity(node) <= f64::EPSILON
-            || (p.conventions == Conventions::J48 && j48::is_pure(tree.value(node)))
+        is_terminal(self.params, self.total_weight, tree, node)
     }
 
     /// Fills a node's weight, distribution, impurity and labels from its rows. An empty node
     /// keeps its parent's distribution and labels (Algorithm 4.1, line 12).
     fn summarise(&self, tree: &mut Tree, node: NodeId, rows: &NodeRows) {
-        let i = node.index();
-        let parent = tree.parent(node);
-        let (width, k) = (tree.value_width(), tree.n_outputs());
-        let (value, labels, impurity) = match parent {
-            Some(p) if rows.len() == 0 => (
-                tree.value(p).to_vec(),
-                tree.labels(p).to_vec(),
-                tree.impurity(p),
-            ),
-            _ if rows.len() == 0 => return,
-            _ => {
-                let target = self.train.target;
-                let stats = stats_of(target, rows);
-                let weight = self.searcher.weight_of(&stats);
-                set_one(&mut tree.weight, i, weight);
-                // Class weights and altered priors scale the search, not the rows counted.
-                let row_weight: f64 = if self.searcher.has_scales() {
-                    rows.iter()
-                        .map(|(r, w)| self.searcher.row_weight(r, w))
-                        .sum()
-                } else {
-                    weight
-                };
-                set_one(&mut tree.n_rows, i, self.searcher.rows_of(row_weight));
-                // rpart (missing="surrogate") breaks a tie for the first class (`gini.c`), the
-                // texts for the parent's.
-                let parent_labels = parent
-                    .filter(|_| self.params.missing != MissingStrategy::Surrogate)
-                    .map(|p| tree.labels(p));
-                let costs = self.params.cost_matrix.as_deref();
-                let conventions = self.params.conventions;
-                let (value, labels) = prediction(target, &stats, parent_labels, costs, conventions);
-                match target {
-                    // The criterion's own value (a median for absolute error) and impurity.
-                    Target::Values(y) => {
-                        let (value, impurity) = regression_node(self.params.criterion, y, rows);
-                        (vec![value], labels, impurity)
-                    }
-                    Target::MultiValues { values, n_outputs } => {
-                        let impurity = (0..*n_outputs)
-                            .map(|o| two_pass_variance(values, *n_outputs, o, rows, &value))
-                            .sum::<f64>()
-                            / *n_outputs as f64;
-                        (value, labels, impurity)
-                    }
-                    _ => {
-                        let impurity = self.searcher.node_impurity(&stats);
-                        (value, labels, impurity)
-                    }
-                }
+        let target = self.train.target;
+        let stats = (rows.len() > 0).then(|| stats_of(target, rows));
+        let criterion = self.params.criterion;
+        // Class weights and altered priors scale the search, not the rows counted.
+        let row_weight = |weight: f64| {
+            if self.searcher.has_scales() {
+                rows.iter()
+                    .map(|(r, w)| self.searcher.row_weight(r, w))
+                    .sum()
+            } else {
+                weight
             }
         };
-        set(&mut tree.value, i * width, &value);
-        if let Some(dst) = tree.label.get_mut(i * k..(i + 1) * k) {
-            dst.copy_from_slice(&labels);
-        }
-        set_one(&mut tree.impurity, i, impurity);
+        let regression = |means: &[f64]| match target {
+            // The criterion's own value (a median for absolute error) and impurity.
+            Target::Values(y) => {
+                let (value, impurity) = regression_node(criterion, y, rows);
+                (vec![value], impurity)
+            }
+            Target::MultiValues { values, n_outputs } => {
+                let impurity = (0..*n_outputs)
+                    .map(|o| two_pass_variance(values, *n_outputs, o, rows, means))
+                    .sum::<f64>()
+                    / *n_outputs as f64;
+                (means.to_vec(), impurity)
+            }
+            Target::Classes { .. } | Target::MultiClasses { .. } => (means.to_vec(), 0.0),
+        };
+        summarise(
+            tree,
+            node,
+            stats.as_deref(),
+            NodeFigures {
+                row_weight,
+                regression,
+            },
+            &self.searcher,
+            self.params,
+        );
     }
-
     /// Whether splitting `node` into `parts` strictly lowers the validation error of the
     /// validation rows that reach it (misclassified weight, or squared error; summed over
     /// the outputs of a multi-output tree).
@@ -882,6 +843,129 @@ impl Grower<'_, '_, '_> {
             .sum();
         better(as_leaf, as_split, 1.0)
     }
+}
+
+/// Stopping rules checked before any search (scikit-learn's: depth, rows, weight, purity).
+/// Rows are counted by mass ([`Searcher::mass`]), so with `min_samples_split` at least 2
+/// a node holding less than two rows' worth of C4.5 fragments is a leaf in every preset.
+pub(crate) fn is_terminal(
+    params: &TreeParams,
+    total_weight: f64,
+    tree: &Tree,
+    node: NodeId,
+) -> bool {
+    let p = params;
+    let n = tree.n_rows(node);
+    p.max_depth.is_some_and(|d| tree.depth(node) >= d)
+        || !holds_rows(n, p.min_samples_split)
+        || !holds_rows(n, 2 * p.min_samples_leaf)
+        || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * total_weight
+        || tree.impurity(node) <= f64::EPSILON
+        || (p.conventions == Conventions::J48 && j48::is_pure(tree.value(node)))
+}
+
+/// The pre-pruning tests on a node's chosen split: minimum gain (noise-tolerant, so that a
+/// zero gain still splits when min_gain is 0: XOR), minimum impurity decrease and G²
+/// significance. `weights`: the fit's total weight and the node's.
+pub(crate) fn admits(
+    params: &TreeParams,
+    searcher: &Searcher<'_, '_>,
+    (total_weight, node_weight): (f64, f64),
+    split: &Candidate,
+    scale: f64,
+) -> bool {
+    if better(params.min_gain, split.score.gain, scale) {
+        return false;
+    }
+    // scikit-learn's test and tolerance (`_tree.pyx`: improvement + EPSILON < value).
+    let min_decrease = params.min_impurity_decrease;
+    // Absolute error's impurity is no function of the children's sums: its decrease is
+    // the one the scan measured on the rows (the gain), weighed by the node's weight.
+    let weighted_decrease = if params.criterion.is_additive() {
+        searcher.weighted_decrease(&split.children)
+    } else {
+        node_weight * split.score.gain
+    };
+    if min_decrease > 0.0 && weighted_decrease / total_weight + f64::EPSILON < min_decrease {
+        return false;
+    }
+    !params
+        .max_p_value
+        .is_some_and(|max_p| g_test_p_value(&split.children) > max_p)
+}
+
+/// What [`summarise`] cannot read from a node's statistics: the weight of its rows without
+/// class factors, given the weighted one (`row_weight`), and a regression target's value row
+/// and impurity, given the outputs' means (`regression`: its criterion's, from its rows).
+pub(crate) struct NodeFigures<W, R> {
+    pub(crate) row_weight: W,
+    pub(crate) regression: R,
+}
+
+/// [`NodeFigures::regression`]: the outputs' means to the node's value row and impurity.
+pub(crate) trait RegressionFigures: FnOnce(&[f64]) -> (Vec<f64>, f64) {}
+impl<F: FnOnce(&[f64]) -> (Vec<f64>, f64)> RegressionFigures for F {}
+
+/// Fills a node's weight, distribution, impurity and labels from the statistics of its rows
+/// (`None`: no row). An empty node keeps its parent's distribution and labels (Algorithm
+/// 4.1, line 12).
+pub(crate) fn summarise<W, R>(
+    tree: &mut Tree,
+    node: NodeId,
+    stats: Option<&[f64]>,
+    figures: NodeFigures<W, R>,
+    searcher: &Searcher<'_, '_>,
+    params: &TreeParams,
+) where
+    W: FnOnce(f64) -> f64,
+    R: RegressionFigures,
+{
+    let i = node.index();
+    let parent = tree.parent(node);
+    let (width, k) = (tree.value_width(), tree.n_outputs());
+    let (value, labels, impurity) = match (parent, stats) {
+        (Some(p), None) => (
+            tree.value(p).to_vec(),
+            tree.labels(p).to_vec(),
+            tree.impurity(p),
+        ),
+        (None, None) => return,
+        (_, Some(stats)) => {
+            let target = searcher.target;
+            let weight = searcher.weight_of(stats);
+            set_one(&mut tree.weight, i, weight);
+            let row_weight = (figures.row_weight)(weight);
+            set_one(&mut tree.n_rows, i, searcher.rows_of(row_weight));
+            // rpart (missing="surrogate") breaks a tie for the first class (`gini.c`), the
+            // texts for the parent's.
+            let parent_labels = parent
+                .filter(|_| params.missing != MissingStrategy::Surrogate)
+                .map(|p| tree.labels(p));
+            let costs = params.cost_matrix.as_deref();
+            let (value, labels) =
+                prediction(target, stats, parent_labels, costs, params.conventions);
+            match target {
+                Target::Values(_) | Target::MultiValues { .. } => {
+                    let (value, impurity) = (figures.regression)(&value);
+                    (value, labels, impurity)
+                }
+                Target::Classes { .. } | Target::MultiClasses { .. } => {
+                    let impurity = searcher.node_impurity(stats);
+                    (value, labels, impurity)
+                }
+            }
+        }
+    };
+    set(&mut tree.value, i * width, &value);
+    if let Some(dst) = tree.label.get_mut(i * k..(i + 1) * k) {
+        dst.copy_from_slice(&labels);
+    }
+    set_one(&mut tree.impurity, i, impurity);
+}
+
+/// A regression node's mean from its statistics (weight, Σwy, Σwy²).
+pub(crate) fn mean_of(stats: &[f64]) -> f64 {
+    stats.get(1).copied().unwrap_or(0.0) / crate::criterion::stats_weight(stats, true)
 }
 
 /// What a node holding `stats` predicts: its value row (the class weights, or each output's
@@ -1285,7 +1369,7 @@ fn record_scores(
 }
 
 /// Turns a leaf into a split and allocates its children, contiguous, each with its r̃_v.
-fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
+pub(crate) fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
     let i = node.index();
     let (tag, threshold) = match &split.rule {
         SplitRule::Numeric { threshold } => (SplitTag::Numeric, *threshold),

@@ -239,22 +239,34 @@ impl Criterion {
             return None;
         }
         let mean = wy / w;
-        let loss: f64 = match self {
-            // scikit-learn's poisson_loss: Σ w·xlogy(y, y/ȳ), 0 where y = 0. A node whose
-            // targets are all 0 (ȳ = 0) predicts them exactly: deviance 0.
-            Criterion::Poisson if mean > 0.0 => rows()
-                .filter(|&(y, _)| y != 0.0)
-                .map(|(y, wi)| wi * y * (y / mean).ln())
-                .sum(),
-            Criterion::Poisson => 0.0,
-            _ => rows()
-                .map(|(y, wi)| {
-                    let d = y - mean;
-                    wi * d * d
-                })
-                .sum(),
+        let loss: f64 = if self.loss_is_zero(mean) {
+            0.0
+        } else {
+            rows()
+                .filter_map(|(y, wi)| self.loss_term(mean, y, wi))
+                .sum()
         };
         Some((mean, loss / w))
+    }
+
+    /// A row's term of a regression node's loss about the node's mean (summed in row order
+    /// from -0.0 by [`Self::regression_node`], and batch by batch by `crate::stream`); `None`
+    /// for a row that adds nothing. Squared error: w(y − ȳ)². Poisson, scikit-learn's
+    /// poisson_loss: w·xlogy(y, y/ȳ), nothing where y = 0.
+    pub(crate) fn loss_term(&self, mean: f64, y: f64, w: f64) -> Option<f64> {
+        match self {
+            Criterion::Poisson => (y != 0.0).then(|| w * y * (y / mean).ln()),
+            _ => {
+                let d = y - mean;
+                Some(w * d * d)
+            }
+        }
+    }
+
+    /// Whether a regression node's loss is 0 whatever its rows: a Poisson node whose targets
+    /// are all 0 (ȳ = 0) predicts them exactly.
+    pub(crate) fn loss_is_zero(&self, mean: f64) -> bool {
+        *self == Criterion::Poisson && mean <= 0.0
     }
 
     /// The quality of a partition of the known rows into `children` (what the search

@@ -28,6 +28,7 @@ mod sampling;
 mod scores;
 mod split;
 mod spread;
+mod stream;
 mod threads;
 pub mod tree;
 
@@ -44,4 +45,5 @@ pub use params::{
 };
 pub use scores::split_scores;
 pub use spread::NodeSpread;
+pub use stream::{Pass, Sketch, StreamFit, Sums};
 pub use tree::{FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree};

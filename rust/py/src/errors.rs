@@ -11,7 +11,17 @@ create_exception!(
     _core,
     QuercusError,
     PyValueError,
-    "Raised for every invalid input or parameter the core detects."
+    "Raised for every invalid input or parameter the core detects (a ValueError).\n\n\
+A damaged or foreign model file, a node that does not exist, data the core cannot use: the\n\
+message says what and where.\n\n\
+Examples\n\
+--------\n\
+>>> import quercus\n\
+>>> try:\n\
+...     quercus.from_bytes(b\"not a model\")\n\
+... except quercus.QuercusError as error:\n\
+...     print(error)\n\
+cannot load the model: not a quercus model: it does not start with the magic bytes 89 51 52 43 0D 0A 1A 0A\n"
 );
 
 /// Converts a core error: a column of the wrong kind is a `TypeError`, work stopped early is

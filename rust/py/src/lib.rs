@@ -6,6 +6,7 @@ mod convert;
 mod errors;
 mod model_io;
 mod prune;
+mod stream;
 mod tree;
 
 use numpy::PyReadonlyArray1;
@@ -34,7 +35,7 @@ fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
 }
 
 /// Growth parameters from the dict of validated values the Python facade passes.
-fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
+pub(crate) fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
     let criterion: String = get(d, "criterion")?;
     let split: String = get(d, "categorical_split")?;
     let params = TreeParams {
@@ -178,6 +179,7 @@ fn split_scores<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTree>()?;
+    m.add_class::<stream::PyStreamFit>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit_optimal, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_reduced_error, m)?)?;

@@ -272,7 +272,9 @@ fn arena_test(columns: &Columns, test: Test, rows: &[u32]) -> Arena {
                     (SplitTag::Ordered, f64::from(code), decided(missing_left))
                 }
                 Threshold::KnownVsMissing => match o.scale {
-                    Scale::Values(_) => (SplitTag::Numeric, f64::INFINITY, Some(1)),
+                    Scale::Values(_) | Scale::Bins { .. } => {
+                        (SplitTag::Numeric, f64::INFINITY, Some(1))
+                    }
                     Scale::Codes(n) => (SplitTag::Ordered, f64::from(n.saturating_sub(1)), Some(1)),
                 },
             };
@@ -364,10 +366,11 @@ pub(crate) fn sol_of_tree(tree: &Tree, columns: &Columns) -> Option<Sol> {
         let test = match kind {
             NodeKind::Numeric { feature, threshold } => {
                 let (c, o) = ordering_of(feature)?;
-                let Scale::Values(values) = &o.scale else {
-                    return None;
-                };
-                let below = values.partition_point(|&v| v <= threshold) as u32;
+                let below = match &o.scale {
+                    Scale::Values(values) => values.partition_point(|&v| v <= threshold),
+                    Scale::Bins { hi, .. } => hi.partition_point(|&v| v <= threshold),
+                    Scale::Codes(_) => return None,
+                } as u32;
                 let offset = u32::from(o.missing == Missing::First);
                 Test::Threshold {
                     column: c as u32,

@@ -11,6 +11,8 @@
 use crate::control::Control;
 use crate::data::{Column, Dataset};
 use crate::error::{CoreError, Result};
+use crate::split::hist::Bins;
+use crate::split::numeric::midpoint;
 
 /// Where the rows missing an ordering's feature are ranked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +41,10 @@ pub(crate) struct Ordering {
 pub(crate) enum Scale {
     /// The distinct known values of a numeric feature, ascending.
     Values(Vec<f64>),
+    /// The non-empty histogram bins of a numeric feature (`splitter="hist"`), ascending: each
+    /// one's least and greatest training value. A threshold falls between two bins, as the
+    /// histogram splitter places it.
+    Bins { lo: Vec<f64>, hi: Vec<f64> },
     /// The codes of an ordered categorical feature with this many categories.
     Codes(u32),
 }
@@ -68,6 +74,7 @@ impl Ordering {
     fn n_known(&self) -> u32 {
         match &self.scale {
             Scale::Values(v) => v.len() as u32,
+            Scale::Bins { hi, .. } => hi.len() as u32,
             Scale::Codes(n) => *n,
         }
     }
@@ -81,8 +88,8 @@ impl Ordering {
     }
 
     /// The test between adjacent node ranks `left < right`: the midpoint of their values (the
-    /// texts' rule; a midpoint that rounds up to the right value is moved to the left one, so
-    /// that `x <= t` still separates them).
+    /// texts' rule, computed as every other search computes it), or of the bins' facing
+    /// values.
     pub(crate) fn threshold(&self, left: u32, right: u32) -> Threshold {
         let missing_left = self.missing == Missing::First;
         let (Some(a), b) = (self.known(left), self.known(right)) else {
@@ -96,9 +103,18 @@ impl Ordering {
             Scale::Values(values) => {
                 let lo = values.get(a as usize).copied().unwrap_or(0.0);
                 let hi = values.get(b as usize).copied().unwrap_or(lo);
-                let mid = lo + (hi - lo) / 2.0;
-                let t = if mid < hi { mid } else { lo };
-                Threshold::Numeric { t, missing_left }
+                Threshold::Numeric {
+                    t: midpoint(lo, hi),
+                    missing_left,
+                }
+            }
+            Scale::Bins { lo, hi } => {
+                let below = hi.get(a as usize).copied().unwrap_or(0.0);
+                let above = lo.get(b as usize).copied().unwrap_or(below);
+                Threshold::Numeric {
+                    t: midpoint(below, above),
+                    missing_left,
+                }
             }
             Scale::Codes(_) => Threshold::Ordered {
                 code: a,
@@ -145,10 +161,12 @@ impl Columns {
     /// ignored as all missing) give none. A feature with missing values gives both orderings
     /// (the caller allows missing values only with `missing="learned"`).
     /// `max_categories` bounds the categories a nominal feature may have (present in the
-    /// training rows), since every subset of them is tried.
+    /// training rows), since every subset of them is tried. With `bins`, numeric features are
+    /// ranked by their histogram bins, so only the histogram splitter's thresholds are tried.
     pub(crate) fn new(
         data: &Dataset<'_>,
         max_categories: usize,
+        bins: Option<&Bins>,
         control: &Control,
     ) -> Result<Columns> {
         let oom = || {
@@ -160,6 +178,36 @@ impl Columns {
         let mut columns = Columns::default();
         for (feature, column) in data.columns().iter().enumerate() {
             control.check()?;
+            let sparse = match column {
+                Column::Sparse(c) => Some(c),
+                _ => None,
+            };
+            if let Some(binned) = bins.and_then(|b| b.binned(feature, sparse)) {
+                // The non-empty bins, ranked in order.
+                let (lo, hi) = binned.ranges();
+                let mut index = vec![None; hi.len()];
+                let (mut kept_lo, mut kept_hi) = (Vec::new(), Vec::new());
+                for (b, (&l, &h)) in lo.iter().zip(hi).enumerate() {
+                    if l <= h {
+                        if let Some(i) = index.get_mut(b) {
+                            *i = Some(kept_hi.len() as u32);
+                        }
+                        kept_lo.push(l);
+                        kept_hi.push(h);
+                    }
+                }
+                let known = |r: usize| {
+                    binned
+                        .bin(r as u32)
+                        .and_then(|b| index.get(b).copied().flatten())
+                };
+                let scale = || Scale::Bins {
+                    lo: kept_lo.clone(),
+                    hi: kept_hi.clone(),
+                };
+                columns.rank(feature, data.n_rows(), kept_hi.len(), known, scale, control)?;
+                continue;
+            }
             // A sparse column is read into rows here: the orderings below hold a rank per
             // row anyway (the optimal search is for data of a few thousand rows).
             let dense: Vec<f64>;
@@ -174,45 +222,16 @@ impl Columns {
             };
             match column {
                 Column::Numeric(v) => {
-                    let mut known: Vec<f64> = control.vec(v.len()).ok_or_else(oom)?;
-                    known.extend(v.iter().copied().filter(|x| !x.is_nan()));
-                    known.sort_unstable_by(f64::total_cmp);
-                    known.dedup();
-                    let has_missing = v.iter().any(|x| x.is_nan());
-                    // A threshold needs two distinct values, or one and missing rows (the
-                    // known-versus-missing test).
-                    let splits = known.len() >= 2 || (has_missing && !known.is_empty());
-                    if !splits {
-                        continue;
-                    }
-                    let rank_of = |x: f64, offset: u32, missing: u32| -> u32 {
-                        if x.is_nan() {
-                            missing
-                        } else {
-                            known.partition_point(|&k| k < x) as u32 + offset
-                        }
+                    let mut values: Vec<f64> = control.vec(v.len()).ok_or_else(oom)?;
+                    values.extend(v.iter().copied().filter(|x| !x.is_nan()));
+                    values.sort_unstable_by(f64::total_cmp);
+                    values.dedup();
+                    let known = |r: usize| {
+                        let x = v.get(r).copied().unwrap_or(f64::NAN);
+                        (!x.is_nan()).then(|| values.partition_point(|&k| k < x) as u32)
                     };
-                    let sides: &[Missing] = if has_missing {
-                        &[Missing::First, Missing::Last]
-                    } else {
-                        &[Missing::None]
-                    };
-                    for &missing in sides {
-                        let (offset, missing_rank) = match missing {
-                            Missing::First => (1, 0),
-                            _ => (0, known.len() as u32),
-                        };
-                        let mut rank = control.vec(v.len()).ok_or_else(oom)?;
-                        rank.extend(v.iter().map(|&x| rank_of(x, offset, missing_rank)));
-                        let mut values = control.vec(known.len()).ok_or_else(oom)?;
-                        values.extend_from_slice(&known);
-                        columns.orderings.push(Ordering {
-                            feature,
-                            missing,
-                            scale: Scale::Values(values),
-                            rank,
-                        });
-                    }
+                    let scale = || Scale::Values(values.clone());
+                    columns.rank(feature, v.len(), values.len(), known, scale, control)?;
                 }
                 // Read into rows above.
                 Column::Sparse(_) => {}
@@ -293,6 +312,50 @@ impl Columns {
         Ok(columns)
     }
 
+    /// The orderings of numeric `feature` (`n_known` distinct known ranks; `known(r)`: row
+    /// `r`'s, `None` when it misses the value): one, or both missing-value placements when
+    /// a row misses it. None when no threshold can split it: it needs two distinct values, or
+    /// one and missing rows (the known-versus-missing test).
+    fn rank(
+        &mut self,
+        feature: usize,
+        n_rows: usize,
+        n_known: usize,
+        known: impl Fn(usize) -> Option<u32>,
+        scale: impl Fn() -> Scale,
+        control: &Control,
+    ) -> Result<()> {
+        let has_missing = (0..n_rows).any(|r| known(r).is_none());
+        if n_known < 2 && !(has_missing && n_known == 1) {
+            return Ok(());
+        }
+        let sides: &[Missing] = if has_missing {
+            &[Missing::First, Missing::Last]
+        } else {
+            &[Missing::None]
+        };
+        for &missing in sides {
+            let (offset, missing_rank) = match missing {
+                Missing::First => (1, 0),
+                _ => (0, n_known as u32),
+            };
+            let mut rank = control.vec(n_rows).ok_or_else(|| {
+                control
+                    .check()
+                    .err()
+                    .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
+            })?;
+            rank.extend((0..n_rows).map(|r| known(r).map_or(missing_rank, |k| k + offset)));
+            self.orderings.push(Ordering {
+                feature,
+                missing,
+                scale: scale(),
+                rank,
+            });
+        }
+        Ok(())
+    }
+
     /// Number of columns: orderings first, then nominal features.
     pub(crate) fn len(&self) -> usize {
         self.orderings.len() + self.nominals.len()
@@ -309,7 +372,7 @@ mod tests {
     fn ranks_and_midpoints() {
         let x = [3.0, 1.0, f64::NAN, 2.0, 3.0];
         let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
-        let c = Columns::new(&data, 12, &Control::new()).unwrap();
+        let c = Columns::new(&data, 12, None, &Control::new()).unwrap();
         assert_eq!(c.orderings.len(), 2);
         let first = &c.orderings[0];
         assert_eq!(first.rank, vec![3, 1, 0, 2, 3]);
@@ -339,7 +402,7 @@ mod tests {
         let b = f64::from_bits(a.to_bits() + 1);
         let x = [a, b];
         let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
-        let c = Columns::new(&data, 12, &Control::new()).unwrap();
+        let c = Columns::new(&data, 12, None, &Control::new()).unwrap();
         match c.orderings[0].threshold(0, 1) {
             Threshold::Numeric { t, .. } => assert!(a <= t && t < b),
             other => panic!("{other:?}"),
@@ -356,7 +419,7 @@ mod tests {
             ordered: false,
         })])
         .unwrap();
-        let err = Columns::new(&data, 12, &Control::new()).unwrap_err();
+        let err = Columns::new(&data, 12, None, &Control::new()).unwrap_err();
         assert!(err.to_string().contains("max_exhaustive_categories"));
     }
 }

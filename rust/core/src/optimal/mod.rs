@@ -1,8 +1,9 @@
 //! Provably optimal shallow trees (`algorithm="optimal"`): the tree of depth at most `d` (and
 //! at most `max_leaf_nodes` leaves) that minimises the training error plus `ccp_alpha` per
 //! leaf, over every axis-parallel tree: every midpoint of every numeric feature (no
-//! binarisation), every subset of a nominal feature's categories, missing values sent to the
-//! side the search finds best (`missing="learned"`).
+//! binarisation; with `splitter="hist"`, every edge between the histogram splitter's bins),
+//! every subset of a nominal feature's categories, missing values sent to the side the
+//! search finds best (`missing="learned"`).
 //!
 //! The search is a dynamic program over subproblems (a node's rows and its budgets) with
 //! branch and bound, after MurTree (Demirović et al., JMLR 2022), STreeD (van der Linden et
@@ -13,6 +14,7 @@
 //! - `loss`: the objective of a leaf, and the bound on how much one row can change it;
 //! - `depth1`: the best depth-one trees of both sides of a split in one sweep;
 //! - `depth2`: depth-two subproblems by that sweep, never materialised;
+//! - `pairs`: depth-two subproblems of few-valued columns, solved whole by counting;
 //! - `intervals`: which thresholds (and subsets) to evaluate, which to rule out;
 //! - `cache`: solved subproblems by row set;
 //! - `search`: the branch and bound itself;
@@ -31,6 +33,7 @@ mod depth2;
 mod intervals;
 mod loss;
 mod node;
+mod pairs;
 mod search;
 mod solution;
 
@@ -40,6 +43,7 @@ use crate::criterion::Criterion;
 use crate::data::{validate_training_weights, Column, Dataset, Kept, Sample, Target};
 use crate::error::{CoreError, Result};
 use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
+use crate::split::hist::Bins;
 use crate::threads::in_pool;
 use crate::tree::{Optimality, Tree};
 
@@ -202,20 +206,12 @@ fn check(
     if params.numeric_gain_correction {
         return unsupported("numeric_gain_correction", "C4.5's gain correction");
     }
-    match params.splitter {
-        Splitter::Hist => {
-            return unsupported(
-                "splitter",
-                "histograms: it tries every threshold; use splitter=\"exact\" or \"auto\"",
-            )
-        }
-        Splitter::Random => {
-            return unsupported(
-                "splitter",
-                "random tests: it tries every threshold; use splitter=\"exact\" or \"auto\"",
-            )
-        }
-        Splitter::Exact | Splitter::Auto => {}
+    if params.splitter == Splitter::Random {
+        return unsupported(
+            "splitter",
+            "random tests: it tries every threshold (\"exact\", \"auto\") or every bin edge \
+             (\"hist\")",
+        );
     }
     if params.max_features.is_some_and(|k| k < data.n_features()) {
         return unsupported(
@@ -353,7 +349,19 @@ fn prepare(
             .err()
             .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
     };
-    let columns = Columns::new(train.data, params.max_exhaustive_categories, control)?;
+    // splitter="hist": the histogram splitter's bins, so the search takes its thresholds.
+    let bins = match params.splitter {
+        Splitter::Hist => {
+            Some(Bins::new(train.data, params.max_bins, Some(control)).ok_or_else(stop)?)
+        }
+        _ => None,
+    };
+    let columns = Columns::new(
+        train.data,
+        params.max_exhaustive_categories,
+        bins.as_ref(),
+        control,
+    )?;
     let total_weight: f64 = train.weights.iter().sum();
     let setting = Setting {
         costs: params.cost_matrix.as_deref(),
@@ -385,7 +393,11 @@ fn greedy(
         },
         min_samples_split: 2,
         min_samples_leaf: 1,
-        splitter: Splitter::Exact,
+        // The search's own thresholds, so that the greedy tree is one of its candidates.
+        splitter: match params.splitter {
+            Splitter::Hist => Splitter::Hist,
+            _ => Splitter::Exact,
+        },
         ..params.clone()
     };
     let tree = grow_controlled(train, &greedy_params, None, control)?;

@@ -21,6 +21,7 @@ use super::depth2;
 use super::intervals::{search_positions, search_subsets, Evaluated, Hint, Incumbent, Positions};
 use super::loss::Loss;
 use super::node::Node;
+use super::pairs;
 use super::solution::{Sol, Test};
 use crate::control::Control;
 
@@ -127,6 +128,15 @@ fn solve_from<L: Loss>(
         inc.close(stump.bound(ctx.alpha));
         return finish(inc, known);
     }
+    // Counting scores every tree rooted at an ordering's threshold at once; nominal roots
+    // are then searched as usual.
+    let mut counted = false;
+    if depth == 2 {
+        if let Some((cost, sol)) = pairs::solve(ctx, node, &loss, leaves) {
+            inc.offer(cost, || sol);
+            counted = true;
+        }
+    }
     let mut order: Vec<usize> = (0..ctx.columns.len()).collect();
     let key = |c: &usize| {
         by_column
@@ -136,6 +146,9 @@ fn solve_from<L: Loss>(
             .map_or(f64::INFINITY, |(e, _)| e)
     };
     order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
+    if counted {
+        order.retain(|&c| c >= ctx.columns.orderings.len());
+    }
     for c in order {
         if ctx.control.stopped() {
             // The columns not searched are bounded only by the floor.

@@ -11,12 +11,19 @@ impl Searcher<'_, '_> {
         k: usize,
         node: &NodeRows,
     ) -> Categories {
-        let mut cats = Categories {
-            stats: vec![self.zero_stats(); k],
-            counts: vec![0; k],
-            n_missing: 0,
-            missing: self.zero_stats(),
-        };
+        let mut cats = Categories::empty(self, k);
+        self.add_to_categories(&mut cats, codes, node);
+        cats
+    }
+
+    /// Adds the rows of `node` (whose codes are `codes`) to `cats`: a fit that sees its rows
+    /// batch by batch adds each batch to the same sums, in the same order.
+    pub(crate) fn add_to_categories(
+        &self,
+        cats: &mut Categories,
+        codes: &[Option<u32>],
+        node: &NodeRows,
+    ) {
         for ((code, &r), &w) in codes.iter().zip(&node.rows).zip(&node.weights) {
             let slot = code.and_then(|c| {
                 let c = c as usize;
@@ -33,7 +40,6 @@ impl Searcher<'_, '_> {
                 }
             }
         }
-        cats
     }
 
     /// One child per category (text 000 Algorithm 4.1); needs two categories present.
@@ -506,7 +512,8 @@ enum Fill {
 }
 
 /// Known-row statistics of a categorical feature at a node.
-pub(super) struct Categories {
+#[derive(Debug, Clone)]
+pub(crate) struct Categories {
     /// Statistics of each category's known rows.
     pub(super) stats: Vec<Vec<f64>>,
     /// Known rows of each category.
@@ -518,6 +525,59 @@ pub(super) struct Categories {
 }
 
 impl Categories {
+    /// No rows yet, for `k` categories.
+    pub(crate) fn empty(searcher: &Searcher<'_, '_>, k: usize) -> Categories {
+        Categories {
+            stats: vec![searcher.zero_stats(); k],
+            counts: vec![0; k],
+            n_missing: 0,
+            missing: searcher.zero_stats(),
+        }
+    }
+
+    /// The sums as numbers, for sending between processes (see [`Self::read_from`]).
+    pub(crate) fn write_to(&self, out: &mut Vec<f64>) {
+        for (s, &n) in self.stats.iter().zip(&self.counts) {
+            out.extend_from_slice(s);
+            out.push(n as f64);
+        }
+        out.extend_from_slice(&self.missing);
+        out.push(self.n_missing as f64);
+    }
+
+    /// Reads what [`Self::write_to`] wrote into `self`'s shape; `None` when too short.
+    pub(crate) fn read_from(&mut self, input: &mut impl Iterator<Item = f64>) -> Option<()> {
+        for (s, n) in self.stats.iter_mut().zip(self.counts.iter_mut()) {
+            for x in s.iter_mut() {
+                *x = input.next()?;
+            }
+            *n = input.next()? as usize;
+        }
+        for x in self.missing.iter_mut() {
+            *x = input.next()?;
+        }
+        self.n_missing = input.next()? as usize;
+        Some(())
+    }
+
+    /// Adds `other`'s sums (the rows of another partition) to `self`'s.
+    pub(crate) fn merge(&mut self, other: &Categories) {
+        for ((s, n), (t, m)) in self
+            .stats
+            .iter_mut()
+            .zip(self.counts.iter_mut())
+            .zip(other.stats.iter().zip(&other.counts))
+        {
+            s.iter_mut().zip(t).for_each(|(a, b)| *a += b);
+            *n += m;
+        }
+        self.missing
+            .iter_mut()
+            .zip(&other.missing)
+            .for_each(|(a, b)| *a += b);
+        self.n_missing += other.n_missing;
+    }
+
     /// The categories with known rows at the node, ascending.
     pub(super) fn present(&self) -> Vec<usize> {
         (0..self.counts.len())

@@ -31,7 +31,7 @@ const SEED: u64 = 0x5155_4552_4355_5321;
 
 /// One numeric column, binned.
 #[derive(Debug)]
-struct Binned {
+pub(crate) struct Binned {
     /// A dense column's bin of each row: `0..n_bins` for a value, `n_bins` for a missing
     /// value; a sparse column's bin of each stored value.
     codes: Vec<u8>,
@@ -78,8 +78,8 @@ fn widen(lo: &mut [f64], hi: &mut [f64], b: usize, x: f64) {
 }
 
 impl Binned {
-    /// A dense column's bins. `sample` lists the rows (sorted, with repeats) quantile edges
-    /// are drawn from when the column has more than `SAMPLE` known values. `None` when the
+    /// A dense column's bins. `sample` is [`sample_rows`], the rows quantile edges are drawn
+    /// from when the column has more than `SAMPLE` values and none is missing. `None` when the
     /// codes' memory cannot be had (recorded in `control`).
     fn new(
         values: &[f64],
@@ -87,15 +87,22 @@ impl Binned {
         sample: &[u32],
         control: Option<&Control>,
     ) -> Option<Binned> {
-        let known = sorted(sample_known(values, sample));
-        let runs = runs(known.iter().map(|&x| (x, 1)));
-        let edges = edges_of(&runs, known.len(), max_bins);
-        let n_bins = edges.len() + 1;
+        let cuts = Cuts::from_sample(sample_known(values, sample), max_bins);
+        Binned::with_cuts(values, &cuts, control)
+    }
+
+    /// `values` coded by `cuts`, with each bin's least and greatest value among them.
+    pub(crate) fn with_cuts(
+        values: &[f64],
+        cuts: &Cuts,
+        control: Option<&Control>,
+    ) -> Option<Binned> {
+        let n_bins = cuts.n_bins();
         // At most MAX_BINS value bins, so the missing code still fits a u8.
         let missing = n_bins as u8;
         let mut lo = vec![f64::INFINITY; n_bins];
         let mut hi = vec![f64::NEG_INFINITY; n_bins];
-        let locate = Locator::new(&edges, known.first(), known.last());
+        let locate = Locator::new(&cuts.edges, cuts.min.as_ref(), cuts.max.as_ref());
         let mut codes = match control {
             Some(c) => c.vec(values.len())?,
             None => Vec::with_capacity(values.len()),
@@ -129,23 +136,20 @@ impl Binned {
         // of a sparse column is missing), else the sampled rows' (zeros where none is stored).
         let implicit = column.n_rows.saturating_sub(column.rows.len());
         let values = || column.values.iter().map(|&x| x + 0.0);
-        let (mut counted, zeros): (Vec<(f64, usize)>, usize) = if column.n_rows <= SAMPLE
-            || sample.is_empty()
-        {
-            (values().map(|x| (x, 1)).collect(), implicit)
-        } else {
-            let repeats =
-                |r: u32| sample.partition_point(|&s| s <= r) - sample.partition_point(|&s| s < r);
-            let counted: Vec<(f64, usize)> = column
-                .rows
-                .iter()
-                .zip(values())
-                .map(|(&r, x)| (x, repeats(r)))
-                .filter(|&(_, m)| m > 0)
-                .collect();
-            let stored: usize = counted.iter().map(|&(_, m)| m).sum();
-            (counted, sample.len().saturating_sub(stored))
-        };
+        let (mut counted, zeros): (Vec<(f64, usize)>, usize) =
+            if column.n_rows <= SAMPLE || sample.is_empty() {
+                (values().map(|x| (x, 1)).collect(), implicit)
+            } else {
+                let counted: Vec<(f64, usize)> = column
+                    .rows
+                    .iter()
+                    .zip(values())
+                    .filter(|(r, _)| sample.binary_search(r).is_ok())
+                    .map(|(_, x)| (x, 1))
+                    .collect();
+                let zeros = sample.len().saturating_sub(counted.len());
+                (counted, zeros)
+            };
         counted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         if zeros > 0 {
             let at = counted.partition_point(|(x, _)| *x <= 0.0);
@@ -190,8 +194,75 @@ impl Binned {
         })
     }
 
+    /// Bins with these value ranges and no rows: what split search reads of a column whose
+    /// rows were binned batch by batch.
+    pub(crate) fn ranges(lo: Vec<f64>, hi: Vec<f64>) -> Binned {
+        Binned {
+            codes: Vec::new(),
+            zero: None,
+            lo,
+            hi,
+        }
+    }
+
+    /// Each bin's least and greatest value.
+    pub(crate) fn lo_hi(&self) -> (&[f64], &[f64]) {
+        (&self.lo, &self.hi)
+    }
+
     fn n_bins(&self) -> usize {
         self.lo.len()
+    }
+
+    /// Training row `row`'s bin (`n_bins` when it misses the value); `sparse`: the column,
+    /// when it is sparse (its codes are of stored values).
+    fn code(&self, row: u32, sparse: Option<&SparseColumn<'_>>) -> Option<u8> {
+        match (sparse, self.zero) {
+            (Some(c), Some(zero)) => match c.rows.binary_search(&row) {
+                Ok(at) => self.codes.get(at).copied(),
+                Err(_) => Some(zero),
+            },
+            _ => self.codes.get(row as usize).copied(),
+        }
+    }
+}
+
+/// A numeric column's bin edges, drawn from a sample of its known values, and the sample's
+/// range (which [`Locator`] slices).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Cuts {
+    edges: Vec<f64>,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+impl Cuts {
+    /// One bin per distinct sampled value when there are at most `max_bins`, quantiles
+    /// otherwise.
+    pub(crate) fn from_sample(sample: Vec<f64>, max_bins: usize) -> Cuts {
+        let max_bins = max_bins.clamp(2, MAX_BINS);
+        let known = sorted(sample);
+        let runs = runs(known.iter().map(|&x| (x, 1)));
+        let edges = edges_of(&runs, known.len(), max_bins);
+        Cuts {
+            edges,
+            min: known.first().copied(),
+            max: known.last().copied(),
+        }
+    }
+
+    pub(crate) fn n_bins(&self) -> usize {
+        self.edges.len() + 1
+    }
+
+    /// The edges and the sample's range, for sending to another process.
+    pub(crate) fn parts(&self) -> (&[f64], Option<f64>, Option<f64>) {
+        (&self.edges, self.min, self.max)
+    }
+
+    /// Cuts sent as [`Self::parts`].
+    pub(crate) fn from_parts(edges: Vec<f64>, min: Option<f64>, max: Option<f64>) -> Cuts {
+        Cuts { edges, min, max }
     }
 }
 
@@ -264,34 +335,125 @@ impl<'e> Locator<'e> {
     }
 }
 
-/// The column's known values, or when there are more than `SAMPLE` those of the sampled
-/// rows `sample`: quantile edges need the distribution, not every value.
+/// The column's known values, or when there are more than `SAMPLE` those of the `SAMPLE`
+/// known rows whose index hashes lowest: quantile edges need the distribution, not every
+/// value. `sample` is [`sample_rows`]: those rows when no value is missing. The sample depends
+/// on each row's index and value only (never on how the rows are cut into batches), so a fit
+/// that sees the column batch by batch ([`Sketch`]) draws the same one.
 fn sample_known(values: &[f64], sample: &[u32]) -> Vec<f64> {
     let n_known = values.iter().filter(|x| !x.is_nan()).count();
     if n_known <= SAMPLE || sample.is_empty() {
         return values.iter().copied().filter(|x| !x.is_nan()).collect();
     }
-    sample
-        .iter()
+    let rows = if n_known == values.len() {
+        std::borrow::Cow::Borrowed(sample)
+    } else {
+        std::borrow::Cow::Owned(lowest_hashing(n_known, |r| {
+            values.get(r).is_some_and(|x| !x.is_nan())
+        }))
+    };
+    rows.iter()
         .filter_map(|&r| values.get(r as usize).copied())
-        .filter(|x| !x.is_nan())
         .collect()
 }
 
-/// `SAMPLE` rows of `n_rows` drawn with replacement from a fixed seed, ascending; none when
-/// every row would be taken. One sample serves every column, so a sparse column finds its
-/// sampled values by searching its stored rows in it (LightGBM also samples rows once per
-/// data set to find its bins).
+/// The `SAMPLE` rows of `n_rows` whose index hashes lowest ([`row_hash`]), ascending; none
+/// when every row would be taken. One sample serves every column without missing values, so
+/// a sparse column finds its sampled values by searching its stored rows in it (LightGBM
+/// also samples rows once per data set to find its bins); being a rule on row indices, not a
+/// draw, it is also the sample a fit batch by batch keeps ([`Sketch`]).
 fn sample_rows(n_rows: usize) -> Vec<u32> {
     if n_rows <= SAMPLE {
         return Vec::new();
     }
-    let mut state = SEED;
-    let mut rows: Vec<u32> = (0..SAMPLE)
-        .map(|_| ((u128::from(splitmix64(&mut state)) * n_rows as u128) >> 64) as u32)
-        .collect();
-    rows.sort_unstable();
-    rows
+    lowest_hashing(n_rows, |_| true)
+}
+
+/// The `SAMPLE` rows hashing lowest among those `keep` admits (`n_kept` of them, more than
+/// `SAMPLE`), ascending. Rows hashing below a cutoff hold about 1.25 × `SAMPLE` of them; too
+/// few (rare) double it. The lowest `SAMPLE` hashes are the same whatever the cutoff.
+fn lowest_hashing(n_kept: usize, keep: impl Fn(usize) -> bool) -> Vec<u32> {
+    let mut share = 1.25 * SAMPLE as f64 / n_kept.max(1) as f64;
+    loop {
+        let cutoff = if share >= 1.0 {
+            u64::MAX
+        } else {
+            (share * u64::MAX as f64) as u64
+        };
+        let mut picked: Vec<(u64, u32)> = Vec::new();
+        let (mut r, mut seen) = (0usize, 0usize);
+        while seen < n_kept {
+            if keep(r) {
+                seen += 1;
+                let h = row_hash(r as u64);
+                if h <= cutoff {
+                    picked.push((h, r as u32));
+                }
+            }
+            r += 1;
+        }
+        if picked.len() >= SAMPLE || cutoff == u64::MAX {
+            keep_lowest(&mut picked, SAMPLE);
+            let mut rows: Vec<u32> = picked.into_iter().map(|(_, r)| r).collect();
+            rows.sort_unstable();
+            return rows;
+        }
+        share *= 2.0;
+    }
+}
+
+/// A row's hash: SplitMix64 of its index (from the fixed [`SEED`], so fits are repeatable)
+/// is one-to-one, so no two rows tie.
+pub(crate) fn row_hash(row: u64) -> u64 {
+    let mut state = SEED.wrapping_add(row);
+    splitmix64(&mut state)
+}
+
+/// Keeps the `k` pairs of lowest hash (hashes are distinct), in no particular order.
+pub(crate) fn keep_lowest<T>(pairs: &mut Vec<(u64, T)>, k: usize) {
+    if pairs.len() > k {
+        if let Some(last) = k.checked_sub(1) {
+            pairs.select_nth_unstable_by_key(last, |&(h, _)| h);
+        }
+        pairs.truncate(k);
+    }
+}
+
+/// A column's sample as batches of rows build it: the known values of the `SAMPLE` rows
+/// hashing lowest so far ([`sample_known`]'s rule). Sketches of disjoint row sets merge
+/// exactly.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sketch {
+    pub(crate) pairs: Vec<(u64, f64)>,
+}
+
+impl Sketch {
+    /// Adds the known values of `values`, whose first row has global index `offset`.
+    pub(crate) fn add(&mut self, values: &[f64], offset: u64) {
+        self.pairs.extend(
+            values
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| !x.is_nan())
+                .map(|(r, &x)| (row_hash(offset + r as u64), x)),
+        );
+        if self.pairs.len() >= 2 * SAMPLE {
+            keep_lowest(&mut self.pairs, SAMPLE);
+        }
+    }
+
+    pub(crate) fn merge(&mut self, other: Sketch) {
+        self.pairs.extend(other.pairs);
+        if self.pairs.len() >= 2 * SAMPLE {
+            keep_lowest(&mut self.pairs, SAMPLE);
+        }
+    }
+
+    /// The column's edges: those [`Bins::new`] draws from the whole column.
+    pub(crate) fn cuts(mut self, max_bins: usize) -> Cuts {
+        keep_lowest(&mut self.pairs, SAMPLE);
+        Cuts::from_sample(self.pairs.into_iter().map(|(_, x)| x).collect(), max_bins)
+    }
 }
 
 /// `values` in ascending order (`total_cmp`'s), sorted as integers: twice as fast as
@@ -404,7 +566,12 @@ impl Bins {
         Some(Bins { columns: columns? })
     }
 
-    fn column(&self, feature: usize) -> Option<&Binned> {
+    /// Bins made elsewhere (batch by batch): per feature, `None` for categorical ones.
+    pub(crate) fn from_columns(columns: Vec<Option<Binned>>) -> Bins {
+        Bins { columns }
+    }
+
+    pub(crate) fn column(&self, feature: usize) -> Option<&Binned> {
         self.columns.get(feature)?.as_ref()
     }
 
@@ -419,16 +586,7 @@ impl Bins {
     ) -> Option<BinOrder> {
         let column = self.column(feature)?;
         let n_bins = column.n_bins();
-        let code = |i: usize| {
-            let r = *node.rows.get(i)?;
-            match (sparse, column.zero) {
-                (Some(c), Some(zero)) => match c.rows.binary_search(&r) {
-                    Ok(at) => column.codes.get(at).map(|&b| b as usize),
-                    Err(_) => Some(zero as usize),
-                },
-                _ => column.codes.get(r as usize).map(|&b| b as usize),
-            }
-        };
+        let code = |i: usize| column.code(*node.rows.get(i)?, sparse).map(usize::from);
         // starts[b] = where bin b's rows begin; the missing bin (n_bins) last.
         let mut starts = vec![0usize; n_bins + 2];
         for i in 0..node.len() {
@@ -467,6 +625,19 @@ impl Bins {
         })
     }
 
+    /// Numeric `feature` as its bins, for searches that take only the histogram splitter's
+    /// thresholds (the optimal search's). `sparse`: the column, when it is sparse.
+    pub(crate) fn binned<'b>(
+        &'b self,
+        feature: usize,
+        sparse: Option<&'b SparseColumn<'b>>,
+    ) -> Option<BinnedColumn<'b>> {
+        Some(BinnedColumn {
+            column: self.column(feature)?,
+            sparse,
+        })
+    }
+
     /// The threshold between non-empty bins `below` < `above` of `feature`: midway between
     /// the greatest training value of one and the least of the other.
     pub(super) fn threshold(&self, feature: usize, below: u8, above: u8) -> Option<f64> {
@@ -475,6 +646,28 @@ impl Bins {
             *column.hi.get(below as usize)?,
             *column.lo.get(above as usize)?,
         ))
+    }
+}
+
+/// One numeric column's bins ([`Bins::binned`]).
+pub(crate) struct BinnedColumn<'b> {
+    column: &'b Binned,
+    sparse: Option<&'b SparseColumn<'b>>,
+}
+
+impl BinnedColumn<'_> {
+    /// Training row `row`'s bin; `None` when it misses the value.
+    pub(crate) fn bin(&self, row: u32) -> Option<usize> {
+        let missing = self.column.n_bins();
+        self.column
+            .code(row, self.sparse)
+            .map(usize::from)
+            .filter(|&b| b < missing)
+    }
+
+    /// Each bin's least and greatest training value (+inf and -inf for an empty bin).
+    pub(crate) fn ranges(&self) -> (&[f64], &[f64]) {
+        (&self.column.lo, &self.column.hi)
     }
 }
 
@@ -501,6 +694,27 @@ pub(crate) struct Histograms {
 }
 
 impl Histograms {
+    /// Where each feature's bins lie in one flat buffer (empty spans for features without a
+    /// histogram: categorical or not `usable`), and the buffer's length.
+    pub(crate) fn layout(bins: &Bins, usable: &[bool], slots: usize) -> (Vec<Range<usize>>, usize) {
+        let mut spans = Vec::with_capacity(bins.columns.len());
+        let mut len = 0;
+        for (f, column) in bins.columns.iter().enumerate() {
+            let size = match column {
+                Some(c) if usable.get(f).copied().unwrap_or(false) => (c.n_bins() + 1) * slots,
+                _ => 0,
+            };
+            spans.push(len..len + size);
+            len += size;
+        }
+        (spans, len)
+    }
+
+    /// Histograms from sums laid out by [`Self::layout`].
+    pub(crate) fn from_sums(spans: Vec<Range<usize>>, sums: Vec<f64>, slots: usize) -> Self {
+        Histograms { spans, sums, slots }
+    }
+
     /// `self` (a parent's) minus `child`'s, in place: the sibling's histograms when a binary
     /// split sent every row to exactly one child. Both must come from the same bins and
     /// usable features; a feature whose layouts differ is dropped from the result.
@@ -607,20 +821,12 @@ impl Searcher<'_, '_> {
         stored: Option<&Sorted>,
     ) -> Histograms {
         let slots = self.target.stats_width() + 1;
-        let mut spans = Vec::with_capacity(bins.columns.len());
-        let mut len = 0;
         // Sums are of no use to absolute error, which scans rows by bin.
-        let additive = self.criterion.is_additive();
-        for (f, column) in bins.columns.iter().enumerate() {
-            let size = match column {
-                Some(c) if additive && usable.get(f).copied().unwrap_or(false) => {
-                    (c.n_bins() + 1) * slots
-                }
-                _ => 0,
-            };
-            spans.push(len..len + size);
-            len += size;
-        }
+        let (spans, len) = if self.criterion.is_additive() {
+            Histograms::layout(bins, usable, slots)
+        } else {
+            (vec![0..0; bins.columns.len()], 0)
+        };
         // Out of memory: no histogram (the fit stops at its next check).
         let Some(mut sums) = self.vec(len) else {
             return Histograms {
@@ -630,8 +836,24 @@ impl Searcher<'_, '_> {
             };
         };
         sums.resize(len, 0.0);
+        self.add_to_histograms(bins, &spans, &mut sums, rows, stored);
+        Histograms { spans, sums, slots }
+    }
+
+    /// Adds `rows` to histograms laid out as [`Histograms::layout`] says (`sums`), feature by
+    /// feature: a fit that sees its rows batch by batch adds each batch to the same sums, in
+    /// the same order, as one that sees them at once. `stored` as [`Self::histograms`] takes.
+    pub(crate) fn add_to_histograms(
+        &self,
+        bins: &Bins,
+        spans: &[Range<usize>],
+        sums: &mut [f64],
+        rows: &NodeRows,
+        stored: Option<&Sorted>,
+    ) {
+        let slots = self.target.stats_width() + 1;
         let mut jobs: Vec<(usize, &Binned, &mut [f64])> = Vec::new();
-        let mut rest = sums.as_mut_slice();
+        let mut rest = sums;
         for (f, (span, column)) in spans.iter().zip(&bins.columns).enumerate() {
             let Some((head, tail)) = std::mem::take(&mut rest).split_at_mut_checked(span.len())
             else {
@@ -671,7 +893,6 @@ impl Searcher<'_, '_> {
         } else {
             jobs.into_iter().for_each(fill);
         }
-        Histograms { spans, sums, slots }
     }
 
     /// Adds the node's rows to one feature's bins.

@@ -280,12 +280,26 @@ pub(crate) fn plan(
 ) -> Plan {
     let kind = c.kind();
     let columns = searcher.data.columns();
-    let n_children = c.fractions.len();
     // A fold from +0.0: an empty f64 sum is -0.0.
     let weight = node
         .iter()
         .filter(|&(r, _)| route(&kind, columns, r).is_none())
         .fold(0.0, |total, (_, w)| total + w);
+    plan_with(searcher, c, node, fill, max_surrogates, weight)
+}
+
+/// [`plan`] given `weight`, the node's weight of rows the split's test cannot route (summed
+/// from +0.0 in row order); `node` is read only for surrogate splits and class-majority fills.
+pub(crate) fn plan_with(
+    searcher: &Searcher<'_, '_>,
+    c: &Candidate,
+    node: &NodeRows,
+    fill: Option<&Fill>,
+    max_surrogates: usize,
+    weight: f64,
+) -> Plan {
+    let kind = c.kind();
+    let n_children = c.fractions.len();
     // The child with the largest share of the scored weight (the first of equals).
     let heaviest = c
         .fractions

@@ -17,7 +17,7 @@ pub(crate) mod hist;
 pub(crate) mod j48;
 pub(crate) mod missing;
 pub(crate) mod monotonic;
-mod numeric;
+pub(crate) mod numeric;
 mod oblique;
 pub(crate) mod presort;
 mod random;
@@ -25,6 +25,7 @@ pub(crate) mod scales;
 pub(crate) mod sparse;
 
 use absolute::Ranks;
+pub(crate) use categorical::Categories;
 use hist::{Bins, Histograms};
 use j48::TrainingValues;
 use monotonic::Bounds;
@@ -47,6 +48,13 @@ pub(crate) enum Prepared<'b> {
     Hist {
         bins: &'b Bins,
         hist: &'b Histograms,
+    },
+    /// Histograms and per-category sums added up batch by batch (`crate::stream`): the node
+    /// has no rows at hand. `cats` per feature, `None` for numeric or unusable ones.
+    Summed {
+        bins: &'b Bins,
+        hist: &'b Histograms,
+        cats: &'b [Option<Categories>],
     },
 }
 
@@ -469,7 +477,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         self.target.accumulate_around(stats, row, w, self.shift);
     }
 
-    fn zero_stats(&self) -> Vec<f64> {
+    pub(crate) fn zero_stats(&self) -> Vec<f64> {
         vec![0.0; self.target.stats_width()]
     }
 
@@ -516,21 +524,44 @@ impl<'a, 'd> Searcher<'a, 'd> {
             self.target
                 .accumulate(&mut total, r, self.search_weight(r, w));
         }
-        let node_weight = self.weight_of(&total);
-        let centred = match prepared {
-            Prepared::Hist { .. } => *self,
-            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / node_weight),
-        }
-        .with_node_sum(&total);
         // Class counts do not move with the centre: only regression sums are taken again.
-        let centred_total = if centred.shift == 0.0 {
-            total
-        } else {
+        let centred = self.centred_for(&total, prepared);
+        let centred_total = (centred.shift != 0.0).then(|| {
             let mut sums = self.zero_stats();
             for (r, w) in node.iter() {
                 centred.accumulate(&mut sums, r, w);
             }
             sums
+        });
+        self.at_node_from(total, centred_total, node, fill, prepared)
+    }
+
+    /// This searcher as a node of statistics `total` (uncentred) searches: centred on its
+    /// mean, or on the fit's centre with histograms.
+    fn centred_for(&self, total: &[f64], prepared: Prepared<'_>) -> Searcher<'a, 'd> {
+        match prepared {
+            Prepared::Hist { .. } | Prepared::Summed { .. } => *self,
+            _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / self.weight_of(total)),
+        }
+        .with_node_sum(total)
+    }
+
+    /// [`Self::at_node`] given the node's statistics `total` (as `Target::accumulate` sums
+    /// them) and, when the search centres regression targets, the same sums around the centre
+    /// (`centred_total`). With [`Prepared::Summed`], `node` may be empty.
+    pub(crate) fn at_node_from<'n>(
+        &self,
+        total: Vec<f64>,
+        centred_total: Option<Vec<f64>>,
+        node: &'n NodeRows,
+        fill: Option<&'n missing::Fill>,
+        prepared: Prepared<'n>,
+    ) -> NodeSearch<'n, 'a, 'd> {
+        let node_weight = self.weight_of(&total);
+        let centred = self.centred_for(&total, prepared);
+        let centred_total = match centred_total {
+            Some(sums) if centred.shift != 0.0 => sums,
+            _ => total,
         };
         // Out of memory for the ranks: no split here, and the fit stops at its next check.
         let (ranks, starved) = if self.criterion.is_additive() {
@@ -622,6 +653,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 (Prepared::Hist { bins, .. }, Some(ranks)) => {
                     self.absolute_hist(feature, bins, node, node_weight, ranks)
                 }
+                // Absolute error scans rows, which summed histograms do not have.
+                (Prepared::Summed { .. }, Some(_)) => None,
                 // Absolute error reads the column row by row, as a dense one.
                 (_, Some(ranks)) => self.absolute_numeric(
                     feature,
@@ -631,7 +664,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
                     None,
                     Some(ranks),
                 ),
-                (Prepared::Hist { bins, hist }, None) => {
+                (Prepared::Hist { bins, hist } | Prepared::Summed { bins, hist, .. }, None) => {
                     self.numeric_hist(feature, bins, hist, node_weight)
                 }
                 (Prepared::Sorted(sorted), None) => {
@@ -648,9 +681,11 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 (Prepared::Hist { bins, .. }, Some(ranks)) => {
                     self.absolute_hist(feature, bins, node, node_weight, ranks)
                 }
-                (Prepared::Hist { bins, hist }, None) => {
+                (Prepared::Hist { bins, hist } | Prepared::Summed { bins, hist, .. }, None) => {
                     self.numeric_hist(feature, bins, hist, node_weight)
                 }
+                // Absolute error scans rows, which summed histograms do not have.
+                (Prepared::Summed { .. }, Some(_)) => None,
                 (Prepared::Sorted(sorted), _) => self.numeric(
                     feature,
                     |r| values.number(feature, r),
@@ -687,11 +722,18 @@ impl<'a, 'd> Searcher<'a, 'd> {
                         ranks,
                     );
                 }
-                let cats = self.per_category(&codes, col.n_categories as usize, node);
+                let owned;
+                let cats = match prepared {
+                    Prepared::Summed { cats, .. } => cats.get(feature)?.as_ref()?,
+                    _ => {
+                        owned = self.per_category(&codes, col.n_categories as usize, node);
+                        &owned
+                    }
+                };
                 match (self.categorical_split, col.ordered) {
-                    (CategoricalSplit::Multiway, _) => self.multiway(feature, &cats, node_weight),
-                    (CategoricalSplit::Binary, true) => self.ordered(feature, &cats, node_weight),
-                    (CategoricalSplit::Binary, false) => self.subset(feature, &cats, node_weight),
+                    (CategoricalSplit::Multiway, _) => self.multiway(feature, cats, node_weight),
+                    (CategoricalSplit::Binary, true) => self.ordered(feature, cats, node_weight),
+                    (CategoricalSplit::Binary, false) => self.subset(feature, cats, node_weight),
                 }
             }
         }

@@ -121,7 +121,7 @@ pub(super) struct Scan {
 /// The threshold between adjacent values `lo < hi`, computed as scikit-learn does (`lo/2 +
 /// hi/2` cannot overflow); if rounding lands on `hi`, `lo`, so that `x <= t` still separates
 /// them.
-pub(super) fn midpoint(lo: f64, hi: f64) -> f64 {
+pub(crate) fn midpoint(lo: f64, hi: f64) -> f64 {
     let t = lo / 2.0 + hi / 2.0;
     if t >= hi || !t.is_finite() {
         lo

@@ -393,6 +393,84 @@ fn depth_three_equals_brute_force_on_tiny_data() {
     }
 }
 
+/// The threshold-by-threshold depth-two search, which the counting of few-valued columns
+/// ([`super::pairs`]) otherwise takes over on these data sets, against brute force too.
+#[test]
+fn threshold_search_equals_brute_force_without_counting() {
+    use std::sync::atomic::Ordering;
+    super::pairs::COUNTING.store(false, Ordering::Relaxed);
+    for seed in 0..60 {
+        check_case(2000 + seed, 2, 6 + (seed % 17) as usize);
+    }
+    for seed in 0..8 {
+        check_case(3000 + seed, 3, 5 + (seed % 5) as usize);
+    }
+    super::pairs::COUNTING.store(true, Ordering::Relaxed);
+}
+
+/// With `splitter="hist"` the search takes the histogram splitter's thresholds only: its
+/// optimum is the exact search's on the columns replaced by their bins.
+#[test]
+fn hist_search_equals_the_exact_search_on_binned_columns() {
+    use crate::split::hist::Bins;
+    for seed in 0..40u64 {
+        let mut g = Lcg(seed * 31 + 5);
+        let n = 40 + g.below(60) as usize;
+        let columns: Vec<Vec<f64>> = (0..2)
+            .map(|_| {
+                (0..n)
+                    .map(|_| {
+                        if g.below(10) == 0 {
+                            f64::NAN
+                        } else {
+                            g.below(1000) as f64 / 7.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let labels: Vec<u32> = (0..n).map(|_| g.below(3) as u32).collect();
+        let weights = vec![1.0; n];
+        let target = Target::Classes {
+            codes: &labels,
+            n_classes: 3,
+        };
+        let max_bins = 3 + g.below(6) as usize;
+        let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+        let bins = Bins::new(&data, max_bins, None).unwrap();
+        let binned: Vec<Vec<f64>> = (0..2)
+            .map(|f| {
+                let b = bins.binned(f, None).unwrap();
+                (0..n as u32)
+                    .map(|r| b.bin(r).map_or(f64::NAN, |k| k as f64))
+                    .collect()
+            })
+            .collect();
+        let binned_data =
+            Dataset::new(binned.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+        let depth = 1 + (seed % 3) as usize;
+        let mut p = params(depth, None, false, true);
+        let exact = |data: &Dataset<'_>, p: &TreeParams| {
+            let sample = Sample {
+                data,
+                target: &target,
+                weights: &weights,
+            };
+            let tree = grow_optimal(&sample, p, 0.0, &Control::new()).unwrap();
+            assert!(tree.optimality().unwrap().proven(), "seed {seed}");
+            tree.optimality().unwrap().objective
+        };
+        let on_bins = exact(&binned_data, &p);
+        p.splitter = Splitter::Hist;
+        p.max_bins = max_bins;
+        let hist = exact(&data, &p);
+        assert!(
+            (hist - on_bins).abs() < 1e-12,
+            "seed {seed} depth {depth} bins {max_bins}: {hist} vs {on_bins}"
+        );
+    }
+}
+
 /// The classic XOR of text 004 (Figure 7): no single split gains anything, so a greedy
 /// learner that stops or picks a noisy feature misses the perfect depth-two tree.
 #[test]

@@ -1,0 +1,248 @@
+"""Fitting on a Polars LazyFrame batch by batch (out of core), with the tree the in-memory
+histogram fit grows from the same rows.
+
+The rows are read with `LazyFrame.collect_batches` (Polars' streaming engine) once per pass:
+one pass samples the numeric columns for the bin edges, then each pass adds up the
+statistics and histograms of a group of open nodes (`quercus._core.StreamFit`). Memory holds
+one batch plus at most `memory_budget` bytes of histograms, whatever the number of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from . import _core
+from ._progress import Progress
+from ._validation import (
+    Schema,
+    _class_targets,
+    _dtype_name,
+    _encode,
+    _infer_features,
+    class_codes,
+    regression_targets,
+    sample_weights,
+)
+
+if TYPE_CHECKING:
+    from ._core import Column
+
+# Histogram bytes a pass may hold by default, and rows per batch.
+DEFAULT_MEMORY_BUDGET = 256 << 20
+DEFAULT_BATCH_ROWS = 1 << 20
+
+# Missing-value handling that needs every row at once (a fill value, a row filter, surrogate
+# agreement at each node) cannot be streamed.
+_NOT_STREAMED = ("impute_mean", "drop_rows", "surrogate", "class_majority")
+
+
+def check_streamable(checked: dict[str, Any], pruning_method: str) -> None:
+    """Refuse, naming the parameter, what a fit batch by batch cannot do."""
+    if checked["algorithm"] == "optimal":
+        raise ValueError("algorithm='optimal' needs the data in memory; collect the LazyFrame")
+    if pruning_method != "none":
+        raise ValueError(
+            f"pruning={pruning_method!r} needs every training row again; fit a LazyFrame "
+            "with pruning='none'"
+        )
+    if checked["missing"] in _NOT_STREAMED or checked["drop_features_above"] is not None:
+        raise ValueError(
+            f"missing={checked['missing']!r} (or drop_features_above) needs every row at "
+            "once; a LazyFrame fit takes 'fractional', 'learned', 'majority_branch' or "
+            "'separate'"
+        )
+    if checked["prepruning"] not in (None, "none") or checked.get("splits") == "oblique":
+        raise ValueError("prepruning and oblique splits need every row at once")
+
+
+def one_target(target: str | list[str] | None) -> str | None:
+    """The one target column a LazyFrame fit takes (a list of one is that column): several
+    outputs are refused by name, as the streamed sums are those of one target."""
+    if isinstance(target, (list, tuple)):
+        if len(target) != 1:
+            raise ValueError(
+                f"target={list(target)!r}: a LazyFrame fit grows a tree of one output; "
+                "several outputs (a multi-output y) need the rows in memory: collect it"
+            )
+        return str(target[0])
+    return target
+
+
+def batch_columns(lf: pl.LazyFrame, target: str, weight: str | None) -> list[str]:
+    """The feature columns of `lf`: all but the target and the weight column."""
+    names = lf.collect_schema().names()
+    for name, what in ((target, "target"), (weight, "sample_weight")):
+        if name is not None and name not in names:
+            raise ValueError(f"{what} column {name!r} is not a column of the LazyFrame")
+    features = [n for n in names if n not in (target, weight)]
+    if not features:
+        raise ValueError("the LazyFrame has no feature column besides the target")
+    return features
+
+
+def schema_of(
+    lf: pl.LazyFrame,
+    features: list[str],
+    target: str,
+    classification: bool,
+    ordinal: dict[str, tuple[str, ...] | None],
+) -> tuple[Schema, np.ndarray | None]:
+    """The fit's schema from the LazyFrame's dtypes, and the classes (one streaming query).
+
+    Categories must be fixed by the dtype (`pl.Enum`, Boolean): a String or Categorical
+    column's categories are known only once every batch was read, and a category first met
+    in a later batch would change the codes of the earlier ones."""
+    empty = lf.select(features).head(0).collect()
+    for series in empty.iter_columns():
+        if isinstance(series.dtype, (pl.String, pl.Categorical)):
+            raise TypeError(
+                f"column {series.name!r} is {series.dtype}: a LazyFrame fit needs its "
+                "categories up front, cast it to pl.Enum([...])"
+            )
+    features_ = _infer_features(empty, ordinal)
+    classes = None
+    y_dtype = lf.collect_schema()[target]
+    if classification:
+        labels = lf.select(pl.col(target).unique()).collect(engine="streaming").to_series()
+        if labels.null_count():
+            raise ValueError(f"target column {target!r} holds missing values")
+        _, classes = _class_targets(labels, len(labels))
+    name = _dtype_name(pl.Series(target, [], dtype=y_dtype)) if classification else None
+    return Schema(features_, target, name), classes
+
+
+class _Batches:
+    """The LazyFrame's batches, encoded for the core, read afresh for each pass."""
+
+    def __init__(
+        self,
+        lf: pl.LazyFrame,
+        schema: Schema,
+        classes: np.ndarray | None,
+        weight: str | None,
+        batch_rows: int,
+    ) -> None:
+        self.lf, self.schema, self.classes = lf, schema, classes
+        self.weight, self.batch_rows = weight, batch_rows
+        self.columns = schema.names + [schema.target] + ([weight] if weight else [])
+
+    def encoded(self, frame: pl.DataFrame) -> tuple[list[Column], np.ndarray, np.ndarray]:
+        n = frame.height
+        columns = _encode(frame.select(self.schema.names), self.schema)
+        y = frame.get_column(self.schema.target)
+        if y.null_count():
+            raise ValueError(f"target column {self.schema.target!r} holds missing values")
+        codes = (
+            regression_targets(y, n) if self.classes is None else class_codes(y, n, self.classes)
+        )
+        w = frame.get_column(self.weight).cast(pl.Float64).to_numpy() if self.weight else None
+        return columns, codes, sample_weights(w, n)
+
+    def __iter__(self) -> Any:
+        query = self.lf.select(self.columns)
+        for frame in query.collect_batches(chunk_size=self.batch_rows):
+            yield self.encoded(frame)
+
+    def empty(self) -> list[Column]:
+        return _encode(
+            pl.DataFrame(schema=self.lf.select(self.schema.names).collect_schema()), self.schema
+        )
+
+
+def checked_budget(memory_budget: int | None) -> int:
+    """The bytes of histograms a pass may hold (the default when None)."""
+    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
+        raise ValueError(f"memory_budget must be a positive number of bytes, got {budget!r}")
+    return budget
+
+
+def run(
+    fit: _core.StreamFit,
+    sketch_pass: Callable[[], bytes | None],
+    sums_pass: Callable[[], np.ndarray | None],
+    source: str,
+    progress: Progress | None = None,
+) -> _core.Tree:
+    """Drive `fit` through its passes over the data: `sketch_pass()` gives the merged sketch
+    of every row (None: no row), `sums_pass()` the merged sums of the fit's current pass
+    (`fit.frontier()` says what a worker needs for it). The same loop serves a LazyFrame's
+    batches and a Dask collection's partitions; `source` names the data in errors."""
+    try:
+        while (step := fit.next_pass()) is not None:
+            if step == "sketch":
+                sketch = sketch_pass()
+                if sketch is None:
+                    raise ValueError(f"the {source} has no rows")
+                fit.start(sketch)
+            else:
+                sums = sums_pass()
+                if sums is None:
+                    raise ValueError(f"the {source} returned no batch on a later pass")
+                fit.finish_pass(sums)
+            if progress is not None:
+                progress(fit.passes, "passes")
+    finally:
+        if progress is not None:
+            progress.close()
+    return fit.tree()
+
+
+def fit(
+    lf: pl.LazyFrame,
+    *,
+    target: str | None,
+    sample_weight: Any,
+    classification: bool,
+    ordinal: dict[str, tuple[str, ...] | None],
+    missing: str,
+    params: Callable[[int, int, int], Any],
+    memory_budget: int | None,
+    batch_rows: int | None,
+    progress: Progress | None = None,
+) -> tuple[_core.Tree, Schema, np.ndarray | None]:
+    """Grow a histogram tree over the LazyFrame's batches. `params(n_rows, n_features,
+    n_classes)` gives the validated growth parameters; `sample_weight` names a column (or is
+    None)."""
+    if target is None:
+        raise ValueError("fitting a LazyFrame needs target= naming its target column")
+    if sample_weight is not None and not isinstance(sample_weight, str):
+        raise TypeError("with a LazyFrame, sample_weight names a column of it (a str)")
+    budget = checked_budget(memory_budget)
+    rows = DEFAULT_BATCH_ROWS if batch_rows is None else batch_rows
+    if not isinstance(rows, int) or rows <= 0:
+        raise ValueError(f"batch_rows must be a positive number of rows, got {rows!r}")
+    features = batch_columns(lf, target, sample_weight)
+    schema, classes = schema_of(lf, features, target, classification, ordinal)
+    # The schema records the missing-value strategy, as the in-memory fit's does.
+    schema = replace(schema, missing=missing)
+    n_classes = 0 if classes is None else len(classes)
+    # Shares of rows (min_samples_split=0.01) count every row, as the in-memory fit does.
+    n_rows = lf.select(pl.len()).collect(engine="streaming").item()
+    grown_params = params(n_rows, len(features), n_classes)
+    batches = _Batches(lf, schema, classes, sample_weight, rows)
+    fit = _core.StreamFit(batches.empty(), n_classes, asdict(grown_params), budget)
+
+    # Batches are added in row order into one running sketch or sum, as the in-memory fit
+    # adds its rows, so the sums carry the same bits.
+    def sketch_pass() -> bytes | None:
+        sketch, offset = None, 0
+        for columns, y, w in batches:
+            sketch, kept = fit.sketch(sketch, columns, y, w, offset)
+            offset += kept
+        return sketch
+
+    def sums_pass() -> np.ndarray | None:
+        sums, offset = None, 0
+        for columns, y, w in batches:
+            sums, kept = fit.add(sums, columns, y, w, offset)
+            offset += kept
+        return sums
+
+    tree = run(fit, sketch_pass, sums_pass, "LazyFrame", progress)
+    return tree, schema, classes

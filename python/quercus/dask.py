@@ -1,0 +1,404 @@
+"""Decision trees fitted on Dask collections, where their partitions live.
+
+`quercus.dask.DecisionTreeClassifier` / `DecisionTreeRegressor` grow, from a Dask DataFrame
+(e.g. `dask.dataframe.read_parquet`) or Dask Array, the tree the in-memory histogram fit
+(`splitter="hist"`) grows from the same rows, byte for byte. Dask schedules everything;
+quercus supplies the pure pieces of `quercus._core.StreamFit`, the same ones the LazyFrame
+fit streams batches through:
+
+1. a census of each partition (rows, rows of positive weight, classes, dtypes), which gives
+   each partition's global row offset, so that the bin edges, drawn from a sample chosen by
+   a hash of each row's global index, do not depend on the partitioning;
+2. per pass, a task per partition encodes it and adds its rows to the sums of the open
+   nodes (`StreamFit.add` on a replica rebuilt from `StreamFit.frontier()`: the tree grown
+   so far, so the task is a pure function of its inputs and Dask recomputes it anywhere if a
+   worker is lost);
+3. the sums are reduced by Dask (`Bag.reduction`, a tree reduction) and the client chooses
+   the splits with the in-memory search (`StreamFit.finish_pass`).
+
+Floating-point sums depend on the order they are added in. Class counts under whole weights
+add exactly in any order, so those passes use the tree reduction; other sums (regression,
+C4.5's fractional weights, fractional sample weights) are added partition after partition,
+in row order, as the in-memory fit adds them (a chain of tasks), so the model keeps the same
+bits. `reduction="tree"` reduces every pass by the tree (faster with many workers; a
+regression tree may then differ from the in-memory one in the last bits of its numbers).
+
+Empty partitions add nothing. A partition whose columns or dtypes differ from the
+collection's (its `meta`) is an error naming the column; categorical columns need known
+categories (`ddf.categorize()`), as a category first met in a later partition would change
+the codes of earlier ones.
+
+Dask and distributed are an optional extra: `pip install quercus[dask]`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import dask
+import dask.array as da
+import dask.bag as db
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import polars as pl
+
+from . import _core, _stream
+from . import tree as _tree
+from ._dask_tasks import (
+    Layout,
+    Setup,
+    aligned,
+    census,
+    chained_sums,
+    first,
+    listed,
+    merge_sketches,
+    merge_sums,
+    partition_sketch,
+    partition_sums,
+    predicted,
+    proba_columns,
+    zipped,
+)
+from ._fitted import FittedTree
+from ._validation import (
+    Schema,
+    _class_targets,
+    _dtype_name,
+    _encode,
+    _infer_features,
+    _pandas_orders,
+    from_pandas,
+)
+
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
+
+Reduction = Literal["auto", "tree", "ordered"]
+
+# Partitions merged per task of the tree reduction.
+_SPLIT_EVERY = 8
+
+
+# ---------------------------------------------------------------------------------------
+# The client's side: the collections' partitions, the passes, the estimators.
+
+
+@dataclass
+class _Partitions:
+    """A collection's partitions as delayed (X, y, weight) pieces, and their layout."""
+
+    layout: Layout
+    parts: list[Any]
+    # The features without rows (pandas frame or NumPy array), and the target's name and
+    # Polars dtype name (a classifier's, for predictions in its dtype).
+    meta: Any
+    target: str
+    target_dtype: str | None
+
+
+def _partitions(
+    X: Any, y: Any, sample_weight: Any, target: str | None, classification: bool
+) -> _Partitions:
+    if isinstance(X, dd.DataFrame):
+        meta = X._meta
+        if target is not None:
+            if y is not None:
+                raise ValueError("pass either y or target=, not both")
+            if not isinstance(target, str) or target not in meta.columns:
+                raise ValueError(f"target={target!r} is not a column of the Dask DataFrame")
+            if sample_weight is not None and (
+                not isinstance(sample_weight, str) or sample_weight not in meta.columns
+            ):
+                raise ValueError(
+                    "with target=, sample_weight names a column of the Dask DataFrame; "
+                    f"{sample_weight!r} is not one"
+                )
+            features = meta.drop(columns=[c for c in (target, sample_weight) if c is not None])
+            layout = Layout(True, target, sample_weight, tuple(features.dtypes.items()))
+            y_meta = meta[target]
+            return _Partitions(
+                layout, list(X.to_delayed()), features, target, _y_dtype(y_meta, classification)
+            )
+        if not isinstance(y, dd.Series):
+            raise TypeError(
+                "a Dask DataFrame X takes a Dask Series y (or target= naming its column), "
+                f"got {type(y).__name__}"
+            )
+        pieces = [X, y] + ([sample_weight] if sample_weight is not None else [])
+        if not all(isinstance(p, dd.Series | dd.DataFrame) for p in pieces):
+            raise TypeError("sample_weight of a Dask DataFrame X must be a Dask Series")
+        if len({p.npartitions for p in pieces}) != 1 or (
+            all(p.known_divisions for p in pieces) and len({p.divisions for p in pieces}) != 1
+        ):
+            raise ValueError(
+                "X, y (and sample_weight) must be partitioned alike (the same divisions): "
+                "take them from one Dask DataFrame, or fit with target= naming a column"
+            )
+        layout = Layout(True, None, None, tuple(meta.dtypes.items()))
+        parts = _zip_delayed([p.to_delayed() for p in pieces], sample_weight is None)
+        name = y.name if isinstance(y.name, str) and y.name else "y"
+        return _Partitions(layout, parts, meta, name, _y_dtype(y._meta, classification))
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (rows x features), got shape {X.shape}")
+        if not isinstance(y, da.Array) or y.ndim != 1:
+            raise TypeError("a Dask Array X takes a 1-D Dask Array y")
+        if sample_weight is not None and not isinstance(sample_weight, da.Array):
+            raise TypeError("sample_weight of a Dask Array X must be a 1-D Dask Array")
+        if target is not None:
+            raise ValueError("target= names a column of a Dask DataFrame, not of an array")
+        X = X.rechunk({1: -1})
+        rows = X.chunks[0]
+        pieces = [X.to_delayed()[:, 0].tolist(), y.rechunk((rows,)).to_delayed().tolist()]
+        if sample_weight is not None:
+            pieces.append(sample_weight.rechunk((rows,)).to_delayed().tolist())
+        layout = Layout(False, None, None, X.shape[1])
+        parts = _zip_delayed(pieces, sample_weight is None)
+        return _Partitions(layout, parts, np.empty((0, X.shape[1])), "y", None)
+    raise TypeError(
+        f"quercus.dask fits a Dask DataFrame or Array, got {type(X).__name__}; "
+        "in-memory data takes quercus.DecisionTreeClassifier / Regressor"
+    )
+
+
+def _zip_delayed(pieces: list[list[Any]], unweighted: bool) -> list[Any]:
+    columns = pieces + ([[None] * len(pieces[0])] if unweighted else [])
+    return [dask.delayed(zipped)(*row) for row in zip(*columns, strict=True)]
+
+
+def _y_dtype(y_meta: Any, classification: bool) -> str | None:
+    return _dtype_name(from_pandas(y_meta)) if classification else None
+
+
+def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing: str) -> Schema:
+    """The fit's schema as the in-memory fit of the same rows would infer it (from the
+    collection's meta: categories must be known up front)."""
+    if p.layout.frame:
+        meta = from_pandas(p.meta)
+        for series in meta.iter_columns():
+            unknown = isinstance(series.dtype, pl.Enum) and "__UNKNOWN_CATEGORIES__" in (
+                series.dtype.categories.to_list()
+            )
+            if unknown or isinstance(series.dtype, pl.String | pl.Categorical):
+                raise TypeError(
+                    f"column {series.name!r} has no known categories ({series.dtype}): a "
+                    "Dask fit needs them up front (a category first met in a later "
+                    "partition would change the codes of earlier ones); use "
+                    f"ddf.categorize(columns=[{series.name!r}]) or an ordered pandas "
+                    "CategoricalDtype"
+                )
+        ordinal = {**_pandas_orders(p.meta), **ordinal}
+        features = _infer_features(meta, ordinal)
+    else:
+        features = _infer_features(p.meta, ordinal)
+    return Schema(features, p.target, p.target_dtype, missing=missing)
+
+
+class _Passes:
+    """The sketch pass and the sums passes of one fit as Dask computations."""
+
+    def __init__(
+        self, setup: Setup, parts: list[Any], offsets: list[int], reduction: Reduction, exact: bool
+    ) -> None:
+        self.setup, self.parts, self.offsets = setup, parts, offsets
+        self.reduction = reduction
+        # Whether sums may be reduced by the tree and keep the row-order fit's bits: whole
+        # class counts so far (see the module's docstring).
+        self.tree = reduction == "tree" or (reduction == "auto" and exact)
+
+    def _reduced(self, tasks: list[Any], aggregate: Callable[[Any], Any]) -> Any:
+        bag = db.from_delayed([dask.delayed(listed)(t) for t in tasks])
+        return bag.reduction(first, aggregate, split_every=_SPLIT_EVERY).compute()
+
+    def sketch(self) -> bytes | None:
+        pieces = zip(self.parts, self.offsets, strict=True)
+        if self.tree:
+            tasks = [dask.delayed(partition_sketch)(self.setup, p, o) for p, o in pieces]
+            return self._reduced(tasks, merge_sketches) if tasks else None
+        sketch = None
+        for p, o in pieces:
+            sketch = dask.delayed(partition_sketch)(self.setup, p, o, sketch)
+        return None if sketch is None else sketch.compute()
+
+    def sums(self, fit: _core.StreamFit) -> np.ndarray | None:
+        raw = fit.frontier()
+        # One key shared by every task of the pass (sent to each worker once).
+        frontier = dask.delayed(raw, pure=True)
+        pieces = list(zip(self.parts, self.offsets, strict=True))
+        if not pieces:
+            return None
+        if self.tree:
+            tasks = [dask.delayed(partition_sums)(self.setup, frontier, p, o) for p, o in pieces]
+            merge = functools.partial(merge_sums, self.setup, raw)
+            sums, exact = self._reduced(tasks, merge)
+            if exact or self.reduction == "tree":
+                return aligned(sums)
+            # Fractions appeared (C4.5's weights): from now on, row order.
+            self.tree = False
+        total = None
+        for p, o in pieces:
+            total = dask.delayed(chained_sums)(self.setup, frontier, p, o, total)
+        return aligned(total.compute())
+
+
+def _fit(
+    model: Any,
+    X: Any,
+    y: Any,
+    sample_weight: Any,
+    target: str | None,
+    memory_budget: int | None,
+    reduction: Reduction,
+) -> Any:
+    """The fitted state of `model` grown over the collection's partitions."""
+    if reduction not in ("auto", "tree", "ordered"):
+        raise ValueError(f"reduction must be 'auto', 'tree' or 'ordered', got {reduction!r}")
+    checked = model._checked()
+    pruning = model._validated_pruning(checked)
+    if checked["splitter"] != "hist":
+        raise ValueError(
+            f"quercus.dask grows histogram trees: splitter='hist' (got {checked['splitter']!r})"
+        )
+    for name in ("class_weight", "priors"):
+        if getattr(model, name, None) is not None:
+            raise ValueError(
+                f"{name} needs the class counts first; a Dask fit takes sample_weight instead"
+            )
+    _stream.check_streamable(checked, pruning.method)
+    budget = _stream.checked_budget(memory_budget)
+    classification = model._estimator_type == "classifier"
+    p = _partitions(X, y, sample_weight, target, classification)
+    schema = _schema(p, _tree._ordinals(checked["ordinal_features"]), checked["missing"])
+    counts = dask.compute(*[dask.delayed(census)(p.layout, classification, t) for t in p.parts])
+    n_rows = sum(c[0] for c in counts)
+    if n_rows == 0:
+        raise ValueError("the Dask collection has no rows")
+    classes = None
+    if classification:
+        labels = pl.concat([c[3] for c in counts if c[3] is not None and len(c[3])])
+        if labels.null_count():
+            raise ValueError(f"target {schema.target!r} holds missing values")
+        _, classes = _class_targets(labels, len(labels))
+    n_classes = 0 if classes is None else len(classes)
+    params = asdict(model._params_for(checked, n_rows, len(schema.features), n_classes))
+    empty = _encode(
+        from_pandas(p.meta) if p.layout.frame else np.empty((0, p.layout.dtypes)), schema
+    )
+    setup = Setup(p.layout, schema, classes, params, budget, empty)
+    fit = setup.fit(empty)
+    # Empty partitions add nothing; the others' rows of positive weight are numbered on.
+    kept = [(t, c[1]) for t, c in zip(p.parts, counts, strict=True) if c[0] > 0]
+    offsets = np.cumsum([0] + [k for _, k in kept])[:-1].tolist()
+    exact = classification and all(c[2] for c in counts)
+    passes = _Passes(setup, [t for t, _ in kept], offsets, reduction, exact)
+    tree = _stream.run(
+        fit,
+        passes.sketch,
+        lambda: passes.sums(fit),
+        "Dask collection",
+        model._reporter("fit"),
+    )
+    return FittedTree(tree, schema, classes)
+
+
+def _in_memory(model: Any) -> Any:
+    """The fitted model as the in-memory estimator it is (what the workers predict with:
+    unpickling this module's classes would import Dask's collections there)."""
+    return _tree.from_bytes(model.to_bytes())
+
+
+def _predict(model: Any, method: str, X: Any) -> Any:
+    """`method` over each partition of X, as a Dask collection; None for other X."""
+    if isinstance(X, dd.DataFrame):
+        if method == "predict":
+            dtype = model.classes_.dtype if model._estimator_type == "classifier" else float
+            meta: Any = pd.Series(np.array([], dtype=dtype))
+        else:
+            meta = pd.DataFrame({c: pd.Series([], dtype=float) for c in proba_columns(model)})
+        return X.map_partitions(predicted, _in_memory(model), method, meta=meta)
+    if isinstance(X, da.Array):
+        X = X.rechunk({1: -1})
+        if method == "predict":
+            dtype = model.classes_.dtype if model._estimator_type == "classifier" else float
+            return X.map_blocks(predicted, _in_memory(model), method, drop_axis=1, dtype=dtype)
+        n = len(model.classes_)
+        return X.map_blocks(
+            predicted, _in_memory(model), method, chunks=(X.chunks[0], (n,)), dtype=float
+        )
+    return None
+
+
+class DecisionTreeClassifier(_tree.DecisionTreeClassifier):
+    """`quercus.DecisionTreeClassifier` fitted on a Dask DataFrame or Array where its
+    partitions live (see the module's docstring), `splitter="hist"` by default. The fitted
+    model is an ordinary quercus model (save, load, rules, pictures); `predict` and
+    `predict_proba` of a Dask collection return one (a Series / DataFrame of probabilities
+    per class for a DataFrame, an Array for an Array)."""
+
+    def __init__(self, *, splitter: str = "hist", **params: Any) -> None:
+        super().__init__(splitter=splitter, **params)
+
+    __init__.__signature__ = _tree._with_defaults(  # type: ignore[attr-defined]
+        inspect.signature(_tree.DecisionTreeClassifier.__init__), splitter="hist"
+    )
+
+    def fit(  # type: ignore[override]
+        self,
+        X: Any,
+        y: Any = None,
+        sample_weight: Any = None,
+        *,
+        target: str | None = None,
+        memory_budget: int | None = None,
+        reduction: Reduction = "auto",
+    ) -> DecisionTreeClassifier:
+        """Grow the tree over the partitions of X (a Dask DataFrame with a Dask Series y or
+        `target=` naming its column, or a Dask Array with a Dask Array y). `sample_weight`:
+        a column name with `target=`, else a Dask Series / Array partitioned as X.
+        `memory_budget`: bytes of histograms a pass holds (default 256 MiB); `reduction`:
+        "auto" (exact sums by a tree reduction, others in row order), "tree" or "ordered"."""
+        self._fitted = _fit(self, X, y, sample_weight, target, memory_budget, reduction)
+        return self
+
+    def predict(self, X: Any, *, output: str = "numpy") -> Any:
+        out = _predict(self, "predict", X)
+        return super().predict(X, output=output) if out is None else out
+
+    def predict_proba(self, X: Any, *, output: str = "numpy") -> Any:
+        out = _predict(self, "predict_proba", X)
+        return super().predict_proba(X, output=output) if out is None else out
+
+
+class DecisionTreeRegressor(_tree.DecisionTreeRegressor):
+    """`quercus.DecisionTreeRegressor` fitted on a Dask DataFrame or Array (see
+    `DecisionTreeClassifier` of this module)."""
+
+    def __init__(self, *, splitter: str = "hist", **params: Any) -> None:
+        super().__init__(splitter=splitter, **params)
+
+    __init__.__signature__ = _tree._with_defaults(  # type: ignore[attr-defined]
+        inspect.signature(_tree.DecisionTreeRegressor.__init__), splitter="hist"
+    )
+
+    def fit(  # type: ignore[override]
+        self,
+        X: Any,
+        y: Any = None,
+        sample_weight: Any = None,
+        *,
+        target: str | None = None,
+        memory_budget: int | None = None,
+        reduction: Reduction = "auto",
+    ) -> DecisionTreeRegressor:
+        """As `DecisionTreeClassifier.fit` of this module."""
+        self._fitted = _fit(self, X, y, sample_weight, target, memory_budget, reduction)
+        return self
+
+    def predict(self, X: Any, *, output: str = "numpy") -> Any:
+        out = _predict(self, "predict", X)
+        return super().predict(X, output=output) if out is None else out

@@ -1,0 +1,992 @@
+//! Fitting a histogram tree on data seen batch by batch (out of core, or spread over a
+//! cluster), with the tree the in-memory histogram fit grows from the same rows.
+//!
+//! The pieces are pure and their results additive, so any scheduler can run them where the
+//! data lies (Spark MLlib grows its trees the same way: level by level over binned data, with
+//! per-partition statistics reduced per level):
+//! 1. a **sketch** pass draws each numeric column's sample by a hash of each row's global
+//!    index ([`Sketch`]), so the bin edges do not depend on how rows are cut into batches and
+//!    equal those of [`crate::grow`]'s histogram search;
+//! 2. each further pass routes every batch's rows through the tree grown so far to the open
+//!    nodes it serves (C4.5's fractional weights included) and adds their statistics,
+//!    histograms and per-category sums ([`StreamFit::add`], [`Sums`]);
+//! 3. the split of each open node is chosen from its sums by the in-memory search itself
+//!    ([`Searcher::candidates_from`], `choose`, the same stopping rules), and the frontier
+//!    grows ([`StreamFit::finish_pass`]).
+//!
+//! Regression fits take a second pass per level for the nodes' two-pass variances. Nodes
+//! are numbered at the end in the in-memory fit's order (depth-first, or best-first with
+//! `max_leaf_nodes`), by replaying its growth over the recorded decisions.
+
+mod frontier;
+mod replay;
+mod sums;
+
+use crate::builder::{
+    admits, is_terminal, mean_of, split_node, summarise, NodeFigures, RegressionFigures,
+};
+use crate::data::{validate_weights, CategoricalColumn, Column, Dataset, FeatureKind, Target};
+use crate::error::{CoreError, Result};
+use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
+use crate::split::hist::{Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
+use crate::split::missing::plan_with;
+use crate::split::{choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule};
+use crate::tree::{NodeId, Tree};
+use crate::{Control, Sample};
+pub use sums::Sums;
+use sums::{empty_node, NodeSums};
+
+/// The first pass's findings over some rows: each numeric column's sample, and the totals the
+/// fit's search is set up with. Sketches of disjoint rows merge ([`Sketch::merge`]).
+#[derive(Debug, Clone, Default)]
+pub struct Sketch {
+    columns: Vec<ColumnSketch>,
+    /// Rows of positive weight (the rows a fit learns from).
+    rows: u64,
+    /// Σw and Σwy, summed from -0.0 in row order (as the in-memory fit sums them).
+    weight: f64,
+    weighted_y: f64,
+    /// The lightest positive weight.
+    unit: f64,
+}
+
+impl Sketch {
+    /// Rows of positive weight seen: the global index of the next batch's first such row.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Adds the findings over other rows (whose global indexes the caller gave).
+    pub fn merge(&mut self, other: Sketch) {
+        if self.columns.is_empty() {
+            self.columns = vec![ColumnSketch::default(); other.columns.len()];
+        }
+        for (a, b) in self.columns.iter_mut().zip(other.columns) {
+            a.merge(b);
+        }
+        self.rows += other.rows;
+        self.weight += other.weight;
+        self.weighted_y += other.weighted_y;
+        self.unit = self.unit.min(other.unit);
+    }
+
+    /// The sketch as bytes, for sending between processes ([`Sketch::from_bytes`]).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut put = |x: u64| out.extend_from_slice(&x.to_le_bytes());
+        put(self.columns.len() as u64);
+        put(self.rows);
+        put(self.weight.to_bits());
+        put(self.weighted_y.to_bits());
+        put(self.unit.to_bits());
+        for c in &self.columns {
+            put(c.pairs.len() as u64);
+            for &(h, x) in &c.pairs {
+                put(h);
+                put(x.to_bits());
+            }
+        }
+        out
+    }
+
+    /// Reads [`Sketch::to_bytes`]'s output.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Sketch> {
+        let bad = || CoreError::InvalidParameter {
+            name: "sketch",
+            reason: "the bytes are not a sketch written by this version".into(),
+        };
+        let mut words = bytes
+            .chunks_exact(8)
+            .map(|c| c.try_into().map(u64::from_le_bytes));
+        let mut next = || words.next().and_then(|w| w.ok()).ok_or_else(bad);
+        let n_columns = next()?;
+        let rows = next()?;
+        let weight = f64::from_bits(next()?);
+        let weighted_y = f64::from_bits(next()?);
+        let unit = f64::from_bits(next()?);
+        let mut columns = Vec::new();
+        for _ in 0..n_columns {
+            let n = next()?;
+            let mut pairs = Vec::new();
+            for _ in 0..n {
+                pairs.push((next()?, f64::from_bits(next()?)));
+            }
+            columns.push(ColumnSketch { pairs });
+        }
+        if !bytes.len().is_multiple_of(8) || next().is_ok() {
+            return Err(bad());
+        }
+        Ok(Sketch {
+            columns,
+            rows,
+            weight,
+            weighted_y,
+            unit,
+        })
+    }
+}
+
+/// What the next pass over the data computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Samples of the numeric columns ([`StreamFit::sketch`]).
+    Sketch,
+    /// Statistics and histograms of open nodes.
+    Grow,
+    /// Σw(y − mean)² of open nodes (regression).
+    Variance,
+}
+
+/// A node of the tree as grown level by level (numbered in the order created).
+#[derive(Debug)]
+struct Grown {
+    /// The node in the draft tree (same index).
+    id: NodeId,
+    usable: Vec<bool>,
+    /// Statistics of the node's rows; `None` when no row reached it.
+    stats: Option<Vec<f64>>,
+    squares: f64,
+    rows: f64,
+    /// The chosen split (set once decided) and the children made by it.
+    split: Option<Candidate>,
+    children: Vec<usize>,
+    /// The node's histograms while its search or its children's subtraction needs them.
+    hist: Option<Histograms>,
+    /// The node's other sums until its split is decided.
+    sums: Option<NodeSums>,
+    parent: Option<usize>,
+}
+
+impl Grown {
+    /// A regression node's value and impurity, as [`Criterion::regression_node`] computes
+    /// them from its rows: the same sums, in the same order.
+    fn regression(&self, params: &TreeParams) -> (f64, f64) {
+        let Some(stats) = self.stats.as_deref() else {
+            return (0.0, 0.0);
+        };
+        let mean = mean_of(stats);
+        let weight = stats.first().copied().unwrap_or(0.0);
+        let loss = if params.criterion.loss_is_zero(mean) {
+            0.0
+        } else {
+            self.squares
+        };
+        (mean, loss / weight)
+    }
+
+    /// What `summarise` reads besides the node's statistics: no class factors (refused), so
+    /// the rows weigh their weight; a regression node's value and impurity.
+    fn figures(&self, params: &TreeParams) -> NodeFigures<fn(f64) -> f64, impl RegressionFigures> {
+        let (value, impurity) = self.regression(params);
+        NodeFigures {
+            row_weight: std::convert::identity,
+            regression: move |_: &[f64]| (vec![value], impurity),
+        }
+    }
+
+    fn new(id: NodeId, usable: Vec<bool>, parent: Option<usize>) -> Grown {
+        Grown {
+            id,
+            usable,
+            stats: None,
+            squares: -0.0,
+            rows: 0.0,
+            split: None,
+            children: Vec::new(),
+            hist: None,
+            sums: None,
+            parent,
+        }
+    }
+}
+
+/// The state of a fit over batches. Drive it with [`StreamFit::next_pass`]: for each pass,
+/// build sums ([`StreamFit::sketch`] or [`StreamFit::sums`]), add every batch in any grouping
+/// ([`StreamFit::add`]) and hand them back ([`StreamFit::start`], [`StreamFit::finish_pass`]);
+/// then take the tree ([`StreamFit::tree`]).
+pub struct StreamFit {
+    params: TreeParams,
+    kinds: Vec<FeatureKind>,
+    n_classes: usize,
+    /// Bytes of histograms a pass may hold (open nodes are served in groups within it).
+    budget: usize,
+    state: Option<Growing>,
+    pass: u64,
+    /// The features' and target's shape, which the split search reads (no rows).
+    shape: Dataset<'static>,
+    target: Target<'static>,
+}
+
+struct Growing {
+    cuts: Vec<Option<Cuts>>,
+    bins: Bins,
+    total_weight: f64,
+    unit: f64,
+    shift: f64,
+    draft: Tree,
+    nodes: Vec<Grown>,
+    /// Nodes created and not yet decided, in creation order.
+    open: Vec<usize>,
+    /// The open nodes the current pass serves, and whether it is the variance pass.
+    group: Vec<usize>,
+    variance: bool,
+    /// Rebuilt from another process's [`StreamFit::frontier`]: adds batches, decides nothing.
+    replica: bool,
+}
+
+impl StreamFit {
+    /// A fit of features of `kinds` to `n_classes` classes (0: regression) with `params`
+    /// (`splitter` must be hist). Parameters that need every row at every node (validation
+    /// data, oblique tests, surrogate splits, class-majority fills) are refused.
+    pub fn new(
+        params: TreeParams,
+        kinds: Vec<FeatureKind>,
+        n_classes: usize,
+        memory_budget: usize,
+    ) -> Result<StreamFit> {
+        params.validate()?;
+        let shape = Dataset::new(shape_of(&kinds))?;
+        params.validate_for(&shape, n_classes)?;
+        let refuse = |name: &'static str, reason: &str| {
+            Err(CoreError::InvalidParameter {
+                name,
+                reason: format!("{reason} cannot be fitted batch by batch"),
+            })
+        };
+        if params.splitter != Splitter::Hist {
+            return refuse("splitter", "only \"hist\":");
+        }
+        if params.conventions == Conventions::J48 {
+            return refuse(
+                "conventions",
+                "\"j48\" places thresholds at training values and averages gains over every \
+                 feature's rows, so it",
+            );
+        }
+        if params.oblique {
+            return refuse(
+                "oblique",
+                "an oblique split needs every row at each node, so it",
+            );
+        }
+        if matches!(
+            params.missing,
+            MissingStrategy::Surrogate | MissingStrategy::ClassMajority
+        ) {
+            return refuse(
+                "missing",
+                "\"surrogate\" and \"class_majority\" need every row at each node, so they",
+            );
+        }
+        if !params.criterion.is_additive() {
+            return refuse(
+                "criterion",
+                "\"absolute_error\" scans each node's rows in order, so it",
+            );
+        }
+        let constrained = params
+            .monotonic_cst
+            .as_ref()
+            .is_some_and(|c| c.iter().any(|&m| m != 0));
+        if params.draws(kinds.len()) || constrained {
+            return refuse(
+                "max_features",
+                "random feature subsets (drawn in the in-memory fit's node order) and \
+                 monotonic constraints",
+            );
+        }
+        if params.class_weights.is_some() || params.altered_priors {
+            let name = if params.altered_priors {
+                "altered_priors"
+            } else {
+                "class_weights"
+            };
+            return refuse(
+                name,
+                "class factors (class_weight, priors, altered priors) need the class counts \
+                 first, so they",
+            );
+        }
+        if kinds.is_empty() {
+            return Err(CoreError::EmptyData {
+                rows: 0,
+                columns: 0,
+            });
+        }
+        let target = match n_classes {
+            0 => Target::Values(&[]),
+            n_classes => Target::Classes {
+                codes: &[],
+                n_classes,
+            },
+        };
+        Ok(StreamFit {
+            params,
+            kinds,
+            n_classes,
+            budget: memory_budget.max(1),
+            state: None,
+            pass: 0,
+            shape,
+            target,
+        })
+    }
+
+    /// What the next pass computes; `None` once the tree is grown.
+    pub fn next_pass(&self) -> Option<Pass> {
+        match &self.state {
+            None => Some(Pass::Sketch),
+            Some(g) if g.group.is_empty() => None,
+            Some(g) if g.variance => Some(Pass::Variance),
+            Some(_) => Some(Pass::Grow),
+        }
+    }
+
+    /// Classes of the target (0: regression).
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// The passes done so far.
+    pub fn passes(&self) -> u64 {
+        self.pass
+    }
+
+    /// An empty sketch for the first pass.
+    pub fn sketch(&self) -> Sketch {
+        Sketch {
+            columns: vec![ColumnSketch::default(); self.kinds.len()],
+            unit: f64::INFINITY,
+            weight: -0.0,
+            weighted_y: -0.0,
+            rows: 0,
+        }
+    }
+
+    /// Checks a batch against the fit's schema: the features' kinds and categories, finite
+    /// values, valid targets and weights. An empty batch passes (and adds nothing).
+    fn check(&self, batch: &Sample<'_, '_>) -> Result<()> {
+        let data = batch.data;
+        if data.n_rows() == 0 && data.n_features() == self.kinds.len() {
+            return Ok(());
+        }
+        data.validate_for_predict(&self.kinds)?;
+        let outputs = batch.target.n_outputs();
+        if outputs > 1 {
+            return Err(CoreError::InvalidParameter {
+                name: "y",
+                reason: format!(
+                    "the target has {outputs} outputs (multi-output y); a fit batch by batch \
+                     grows a tree of one output"
+                ),
+            });
+        }
+        if let Some(j) = data
+            .columns()
+            .iter()
+            .position(|c| matches!(c, Column::Sparse(_)))
+        {
+            return Err(CoreError::InvalidParameter {
+                name: "batch",
+                reason: format!("column {j} is sparse; a fit batch by batch reads dense columns"),
+            });
+        }
+        for (j, (col, kind)) in data.columns().iter().zip(&self.kinds).enumerate() {
+            if let (Column::Categorical(c), FeatureKind::Categorical { n_categories, .. }) =
+                (col, kind)
+            {
+                if c.n_categories != *n_categories {
+                    return Err(CoreError::InvalidParameter {
+                        name: "batch",
+                        reason: format!(
+                            "column {j} has {} categories in this batch, {n_categories} in the first",
+                            c.n_categories
+                        ),
+                    });
+                }
+            }
+        }
+        data.validate_for_fit()?;
+        batch.target.validate(data.n_rows())?;
+        if let Target::Classes { n_classes, .. } = batch.target {
+            if *n_classes != self.n_classes {
+                return Err(CoreError::InvalidParameter {
+                    name: "batch",
+                    reason: format!(
+                        "the target has {n_classes} classes in this batch, {} in the first",
+                        self.n_classes
+                    ),
+                });
+            }
+        } else if self.n_classes != 0 {
+            return Err(CoreError::InvalidParameter {
+                name: "batch",
+                reason: "the target is real-valued in this batch, classes in the first".into(),
+            });
+        }
+        validate_weights(batch.weights, data.n_rows())
+    }
+
+    /// Adds a batch to a sketch. Its rows of positive weight get the global indexes from
+    /// `offset` (the rows of positive weight before it, [`Sketch::rows`] in a sequential
+    /// fit); returns how many it has.
+    pub fn add_to_sketch(
+        &self,
+        sketch: &mut Sketch,
+        batch: &Sample<'_, '_>,
+        offset: u64,
+    ) -> Result<u64> {
+        self.check(batch)?;
+        let kept = kept_rows(batch.weights);
+        for (col, s) in batch.data.columns().iter().zip(sketch.columns.iter_mut()) {
+            if let Column::Numeric(values) = col {
+                let known: Vec<f64> = kept
+                    .iter()
+                    .map(|&r| values.get(r).copied().unwrap_or(f64::NAN))
+                    .collect();
+                s.add(&known, offset);
+            }
+        }
+        for &r in &kept {
+            let w = batch.weights.get(r).copied().unwrap_or(0.0);
+            sketch.weight += w;
+            sketch.unit = sketch.unit.min(w);
+            if let Target::Values(y) = batch.target {
+                sketch.weighted_y += w * y.get(r).copied().unwrap_or(0.0);
+            }
+        }
+        sketch.rows += kept.len() as u64;
+        Ok(kept.len() as u64)
+    }
+
+    /// Ends the first pass: the bin edges, the root.
+    pub fn start(&mut self, sketch: Sketch) -> Result<()> {
+        if self.state.is_some() {
+            return Err(order("start", "the fit has started"));
+        }
+        if sketch.rows == 0 || sketch.weight <= 0.0 {
+            return Err(CoreError::InvalidParameter {
+                name: "sample_weight",
+                reason: "no row has a positive weight, so there is no row to learn from".into(),
+            });
+        }
+        let cuts: Vec<Option<Cuts>> = self
+            .kinds
+            .iter()
+            .zip(sketch.columns)
+            .map(|(k, s)| (*k == FeatureKind::Numeric).then(|| s.cuts(self.params.max_bins)))
+            .collect();
+        let bins = empty_bins(&cuts);
+        let shift = if self.n_classes == 0 && self.params.criterion.centres_targets() {
+            sketch.weighted_y / sketch.weight
+        } else {
+            0.0
+        };
+        let mut draft = Tree::empty(
+            self.params.criterion,
+            self.kinds.clone(),
+            vec![self.n_classes],
+        );
+        let root = draft.push_node(None, 1.0);
+        self.state = Some(Growing {
+            cuts,
+            bins,
+            total_weight: sketch.weight,
+            unit: sketch.unit,
+            shift,
+            draft,
+            nodes: vec![Grown::new(root, vec![true; self.kinds.len()], None)],
+            open: Vec::new(),
+            group: vec![0],
+            variance: false,
+            replica: false,
+        });
+        self.pass += 1;
+        Ok(())
+    }
+
+    /// Empty sums for the current pass.
+    pub fn sums(&self) -> Result<Sums> {
+        let g = self.growing("sums")?;
+        let searcher = self.searcher(g);
+        let slots = searcher.zero_stats().len() + 1;
+        let first = self.pass == 1;
+        let nodes = g
+            .group
+            .iter()
+            .filter_map(|&i| g.nodes.get(i))
+            .map(|n| {
+                if g.variance {
+                    return empty_node(0, false, 0, 0, Vec::new());
+                }
+                let (_, len) = Histograms::layout(&g.bins, &n.usable, slots);
+                let cats = self
+                    .kinds
+                    .iter()
+                    .zip(&n.usable)
+                    .map(|(k, &u)| match k {
+                        FeatureKind::Categorical { n_categories, .. } if u => {
+                            Some(Categories::empty(&searcher, *n_categories as usize))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                empty_node(slots - 1, g.shift != 0.0, self.kinds.len(), len, cats)
+            })
+            .collect();
+        let ranges = |fill: f64| -> Vec<Vec<f64>> {
+            g.cuts
+                .iter()
+                .map(|c| match c {
+                    Some(c) if first => vec![fill; c.n_bins()],
+                    _ => Vec::new(),
+                })
+                .collect()
+        };
+        Ok(Sums {
+            nodes,
+            lo: ranges(f64::INFINITY),
+            hi: ranges(f64::NEG_INFINITY),
+            pass: self.pass,
+        })
+    }
+
+    /// Reads sums sent as [`Sums::to_vec`] for the current pass.
+    pub fn sums_from(&self, values: &[f64]) -> Result<Sums> {
+        let mut sums = self.sums()?;
+        sums.read(values)
+            .ok_or_else(|| CoreError::InvalidParameter {
+                name: "sums",
+                reason: format!("these are not sums of pass {} of this fit", self.pass),
+            })?;
+        Ok(sums)
+    }
+
+    /// Adds a batch to the current pass's sums; `offset` as for [`Self::add_to_sketch`].
+    /// Returns the batch's rows of positive weight.
+    pub fn add(&self, sums: &mut Sums, batch: &Sample<'_, '_>, offset: u64) -> Result<u64> {
+        let _ = offset; // Row indexes matter to the sample only; kept for a uniform call.
+        let g = self.growing("add")?;
+        if sums.pass != self.pass {
+            return Err(order("add", "these sums belong to another pass"));
+        }
+        self.check(batch)?;
+        let kept = kept_rows(batch.weights);
+        let searcher = Searcher::new(batch.data, batch.target, &self.params, g.total_weight)
+            .counting_rows_in(g.unit);
+        let width = searcher.zero_stats().len();
+        // Each served node's rows of this batch, in row order, with their weights.
+        let mut slot_of = vec![usize::MAX; g.nodes.len()];
+        for (s, &i) in g.group.iter().enumerate() {
+            if let Some(x) = slot_of.get_mut(i) {
+                *x = s;
+            }
+        }
+        let mut parts = vec![NodeRows::default(); g.group.len()];
+        let columns = batch.data.columns();
+        let mut stack = Vec::new();
+        for &r in &kept {
+            stack.push((0usize, batch.weights.get(r).copied().unwrap_or(0.0)));
+            while let Some((i, w)) = stack.pop() {
+                let Some(node) = g.nodes.get(i) else { continue };
+                if let Some(&s) = slot_of.get(i).filter(|&&s| s != usize::MAX) {
+                    if let Some(p) = parts.get_mut(s) {
+                        p.rows.push(r as u32);
+                        p.weights.push(w);
+                    }
+                    continue;
+                }
+                let Some(split) = node.split.as_ref().filter(|_| !node.children.is_empty()) else {
+                    continue;
+                };
+                let kind = split.kind();
+                match send(&kind, || split.missing.rule(), columns, r) {
+                    Some(c) => {
+                        if let Some(&child) = node.children.get(c) {
+                            stack.push((child, w));
+                        }
+                    }
+                    None => {
+                        for (&child, &f) in node.children.iter().zip(&split.fractions) {
+                            if f > 0.0 {
+                                stack.push((child, w * f));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if g.variance {
+            let y = match batch.target {
+                Target::Values(y) => *y,
+                _ => &[],
+            };
+            let criterion = self.params.criterion;
+            for ((s, rows), &i) in sums.nodes.iter_mut().zip(&parts).zip(&g.group) {
+                let mean = g
+                    .nodes
+                    .get(i)
+                    .and_then(|n| n.stats.as_deref())
+                    .map_or(0.0, mean_of);
+                for (r, w) in rows.iter() {
+                    let y = y.get(r).copied().unwrap_or(mean);
+                    if let Some(term) = criterion.loss_term(mean, y, w) {
+                        s.squares += term;
+                    }
+                }
+            }
+            return Ok(kept.len() as u64);
+        }
+        // The batch's bins (and, on the first pass, each bin's value range).
+        let binned: Vec<Option<Binned>> = columns
+            .iter()
+            .zip(&g.cuts)
+            .map(|(col, cuts)| match (col, cuts) {
+                (Column::Numeric(v), Some(c)) => Binned::with_cuts(v, c, None),
+                _ => None,
+            })
+            .collect();
+        let all_kept = kept.len() == batch.weights.len();
+        for (((lo, hi), b), (col, cuts)) in sums
+            .lo
+            .iter_mut()
+            .zip(sums.hi.iter_mut())
+            .zip(&binned)
+            .zip(columns.iter().zip(&g.cuts))
+        {
+            if let (Some(b), false) = (b, lo.is_empty()) {
+                // Value ranges are those of the rows learnt from (weight 0 is no row).
+                let kept_only = match (col, cuts, all_kept) {
+                    (Column::Numeric(v), Some(c), false) => {
+                        let values: Vec<f64> = kept
+                            .iter()
+                            .map(|&r| v.get(r).copied().unwrap_or(f64::NAN))
+                            .collect();
+                        Binned::with_cuts(&values, c, None)
+                    }
+                    _ => None,
+                };
+                let (blo, bhi) = kept_only.as_ref().unwrap_or(b).lo_hi();
+                lo.iter_mut().zip(blo).for_each(|(x, y)| *x = x.min(*y));
+                hi.iter_mut().zip(bhi).for_each(|(x, y)| *x = x.max(*y));
+            }
+        }
+        let bins = Bins::from_columns(binned);
+        let centred = searcher.centred_on(g.shift);
+        let slots = width + 1;
+        for ((s, rows), &i) in sums.nodes.iter_mut().zip(&parts).zip(&g.group) {
+            let Some(node) = g.nodes.get(i) else { continue };
+            for (r, w) in rows.iter() {
+                batch.target.accumulate(&mut s.stats, r, w);
+                if !s.centred.is_empty() {
+                    batch
+                        .target
+                        .accumulate_around(&mut s.centred, r, w, g.shift);
+                }
+            }
+            s.rows += rows.len() as f64;
+            for (f, m) in s.missing.iter_mut().enumerate() {
+                for (r, w) in rows.iter() {
+                    let missing = match columns.get(f) {
+                        Some(Column::Numeric(v)) => v.get(r).is_none_or(|x| x.is_nan()),
+                        Some(Column::Categorical(c)) => c.code(r).is_none(),
+                        // Refused by `check`; a sparse column misses no value.
+                        Some(Column::Sparse(_)) | None => false,
+                    };
+                    if missing {
+                        *m += w;
+                    }
+                }
+            }
+            let (spans, _) = Histograms::layout(&g.bins, &node.usable, slots);
+            centred.add_to_histograms(&bins, &spans, &mut s.hist, rows, None);
+            for (f, cats) in s.cats.iter_mut().enumerate() {
+                if let (Some(cats), Some(Column::Categorical(c))) = (cats, columns.get(f)) {
+                    let codes: Vec<Option<u32>> =
+                        rows.rows.iter().map(|&r| c.code(r as usize)).collect();
+                    centred.add_to_categories(cats, &codes, rows);
+                }
+            }
+        }
+        Ok(kept.len() as u64)
+    }
+
+    /// Ends a pass with the sums of every row: decides the served nodes' splits (after the
+    /// variance pass, for regression) and picks the nodes the next pass serves.
+    pub fn finish_pass(&mut self, sums: Sums, control: &Control) -> Result<()> {
+        control.check()?;
+        let Some(g) = self.state.as_mut().filter(|g| !g.replica) else {
+            return Err(order(
+                "finish_pass",
+                "the fit has not started, or is a replica (resume) that only adds batches",
+            ));
+        };
+        if sums.pass != self.pass || sums.nodes.len() != g.group.len() {
+            return Err(order("finish_pass", "these sums belong to another pass"));
+        }
+        self.pass += 1;
+        if g.variance {
+            for (s, &i) in sums.nodes.iter().zip(&g.group) {
+                if let Some(n) = g.nodes.get_mut(i) {
+                    n.squares = s.squares;
+                }
+            }
+            g.variance = false;
+        } else {
+            if !sums.lo.iter().all(Vec::is_empty) {
+                let columns = g
+                    .cuts
+                    .iter()
+                    .zip(sums.lo.into_iter().zip(sums.hi))
+                    .map(|(c, (lo, hi))| c.as_ref().map(|_| Binned::ranges(lo, hi)))
+                    .collect();
+                g.bins = Bins::from_columns(columns);
+            }
+            g.absorb(sums.nodes, self.n_classes);
+            if self.n_classes == 0 {
+                g.variance = true;
+                return Ok(());
+            }
+        }
+        let searcher = Searcher::new(&self.shape, &self.target, &self.params, g.total_weight)
+            .counting_rows_in(g.unit)
+            .centred_on(g.shift);
+        g.decide(&searcher, &self.params);
+        g.pick_group(self.budget, self.n_classes);
+        Ok(())
+    }
+
+    /// The grown tree, its nodes numbered as the in-memory fit numbers them.
+    pub fn tree(&self) -> Result<Tree> {
+        let g = self.growing("tree")?;
+        if !g.group.is_empty() || g.replica {
+            return Err(order("tree", "the tree is still growing"));
+        }
+        let searcher = self.searcher(g);
+        Ok(replay::replay(
+            &self.params,
+            &self.kinds,
+            self.n_classes,
+            &g.nodes,
+            &searcher,
+        ))
+    }
+
+    /// The in-memory fit's searcher: counting rows in units of the lightest weight,
+    /// regression histograms centred on the root's mean; its data is only the shape.
+    fn searcher<'a>(&'a self, g: &Growing) -> Searcher<'a, 'static> {
+        Searcher::new(&self.shape, &self.target, &self.params, g.total_weight)
+            .counting_rows_in(g.unit)
+            .centred_on(g.shift)
+    }
+
+    fn growing(&self, what: &'static str) -> Result<&Growing> {
+        self.state
+            .as_ref()
+            .ok_or_else(|| order(what, "the sketch pass has not ended (call start)"))
+    }
+}
+
+fn order(what: &'static str, reason: &str) -> CoreError {
+    CoreError::InvalidParameter {
+        name: what,
+        reason: reason.into(),
+    }
+}
+
+/// The rows of positive weight (the rows a fit learns from; see `data::Kept`).
+fn kept_rows(weights: &[f64]) -> Vec<usize> {
+    (0..weights.len())
+        .filter(|&r| weights.get(r).is_some_and(|&w| w > 0.0))
+        .collect()
+}
+
+impl Growing {
+    /// Stores the served nodes' sums: statistics, and histograms — for the two children of a
+    /// binary split that sent each row to one of them, the larger's as the parent's minus the
+    /// smaller's, as the in-memory fit derives them (`Grower::hand_down`), so the same
+    /// numbers.
+    fn absorb(&mut self, sums: Vec<NodeSums>, n_classes: usize) {
+        let slots = if n_classes == 0 { 4 } else { n_classes + 1 };
+        for (mut s, &i) in sums.into_iter().zip(&self.group) {
+            let Some(n) = self.nodes.get_mut(i) else {
+                continue;
+            };
+            let (spans, _) = Histograms::layout(&self.bins, &n.usable, slots);
+            n.hist = Some(Histograms::from_sums(
+                spans,
+                std::mem::take(&mut s.hist),
+                slots,
+            ));
+            n.rows = s.rows;
+            n.stats = (s.rows > 0.0).then(|| s.stats.clone());
+            n.sums = Some(s);
+        }
+        let mut parents: Vec<usize> = self
+            .group
+            .iter()
+            .filter_map(|&i| self.nodes.get(i)?.parent)
+            .collect();
+        parents.dedup();
+        for p in parents {
+            let Some(parent) = self.nodes.get_mut(p) else {
+                continue;
+            };
+            let (Some(parent_hist), &[l, r]) = (parent.hist.take(), parent.children.as_slice())
+            else {
+                continue;
+            };
+            let parent_rows = parent.rows;
+            let rows = |k: usize| self.nodes.get(k).map_or(0.0, |n| n.rows);
+            if parent_rows != rows(l) + rows(r) {
+                continue;
+            }
+            let (small, large) = if rows(l) <= rows(r) { (l, r) } else { (r, l) };
+            let Some(small_hist) = self.nodes.get(small).and_then(|n| n.hist.as_ref()) else {
+                continue;
+            };
+            let derived = parent_hist.subtract_from(small_hist);
+            if let Some(n) = self.nodes.get_mut(large) {
+                n.hist = Some(derived);
+            }
+        }
+    }
+
+    /// Summarises and searches each served node as the in-memory fit's `Grower::create`
+    /// does, and makes the children of those that split.
+    fn decide(&mut self, searcher: &Searcher<'_, '_>, params: &TreeParams) {
+        let none = NodeRows::default();
+        for i in std::mem::take(&mut self.group) {
+            let first = self.nodes.len();
+            let Some(n) = self.nodes.get_mut(i) else {
+                continue;
+            };
+            summarise(
+                &mut self.draft,
+                n.id,
+                n.stats.as_deref(),
+                n.figures(params),
+                searcher,
+                params,
+            );
+            let sums = n.sums.take();
+            let hist = n.hist.take();
+            let split = match (sums, &hist) {
+                (Some(s), Some(hist))
+                    if n.rows > 0.0
+                        && !is_terminal(params, self.total_weight, &self.draft, n.id) =>
+                {
+                    let centred = (!s.centred.is_empty()).then(|| s.centred.clone());
+                    let prepared = Prepared::Summed {
+                        bins: &self.bins,
+                        hist,
+                        cats: &s.cats,
+                    };
+                    let at = searcher.at_node_from(s.stats.clone(), centred, &none, None, prepared);
+                    let scale = at.scale;
+                    let mut candidates = at.features(&n.usable);
+                    choose(params.criterion, &candidates, scale)
+                        .and_then(|best| candidates.get_mut(best)?.take())
+                        .filter(|c| {
+                            let weights = (self.total_weight, self.draft.weight(n.id));
+                            admits(params, searcher, weights, c, scale)
+                        })
+                        .map(|mut c| {
+                            let weight = s.missing.get(c.feature).copied().unwrap_or(0.0);
+                            c.missing = plan_with(searcher, &c, &none, None, 0, weight);
+                            c
+                        })
+                }
+                _ => None,
+            };
+            let Some(split) = split else {
+                continue;
+            };
+            let mut usable = n.usable.clone();
+            if matches!(split.rule, SplitRule::Multiway { .. }) {
+                if let Some(u) = usable.get_mut(split.feature) {
+                    *u = false;
+                }
+            }
+            // Binary splits keep the histograms their larger child subtracts from.
+            if split.fractions.len() == 2 {
+                n.hist = hist;
+            }
+            let ids = split_node(&mut self.draft, n.id, &split);
+            n.split = Some(split);
+            n.children = (first..first + ids.len()).collect();
+            for id in ids {
+                self.nodes.push(Grown::new(id, usable.clone(), Some(i)));
+                self.open.push(self.nodes.len() - 1);
+            }
+        }
+    }
+
+    /// The open nodes the next pass serves: whole families of siblings, in creation order,
+    /// as many as `budget` bytes of histograms allow (at least one family).
+    fn pick_group(&mut self, budget: usize, n_classes: usize) {
+        let slots = if n_classes == 0 { 4 } else { n_classes + 1 };
+        let mut bytes = 0;
+        let mut take = 0;
+        while let Some(&i) = self.open.get(take) {
+            let parent = self.nodes.get(i).and_then(|n| n.parent);
+            let family = self
+                .open
+                .get(take..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|&&j| self.nodes.get(j).and_then(|n| n.parent) == parent)
+                .count()
+                .max(1);
+            let cost: usize = self
+                .open
+                .get(take..take + family)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|&j| self.nodes.get(j))
+                .map(|n| Histograms::layout(&self.bins, &n.usable, slots).1 * 8)
+                .sum();
+            if take > 0 && bytes + cost > budget {
+                break;
+            }
+            bytes += cost;
+            take += family;
+        }
+        self.group = self.open.drain(..take).collect();
+    }
+}
+
+/// Bins of each numeric column's cuts, before the first pass found their value ranges.
+fn empty_bins(cuts: &[Option<Cuts>]) -> Bins {
+    Bins::from_columns(
+        cuts.iter()
+            .map(|c| {
+                c.as_ref().map(|c| {
+                    Binned::ranges(
+                        vec![f64::INFINITY; c.n_bins()],
+                        vec![f64::NEG_INFINITY; c.n_bins()],
+                    )
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Columns of `kinds` without rows: what the split search reads of the data's shape.
+fn shape_of(kinds: &[FeatureKind]) -> Vec<Column<'static>> {
+    kinds
+        .iter()
+        .map(|k| match *k {
+            FeatureKind::Numeric => Column::Numeric(&[]),
+            FeatureKind::Categorical {
+                n_categories,
+                ordered,
+            } => Column::Categorical(CategoricalColumn {
+                codes: &[],
+                missing: None,
+                n_categories,
+                ordered,
+            }),
+        })
+        .collect()
+}

@@ -1,0 +1,231 @@
+"""quercus.dask on a LocalCluster of two worker processes: the fit of a Dask collection is,
+byte for byte, the in-memory histogram fit of the same rows (classification and regression,
+missing values under each streamable strategy, categorical columns, weights, several
+partitionings), also when a worker process dies mid-fit; bad partitions are refused by name;
+predictions come back as Dask collections."""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip(
+    "distributed", reason="quercus.dask needs dask[distributed] (pip install quercus[dask])"
+)
+pd = pytest.importorskip("pandas", reason="Dask DataFrames hold pandas partitions")
+dd = pytest.importorskip("dask.dataframe", reason="dask.dataframe needs dask[dataframe]")
+
+import cloudpickle  # noqa: E402  (installed with distributed)
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+
+import quercus  # noqa: E402
+from quercus.dask import DecisionTreeClassifier, DecisionTreeRegressor  # noqa: E402
+
+# The helpers below run on the workers, which cannot import this test module by name.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+MISSING = ["fractional", "learned", "majority_branch", "separate"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        LocalCluster(
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
+
+
+def _frame(n: int = 2000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.uniform(0, 100, n), 2)
+    b = rng.normal(size=n).astype(np.float32)
+    a[rng.random(n) < 0.1] = np.nan
+    b[rng.random(n) < 0.1] = np.nan
+    colour = rng.choice(["red", "green", "blue", "grey"], n).astype(object)
+    colour[rng.random(n) < 0.1] = None
+    label = np.where(np.nan_to_num(a) > 40, "yes", "no").astype(object)
+    label[(colour == "blue") & (np.nan_to_num(b) > 0.5)] = "maybe"
+    noise = rng.random(n) < 0.1
+    label[noise] = rng.choice(["yes", "no", "maybe"], noise.sum())
+    return pd.DataFrame(
+        {
+            "a": a,
+            "b": b,
+            "c": rng.integers(0, 6, n).astype(float),
+            "colour": pd.Categorical(colour, categories=["red", "green", "blue", "grey"]),
+            "label": label,
+            "y": np.nan_to_num(a) / 10 + np.nan_to_num(b) + rng.random(n),
+            "w": rng.choice([0.0, 0.5, 1.0, 2.0], n, p=[0.1, 0.2, 0.5, 0.2]),
+        }
+    )
+
+
+FRAME = _frame()
+# Two cuts of the same rows: even partitions, and uneven ones (one of a single row).
+CUTS = [dict(npartitions=3), dict(divisions=[0, 1, 450, 1500, 1999])]
+
+
+def _ddf(df: pd.DataFrame, cut: dict) -> dd.DataFrame:
+    if "divisions" in cut:
+        return dd.from_pandas(df, npartitions=1).repartition(divisions=cut["divisions"])
+    return dd.from_pandas(df, **cut)
+
+
+@pytest.mark.parametrize("missing", MISSING)
+def test_classifier_is_the_in_memory_model(client, missing):
+    params = dict(splitter="hist", missing=missing, max_depth=5)
+    data = FRAME.drop(columns=["y", "w"])
+    expected = quercus.DecisionTreeClassifier(**params).fit(data, target="label")
+    for cut in CUTS:
+        got = DecisionTreeClassifier(missing=missing, max_depth=5).fit(
+            _ddf(data, cut), target="label"
+        )
+        assert got.to_bytes() == expected.to_bytes(), cut
+
+
+@pytest.mark.parametrize("missing", ["fractional", "learned"])
+def test_regressor_with_weights_is_the_in_memory_model(client, missing):
+    params = dict(splitter="hist", missing=missing, max_depth=4, min_samples_leaf=3)
+    data = FRAME.drop(columns=["label"])
+    expected = quercus.DecisionTreeRegressor(**params).fit(
+        data.drop(columns=["w"]), target="y", sample_weight=data["w"].to_numpy()
+    )
+    for cut in CUTS:
+        got = DecisionTreeRegressor(**params).fit(_ddf(data, cut), target="y", sample_weight="w")
+        assert got.to_bytes() == expected.to_bytes(), cut
+
+
+def test_fractional_weights_and_series_y(client):
+    # Weights of 0.5 make class sums fractional: reduced in row order, not by the tree.
+    params = dict(max_depth=4, missing="fractional")
+    X, y, w = FRAME[["a", "b", "colour"]], FRAME["label"], FRAME["w"]
+    expected = quercus.DecisionTreeClassifier(splitter="hist", **params).fit(X, y, w.to_numpy())
+    ddf = dd.from_pandas(FRAME, npartitions=4)
+    got = DecisionTreeClassifier(**params).fit(ddf[["a", "b", "colour"]], ddf["label"], ddf["w"])
+    assert got.to_bytes() == expected.to_bytes()
+
+
+def test_arrays_and_best_first(client):
+    X = FRAME[["a", "b", "c"]].to_numpy()
+    y = (FRAME["label"] == "yes").to_numpy().astype(int)
+    expected = quercus.DecisionTreeClassifier(splitter="hist", max_leaf_nodes=7).fit(X, y)
+    got = DecisionTreeClassifier(max_leaf_nodes=7).fit(
+        da.from_array(X, chunks=(600, 2)), da.from_array(y, chunks=500)
+    )
+    assert got.to_bytes() == expected.to_bytes()
+    proba = got.predict_proba(da.from_array(X, chunks=(700, 3)))
+    assert isinstance(proba, da.Array)
+    np.testing.assert_array_equal(proba.compute(), expected.predict_proba(X))
+
+
+def test_predictions_and_an_ordinary_model(client, tmp_path):
+    data = FRAME.drop(columns=["y", "w"])
+    ddf = dd.from_pandas(data, npartitions=3)
+    model = DecisionTreeClassifier(max_depth=3).fit(ddf, target="label")
+    X = ddf.drop(columns=["label"])
+    predicted = model.predict(X)
+    assert isinstance(predicted, dd.Series)
+    in_memory = quercus.DecisionTreeClassifier(splitter="hist", max_depth=3)
+    in_memory.fit(data, target="label")
+    expected = in_memory.predict(data.drop(columns=["label"]))
+    np.testing.assert_array_equal(predicted.compute().to_numpy(), expected)
+    proba = model.predict_proba(X).compute()
+    assert list(proba.columns) == ["maybe", "no", "yes"]
+    np.testing.assert_array_equal(proba.to_numpy(), in_memory.predict_proba(data))
+    model.save(tmp_path / "m.qtree")
+    loaded = quercus.load(tmp_path / "m.qtree")
+    assert type(loaded) is quercus.DecisionTreeClassifier
+    assert str(loaded.rules()) == str(in_memory.rules())
+
+
+def test_empty_and_all_missing_partitions(client):
+    data = FRAME.drop(columns=["y", "w"]).iloc[:900].copy()
+    # Rows 300..599 miss every numeric value: one whole partition of missing values.
+    data.loc[300:599, ["a", "b", "c"]] = np.nan
+    params = dict(max_depth=4)
+    expected = quercus.DecisionTreeClassifier(splitter="hist", **params).fit(data, target="label")
+    parts = [data.iloc[:300], data.iloc[300:600], data.iloc[:0], data.iloc[600:]]
+    ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=data.iloc[:0])
+    got = DecisionTreeClassifier(**params).fit(ddf, target="label")
+    assert got.to_bytes() == expected.to_bytes()
+    empty = dd.from_delayed([dask.delayed(data.iloc[:0])] * 2, meta=data.iloc[:0])
+    with pytest.raises(ValueError, match="has no rows"):
+        DecisionTreeClassifier().fit(empty, target="label")
+
+
+def _two(first: pd.DataFrame, second: pd.DataFrame, meta: pd.DataFrame) -> dd.DataFrame:
+    """Two partitions as given, Dask's own check of them against `meta` off (as when files
+    read lazily differ)."""
+    parts = [dask.delayed(first), dask.delayed(second)]
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def test_partitions_that_differ_are_refused(client):
+    data = FRAME.drop(columns=["y", "w"]).iloc[:600]
+    meta = data.iloc[:0]
+    other_dtype = data.iloc[300:].astype({"c": "int64"})
+    ddf = dd.from_delayed(
+        [dask.delayed(data.iloc[:300]), dask.delayed(other_dtype)], meta=meta, verify_meta=False
+    )
+    with pytest.raises(ValueError, match="column 'c' is int64, the meta says float64"):
+        DecisionTreeClassifier().fit(ddf, target="label")
+    lacking = data.iloc[300:].drop(columns=["b"])
+    ddf = dd.from_delayed(
+        [dask.delayed(data.iloc[:300]), dask.delayed(lacking)], meta=meta, verify_meta=False
+    )
+    with pytest.raises(ValueError, match="column 'b' is missing"):
+        DecisionTreeClassifier().fit(ddf, target="label")
+    wider = data.iloc[300:].copy()
+    wider["colour"] = wider["colour"].cat.add_categories(["pink"])
+    ddf = dd.from_delayed(
+        [dask.delayed(data.iloc[:300]), dask.delayed(wider)], meta=meta, verify_meta=False
+    )
+    with pytest.raises(ValueError, match=r"column 'colour' is CategoricalDtype.*'pink'"):
+        DecisionTreeClassifier().fit(ddf, target="label")
+    strings = dd.from_pandas(data.astype({"colour": object}), npartitions=2)
+    with pytest.raises(TypeError, match=r"categorize\(columns=\['colour'\]\)"):
+        DecisionTreeClassifier().fit(strings, target="label")
+    with pytest.raises(ValueError, match="splitter='hist'"):
+        DecisionTreeClassifier(splitter="best").fit(strings, target="label")
+    with pytest.raises(ValueError, match="target='nope'"):
+        DecisionTreeClassifier().fit(dd.from_pandas(data, npartitions=2), target="nope")
+    with pytest.raises(TypeError, match="Dask DataFrame or Array"):
+        DecisionTreeClassifier().fit(data, target="label")
+
+
+def _fragile(part: pd.DataFrame, calls: str, after: int) -> pd.DataFrame:
+    """The partition as it is; the call after `after` others (a later pass) kills its worker
+    process once, as a lost machine would."""
+    Path(calls, f"call-{uuid.uuid4().hex}").touch()
+    if len(os.listdir(calls)) > after:
+        try:
+            os.close(os.open(os.path.join(calls, "killed"), os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return part
+        os._exit(1)
+    return part
+
+
+def test_a_worker_lost_mid_fit(client, tmp_path):
+    data = FRAME.drop(columns=["y", "w"])
+    params = dict(missing="fractional", max_depth=5)
+    expected = quercus.DecisionTreeClassifier(splitter="hist", **params).fit(data, target="label")
+    ddf = dd.from_pandas(data, npartitions=4)
+    # Four calls per pass: the census, the sketch, then a sums pass where the worker dies.
+    fragile = ddf.map_partitions(_fragile, str(tmp_path), 9, meta=ddf._meta)
+    workers_before = set(client.scheduler_info()["workers"])
+    got = DecisionTreeClassifier(**params).fit(fragile, target="label")
+    assert (tmp_path / "killed").exists()
+    client.wait_for_workers(2, timeout=30)
+    assert set(client.scheduler_info()["workers"]) != workers_before
+    assert got.to_bytes() == expected.to_bytes()
