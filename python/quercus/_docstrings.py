@@ -186,6 +186,26 @@ PARAMETERS: dict[str, tuple[str, str]] = {
         "scikit-learn's semantics.",
     ),
     "max_bins": ("int", "Bins per numeric feature of the histogram search (2 to 255)."),
+    "max_cat_threshold": (
+        "int or None",
+        "LightGBM's cap on a nominal subset split: at most this many categories on the "
+        "searched side, tried from both ends of the categories' order. None: no cap (CART).",
+    ),
+    "cat_smooth": (
+        "float",
+        "LightGBM's smoothing of the categories' order: each share (or mean) pulled toward "
+        "the node's by this many rows; categories of fewer rows stay on the other side. "
+        "0: none (CART).",
+    ),
+    "cat_l2": (
+        "float",
+        "LightGBM's extra L2 of categorical splits: each side of a subset scored with this "
+        "many rows of the node's mix added. 0: none (CART).",
+    ),
+    "min_data_per_group": (
+        "int",
+        "LightGBM's least rows per step of a subset scan and on its other side. 1: none (CART).",
+    ),
     "n_jobs": (
         "int or None",
         "Threads searching the features of large nodes and predicting large batches; None or "
