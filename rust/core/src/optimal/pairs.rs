@@ -60,17 +60,26 @@ impl Local {
 /// The best side tree found: its error (no leaf penalty) and its test.
 type Best = Option<(f64, Test)>;
 
-/// The cheapest tree of depth two (at most `leaves` leaves, 3 or 4) rooted at a threshold
-/// of an ordering of `node`, with its cost (penalty `alpha` per leaf included), found by
-/// counting; `None` when the node's orderings do not suit counting (one has more than
-/// [`MAX_RANKS`] ranks here, or a nominal feature more than [`MAX_RANKS`] slots), when no
-/// ordering splits the node, or when the search stopped.
+/// What counting proved of a node's depth-two trees rooted at a split.
+pub(crate) struct Counted {
+    /// The cheapest such tree found, with its cost (penalty `alpha` per leaf included).
+    pub best: Option<(f64, Sol)>,
+    /// The trees not scored (ruled out by the bound) cost at least this.
+    pub floor: f64,
+}
+
+/// Every tree of depth two (at most `leaves` leaves, 3 or 4) rooted at a split of `node`,
+/// by counting: thresholds of orderings all scored, subsets of nominal features scored
+/// unless they cannot cost less than `bound`. `None` when the node's columns do not suit
+/// counting (an ordering has more than [`MAX_RANKS`] ranks here, or a nominal feature more
+/// than [`MAX_RANKS`] slots) or when the search stopped.
 pub(crate) fn solve<L: Loss>(
     ctx: &Ctx<'_, L>,
     node: &Node,
     loss: &L,
     leaves: usize,
-) -> Option<(f64, Sol)> {
+    bound: f64,
+) -> Option<Counted> {
     #[cfg(test)]
     if !COUNTING.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
@@ -78,10 +87,13 @@ pub(crate) fn solve<L: Loss>(
     let locals = locals(ctx, node)?;
     let total = loss.stats(node.rows.iter().copied());
     let by_root = |a: &Local| match &a.kind {
-        Kind::Ranks(ranks) => root(ctx, node, loss, leaves, &total, a, ranks, &locals),
-        Kind::Slots(_) => None,
+        Kind::Ranks(ranks) => Some(Counted {
+            best: root(ctx, node, loss, leaves, &total, a, ranks, &locals),
+            floor: f64::INFINITY,
+        }),
+        Kind::Slots(n) => nominal_root(ctx, node, loss, leaves, &total, a, *n, &locals, bound),
     };
-    let results: Vec<Option<(f64, Sol)>> =
+    let results: Vec<Option<Counted>> =
         if ctx.parallel && node.len() * locals.len() >= PARALLEL_ENTRIES {
             locals.par_iter().map(by_root).collect()
         } else {
@@ -91,10 +103,20 @@ pub(crate) fn solve<L: Loss>(
         return None;
     }
     // The first of the cheapest, in column order: the result does not depend on threads.
-    results
-        .into_iter()
-        .flatten()
-        .reduce(|x, y| if y.0 < x.0 - ctx.tol { y } else { x })
+    let mut out = Counted {
+        best: None,
+        floor: f64::INFINITY,
+    };
+    for counted in results {
+        let counted = counted?;
+        out.floor = out.floor.min(counted.floor);
+        if let Some((cost, sol)) = counted.best {
+            if out.best.as_ref().is_none_or(|(c, _)| cost < c - ctx.tol) {
+                out.best = Some((cost, sol));
+            }
+        }
+    }
+    Some(out)
 }
 
 /// The node's columns that split it, with their cells (orderings first, as in
@@ -225,7 +247,6 @@ fn root<L: Loss>(
             keep(best_right.get_mut(i)?, found, ctx.tol);
         }
     }
-    let alpha = ctx.alpha;
     let mut best: Option<(f64, Sol)> = None;
     for i in 0..ka - 1 {
         let (left_rank, right_rank) = (*ranks.get(i)?, *ranks.get(i + 1)?);
@@ -233,38 +254,254 @@ fn root<L: Loss>(
             continue;
         }
         let left_total = below.get(i * w..(i + 1) * w)?;
-        let leaf_left = loss.err(left_total) + alpha;
-        let leaf_right = loss.err_rest(total, left_total) + alpha;
-        let stump = |found: &Best| found.map(|(e, t)| (e + 2.0 * alpha, t));
-        let (sl, sr) = (stump(best_left.get(i)?), stump(best_right.get(i)?));
-        let test = Test::Threshold {
-            column: a.column as u32,
-            left: left_rank,
-            right: right_rank,
-        };
-        let side = |s: Option<(f64, Test)>, leaf: f64| match s {
-            Some((c, t)) if c < leaf - ctx.tol => (c, Sol::stump(t)),
-            _ => (leaf, Sol::leaf()),
-        };
-        let candidate = if leaves >= 4 {
-            let (cl, l) = side(sl, leaf_left);
-            let (cr, r) = side(sr, leaf_right);
-            (cl + cr, Sol::split(test, &l, &r))
-        } else {
-            // Three leaves: a stump on at most one side.
-            let (cl, l) = side(sl, leaf_left);
-            let (cr, r) = side(sr, leaf_right);
-            if cl + leaf_right <= leaf_left + cr {
-                (cl + leaf_right, Sol::split(test, &l, &Sol::leaf()))
-            } else {
-                (leaf_left + cr, Sol::split(test, &Sol::leaf(), &r))
-            }
-        };
-        if best.as_ref().is_none_or(|(c, _)| candidate.0 < c - ctx.tol) {
-            best = Some(candidate);
+        let leaf = [loss.err(left_total), loss.err_rest(total, left_total)];
+        let (cost, tests) = compose(ctx, leaves, leaf, [*best_left.get(i)?, *best_right.get(i)?]);
+        if best.as_ref().is_none_or(|(c, _)| cost < c - ctx.tol) {
+            let test = Test::Threshold {
+                column: a.column as u32,
+                left: left_rank,
+                right: right_rank,
+            };
+            best = Some((cost, tree(test, tests)));
         }
     }
     best
+}
+
+/// The cheapest tree of depth two (at most `leaves` leaves, 3 or 4) under a root split whose
+/// sides are, as leaves, of error `leaf` and whose best splits are `split` (errors without
+/// the penalties): its cost and each side's test (`None`: a leaf).
+fn compose<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    leaves: usize,
+    leaf: [f64; 2],
+    split: [Best; 2],
+) -> (f64, [Option<Test>; 2]) {
+    let alpha = ctx.alpha;
+    let [(cl, tl), (cr, tr)] = [0, 1].map(|s| {
+        let leaf = leaf[s] + alpha;
+        match split[s] {
+            Some((e, t)) if e + 2.0 * alpha < leaf - ctx.tol => (e + 2.0 * alpha, Some(t)),
+            _ => (leaf, None),
+        }
+    });
+    if leaves >= 4 {
+        (cl + cr, [tl, tr])
+    } else {
+        // Three leaves: a stump on at most one side.
+        let (leaf_l, leaf_r) = (leaf[0] + alpha, leaf[1] + alpha);
+        if cl + leaf_r <= leaf_l + cr {
+            (cl + leaf_r, [tl, None])
+        } else {
+            (leaf_l + cr, [None, tr])
+        }
+    }
+}
+
+/// The tree `test` over the sides' `tests` (`None`: a leaf).
+fn tree(test: Test, tests: [Option<Test>; 2]) -> Sol {
+    let [l, r] = tests.map(|t| t.map_or_else(Sol::leaf, Sol::stump));
+    Sol::split(test, &l, &r)
+}
+
+/// Subsets scored between two recomputations of the left side's statistics from the
+/// slots' (the Gray-code walk adds and removes one slot per step, and its rounding would
+/// otherwise accumulate over up to 2^20 steps).
+const REFRESH: u64 = 1024;
+
+/// The cheapest depth-two tree whose root tests nominal feature `a` (`n` slots) by a subset
+/// of its slots, and a floor on the subsets not scored. Subsets are walked in Gray-code
+/// order, each step moving one slot's rows across, which changes the optimum by at most
+/// their move cost ([`Loss::move_cost`]): a subset is not scored while the last scored
+/// one's cost less the moves since cannot go below `bound` or the best found. Each slot's
+/// rows are counted by cell of every column once, so a subset costs one pass over cells,
+/// not rows. `None` when the search stopped or memory ran out.
+#[allow(clippy::too_many_arguments)]
+fn nominal_root<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    leaves: usize,
+    total: &[f64],
+    a: &Local,
+    n: usize,
+    locals: &[Local],
+    bound: f64,
+) -> Option<Counted> {
+    let w = loss.width();
+    let nominal = a.column.checked_sub(ctx.columns.orderings.len())? as u32;
+    let offsets: Vec<usize> = locals
+        .iter()
+        .scan(0, |at, b| {
+            let here = *at;
+            *at += b.cells();
+            Some(here)
+        })
+        .collect();
+    let width: usize = locals.iter().map(Local::cells).sum();
+    // Per slot: its rows' statistics per cell of every column, their counts, totals, moves.
+    let mut table = ctx.control.filled(n * width * w, 0.0)?;
+    let mut table_counts = ctx.control.filled(n * width, 0u32)?;
+    let mut slot_total = vec![0.0; n * w];
+    let mut slot_rows = vec![0u32; n];
+    let mut slot_moves = vec![0.0; n];
+    for (i, (&r, &s)) in node.rows.iter().zip(&a.index).enumerate() {
+        let s = usize::from(s);
+        if let (Some(t), Some(c), Some(m)) = (
+            slot_total.get_mut(s * w..(s + 1) * w),
+            slot_rows.get_mut(s),
+            slot_moves.get_mut(s),
+        ) {
+            loss.add(t, r);
+            *c += 1;
+            *m += loss.move_cost(r);
+        }
+        for (b, &off) in locals.iter().zip(&offsets) {
+            let at = s * width + off + usize::from(b.index.get(i).copied().unwrap_or(0));
+            if let Some(cell) = table.get_mut(at * w..(at + 1) * w) {
+                loss.add(cell, r);
+            }
+            if let Some(c) = table_counts.get_mut(at) {
+                *c += 1;
+            }
+        }
+    }
+    let present: Vec<usize> = (0..n)
+        .filter(|&s| slot_rows.get(s).is_some_and(|&c| c > 0))
+        .collect();
+    let mut out = Counted {
+        best: None,
+        floor: f64::INFINITY,
+    };
+    let Some((&first, rest)) = present.split_first() else {
+        return Some(out);
+    };
+    if rest.is_empty() || rest.len() >= 63 {
+        return Some(out);
+    }
+    // The node's cells, and the left side's (the first present slot always goes left, so
+    // each partition is met once).
+    let slot_cells = |s: usize| table.get(s * width * w..(s + 1) * width * w).unwrap_or(&[]);
+    let slot_counts = |s: usize| table_counts.get(s * width..(s + 1) * width).unwrap_or(&[]);
+    let slot_stats = |s: usize| slot_total.get(s * w..(s + 1) * w).unwrap_or(&[]);
+    let mut all = vec![0.0; width * w];
+    let mut all_counts = vec![0u32; width];
+    for &s in &present {
+        add_to(&mut all, slot_cells(s), true);
+        add_to(&mut all_counts, slot_counts(s), true);
+    }
+    let (mut left, mut left_counts, mut left_total) =
+        (vec![0.0; width * w], vec![0u32; width], vec![0.0; w]);
+    let (mut right, mut right_counts) = (vec![0.0; width * w], vec![0u32; width]);
+    let mut prefix = vec![0.0; w];
+    let m = rest.len() as u32;
+    let every = (1u64 << m) - 1;
+    let mut gray = 0u64;
+    // The last scored subset's cost less the moves since (nothing scored yet: no bound).
+    let mut reach = f64::NEG_INFINITY;
+    for i in 0u64..(1u64 << m) {
+        if i > 0 {
+            let j = i.trailing_zeros();
+            gray ^= 1 << j;
+            let s = *rest.get(j as usize)?;
+            reach -= slot_moves.get(s).copied().unwrap_or(0.0);
+            if i % REFRESH != 0 {
+                let adding = gray >> j & 1 == 1;
+                add_to(&mut left, slot_cells(s), adding);
+                add_to(&mut left_counts, slot_counts(s), adding);
+                add_to(&mut left_total, slot_stats(s), adding);
+                if gray == every {
+                    continue;
+                }
+            }
+        }
+        if i % REFRESH == 0 {
+            if ctx.control.stopped() {
+                return None;
+            }
+            left.iter_mut().for_each(|x| *x = 0.0);
+            left_counts.iter_mut().for_each(|x| *x = 0);
+            left_total.iter_mut().for_each(|x| *x = 0.0);
+            let held = std::iter::once(first).chain(
+                rest.iter()
+                    .enumerate()
+                    .filter(|(k, _)| gray >> k & 1 == 1)
+                    .map(|(_, &s)| s),
+            );
+            for s in held {
+                add_to(&mut left, slot_cells(s), true);
+                add_to(&mut left_counts, slot_counts(s), true);
+                add_to(&mut left_total, slot_stats(s), true);
+            }
+            if gray == every {
+                continue;
+            }
+        }
+        let target = out.best.as_ref().map_or(bound, |(c, _)| c.min(bound));
+        if reach >= target - ctx.tol {
+            out.floor = out.floor.min(reach);
+            continue;
+        }
+        for ((r, &t), &l) in right.iter_mut().zip(&all).zip(&left) {
+            *r = t - l;
+        }
+        for ((r, &t), &l) in right_counts.iter_mut().zip(&all_counts).zip(&left_counts) {
+            *r = t - l;
+        }
+        let right_total: Vec<f64> = total.iter().zip(&left_total).map(|(t, l)| t - l).collect();
+        let mut split: [Best; 2] = [None, None];
+        for (b, &off) in locals.iter().zip(&offsets) {
+            let (lo, hi) = (off, off + b.cells());
+            let found = sweep(
+                ctx,
+                loss,
+                b,
+                left.get(lo * w..hi * w)?,
+                left_counts.get(lo..hi)?,
+                &left_total,
+                &mut prefix,
+            );
+            keep(&mut split[0], found, ctx.tol);
+            let found = sweep(
+                ctx,
+                loss,
+                b,
+                right.get(lo * w..hi * w)?,
+                right_counts.get(lo..hi)?,
+                &right_total,
+                &mut prefix,
+            );
+            keep(&mut split[1], found, ctx.tol);
+        }
+        let leaf = [loss.err(&left_total), loss.err(&right_total)];
+        let (cost, tests) = compose(ctx, leaves, leaf, split);
+        reach = cost;
+        if out.best.as_ref().is_none_or(|(c, _)| cost < c - ctx.tol) {
+            let mut mask = 1u64 << first;
+            for (k, &s) in rest.iter().enumerate() {
+                if gray >> k & 1 == 1 {
+                    mask |= 1u64 << s;
+                }
+            }
+            let test = Test::Subset {
+                nominal,
+                left: mask,
+            };
+            out.best = Some((cost, tree(test, tests)));
+        }
+    }
+    Some(out)
+}
+
+/// Adds `part` to `acc` (or takes it away).
+fn add_to<T: Copy + AddAssign + std::ops::SubAssign>(acc: &mut [T], part: &[T], adding: bool) {
+    for (x, &p) in acc.iter_mut().zip(part) {
+        if adding {
+            *x += p;
+        } else {
+            *x -= p;
+        }
+    }
 }
 
 /// The best split on column `b` of a side whose statistics per cell of `b` are `cells`

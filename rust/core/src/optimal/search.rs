@@ -119,6 +119,17 @@ fn solve_from<L: Loss>(
         inc.close(split_floor);
         return store(ctx, node, depth, leaves, inc, known);
     }
+    // Depth two: counting scores every tree rooted at a split at once (MurTree's frequency
+    // counts) when the node's columns have few values.
+    if depth == 2 {
+        if let Some(counted) = pairs::solve(ctx, node, &loss, leaves, inc.bound()) {
+            if let Some((cost, sol)) = counted.best {
+                inc.offer(cost, || sol);
+            }
+            inc.close(counted.floor);
+            return store(ctx, node, depth, leaves, inc, known);
+        }
+    }
     let sides = Sides::one(&loss, node);
     let (stump, by_column) = stumps_by_column(ctx, node, &loss, &sides, inc.bound());
     if let (cost, Some(test)) = stump.best(ctx.alpha) {
@@ -127,15 +138,6 @@ fn solve_from<L: Loss>(
     if depth == 1 {
         inc.close(stump.bound(ctx.alpha));
         return finish(inc, known);
-    }
-    // Counting scores every tree rooted at an ordering's threshold at once; nominal roots
-    // are then searched as usual.
-    let mut counted = false;
-    if depth == 2 {
-        if let Some((cost, sol)) = pairs::solve(ctx, node, &loss, leaves) {
-            inc.offer(cost, || sol);
-            counted = true;
-        }
     }
     let mut order: Vec<usize> = (0..ctx.columns.len()).collect();
     let key = |c: &usize| {
@@ -146,9 +148,6 @@ fn solve_from<L: Loss>(
             .map_or(f64::INFINITY, |(e, _)| e)
     };
     order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
-    if counted {
-        order.retain(|&c| c >= ctx.columns.orderings.len());
-    }
     for c in order {
         if ctx.control.stopped() {
             // The columns not searched are bounded only by the floor.

@@ -312,11 +312,27 @@ fn objective_by_prediction(tree: &Tree, brute: &Brute<'_>, data: &Dataset<'_>) -
 }
 
 fn check_case(seed: u64, depth: usize, n: usize) {
+    check_case_with(seed, depth, n, 0);
+}
+
+/// [`check_case`] with `extra` more nominal features of up to 7 categories (and missing
+/// values when the case has them), so that nominal roots and second tests meet each other.
+fn check_case_with(seed: u64, depth: usize, n: usize, extra: usize) {
     let mut g = Lcg(seed * 7919 + 13);
     let missing = g.below(2) == 0;
-    let nominal = g.below(2) == 0;
+    let nominal = g.below(2) == 0 || extra > 0;
     let weighted = g.below(3) == 0;
-    let c = case(&mut g, n, missing, nominal, weighted);
+    let mut c = case(&mut g, n, missing, nominal, weighted);
+    if extra > 0 {
+        c.n_categories = 7;
+        for _ in 0..extra {
+            let k = 2 + g.below(6);
+            c.codes.push((0..n).map(|_| g.below(k) as u32).collect());
+            c.ordered.push(false);
+            c.absent
+                .push((0..n).map(|_| missing && g.below(6) == 0).collect());
+        }
+    }
     let data = c.dataset();
     let regression = g.below(4) == 0;
     let alpha = [0.0, 0.0, 0.02, 0.1][g.below(4) as usize];
@@ -391,6 +407,29 @@ fn depth_three_equals_brute_force_on_tiny_data() {
     for seed in 0..seeds {
         check_case(1000 + seed, 3, 5 + (seed % 5) as usize);
     }
+}
+
+/// Several nominal features: subsets at the root of a depth-two subproblem (counted, the
+/// Gray-code walk over slots) and under it, against brute force, with and without counting.
+#[test]
+fn nominal_roots_equal_brute_force() {
+    use std::sync::atomic::Ordering;
+    for seed in 0..60 {
+        check_case_with(
+            4000 + seed,
+            2,
+            8 + (seed % 13) as usize,
+            1 + (seed % 2) as usize,
+        );
+    }
+    for seed in 0..10 {
+        check_case_with(5000 + seed, 3, 6 + (seed % 4) as usize, 1);
+    }
+    super::pairs::COUNTING.store(false, Ordering::Relaxed);
+    for seed in 0..20 {
+        check_case_with(6000 + seed, 2, 8 + (seed % 13) as usize, 2);
+    }
+    super::pairs::COUNTING.store(true, Ordering::Relaxed);
 }
 
 /// The threshold-by-threshold depth-two search, which the counting of few-valued columns
