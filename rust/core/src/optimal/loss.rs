@@ -182,38 +182,28 @@ impl Loss for ClassLoss<'_> {
     /// For two predicted classes `a` ≠ `b`, each slot goes to the side whose class costs it
     /// less; the best pair gives the optimal partition (a partition predicting one class on
     /// both sides is no better than the leaf, which the search compares with anyway).
+    /// Allocates nothing: counting calls it for every subset of a nominal root.
     fn best_subset(&self, slots: &[f64], _: &[f64]) -> Option<(f64, u64)> {
         let k = self.n_classes;
-        let present: Vec<(usize, &[f64])> = slots
-            .chunks(k.max(1))
-            .enumerate()
-            .filter(|(_, s)| s.iter().any(|&x| x > 0.0))
-            .collect();
-        if present.len() < 2 || k < 2 {
+        let held = |s: &[f64]| s.iter().any(|&x| x > 0.0);
+        if k < 2 || slots.chunks(k).filter(|s| held(s)).take(2).count() < 2 {
             return None;
         }
-        // cost[i * k + j]: the error of present slot i's rows if predicted as class j.
-        let cost: Vec<f64> = present
-            .iter()
-            .flat_map(|(_, s)| {
-                (0..k).map(move |j| match self.costs {
-                    None => s.iter().sum::<f64>() - s.get(j).copied().unwrap_or(0.0),
-                    Some(costs) => (0..k)
-                        .map(|y| {
-                            s.get(y).copied().unwrap_or(0.0)
-                                * costs.get(y * k + j).copied().unwrap_or(0.0)
-                        })
-                        .sum(),
+        // The error of a slot's rows `s` if predicted as class j.
+        let cost = |s: &[f64], j: usize| match self.costs {
+            None => s.iter().sum::<f64>() - s.get(j).copied().unwrap_or(0.0),
+            Some(costs) => (0..k)
+                .map(|y| {
+                    s.get(y).copied().unwrap_or(0.0) * costs.get(y * k + j).copied().unwrap_or(0.0)
                 })
-            })
-            .collect();
+                .sum(),
+        };
         let mut best: Option<(f64, u64)> = None;
         for a in 0..k {
             for b in a + 1..k {
                 let (mut err, mut mask, mut right) = (0.0, 0u64, false);
-                for (i, (slot, _)) in present.iter().enumerate() {
-                    let ca = cost.get(i * k + a).copied().unwrap_or(0.0);
-                    let cb = cost.get(i * k + b).copied().unwrap_or(0.0);
+                for (slot, s) in slots.chunks(k).enumerate().filter(|(_, s)| held(s)) {
+                    let (ca, cb) = (cost(s, a), cost(s, b));
                     if ca <= cb {
                         err += ca;
                         mask |= 1u64 << slot;

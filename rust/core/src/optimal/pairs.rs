@@ -15,6 +15,7 @@ use std::ops::AddAssign;
 
 use rayon::prelude::*;
 
+use super::columns::Missing;
 use super::loss::Loss;
 use super::node::Node;
 use super::search::Ctx;
@@ -49,6 +50,21 @@ enum Kind {
 }
 
 impl Local {
+    /// Whether this column's best split of a row set is never below that of a subset of it
+    /// (or the subset's leaf), as the restriction of the split shows: true unless the column
+    /// is a missing-first ordering, whose sweep skips the known-versus-missing boundary (the
+    /// missing-last ordering tests it), which a subset can meet at another rank.
+    fn monotone<L: Loss>(&self, ctx: &Ctx<'_, L>) -> bool {
+        match self.kind {
+            Kind::Ranks(_) => ctx
+                .columns
+                .orderings
+                .get(self.column)
+                .is_some_and(|o| o.missing != Missing::First),
+            Kind::Slots(_) => true,
+        }
+    }
+
     fn cells(&self) -> usize {
         match &self.kind {
             Kind::Ranks(ranks) => ranks.len(),
@@ -227,8 +243,36 @@ fn root<L: Loss>(
         let all_counts = counts.get((ka - 1) * kb..)?.to_vec();
         let mut rest = vec![0.0; kb * w];
         let mut rest_counts = vec![0u32; kb];
+        // The left side only gains rows as the threshold rises, the right side as it falls:
+        // `floor` (at least the side's best split on `b` when last swept, or its leaf) then
+        // bounds `b`'s best split of the side, and `b` is not swept where it cannot beat
+        // the best split found on an earlier column.
+        let monotone = b.monotone(ctx);
+        let mut floor = f64::NEG_INFINITY;
         for i in 0..ka - 1 {
             if ordering_a.is_duplicate(*ranks.get(i)?) {
+                continue;
+            }
+            let held = best_left.get_mut(i)?;
+            if monotone && held.is_some_and(|(h, _)| floor >= h - ctx.tol) {
+                continue;
+            }
+            let left = cells.get(i * kb * w..(i + 1) * kb * w)?;
+            let left_counts = counts.get(i * kb..(i + 1) * kb)?;
+            let left_total = below.get(i * w..(i + 1) * w)?;
+            let found = sweep(ctx, loss, b, left, left_counts, left_total, &mut prefix);
+            floor = found
+                .map_or(f64::INFINITY, |(e, _)| e)
+                .min(loss.err(left_total));
+            keep(held, found, ctx.tol);
+        }
+        let mut floor = f64::NEG_INFINITY;
+        for i in (0..ka - 1).rev() {
+            if ordering_a.is_duplicate(*ranks.get(i)?) {
+                continue;
+            }
+            let held = best_right.get_mut(i)?;
+            if monotone && held.is_some_and(|(h, _)| floor >= h - ctx.tol) {
                 continue;
             }
             let left = cells.get(i * kb * w..(i + 1) * kb * w)?;
@@ -239,12 +283,12 @@ fn root<L: Loss>(
             for ((r, &t), &l) in rest_counts.iter_mut().zip(&all_counts).zip(left_counts) {
                 *r = t - l;
             }
-            let left_total = below.get(i * w..(i + 1) * w)?;
             let right_total = above.get(i * w..(i + 1) * w)?;
-            let found = sweep(ctx, loss, b, left, left_counts, left_total, &mut prefix);
-            keep(best_left.get_mut(i)?, found, ctx.tol);
             let found = sweep(ctx, loss, b, &rest, &rest_counts, right_total, &mut prefix);
-            keep(best_right.get_mut(i)?, found, ctx.tol);
+            floor = found
+                .map_or(f64::INFINITY, |(e, _)| e)
+                .min(loss.err(right_total));
+            keep(held, found, ctx.tol);
         }
     }
     let mut best: Option<(f64, Sol)> = None;
@@ -393,7 +437,13 @@ fn nominal_root<L: Loss>(
     let (mut left, mut left_counts, mut left_total) =
         (vec![0.0; width * w], vec![0u32; width], vec![0.0; w]);
     let (mut right, mut right_counts) = (vec![0.0; width * w], vec![0u32; width]);
+    let mut right_total = vec![0.0; w];
     let mut prefix = vec![0.0; w];
+    // Per column and side, a bound on its best split of the side (or the side's leaf):
+    // what it was when last swept, less the moves of the rows the side lost since.
+    let mut floors = vec![[f64::NEG_INFINITY; 2]; locals.len()];
+    let monotone: Vec<bool> = locals.iter().map(|b| b.monotone(ctx)).collect();
+    let mut leads: [Option<usize>; 2] = [None, None];
     let m = rest.len() as u32;
     let every = (1u64 << m) - 1;
     let mut gray = 0u64;
@@ -404,7 +454,15 @@ fn nominal_root<L: Loss>(
             let j = i.trailing_zeros();
             gray ^= 1 << j;
             let s = *rest.get(j as usize)?;
-            reach -= slot_moves.get(s).copied().unwrap_or(0.0);
+            let moves = slot_moves.get(s).copied().unwrap_or(0.0);
+            reach -= moves;
+            // The side losing the slot's rows may have lost its moves; the other only gained.
+            let losing = usize::from(gray >> j & 1 == 1);
+            for f in &mut floors {
+                if let Some(x) = f.get_mut(losing) {
+                    *x -= moves;
+                }
+            }
             if i % REFRESH != 0 {
                 let adding = gray >> j & 1 == 1;
                 add_to(&mut left, slot_cells(s), adding);
@@ -448,30 +506,51 @@ fn nominal_root<L: Loss>(
         for ((r, &t), &l) in right_counts.iter_mut().zip(&all_counts).zip(&left_counts) {
             *r = t - l;
         }
-        let right_total: Vec<f64> = total.iter().zip(&left_total).map(|(t, l)| t - l).collect();
+        for ((r, &t), &l) in right_total.iter_mut().zip(total).zip(&left_total) {
+            *r = t - l;
+        }
         let mut split: [Best; 2] = [None, None];
-        for (b, &off) in locals.iter().zip(&offsets) {
-            let (lo, hi) = (off, off + b.cells());
-            let found = sweep(
-                ctx,
-                loss,
-                b,
-                left.get(lo * w..hi * w)?,
-                left_counts.get(lo..hi)?,
-                &left_total,
-                &mut prefix,
-            );
-            keep(&mut split[0], found, ctx.tol);
-            let found = sweep(
-                ctx,
-                loss,
-                b,
-                right.get(lo * w..hi * w)?,
-                right_counts.get(lo..hi)?,
-                &right_total,
-                &mut prefix,
-            );
-            keep(&mut split[1], found, ctx.tol);
+        for (side, held) in split.iter_mut().enumerate() {
+            let (cells, counts, stats) = if side == 0 {
+                (&left, &left_counts, &left_total)
+            } else {
+                (&right, &right_counts, &right_total)
+            };
+            // The column that split this side best last time first: it sets the bar.
+            let lead = leads.get(side).copied().flatten();
+            let order = lead
+                .into_iter()
+                .chain((0..locals.len()).filter(|&k| Some(k) != lead));
+            for k in order {
+                let (Some(b), Some(&off), Some(floor)) =
+                    (locals.get(k), offsets.get(k), floors.get_mut(k))
+                else {
+                    continue;
+                };
+                let floor = floor.get_mut(side)?;
+                if held.is_some_and(|(h, _)| *floor >= h - ctx.tol)
+                    && monotone.get(k) == Some(&true)
+                {
+                    continue;
+                }
+                let (lo, hi) = (off, off + b.cells());
+                let found = sweep(
+                    ctx,
+                    loss,
+                    b,
+                    cells.get(lo * w..hi * w)?,
+                    counts.get(lo..hi)?,
+                    stats,
+                    &mut prefix,
+                );
+                *floor = found.map_or(f64::INFINITY, |(e, _)| e).min(loss.err(stats));
+                if found.is_some_and(|(e, _)| held.is_none_or(|(h, _)| e < h - ctx.tol)) {
+                    *held = found;
+                    if let Some(l) = leads.get_mut(side) {
+                        *l = Some(k);
+                    }
+                }
+            }
         }
         let leaf = [loss.err(&left_total), loss.err(&right_total)];
         let (cost, tests) = compose(ctx, leaves, leaf, split);
