@@ -73,6 +73,113 @@ impl Local {
     }
 }
 
+/// The node's statistics per cell (rank of `a`, rank of `b`) of every pair of its columns
+/// `a <= b`: one pass over the rows per unordered pair, read by both roots.
+struct Tables {
+    /// `pairs[a][b - a]`: `ka × kb` cells of `w` numbers, and their row counts.
+    pairs: Vec<Vec<(Vec<f64>, Vec<u32>)>>,
+    cells: Vec<usize>,
+}
+
+impl Tables {
+    /// `None` when the search stopped.
+    fn new<L: Loss>(
+        ctx: &Ctx<'_, L>,
+        node: &Node,
+        loss: &L,
+        locals: &[Local],
+        parallel: bool,
+    ) -> Option<Tables> {
+        let w = loss.width();
+        let row = |a: usize| {
+            if ctx.control.stopped() {
+                return None;
+            }
+            let first = locals.get(a)?;
+            let ka = first.cells();
+            let tables = locals
+                .get(a..)?
+                .iter()
+                .map(|b| {
+                    let kb = b.cells();
+                    let mut cells = vec![0.0; ka * kb * w];
+                    let mut counts = vec![0u32; ka * kb];
+                    for ((&r, &i), &j) in node.rows.iter().zip(&first.index).zip(&b.index) {
+                        let at = usize::from(i) * kb + usize::from(j);
+                        if let Some(cell) = cells.get_mut(at * w..(at + 1) * w) {
+                            loss.add(cell, r);
+                        }
+                        if let Some(c) = counts.get_mut(at) {
+                            *c += 1;
+                        }
+                    }
+                    (cells, counts)
+                })
+                .collect();
+            Some(tables)
+        };
+        let pairs = if parallel {
+            (0..locals.len())
+                .into_par_iter()
+                .map(row)
+                .collect::<Option<_>>()
+        } else {
+            (0..locals.len()).map(row).collect::<Option<_>>()
+        }?;
+        Some(Tables {
+            pairs,
+            cells: locals.iter().map(Local::cells).collect(),
+        })
+    }
+
+    /// The cells of the pair (`a`, `b`) into `cells` and `counts`, rows by rank of `a`.
+    fn load(
+        &self,
+        a: usize,
+        b: usize,
+        w: usize,
+        cells: &mut Vec<f64>,
+        counts: &mut Vec<u32>,
+    ) -> Option<()> {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let (t, c) = self.pairs.get(lo)?.get(hi - lo)?;
+        cells.clear();
+        counts.clear();
+        if a <= b {
+            cells.extend_from_slice(t);
+            counts.extend_from_slice(c);
+            return Some(());
+        }
+        // Stored by rank of `b`: transposed.
+        let (kb, ka) = (*self.cells.get(lo)?, *self.cells.get(hi)?);
+        cells.resize(t.len(), 0.0);
+        counts.resize(c.len(), 0);
+        for j in 0..kb {
+            for i in 0..ka {
+                let (src, dst) = (j * ka + i, i * kb + j);
+                *counts.get_mut(dst)? = *c.get(src)?;
+                cells
+                    .get_mut(dst * w..(dst + 1) * w)?
+                    .copy_from_slice(t.get(src * w..(src + 1) * w)?);
+            }
+        }
+        Some(())
+    }
+
+    /// The statistics of column `a`'s cells (ranks or slots) at the node.
+    fn by_rank(&self, a: usize, w: usize) -> Option<Vec<f64>> {
+        // The pair (a, a) holds them on its diagonal.
+        let (t, _) = self.pairs.get(a)?.first()?;
+        let k = *self.cells.get(a)?;
+        let mut out = vec![0.0; k * w];
+        for i in 0..k {
+            out.get_mut(i * w..(i + 1) * w)?
+                .copy_from_slice(t.get((i * k + i) * w..(i * k + i + 1) * w)?);
+        }
+        Some(out)
+    }
+}
+
 /// The best side tree found: its error (no leaf penalty) and its test.
 type Best = Option<(f64, Test)>;
 
@@ -102,19 +209,22 @@ pub(crate) fn solve<L: Loss>(
     }
     let locals = locals(ctx, node)?;
     let total = loss.stats(node.rows.iter().copied());
-    let by_root = |a: &Local| match &a.kind {
+    let parallel = ctx.parallel && node.len() * locals.len() >= PARALLEL_ENTRIES;
+    let tables = Tables::new(ctx, node, loss, &locals, parallel)?;
+    let by_root = |(ai, a): (usize, &Local)| match &a.kind {
         Kind::Ranks(ranks) => Some(Counted {
-            best: root(ctx, node, loss, leaves, &total, a, ranks, &locals),
+            best: root(ctx, loss, leaves, &total, ai, ranks, &locals, &tables),
             floor: f64::INFINITY,
         }),
-        Kind::Slots(n) => nominal_root(ctx, node, loss, leaves, &total, a, *n, &locals, bound),
+        Kind::Slots(n) => nominal_root(
+            ctx, node, loss, leaves, &total, ai, *n, &locals, &tables, bound,
+        ),
     };
-    let results: Vec<Option<Counted>> =
-        if ctx.parallel && node.len() * locals.len() >= PARALLEL_ENTRIES {
-            locals.par_iter().map(by_root).collect()
-        } else {
-            locals.iter().map(by_root).collect()
-        };
+    let results: Vec<Option<Counted>> = if parallel {
+        locals.par_iter().enumerate().map(by_root).collect()
+    } else {
+        locals.iter().enumerate().map(by_root).collect()
+    };
     if ctx.control.stopped() {
         return None;
     }
@@ -188,14 +298,15 @@ fn locals<L: Loss>(ctx: &Ctx<'_, L>, node: &Node) -> Option<Vec<Local>> {
 #[allow(clippy::too_many_arguments)]
 fn root<L: Loss>(
     ctx: &Ctx<'_, L>,
-    node: &Node,
     loss: &L,
     leaves: usize,
     total: &[f64],
-    a: &Local,
+    ai: usize,
     ranks: &[u32],
     locals: &[Local],
+    tables: &Tables,
 ) -> Option<(f64, Sol)> {
+    let a = locals.get(ai)?;
     if ctx.control.stopped() {
         return None;
     }
@@ -206,12 +317,7 @@ fn root<L: Loss>(
     let mut best_left: Vec<Best> = vec![None; ka];
     let mut best_right: Vec<Best> = vec![None; ka];
     // Statistics of the rows of local rank <= i of `a`.
-    let mut below = vec![0.0; ka * w];
-    for (&r, &i) in node.rows.iter().zip(&a.index) {
-        if let Some(cell) = below.get_mut(usize::from(i) * w..(usize::from(i) + 1) * w) {
-            loss.add(cell, r);
-        }
-    }
+    let mut below = tables.by_rank(ai, w)?;
     cumulate(&mut below, ka, w);
     let mut above = vec![0.0; ka * w];
     for (x, (&l, &t)) in above.iter_mut().zip(below.iter().zip(total.iter().cycle())) {
@@ -220,21 +326,9 @@ fn root<L: Loss>(
     let mut prefix = vec![0.0; w];
     let mut cells = Vec::new();
     let mut counts = Vec::new();
-    for b in locals {
+    for (bi, b) in locals.iter().enumerate() {
         let kb = b.cells();
-        cells.clear();
-        cells.resize(ka * kb * w, 0.0);
-        counts.clear();
-        counts.resize(ka * kb, 0u32);
-        for ((&r, &i), &j) in node.rows.iter().zip(&a.index).zip(&b.index) {
-            let at = usize::from(i) * kb + usize::from(j);
-            if let Some(cell) = cells.get_mut(at * w..(at + 1) * w) {
-                loss.add(cell, r);
-            }
-            if let Some(c) = counts.get_mut(at) {
-                *c += 1;
-            }
-        }
+        tables.load(ai, bi, w, &mut cells, &mut counts)?;
         // Summed along `a`: row i holds the rows of rank <= i, by rank of `b`.
         cumulate(&mut cells, ka, kb * w);
         cumulate(&mut counts, ka, kb);
@@ -367,11 +461,13 @@ fn nominal_root<L: Loss>(
     loss: &L,
     leaves: usize,
     total: &[f64],
-    a: &Local,
+    ai: usize,
     n: usize,
     locals: &[Local],
+    tables: &Tables,
     bound: f64,
 ) -> Option<Counted> {
+    let a = locals.get(ai)?;
     let w = loss.width();
     let nominal = a.column.checked_sub(ctx.columns.orderings.len())? as u32;
     let offsets: Vec<usize> = locals
@@ -386,28 +482,28 @@ fn nominal_root<L: Loss>(
     // Per slot: its rows' statistics per cell of every column, their counts, totals, moves.
     let mut table = ctx.control.filled(n * width * w, 0.0)?;
     let mut table_counts = ctx.control.filled(n * width, 0u32)?;
-    let mut slot_total = vec![0.0; n * w];
+    let (mut cells, mut counts) = (Vec::new(), Vec::new());
+    for (bi, (b, &off)) in locals.iter().zip(&offsets).enumerate() {
+        let kb = b.cells();
+        tables.load(ai, bi, w, &mut cells, &mut counts)?;
+        for s in 0..n {
+            let at = s * width + off;
+            table
+                .get_mut(at * w..(at + kb) * w)?
+                .copy_from_slice(cells.get(s * kb * w..(s + 1) * kb * w)?);
+            table_counts
+                .get_mut(at..at + kb)?
+                .copy_from_slice(counts.get(s * kb..(s + 1) * kb)?);
+        }
+    }
+    let slot_total = tables.by_rank(ai, w)?;
     let mut slot_rows = vec![0u32; n];
     let mut slot_moves = vec![0.0; n];
-    for (i, (&r, &s)) in node.rows.iter().zip(&a.index).enumerate() {
+    for (&r, &s) in node.rows.iter().zip(&a.index) {
         let s = usize::from(s);
-        if let (Some(t), Some(c), Some(m)) = (
-            slot_total.get_mut(s * w..(s + 1) * w),
-            slot_rows.get_mut(s),
-            slot_moves.get_mut(s),
-        ) {
-            loss.add(t, r);
+        if let (Some(c), Some(m)) = (slot_rows.get_mut(s), slot_moves.get_mut(s)) {
             *c += 1;
             *m += loss.move_cost(r);
-        }
-        for (b, &off) in locals.iter().zip(&offsets) {
-            let at = s * width + off + usize::from(b.index.get(i).copied().unwrap_or(0));
-            if let Some(cell) = table.get_mut(at * w..(at + 1) * w) {
-                loss.add(cell, r);
-            }
-            if let Some(c) = table_counts.get_mut(at) {
-                *c += 1;
-            }
         }
     }
     let present: Vec<usize> = (0..n)
