@@ -295,25 +295,42 @@ pub(crate) fn search_positions(
 
 /// Evaluates the subsets of a nominal column's `slots` (those holding rows at the node,
 /// with their move costs) that can still beat the incumbent. The first slot always goes
-/// left, so each partition is met once. `eval(test, incumbent)` as for thresholds.
+/// left, so each partition is met once. `eval(test, hint, incumbent)` as for thresholds.
 pub(crate) fn search_subsets(
     nominal: u32,
     slots: &[(u32, f64)],
     side_floor: f64,
     inc: &mut Incumbent,
     control: &Control,
-    mut eval: impl FnMut(Test, &mut Incumbent) -> Evaluated,
+    mut eval: impl FnMut(Test, &Hint, &mut Incumbent) -> Evaluated,
 ) {
-    let Some((&(first, _), rest)) = slots.split_first() else {
+    // The heaviest slot stays left; the lightest flips most often (bit 0 of the Gray code),
+    // so consecutive subsets differ by few rows and the bound carried between them stays
+    // tight.
+    let mut order = slots.to_vec();
+    order.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    let Some((&(first, _), heavier_first)) = order.split_first() else {
         return;
     };
+    let rest: Vec<(u32, f64)> = heavier_first.iter().rev().copied().collect();
     if rest.is_empty() || rest.len() >= 63 {
         return;
     }
     let n = rest.len() as u32;
     let all = (1u64 << n) - 1;
+    let moves_of = |mask: u64| -> f64 {
+        rest.iter()
+            .enumerate()
+            .filter(|(k, _)| mask >> k & 1 == 1)
+            .map(|(_, s)| s.1)
+            .sum()
+    };
     // The last evaluated subset's score, less the move cost of the slots moved since.
     let mut reach = 2.0 * side_floor;
+    // The subsets evaluated last (their masks over `rest`) and what they proved of their
+    // parts: a part contains a part proven before less the rows it lost since, so it costs
+    // at least that bound less their moves (MurTree's similarity bound).
+    let mut records: VecDeque<(u64, Evaluated)> = VecDeque::new();
     let mut gray = 0u64;
     for i in 0u64..(1u64 << n) {
         if i > 0 {
@@ -335,17 +352,46 @@ pub(crate) fn search_subsets(
             inc.close(reach);
             continue;
         }
+        let allocations = records.front().map_or(0, |(_, r)| r.left.len());
+        let mut hint = Hint {
+            left: vec![side_floor; allocations],
+            right: vec![side_floor; allocations],
+            columns: Default::default(),
+        };
+        for (mask, r) in &records {
+            // The left part lost the slots `mask` had left and `gray` has not.
+            let (lost_left, lost_right) = (moves_of(mask & !gray), moves_of(gray & !mask));
+            for (h, &l) in hint.left.iter_mut().zip(&r.left) {
+                *h = h.max(l - lost_left);
+            }
+            for (h, &x) in hint.right.iter_mut().zip(&r.right) {
+                *h = h.max(x - lost_right);
+            }
+        }
+        let known = combine(&hint.left, &hint.right);
+        if allocations > 0 && inc.rules_out(known) {
+            inc.close(known);
+            continue;
+        }
         let mut left = 1u64 << first;
         for (k, (slot, _)) in rest.iter().enumerate() {
             if gray >> k & 1 == 1 {
                 left |= 1u64 << slot;
             }
         }
-        let result = eval(Test::Subset { nominal, left }, inc);
+        let result = eval(Test::Subset { nominal, left }, &hint, inc);
         inc.close(result.score);
         reach = result.score;
+        if records.len() == RECORDS {
+            records.pop_back();
+        }
+        records.push_front((gray, result));
     }
 }
+
+/// Evaluated subsets a nominal column's search bounds the next ones from: the most recent,
+/// which the Gray-code order makes the nearest.
+const RECORDS: usize = 64;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
@@ -391,7 +437,7 @@ mod tests {
         let slots = [(0u32, 1.0), (2, 1.0), (3, 1.0)];
         let mut seen = Vec::new();
         let mut inc = Incumbent::new(f64::INFINITY, 1e9, Sol::leaf(), 1e-9);
-        search_subsets(0, &slots, 0.0, &mut inc, &Control::new(), |t, _| {
+        search_subsets(0, &slots, 0.0, &mut inc, &Control::new(), |t, _, _| {
             if let Test::Subset { left, .. } = t {
                 seen.push(left);
             }

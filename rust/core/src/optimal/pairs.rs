@@ -506,9 +506,15 @@ fn nominal_root<L: Loss>(
             *m += loss.move_cost(r);
         }
     }
-    let present: Vec<usize> = (0..n)
+    // The heaviest slot stays left, the lightest flips most often (as `search_subsets`).
+    let mut present: Vec<usize> = (0..n)
         .filter(|&s| slot_rows.get(s).is_some_and(|&c| c > 0))
         .collect();
+    let moves_of = |s: usize| slot_moves.get(s).copied().unwrap_or(0.0);
+    present.sort_by(|&x, &y| moves_of(y).total_cmp(&moves_of(x)).then(x.cmp(&y)));
+    if let Some(rest) = present.get_mut(1..) {
+        rest.reverse();
+    }
     let mut out = Counted {
         best: None,
         floor: f64::INFINITY,

@@ -264,9 +264,8 @@ fn search_column<L: Loss>(
             .map(|(s, (&m, _))| (s as u32, m))
             .collect();
         let index = (c - columns.orderings.len()) as u32;
-        search_subsets(index, &slots, alpha, inc, ctx.control, |test, inc| {
-            let none = Hint::default();
-            evaluate(ctx, node, loss, test, depth, leaves, 0.0, &none, inc, side)
+        search_subsets(index, &slots, alpha, inc, ctx.control, |test, hint, inc| {
+            evaluate(ctx, node, loss, test, depth, leaves, 0.0, hint, inc, side)
         });
     }
 }
