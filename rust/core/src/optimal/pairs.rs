@@ -180,6 +180,106 @@ impl Tables {
     }
 }
 
+/// Where each column's cells start in a row of cells of every column, and the row's width.
+fn offsets(locals: &[Local]) -> (Vec<usize>, usize) {
+    let mut at = 0;
+    let offsets = locals
+        .iter()
+        .map(|b| {
+            let here = at;
+            at += b.cells();
+            here
+        })
+        .collect();
+    (offsets, at)
+}
+
+/// What bounds each column's best split of the two sides of a root walked through its
+/// splits: per column and side, the split's error when last swept (or the side's leaf, if
+/// smaller), less the moves of the rows the side lost since. A side that only gains rows
+/// keeps the bound (restrict the larger side's split, [`Local::monotone`]); so a column is
+/// not swept where it cannot beat the best split already found on another.
+struct Bars {
+    floors: Vec<[f64; 2]>,
+    monotone: Vec<bool>,
+    /// Per side, the column that split it best last: swept first, it sets the bar.
+    leads: [Option<usize>; 2],
+}
+
+impl Bars {
+    fn new<L: Loss>(ctx: &Ctx<'_, L>, locals: &[Local]) -> Bars {
+        Bars {
+            floors: vec![[f64::NEG_INFINITY; 2]; locals.len()],
+            monotone: locals.iter().map(|b| b.monotone(ctx)).collect(),
+            leads: [None, None],
+        }
+    }
+
+    /// Side `side` lost rows of move cost `moves`.
+    fn lose(&mut self, side: usize, moves: f64) {
+        for f in &mut self.floors {
+            if let Some(x) = f.get_mut(side) {
+                *x -= moves;
+            }
+        }
+    }
+
+    /// The best split of side `side` on any column, from its cells of every column at
+    /// `offsets` (statistics and counts) and its statistics `stats`. `None` only on a
+    /// malformed layout.
+    #[allow(clippy::too_many_arguments)]
+    fn best<L: Loss>(
+        &mut self,
+        ctx: &Ctx<'_, L>,
+        loss: &L,
+        locals: &[Local],
+        offsets: &[usize],
+        side: usize,
+        (cells, counts): (&[f64], &[u32]),
+        stats: &[f64],
+    ) -> Option<Best> {
+        let w = loss.width();
+        let mut prefix = [0.0; 8];
+        let mut prefix_vec;
+        let prefix: &mut [f64] = if w <= 8 {
+            prefix.get_mut(..w)?
+        } else {
+            prefix_vec = vec![0.0; w];
+            &mut prefix_vec
+        };
+        let mut held: Best = None;
+        let lead = self.leads.get(side).copied().flatten();
+        let order = lead
+            .into_iter()
+            .chain((0..locals.len()).filter(|&k| Some(k) != lead));
+        for k in order {
+            let (b, &off) = (locals.get(k)?, offsets.get(k)?);
+            let floor = self.floors.get_mut(k)?.get_mut(side)?;
+            if held.is_some_and(|(h, _)| *floor >= h - ctx.tol)
+                && self.monotone.get(k) == Some(&true)
+            {
+                continue;
+            }
+            let (lo, hi) = (off, off + b.cells());
+            let found = sweep(
+                ctx,
+                loss,
+                b,
+                cells.get(lo * w..hi * w)?,
+                counts.get(lo..hi)?,
+                stats,
+                prefix,
+            );
+            *floor = found.map_or(f64::INFINITY, |(e, _)| e).min(loss.err(stats));
+            if found.is_some_and(|(e, _)| held.is_none_or(|(h, _)| e < h - ctx.tol)) {
+                held = found;
+                *self.leads.get_mut(side)? = Some(k);
+            }
+        }
+        Some(held)
+    }
+}
+
 /// The best side tree found: its error (no leaf penalty) and its test.
 type Best = Option<(f64, Test)>;
 
@@ -323,67 +423,58 @@ fn root<L: Loss>(
     for (x, (&l, &t)) in above.iter_mut().zip(below.iter().zip(total.iter().cycle())) {
         *x = t - l;
     }
-    let mut prefix = vec![0.0; w];
-    let mut cells = Vec::new();
-    let mut counts = Vec::new();
-    for (bi, b) in locals.iter().enumerate() {
+    // Per threshold i of `a`, the rows of rank <= i by cell of every column.
+    let (offsets, width) = offsets(locals);
+    let mut cum = ctx.control.filled(ka * width * w, 0.0)?;
+    let mut cum_counts = ctx.control.filled(ka * width, 0u32)?;
+    let (mut cells, mut counts) = (Vec::new(), Vec::new());
+    for (bi, (b, &off)) in locals.iter().zip(&offsets).enumerate() {
         let kb = b.cells();
         tables.load(ai, bi, w, &mut cells, &mut counts)?;
-        // Summed along `a`: row i holds the rows of rank <= i, by rank of `b`.
         cumulate(&mut cells, ka, kb * w);
         cumulate(&mut counts, ka, kb);
-        // The last row: every rank of `a`, so the node's rows by rank of `b`.
-        let all_cells = cells.get((ka - 1) * kb * w..)?.to_vec();
-        let all_counts = counts.get((ka - 1) * kb..)?.to_vec();
-        let mut rest = vec![0.0; kb * w];
-        let mut rest_counts = vec![0u32; kb];
-        // The left side only gains rows as the threshold rises, the right side as it falls:
-        // `floor` (at least the side's best split on `b` when last swept, or its leaf) then
-        // bounds `b`'s best split of the side, and `b` is not swept where it cannot beat
-        // the best split found on an earlier column.
-        let monotone = b.monotone(ctx);
-        let mut floor = f64::NEG_INFINITY;
-        for i in 0..ka - 1 {
-            if ordering_a.is_duplicate(*ranks.get(i)?) {
-                continue;
-            }
-            let held = best_left.get_mut(i)?;
-            if monotone && held.is_some_and(|(h, _)| floor >= h - ctx.tol) {
-                continue;
-            }
-            let left = cells.get(i * kb * w..(i + 1) * kb * w)?;
-            let left_counts = counts.get(i * kb..(i + 1) * kb)?;
-            let left_total = below.get(i * w..(i + 1) * w)?;
-            let found = sweep(ctx, loss, b, left, left_counts, left_total, &mut prefix);
-            floor = found
-                .map_or(f64::INFINITY, |(e, _)| e)
-                .min(loss.err(left_total));
-            keep(held, found, ctx.tol);
+        for i in 0..ka {
+            let at = i * width + off;
+            cum.get_mut(at * w..(at + kb) * w)?
+                .copy_from_slice(cells.get(i * kb * w..(i + 1) * kb * w)?);
+            cum_counts
+                .get_mut(at..at + kb)?
+                .copy_from_slice(counts.get(i * kb..(i + 1) * kb)?);
         }
-        let mut floor = f64::NEG_INFINITY;
-        for i in (0..ka - 1).rev() {
-            if ordering_a.is_duplicate(*ranks.get(i)?) {
-                continue;
-            }
-            let held = best_right.get_mut(i)?;
-            if monotone && held.is_some_and(|(h, _)| floor >= h - ctx.tol) {
-                continue;
-            }
-            let left = cells.get(i * kb * w..(i + 1) * kb * w)?;
-            let left_counts = counts.get(i * kb..(i + 1) * kb)?;
-            for ((r, &t), &l) in rest.iter_mut().zip(&all_cells).zip(left) {
-                *r = t - l;
-            }
-            for ((r, &t), &l) in rest_counts.iter_mut().zip(&all_counts).zip(left_counts) {
-                *r = t - l;
-            }
-            let right_total = above.get(i * w..(i + 1) * w)?;
-            let found = sweep(ctx, loss, b, &rest, &rest_counts, right_total, &mut prefix);
-            floor = found
-                .map_or(f64::INFINITY, |(e, _)| e)
-                .min(loss.err(right_total));
-            keep(held, found, ctx.tol);
+    }
+    // The last threshold row holds every rank of `a`: the node's rows by cell.
+    let all = cum.get((ka - 1) * width * w..)?.to_vec();
+    let all_counts = cum_counts.get((ka - 1) * width..)?.to_vec();
+    // The left side only gains rows as the threshold rises, the right side as it falls.
+    let mut bars = Bars::new(ctx, locals);
+    for i in 0..ka - 1 {
+        if ordering_a.is_duplicate(*ranks.get(i)?) {
+            continue;
         }
+        let side = (
+            cum.get(i * width * w..(i + 1) * width * w)?,
+            cum_counts.get(i * width..(i + 1) * width)?,
+        );
+        let stats = below.get(i * w..(i + 1) * w)?;
+        *best_left.get_mut(i)? = bars.best(ctx, loss, locals, &offsets, 0, side, stats)?;
+    }
+    let mut rest = vec![0.0; width * w];
+    let mut rest_counts = vec![0u32; width];
+    for i in (0..ka - 1).rev() {
+        if ordering_a.is_duplicate(*ranks.get(i)?) {
+            continue;
+        }
+        let left = cum.get(i * width * w..(i + 1) * width * w)?;
+        let left_counts = cum_counts.get(i * width..(i + 1) * width)?;
+        for ((r, &t), &l) in rest.iter_mut().zip(&all).zip(left) {
+            *r = t - l;
+        }
+        for ((r, &t), &l) in rest_counts.iter_mut().zip(&all_counts).zip(left_counts) {
+            *r = t - l;
+        }
+        let stats = above.get(i * w..(i + 1) * w)?;
+        let side = (&rest[..], &rest_counts[..]);
+        *best_right.get_mut(i)? = bars.best(ctx, loss, locals, &offsets, 1, side, stats)?;
     }
     let mut best: Option<(f64, Sol)> = None;
     for i in 0..ka - 1 {
@@ -470,15 +561,7 @@ fn nominal_root<L: Loss>(
     let a = locals.get(ai)?;
     let w = loss.width();
     let nominal = a.column.checked_sub(ctx.columns.orderings.len())? as u32;
-    let offsets: Vec<usize> = locals
-        .iter()
-        .scan(0, |at, b| {
-            let here = *at;
-            *at += b.cells();
-            Some(here)
-        })
-        .collect();
-    let width: usize = locals.iter().map(Local::cells).sum();
+    let (offsets, width) = offsets(locals);
     // Per slot: its rows' statistics per cell of every column, their counts, totals, moves.
     let mut table = ctx.control.filled(n * width * w, 0.0)?;
     let mut table_counts = ctx.control.filled(n * width, 0u32)?;
@@ -540,12 +623,7 @@ fn nominal_root<L: Loss>(
         (vec![0.0; width * w], vec![0u32; width], vec![0.0; w]);
     let (mut right, mut right_counts) = (vec![0.0; width * w], vec![0u32; width]);
     let mut right_total = vec![0.0; w];
-    let mut prefix = vec![0.0; w];
-    // Per column and side, a bound on its best split of the side (or the side's leaf):
-    // what it was when last swept, less the moves of the rows the side lost since.
-    let mut floors = vec![[f64::NEG_INFINITY; 2]; locals.len()];
-    let monotone: Vec<bool> = locals.iter().map(|b| b.monotone(ctx)).collect();
-    let mut leads: [Option<usize>; 2] = [None, None];
+    let mut bars = Bars::new(ctx, locals);
     let m = rest.len() as u32;
     let every = (1u64 << m) - 1;
     let mut gray = 0u64;
@@ -559,12 +637,7 @@ fn nominal_root<L: Loss>(
             let moves = slot_moves.get(s).copied().unwrap_or(0.0);
             reach -= moves;
             // The side losing the slot's rows may have lost its moves; the other only gained.
-            let losing = usize::from(gray >> j & 1 == 1);
-            for f in &mut floors {
-                if let Some(x) = f.get_mut(losing) {
-                    *x -= moves;
-                }
-            }
+            bars.lose(usize::from(gray >> j & 1 == 1), moves);
             if i % REFRESH != 0 {
                 let adding = gray >> j & 1 == 1;
                 add_to(&mut left, slot_cells(s), adding);
@@ -611,49 +684,26 @@ fn nominal_root<L: Loss>(
         for ((r, &t), &l) in right_total.iter_mut().zip(total).zip(&left_total) {
             *r = t - l;
         }
-        let mut split: [Best; 2] = [None, None];
-        for (side, held) in split.iter_mut().enumerate() {
-            let (cells, counts, stats) = if side == 0 {
-                (&left, &left_counts, &left_total)
-            } else {
-                (&right, &right_counts, &right_total)
-            };
-            // The column that split this side best last time first: it sets the bar.
-            let lead = leads.get(side).copied().flatten();
-            let order = lead
-                .into_iter()
-                .chain((0..locals.len()).filter(|&k| Some(k) != lead));
-            for k in order {
-                let (Some(b), Some(&off), Some(floor)) =
-                    (locals.get(k), offsets.get(k), floors.get_mut(k))
-                else {
-                    continue;
-                };
-                let floor = floor.get_mut(side)?;
-                if held.is_some_and(|(h, _)| *floor >= h - ctx.tol)
-                    && monotone.get(k) == Some(&true)
-                {
-                    continue;
-                }
-                let (lo, hi) = (off, off + b.cells());
-                let found = sweep(
-                    ctx,
-                    loss,
-                    b,
-                    cells.get(lo * w..hi * w)?,
-                    counts.get(lo..hi)?,
-                    stats,
-                    &mut prefix,
-                );
-                *floor = found.map_or(f64::INFINITY, |(e, _)| e).min(loss.err(stats));
-                if found.is_some_and(|(e, _)| held.is_none_or(|(h, _)| e < h - ctx.tol)) {
-                    *held = found;
-                    if let Some(l) = leads.get_mut(side) {
-                        *l = Some(k);
-                    }
-                }
-            }
-        }
+        let split = [
+            bars.best(
+                ctx,
+                loss,
+                locals,
+                &offsets,
+                0,
+                (&left, &left_counts),
+                &left_total,
+            )?,
+            bars.best(
+                ctx,
+                loss,
+                locals,
+                &offsets,
+                1,
+                (&right, &right_counts),
+                &right_total,
+            )?,
+        ];
         let leaf = [loss.err(&left_total), loss.err(&right_total)];
         let (cost, tests) = compose(ctx, leaves, leaf, split);
         reach = cost;
@@ -739,15 +789,6 @@ fn sweep<L: Loss>(
         previous = Some(j);
     }
     best
-}
-
-/// Keeps the better of `held` and `found` (the one held on a tie).
-fn keep(held: &mut Best, found: Best, tol: f64) {
-    if let Some((e, t)) = found {
-        if held.is_none_or(|(h, _)| e < h - tol) {
-            *held = Some((e, t));
-        }
-    }
 }
 
 /// Sums `rows` blocks of `width` numbers cumulatively: block i becomes blocks 0..=i.
