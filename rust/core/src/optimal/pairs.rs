@@ -507,18 +507,21 @@ fn compose<L: Loss>(
     split: [Best; 2],
 ) -> (f64, [Option<Test>; 2]) {
     let alpha = ctx.alpha;
-    let [(cl, tl), (cr, tr)] = [0, 1].map(|s| {
-        let leaf = leaf[s] + alpha;
-        match split[s] {
+    let pick = |leaf: f64, split: Best| {
+        let leaf = leaf + alpha;
+        match split {
             Some((e, t)) if e + 2.0 * alpha < leaf - ctx.tol => (e + 2.0 * alpha, Some(t)),
             _ => (leaf, None),
         }
-    });
+    };
+    let ([leaf_left, leaf_right], [split_left, split_right]) = (leaf, split);
+    let (cl, tl) = pick(leaf_left, split_left);
+    let (cr, tr) = pick(leaf_right, split_right);
     if leaves >= 4 {
         (cl + cr, [tl, tr])
     } else {
         // Three leaves: a stump on at most one side.
-        let (leaf_l, leaf_r) = (leaf[0] + alpha, leaf[1] + alpha);
+        let (leaf_l, leaf_r) = (leaf_left + alpha, leaf_right + alpha);
         if cl + leaf_r <= leaf_l + cr {
             (cl + leaf_r, [tl, None])
         } else {
