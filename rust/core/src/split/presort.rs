@@ -351,10 +351,9 @@ const SPREAD: u32 = u32::MAX;
 /// spread over the children, its position in each of them.
 #[derive(Debug, Default)]
 pub(crate) struct Routes {
-    /// Per parent row: the child index, or [`SPREAD`].
-    child: Vec<u32>,
-    /// Per parent row: the position in its child, or the spread row's index in `spread`.
-    position: Vec<u32>,
+    /// Per parent row: the child index, or [`SPREAD`]; and the position in its child, or the
+    /// spread row's index in `spread`. Side by side: a hand-down reads them at random.
+    went: Vec<(u32, u32)>,
     /// Per spread row, its position in each child (`u32::MAX` where it did not go).
     spread: Vec<u32>,
     /// Rows each child received so far.
@@ -365,15 +364,14 @@ impl Routes {
     /// `None` when the memory cannot be had (recorded in `control`).
     pub(crate) fn new(n_rows: usize, n_children: usize, control: &Control) -> Option<Routes> {
         Some(Routes {
-            child: control.vec(n_rows)?,
-            position: control.vec(n_rows)?,
+            went: control.vec(n_rows)?,
             spread: Vec::new(),
             counts: vec![0; n_children],
         })
     }
 
     fn n_rows(&self) -> usize {
-        self.child.len()
+        self.went.len()
     }
 
     /// Records the next parent row, sent to `child` alone.
@@ -382,16 +380,14 @@ impl Routes {
             *n += 1;
             *n - 1
         });
-        self.child.push(child as u32);
-        self.position.push(at);
+        self.went.push((child as u32, at));
     }
 
     /// Records the next parent row, sent to every child `c` with `takes(c)`.
     pub(crate) fn spread_over(&mut self, takes: impl Fn(usize) -> bool) {
-        self.child.push(SPREAD);
         let n_children = self.counts.len();
-        self.position
-            .push((self.spread.len() / n_children.max(1)) as u32);
+        self.went
+            .push((SPREAD, (self.spread.len() / n_children.max(1)) as u32));
         for (c, n) in self.counts.iter_mut().enumerate() {
             if takes(c) {
                 self.spread.push(*n);
@@ -408,7 +404,7 @@ impl Routes {
     #[inline]
     fn targets(&self, i: u32, mut to: impl FnMut(usize, u32)) {
         let i = i as usize;
-        let (Some(&child), Some(&at)) = (self.child.get(i), self.position.get(i)) else {
+        let Some(&(child, at)) = self.went.get(i) else {
             return;
         };
         if child != SPREAD {
