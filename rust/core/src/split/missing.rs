@@ -331,7 +331,14 @@ pub(crate) fn plan_with(
     }
     let child = match searcher.missing {
         MissingStrategy::Fractional => None,
-        MissingStrategy::Learned | MissingStrategy::Separate => c.placed.or(heaviest),
+        // No training row missed the value: scikit-learn sends a missing one left only when
+        // the left child holds more (`missing_go_to_left = n_left > n_right`), so a tie goes
+        // right.
+        MissingStrategy::Learned => c.placed.or(match c.fractions.as_slice() {
+            [left, right] if !better(*left, *right, 0.0) => Some(1),
+            _ => heaviest,
+        }),
+        MissingStrategy::Separate => c.placed.or(heaviest),
         MissingStrategy::ClassMajority => fill
             .and_then(|f| route(&kind, &NodeValues(f), 0))
             .filter(|&k| k < n_children)
