@@ -284,7 +284,7 @@ fn sorted_list(n: usize, value: impl Fn(u32) -> f64, control: &Control) -> Optio
     let mut moved: Vec<(u64, u32)> = control.vec(keys.len())?;
     moved.resize(keys.len(), (0, 0));
     for (byte, count) in counts.iter().enumerate() {
-        if count.iter().any(|&c| c == keys.len()) {
+        if count.contains(&keys.len()) {
             continue;
         }
         let mut next = [0usize; 256];
