@@ -13,8 +13,7 @@ use crate::error::{CoreError, Result};
 use crate::split::Values;
 
 /// A tree code standing for a missing value: no feature has this many categories.
-pub const MISSING_CODE: u32 = u32::MAX;
-use MISSING_CODE as MISSING;
+const MISSING: u32 = u32::MAX;
 
 /// A column of category codes as the frame stores them.
 #[derive(Debug, Clone, Copy)]
@@ -198,9 +197,14 @@ impl Values for Frame<'_> {
     }
 }
 
+/// Entries between two columns of a [`Staged`] chunk: a little more than a chunk, so that
+/// the columns do not start a multiple of 4 KiB apart (where the same row of every column
+/// would fall in one set of the L1 cache).
+const STRIDE: usize = CHUNK + 16;
+
 /// A chunk's rows staged for the walk: column `j`'s numbers (NaN for a categorical column)
-/// at `numbers[j * CHUNK..]`, its tree codes ([`MISSING`] for a numeric column) at
-/// `codes[j * CHUNK..]`.
+/// at `numbers[j * STRIDE..]`, its tree codes ([`MISSING`] for a numeric column) at
+/// `codes[j * STRIDE..]`.
 #[derive(Debug, Default)]
 pub(super) struct Staged {
     numbers: Vec<f64>,
@@ -216,7 +220,7 @@ pub(super) struct StagedRows<'s> {
 impl StagedRows<'_> {
     #[inline]
     fn at(&self, row: usize, f: usize) -> usize {
-        f * CHUNK + row.wrapping_sub(self.first)
+        f * STRIDE + row.wrapping_sub(self.first)
     }
 }
 
@@ -259,14 +263,14 @@ impl<'a> Source for Frame<'a> {
     }
 
     fn reader<'s>(&'s self, rows: Range<usize>, staged: &'s mut Staged) -> StagedRows<'s> {
-        let size = self.columns.len() * CHUNK;
+        let size = self.columns.len() * STRIDE;
         staged.numbers.resize(size, f64::NAN);
         staged.codes.resize(size, MISSING);
         let n = rows.len().min(CHUNK);
         let blocks = staged
             .numbers
-            .chunks_mut(CHUNK)
-            .zip(staged.codes.chunks_mut(CHUNK));
+            .chunks_mut(STRIDE)
+            .zip(staged.codes.chunks_mut(STRIDE));
         for (column, (numbers, codes)) in self.columns.iter().zip(blocks) {
             let (Some(numbers), Some(codes)) = (numbers.get_mut(..n), codes.get_mut(..n)) else {
                 continue;
