@@ -179,6 +179,22 @@ def test_learned_binary():
     assert first.startswith("texture = clear") and first.endswith("[missing → left]")
 
 
+def test_learned_without_missing_rows_sends_them_to_the_larger_child_right_on_a_tie():
+    # No training row misses x: a missing value at prediction takes the child holding more
+    # rows, the right one when both hold as many (scikit-learn: n_left > n_right goes left).
+    x = np.array([[0.0], [1.0], [2.0], [3.0], [8.0], [9.0], [11.0], [12.0], [15.0]])
+    y = np.array([0.1, 0.2, 0.3, 0.2, 1.4, 1.4, 1.5, 1.6, 2.6])
+    nan = np.array([[np.nan]])
+    more_right = DecisionTreeRegressor(max_depth=1, missing="learned").fit(x, y)
+    assert more_right.predict(nan)[0] == pytest.approx(y[4:].mean())
+    tie = DecisionTreeRegressor(max_depth=1, missing="learned").fit(x[:-1], y[:-1])
+    assert tie.predict(nan)[0] == pytest.approx(y[4:-1].mean())
+    assert tie.tree_.missing_go_to_left[0] == 0
+    left_heavy = DecisionTreeRegressor(max_depth=1, missing="learned").fit(-x, y)
+    assert left_heavy.predict(nan)[0] == pytest.approx(y[4:].mean())
+    assert left_heavy.tree_.missing_go_to_left[0] == 1
+
+
 def test_learned_multiway_takes_the_best_child():
     m = fit("learned")
     nodes, scores, kids = root(m)

@@ -54,3 +54,23 @@ def test_surrogates_and_missing_values_were_exercised(comparisons):
     # An asymmetric loss: rpart's printed xerror reads it transposed (checked, then
     # compared with the corrected columns).
     assert any(r.transposed_loss for r in results)
+
+
+def test_two_surrogates_keep_rparts_list():
+    # R's airquality: missing Ozone and Solar.R values, five months as classes. At node 2
+    # Wind (agreement 0.722) is met after Ozone and Solar.R (0.694) and, the list of two
+    # being full, rpart's insert_split keeps Wind alone; quercus keeps the same list.
+    case = reference.Case(
+        "airquality",
+        "transform(airquality, Month = factor(Month))",
+        "Month",
+        ("Ozone", "Solar.R", "Wind", "Temp"),
+        {"minsplit": 6, "cp": 0.0, "maxsurrogate": 2},
+        split="information",
+        seed=16,
+    )
+    (fit,) = reference.run_rpart((case,))
+    result = reference.compare(case, fit)
+    assert result.splits == [], result.splits
+    assert result.surrogates == [], result.surrogates
+    assert result.surrogates_checked > 20 and result.n_missing > 30

@@ -331,7 +331,14 @@ pub(crate) fn plan_with(
     }
     let child = match searcher.missing {
         MissingStrategy::Fractional => None,
-        MissingStrategy::Learned | MissingStrategy::Separate => c.placed.or(heaviest),
+        // No training row missed the value: scikit-learn sends a missing one left only when
+        // the left child holds more (`missing_go_to_left = n_left > n_right`), so a tie goes
+        // right.
+        MissingStrategy::Learned => c.placed.or(match c.fractions.as_slice() {
+            [left, right] if !better(*left, *right, 0.0) => Some(1),
+            _ => heaviest,
+        }),
+        MissingStrategy::Separate => c.placed.or(heaviest),
         MissingStrategy::ClassMajority => fill
             .and_then(|f| route(&kind, &NodeValues(f), 0))
             .filter(|&k| k < n_children)
@@ -493,12 +500,7 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
             found.push(s);
         }
     }
-    found.sort_by(|a, b| {
-        round_significant(b.agreement)
-            .total_cmp(&round_significant(a.agreement))
-            .then(a.feature.cmp(&b.feature))
-    });
-    for s in found.into_iter().take(max) {
+    for s in rpart_list(found, max) {
         out.feature.push(s.feature as u32);
         out.threshold.push(s.threshold);
         out.agreement.push(s.agreement / total);
@@ -506,6 +508,35 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
         out.children.extend_from_slice(&s.children);
     }
     out
+}
+
+/// The surrogates rpart keeps of `found` (in column order): each enters a list of at most
+/// `max` ordered by agreement, ahead of the first one it beats strictly, as rpart's
+/// `insert_split.c` inserts them. That routine has a quirk kept here for rpart's trees: a
+/// full list of two that meets a surrogate better than both keeps the newcomer alone (it
+/// takes the last one's place and ends the list there), so `max_surrogates=2` can leave one.
+fn rpart_list(found: Vec<Found>, max: usize) -> Vec<Found> {
+    let key = |s: &Found| round_significant(s.agreement);
+    let mut list: Vec<Found> = Vec::with_capacity(max);
+    for s in found {
+        let at = list.iter().position(|t| key(&s) > key(t));
+        if list.len() < max {
+            list.insert(at.unwrap_or(list.len()), s);
+            continue;
+        }
+        match at {
+            None => {}
+            Some(0) if max == 2 => {
+                list.clear();
+                list.push(s);
+            }
+            Some(at) => {
+                list.pop();
+                list.insert(at, s);
+            }
+        }
+    }
+    list
 }
 
 /// The threshold and direction of numeric `feature` (read by `value(row)`, NaN = missing)
