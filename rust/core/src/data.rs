@@ -157,7 +157,7 @@ pub enum FeatureKind {
 }
 
 impl FeatureKind {
-    fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             FeatureKind::Numeric => "numeric",
             FeatureKind::Categorical { ordered: true, .. } => "ordered categorical",

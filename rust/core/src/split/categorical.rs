@@ -336,9 +336,7 @@ impl Searcher<'_, '_> {
             let w = stats_weight(s, regression);
             (s.get(part).copied().unwrap_or(0.0) + smooth * node_key) / (w + smooth)
         };
-        let mut order = order;
-        order.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
-        order
+        sorted_by_key(order, key)
     }
 
     /// The statistic categories are ordered by: y's sum (regression), class 0 (two classes),
@@ -357,7 +355,7 @@ impl Searcher<'_, '_> {
     /// the node's majority class (the heuristic beyond exhaustive search), ascending: the
     /// orders of rpart's `gini.c` and `anova.c` (equal keys by code), so that equal scores
     /// pick rpart's subset. With several outputs, the first output's.
-    fn category_order(&self, cats: &Categories, mut order: Vec<usize>) -> Vec<usize> {
+    fn category_order(&self, cats: &Categories, order: Vec<usize>) -> Vec<usize> {
         let layout = self.target.layout();
         let regression = self.regression();
         let known = cats.known();
@@ -370,12 +368,7 @@ impl Searcher<'_, '_> {
         };
         // Keys rounded to 12 significant digits: categories whose shares differ only by
         // rounding noise sort by code, so the split does not depend on summation order.
-        order.sort_by(|&a, &b| {
-            round_significant(key(a))
-                .total_cmp(&round_significant(key(b)))
-                .then(a.cmp(&b))
-        });
-        order
+        sorted_by_key(order, |c| round_significant(key(c)))
     }
 
     /// The best of `n - 1` two-way candidates `1..n`: `fill(i, add)` calls `add(c)` for each
@@ -592,6 +585,15 @@ impl Categories {
         }
         total
     }
+}
+
+/// `categories` sorted by `key`, equal keys by code. Each key is computed once: a key sums a
+/// category's statistics, and with thousands of categories of thousands of classes, keys
+/// recomputed in every comparison were the fit's whole cost.
+fn sorted_by_key(categories: Vec<usize>, key: impl Fn(usize) -> f64) -> Vec<usize> {
+    let mut keyed: Vec<(f64, usize)> = categories.into_iter().map(|c| (key(c), c)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    keyed.into_iter().map(|(_, c)| c).collect()
 }
 
 /// A subset split and its mirror image are the same test: the side holding the lowest present
