@@ -40,10 +40,26 @@ CsrRows: TypeAlias = tuple[
 # codes as numbers (NaN, or anything but a whole number below the feature's number of
 # categories: missing); the facade encodes small frames this way.
 CodedRows: TypeAlias = tuple[Literal["codes"], NDArray[np.float64]]
+# A data frame's columns read in place: numbers (float32 or float64, NaN missing), or category
+# codes (uint8, uint16 or uint32) with a uint32 map to the tree's codes (None: the tree's
+# codes) and the feature's number of categories (a code at or past it is missing); the frame
+# itself last (unread: the facade's, to word an error).
+FrameColumn: TypeAlias = (
+    tuple[Literal["numeric"], NDArray[np.float32] | NDArray[np.float64]]
+    | tuple[
+        Literal["codes"],
+        NDArray[np.uint8] | NDArray[np.uint16] | NDArray[np.uint32],
+        NDArray[np.uint32] | None,
+        int,
+    ]
+)
+FrameRows: TypeAlias = tuple[Literal["frame"], list[FrameColumn], Any]
 # What prediction reads: encoded columns, a C- or Fortran-contiguous 2-D float64 or float32
 # array of numeric features (NaN = missing), read in place, a coded array, or a CSR matrix's
 # arrays.
-Rows: TypeAlias = list[Column] | NDArray[np.float64] | NDArray[np.float32] | CodedRows | CsrRows
+Rows: TypeAlias = (
+    list[Column] | NDArray[np.float64] | NDArray[np.float32] | CodedRows | CsrRows | FrameRows
+)
 # Called with (units done, "nodes" or "rows") about four times a second while long work runs;
 # an exception it raises stops the work and is raised in its place.
 Progress: TypeAlias = Callable[[int, str], object]

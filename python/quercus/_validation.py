@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ._core import CodedRows, Column, CsrRows
+    from ._core import CodedRows, Column, CsrRows, FrameColumn, FrameRows
 
 Kind = Literal["numeric", "categorical"]
 
@@ -61,8 +61,9 @@ class Schema:
     outputs: tuple[str, ...] = ()
     output_dtypes: tuple[str | None, ...] = ()
 
-    @property
+    @functools.cached_property
     def names(self) -> list[str]:
+        """The features' names in fit order (made once: a one-row prediction reads them)."""
         return [feature.name for feature in self.features]
 
     @functools.cached_property
@@ -328,13 +329,17 @@ def label_dtype(name: str | None, classes: NDArray[Any]) -> pl.DataType:
     return pl.Series(classes).dtype
 
 
-def n_rows_of(rows: list[Column] | NDArray[np.floating] | CodedRows | CsrRows) -> int:
-    """Rows of encoded columns, of a matrix the core reads in place, of coded rows or of CSR
-    rows."""
+def n_rows_of(
+    rows: list[Column] | NDArray[np.floating] | CodedRows | CsrRows | FrameRows,
+) -> int:
+    """Rows of encoded columns, of a matrix the core reads in place, of coded rows, of a
+    frame's columns or of CSR rows."""
     if isinstance(rows, np.ndarray):
         return len(rows)
     if rows[0] == "codes":
         return len(rows[1])
+    if rows[0] == "frame":
+        return rows[2].height
     if isinstance(rows, tuple):  # ("csr", indptr, ...)
         return len(rows[1]) - 1
     first = rows[0]
@@ -521,7 +526,14 @@ def _check_not_empty(shape: tuple[int, ...]) -> None:
 
 
 def _kind(series: pl.Series) -> Kind:
-    dtype = series.dtype
+    kind = _dtype_kind(series.dtype)
+    if kind is None:
+        raise TypeError(f"column {series.name!r} has unsupported dtype {series.dtype}")
+    return kind
+
+
+def _dtype_kind(dtype: pl.DataType) -> Kind | None:
+    """The kind of feature a column of `dtype` holds; None for a dtype quercus cannot read."""
     if (
         dtype.is_integer()
         or dtype.is_float()
@@ -530,7 +542,7 @@ def _kind(series: pl.Series) -> Kind:
         return "numeric"
     if isinstance(dtype, (pl.String, pl.Categorical, pl.Enum, pl.Boolean)):
         return "categorical"
-    raise TypeError(f"column {series.name!r} has unsupported dtype {dtype}")
+    return None
 
 
 def _infer_features(
@@ -627,6 +639,9 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
 # column makes a few Polars calls per column (reading an Enum column's dtype alone costs tens
 # of µs), far more than predicting a few rows.
 SMALL_FRAME = 16
+_NAN = float("nan")
+# Tested with `in` (equality): cheaper per value than NumPy's test of the whole array.
+_INFINITIES = (float("inf"), float("-inf"))
 
 
 def small_frame(frame: pl.DataFrame, schema: Schema) -> CodedRows | None:
@@ -650,13 +665,17 @@ def small_frame(frame: pl.DataFrame, schema: Schema) -> CodedRows | None:
             return None
     values: list[float] = []
     append = values.append
-    nan = float("nan")
+    nan = _NAN
     checked: set[int] = set()
     for row in frame.rows():
         for p, encoder, feature in zip(positions, encoders, schema.features, strict=True):
             value = row[p]
             kind = type(value)
-            if value is None:
+            if encoder is None and kind is float:  # the commonest value first
+                if value in _INFINITIES:
+                    return None
+                append(value)
+            elif value is None:
                 if p not in checked:
                     try:
                         if _kind(frame.to_series(p)) != feature.kind:
@@ -666,7 +685,7 @@ def small_frame(frame: pl.DataFrame, schema: Schema) -> CodedRows | None:
                     checked.add(p)
                 append(nan)
             elif encoder is None:
-                if kind is float or kind is int:
+                if kind is int:
                     append(float(value))
                 else:
                     return None
@@ -677,9 +696,59 @@ def small_frame(frame: pl.DataFrame, schema: Schema) -> CodedRows | None:
             else:
                 return None
     array = np.array(values, dtype=np.float64).reshape(frame.height, len(names))
-    if np.isinf(array).any():
-        return None
     return ("codes", array)
+
+
+# A code that reads as missing: past every map and every feature's categories.
+_UNSEEN = int(np.iinfo(np.uint32).max)
+
+
+def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
+    """A Polars frame as columns the core reads in place (`_core.FrameRows`): Float32 and
+    Float64 numbers as they are (a null or NaN is missing), other numbers as float64, and
+    categories as the frame's own physical codes with a map to the fit's codes (made once per
+    feature and dtype, `_code_map`), so a frame costs no copy of its numbers and no cast of
+    its categories. None when only `transform` can encode it (imputed features) or word its
+    error (a feature absent, or of another kind or dtype than at fit)."""
+    features = schema.features
+    if any(feature.fill is not None for feature in features):
+        return None
+    dtypes = frame.schema
+    kinds = [_dtype_kind(dtypes.get(f.name, pl.Null())) for f in features]
+    if any(kind != feature.kind for kind, feature in zip(kinds, features, strict=True)):
+        return None
+    columns: list[FrameColumn] = []
+    for feature in features:
+        series = frame.get_column(feature.name)
+        dtype = dtypes[feature.name]
+        if feature.categories is None:
+            if dtype not in (pl.Float32, pl.Float64):
+                series = (series.to_physical() if dtype.is_temporal() else series).cast(pl.Float64)
+            columns.append(("numeric", series.to_numpy()))
+            continue
+        code_map = None
+        if isinstance(dtype, pl.Enum):
+            code_map = _code_map(feature.categories, tuple(dtype.categories.to_list()))
+        else:
+            # Through the fit's Enum: an unseen value becomes null.
+            series = series.cast(pl.String).cast(_enum(feature.categories), strict=False)
+        codes = series.to_physical()
+        if codes.null_count():
+            codes = codes.cast(pl.UInt32).fill_null(_UNSEEN)
+        columns.append(("codes", codes.to_numpy(), code_map, len(feature.categories)))
+    return ("frame", columns, frame)
+
+
+@functools.lru_cache(maxsize=256)
+def _code_map(categories: tuple[str, ...], given: tuple[str, ...]) -> NDArray[np.uint32] | None:
+    """The fit's code of each category of an Enum of categories `given` (a category the fit
+    never saw: `_UNSEEN`); None when the Enum is the fit's own."""
+    if given == categories:
+        return None
+    index = {label: code for code, label in enumerate(categories)}
+    code_map = np.array([index.get(label, _UNSEEN) for label in given], dtype=np.uint32)
+    code_map.flags.writeable = False  # shared by every call with this dtype
+    return code_map
 
 
 def _check_numeric_width(width: int, schema: Schema) -> None:

@@ -62,6 +62,7 @@ from ._validation import (
     Schema,
     TrainingData,
     class_counts,
+    frame_rows,
     from_pandas,
     is_sparse,
     labelled_data,
@@ -86,7 +87,13 @@ if TYPE_CHECKING:
 
     # What the core predicts from: a float matrix read in place, encoded columns, or the CSR
     # arrays of a sparse X.
-    Rows: TypeAlias = NDArray[np.floating] | list[_core.Column] | _core.CodedRows | _core.CsrRows
+    Rows: TypeAlias = (
+        NDArray[np.floating]
+        | list[_core.Column]
+        | _core.CodedRows
+        | _core.CsrRows
+        | _core.FrameRows
+    )
 
 _Estimator = TypeVar("_Estimator", bound="_BaseTree")
 
@@ -1292,16 +1299,21 @@ class _BaseTree(EstimatorBase, ABC):
     def _rows(self, X: Any) -> Rows:
         """X as the core reads it: a contiguous float NumPy matrix as it is (no copy) when it
         needs no encoding, a sparse X as CSR arrays (never densified), a small Polars frame
-        as one coded array (`small_frame`), else its encoded columns."""
+        as one coded array (`small_frame`), a larger one as its columns read in place
+        (`frame_rows`), else its encoded columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
         if is_dense(X, self._state):
             return X
         X = from_pandas(X)  # a small pandas frame is a small Polars frame too
-        if type(X) is pl.DataFrame and X.height <= SMALL_FRAME:
-            coded = small_frame(X, self._state.schema)
-            if coded is not None:
-                return coded
+        if type(X) is pl.DataFrame:
+            rows = (
+                small_frame(X, self._state.schema)
+                if X.height <= SMALL_FRAME
+                else frame_rows(X, self._state.schema)
+            )
+            if rows is not None:
+                return rows
         if is_sparse(X):
             return sparse_rows(X, self._state.schema)
         return self._columns(X)
@@ -1316,10 +1328,12 @@ class _BaseTree(EstimatorBase, ABC):
         try:
             return run(rows, n_jobs, progress)
         except _core.QuercusError:
-            if not isinstance(rows, np.ndarray):
-                raise
-            # An infinite value in the matrix: encoding it names the column.
-            return run(self._columns(rows), n_jobs, progress)
+            # An infinite value in a matrix or a frame: encoding it names the column.
+            if isinstance(rows, np.ndarray):
+                return run(self._columns(rows), n_jobs, progress)
+            if rows[0] == "frame":
+                return run(self._columns(rows[2]), n_jobs, progress)
+            raise
         finally:
             if progress is not None:
                 progress.close()

@@ -12,6 +12,9 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+mod frame;
+pub use frame::{Codes, Frame, FrameColumn};
+
 use crate::control::Control;
 use crate::data::{CategoricalColumn, Column, Dataset, FeatureKind};
 use crate::error::{CoreError, Result};
@@ -195,6 +198,7 @@ pub enum Rows<'a> {
     F64(Matrix<'a, f64>),
     F32(Matrix<'a, f32>),
     Csr(Csr<'a>),
+    Frame(&'a Frame<'a>),
 }
 
 impl<'a, 'd: 'a> From<&'a Dataset<'d>> for Rows<'a> {
@@ -212,6 +216,12 @@ impl<'a> From<Matrix<'a, f64>> for Rows<'a> {
 impl<'a> From<Matrix<'a, f32>> for Rows<'a> {
     fn from(m: Matrix<'a, f32>) -> Self {
         Rows::F32(m)
+    }
+}
+
+impl<'a> From<&'a Frame<'a>> for Rows<'a> {
+    fn from(m: &'a Frame<'a>) -> Self {
+        Rows::Frame(m)
     }
 }
 
@@ -328,6 +338,9 @@ impl<'t> Predictor<'t> {
                 self.checked(&m, given, output)
                     .ok_or_else(|| self.explain(validate_csr(kinds, &m)))
             }
+            Rows::Frame(m) => self
+                .checked(m, m.kind_names(), output)
+                .ok_or_else(|| self.explain(m.validate(kinds))),
         }
     }
 
@@ -504,14 +517,22 @@ impl Values for Csr<'_> {
     }
 }
 
-impl Source for Csr<'_> {
-    fn n_rows(&self) -> usize {
-        Csr::n_rows(self)
-    }
-
+impl Read for Csr<'_> {
     #[inline]
     fn x(&self, row: usize, f: usize) -> f64 {
         self.at(row, f)
+    }
+
+    fn code_at(&self, _row: usize, _f: usize) -> Option<u32> {
+        None
+    }
+}
+
+impl Source for Csr<'_> {
+    in_place!();
+
+    fn n_rows(&self) -> usize {
+        Csr::n_rows(self)
     }
 
     /// No value may be missing: a NaN fails the scan, as an infinity does.
@@ -521,20 +542,58 @@ impl Source for Csr<'_> {
     }
 }
 
-/// Prediction input as the walks read it.
-trait Source: Values + Sync {
-    fn n_rows(&self) -> usize;
-    /// Feature `f` of `row`, where `f` is a numeric feature of the tree (the hot loop's read).
+/// The compact walk's reads of a chunk of rows (the hot loop's).
+trait Read {
+    /// Feature `f` of `row`, where `f` is a numeric feature of the tree.
     fn x(&self, row: usize, f: usize) -> f64;
     /// The category code of `row` in feature `f`, where `f` is a categorical feature of the
     /// tree: [`Values::code`], read without a match on the column per call where possible.
-    #[inline]
-    fn code_at(&self, row: usize, f: usize) -> Option<u32> {
-        self.code(f, row)
-    }
+    fn code_at(&self, row: usize, f: usize) -> Option<u32>;
+}
+
+/// Prediction input as the walks read it: the general routing through [`Values`], the
+/// compact walk through a chunk's [`Read`]er.
+trait Source: Values + Sync {
+    /// What a block keeps of a chunk's rows for its reader (nothing for input read in place).
+    type Staged: Default;
+    type Reader<'s>: Read
+    where
+        Self: 's;
+    fn n_rows(&self) -> usize;
     /// Whether no numeric value of the rows is infinite; sets `gaps[i]` where row
     /// `rows.start + i` misses a numeric value (and leaves the other flags alone).
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool;
+    /// The reader of the chunk `rows` (at most [`CHUNK`], scanned), staged into `staged`
+    /// where the input is not read in place.
+    fn reader<'s>(&'s self, rows: Range<usize>, staged: &'s mut Self::Staged) -> Self::Reader<'s>;
+}
+
+/// [`Source`]'s staging of input read in place: none, the reader is the input.
+macro_rules! in_place {
+    () => {
+        type Staged = ();
+        type Reader<'s>
+            = &'s Self
+        where
+            Self: 's;
+
+        fn reader<'s>(&'s self, _: Range<usize>, _: &'s mut ()) -> &'s Self {
+            self
+        }
+    };
+}
+use in_place;
+
+impl<R: Read> Read for &R {
+    #[inline]
+    fn x(&self, row: usize, f: usize) -> f64 {
+        (**self).x(row, f)
+    }
+
+    #[inline]
+    fn code_at(&self, row: usize, f: usize) -> Option<u32> {
+        (**self).code_at(row, f)
+    }
 }
 
 /// Whether `x` is NaN or infinite.
@@ -573,6 +632,7 @@ fn with_values<R>(rows: Rows<'_>, kinds: &[FeatureKind], f: impl FnOnce(&dyn Val
         Rows::F64(m) => with_dense(m, kinds, f),
         Rows::F32(m) => with_dense(m, kinds, f),
         Rows::Csr(m) => f(&m),
+        Rows::Frame(m) => f(m),
     }
 }
 
@@ -673,14 +733,23 @@ impl<T: Real, const ROW_MAJOR: bool> Values for Dense<'_, T, ROW_MAJOR> {
     }
 }
 
-impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
-    fn n_rows(&self) -> usize {
-        self.m.n_rows
-    }
-
+impl<T: Real, const ROW_MAJOR: bool> Read for Dense<'_, T, ROW_MAJOR> {
     #[inline]
     fn x(&self, row: usize, f: usize) -> f64 {
         self.at(row, f)
+    }
+
+    #[inline]
+    fn code_at(&self, row: usize, f: usize) -> Option<u32> {
+        self.code(f, row)
+    }
+}
+
+impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
+    in_place!();
+
+    fn n_rows(&self) -> usize {
+        self.m.n_rows
     }
 
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
@@ -756,11 +825,7 @@ impl Values for ColumnsView<'_> {
     }
 }
 
-impl Source for ColumnsView<'_> {
-    fn n_rows(&self) -> usize {
-        self.n_rows
-    }
-
+impl Read for ColumnsView<'_> {
     #[inline]
     fn x(&self, row: usize, f: usize) -> f64 {
         match self.numeric.get(f).and_then(|c| c.get(row)) {
@@ -773,6 +838,14 @@ impl Source for ColumnsView<'_> {
     #[inline]
     fn code_at(&self, row: usize, f: usize) -> Option<u32> {
         self.categorical.get(f)?.as_ref()?.code(row)
+    }
+}
+
+impl Source for ColumnsView<'_> {
+    in_place!();
+
+    fn n_rows(&self) -> usize {
+        self.n_rows
     }
 
     /// A sparse column's stored values of the rows may not be missing: a NaN there fails the
@@ -882,8 +955,10 @@ impl Output for SoleLeaf {
 ///   (low half) and how many there are (high half); `right` is unused.
 ///
 /// A row missing the tested value (NaN, a missing code, or a category the node's training
-/// rows lacked) goes to [`Flat::missing`]. Every other node (a leaf, or a test the general
-/// routing does) is [`Node::stay`]: every row stays there.
+/// rows lacked) goes to [`Flat::missing`]. A numeric node whose missing values go to a child
+/// says which in its own bits, so the walk tests a NaN without a branch or a second load: NaN
+/// fails `x <= threshold` (right), and [`NAN_LEFT`] turns it to child 0. Every other node
+/// (a leaf, or a test the general routing does) is [`Node::stay`]: every row stays there.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 struct Node {
@@ -893,7 +968,9 @@ struct Node {
 }
 
 const KIND_SHIFT: u32 = 30;
-const FEATURE_MASK: u32 = (1 << KIND_SHIFT) - 1;
+/// A numeric node's flag (below the kind): a NaN goes to child 0.
+const NAN_LEFT: u32 = 1 << 29;
+const FEATURE_MASK: u32 = NAN_LEFT - 1;
 const NUMERIC: u32 = 0;
 const ORDERED: u32 = 1;
 const SUBSET: u32 = 2;
@@ -931,6 +1008,13 @@ impl Node {
     }
 }
 
+/// The words of each of a subset node's two bitsets over `count` categories: one bit per
+/// category, and one more (never set) that a missing code reads.
+#[inline]
+fn subset_words(count: u32) -> usize {
+    (count as usize + 1).div_ceil(64)
+}
+
 /// The compact layout of a tree and each leaf's answer.
 struct Flat<T> {
     nodes: Vec<Node>,
@@ -938,7 +1022,10 @@ struct Flat<T> {
     /// rule always picks (a missing child and no surrogates), else the node itself, where
     /// the row stops for the general routing (surrogates, C4.5's fractions).
     missing: Vec<u32>,
-    /// Subset nodes' bitsets, each `⌈n/64⌉` words of "goes to child 0" followed by as many
+    /// Whether a numeric node stops the rows missing its value (a rule with no single
+    /// child: surrogates, C4.5's fractions): only then do the walks look for NaN first.
+    nan_stops: bool,
+    /// Subset nodes' bitsets, each [`subset_words`] of "goes to child 0" followed by as many
     /// of "seen at the node" (a category the node never saw is routed as missing).
     bits: Vec<u64>,
     /// Multiway nodes' children by code.
@@ -970,6 +1057,7 @@ impl<T: Copy + Default> Flat<T> {
         let mut flat = Flat {
             nodes: Vec::with_capacity(n),
             missing: Vec::with_capacity(n),
+            nan_stops: false,
             bits: Vec::new(),
             children: Vec::new(),
             leaf: ids
@@ -989,9 +1077,20 @@ impl<T: Copy + Default> Flat<T> {
                 (Some(_), Some(k)) if rule.surrogates.feature.is_empty() => flat.child(tree, id, k),
                 _ => NONE,
             };
-            flat.nodes.push(node.unwrap_or(Node::stay(here)));
-            flat.missing
-                .push(if missing == NONE { here } else { missing });
+            let missing = if missing == NONE { here } else { missing };
+            let node = match node {
+                Some(mut node) if node.feature >> KIND_SHIFT == NUMERIC => {
+                    if missing == here.wrapping_add(1) {
+                        node.feature |= NAN_LEFT;
+                    }
+                    flat.nan_stops |= missing == here;
+                    node
+                }
+                Some(node) => node,
+                None => Node::stay(here),
+            };
+            flat.nodes.push(node);
+            flat.missing.push(missing);
         }
         let width = output.width(tree);
         let mut answers = vec![T::default(); n * width];
@@ -1035,10 +1134,10 @@ impl<T: Copy + Default> Flat<T> {
                 Node::new(ORDERED, feature, u64::from(threshold), right)
             }
             NodeKind::Subset { feature, sides } if categorical(feature) && two => {
-                let words = sides.len().div_ceil(64);
                 let start = self.bits.len();
                 let offset = u32::try_from(start).ok()?;
                 let count = u32::try_from(sides.len()).ok()?;
+                let words = subset_words(count);
                 self.bits.resize(start + 2 * words, 0);
                 let (left, seen) = self.bits.get_mut(start..)?.split_at_mut(words);
                 for (c, side) in sides.iter().enumerate() {
@@ -1088,18 +1187,7 @@ impl<T: Copy + Default> Flat<T> {
             ORDERED => {
                 select_unpredictable(u64::from(code) <= node.test, at.wrapping_add(1), node.right)
             }
-            SUBSET if code < count => {
-                let word = offset + code as usize / 64;
-                let bit = 1u64 << (code % 64);
-                let words = count.div_ceil(64) as usize;
-                let set = |w: usize| self.bits.get(w).is_some_and(|&x| x & bit != 0);
-                if set(word + words) {
-                    select_unpredictable(set(word), at.wrapping_add(1), node.right)
-                } else {
-                    self.missing_of(at)
-                }
-            }
-            SUBSET => self.missing_of(at),
+            SUBSET => self.subset(node, at, code),
             // A code with no child stays: the general routing spreads it (as it would).
             _ if code < count => self
                 .children
@@ -1110,30 +1198,58 @@ impl<T: Copy + Default> Flat<T> {
         }
     }
 
-    /// Where the row at node `at` goes next (`at` itself: it stops there). With `GAPS`, a
-    /// NaN tested by a numeric node takes the node's missing direction; without, the rows
-    /// have none (a select, not a branch: which way a row goes is a coin toss to the branch
-    /// predictor).
+    /// Where numeric node `node` (at `at`) sends a row of value `x` (a NaN: where its
+    /// [`NAN_LEFT`] bit says).
     #[inline]
-    fn step<S: Source, const GAPS: bool>(&self, src: &S, row: usize, at: u32) -> u32 {
+    fn numeric(&self, node: Node, at: u32, x: f64) -> u32 {
+        let nan_left = node.feature & NAN_LEFT != 0;
+        select_unpredictable(
+            (x <= f64::from_bits(node.test)) | (nan_left & x.is_nan()),
+            at.wrapping_add(1),
+            node.right,
+        )
+    }
+
+    /// Where subset node `node` (at `at`) sends a row of category `code` (any code past the
+    /// node's categories, [`u32::MAX`] for a missing one among them, reads the unset bits of
+    /// the slot after them: missing), by selects: no branch for the side nor the seen test.
+    #[inline]
+    fn subset(&self, node: Node, at: u32, code: u32) -> u32 {
+        let (offset, count) = node.span();
+        let c = code.min(count);
+        let word = offset + c as usize / 64;
+        let bit = 1u64 << (c % 64);
+        let set = |w: usize| self.bits.get(w).is_some_and(|&x| x & bit != 0);
+        let side = select_unpredictable(set(word), at.wrapping_add(1), node.right);
+        select_unpredictable(set(word + subset_words(count)), side, self.missing_of(at))
+    }
+
+    /// Where the row at node `at` goes next (`at` itself: it stops there), by a select, not
+    /// a branch: which way a row goes is a coin toss to the branch predictor. A NaN tested by
+    /// a numeric node goes the way its [`NAN_LEFT`] bit says, which is right only where the
+    /// node's missing values go to a child: with `GAPS` (rows with NaN, and a node that
+    /// stops them: [`Flat::nan_stops`]), a NaN first takes the node's missing direction.
+    #[inline]
+    fn step<R: Read, const GAPS: bool>(&self, src: &R, row: usize, at: u32) -> u32 {
         let node = self
             .nodes
             .get(at as usize)
             .copied()
             .unwrap_or(Node::stay(at));
         let f = (node.feature & FEATURE_MASK) as usize;
-        if node.feature >> KIND_SHIFT == NUMERIC {
+        let kind = node.feature >> KIND_SHIFT;
+        if kind == NUMERIC {
             let x = src.x(row, f);
             if GAPS && x.is_nan() {
                 return self.missing_of(at);
             }
-            select_unpredictable(
-                x <= f64::from_bits(node.test),
-                at.wrapping_add(1),
-                node.right,
-            )
+            self.numeric(node, at, x)
         } else {
-            match src.code_at(row, f) {
+            let code = src.code_at(row, f);
+            if kind == SUBSET {
+                return self.subset(node, at, code.unwrap_or(u32::MAX));
+            }
+            match code {
                 Some(code) => self.categorical(node, at, code),
                 None => self.missing_of(at),
             }
@@ -1145,9 +1261,9 @@ impl<T: Copy + Default> Flat<T> {
 /// `GAPS`, for rows missing some numeric value) a node whose missing value needs the general
 /// routing. The lanes step in lockstep until none moves.
 #[inline]
-fn descend<T: Copy + Default, S: Source, const N: usize, const GAPS: bool>(
+fn descend<T: Copy + Default, R: Read, const N: usize, const GAPS: bool>(
     flat: &Flat<T>,
-    src: &S,
+    src: &R,
     rows: &[usize; N],
     mut at: [u32; N],
 ) -> [u32; N] {
@@ -1155,7 +1271,7 @@ fn descend<T: Copy + Default, S: Source, const N: usize, const GAPS: bool>(
     for _ in 0..flat.nodes.len() {
         let mut moved = 0;
         for (a, &row) in at.iter_mut().zip(rows) {
-            let next = flat.step::<S, GAPS>(src, row, *a);
+            let next = flat.step::<R, GAPS>(src, row, *a);
             moved |= next ^ *a;
             *a = next;
         }
@@ -1196,6 +1312,7 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
             reached: Vec::new(),
             classes: vec![0.0; self.tree.n_classes()],
         };
+        let mut staged = S::Staged::default();
         for (c, chunk) in out.chunks_mut(CHUNK * width).enumerate() {
             let first = start + c * CHUNK;
             let n = chunk.len() / width;
@@ -1207,7 +1324,10 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
                 return false;
             }
             match self.flat {
-                Some(flat) => self.lanes(flat, first, chunk, &mut scratch),
+                Some(flat) => {
+                    let rows = self.src.reader(first..first + n, &mut staged);
+                    self.lanes(flat, &rows, first, chunk, &mut scratch);
+                }
                 None => {
                     for (i, dst) in chunk.chunks_mut(width).enumerate() {
                         self.general(first + i, NodeId::ROOT, dst, &mut scratch);
@@ -1231,12 +1351,13 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
             .write(&scratch.reached, dst, &mut scratch.classes);
     }
 
-    /// The compact walk of a chunk's rows from `first` into `out`: groups of [`LANES`] rows
-    /// step together until none moves; then each row that stopped short of a leaf is routed
-    /// on, alone.
-    fn lanes(
+    /// The compact walk of a chunk's rows from `first` (read by `rows`) into `out`: groups
+    /// of [`LANES`] rows step together until none moves; then each row that stopped short of
+    /// a leaf is routed on, alone.
+    fn lanes<R: Read>(
         &self,
         flat: &Flat<O::Item>,
+        rows: &R,
         first: usize,
         out: &mut [O::Item],
         scratch: &mut Scratch,
@@ -1251,15 +1372,15 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
                 .gaps
                 .get(base - first..=last - first)
                 .unwrap_or(&[true]);
-            let stops = if gaps.contains(&true) {
-                descend::<_, _, LANES, true>(flat, self.src, &group, [0; LANES])
+            let stops = if flat.nan_stops && gaps.contains(&true) {
+                descend::<_, _, LANES, true>(flat, rows, &group, [0; LANES])
             } else {
-                descend::<_, _, LANES, false>(flat, self.src, &group, [0; LANES])
+                descend::<_, _, LANES, false>(flat, rows, &group, [0; LANES])
             };
             for (&row, &stop) in group.iter().zip(&stops).take(last + 1 - base) {
                 let mut at = stop;
                 while let Some(child) = self.stop(flat, row, at, out, first, scratch) {
-                    at = descend::<_, _, 1, true>(flat, self.src, &[row], [child])[0];
+                    at = descend::<_, _, 1, true>(flat, rows, &[row], [child])[0];
                 }
             }
         }
@@ -1639,6 +1760,116 @@ mod tests {
                 ));
             }
         }
+    }
+
+    /// A frame's columns read in place (numbers as `f64` or `f32`, categories as codes of
+    /// every width, through a map or as they are, with nulls, unseen categories and codes past
+    /// the map) predict as the data set's columns do, with every split kind and missing-value
+    /// rule; and fail the checks as the data set does.
+    #[test]
+    fn frames_predict_as_their_columns() {
+        let mut rng = Rng(19);
+        let train = Table::random(&mut rng, 700, 3, 2, false);
+        let mut test = Table::random(&mut rng, BLOCK + 203, 3, 2, true);
+        for c in &mut test.numeric {
+            c.iter_mut().for_each(|x| *x = f64::from(*x as f32));
+        }
+        let n = test.rows();
+        let data = test.dataset();
+        let narrow: Vec<f32> = test.numeric[1].iter().map(|&x| x as f32).collect();
+        // Frame code k + 2 stands for tree code k (unseen, 5, maps past the categories),
+        // 9 for a null; frame codes 0 and 1 are categories the tree never saw, and 10 is
+        // past the map.
+        let mut map = vec![u32::MAX; 10];
+        for k in 0..=CATEGORIES {
+            map[k as usize + 2] = k;
+        }
+        map[1] = CATEGORIES + 7;
+        let frame_code = |j: usize, i: usize| -> u32 {
+            match (test.missing[j][i], i % 17) {
+                (true, 0) => 10,
+                (true, 1) => 0,
+                (true, _) => 9,
+                (false, _) => test.codes[j][i] + 2,
+            }
+        };
+        let wide: Vec<u32> = (0..n).map(|i| frame_code(0, i)).collect();
+        let small: Vec<u8> = wide.iter().map(|&c| c as u8).collect();
+        let medium: Vec<u16> = (0..n).map(|i| frame_code(1, i) as u16).collect();
+        // Without a map: the tree's codes, a missing value as a code past the categories.
+        let own: Vec<u32> = (0..n)
+            .map(|i| {
+                if test.missing[1][i] {
+                    CATEGORIES + 1
+                } else {
+                    test.codes[1][i]
+                }
+            })
+            .collect();
+        let categorical = |codes, map| FrameColumn::Categorical {
+            codes,
+            map,
+            n_categories: CATEGORIES,
+        };
+        // The second categorical column through the map, or as the tree's own codes.
+        let frames = [
+            (Codes::U8(&small), Codes::U16(&medium), Some(map.as_slice())),
+            (Codes::U32(&wide), Codes::U32(&own), None),
+        ];
+        for (k, &missing) in STRATEGIES.iter().enumerate() {
+            let regression = k % 2 == 1;
+            let params = TreeParams {
+                criterion: if regression {
+                    Criterion::SquaredError
+                } else {
+                    Criterion::Gini
+                },
+                categorical_split: if k % 3 == 0 {
+                    CategoricalSplit::Multiway
+                } else {
+                    CategoricalSplit::Binary
+                },
+                missing,
+                ..TreeParams::default()
+            };
+            let tree = grow(&train, regression, &params);
+            for (first, second, second_map) in frames {
+                let frame = Frame::new(vec![
+                    FrameColumn::F64(&test.numeric[0]),
+                    FrameColumn::F32(&narrow),
+                    FrameColumn::F64(&test.numeric[2]),
+                    categorical(first, Some(&map)),
+                    categorical(second, second_map),
+                ])
+                .expect("a frame");
+                assert_eq!(frame.n_rows(), n);
+                agrees(&tree, || Rows::Frame(&frame), data.columns(), n);
+            }
+        }
+        let tree = grow(&train, false, &TreeParams::default());
+        let mut infinite = test.numeric[2].clone();
+        infinite[77] = f64::NEG_INFINITY;
+        let columns = |third| {
+            vec![
+                FrameColumn::F64(&test.numeric[0]),
+                FrameColumn::F32(&narrow),
+                third,
+                categorical(Codes::U32(&wide), Some(&map)),
+                categorical(Codes::U16(&medium), Some(&map)),
+            ]
+        };
+        let frame = Frame::new(columns(FrameColumn::F64(&infinite))).expect("a frame");
+        assert_eq!(
+            tree.predict_class(&frame).expect_err("infinite"),
+            CoreError::InfiniteFeature { column: 2, row: 77 }
+        );
+        let frame = Frame::new(columns(categorical(Codes::U8(&small), None))).expect("a frame");
+        assert!(matches!(
+            tree.predict_class(&frame),
+            Err(CoreError::ColumnKindMismatch { column: 2, .. })
+        ));
+        let short = FrameColumn::F64(&infinite[..5]);
+        assert!(Frame::new(columns(short)).is_err());
     }
 
     /// A random tree grown straight into the arena, deep and lopsided (each split is

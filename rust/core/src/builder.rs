@@ -8,6 +8,8 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use rayon::prelude::*;
+
 use crate::control::Control;
 use crate::criterion::{better, g_test_p_value, Criterion};
 use crate::data::{
@@ -356,19 +358,21 @@ fn grow_searching(
     };
     let root = grower.create(
         &mut tree,
-        root,
-        rows,
-        validation_rows,
-        usable,
-        index,
-        Bounds::NONE,
+        vec![NewNode {
+            node: root,
+            rows,
+            validation: validation_rows,
+            index,
+            bounds: Bounds::NONE,
+        }],
+        &usable,
     );
     let mut frontier = if params.max_leaf_nodes.is_some() {
         Frontier::BestFirst(BinaryHeap::new())
     } else {
         Frontier::DepthFirst(Vec::new())
     };
-    frontier.extend(&tree, vec![root]);
+    frontier.extend(&tree, root);
     let mut n_leaves = 1;
     let mut hist_held: usize = 0;
     while let Some(p) = frontier.pop() {
@@ -444,17 +448,21 @@ fn grow_searching(
         let mut indexes = grower.hand_down(p.index, routes.as_ref(), p.rows.len(), &parts, &usable);
         indexes.resize_with(n_children, Index::default);
         let bounds = grower.child_bounds(&split, &parts, p.bounds);
-        let pending: Vec<Pending> = children
+        let nodes = children
             .into_iter()
             .zip(parts)
             .zip(val_parts)
             .zip(indexes)
             .enumerate()
-            .map(|(c, (((child, rows), val), index))| {
-                let b = bounds.get(c).copied().unwrap_or(Bounds::NONE);
-                grower.create(&mut tree, child, rows, val, usable.clone(), index, b)
+            .map(|(c, (((node, rows), validation), index))| NewNode {
+                node,
+                rows,
+                validation,
+                index,
+                bounds: bounds.get(c).copied().unwrap_or(Bounds::NONE),
             })
             .collect();
+        let pending = grower.create(&mut tree, nodes, &usable);
         control.advance(n_children as u64);
         hist_held += pending.iter().map(Pending::hist_bytes).sum::<usize>();
         frontier.extend(&tree, pending);
@@ -466,6 +474,22 @@ fn grow_searching(
     }
     Ok(tree)
 }
+
+/// A node just added to the tree, before its summary and search ([`Grower::create`]).
+struct NewNode {
+    node: NodeId,
+    rows: NodeRows,
+    validation: NodeRows,
+    index: Index,
+    bounds: Bounds,
+}
+
+/// A node's split (`None`: a leaf) and its features' scores to record (`None`: none).
+type Found = (Option<Candidate>, Option<Vec<FeatureScore>>);
+
+/// Below this many rows in all, a split's children are searched one after the other: their
+/// searches are too short to pay for the tasks.
+const PARALLEL_CHILDREN_ROWS: usize = 256;
 
 /// What growing needs besides the tree itself.
 struct Grower<'g, 'a, 'd> {
@@ -487,43 +511,55 @@ struct Grower<'g, 'a, 'd> {
 }
 
 impl Grower<'_, '_, '_> {
-    /// Fills a new node's statistics and searches its split; `bounds` are the node's value
-    /// bounds (monotonic constraints).
-    #[allow(clippy::too_many_arguments)]
-    fn create(
-        &self,
-        tree: &mut Tree,
-        node: NodeId,
-        rows: NodeRows,
-        validation: NodeRows,
-        usable: Vec<bool>,
-        index: Index,
-        bounds: Bounds,
-    ) -> Pending {
-        self.summarise(tree, node, &rows);
-        if self.searcher.is_constrained() {
-            self.clip(tree, node, bounds);
+    /// Fills new nodes' statistics and searches their splits, the nodes of a split's
+    /// children side by side on the fit's threads (their searches read the tree, and their
+    /// feature scores are recorded afterwards in the nodes' order, so the tree is the same
+    /// on any number of threads). Each node comes with its rows, validation rows, index and
+    /// value bounds (monotonic constraints); `usable` are the features left to split on.
+    fn create(&self, tree: &mut Tree, nodes: Vec<NewNode>, usable: &[bool]) -> Vec<Pending> {
+        for n in &nodes {
+            self.summarise(tree, n.node, &n.rows);
+            if self.searcher.is_constrained() {
+                self.clip(tree, n.node, n.bounds);
+            }
         }
-        let prepared = match (&index, &self.bins) {
-            (Index::Sorted(sorted), _) => Prepared::Sorted(sorted),
-            (Index::Hist(Some(hist), _), Some(bins)) => Prepared::Hist { bins, hist },
-            _ => Prepared::Unsorted,
+        let search = |n: &NewNode| {
+            let prepared = match (&n.index, &self.bins) {
+                (Index::Sorted(sorted), _) => Prepared::Sorted(sorted),
+                (Index::Hist(Some(hist), _), Some(bins)) => Prepared::Hist { bins, hist },
+                _ => Prepared::Unsorted,
+            };
+            self.search(tree, n.node, &n.rows, usable, prepared, n.bounds)
         };
-        let split = self.search(tree, node, &rows, &usable, prepared, bounds);
-        Pending {
-            node,
-            // A leaf's index is dropped at once: nothing will search below it.
-            index: if split.is_some() {
-                index
-            } else {
-                Index::Unsorted
-            },
-            rows,
-            validation,
-            usable,
-            split,
-            bounds,
-        }
+        let rows: usize = nodes.iter().map(|n| n.rows.len()).sum();
+        let found: Vec<Found> = if nodes.len() > 1 && rows >= PARALLEL_CHILDREN_ROWS {
+            nodes.par_iter().map(search).collect()
+        } else {
+            nodes.iter().map(search).collect()
+        };
+        nodes
+            .into_iter()
+            .zip(found)
+            .map(|(n, (split, scores))| {
+                if let Some(scores) = scores {
+                    record_scores(tree, n.node, scores, self.control);
+                }
+                Pending {
+                    node: n.node,
+                    // A leaf's index is dropped at once: nothing will search below it.
+                    index: if split.is_some() {
+                        n.index
+                    } else {
+                        Index::Unsorted
+                    },
+                    rows: n.rows,
+                    validation: n.validation,
+                    usable: usable.to_vec(),
+                    split,
+                    bounds: n.bounds,
+                }
+            })
+            .collect()
     }
 
     /// The value bounds of a split's children ([`Bounds::children`]): the node's own, or, on a
@@ -647,15 +683,15 @@ impl Grower<'_, '_, '_> {
     /// decrease, G² significance).
     fn search(
         &self,
-        tree: &mut Tree,
+        tree: &Tree,
         node: NodeId,
         rows: &NodeRows,
         usable: &[bool],
         prepared: Prepared<'_>,
         bounds: Bounds,
-    ) -> Option<Candidate> {
+    ) -> Found {
         if rows.len() == 0 || self.is_terminal(tree, node) {
-            return None;
+            return (None, None);
         }
         let fill = (self.params.missing == MissingStrategy::ClassMajority)
             .then(|| Fill::new(self.train.data, self.train.target, rows, usable));
@@ -688,9 +724,12 @@ impl Grower<'_, '_, '_> {
         let scale = at.scale;
         // Histogram trees are the large ones: n_features scores per node would outweigh the
         // tree itself (and its model file) several times, for figures made at bin edges.
-        if self.bins.is_none() {
-            record_scores(tree, node, &candidates, self.control);
-        }
+        let scores = self.bins.is_none().then(|| {
+            candidates
+                .iter()
+                .map(|c| c.as_ref().map_or(FeatureScore::NONE, |c| c.score))
+                .collect()
+        });
         let chosen = match self.params.conventions {
             Conventions::Texts => choose(self.params.criterion, &candidates, scale),
             Conventions::J48 => j48::choose(
@@ -715,7 +754,8 @@ impl Grower<'_, '_, '_> {
         let mut split = match (axis, oblique) {
             (Some(a), Some(o)) if better(self.searcher.key(&o), self.searcher.key(&a), scale) => o,
             (Some(a), _) => a,
-            (None, o) => o?,
+            (None, Some(o)) => o,
+            (None, None) => return (None, scores),
         };
         if !admits(
             self.params,
@@ -724,7 +764,7 @@ impl Grower<'_, '_, '_> {
             &split,
             scale,
         ) {
-            return None;
+            return (None, scores);
         }
         split.missing = missing::plan(
             &self.searcher,
@@ -733,7 +773,7 @@ impl Grower<'_, '_, '_> {
             fill.as_ref(),
             self.params.max_surrogates,
         );
-        Some(split)
+        (Some(split), scores)
     }
 
     /// The class-majority fill values of the split's features at a node (`None` for the
@@ -1347,24 +1387,12 @@ fn set_one<T>(v: &mut [T], i: usize, x: T) {
 
 /// Keeps the node's per-feature scores (not when their memory cannot be had: the fit then
 /// stops at its next check).
-fn record_scores(
-    tree: &mut Tree,
-    node: NodeId,
-    candidates: &[Option<Candidate>],
-    control: &Control,
-) {
-    if control
-        .reserve(&mut tree.scores, candidates.len())
-        .is_none()
-    {
+fn record_scores(tree: &mut Tree, node: NodeId, scores: Vec<FeatureScore>, control: &Control) {
+    if control.reserve(&mut tree.scores, scores.len()).is_none() {
         return;
     }
     let offset = tree.scores.len() as u32;
-    tree.scores.extend(
-        candidates
-            .iter()
-            .map(|c| c.as_ref().map_or(FeatureScore::NONE, |c| c.score)),
-    );
+    tree.scores.extend(scores);
     set_one(&mut tree.score_offset, node.index(), offset);
 }
 

@@ -157,7 +157,7 @@ pub enum FeatureKind {
 }
 
 impl FeatureKind {
-    fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             FeatureKind::Numeric => "numeric",
             FeatureKind::Categorical { ordered: true, .. } => "ordered categorical",
@@ -402,19 +402,8 @@ impl<'a> Target<'a> {
     #[inline]
     pub(crate) fn accumulate_label(&self, stats: &mut [f64], label: u64, w: f64, shift: f64) {
         match self {
-            Target::Classes { .. } => {
-                if let Some(s) = stats.get_mut(label as usize) {
-                    *s += w;
-                }
-            }
-            Target::Values(_) => {
-                if let [sw, swy, swy2] = stats {
-                    let y = f64::from_bits(label) - shift;
-                    *sw += w;
-                    *swy += w * y;
-                    *swy2 += w * y * y;
-                }
-            }
+            Target::Classes { .. } => add_class(stats, label, w),
+            Target::Values(_) => add_value(stats, label, w, shift),
             Target::MultiClasses { .. } | Target::MultiValues { .. } => {
                 self.accumulate_outputs(stats, label as usize, w);
             }
@@ -551,6 +540,27 @@ fn check_classes(codes: &[u32], n_classes: &[usize]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// [`Target::accumulate_label`] for one class variable: the class's weight grows by `w`
+/// (a threshold scan calls it directly, its target known once per scan).
+#[inline(always)]
+pub(crate) fn add_class(stats: &mut [f64], label: u64, w: f64) {
+    if let Some(s) = stats.get_mut(label as usize) {
+        *s += w;
+    }
+}
+
+/// [`Target::accumulate_label`] for one real-valued output: (Σw, Σw(y − shift),
+/// Σw(y − shift)²) grow by the row of weight `w` whose y's bits are `label`.
+#[inline(always)]
+pub(crate) fn add_value(stats: &mut [f64], label: u64, w: f64, shift: f64) {
+    if let [sw, swy, swy2] = stats {
+        let y = f64::from_bits(label) - shift;
+        *sw += w;
+        *swy += w * y;
+        *swy2 += w * y * y;
+    }
 }
 
 /// How a node's statistics vector is laid out. One output: the criterion's own vector (class

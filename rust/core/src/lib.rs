@@ -32,7 +32,7 @@ mod stream;
 mod threads;
 pub mod tree;
 
-pub use batch::{Csr, Matrix, Order, Predictor, Real, Rows};
+pub use batch::{Codes, Csr, Frame, FrameColumn, Matrix, Order, Predictor, Real, Rows};
 pub use builder::{grow, grow_controlled, grow_with};
 pub use control::Control;
 pub use criterion::Criterion;

@@ -4,7 +4,9 @@ use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use quercus_core::{CategoricalColumn, Column, Dataset, Sample, SparseColumn, Target};
+use quercus_core::{
+    CategoricalColumn, Codes, Column, Dataset, Frame, FrameColumn, Sample, SparseColumn, Target,
+};
 
 /// A column kept borrowed from NumPy for the duration of a call.
 pub enum HeldColumn<'py> {
@@ -275,4 +277,99 @@ impl<'py> HeldSample<'py> {
         };
         Ok(f(&sample))
     }
+}
+
+/// A frame column's arrays kept borrowed from NumPy for the duration of a prediction.
+enum HeldFrameColumn<'py> {
+    F32(PyReadonlyArray1<'py, f32>),
+    F64(PyReadonlyArray1<'py, f64>),
+    Codes {
+        codes: HeldCodes<'py>,
+        map: Option<PyReadonlyArray1<'py, u32>>,
+        n_categories: u32,
+    },
+}
+
+enum HeldCodes<'py> {
+    U8(PyReadonlyArray1<'py, u8>),
+    U16(PyReadonlyArray1<'py, u16>),
+    U32(PyReadonlyArray1<'py, u32>),
+}
+
+/// A data frame's columns as the facade passes them for prediction (each read in place).
+pub struct HeldFrame<'py>(Vec<HeldFrameColumn<'py>>);
+
+/// Reads `("numeric", float32 or float64 values)` / `("codes", uint8, uint16 or uint32 codes,
+/// uint32 map or None, n_categories)` per column.
+pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>> {
+    let mut held = Vec::with_capacity(columns.len());
+    for (j, item) in columns.iter().enumerate() {
+        let t = item
+            .cast::<PyTuple>()
+            .map_err(|_| PyTypeError::new_err(format!("column {j}: expected a tuple")))?;
+        let kind: String = t.get_item(0)?.extract()?;
+        let values = t.get_item(1)?;
+        let column = match kind.as_str() {
+            "numeric" => match values.extract() {
+                Ok(v) => HeldFrameColumn::F32(v),
+                Err(_) => HeldFrameColumn::F64(values.extract().map_err(|_| {
+                    PyTypeError::new_err(format!("column {j}: numbers must be float32 or float64"))
+                })?),
+            },
+            "codes" => {
+                let codes = if let Ok(c) = values.extract() {
+                    HeldCodes::U8(c)
+                } else if let Ok(c) = values.extract() {
+                    HeldCodes::U16(c)
+                } else {
+                    HeldCodes::U32(values.extract().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "column {j}: codes must be uint8, uint16 or uint32"
+                        ))
+                    })?)
+                };
+                HeldFrameColumn::Codes {
+                    codes,
+                    map: t.get_item(2)?.extract()?,
+                    n_categories: t.get_item(3)?.extract()?,
+                }
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "column {j}: unknown frame column kind {other:?}"
+                )))
+            }
+        };
+        held.push(column);
+    }
+    Ok(HeldFrame(held))
+}
+
+/// Borrows the held arrays as a core frame.
+pub fn frame<'a>(held: &'a HeldFrame<'_>) -> PyResult<Frame<'a>> {
+    let columns = held
+        .0
+        .iter()
+        .enumerate()
+        .map(|(j, h)| {
+            Ok(match h {
+                HeldFrameColumn::F32(v) => FrameColumn::F32(slice(v, j)?),
+                HeldFrameColumn::F64(v) => FrameColumn::F64(slice(v, j)?),
+                HeldFrameColumn::Codes {
+                    codes,
+                    map,
+                    n_categories,
+                } => FrameColumn::Categorical {
+                    codes: match codes {
+                        HeldCodes::U8(c) => Codes::U8(slice(c, j)?),
+                        HeldCodes::U16(c) => Codes::U16(slice(c, j)?),
+                        HeldCodes::U32(c) => Codes::U32(slice(c, j)?),
+                    },
+                    map: map.as_ref().map(|m| slice(m, j)).transpose()?,
+                    n_categories: *n_categories,
+                },
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Frame::new(columns).map_err(crate::errors::to_py)
 }

@@ -13,7 +13,7 @@ use quercus_core::{
 };
 
 use crate::control::{watched, Units};
-use crate::convert::{dataset, hold_columns, HeldSample};
+use crate::convert::{dataset, frame, hold_columns, hold_frame, HeldSample};
 use crate::errors::{to_py, QuercusError};
 
 /// A fitted tree. Immutable (`frozen`), so one instance may serve many threads at once.
@@ -59,7 +59,7 @@ type CsrTuple<'py> = (
 );
 
 /// Runs `f` on the rows of `rows` (a list of encoded columns, a 2-D float64 or float32
-/// NumPy array read in place, or a CSR matrix's arrays), without the GIL, with the [`Control`] (if any) it should pass
+/// NumPy array read in place, a data frame's columns read in place, or a CSR matrix's arrays), without the GIL, with the [`Control`] (if any) it should pass
 /// to [`predictor`]; returns the number of rows with the result.
 fn predict<T: Send>(
     py: Python<'_>,
@@ -92,6 +92,14 @@ fn predict<T: Send>(
         let (m, n) = matrix(&array)?;
         return run(Rows::F32(m), n);
     }
+    if let Ok((kind, columns, _)) = rows.extract::<(String, Bound<'_, PyList>, Bound<'_, PyAny>)>()
+    {
+        if kind == "frame" {
+            let held = hold_frame(&columns)?;
+            let data = frame(&held)?;
+            return run(Rows::Frame(&data), data.n_rows());
+        }
+    }
     if let Ok((kind, array)) = rows.extract::<(String, PyReadonlyArray2<'_, f64>)>() {
         if kind == "codes" {
             let (m, n) = matrix(&array)?;
@@ -115,6 +123,7 @@ fn predict<T: Send>(
     Err(PyTypeError::new_err(
         "rows must be a list of encoded columns, a 2-D float64 or float32 array, \
          (\"codes\", array) (a float64 array whose categorical columns hold category codes), \
+         (\"frame\", columns, frame) (a data frame's columns read in place), \
          or (\"csr\", indptr, indices, values, n_features)",
     ))
 }

@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::kernel::Kernel;
 use super::numeric::{midpoint, Sweep, KNOWN_VS_MISSING};
 use super::presort::Sorted;
 use super::sparse::{entries_at, Entry};
@@ -790,7 +791,7 @@ impl Sweep for [Group<'_>] {
         <[Group<'_>]>::len(self)
     }
 
-    fn add(&self, _: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize {
+    fn add<K: Kernel>(&self, _: K, i: usize, stats: &mut [f64], sign: f64) -> usize {
         let Some(g) = self.get(i) else {
             return 0;
         };

@@ -500,7 +500,12 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
             found.push(s);
         }
     }
-    for s in rpart_list(found, max) {
+    found.sort_by(|a, b| {
+        round_significant(b.agreement)
+            .total_cmp(&round_significant(a.agreement))
+            .then(a.feature.cmp(&b.feature))
+    });
+    for s in found.into_iter().take(max) {
         out.feature.push(s.feature as u32);
         out.threshold.push(s.threshold);
         out.agreement.push(s.agreement / total);
@@ -508,35 +513,6 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
         out.children.extend_from_slice(&s.children);
     }
     out
-}
-
-/// The surrogates rpart keeps of `found` (in column order): each enters a list of at most
-/// `max` ordered by agreement, ahead of the first one it beats strictly, as rpart's
-/// `insert_split.c` inserts them. That routine has a quirk kept here for rpart's trees: a
-/// full list of two that meets a surrogate better than both keeps the newcomer alone (it
-/// takes the last one's place and ends the list there), so `max_surrogates=2` can leave one.
-fn rpart_list(found: Vec<Found>, max: usize) -> Vec<Found> {
-    let key = |s: &Found| round_significant(s.agreement);
-    let mut list: Vec<Found> = Vec::with_capacity(max);
-    for s in found {
-        let at = list.iter().position(|t| key(&s) > key(t));
-        if list.len() < max {
-            list.insert(at.unwrap_or(list.len()), s);
-            continue;
-        }
-        match at {
-            None => {}
-            Some(0) if max == 2 => {
-                list.clear();
-                list.push(s);
-            }
-            Some(at) => {
-                list.pop();
-                list.insert(at, s);
-            }
-        }
-    }
-    list
 }
 
 /// The threshold and direction of numeric `feature` (read by `value(row)`, NaN = missing)

@@ -15,6 +15,7 @@ mod absolute;
 mod categorical;
 pub(crate) mod hist;
 pub(crate) mod j48;
+mod kernel;
 pub(crate) mod missing;
 pub(crate) mod monotonic;
 pub(crate) mod numeric;

@@ -1,6 +1,7 @@
 //! Numeric features: `x <= t` at midpoints of adjacent distinct known values, with the
 //! missing rows placed on either side when the strategy learns a direction.
 
+use super::kernel::{self, Any, Kernel, Which, BOUND_SLACK};
 use super::presort::{position, NEW_VALUE};
 use super::*;
 
@@ -39,11 +40,10 @@ impl Sweep for [Step] {
         <[Step]>::len(self)
     }
 
-    #[inline]
-    fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize {
+    #[inline(always)]
+    fn add<K: Kernel>(&self, kernel: K, i: usize, stats: &mut [f64], sign: f64) -> usize {
         if let Some(k) = self.get(i) {
-            let target = searcher.target;
-            target.accumulate_label(stats, k.label, sign * k.w, searcher.shift);
+            kernel.add(stats, k.label, sign * k.w);
         }
         1
     }
@@ -58,8 +58,9 @@ impl Sweep for [Step] {
 /// (exact search) or the non-empty bins (histogram search, [`super::hist`]).
 pub(super) trait Sweep {
     fn len(&self) -> usize;
-    /// Adds item `i` to `stats` with its weight times `sign` (±1); returns its rows.
-    fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize;
+    /// Adds item `i` to `stats` with its weight times `sign` (±1), a row as `kernel` adds
+    /// it; returns its rows.
+    fn add<K: Kernel>(&self, kernel: K, i: usize, stats: &mut [f64], sign: f64) -> usize;
     /// Whether a threshold may fall between item `i` and the next: their values differ by
     /// more than `gap` (0: distinct values).
     fn cut_after(&self, i: usize, gap: f64) -> bool;
@@ -70,11 +71,10 @@ impl Sweep for [Known] {
         <[Known]>::len(self)
     }
 
-    #[inline]
-    fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize {
+    #[inline(always)]
+    fn add<K: Kernel>(&self, kernel: K, i: usize, stats: &mut [f64], sign: f64) -> usize {
         if let Some(k) = self.get(i) {
-            let target = searcher.target;
-            target.accumulate_label(stats, k.label, sign * k.w, searcher.shift);
+            kernel.add(stats, k.label, sign * k.w);
         }
         1
     }
@@ -333,30 +333,51 @@ impl Searcher<'_, '_> {
         node_weight: f64,
         sign: i8,
     ) -> Option<Scan> {
-        // Binary classes and single-output regression keep their sums in arrays, whose
-        // known length lets the per-cut sums and impurities unroll; the arithmetic is the
-        // same, so are the trees.
-        match self.target.stats_width() {
-            2 => self.sweep_in::<S, [f64; 2]>(items, n, missing, n_missing, node_weight, sign),
-            3 => self.sweep_in::<S, [f64; 3]>(items, n, missing, n_missing, node_weight, sign),
-            _ => self.sweep_in::<S, Vec<f64>>(items, n, missing, n_missing, node_weight, sign),
+        // The criterion and target are resolved here, once per scan ([`kernel`]). Classes
+        // and single-output regression keep their sums in arrays, whose known length lets
+        // the per-cut sums and impurities unroll; the arithmetic is the same, so are the
+        // trees.
+        let scan = (items, n, missing, n_missing, node_weight, sign);
+        let width = self.target.stats_width();
+        match Which::of(self) {
+            Which::Gini => match width {
+                2 => self.sweep_in::<S, _, [f64; 2]>(kernel::Gini, scan),
+                3 => self.sweep_in::<S, _, [f64; 3]>(kernel::Gini, scan),
+                4 => self.sweep_in::<S, _, [f64; 4]>(kernel::Gini, scan),
+                5 => self.sweep_in::<S, _, [f64; 5]>(kernel::Gini, scan),
+                6 => self.sweep_in::<S, _, [f64; 6]>(kernel::Gini, scan),
+                7 => self.sweep_in::<S, _, [f64; 7]>(kernel::Gini, scan),
+                8 => self.sweep_in::<S, _, [f64; 8]>(kernel::Gini, scan),
+                _ => self.sweep_in::<S, _, Vec<f64>>(kernel::Gini, scan),
+            },
+            Which::Entropy => match width {
+                2 => self.sweep_in::<S, _, [f64; 2]>(kernel::Entropy, scan),
+                3 => self.sweep_in::<S, _, [f64; 3]>(kernel::Entropy, scan),
+                _ => self.sweep_in::<S, _, Vec<f64>>(kernel::Entropy, scan),
+            },
+            Which::Variance => {
+                let variance = kernel::Variance { shift: self.shift };
+                self.sweep_in::<S, _, [f64; 3]>(variance, scan)
+            }
+            Which::Any => match width {
+                2 => self.sweep_in::<S, _, [f64; 2]>(Any(self), scan),
+                3 => self.sweep_in::<S, _, [f64; 3]>(Any(self), scan),
+                _ => self.sweep_in::<S, _, Vec<f64>>(Any(self), scan),
+            },
         }
     }
 
-    /// [`Self::sweep`] with its sums in `B`s.
-    fn sweep_in<S: Sweep + ?Sized, B: Sums>(
+    /// [`Self::sweep`] with `kernel`'s arithmetic and its sums in `B`s.
+    #[allow(clippy::type_complexity)]
+    fn sweep_in<S: Sweep + ?Sized, K: Kernel, B: Sums>(
         &self,
-        items: &S,
-        n: usize,
-        missing: &[f64],
-        n_missing: usize,
-        node_weight: f64,
-        sign: i8,
+        k: K,
+        (items, n, missing, n_missing, node_weight, sign): (&S, usize, &[f64], usize, f64, i8),
     ) -> Option<Scan> {
         let width = self.target.stats_width();
         let mut total = B::zeros(width);
         for i in 0..items.len() {
-            items.add(self, i, total.as_mut(), 1.0);
+            items.add(k, i, total.as_mut(), 1.0);
         }
         let place = self.places_missing() && n_missing > 0;
         let mut all = total.clone();
@@ -364,11 +385,13 @@ impl Searcher<'_, '_> {
             add_into(all.as_mut(), missing);
         }
         let scale = self.noise_scale(all.as_ref());
-        // The placed scans' whole: its weight and impurity, the same at every cut.
-        let whole = (self.weight_of(all.as_ref()), self.impurity(all.as_ref()));
-        let base = self.impurity(total.as_ref());
+        // The placed scans' whole: its weight and impurity, the same at every cut, and the
+        // least each of its sides holds.
+        let whole = (k.weight(all.as_ref()), k.impurity(all.as_ref()));
+        let least_placed = self.least_side(whole.0, node_weight);
+        let base = k.impurity(total.as_ref());
         let impurity_decrease = self.criterion.is_impurity_decrease();
-        let kw = self.weight_of(total.as_ref());
+        let kw = k.weight(total.as_ref());
         let j48 = self.conventions == Conventions::J48;
         // C4.5's MINSPLIT on both sides. (C4.5 also asks the node for 2 × MINSPLIT known
         // rows, counted: with unit weights both sides' weights imply it, and counting rows
@@ -377,8 +400,7 @@ impl Searcher<'_, '_> {
         let least = self
             .least_side(kw, node_weight)
             .with_weight(self.least_objects(min_split));
-        // J48 compares gains, ρ × decrease, with ρ its known share (`1 − unknownRate`).
-        let rho = kw / node_weight;
+        let constrained = sign != 0;
         let mut left = B::zeros(width);
         let mut right = total.clone();
         let mut with = B::zeros(width);
@@ -387,29 +409,19 @@ impl Searcher<'_, '_> {
             tried: 0,
         };
         let gap = self.conventions.same_value_gap();
-        // (decrease, (cut, side)): the missing rows right or not placed, and left.
-        let mut best: Option<(f64, (usize, Option<usize>))> = None;
-        let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
-        let mut offer = |dec: f64, at: usize, side: Option<usize>| {
-            let best = if side == Some(0) {
-                &mut best_left
-            } else {
-                &mut best
-            };
-            // J48: the first cut whose gain beats the best so far (from 0) by 1e-6. The
-            // texts: [`improves`].
-            let wins = if j48 {
-                (dec - best.map_or(0.0, |(b, _)| b)) * rho > j48::SMALL
-            } else {
-                improves(dec, best.map(|(b, _)| b), scale)
-            };
-            if wins {
-                *best = Some((dec, (at, side)));
-            }
+        let mut best = Best {
+            right: None,
+            left: None,
+            bar: [f64::NEG_INFINITY; 2],
+            scale,
+            // J48 compares gains, ρ × decrease, with ρ its known share (`1 − unknownRate`).
+            j48: j48.then_some(kw / node_weight),
+            slack: (impurity_decrease && !j48)
+                .then_some(BOUND_SLACK * (base.abs().max(whole.1.abs()) + scale.abs())),
         };
         for i in 0..items.len().saturating_sub(1) {
-            items.add(self, i, left.as_mut(), 1.0);
-            items.add(self, i, right.as_mut(), -1.0);
+            items.add(k, i, left.as_mut(), 1.0);
+            items.add(k, i, right.as_mut(), -1.0);
             if !items.cut_after(i, gap) {
                 continue;
             }
@@ -423,37 +435,45 @@ impl Searcher<'_, '_> {
                         copy_sum(with.as_mut(), right.as_ref(), missing);
                         (left.as_ref(), with.as_ref())
                     };
-                    if !self.monotone(sign, l, r) {
+                    if constrained && !self.monotone(sign, l, r) {
                         continue;
                     }
-                    if let Some(dec) = self.two_sides_of(all.as_ref(), whole, l, r, node_weight) {
-                        offer(dec, i + 1, Some(side));
+                    let bar = best.bar(Some(side));
+                    if let Some(dec) =
+                        self.two_sides_of(k, all.as_ref(), whole, l, r, least_placed, bar)
+                    {
+                        best.offer(dec, i + 1, Some(side));
                     }
                 }
                 continue;
             }
             let (left, right) = (left.as_ref(), right.as_ref());
-            let (wl, wr) = (self.weight_of(left), self.weight_of(right));
+            let (wl, wr) = (k.weight(left), k.weight(right));
             if !self.holds(left, wl, least)
                 || !self.holds(right, wr, least)
-                || !self.monotone(sign, left, right)
+                || (constrained && !self.monotone(sign, left, right))
             {
                 continue;
             }
             cuts.tried += 1;
             let dec = if impurity_decrease {
-                base - wl / kw * self.impurity(left) - wr / kw * self.impurity(right)
+                if k.at_most(left, right, (wl, wr), (kw, base), best.bar(None)) {
+                    continue;
+                }
+                base - wl / kw * k.impurity(left) - wr / kw * k.impurity(right)
             } else {
                 self.assess(total.as_ref(), &[left, right]).0
             };
-            offer(dec, i + 1, None);
+            best.offer(dec, i + 1, None);
         }
         if place && items.len() > 0 && self.monotone(sign, total.as_ref(), missing) {
-            if let Some(dec) = self.two_sides(all.as_ref(), total.as_ref(), missing, node_weight) {
-                offer(dec, items.len(), Some(1));
+            let bar = best.bar(Some(1));
+            let (t, m) = (total.as_ref(), missing);
+            if let Some(dec) = self.two_sides_of(k, all.as_ref(), whole, t, m, least_placed, bar) {
+                best.offer(dec, items.len(), Some(1));
             }
         }
-        let (_, (at, side)) = prefer_missing_right(best_left, best, scale)?;
+        let (_, (at, side)) = prefer_missing_right(best.left, best.right, scale)?;
         Some(Scan {
             at,
             side,
@@ -483,7 +503,7 @@ impl Searcher<'_, '_> {
             n_missing,
         } = scan;
         let mut l = self.zero_stats();
-        let p: usize = (0..at).map(|i| items.add(self, i, &mut l, 1.0)).sum();
+        let p: usize = (0..at).map(|i| items.add(Any(self), i, &mut l, 1.0)).sum();
         // Every known row left: the right side is exactly empty, not the rounding residue of
         // `total − left`.
         let r: Vec<f64> = if at == items.len() {
@@ -537,26 +557,34 @@ impl Searcher<'_, '_> {
         node_weight: f64,
     ) -> Option<f64> {
         let whole = (self.weight_of(all), self.impurity(all));
-        self.two_sides_of(all, whole, left, right, node_weight)
+        let least = self.least_side(whole.0, node_weight);
+        self.two_sides_of(Any(self), all, whole, left, right, least, f64::NEG_INFINITY)
     }
 
-    /// [`Self::two_sides`] with `all`'s weight and impurity given (a scan computes them once).
+    /// [`Self::two_sides`] with `kernel`'s arithmetic, `all`'s weight and impurity and the
+    /// least a side holds given (a scan computes them once); also `None` when the quality is
+    /// certainly at most `bar` ([`Kernel::at_most`]).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn two_sides_of(
+    fn two_sides_of<K: Kernel>(
         &self,
+        k: K,
         all: &[f64],
         (aw, impurity): (f64, f64),
         left: &[f64],
         right: &[f64],
-        node_weight: f64,
+        least: Least,
+        bar: f64,
     ) -> Option<f64> {
-        let (wl, wr) = (self.weight_of(left), self.weight_of(right));
-        let least = self.least_side(aw, node_weight);
+        let (wl, wr) = (k.weight(left), k.weight(right));
         if !self.holds(left, wl, least) || !self.holds(right, wr, least) {
             return None;
         }
         Some(if self.criterion.is_impurity_decrease() {
-            impurity - wl / aw * self.impurity(left) - wr / aw * self.impurity(right)
+            if k.at_most(left, right, (wl, wr), (aw, impurity), bar) {
+                return None;
+            }
+            impurity - wl / aw * k.impurity(left) - wr / aw * k.impurity(right)
         } else {
             self.assess(all, &[left, right]).0
         })
@@ -573,3 +601,147 @@ impl Searcher<'_, '_> {
 /// The threshold of the split that sends every known value left and the missing ones right:
 /// `x <= +∞` holds for every value a tree is given (infinities are refused).
 pub(crate) const KNOWN_VS_MISSING: f64 = f64::INFINITY;
+
+/// A scan's best cuts so far, with the missing rows on the right (or not placed) and on the
+/// left, each `(decrease, (cut, side))`, and the bar below which a cut certainly does not win
+/// ([`Kernel::at_most`]).
+struct Best {
+    right: Option<(f64, (usize, Option<usize>))>,
+    left: Option<(f64, (usize, Option<usize>))>,
+    /// Per side (right or not placed, left): the best's decrease plus the noise it must be
+    /// beaten by, less `slack`; −∞ while there is no best, or without `slack`.
+    bar: [f64; 2],
+    scale: f64,
+    /// J48's known share ρ, when J48 compares gains (ρ × decrease) its own way.
+    j48: Option<f64>,
+    /// What [`Kernel::at_most`]'s bars leave for the rounding of a score (`None`: no bars,
+    /// for J48 and the criteria that are no impurity decrease).
+    slack: Option<f64>,
+}
+
+impl Best {
+    fn slot(side: Option<usize>) -> usize {
+        usize::from(side == Some(0))
+    }
+
+    #[inline(always)]
+    fn bar(&self, side: Option<usize>) -> f64 {
+        self.bar
+            .get(Self::slot(side))
+            .copied()
+            .unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// Keeps the cut at `at` (missing rows on `side`) of decrease `dec` if it beats the best
+    /// of its side: J48's first cut whose gain beats the best so far (from 0) by 1e-6; the
+    /// texts' [`improves`].
+    fn offer(&mut self, dec: f64, at: usize, side: Option<usize>) {
+        let slot = Self::slot(side);
+        let best = if slot == 1 {
+            &mut self.left
+        } else {
+            &mut self.right
+        };
+        let wins = match self.j48 {
+            Some(rho) => (dec - best.map_or(0.0, |(b, _)| b)) * rho > j48::SMALL,
+            None => improves(dec, best.map(|(b, _)| b), self.scale),
+        };
+        if !wins {
+            return;
+        }
+        *best = Some((dec, (at, side)));
+        if let (Some(slack), Some(bar)) = (self.slack, self.bar.get_mut(slot)) {
+            // A later cut wins only above this ([`better`]'s tolerance at the least).
+            *bar = dec + 1e-9 * dec.abs().max(self.scale.abs()) - slack;
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::params::TreeParams;
+
+    /// The specialised kernels, with their bounds that skip cuts, choose the very cut the
+    /// searcher's own arithmetic chooses (the scan before kernels): random rows with ties in
+    /// value and in score, fractional weights, missing rows placed or left out, Gini,
+    /// entropy and squared error.
+    #[test]
+    fn kernels_choose_the_general_scans_cut() {
+        let mut state = 3u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let column = vec![0.0; 1];
+        let data = Dataset::new(vec![Column::Numeric(&column)]).unwrap();
+        for case in 0..400u64 {
+            let n = 2 + next(300) as usize;
+            let n_classes = 2 + (case % 4) as usize;
+            let distinct = [2, 5, 50, 1000][(case % 4) as usize];
+            let mut x: Vec<f64> = (0..n).map(|_| next(distinct) as f64).collect();
+            x.sort_by(f64::total_cmp);
+            let weights: Vec<f64> = (0..n)
+                .map(|_| match case % 3 {
+                    0 => 1.0,
+                    1 => 0.5 * (1 + next(4)) as f64,
+                    _ => (1 + next(1000)) as f64 / 97.0,
+                })
+                .collect();
+            let classes: Vec<u32> = (0..n).map(|_| next(n_classes as u64) as u32).collect();
+            let ys: Vec<f64> = (0..n).map(|_| next(20) as f64 * 0.25 - 1.0).collect();
+            let missing_strategy = if case % 2 == 0 {
+                MissingStrategy::Learned
+            } else {
+                MissingStrategy::Fractional
+            };
+            let class_target = Target::Classes {
+                codes: &classes,
+                n_classes,
+            };
+            let value_target = Target::Values(&ys);
+            for (criterion, target) in [
+                (Criterion::Gini, &class_target),
+                (Criterion::Entropy, &class_target),
+                (Criterion::SquaredError, &value_target),
+            ] {
+                let params = TreeParams {
+                    criterion,
+                    missing: missing_strategy,
+                    min_samples_leaf: 1 + (case % 3) as usize,
+                    ..TreeParams::default()
+                };
+                let total: f64 = weights.iter().sum();
+                let searcher = Searcher::new(&data, target, &params, total).centred_on(0.5);
+                let items: Vec<Known> = (0..n)
+                    .map(|i| Known {
+                        x: x[i],
+                        w: weights[i],
+                        label: target.label(i),
+                    })
+                    .collect();
+                let n_missing = (case % 5) as usize;
+                let mut missing = searcher.zero_stats();
+                for i in 0..n_missing {
+                    searcher.accumulate(&mut missing, i % n, 0.5 + i as f64);
+                }
+                let node_weight = total + missing.iter().take(1).sum::<f64>().max(1.0);
+                let scan = (
+                    items.as_slice(),
+                    n,
+                    missing.as_slice(),
+                    n_missing,
+                    node_weight,
+                    0i8,
+                );
+                let general = searcher.sweep_in::<_, _, Vec<f64>>(Any(&searcher), scan);
+                let fast = searcher.sweep(items.as_slice(), n, &missing, n_missing, node_weight, 0);
+                let key = |s: &Option<Scan>| s.as_ref().map(|s| (s.at, s.side, s.cuts.tried));
+                assert_eq!(key(&fast), key(&general), "case {case}, {criterion:?}");
+            }
+        }
+    }
+}

@@ -121,22 +121,7 @@ impl Sorted {
                         .copied()
                         .unwrap_or(f64::NAN)
                 };
-                let mut known: Vec<(f64, u32)> = control.vec(rows.len())?;
-                known.extend(
-                    (0..rows.len() as u32)
-                        .map(|i| (value(i), i))
-                        .filter(|(x, _)| !x.is_nan()),
-                );
-                known.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                let mut list = control.vec(known.len())?;
-                let mut previous = f64::NEG_INFINITY;
-                list.extend(known.into_iter().map(|(x, i)| {
-                    // -0.0 and +0.0 are one value, as the scans compare them.
-                    let new = if x > previous { NEW_VALUE } else { 0 };
-                    previous = x;
-                    i | new
-                }));
-                Some(List::Rows(list))
+                Some(List::Rows(sorted_list(rows.len(), value, control)?))
             }
             Column::Sparse(_) => Some(List::Stored),
             Column::Categorical(_) => Some(List::None),
@@ -271,6 +256,94 @@ impl Sorted {
     }
 }
 
+/// The list of positions `0..n` whose `value` is known, in ascending (value, position)
+/// order, each flagged with [`NEW_VALUE`] where its value is above the previous one's.
+///
+/// A least-significant-digit radix sort, a byte a pass, of the values' bits mapped so that
+/// integer order is [`f64::total_cmp`]'s ([`order_key`]): stable, so equal values keep their
+/// positions' order. A pass whose byte every value shares moves nothing and is skipped (a
+/// float32 column widened to f64 has its low 29 bits zero: 5 passes of 8). Several times
+/// faster than a comparison sort on the root's columns, which this sorts once per fit.
+/// `None` when the memory cannot be had (recorded in `control`).
+fn sorted_list(n: usize, value: impl Fn(u32) -> f64, control: &Control) -> Option<Vec<u32>> {
+    let mut keys: Vec<(u64, u32)> = control.vec(n)?;
+    keys.extend(
+        (0..n as u32)
+            .map(|i| (value(i), i))
+            .filter(|(x, _)| !x.is_nan())
+            .map(|(x, i)| (order_key(x), i)),
+    );
+    let mut counts = [[0usize; 256]; 8];
+    for &(key, _) in &keys {
+        for (byte, count) in counts.iter_mut().enumerate() {
+            if let Some(c) = count.get_mut(digit(key, byte)) {
+                *c += 1;
+            }
+        }
+    }
+    let mut moved: Vec<(u64, u32)> = control.vec(keys.len())?;
+    moved.resize(keys.len(), (0, 0));
+    for (byte, count) in counts.iter().enumerate() {
+        if count.contains(&keys.len()) {
+            continue;
+        }
+        let mut next = [0usize; 256];
+        let mut start = 0;
+        for (next, &c) in next.iter_mut().zip(count) {
+            *next = start;
+            start += c;
+        }
+        for &(key, i) in &keys {
+            if let Some(at) = next.get_mut(digit(key, byte)) {
+                if let Some(slot) = moved.get_mut(*at) {
+                    *slot = (key, i);
+                }
+                *at += 1;
+            }
+        }
+        std::mem::swap(&mut keys, &mut moved);
+    }
+    drop(moved);
+    let mut list = control.vec(keys.len())?;
+    let mut previous = f64::NEG_INFINITY;
+    list.extend(keys.into_iter().map(|(key, i)| {
+        let x = value_of_key(key);
+        // -0.0 and +0.0 are one value, as the scans compare them.
+        let new = if x > previous { NEW_VALUE } else { 0 };
+        previous = x;
+        i | new
+    }));
+    Some(list)
+}
+
+/// `x`'s bits as an integer ordered as [`f64::total_cmp`] orders the floats: negative
+/// values' bits inverted, positive ones' sign bit set.
+#[inline]
+fn order_key(x: f64) -> u64 {
+    let bits = x.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// The float of an [`order_key`].
+#[inline]
+fn value_of_key(key: u64) -> f64 {
+    f64::from_bits(if key >> 63 == 1 {
+        key & !(1 << 63)
+    } else {
+        !key
+    })
+}
+
+/// Byte `byte` (0: the lowest) of `key`.
+#[inline]
+fn digit(key: u64, byte: usize) -> usize {
+    ((key >> (8 * byte)) & 0xff) as usize
+}
+
 /// Marks a row sent to every child with r̃_v > 0 (C4.5's fractional rows).
 const SPREAD: u32 = u32::MAX;
 
@@ -278,10 +351,9 @@ const SPREAD: u32 = u32::MAX;
 /// spread over the children, its position in each of them.
 #[derive(Debug, Default)]
 pub(crate) struct Routes {
-    /// Per parent row: the child index, or [`SPREAD`].
-    child: Vec<u32>,
-    /// Per parent row: the position in its child, or the spread row's index in `spread`.
-    position: Vec<u32>,
+    /// Per parent row: the child index, or [`SPREAD`]; and the position in its child, or the
+    /// spread row's index in `spread`. Side by side: a hand-down reads them at random.
+    went: Vec<(u32, u32)>,
     /// Per spread row, its position in each child (`u32::MAX` where it did not go).
     spread: Vec<u32>,
     /// Rows each child received so far.
@@ -292,15 +364,14 @@ impl Routes {
     /// `None` when the memory cannot be had (recorded in `control`).
     pub(crate) fn new(n_rows: usize, n_children: usize, control: &Control) -> Option<Routes> {
         Some(Routes {
-            child: control.vec(n_rows)?,
-            position: control.vec(n_rows)?,
+            went: control.vec(n_rows)?,
             spread: Vec::new(),
             counts: vec![0; n_children],
         })
     }
 
     fn n_rows(&self) -> usize {
-        self.child.len()
+        self.went.len()
     }
 
     /// Records the next parent row, sent to `child` alone.
@@ -309,16 +380,14 @@ impl Routes {
             *n += 1;
             *n - 1
         });
-        self.child.push(child as u32);
-        self.position.push(at);
+        self.went.push((child as u32, at));
     }
 
     /// Records the next parent row, sent to every child `c` with `takes(c)`.
     pub(crate) fn spread_over(&mut self, takes: impl Fn(usize) -> bool) {
-        self.child.push(SPREAD);
         let n_children = self.counts.len();
-        self.position
-            .push((self.spread.len() / n_children.max(1)) as u32);
+        self.went
+            .push((SPREAD, (self.spread.len() / n_children.max(1)) as u32));
         for (c, n) in self.counts.iter_mut().enumerate() {
             if takes(c) {
                 self.spread.push(*n);
@@ -335,7 +404,7 @@ impl Routes {
     #[inline]
     fn targets(&self, i: u32, mut to: impl FnMut(usize, u32)) {
         let i = i as usize;
-        let (Some(&child), Some(&at)) = (self.child.get(i), self.position.get(i)) else {
+        let Some(&(child, at)) = self.went.get(i) else {
             return;
         };
         if child != SPREAD {
@@ -428,5 +497,63 @@ impl Routes {
             });
         }
         Some(out)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    /// The radix sort lists exactly what the comparison sort by (value, position) did:
+    /// signed zeros, infinities, subnormals, NaNs (left out), ties and float32-like values.
+    #[test]
+    fn radix_sort_is_the_comparison_sort() {
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        let specials = [
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE / 4.0,
+            -f64::MIN_POSITIVE / 4.0,
+            1.5,
+            -1.5,
+        ];
+        for n in [0usize, 1, 2, 17, 300, 5000] {
+            let values: Vec<f64> = (0..n)
+                .map(|_| match next() % 4 {
+                    0 => specials[(next() % specials.len() as u64) as usize],
+                    1 => (next() % 7) as f64 - 3.0,
+                    2 => f64::from(f32::from_bits(next() as u32)),
+                    _ => f64::from_bits(next() << 11 ^ next()),
+                })
+                .collect();
+            let control = Control::new();
+            let got = sorted_list(n, |i| values[i as usize], &control).unwrap();
+            let mut known: Vec<(f64, u32)> = (0..n as u32)
+                .map(|i| (values[i as usize], i))
+                .filter(|(x, _)| !x.is_nan())
+                .collect();
+            known.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let mut previous = f64::NEG_INFINITY;
+            let want: Vec<u32> = known
+                .into_iter()
+                .map(|(x, i)| {
+                    let new = if x > previous { NEW_VALUE } else { 0 };
+                    previous = x;
+                    i | new
+                })
+                .collect();
+            assert_eq!(got, want, "n = {n}");
+        }
     }
 }

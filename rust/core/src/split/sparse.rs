@@ -14,6 +14,7 @@
 //! dense order: that node then costs its rows, as the dense search does, and never a dense
 //! copy of the column.
 
+use super::kernel::Kernel;
 use super::numeric::{Known, Sweep};
 use super::{Candidate, NodeRows, Searcher};
 use crate::control::Control;
@@ -129,16 +130,16 @@ impl Sweep for Gapped<'_> {
     }
 
     #[inline]
-    fn add(&self, searcher: &Searcher<'_, '_>, i: usize, stats: &mut [f64], sign: f64) -> usize {
+    fn add<K: Kernel>(&self, kernel: K, i: usize, stats: &mut [f64], sign: f64) -> usize {
         match i.cmp(&self.zero_at) {
-            std::cmp::Ordering::Less => self.known.add(searcher, i, stats, sign),
+            std::cmp::Ordering::Less => self.known.add(kernel, i, stats, sign),
             std::cmp::Ordering::Equal => {
                 for (s, z) in stats.iter_mut().zip(self.zero) {
                     *s += sign * z;
                 }
                 self.n_zero
             }
-            std::cmp::Ordering::Greater => self.known.add(searcher, i - 1, stats, sign),
+            std::cmp::Ordering::Greater => self.known.add(kernel, i - 1, stats, sign),
         }
     }
 

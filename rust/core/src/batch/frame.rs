@@ -1,0 +1,303 @@
+//! Prediction rows from a data frame's columns read in place: numbers as `f32` or `f64`, and
+//! categories as the frame's own dictionary codes (`u8`, `u16` or `u32`: Polars' and Arrow's
+//! physical codes) with a table from those codes to the tree's. Nothing is converted up
+//! front: the walk stages each chunk of rows into one small column-major block of `f64`
+//! numbers and `u32` tree codes, which stays in cache, so the hot loop reads one layout
+//! whatever the columns' types.
+
+use std::ops::Range;
+
+use super::{scan_columns, Read, Source, CHUNK};
+use crate::data::FeatureKind;
+use crate::error::{CoreError, Result};
+use crate::split::Values;
+
+/// A tree code standing for a missing value: no feature has this many categories.
+const MISSING: u32 = u32::MAX;
+
+/// A column of category codes as the frame stores them.
+#[derive(Debug, Clone, Copy)]
+pub enum Codes<'a> {
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+}
+
+impl Codes<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Codes::U8(c) => c.len(),
+            Codes::U16(c) => c.len(),
+            Codes::U32(c) => c.len(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, row: usize) -> Option<u32> {
+        match self {
+            Codes::U8(c) => c.get(row).map(|&x| u32::from(x)),
+            Codes::U16(c) => c.get(row).map(|&x| u32::from(x)),
+            Codes::U32(c) => c.get(row).copied(),
+        }
+    }
+
+    /// The codes of `rows` through `tree_code`, written to `dst` (one per row).
+    fn stage(&self, rows: Range<usize>, dst: &mut [u32], tree_code: impl Fn(u32) -> u32) {
+        fn each<T: Copy>(src: Option<&[T]>, dst: &mut [u32], f: impl Fn(T) -> u32) {
+            for (d, &x) in dst.iter_mut().zip(src.unwrap_or(&[])) {
+                *d = f(x);
+            }
+        }
+        match self {
+            Codes::U8(c) => each(c.get(rows), dst, |x| tree_code(u32::from(x))),
+            Codes::U16(c) => each(c.get(rows), dst, |x| tree_code(u32::from(x))),
+            Codes::U32(c) => each(c.get(rows), dst, tree_code),
+        }
+    }
+}
+
+/// One column of a [`Frame`].
+#[derive(Debug, Clone, Copy)]
+pub enum FrameColumn<'a> {
+    /// Numbers; NaN is missing.
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    /// Category codes of the frame's own. `map[code]` is the tree's code of frame code
+    /// `code`; without a map the codes are the tree's. A tree code of `n_categories` or more
+    /// (a code past the map, a category the tree never saw, or the code a caller gives a
+    /// missing value) reads as missing.
+    Categorical {
+        codes: Codes<'a>,
+        map: Option<&'a [u32]>,
+        n_categories: u32,
+    },
+}
+
+impl FrameColumn<'_> {
+    fn len(&self) -> usize {
+        match self {
+            FrameColumn::F32(v) => v.len(),
+            FrameColumn::F64(v) => v.len(),
+            FrameColumn::Categorical { codes, .. } => codes.len(),
+        }
+    }
+
+    fn is_numeric(&self) -> bool {
+        !matches!(self, FrameColumn::Categorical { .. })
+    }
+}
+
+/// The tree's code of frame code `code`, or [`MISSING`].
+#[inline]
+fn tree_code(map: Option<&[u32]>, n_categories: u32, code: u32) -> u32 {
+    let c = match map {
+        Some(map) => map.get(code as usize).copied().unwrap_or(MISSING),
+        None => code,
+    };
+    if c < n_categories {
+        c
+    } else {
+        MISSING
+    }
+}
+
+/// A data frame's columns, one per feature in the tree's order, read in place.
+#[derive(Debug, Clone)]
+pub struct Frame<'a> {
+    columns: Vec<FrameColumn<'a>>,
+    n_rows: usize,
+}
+
+impl<'a> Frame<'a> {
+    /// Checks that the columns have as many rows each.
+    pub fn new(columns: Vec<FrameColumn<'a>>) -> Result<Self> {
+        let n_rows = columns.first().map_or(0, FrameColumn::len);
+        if let Some(c) = columns.iter().find(|c| c.len() != n_rows) {
+            return Err(CoreError::ShapeMismatch {
+                what: "a column of the frame".into(),
+                expected: n_rows,
+                got: c.len(),
+            });
+        }
+        Ok(Frame { columns, n_rows })
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Each column's kind, as the checks of the walk compare them with the tree's.
+    pub(super) fn kind_names(&self) -> impl ExactSizeIterator<Item = &'static str> + '_ {
+        self.columns.iter().map(|c| {
+            if c.is_numeric() {
+                "numeric"
+            } else {
+                "categorical"
+            }
+        })
+    }
+
+    /// The frame checked as a data set of its columns would be: column by column, a kind
+    /// mismatch or the first infinite value.
+    pub(super) fn validate(&self, kinds: &[FeatureKind]) -> Result<()> {
+        if self.columns.len() != kinds.len() {
+            return Err(CoreError::ShapeMismatch {
+                what: "the number of columns".into(),
+                expected: kinds.len(),
+                got: self.columns.len(),
+            });
+        }
+        for (column, (c, kind)) in self.columns.iter().zip(kinds).enumerate() {
+            if c.is_numeric() != (*kind == FeatureKind::Numeric) {
+                return Err(CoreError::ColumnKindMismatch {
+                    column,
+                    expected: kind.name(),
+                    got: if c.is_numeric() {
+                        "numeric"
+                    } else {
+                        "categorical"
+                    },
+                });
+            }
+            let infinite = match c {
+                FrameColumn::F32(v) => v.iter().position(|x| x.is_infinite()),
+                FrameColumn::F64(v) => v.iter().position(|x| x.is_infinite()),
+                FrameColumn::Categorical { .. } => None,
+            };
+            if let Some(row) = infinite {
+                return Err(CoreError::InfiniteFeature { column, row });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Values for Frame<'_> {
+    #[inline]
+    fn number(&self, f: usize, row: usize) -> f64 {
+        match self.columns.get(f) {
+            Some(FrameColumn::F32(v)) => v.get(row).map_or(f64::NAN, |&x| f64::from(x)),
+            Some(FrameColumn::F64(v)) => v.get(row).copied().unwrap_or(f64::NAN),
+            _ => f64::NAN,
+        }
+    }
+
+    #[inline]
+    fn code(&self, f: usize, row: usize) -> Option<u32> {
+        let Some(&FrameColumn::Categorical {
+            codes,
+            map,
+            n_categories,
+        }) = self.columns.get(f)
+        else {
+            return None;
+        };
+        let c = tree_code(map, n_categories, codes.get(row)?);
+        (c != MISSING).then_some(c)
+    }
+}
+
+/// Entries between two columns of a [`Staged`] chunk: a little more than a chunk, so that
+/// the columns do not start a multiple of 4 KiB apart (where the same row of every column
+/// would fall in one set of the L1 cache).
+const STRIDE: usize = CHUNK + 16;
+
+/// A chunk's rows staged for the walk: column `j`'s numbers (NaN for a categorical column)
+/// at `numbers[j * STRIDE..]`, its tree codes ([`MISSING`] for a numeric column) at
+/// `codes[j * STRIDE..]`.
+#[derive(Debug, Default)]
+pub(super) struct Staged {
+    numbers: Vec<f64>,
+    codes: Vec<u32>,
+}
+
+/// The reader of a staged chunk whose first row is `first`.
+pub(super) struct StagedRows<'s> {
+    staged: &'s Staged,
+    first: usize,
+}
+
+impl StagedRows<'_> {
+    #[inline]
+    fn at(&self, row: usize, f: usize) -> usize {
+        f * STRIDE + row.wrapping_sub(self.first)
+    }
+}
+
+impl Read for StagedRows<'_> {
+    #[inline]
+    fn x(&self, row: usize, f: usize) -> f64 {
+        let at = self.at(row, f);
+        self.staged.numbers.get(at).copied().unwrap_or(f64::NAN)
+    }
+
+    #[inline]
+    fn code_at(&self, row: usize, f: usize) -> Option<u32> {
+        let at = self.at(row, f);
+        self.staged.codes.get(at).copied().filter(|&c| c != MISSING)
+    }
+}
+
+impl<'a> Source for Frame<'a> {
+    type Staged = Staged;
+    type Reader<'s>
+        = StagedRows<'s>
+    where
+        Self: 's;
+
+    fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
+        let part = |c: &FrameColumn<'a>| match *c {
+            FrameColumn::F32(v) => Some(v.get(rows.clone()).unwrap_or(&[])),
+            _ => None,
+        };
+        let narrow = scan_columns(self.columns.iter().filter_map(part), gaps);
+        let part = |c: &FrameColumn<'a>| match *c {
+            FrameColumn::F64(v) => Some(v.get(rows.clone()).unwrap_or(&[])),
+            _ => None,
+        };
+        narrow & scan_columns(self.columns.iter().filter_map(part), gaps)
+    }
+
+    fn reader<'s>(&'s self, rows: Range<usize>, staged: &'s mut Staged) -> StagedRows<'s> {
+        let size = self.columns.len() * STRIDE;
+        staged.numbers.resize(size, f64::NAN);
+        staged.codes.resize(size, MISSING);
+        let n = rows.len().min(CHUNK);
+        let blocks = staged
+            .numbers
+            .chunks_mut(STRIDE)
+            .zip(staged.codes.chunks_mut(STRIDE));
+        for (column, (numbers, codes)) in self.columns.iter().zip(blocks) {
+            let (Some(numbers), Some(codes)) = (numbers.get_mut(..n), codes.get_mut(..n)) else {
+                continue;
+            };
+            match *column {
+                FrameColumn::F32(v) => {
+                    let src = v.get(rows.clone()).unwrap_or(&[]);
+                    for (d, &x) in numbers.iter_mut().zip(src) {
+                        *d = f64::from(x);
+                    }
+                }
+                FrameColumn::F64(v) => {
+                    let src = v.get(rows.clone()).unwrap_or(&[]);
+                    for (d, &x) in numbers.iter_mut().zip(src) {
+                        *d = x;
+                    }
+                }
+                FrameColumn::Categorical {
+                    codes: frame_codes,
+                    map,
+                    n_categories,
+                } => frame_codes.stage(rows.clone(), codes, |c| tree_code(map, n_categories, c)),
+            }
+        }
+        StagedRows {
+            staged,
+            first: rows.start,
+        }
+    }
+}

@@ -1,0 +1,159 @@
+"""A Polars (or pandas) frame of more than `SMALL_FRAME` rows is read in place by the core:
+Float32/Float64 columns as they are, categories as the frame's own physical codes through a
+map to the fit's codes (`_validation.frame_rows`). Its predictions must equal the column
+encoding's bit for bit whatever the input dtypes (Enum in the fit's order or another, with
+unseen or absent categories, with nulls, Categorical, String, Boolean, integers, Float32),
+thread count or output, and whatever that encoding refuses it must refuse alike."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+from quercus import DecisionTreeClassifier, DecisionTreeRegressor
+from quercus._validation import SMALL_FRAME, _code_map
+
+COLOURS = ["red", "green", "blue", "teal", "plum"]
+SIZES = ["S", "M", "L"]
+# Enough categories for 16-bit codes: the first 300 are the fit's.
+CITIES = [f"city{k}" for k in range(300)]
+
+
+def frame(n: int, seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=n), 1)
+    x[rng.random(n) < 0.1] = np.nan
+    count = pl.Series("count", rng.integers(0, 9, n)).set(pl.Series(rng.random(n) < 0.1), None)
+    colour = rng.choice([*COLOURS, "mauve"], n)  # mauve: unseen when fitted without it
+    city = rng.choice(CITIES, n)
+    return pl.DataFrame(
+        {
+            "x": x,
+            "count": count,
+            "colour": pl.Series(colour).set(pl.Series(rng.random(n) < 0.1), None),
+            "size": pl.Series(rng.choice(SIZES, n), dtype=pl.Enum(SIZES)),
+            "flag": rng.random(n) < 0.4,
+            "city": pl.Series(city, dtype=pl.Enum(CITIES)).set(
+                pl.Series(rng.random(n) < 0.05), None
+            ),
+        }
+    )
+
+
+def target(X: pl.DataFrame) -> np.ndarray:
+    colour = X["colour"].fill_null("red").is_in(["red", "teal"]).to_numpy()
+    city = X["city"].to_physical().fill_null(0).to_numpy() % 7 < 3
+    return (np.nan_to_num(X["x"].to_numpy()) > 0.2).astype(int) + colour + city
+
+
+@pytest.fixture(scope="module")
+def train() -> pl.DataFrame:
+    X = frame(4000, seed=0)
+    return X.filter(pl.col("colour") != "mauve")
+
+
+MODELS = [
+    ("cart", "learned"),
+    ("cart", "surrogate"),
+    ("cart", "fractional"),
+    ("cart", "majority_branch"),
+    ("c4.5", "fractional"),
+    ("c4.5", "separate"),
+]
+
+
+def same_as_columns(model, test: pl.DataFrame | pd.DataFrame, reference: pl.DataFrame) -> None:
+    """`model` predicts `test` (read in place) as the column encoding of `reference` (the
+    same rows) predicts, bit for bit, at every thread count."""
+    rows = model._rows(test)
+    assert isinstance(rows, tuple) and rows[0] == "frame"
+    columns = model._columns(reference)
+    core = model.tree_.core
+    for n_jobs in (1, 3, None):
+        model.set_params(n_jobs=n_jobs)
+        if isinstance(model, DecisionTreeClassifier):
+            np.testing.assert_array_equal(model.predict_proba(test), core.predict_proba(columns))
+        else:
+            np.testing.assert_array_equal(model.predict(test), core.predict_value(columns))
+        np.testing.assert_array_equal(model.apply(test), core.apply(columns))
+        assert (model.decision_path(test) != model.tree_.decision_path(columns)).nnz == 0
+
+
+@pytest.mark.parametrize(("algorithm", "missing"), MODELS)
+def test_frames_predict_as_their_columns(train, algorithm: str, missing: str) -> None:
+    y = target(train)
+    clf = DecisionTreeClassifier(
+        algorithm=algorithm, missing=missing, ordinal_features=["size"], max_depth=10
+    ).fit(train, y)
+    test = frame(20_000, seed=1)
+    same_as_columns(clf, test, test)
+    if algorithm == "cart":
+        reg = DecisionTreeRegressor(algorithm="cart", missing=missing).fit(train, y * 1.5)
+        same_as_columns(reg, test, test)
+
+
+def test_every_input_dtype_reads_as_its_labels(train) -> None:
+    clf = DecisionTreeClassifier(
+        algorithm="cart", missing="learned", ordinal_features=["size"]
+    ).fit(train, target(train))
+    test = frame(5000, seed=2)
+    # Another order, and categories the fit never saw.
+    colours = pl.Enum(["plum", "mauve", "teal", "blue", "red", "green", "other"])
+    sizes = pl.Enum(["L", "M", "S", "XL"])
+    variants = [
+        test.with_columns(pl.col("colour").cast(colours), pl.col("size").cast(sizes)),
+        test.with_columns(pl.col("colour").cast(pl.Categorical), pl.col("city").cast(pl.String)),
+        test.with_columns(pl.col("x").cast(pl.Float32), pl.col("count").cast(pl.Int8)),
+        test.with_columns(pl.col("x").fill_nan(None)),  # a null where NaN was
+        test.select("city", "flag", "size", "x", "colour", "count", z=pl.lit(1)),  # reordered
+        pl.concat([test.head(2500), test.tail(2500)], rechunk=False),  # two chunks
+        test.slice(1000, 3000),  # an offset into the buffers
+    ]
+    for variant in variants:
+        same_as_columns(clf, variant, variant)
+    # An Enum that lacks a category of the fit's ("red").
+    without_red = test.filter(pl.col("colour").ne_missing("red"))
+    lacking = pl.Enum(["plum", "mauve", "teal", "blue", "green"])
+    same_as_columns(clf, without_red.with_columns(pl.col("colour").cast(lacking)), without_red)
+    # A pandas frame with `category` columns is an Enum frame.
+    pandas = test.with_columns(pl.col("x").fill_nan(None)).to_pandas()
+    for name in ("colour", "city"):
+        pandas[name] = pandas[name].astype("category")
+    same_as_columns(clf, pandas, test)
+
+
+def test_float32_numbers_and_16_bit_codes_are_read_in_place(train) -> None:
+    clf = DecisionTreeClassifier(algorithm="cart").fit(train, target(train))
+    test = frame(3000, seed=3).with_columns(pl.col("x").cast(pl.Float32)).drop_nulls("city")
+    columns = clf._rows(test)[1]
+    x, city = columns[0][1], columns[5][1]
+    assert x.dtype == np.float32 and np.shares_memory(x, test["x"].to_numpy())
+    assert city.dtype == np.uint16
+    assert columns[5][2] is None  # the fit's own Enum: no map
+
+
+def test_code_maps_are_made_once_per_dtype() -> None:
+    fit = ("a", "b", "c")
+    first = _code_map(fit, ("c", "x", "a"))
+    assert first is _code_map(fit, ("c", "x", "a"))
+    assert first.tolist() == [2, 2**32 - 1, 0]
+    assert _code_map(fit, fit) is None
+
+
+def test_what_the_column_encoding_refuses_is_refused_alike(train) -> None:
+    clf = DecisionTreeClassifier(algorithm="cart").fit(train, target(train))
+    rows = frame(SMALL_FRAME + 20, seed=4)
+    x = rows["x"].cast(pl.Float32).scatter(30, float("-inf"))
+    with pytest.raises(ValueError, match="column 'x' has an infinite value at row 30"):
+        clf.predict(rows.with_columns(x))
+    count = rows["count"].cast(pl.Float64).scatter(3, float("inf"))
+    with pytest.raises(ValueError, match="column 'count' has an infinite value at row 3"):
+        clf.predict(rows.with_columns(count))
+    with pytest.raises(TypeError, match="column 'colour' was categorical at fit but is numeric"):
+        clf.predict(rows.with_columns(colour=pl.lit(3)))
+    with pytest.raises(TypeError, match="column 'x' was numeric at fit but is categorical"):
+        clf.predict(rows.with_columns(x=pl.lit("1.5")))
+    with pytest.raises(ValueError, match="lacks the column"):
+        clf.predict(rows.drop("city"))
