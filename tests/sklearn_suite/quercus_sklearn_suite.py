@@ -6,11 +6,12 @@ classes, exactly as if their `from sklearn.tree import DecisionTreeClassifier, .
 named quercus, and restores `sklearn.tree` right after, so every other part of scikit-learn
 (ensembles, exporters, metrics) stays scikit-learn's own. No scikit-learn code is copied here.
 
-Run it with `python -m pytest -p tests.sklearn_suite.plugin --pyargs` and the module names
-in `MODULES` (tests/sklearn_suite/run.sh does). Tests of scikit-learn's private Cython
-internals are deselected, and the tests quercus still fails are marked as strict expected
-failures, both from `expected.toml` where each carries its one-line reason: an unlisted
-failure fails the run, and so does a listed one that starts passing (then delete its line).
+Run it with `python -m pytest -p quercus_sklearn_suite --pyargs`, this directory on
+PYTHONPATH, and the module names in `MODULES` (tests/sklearn_suite/run.sh does). Tests of
+scikit-learn's private Cython internals are deselected, and the tests quercus still fails
+are marked as strict expected failures, both from `expected.toml` where each carries its
+one-line reason: an unlisted failure fails the run, and so does a listed one that starts
+passing (then delete its line).
 """
 
 from __future__ import annotations
