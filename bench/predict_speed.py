@@ -7,7 +7,15 @@ machine inflates it as little as possible.
 "core" is the Rust tree alone. scikit-learn converts X to float32 first, so its float32 row
 is its own best case; quercus reads float32 as it is (exactly widened to float64).
 
+With `--issue15`, the cells of issue 15 instead, on `bench/compare.py`'s own data (its
+`make_data`: 100,000 training rows x 20 features, binary, depth 8, `missing="learned"`, the
+exact and hist splitters): the categorical variant (5 nominal columns) predicted from its
+Polars Enum frame, its pandas `category` frame and, for scikit-learn, the codes as a float32
+array, with the one-row latency of each frame on one thread; and the 10%-missing variant
+from its float32 array. `--threads` sets quercus's n_jobs there (the issue's figures: 2).
+
 Usage: python bench/predict_speed.py [--rows 1000000] [--repeat 5] [--no-xgboost]
+       python bench/predict_speed.py --issue15 [--rows 1000000] [--threads 2]
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import os
 import time
 import timeit
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -83,13 +92,54 @@ def xgboost_runs(
     return {f"xgboost inplace_predict ({leaves} leaves)": lambda: booster.inplace_predict(test)}
 
 
+def issue15(n: int, repeat: int, threads: int) -> None:
+    """Categorical frames and missing values (see the module's docstring)."""
+    from compare import Case, make_data  # this directory's; imports the peers
+
+    for variant in ("categorical", "missing"):
+        data = make_data(Case(100_000, 20, "binary", 8, variant), n)
+        train, test = data.train, data.test
+        runs: dict[str, Callable[[], Any]] = {}
+        latencies: dict[str, Callable[[], Any]] = {}
+        for splitter in ("exact", "hist"):
+            model = DecisionTreeClassifier(
+                max_depth=8, splitter=splitter, max_bins=255, missing="learned", n_jobs=threads
+            ).fit(train.array if train.polars is None else train.polars, data.y_train)
+            alone = copy.copy(model).set_params(n_jobs=1)
+            if test.polars is None:
+                runs[f"quercus {splitter}, NumPy float32"] = partial(model.predict, test.array)
+                continue
+            runs[f"quercus {splitter}, Polars Enum frame"] = partial(model.predict, test.polars)
+            runs[f"quercus {splitter}, pandas category frame"] = partial(model.predict, test.pandas)
+            latencies[f"quercus {splitter}, one-row Polars frame"] = partial(
+                alone.predict, test.polars[:1]
+            )
+            latencies[f"quercus {splitter}, one-row pandas frame"] = partial(
+                alone.predict, test.pandas.iloc[:1]
+            )
+        theirs = SkClassifier(max_depth=8, random_state=0).fit(train.array, data.y_train)
+        runs["scikit-learn"] = partial(theirs.predict, test.array)
+        latencies["scikit-learn, one NumPy row"] = partial(theirs.predict, test.array[:1])
+        table(f"{variant} (100k x 20, depth 8), {threads} threads, predict", n, runs, repeat)
+        if latencies:
+            print(f"\none row, {variant}")
+            for name, run in latencies.items():
+                print(f"  {name:40s} {one_row_us(run):8.2f} us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-xgboost", action="store_true")
+    parser.add_argument("--issue15", action="store_true")
+    parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     n = args.rows
+    if args.issue15:
+        print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+        issue15(n, args.repeat, args.threads)
+        return
     print(f"{os.cpu_count()} cores; quercus uses all of them unless n_jobs says otherwise")
 
     X, y = make_classification(n_samples=TRAIN + n, n_features=20, random_state=0)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import numpy as np
 import polars as pl
@@ -79,6 +79,12 @@ class Schema:
             else {label: float(code) for code, label in enumerate(feature.categories)}
             for feature in self.features
         )
+
+    @functools.cached_property
+    def pandas_maps(self) -> list[dict[int, tuple[Any, NDArray[np.uint32] | None]]]:
+        """`pandas_rows`' code maps of each feature, by pandas categories (`_by_categories`):
+        a cache keyed by the labels would hash thousands of them per call."""
+        return [{} for _ in self.features]
 
     @property
     def n_outputs(self) -> int:
@@ -339,7 +345,7 @@ def n_rows_of(
     if rows[0] == "codes":
         return len(rows[1])
     if rows[0] == "frame":
-        return rows[2].height
+        return len(rows[2])  # a Polars or a pandas frame
     if isinstance(rows, tuple):  # ("csr", indptr, ...)
         return len(rows[1]) - 1
     first = rows[0]
@@ -452,13 +458,16 @@ def _pandas_series(series: Any) -> pl.Series:
     return _pandas_categories(series.dtype).gather(index).rename(name)
 
 
-@functools.lru_cache(maxsize=64)
 def _pandas_categories(dtype: Any) -> pl.Series:
     """A pandas `category` dtype's categories as an Enum Series of themselves, made once per
-    dtype: for thousands of categories, reading them (milliseconds) and building the Enum
-    cost far more than encoding a few rows."""
-    categories = [str(c) for c in dtype.categories.tolist()]
-    return pl.Series("", categories, dtype=_enum(tuple(categories)))
+    categories (`_by_categories`): for thousands of categories, reading them (milliseconds)
+    and building the Enum cost far more than encoding a few rows."""
+
+    def made() -> pl.Series:
+        categories = pandas_labels(dtype)
+        return pl.Series("", categories, dtype=_enum(categories))
+
+    return _by_categories(_PANDAS_ENUMS, dtype, made)
 
 
 def _pandas_orders(X: Any) -> Ordinals:
@@ -737,6 +746,96 @@ def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
             codes = codes.cast(pl.UInt32).fill_null(_UNSEEN)
         columns.append(("codes", codes.to_numpy(), code_map, len(feature.categories)))
     return ("frame", columns, frame)
+
+
+def is_pandas_frame(X: Any) -> bool:
+    """Whether X is a pandas DataFrame; pandas is never imported unless the caller did."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(X, pd.DataFrame)
+
+
+def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
+    """A pandas frame as columns the core reads in place, as `frame_rows` reads a Polars one
+    (no Polars frame is built: that cost milliseconds for one row): float32 and float64
+    columns as they are (NaN is missing), other NumPy integer columns as float64, and
+    `category` columns as their codes with a map from the dtype's categories to the fit's
+    (made once per feature and dtype). pandas gives a missing value code -1, which read as
+    unsigned (255, 65,535 or 2**32 - 1) is past every category of its dtype: missing. None
+    when only `transform` can encode the frame or word its error (a feature absent, of another
+    kind or dtype, imputed features)."""
+    import pandas as pd  # only reached with a pandas frame in hand
+
+    features = schema.features
+    if len(frame) == 0 or any(feature.fill is not None for feature in features):
+        return None
+    labels = frame.columns.tolist()
+    if labels == schema.names:
+        series = [s for _, s in frame.items()]
+    else:
+        by_name = {str(label): s for label, s in frame.items()}
+        if len(by_name) != len(labels):
+            return None  # two columns of one name: the encoding words it
+        series = [by_name.get(name) for name in schema.names]
+    columns: list[FrameColumn] = []
+    maps = schema.pandas_maps
+    for j, (feature, s) in enumerate(zip(features, series, strict=True)):
+        if s is None:
+            return None
+        dtype = s.dtype
+        if feature.categories is None:
+            if not isinstance(dtype, np.dtype) or dtype.kind not in "fiu":
+                return None
+            values = s.to_numpy(dtype=None if dtype.kind == "f" else np.float64)
+            if values.dtype not in (np.float32, np.float64):
+                return None  # float16, longdouble: the encoding reads them
+            columns.append(("numeric", np.ascontiguousarray(values)))
+            continue
+        if not isinstance(dtype, pd.CategoricalDtype):
+            return None
+        codes = s.array.codes
+        if codes.itemsize > 4:
+            return None
+        unsigned = np.ascontiguousarray(codes).view(f"u{codes.itemsize}")
+        make = functools.partial(_pandas_code_map, feature.categories, dtype)
+        code_map = _by_categories(maps[j], dtype, make)
+        columns.append(("codes", unsigned, code_map, len(feature.categories)))
+    return ("frame", columns, frame)
+
+
+_T = TypeVar("_T")
+# Made values kept per cache of `_by_categories` before it forgets them all.
+_KEPT = 64
+_PANDAS_LABELS: dict[int, tuple[Any, tuple[str, ...]]] = {}
+_PANDAS_ENUMS: dict[int, tuple[Any, pl.Series]] = {}
+
+
+def _by_categories(cache: dict[int, tuple[Any, _T]], dtype: Any, make: Callable[[], _T]) -> _T:
+    """What `make` makes of a pandas `category` dtype, kept in `cache` by the identity of the
+    dtype's categories (an immutable Index, which the entry holds so that its id stays its
+    own). Not by the dtype: an unordered dtype equals (and hashes as) one of its categories in
+    another order, whose codes mean other labels."""
+    categories = dtype.categories
+    kept = cache.get(id(categories))
+    if kept is not None and kept[0] is categories:
+        return kept[1]
+    if len(cache) >= _KEPT:
+        cache.clear()
+    value = make()
+    cache[id(categories)] = (categories, value)
+    return value
+
+
+def _pandas_code_map(categories: tuple[str, ...], dtype: Any) -> NDArray[np.uint32] | None:
+    """The fit's code of each category of a pandas `category` dtype (see `_code_map`)."""
+    return _code_map(categories, pandas_labels(dtype))
+
+
+def pandas_labels(dtype: Any) -> tuple[str, ...]:
+    """A pandas `category` dtype's categories as the fit reads them (each as `str`), made once
+    per categories: reading thousands of them costs milliseconds."""
+    return _by_categories(
+        _PANDAS_LABELS, dtype, lambda: tuple(str(c) for c in dtype.categories.tolist())
+    )
 
 
 @functools.lru_cache(maxsize=256)

@@ -64,10 +64,12 @@ from ._validation import (
     class_counts,
     frame_rows,
     from_pandas,
+    is_pandas_frame,
     is_sparse,
     labelled_data,
     n_rows_of,
     output_columns,
+    pandas_rows,
     regression_targets,
     sample_weights,
     small_frame,
@@ -1300,12 +1302,17 @@ class _BaseTree(EstimatorBase, ABC):
         """X as the core reads it: a contiguous float NumPy matrix as it is (no copy) when it
         needs no encoding, a sparse X as CSR arrays (never densified), a small Polars frame
         as one coded array (`small_frame`), a larger one as its columns read in place
-        (`frame_rows`), else its encoded columns."""
+        (`frame_rows`), a pandas frame as its columns read in place (`pandas_rows`), else its
+        encoded columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
         if is_dense(X, self._state):
             return X
-        X = from_pandas(X)  # a small pandas frame is a small Polars frame too
+        if is_pandas_frame(X):
+            rows = pandas_rows(X, self._state.schema)
+            if rows is not None:
+                return rows
+        X = from_pandas(X)
         if type(X) is pl.DataFrame:
             rows = (
                 small_frame(X, self._state.schema)

@@ -26,8 +26,8 @@ use crate::tree::{NodeId, NodeKind, Side, SplitTag, Tree, NONE};
 /// Rows walked together: enough independent loads in flight to hide a cache miss.
 const LANES: usize = 8;
 /// Rows scanned (for infinities, and for missing values) just before they are walked, so the
-/// walk reads them from cache.
-const CHUNK: usize = 256;
+/// walk reads them from cache (a frame's staged chunk of 20 columns: 12 KiB, in L1).
+const CHUNK: usize = 64;
 /// Rows a worker takes at a time; a call with no more rows than this stays on its thread.
 const BLOCK: usize = 8192;
 /// The compact layout costs a pass over the nodes, so a call uses it only with at least
@@ -396,7 +396,7 @@ impl<'t> Predictor<'t> {
         };
         if width == 0 {
             // Nothing to write (class probabilities of a regression tree): only checked.
-            return src.scan(0..n, &mut vec![false; n]).then_some(out);
+            return src.scan(0..n, &mut []).then_some(out);
         }
         let flat = (n >= LANES && n.saturating_mul(NODES_PER_ROW) >= self.tree.n_nodes())
             .then(|| Flat::new(self.tree, output));
@@ -549,6 +549,12 @@ trait Read {
     /// The category code of `row` in feature `f`, where `f` is a categorical feature of the
     /// tree: [`Values::code`], read without a match on the column per call where possible.
     fn code_at(&self, row: usize, f: usize) -> Option<u32>;
+    /// [`Read::code_at`] with [`u32::MAX`] for a missing code (and any for a numeric
+    /// feature): what a subset node reads, where a reader can do without the `Option`.
+    #[inline]
+    fn code_or_missing(&self, row: usize, f: usize) -> u32 {
+        self.code_at(row, f).unwrap_or(u32::MAX)
+    }
 }
 
 /// Prediction input as the walks read it: the general routing through [`Values`], the
@@ -561,7 +567,9 @@ trait Source: Values + Sync {
         Self: 's;
     fn n_rows(&self) -> usize;
     /// Whether no numeric value of the rows is infinite; sets `gaps[i]` where row
-    /// `rows.start + i` misses a numeric value (and leaves the other flags alone).
+    /// `rows.start + i` misses a numeric value (and leaves the other flags alone). `gaps` is
+    /// empty where the walk needs no flags (no node stops a NaN): the scan then looks for
+    /// infinities alone, the one pass most chunks need.
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool;
     /// The reader of the chunk `rows` (at most [`CHUNK`], scanned), staged into `staged`
     /// where the input is not read in place.
@@ -594,6 +602,11 @@ impl<R: Read> Read for &R {
     fn code_at(&self, row: usize, f: usize) -> Option<u32> {
         (**self).code_at(row, f)
     }
+
+    #[inline]
+    fn code_or_missing(&self, row: usize, f: usize) -> u32 {
+        (**self).code_or_missing(row, f)
+    }
 }
 
 /// Whether `x` is NaN or infinite.
@@ -609,12 +622,18 @@ fn any_special<T: Real>(values: &[T]) -> bool {
     values.iter().fold(false, |seen, x| seen | special(x))
 }
 
+/// Whether some value is infinite: a fold, as [`any_special`].
 fn any_infinite<T: Real>(values: &[T]) -> bool {
-    values.iter().any(|x| x.to_f64().is_infinite())
+    values
+        .iter()
+        .fold(false, |seen, x| seen | x.to_f64().is_infinite())
 }
 
 /// [`Source::scan`] of column slices (each `rows` long).
 fn scan_columns<'c, T: Real>(columns: impl Iterator<Item = &'c [T]>, gaps: &mut [bool]) -> bool {
+    if gaps.is_empty() {
+        return columns.fold(true, |finite, c| finite & !any_infinite(c));
+    }
     let mut finite = true;
     for column in columns.filter(|c| any_special(c)) {
         for (gap, x) in gaps.iter_mut().zip(column) {
@@ -759,6 +778,9 @@ impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
             let Some(values) = m.values.get(span) else {
                 return false;
             };
+            if gaps.is_empty() {
+                return !any_infinite(values);
+            }
             if !any_special(values) {
                 return true;
             }
@@ -950,7 +972,7 @@ impl Output for SoleLeaf {
 /// - [`NUMERIC`]: the bits of `threshold` in `x <= threshold`;
 /// - [`ORDERED`]: `threshold` in `code <= threshold` (ordered categories);
 /// - [`SUBSET`]: where the node's bitsets start in [`Flat::bits`] (low half) and the number
-///   of categories (high half): child 0 holds the codes whose bit is set;
+///   of categories (high half): child 0 holds the codes whose "left" bit is set;
 /// - [`MULTIWAY`]: where the node's children, one per code, start in [`Flat::children`]
 ///   (low half) and how many there are (high half); `right` is unused.
 ///
@@ -1010,9 +1032,17 @@ impl Node {
 
 /// The words of each of a subset node's two bitsets over `count` categories: one bit per
 /// category, and one more (never set) that a missing code reads.
-#[inline]
 fn subset_words(count: u32) -> usize {
     (count as usize + 1).div_ceil(64)
+}
+
+/// The same word of a subset node's two bitsets, side by side so that one load reads both:
+/// the categories that go to child 0, and those the node saw (any other is routed as
+/// missing).
+#[derive(Debug, Clone, Copy, Default)]
+struct Bits {
+    left: u64,
+    seen: u64,
 }
 
 /// The compact layout of a tree and each leaf's answer.
@@ -1025,9 +1055,11 @@ struct Flat<T> {
     /// Whether a numeric node stops the rows missing its value (a rule with no single
     /// child: surrogates, C4.5's fractions): only then do the walks look for NaN first.
     nan_stops: bool,
-    /// Subset nodes' bitsets, each [`subset_words`] of "goes to child 0" followed by as many
-    /// of "seen at the node" (a category the node never saw is routed as missing).
-    bits: Vec<u64>,
+    /// Subset nodes' bitsets, [`subset_words`] each.
+    bits: Vec<Bits>,
+    /// Whether some node is a subset node: the walk then steps without a branch on the kind
+    /// of node (see [`Flat::step`]).
+    subsets: bool,
     /// Multiway nodes' children by code.
     children: Vec<u32>,
     leaf: Vec<bool>,
@@ -1059,6 +1091,7 @@ impl<T: Copy + Default> Flat<T> {
             missing: Vec::with_capacity(n),
             nan_stops: false,
             bits: Vec::new(),
+            subsets: false,
             children: Vec::new(),
             leaf: ids
                 .iter()
@@ -1137,20 +1170,21 @@ impl<T: Copy + Default> Flat<T> {
                 let start = self.bits.len();
                 let offset = u32::try_from(start).ok()?;
                 let count = u32::try_from(sides.len()).ok()?;
-                let words = subset_words(count);
-                self.bits.resize(start + 2 * words, 0);
-                let (left, seen) = self.bits.get_mut(start..)?.split_at_mut(words);
+                self.bits
+                    .resize(start + subset_words(count), Bits::default());
+                let words = self.bits.get_mut(start..)?;
                 for (c, side) in sides.iter().enumerate() {
                     let bit = 1u64 << (c % 64);
-                    let (Some(l), Some(s)) = (left.get_mut(c / 64), seen.get_mut(c / 64)) else {
+                    let Some(w) = words.get_mut(c / 64) else {
                         continue;
                     };
                     match side {
-                        Side::Left => (*l, *s) = (*l | bit, *s | bit),
-                        Side::Right => *s |= bit,
+                        Side::Left => (w.left, w.seen) = (w.left | bit, w.seen | bit),
+                        Side::Right => w.seen |= bit,
                         Side::Unseen => {}
                     }
                 }
+                self.subsets = true;
                 Node::new(
                     SUBSET,
                     feature,
@@ -1217,11 +1251,14 @@ impl<T: Copy + Default> Flat<T> {
     fn subset(&self, node: Node, at: u32, code: u32) -> u32 {
         let (offset, count) = node.span();
         let c = code.min(count);
-        let word = offset + c as usize / 64;
+        let word = self
+            .bits
+            .get(offset + c as usize / 64)
+            .copied()
+            .unwrap_or_default();
         let bit = 1u64 << (c % 64);
-        let set = |w: usize| self.bits.get(w).is_some_and(|&x| x & bit != 0);
-        let side = select_unpredictable(set(word), at.wrapping_add(1), node.right);
-        select_unpredictable(set(word + subset_words(count)), side, self.missing_of(at))
+        let side = select_unpredictable(word.left & bit != 0, at.wrapping_add(1), node.right);
+        select_unpredictable(word.seen & bit != 0, side, self.missing_of(at))
     }
 
     /// Where the row at node `at` goes next (`at` itself: it stops there), by a select, not
@@ -1229,8 +1266,19 @@ impl<T: Copy + Default> Flat<T> {
     /// a numeric node goes the way its [`NAN_LEFT`] bit says, which is right only where the
     /// node's missing values go to a child: with `GAPS` (rows with NaN, and a node that
     /// stops them: [`Flat::nan_stops`]), a NaN first takes the node's missing direction.
+    ///
+    /// With `SUBSETS` (a tree with subset nodes), a numeric or a subset node is stepped
+    /// without a branch on which it is: both of its tests are computed (the one of the other
+    /// kind reads a value or bitset that does not matter) and the node's kind selects. Which
+    /// kind of node a row meets next is as much a coin toss as which way it goes, and a
+    /// mispredicted branch costs more than the second test.
     #[inline]
-    fn step<R: Read, const GAPS: bool>(&self, src: &R, row: usize, at: u32) -> u32 {
+    fn step<R: Read, const GAPS: bool, const SUBSETS: bool>(
+        &self,
+        src: &R,
+        row: usize,
+        at: u32,
+    ) -> u32 {
         let node = self
             .nodes
             .get(at as usize)
@@ -1238,6 +1286,15 @@ impl<T: Copy + Default> Flat<T> {
             .unwrap_or(Node::stay(at));
         let f = (node.feature & FEATURE_MASK) as usize;
         let kind = node.feature >> KIND_SHIFT;
+        if SUBSETS && (kind == NUMERIC || kind == SUBSET) {
+            let x = src.x(row, f);
+            if GAPS && kind == NUMERIC && x.is_nan() {
+                return self.missing_of(at);
+            }
+            let numeric = self.numeric(node, at, x);
+            let subset = self.subset(node, at, src.code_or_missing(row, f));
+            return select_unpredictable(kind == NUMERIC, numeric, subset);
+        }
         if kind == NUMERIC {
             let x = src.x(row, f);
             if GAPS && x.is_nan() {
@@ -1265,13 +1322,28 @@ fn descend<T: Copy + Default, R: Read, const N: usize, const GAPS: bool>(
     flat: &Flat<T>,
     src: &R,
     rows: &[usize; N],
+    at: [u32; N],
+) -> [u32; N] {
+    if flat.subsets {
+        descend_by::<T, R, N, GAPS, true>(flat, src, rows, at)
+    } else {
+        descend_by::<T, R, N, GAPS, false>(flat, src, rows, at)
+    }
+}
+
+/// [`descend`] by [`Flat::step`] with or without `SUBSETS`.
+#[inline]
+fn descend_by<T: Copy + Default, R: Read, const N: usize, const GAPS: bool, const SUBSETS: bool>(
+    flat: &Flat<T>,
+    src: &R,
+    rows: &[usize; N],
     mut at: [u32; N],
 ) -> [u32; N] {
     // Every step goes deeper, so no walk is longer than the tree.
     for _ in 0..flat.nodes.len() {
         let mut moved = 0;
         for (a, &row) in at.iter_mut().zip(rows) {
-            let next = flat.step::<R, GAPS>(src, row, *a);
+            let next = flat.step::<R, GAPS, SUBSETS>(src, row, *a);
             moved |= next ^ *a;
             *a = next;
         }
@@ -1291,7 +1363,8 @@ struct Walk<'w, S, O: Output> {
     width: usize,
 }
 
-/// A block's buffers: the rows of a chunk missing some value, and the general walk's.
+/// A block's buffers: the rows of a chunk missing some value (empty unless the walk reads
+/// them), and the general walk's.
 struct Scratch {
     gaps: Vec<bool>,
     stack: Vec<Reached>,
@@ -1306,8 +1379,14 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
     /// infinity.
     fn block(&self, start: usize, out: &mut [O::Item]) -> bool {
         let width = self.width;
+        // Only a walk with nodes that stop a NaN reads which rows miss a value.
+        let flags = if self.flat.is_some_and(|f| f.nan_stops) {
+            CHUNK
+        } else {
+            0
+        };
         let mut scratch = Scratch {
-            gaps: vec![false; CHUNK],
+            gaps: vec![false; flags],
             stack: Vec::new(),
             reached: Vec::new(),
             classes: vec![0.0; self.tree.n_classes()],
@@ -1316,7 +1395,7 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
         for (c, chunk) in out.chunks_mut(CHUNK * width).enumerate() {
             let first = start + c * CHUNK;
             let n = chunk.len() / width;
-            let Some(gaps) = scratch.gaps.get_mut(..n) else {
+            let Some(gaps) = scratch.gaps.get_mut(..n.min(flags)) else {
                 return false;
             };
             gaps.fill(false);

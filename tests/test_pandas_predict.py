@@ -1,0 +1,175 @@
+"""A pandas frame is read in place by the core as a Polars one is (`_validation.pandas_rows`):
+float columns as they are, integer columns as float64, and `category` columns as their codes
+through a map from the dtype's categories to the fit's (pandas's missing code, -1, read as
+unsigned, is past every category). Its predictions must equal the column encoding's (through
+Polars) bit for bit, for one row or many, with unseen, absent or reordered categories, nulls,
+8-, 16- and 32-bit codes and ordered categoricals; what that encoding refuses is refused alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from quercus import DecisionTreeClassifier, DecisionTreeRegressor
+from quercus._validation import pandas_rows
+
+COLOURS = ["red", "green", "blue", "teal", "plum"]
+SIZES = ["S", "M", "L", "XL"]
+CITIES = [f"city{k}" for k in range(300)]  # 16-bit codes
+
+
+def frame(n: int, seed: int, colours: list[str] = COLOURS) -> pd.DataFrame:
+    """Numbers with NaN, integers, and nominal and ordered categories with missing values."""
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=n), 1)
+    x[rng.random(n) < 0.1] = np.nan
+    colour = pd.Categorical(rng.choice(colours, n), categories=colours)
+    colour[rng.random(n) < 0.1] = np.nan
+    city = pd.Categorical(rng.choice(CITIES, n), categories=CITIES)
+    city[rng.random(n) < 0.05] = np.nan
+    return pd.DataFrame(
+        {
+            "x": x,
+            "count": rng.integers(0, 9, n),
+            "colour": colour,
+            "size": pd.Categorical(rng.choice(SIZES[:3], n), categories=SIZES[:3], ordered=True),
+            "city": city,
+            "w": rng.normal(size=n).astype(np.float32),
+        }
+    )
+
+
+def target(X: pd.DataFrame) -> np.ndarray:
+    colour = X["colour"].isin(["red", "teal"]).to_numpy()
+    city = X["city"].cat.codes.to_numpy() % 7 < 3
+    return (np.nan_to_num(X["x"].to_numpy()) > 0.2).astype(int) + colour + city
+
+
+@pytest.fixture(scope="module")
+def models() -> list:
+    train = frame(4000, seed=0)
+    y = target(train)
+    fitted = [
+        DecisionTreeClassifier(algorithm=algorithm, missing=missing, max_depth=10).fit(train, y)
+        for algorithm, missing in [
+            ("cart", "learned"),
+            ("cart", "surrogate"),
+            ("cart", "fractional"),
+            ("c4.5", "separate"),
+        ]
+    ]
+    return [*fitted, DecisionTreeRegressor(algorithm="cart").fit(train, y * 1.5)]
+
+
+def same_as_encoded(model, test: pd.DataFrame) -> None:
+    """`model` predicts `test` read in place as the column encoding of `test` predicts, bit
+    for bit, at every thread count."""
+    rows = model._rows(test)
+    assert rows[0] == "frame" and rows[2] is test  # read in place, not through Polars
+    columns = model._columns(test)
+    core = model.tree_.core
+    for n_jobs in (1, 3, None):
+        model.set_params(n_jobs=n_jobs)
+        if isinstance(model, DecisionTreeClassifier):
+            np.testing.assert_array_equal(model.predict_proba(test), core.predict_proba(columns))
+            np.testing.assert_array_equal(
+                model.predict(test), model.classes_[core.predict_class(columns)]
+            )
+        else:
+            np.testing.assert_array_equal(model.predict(test), core.predict_value(columns))
+        np.testing.assert_array_equal(model.apply(test), core.apply(columns))
+        assert (model.decision_path(test) != model.tree_.decision_path(columns)).nnz == 0
+
+
+@pytest.mark.parametrize("n", [1, 2, 16, 17, 20_000])
+def test_pandas_frames_predict_as_their_encoding(models, n: int) -> None:
+    test = frame(n, seed=1)
+    for model in models:
+        same_as_encoded(model, test)
+
+
+def test_unseen_absent_and_reordered_categories(models) -> None:
+    test = frame(5000, seed=2, colours=[*COLOURS, "mauve"])  # mauve: unseen at fit
+    variants = [
+        test,
+        # The fit's categories in another order, with one more.
+        test.assign(colour=test["colour"].cat.set_categories(["mauve", *COLOURS[::-1]])),
+        # A dtype that lacks a category of the fit's (red rows become missing).
+        test.assign(colour=test["colour"].cat.remove_categories(["red"])),
+        # An ordered column whose categories come in another order, with one unseen.
+        test.assign(size=test["size"].cat.set_categories(["XL", "L", "M", "S"], ordered=True)),
+        # Integers as categories (read as their text, as at fit).
+        test.assign(size=test["size"].cat.rename_categories({"S": 0, "M": 1, "L": 2})),
+        test.iloc[1000:4000],  # an offset into the buffers
+        test[["w", "city", "size", "x", "colour", "count"]],  # columns in another order
+    ]
+    for model in models:
+        for variant in variants:
+            same_as_encoded(model, variant)
+
+
+def test_code_widths_and_missing_codes() -> None:
+    """pandas gives 8-bit codes below 128 categories, 16-bit below 32,768 and 32-bit above;
+    each, with -1 for missing, reads as missing and never as a category."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    for count in (5, 300, 40_000):
+        labels = [f"k{j}" for j in range(count)]
+        codes = rng.integers(-1, count, n)
+        X = pd.DataFrame({"k": pd.Categorical.from_codes(codes, categories=labels)})
+        y = (codes % 3 == 0).astype(int) + (codes < 0)
+        model = DecisionTreeClassifier(algorithm="cart", missing="learned").fit(X, y)
+        rows = pandas_rows(X, model._state.schema)
+        assert rows is not None
+        assert rows[1][0][1].dtype == np.dtype(f"u{X['k'].cat.codes.dtype.itemsize}")
+        same_as_encoded(model, X)
+        np.testing.assert_array_equal(model.predict(X), y)
+
+
+def test_code_maps_are_made_once_per_dtype(models) -> None:
+    model = models[0]
+    reordered = frame(1, seed=3).assign(
+        colour=lambda X: X["colour"].cat.reorder_categories(COLOURS[::-1])
+    )
+    first, again = model._rows(reordered), model._rows(reordered.copy())
+    assert first[0] == "frame"
+    colour = model._state.schema.names.index("colour")
+    code_map = first[1][colour][2]
+    assert code_map.tolist() == [4, 3, 2, 1, 0]
+    assert again[1][colour][2] is code_map
+    assert first[1][model._state.schema.names.index("city")][2] is None  # the fit's own
+
+
+def test_what_the_encoding_refuses_is_refused_alike(models) -> None:
+    model = models[0]
+    test = frame(40, seed=4)
+    with pytest.raises(ValueError, match="column 'w' has an infinite value at row 30"):
+        model.predict(test.assign(w=test["w"].where(test.index != 30, np.inf)))
+    with pytest.raises(ValueError, match="lacks the column"):
+        model.predict(test.drop(columns="city"))
+    with pytest.raises(TypeError, match="column 'x' was numeric at fit but is categorical"):
+        model.predict(test.assign(x=test["x"].astype("category")))
+    # Columns only the encoding reads (strings, nullable integers) still predict alike.
+    for variant in (
+        test.assign(colour=test["colour"].astype(object)),
+        test.assign(count=test["count"].astype("Int64")),
+    ):
+        assert pandas_rows(variant, model._state.schema) is None
+        np.testing.assert_array_equal(model.predict_proba(variant), model.predict_proba(test))
+
+
+def test_categories_in_another_order_keep_their_labels() -> None:
+    """An unordered pandas dtype equals (and hashes as) its categories in another order; the
+    codes of each must still read as their own labels, at fit and at prediction."""
+    ab = pd.DataFrame({"k": pd.Categorical(["a", "b"] * 50, categories=["a", "b"])})
+    ba = pd.DataFrame({"k": pd.Categorical(["a", "b"] * 50, categories=["b", "a"])})
+    assert ab["k"].dtype == ba["k"].dtype
+    y = np.array([0, 1] * 50)
+    for first, second in ((ab, ba), (ba, ab)):
+        model = DecisionTreeClassifier().fit(first, y)
+        np.testing.assert_array_equal(model.predict(second), y)
+        np.testing.assert_array_equal(model.predict(second.iloc[:1]), y[:1])
+        refit = DecisionTreeClassifier().fit(second, y)
+        np.testing.assert_array_equal(refit.predict(first), y)
