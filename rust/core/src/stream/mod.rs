@@ -459,15 +459,25 @@ impl StreamFit {
         self.profile.add(Step::Check, start);
         let start = Instant::now();
         let kept = kept_rows(batch.weights);
-        for (col, s) in batch.data.columns().iter().zip(sketch.columns.iter_mut()) {
-            if let Column::Numeric(values) = col {
+        let all_kept = kept.len() == batch.weights.len();
+        // Columns sample independently, so in parallel.
+        let add = |(col, s): (&Column<'_>, &mut ColumnSketch)| match col {
+            Column::Numeric(values) if all_kept => s.add(values, offset),
+            Column::Numeric(values) => {
                 let known: Vec<f64> = kept
                     .iter()
                     .map(|&r| values.get(r).copied().unwrap_or(f64::NAN))
                     .collect();
                 s.add(&known, offset);
             }
-        }
+            Column::Categorical(_) | Column::Sparse(_) => {}
+        };
+        batch
+            .data
+            .columns()
+            .par_iter()
+            .zip(sketch.columns.par_iter_mut())
+            .for_each(add);
         for &r in &kept {
             let w = batch.weights.get(r).copied().unwrap_or(0.0);
             sketch.weight += w;
