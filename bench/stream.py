@@ -77,9 +77,6 @@ def _held_out(test: str) -> tuple[pl.DataFrame, np.ndarray]:
 
 
 def _cluster() -> Any:
-    # bench/sparse.py would shadow the `sparse` package that dask.array looks for.
-    here = Path(__file__).resolve().parent
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
     from distributed import LocalCluster
 
     return LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
@@ -255,6 +252,9 @@ def main() -> None:
     parser.add_argument("--child", nargs=3)
     args = parser.parse_args()
     if args.child:
+        # bench/sparse.py would shadow the `sparse` package that dask.array looks for.
+        here = Path(__file__).resolve().parent
+        sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
         mode, path, test = args.child
         print(json.dumps(run(mode, path, test, args)))
         return
@@ -310,7 +310,11 @@ def main() -> None:
                 print(f"{mode}: identical model file to the in-memory fit: {same}")
         if "stream" in results:
             print("\nThe streamed fit's time by step:")
-            print("\n".join(_profile_table(results["stream"]["profile"], results["stream"]["seconds"])))
+            print(
+                "\n".join(
+                    _profile_table(results["stream"]["profile"], results["stream"]["seconds"])
+                )
+            )
     finally:
         if made and not args.keep:
             for d in (path, test) if args.dir else (base,):

@@ -181,7 +181,9 @@ impl PyStreamFit {
         };
         let inner = &self.inner;
         let control = Control::new();
-        watched(py, &control, None, || inner.add_kept(&mut s, kept, &control))?;
+        watched(py, &control, None, || {
+            inner.add_kept(&mut s, kept, &control)
+        })?;
         Ok(s.to_vec().into_pyarray(py))
     }
 
