@@ -113,14 +113,17 @@ def run_dask(path: str, test: str, depth: int, budget: int) -> dict[str, Any]:
 def run_xgboost(path: str, test: str, depth: int) -> dict[str, Any]:
     import dask.dataframe as dd
     import xgboost as xgb
+    import xgboost.dask
     from distributed import Client
 
     with _cluster() as cluster, Client(cluster) as client:
         client.run(lambda: __import__("xgboost"))
         start = time.perf_counter()
-        frame = dd.read_parquet(path)
+        # Persisted first: Dask's optimiser may otherwise cut X and y into different
+        # partitions, which xgboost.dask refuses.
+        frame = client.persist(dd.read_parquet(path))
         X, y = frame.drop(columns="y"), frame["y"]
-        model = xgb.dask.DaskXGBClassifier(
+        model = xgboost.dask.DaskXGBClassifier(
             n_estimators=1, max_depth=depth, max_bin=255, tree_method="hist"
         )
         model.client = client

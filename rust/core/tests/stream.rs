@@ -393,6 +393,13 @@ fn a_replica_only_adds() {
     let mut sketch = fit.sketch();
     fit.add_to_sketch(&mut sketch, &s, 0).unwrap();
     fit.start(sketch).unwrap();
+    // No pass kept its batches: the kept ones cannot serve this pass.
+    let mut nothing = Kept::new(1 << 20);
+    let mut sums = fit.sums().unwrap();
+    let err = fit
+        .add_kept(&mut sums, &mut nothing, &Control::new())
+        .unwrap_err();
+    assert!(err.to_string().contains("kept"), "{err}");
     let frontier = fit.frontier().unwrap();
     let mut replica = StreamFit::new(params.clone(), kinds(&all), 3, 1 << 20).unwrap();
     assert!(replica.resume(&frontier[..frontier.len() - 8]).is_err());
