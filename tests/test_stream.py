@@ -172,3 +172,30 @@ def test_progress_counts_passes_when_asked(parquet, monkeypatch, capsys):
     # A line per pass (sketch, then one per level), the last after the fit ended.
     assert lines and all(line.startswith("quercus fit: ") for line in lines)
     assert lines[-1].startswith("quercus fit: 4 passes")
+
+
+def test_later_passes_read_the_batches_kept_binned(parquet, tmp_path, monkeypatch):
+    """The first grow pass keeps the batches binned, in memory within the budget and beyond it
+    in a temporary file that has no name (nothing is left in TMPDIR); the profile names the
+    steps of the fit."""
+    from quercus import _stream
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    lf = pl.scan_parquet(parquet).drop("y", "w")
+    models = []
+    for budget, where in ((1 << 30, "memory"), (1, "file")):
+        with _stream.profiled() as steps:
+            model = DecisionTreeClassifier(splitter="hist", max_depth=4)
+            models.append(model.fit(lf, target="label", memory_budget=budget, batch_rows=500))
+        assert steps[f"kept bytes ({where})"] > 0
+        assert {"reading", "encoding", "binning", "routing", "histograms", "splits"} <= set(steps)
+        assert all(seconds >= 0 for seconds in steps.values())
+    assert _bytes(models[0]) == _bytes(models[1])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_spill_that_cannot_be_written_names_the_budget(parquet, monkeypatch):
+    monkeypatch.setenv("TMPDIR", "/nonexistent/quercus-spill")
+    lf = pl.scan_parquet(parquet).drop("y", "w")
+    with pytest.raises(ValueError, match="memory_budget"):
+        DecisionTreeClassifier(splitter="hist").fit(lf, target="label", memory_budget=1)

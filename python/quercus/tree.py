@@ -686,11 +686,12 @@ class _BaseTree(EstimatorBase, ABC):
         memory_budget : int, optional
             With ``splitter="hist"`` and a LazyFrame X (e.g. ``pl.scan_parquet(...)``, with
             ``target`` naming one column): the bytes of histograms a pass over the batches
-            holds (default 256 MiB). Such an X is streamed, never collected whole, and the
-            tree is the one the in-memory fit grows from the same rows; ``sample_weight``
-            then names a column. Other splitters collect it.
+            holds, and of binned rows kept in memory between passes (beyond it they go to
+            a temporary file in TMPDIR; default 256 MiB). Such an X is streamed, never
+            collected whole, and the tree is the one the in-memory fit grows from the same
+            rows; ``sample_weight`` then names a column. Other splitters collect it.
         batch_rows : int, optional
-            Rows per batch of a streamed LazyFrame (default 2**20), read once per pass.
+            Rows per batch of a streamed LazyFrame (default 2**18); the source is read twice.
 
         Returns
         -------

@@ -9,7 +9,7 @@
 use quercus_core::model_io::write;
 use quercus_core::{
     grow, CategoricalColumn, CategoricalSplit, Column, Control, Criterion, Dataset, FeatureKind,
-    MissingStrategy, Sample, Splitter, StreamFit, Target, Tree, TreeParams,
+    Kept, MissingStrategy, Sample, Splitter, StreamFit, Target, Tree, TreeParams,
 };
 
 struct Rng(u64);
@@ -147,6 +147,16 @@ fn in_memory(d: &Data, params: &TreeParams, regression: bool, ordered: bool) -> 
     grow(&data, &d.target(0..n, regression), &d.weights, params).unwrap()
 }
 
+/// How the passes after the first grow pass read the rows.
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    /// The batches again, every other one added by a replica (as Dask workers add them).
+    Batches,
+    /// The batches the first grow pass kept binned, in memory up to this many bytes, then
+    /// in a temporary file.
+    Kept(usize),
+}
+
 /// The fit over batches cut at `cuts` (sorted row indexes), each pass adding the batches in
 /// order into one set of sums.
 fn streamed(
@@ -156,6 +166,7 @@ fn streamed(
     ordered: bool,
     cuts: &[usize],
     budget: usize,
+    source: Source,
 ) -> Tree {
     let n = d.weights.len();
     let mut bounds = vec![0];
@@ -186,7 +197,17 @@ fn streamed(
         offset += fit.add_to_sketch(&mut sketch, &s, offset).unwrap();
     }
     fit.start(sketch).unwrap();
+    let mut kept = match source {
+        Source::Kept(bytes) => Some(Kept::new(bytes)),
+        Source::Batches => None,
+    };
     while fit.next_pass().is_some() {
+        if let Some(kept) = kept.as_mut().filter(|k| k.pass().is_some()) {
+            let mut sums = fit.sums().unwrap();
+            fit.add_kept(&mut sums, kept, &Control::new()).unwrap();
+            fit.finish_pass(sums, &Control::new()).unwrap();
+            continue;
+        }
         // Every other batch is added by a replica rebuilt from the fit's frontier, as a
         // worker process adds its partitions.
         let mut replica = StreamFit::new(params.clone(), kinds(&all), n_classes, budget).unwrap();
@@ -199,6 +220,10 @@ fn streamed(
                 target: &b.1,
                 weights: b.2,
             };
+            if let Some(kept) = kept.as_mut() {
+                offset += fit.add_keeping(&mut sums, &s, kept).unwrap();
+                continue;
+            }
             let adder = if i % 2 == 1 { &replica } else { &fit };
             offset += adder.add(&mut sums, &s, offset).unwrap();
         }
@@ -256,16 +281,20 @@ fn any_batching_gives_the_in_memory_model() {
         };
         let ordered = case % 6 == 5 && split == CategoricalSplit::Binary;
         let expected = write(&in_memory(&d, &params, regression, ordered), &[]);
-        for _ in 0..3 {
+        for source in [
+            Source::Batches,
+            Source::Kept(1 << 30),
+            Source::Kept(rng.below(4000)),
+        ] {
             let cuts = random_cuts(&mut rng, n);
             let budget = [1 << 30, 1][rng.below(2)];
             let got = write(
-                &streamed(&d, &params, regression, ordered, &cuts, budget),
+                &streamed(&d, &params, regression, ordered, &cuts, budget, source),
                 &[],
             );
             assert!(
                 got == expected,
-                "case {case}: {params:?}, cuts {cuts:?}, budget {budget}"
+                "case {case}: {params:?}, cuts {cuts:?}, budget {budget}, {source:?}"
             );
             checked += 1;
         }
@@ -288,11 +317,21 @@ fn long_columns_are_sampled_alike() {
             ..TreeParams::default()
         };
         let expected = write(&in_memory(&d, &params, false, false), &[]);
-        let got = write(
-            &streamed(&d, &params, false, false, &[1, 70_001, 150_000], 1 << 30),
-            &[],
-        );
-        assert!(got == expected, "nan_rate {nan_rate}");
+        for source in [Source::Batches, Source::Kept(1 << 20)] {
+            let got = write(
+                &streamed(
+                    &d,
+                    &params,
+                    false,
+                    false,
+                    &[1, 70_001, 150_000],
+                    1 << 30,
+                    source,
+                ),
+                &[],
+            );
+            assert!(got == expected, "nan_rate {nan_rate}, {source:?}");
+        }
     }
 }
 
@@ -354,6 +393,13 @@ fn a_replica_only_adds() {
     let mut sketch = fit.sketch();
     fit.add_to_sketch(&mut sketch, &s, 0).unwrap();
     fit.start(sketch).unwrap();
+    // No pass kept its batches: the kept ones cannot serve this pass.
+    let mut nothing = Kept::new(1 << 20);
+    let mut sums = fit.sums().unwrap();
+    let err = fit
+        .add_kept(&mut sums, &mut nothing, &Control::new())
+        .unwrap_err();
+    assert!(err.to_string().contains("kept"), "{err}");
     let frontier = fit.frontier().unwrap();
     let mut replica = StreamFit::new(params.clone(), kinds(&all), 3, 1 << 20).unwrap();
     assert!(replica.resume(&frontier[..frontier.len() - 8]).is_err());

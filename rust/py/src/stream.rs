@@ -5,8 +5,9 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use quercus_core::{Control, Pass, Sketch, StreamFit};
+use quercus_core::{Control, Kept, Pass, Sketch, StreamFit};
 
+use crate::control::watched;
 use crate::convert::{dataset, hold_columns, HeldSample};
 use crate::errors::to_py;
 use crate::params_from;
@@ -15,6 +16,12 @@ use crate::tree::PyTree;
 #[pyclass(name = "StreamFit", module = "quercus._core")]
 pub struct PyStreamFit {
     inner: StreamFit,
+    /// The batches `add(..., keep=True)` kept binned for the later passes.
+    kept: Option<Kept>,
+    /// The sketch `sketch_batch` adds to (held here: sending it as bytes after each batch
+    /// would copy it three times).
+    sketch: Option<Sketch>,
+    budget: usize,
 }
 
 #[pymethods]
@@ -33,7 +40,12 @@ impl PyStreamFit {
         let kinds = dataset(&held)?.kinds();
         let params = params_from(params)?;
         let inner = StreamFit::new(params, kinds, n_classes, memory_budget).map_err(to_py)?;
-        Ok(PyStreamFit { inner })
+        Ok(PyStreamFit {
+            inner,
+            kept: None,
+            sketch: None,
+            budget: memory_budget,
+        })
     }
 
     /// "sketch", "grow" or "variance": what the next pass computes; None when done.
@@ -75,6 +87,24 @@ impl PyStreamFit {
         Ok((PyBytes::new(py, &s.to_bytes()), kept))
     }
 
+    /// Adds a batch, after those added before, to the sketch this fit holds (`start(None)`
+    /// ends the pass with it); returns the batch's rows of positive weight.
+    fn sketch_batch(
+        &mut self,
+        py: Python<'_>,
+        columns: &Bound<'_, PyList>,
+        y: &Bound<'_, PyAny>,
+        sample_weight: PyReadonlyArray1<'_, f64>,
+    ) -> PyResult<u64> {
+        let n_classes = self.n_classes();
+        let inner = &self.inner;
+        let s = self.sketch.get_or_insert_with(|| inner.sketch());
+        let offset = s.rows();
+        let held = HeldSample::hold(columns, y, sample_weight, &[n_classes])?;
+        held.with(|b| py.detach(|| inner.add_to_sketch(s, b, offset)))?
+            .map_err(to_py)
+    }
+
     /// Merges two sketches of disjoint rows.
     #[staticmethod]
     fn merge_sketches<'py>(py: Python<'py>, a: &[u8], b: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
@@ -83,33 +113,83 @@ impl PyStreamFit {
         Ok(PyBytes::new(py, &a.to_bytes()))
     }
 
-    /// Ends the sketch pass.
-    fn start(&mut self, sketch: &[u8]) -> PyResult<()> {
-        let s = Sketch::from_bytes(sketch).map_err(to_py)?;
+    /// Ends the sketch pass with `sketch`, or with the one `sketch_batch` built (None).
+    #[pyo3(signature = (sketch=None))]
+    fn start(&mut self, sketch: Option<&[u8]>) -> PyResult<()> {
+        let s = match sketch {
+            Some(bytes) => Sketch::from_bytes(bytes).map_err(to_py)?,
+            None => self.sketch.take().unwrap_or_else(|| self.inner.sketch()),
+        };
         self.inner.start(s).map_err(to_py)
     }
 
     /// Adds a batch to the current pass's sums (an array, or None for new ones); returns the
-    /// sums and the batch's rows of positive weight.
-    #[pyo3(signature = (sums, columns, y, sample_weight, offset))]
+    /// sums and the batch's rows of positive weight. With `keep`, the batch is also kept
+    /// binned (in memory within the memory budget, else in a temporary file) so that the
+    /// later passes read it with `add_kept`; every batch of that pass must be kept.
+    #[pyo3(signature = (sums, columns, y, sample_weight, offset, keep=false))]
+    #[allow(clippy::too_many_arguments)]
     fn add<'py>(
-        &self,
+        &mut self,
         py: Python<'py>,
         sums: Option<PyReadonlyArray1<'py, f64>>,
         columns: &Bound<'py, PyList>,
         y: &Bound<'py, PyAny>,
         sample_weight: PyReadonlyArray1<'py, f64>,
         offset: u64,
+        keep: bool,
     ) -> PyResult<(Bound<'py, PyArray1<f64>>, u64)> {
         let mut s = match &sums {
             Some(a) => self.inner.sums_from(a.as_slice()?).map_err(to_py)?,
             None => self.inner.sums().map_err(to_py)?,
         };
         let held = HeldSample::hold(columns, y, sample_weight, &[self.n_classes()])?;
-        let kept = held
-            .with(|b| py.detach(|| self.inner.add(&mut s, b, offset)))?
-            .map_err(to_py)?;
+        let inner = &self.inner;
+        let kept = if keep {
+            let store = self.kept.get_or_insert_with(|| Kept::new(self.budget));
+            held.with(|b| py.detach(|| inner.add_keeping(&mut s, b, store)))?
+        } else {
+            held.with(|b| py.detach(|| inner.add(&mut s, b, offset)))?
+        }
+        .map_err(to_py)?;
         Ok((s.to_vec().into_pyarray(py), kept))
+    }
+
+    /// Whether an earlier pass kept every batch, so that `add_kept` can serve this one.
+    #[getter]
+    fn has_kept(&self) -> bool {
+        self.kept
+            .as_ref()
+            .and_then(Kept::pass)
+            .is_some_and(|p| p < self.inner.passes())
+    }
+
+    /// Where the kept batches are ("memory" or "file") and their bytes; None if none is.
+    fn kept_storage(&self) -> Option<(&'static str, u64)> {
+        let k = self.kept.as_ref()?;
+        Some((if k.spilled() { "file" } else { "memory" }, k.bytes()))
+    }
+
+    /// The current pass's sums over every kept batch (Ctrl-C stops it).
+    fn add_kept<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let mut s = self.inner.sums().map_err(to_py)?;
+        let Some(kept) = self.kept.as_mut() else {
+            return Err(to_py(quercus_core::CoreError::InvalidParameter {
+                name: "add_kept",
+                reason: "no pass kept its batches (add with keep=True)".into(),
+            }));
+        };
+        let inner = &self.inner;
+        let control = Control::new();
+        watched(py, &control, None, || {
+            inner.add_kept(&mut s, kept, &control)
+        })?;
+        Ok(s.to_vec().into_pyarray(py))
+    }
+
+    /// Seconds spent so far in each step the core times, by name.
+    fn profile(&self) -> Vec<(&'static str, f64)> {
+        self.inner.profile()
     }
 
     /// Merges the sums of two sets of rows for the current pass.

@@ -206,6 +206,22 @@ impl Binned {
         }
     }
 
+    /// A dense column's codes made elsewhere (a batch that a fit batch by batch keeps binned
+    /// between passes), without value ranges: what [`Searcher::add_to_histograms`] reads.
+    pub(crate) fn coded(codes: Vec<u8>) -> Binned {
+        Binned {
+            codes,
+            zero: None,
+            lo: Vec::new(),
+            hi: Vec::new(),
+        }
+    }
+
+    /// A dense column's codes, one per row (`n_bins` for a missing value).
+    pub(crate) fn codes(&self) -> &[u8] {
+        &self.codes
+    }
+
     /// Each bin's least and greatest value.
     pub(crate) fn lo_hi(&self) -> (&[f64], &[f64]) {
         (&self.lo, &self.hi)

@@ -18,7 +18,10 @@
 //! are numbered at the end in the in-memory fit's order (depth-first, or best-first with
 //! `max_leaf_nodes`), by replaying its growth over the recorded decisions.
 
+mod coded;
 mod frontier;
+mod kept;
+mod profile;
 mod replay;
 mod sums;
 
@@ -30,9 +33,16 @@ use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::split::hist::{Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
 use crate::split::missing::plan_with;
-use crate::split::{choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule};
+use crate::split::{
+    choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule, Values,
+};
 use crate::tree::{NodeId, Tree};
 use crate::{Control, Sample};
+use coded::{Coded, CodedValues, Labels, NO_CATEGORY};
+pub use kept::Kept;
+use profile::{Profile, Step};
+use rayon::prelude::*;
+use std::time::Instant;
 pub use sums::Sums;
 use sums::{empty_node, NodeSums};
 
@@ -215,6 +225,7 @@ pub struct StreamFit {
     /// The features' and target's shape, which the split search reads (no rows).
     shape: Dataset<'static>,
     target: Target<'static>,
+    profile: Profile,
 }
 
 struct Growing {
@@ -329,6 +340,7 @@ impl StreamFit {
             pass: 0,
             shape,
             target,
+            profile: Profile::default(),
         })
     }
 
@@ -350,6 +362,12 @@ impl StreamFit {
     /// The passes done so far.
     pub fn passes(&self) -> u64 {
         self.pass
+    }
+
+    /// Seconds spent so far in each step the core times (checking batches, sketching,
+    /// binning, routing, histograms, choosing splits, keeping batches), named.
+    pub fn profile(&self) -> Vec<(&'static str, f64)> {
+        self.profile.seconds()
     }
 
     /// An empty sketch for the first pass.
@@ -436,17 +454,30 @@ impl StreamFit {
         batch: &Sample<'_, '_>,
         offset: u64,
     ) -> Result<u64> {
+        let start = Instant::now();
         self.check(batch)?;
+        self.profile.add(Step::Check, start);
+        let start = Instant::now();
         let kept = kept_rows(batch.weights);
-        for (col, s) in batch.data.columns().iter().zip(sketch.columns.iter_mut()) {
-            if let Column::Numeric(values) = col {
+        let all_kept = kept.len() == batch.weights.len();
+        // Columns sample independently, so in parallel.
+        let add = |(col, s): (&Column<'_>, &mut ColumnSketch)| match col {
+            Column::Numeric(values) if all_kept => s.add(values, offset),
+            Column::Numeric(values) => {
                 let known: Vec<f64> = kept
                     .iter()
                     .map(|&r| values.get(r).copied().unwrap_or(f64::NAN))
                     .collect();
                 s.add(&known, offset);
             }
-        }
+            Column::Categorical(_) | Column::Sparse(_) => {}
+        };
+        batch
+            .data
+            .columns()
+            .par_iter()
+            .zip(sketch.columns.par_iter_mut())
+            .for_each(add);
         for &r in &kept {
             let w = batch.weights.get(r).copied().unwrap_or(0.0);
             sketch.weight += w;
@@ -456,6 +487,7 @@ impl StreamFit {
             }
         }
         sketch.rows += kept.len() as u64;
+        self.profile.add(Step::Sketch, start);
         Ok(kept.len() as u64)
     }
 
@@ -566,63 +598,272 @@ impl StreamFit {
     /// Returns the batch's rows of positive weight.
     pub fn add(&self, sums: &mut Sums, batch: &Sample<'_, '_>, offset: u64) -> Result<u64> {
         let _ = offset; // Row indexes matter to the sample only; kept for a uniform call.
+        Ok(self.add_batch(sums, batch)?.len() as u64)
+    }
+
+    /// [`Self::add`], keeping the batch binned in `kept` so that the passes after this one
+    /// read it there ([`Self::add_kept`]) instead of the source.
+    pub fn add_keeping(
+        &self,
+        sums: &mut Sums,
+        batch: &Sample<'_, '_>,
+        kept: &mut Kept,
+    ) -> Result<u64> {
+        let coded = self.add_batch(sums, batch)?;
+        let n = coded.len() as u64;
+        let start = Instant::now();
+        kept.push(self.pass, coded)?;
+        self.profile.add(Step::Keep, start);
+        Ok(n)
+    }
+
+    /// Adds every batch `kept` holds (those of an earlier pass, all of them) to the current
+    /// pass's sums, in the order they were kept. A pass that grows binary families first
+    /// routes the rows to count each node's, so that the larger child of each family, whose
+    /// histograms [`Growing::absorb`] derives by subtraction, is not summed (the in-memory
+    /// fit sums only the smaller child's too).
+    pub fn add_kept(&self, sums: &mut Sums, kept: &mut Kept, control: &Control) -> Result<()> {
+        let g = self.growing("add_kept")?;
+        if sums.pass != self.pass {
+            return Err(order("add_kept", "these sums belong to another pass"));
+        }
+        if kept.pass().is_none_or(|p| p >= self.pass) {
+            return Err(order(
+                "add_kept",
+                "no earlier pass kept its batches (add_keeping), so they are not all there",
+            ));
+        }
+        let hi: Vec<&[f64]> = (0..self.kinds.len())
+            .map(|f| g.bins.column(f).map_or(&[][..], |b| b.lo_hi().1))
+            .collect();
+        let mut skip = vec![false; g.group.len()];
+        if !g.variance {
+            let mut rows = vec![0.0; g.group.len()];
+            kept.each(true, |coded| {
+                control.check()?;
+                let parts = self.route_kept(g, coded, &hi);
+                rows.iter_mut()
+                    .zip(&parts)
+                    .for_each(|(n, p)| *n += p.len() as f64);
+                Ok(())
+            })?;
+            skip = g.derived(&rows);
+        }
+        kept.each(g.variance, |coded| {
+            control.check()?;
+            let parts = self.route_kept(g, coded, &hi);
+            self.accumulate(g, sums, coded, &parts, &skip);
+            Ok(())
+        })?;
+        self.profile.add_seconds(Step::Keep, kept.take_io_seconds());
+        Ok(())
+    }
+
+    /// A kept batch's rows routed from their nodes ([`Self::route`]).
+    fn route_kept(&self, g: &Growing, coded: &mut Coded, hi: &[&[f64]]) -> Vec<NodeRows> {
+        let mut nodes = std::mem::take(&mut coded.nodes);
+        let values = CodedValues { coded, hi };
+        let parts = self.route(g, &values, |i| i, &coded.weights, &mut nodes);
+        coded.nodes = nodes;
+        parts
+    }
+
+    /// Checks, bins and adds a batch; returns it binned.
+    fn add_batch(&self, sums: &mut Sums, batch: &Sample<'_, '_>) -> Result<Coded> {
         let g = self.growing("add")?;
         if sums.pass != self.pass {
             return Err(order("add", "these sums belong to another pass"));
         }
+        let start = Instant::now();
         self.check(batch)?;
         let kept = kept_rows(batch.weights);
-        let searcher = Searcher::new(batch.data, batch.target, &self.params, g.total_weight)
-            .counting_rows_in(g.unit);
-        let width = searcher.zero_stats().len();
-        // Each served node's rows of this batch, in row order, with their weights.
+        self.profile.add(Step::Check, start);
+        let mut coded = self.code(g, sums, batch, &kept);
+        let mut nodes = std::mem::take(&mut coded.nodes);
+        let row = |i: usize| kept.get(i).copied().unwrap_or(usize::MAX);
+        let parts = self.route(g, batch.data.columns(), row, &coded.weights, &mut nodes);
+        coded.nodes = nodes;
+        self.accumulate(g, sums, &coded, &parts, &[]);
+        Ok(coded)
+    }
+
+    /// The batch's rows of positive weight (`kept`) binned by the fit's cuts, all at the
+    /// root; on the first grow pass each bin's value range widens `sums`' ranges.
+    fn code(&self, g: &Growing, sums: &mut Sums, batch: &Sample<'_, '_>, kept: &[usize]) -> Coded {
+        let start = Instant::now();
+        let columns = batch.data.columns();
+        let all_kept = kept.len() == batch.weights.len();
+        let gather = |v: &[f64]| -> Vec<f64> {
+            kept.iter()
+                .map(|&r| v.get(r).copied().unwrap_or(f64::NAN))
+                .collect()
+        };
+        let bin = |(col, cuts): (&Column<'_>, &Option<Cuts>)| match (col, cuts) {
+            (Column::Numeric(v), Some(c)) if all_kept => Binned::with_cuts(v, c, None),
+            (Column::Numeric(v), Some(c)) => Binned::with_cuts(&gather(v), c, None),
+            _ => None,
+        };
+        let binned: Vec<Option<Binned>> = columns.par_iter().zip(&g.cuts).map(bin).collect();
+        for ((lo, hi), b) in sums.lo.iter_mut().zip(sums.hi.iter_mut()).zip(&binned) {
+            if let (Some(b), false) = (b, lo.is_empty()) {
+                let (blo, bhi) = b.lo_hi();
+                lo.iter_mut().zip(blo).for_each(|(x, y)| *x = x.min(*y));
+                hi.iter_mut().zip(bhi).for_each(|(x, y)| *x = x.max(*y));
+            }
+        }
+        let cats: Vec<Option<Vec<u32>>> = columns
+            .iter()
+            .map(|col| match col {
+                Column::Categorical(c) => Some(
+                    kept.iter()
+                        .map(|&r| c.code(r).unwrap_or(NO_CATEGORY))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
+        let missing = binned
+            .iter()
+            .zip(&cats)
+            .zip(&g.cuts)
+            .map(|((b, c), cuts)| match (b, c, cuts) {
+                (Some(b), _, Some(cuts)) => b.codes().contains(&(cuts.n_bins() as u8)),
+                (_, Some(c), _) => c.contains(&NO_CATEGORY),
+                _ => false,
+            })
+            .collect();
+        let labels = match batch.target {
+            Target::Values(y) => Labels::Values(
+                kept.iter()
+                    .map(|&r| y.get(r).copied().unwrap_or(0.0))
+                    .collect(),
+            ),
+            Target::Classes { codes, .. } => Labels::Classes(
+                kept.iter()
+                    .map(|&r| codes.get(r).copied().unwrap_or(0))
+                    .collect(),
+            ),
+            // Several outputs are refused by `check`.
+            Target::MultiClasses { .. } | Target::MultiValues { .. } => Labels::Classes(Vec::new()),
+        };
+        let weights: Vec<f64> = kept
+            .iter()
+            .map(|&r| batch.weights.get(r).copied().unwrap_or(0.0))
+            .collect();
+        let coded = Coded {
+            bins: Bins::from_columns(binned),
+            cats,
+            labels,
+            nodes: vec![0; weights.len()],
+            weights,
+            missing,
+        };
+        self.profile.add(Step::Bin, start);
+        coded
+    }
+
+    /// Each served node's rows of a batch (positions among its kept rows, `row(i)` the
+    /// position in `values`) with their weights: every row goes from its node in `nodes` down
+    /// the splits grown so far (C4.5's fractions where it misses a tested value), and its
+    /// node moves to the deepest one it reaches whole.
+    fn route<V: Values + ?Sized>(
+        &self,
+        g: &Growing,
+        values: &V,
+        row: impl Fn(usize) -> usize,
+        weights: &[f64],
+        nodes: &mut [u32],
+    ) -> Vec<NodeRows> {
+        let start = Instant::now();
         let mut slot_of = vec![usize::MAX; g.nodes.len()];
         for (s, &i) in g.group.iter().enumerate() {
             if let Some(x) = slot_of.get_mut(i) {
                 *x = s;
             }
         }
+        let served = |i: usize| slot_of.get(i).copied().filter(|&s| s != usize::MAX);
         let mut parts = vec![NodeRows::default(); g.group.len()];
-        let columns = batch.data.columns();
+        let mut add = |s: usize, i: usize, w: f64| {
+            if let Some(p) = parts.get_mut(s) {
+                p.rows.push(i as u32);
+                p.weights.push(w);
+            }
+        };
         let mut stack = Vec::new();
-        for &r in &kept {
-            stack.push((0usize, batch.weights.get(r).copied().unwrap_or(0.0)));
-            while let Some((i, w)) = stack.pop() {
-                let Some(node) = g.nodes.get(i) else { continue };
-                if let Some(&s) = slot_of.get(i).filter(|&&s| s != usize::MAX) {
-                    if let Some(p) = parts.get_mut(s) {
-                        p.rows.push(r as u32);
-                        p.weights.push(w);
+        for (i, (node, &w)) in nodes.iter_mut().zip(weights).enumerate() {
+            let r = row(i);
+            let mut at = *node as usize;
+            let mut spread = None;
+            loop {
+                if let Some(s) = served(at) {
+                    add(s, i, w);
+                    break;
+                }
+                let Some(n) = g.nodes.get(at) else { break };
+                match step(n, values, r) {
+                    Move::To(child) => at = child,
+                    Move::Spread(children, fractions) => {
+                        spread = Some((children, fractions));
+                        break;
                     }
+                    Move::Stop => break,
+                }
+            }
+            *node = at as u32;
+            let Some((children, fractions)) = spread else {
+                continue;
+            };
+            for (&child, &f) in children.iter().zip(fractions) {
+                if f > 0.0 {
+                    stack.push((child, w * f));
+                }
+            }
+            while let Some((at, w)) = stack.pop() {
+                if let Some(s) = served(at) {
+                    add(s, i, w);
                     continue;
                 }
-                let Some(split) = node.split.as_ref().filter(|_| !node.children.is_empty()) else {
-                    continue;
-                };
-                let kind = split.kind();
-                match send(&kind, || split.missing.rule(), columns, r) {
-                    Some(c) => {
-                        if let Some(&child) = node.children.get(c) {
-                            stack.push((child, w));
-                        }
-                    }
-                    None => {
-                        for (&child, &f) in node.children.iter().zip(&split.fractions) {
+                let Some(n) = g.nodes.get(at) else { continue };
+                match step(n, values, r) {
+                    Move::To(child) => stack.push((child, w)),
+                    Move::Spread(children, fractions) => {
+                        for (&child, &f) in children.iter().zip(fractions) {
                             if f > 0.0 {
                                 stack.push((child, w * f));
                             }
                         }
                     }
+                    Move::Stop => {}
                 }
             }
         }
+        self.profile.add(Step::Route, start);
+        parts
+    }
+
+    /// Adds the routed rows of a binned batch to the served nodes' sums: statistics, missing
+    /// weights, histograms (but for the nodes `skip` marks, whose histograms are derived) and
+    /// per-category sums; on the variance pass, Σw(y − mean)². Each node's rows are added in
+    /// row order, as the in-memory fit adds them, so the sums carry its bits.
+    fn accumulate(
+        &self,
+        g: &Growing,
+        sums: &mut Sums,
+        coded: &Coded,
+        parts: &[NodeRows],
+        skip: &[bool],
+    ) {
+        let start = Instant::now();
+        let target = coded.target(self.n_classes);
+        let searcher = Searcher::new(&self.shape, &target, &self.params, g.total_weight)
+            .counting_rows_in(g.unit);
         if g.variance {
-            let y = match batch.target {
-                Target::Values(y) => *y,
-                _ => &[],
+            let y = match &coded.labels {
+                Labels::Values(y) => y.as_slice(),
+                Labels::Classes(_) => &[],
             };
             let criterion = self.params.criterion;
-            for ((s, rows), &i) in sums.nodes.iter_mut().zip(&parts).zip(&g.group) {
+            for ((s, rows), &i) in sums.nodes.iter_mut().zip(parts).zip(&g.group) {
                 let mean = g
                     .nodes
                     .get(i)
@@ -635,86 +876,76 @@ impl StreamFit {
                     }
                 }
             }
-            return Ok(kept.len() as u64);
+            self.profile.add(Step::Histograms, start);
+            return;
         }
-        // The batch's bins (and, on the first pass, each bin's value range).
-        let binned: Vec<Option<Binned>> = columns
-            .iter()
-            .zip(&g.cuts)
-            .map(|(col, cuts)| match (col, cuts) {
-                (Column::Numeric(v), Some(c)) => Binned::with_cuts(v, c, None),
-                _ => None,
-            })
-            .collect();
-        let all_kept = kept.len() == batch.weights.len();
-        for (((lo, hi), b), (col, cuts)) in sums
-            .lo
-            .iter_mut()
-            .zip(sums.hi.iter_mut())
-            .zip(&binned)
-            .zip(columns.iter().zip(&g.cuts))
-        {
-            if let (Some(b), false) = (b, lo.is_empty()) {
-                // Value ranges are those of the rows learnt from (weight 0 is no row).
-                let kept_only = match (col, cuts, all_kept) {
-                    (Column::Numeric(v), Some(c), false) => {
-                        let values: Vec<f64> = kept
-                            .iter()
-                            .map(|&r| v.get(r).copied().unwrap_or(f64::NAN))
-                            .collect();
-                        Binned::with_cuts(&values, c, None)
-                    }
-                    _ => None,
-                };
-                let (blo, bhi) = kept_only.as_ref().unwrap_or(b).lo_hi();
-                lo.iter_mut().zip(blo).for_each(|(x, y)| *x = x.min(*y));
-                hi.iter_mut().zip(bhi).for_each(|(x, y)| *x = x.max(*y));
-            }
-        }
-        let bins = Bins::from_columns(binned);
         let centred = searcher.centred_on(g.shift);
-        let slots = width + 1;
-        for ((s, rows), &i) in sums.nodes.iter_mut().zip(&parts).zip(&g.group) {
-            let Some(node) = g.nodes.get(i) else { continue };
+        let slots = searcher.zero_stats().len() + 1;
+        let missing_codes: Vec<Option<u8>> = g
+            .cuts
+            .iter()
+            .map(|c| c.as_ref().map(|c| c.n_bins() as u8))
+            .collect();
+        let add = |((s, rows), (&i, &skip)): ((&mut NodeSums, &NodeRows), (&usize, &bool))| {
+            let Some(node) = g.nodes.get(i) else { return };
             for (r, w) in rows.iter() {
-                batch.target.accumulate(&mut s.stats, r, w);
+                target.accumulate(&mut s.stats, r, w);
                 if !s.centred.is_empty() {
-                    batch
-                        .target
-                        .accumulate_around(&mut s.centred, r, w, g.shift);
+                    target.accumulate_around(&mut s.centred, r, w, g.shift);
                 }
             }
             s.rows += rows.len() as f64;
             for (f, m) in s.missing.iter_mut().enumerate() {
+                if !coded.missing.get(f).copied().unwrap_or(false) {
+                    continue;
+                }
+                let code = missing_codes.get(f).copied().flatten();
                 for (r, w) in rows.iter() {
-                    let missing = match columns.get(f) {
-                        Some(Column::Numeric(v)) => v.get(r).is_none_or(|x| x.is_nan()),
-                        Some(Column::Categorical(c)) => c.code(r).is_none(),
-                        // Refused by `check`; a sparse column misses no value.
-                        Some(Column::Sparse(_)) | None => false,
+                    let missing = match code {
+                        Some(code) => coded.code(f, r) == Some(code),
+                        None => coded.category(f, r).is_none(),
                     };
                     if missing {
                         *m += w;
                     }
                 }
             }
-            let (spans, _) = Histograms::layout(&g.bins, &node.usable, slots);
-            centred.add_to_histograms(&bins, &spans, &mut s.hist, rows, None);
+            if !skip {
+                let (spans, _) = Histograms::layout(&g.bins, &node.usable, slots);
+                centred.add_to_histograms(&coded.bins, &spans, &mut s.hist, rows, None);
+            }
             for (f, cats) in s.cats.iter_mut().enumerate() {
-                if let (Some(cats), Some(Column::Categorical(c))) = (cats, columns.get(f)) {
-                    let codes: Vec<Option<u32>> =
-                        rows.rows.iter().map(|&r| c.code(r as usize)).collect();
+                if let Some(cats) = cats {
+                    let codes: Vec<Option<u32>> = rows
+                        .rows
+                        .iter()
+                        .map(|&r| coded.category(f, r as usize))
+                        .collect();
                     centred.add_to_categories(cats, &codes, rows);
                 }
             }
-        }
-        Ok(kept.len() as u64)
+        };
+        let no_skip = vec![false; g.group.len()];
+        let skip = if skip.is_empty() { &no_skip } else { skip };
+        sums.nodes
+            .par_iter_mut()
+            .zip(parts)
+            .zip(g.group.par_iter().zip(skip))
+            .for_each(add);
+        self.profile.add(Step::Histograms, start);
     }
 
     /// Ends a pass with the sums of every row: decides the served nodes' splits (after the
     /// variance pass, for regression) and picks the nodes the next pass serves.
     pub fn finish_pass(&mut self, sums: Sums, control: &Control) -> Result<()> {
         control.check()?;
+        let start = Instant::now();
+        let outcome = self.end_pass(sums);
+        self.profile.add(Step::Splits, start);
+        outcome
+    }
+
+    fn end_pass(&mut self, sums: Sums) -> Result<()> {
         let Some(g) = self.state.as_mut().filter(|g| !g.replica) else {
             return Err(order(
                 "finish_pass",
@@ -794,6 +1025,25 @@ fn order(what: &'static str, reason: &str) -> CoreError {
     }
 }
 
+/// Where a split sends a row: to one child, to each child with its fraction (C4.5, the row
+/// misses the tested value), or nowhere (the node is not split).
+enum Move<'n> {
+    To(usize),
+    Spread(&'n [usize], &'n [f64]),
+    Stop,
+}
+
+/// Where node `n`'s split sends row `r` of `values`.
+fn step<'n, V: Values + ?Sized>(n: &'n Grown, values: &V, r: usize) -> Move<'n> {
+    let Some(split) = n.split.as_ref().filter(|_| !n.children.is_empty()) else {
+        return Move::Stop;
+    };
+    match send(&split.kind(), || split.missing.rule(), values, r) {
+        Some(c) => n.children.get(c).map_or(Move::Stop, |&c| Move::To(c)),
+        None => Move::Spread(&n.children, &split.fractions),
+    }
+}
+
 /// The rows of positive weight (the rows a fit learns from; see `data::Kept`).
 fn kept_rows(weights: &[f64]) -> Vec<usize> {
     (0..weights.len())
@@ -829,19 +1079,13 @@ impl Growing {
             .collect();
         parents.dedup();
         for p in parents {
-            let Some(parent) = self.nodes.get_mut(p) else {
-                continue;
-            };
-            let (Some(parent_hist), &[l, r]) = (parent.hist.take(), parent.children.as_slice())
-            else {
-                continue;
-            };
-            let parent_rows = parent.rows;
             let rows = |k: usize| self.nodes.get(k).map_or(0.0, |n| n.rows);
-            if parent_rows != rows(l) + rows(r) {
+            let pair = self.subtracted(p, rows);
+            // The parent's histograms are of no more use either way.
+            let parent_hist = self.nodes.get_mut(p).and_then(|n| n.hist.take());
+            let (Some((small, large)), Some(parent_hist)) = (pair, parent_hist) else {
                 continue;
-            }
-            let (small, large) = if rows(l) <= rows(r) { (l, r) } else { (r, l) };
+            };
             let Some(small_hist) = self.nodes.get(small).and_then(|n| n.hist.as_ref()) else {
                 continue;
             };
@@ -850,6 +1094,49 @@ impl Growing {
                 n.hist = Some(derived);
             }
         }
+    }
+
+    /// The smaller and the larger child of node `p` when the larger's histograms are the
+    /// parent's minus the smaller's: a binary split whose parent kept its histograms and that
+    /// sent each row to one child (`rows` of each node: no fractional row).
+    fn subtracted(&self, p: usize, rows: impl Fn(usize) -> f64) -> Option<(usize, usize)> {
+        let parent = self.nodes.get(p)?;
+        let (true, &[l, r]) = (parent.hist.is_some(), parent.children.as_slice()) else {
+            return None;
+        };
+        if parent.rows != rows(l) + rows(r) {
+            return None;
+        }
+        Some(if rows(l) <= rows(r) { (l, r) } else { (r, l) })
+    }
+
+    /// Which served nodes [`Self::absorb`] will give derived histograms, from the rows each
+    /// gets this pass (`rows`, per served node): their histograms need not be summed.
+    fn derived(&self, rows: &[f64]) -> Vec<bool> {
+        let mut slot_of = vec![usize::MAX; self.nodes.len()];
+        for (s, &i) in self.group.iter().enumerate() {
+            if let Some(x) = slot_of.get_mut(i) {
+                *x = s;
+            }
+        }
+        let served_rows = |k: usize| {
+            let s = slot_of.get(k).copied().unwrap_or(usize::MAX);
+            rows.get(s)
+                .copied()
+                .unwrap_or_else(|| self.nodes.get(k).map_or(0.0, |n| n.rows))
+        };
+        let mut derived = vec![false; self.group.len()];
+        for &i in &self.group {
+            let Some(p) = self.nodes.get(i).and_then(|n| n.parent) else {
+                continue;
+            };
+            if let Some((_, large)) = self.subtracted(p, served_rows) {
+                if let Some(d) = slot_of.get(large).and_then(|&s| derived.get_mut(s)) {
+                    *d = true;
+                }
+            }
+        }
+        derived
     }
 
     /// Summarises and searches each served node as the in-memory fit's `Grower::create`

@@ -1,0 +1,176 @@
+//! A batch as the passes after its binning read it: its rows of positive weight, each numeric
+//! value as its u8 bin code, categories as codes, the targets and weights, and each row's
+//! node in the tree grown so far. Spark MLlib keeps its rows so (binned `TreePoint`s and a
+//! node-id cache), as does LightGBM (bins only): a pass then reads a byte per value and starts
+//! each row where the last pass left it, instead of decoding the source and routing from the
+//! root.
+
+use crate::data::Target;
+use crate::split::hist::{Binned, Bins};
+use crate::split::Values;
+
+/// A kept category code that stands for a missing value (no category has it).
+pub(crate) const NO_CATEGORY: u32 = u32::MAX;
+
+/// The targets of a batch's rows.
+#[derive(Debug)]
+pub(crate) enum Labels {
+    Classes(Vec<u32>),
+    Values(Vec<f64>),
+}
+
+/// One batch's rows of positive weight, binned.
+#[derive(Debug)]
+pub(crate) struct Coded {
+    /// The numeric features' codes (`n_bins` for a missing value); none for categorical ones.
+    pub bins: Bins,
+    /// Per feature, a categorical feature's codes ([`NO_CATEGORY`] when missing).
+    pub cats: Vec<Option<Vec<u32>>>,
+    pub labels: Labels,
+    pub weights: Vec<f64>,
+    /// Each row's node (an index into the fit's nodes): the deepest it reaches whole, with
+    /// no fractional split (C4.5's weights) on the way.
+    pub nodes: Vec<u32>,
+    /// Per feature, whether some row misses its value (the others add no missing weight).
+    pub missing: Vec<bool>,
+}
+
+impl Coded {
+    pub fn len(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// The targets as the split search reads them.
+    pub fn target(&self, n_classes: usize) -> Target<'_> {
+        match &self.labels {
+            Labels::Classes(codes) => Target::Classes { codes, n_classes },
+            Labels::Values(y) => Target::Values(y),
+        }
+    }
+
+    /// Row `r`'s category of feature `f`, `None` when missing (or `f` is numeric).
+    #[inline]
+    pub fn category(&self, f: usize, r: usize) -> Option<u32> {
+        let c = *self.cats.get(f)?.as_ref()?.get(r)?;
+        (c != NO_CATEGORY).then_some(c)
+    }
+
+    /// Row `r`'s code of numeric feature `f`.
+    #[inline]
+    pub fn code(&self, f: usize, r: usize) -> Option<u8> {
+        self.bins.column(f)?.codes().get(r).copied()
+    }
+
+    /// Bytes held (what the memory budget counts).
+    pub fn bytes(&self) -> usize {
+        let n = self.len();
+        let numeric = self.missing.len() - self.cats.iter().flatten().count();
+        let labels = match &self.labels {
+            Labels::Classes(_) => 4,
+            Labels::Values(_) => 8,
+        };
+        n * (numeric + 4 * self.cats.iter().flatten().count() + labels + 8 + 4)
+    }
+
+    /// The record [`Self::read`] reads back: the nodes first (a pass rewrites them in place),
+    /// then codes, categories, targets and weights, little-endian.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        out.clear();
+        self.nodes
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        for (f, cats) in self.cats.iter().enumerate() {
+            match (cats, self.bins.column(f)) {
+                (Some(c), _) => c
+                    .iter()
+                    .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+                (None, Some(b)) => out.extend_from_slice(b.codes()),
+                (None, None) => {}
+            }
+        }
+        match &self.labels {
+            Labels::Classes(c) => c
+                .iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Labels::Values(y) => y
+                .iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        }
+        self.weights
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+    }
+
+    /// Reads [`Self::write`]'s record of `n` rows whose features `missing` says miss values;
+    /// `shape` is a batch of the same fit (which features are categorical, whether targets
+    /// are classes). `None` if the record is short.
+    pub fn read(bytes: &[u8], n: usize, missing: &[bool], shape: &Coded) -> Option<Coded> {
+        let mut rest = bytes;
+        let mut take = |len: usize| -> Option<&[u8]> {
+            let (head, tail) = rest.split_at_checked(len)?;
+            rest = tail;
+            Some(head)
+        };
+        let words = |b: &[u8]| -> Vec<u32> {
+            b.chunks_exact(4)
+                .filter_map(|c| c.try_into().ok().map(u32::from_le_bytes))
+                .collect()
+        };
+        let floats = |b: &[u8]| -> Vec<f64> {
+            b.chunks_exact(8)
+                .filter_map(|c| c.try_into().ok().map(f64::from_le_bytes))
+                .collect()
+        };
+        let nodes = words(take(4 * n)?);
+        let mut cats = Vec::with_capacity(shape.cats.len());
+        let mut columns = Vec::with_capacity(shape.cats.len());
+        for c in &shape.cats {
+            if c.is_some() {
+                cats.push(Some(words(take(4 * n)?)));
+                columns.push(None);
+            } else {
+                cats.push(None);
+                columns.push(Some(Binned::coded(take(n)?.to_vec())));
+            }
+        }
+        let labels = match shape.labels {
+            Labels::Classes(_) => Labels::Classes(words(take(4 * n)?)),
+            Labels::Values(_) => Labels::Values(floats(take(8 * n)?)),
+        };
+        let weights = floats(take(8 * n)?);
+        Some(Coded {
+            bins: Bins::from_columns(columns),
+            cats,
+            labels,
+            weights,
+            nodes,
+            missing: missing.to_vec(),
+        })
+    }
+}
+
+/// A kept batch as routing reads it: a numeric feature's value is the greatest training value
+/// of its bin. No split threshold falls inside a bin's range of training values (it lies
+/// between the ranges of two non-empty bins, [`Bins::threshold`]), so every row goes where its
+/// value would send it.
+pub(crate) struct CodedValues<'a> {
+    pub coded: &'a Coded,
+    /// Per feature, each bin's greatest training value (empty for categorical features).
+    pub hi: &'a [&'a [f64]],
+}
+
+impl Values for CodedValues<'_> {
+    #[inline]
+    fn number(&self, f: usize, row: usize) -> f64 {
+        let code = self.coded.code(f, row);
+        match (code, self.hi.get(f)) {
+            (Some(c), Some(hi)) => hi.get(usize::from(c)).copied().unwrap_or(f64::NAN),
+            _ => f64::NAN,
+        }
+    }
+
+    #[inline]
+    fn code(&self, f: usize, row: usize) -> Option<u32> {
+        self.coded.category(f, row)
+    }
+}
