@@ -234,7 +234,9 @@ impl Binary {
                     // The least recently used.
                     0
                 };
-                slots.get_mut(fresh)?.count(self, loss, &node.rows, ctx.control)?;
+                slots
+                    .get_mut(fresh)?
+                    .count(self, loss, &node.rows, ctx.control)?;
                 self.tally.whole.fetch_add(1, AtomicOrdering::Relaxed);
                 fresh
             }
@@ -324,7 +326,12 @@ impl Binary {
 
     /// The similarity bounds of a node's roots (depth three and more). `None` when the
     /// memory cannot be had.
-    pub(crate) fn similar<L: Loss>(&self, node: &Node, loss: &L, control: &Control) -> Option<Similar> {
+    pub(crate) fn similar<L: Loss>(
+        &self,
+        node: &Node,
+        loss: &L,
+        control: &Control,
+    ) -> Option<Similar> {
         let k = self.k;
         let mut moves = control.filled(triangle(k), 0.0)?;
         let mut held_rows = vec![0u32; k];
@@ -451,7 +458,13 @@ impl Counts {
     }
 
     /// Counts `rows` from nothing. `None` when the search stopped.
-    fn count<L: Loss>(&mut self, bin: &Binary, loss: &L, rows: &[u32], control: &Control) -> Option<()> {
+    fn count<L: Loss>(
+        &mut self,
+        bin: &Binary,
+        loss: &L,
+        rows: &[u32],
+        control: &Control,
+    ) -> Option<()> {
         self.planes.iter_mut().for_each(|x| *x = 0.0);
         self.total.iter_mut().for_each(|x| *x = 0.0);
         self.held_rows.iter_mut().for_each(|x| *x = 0);
@@ -570,7 +583,8 @@ impl Similar {
     /// Records a child's lower bound: feature `i`'s side `side` with `leaves` leaves.
     pub(crate) fn record(&mut self, i: usize, side: usize, leaves: usize, lower: f64) {
         if lower.is_finite() && self.solved.try_reserve(1).is_ok() {
-            self.solved.push((i as u32, side as u8, leaves as u32, lower));
+            self.solved
+                .push((i as u32, side as u8, leaves as u32, lower));
         }
     }
 }

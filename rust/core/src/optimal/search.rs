@@ -126,7 +126,15 @@ fn solve_from<L: Loss>(
     // counts) when the node's columns have few values.
     if depth == 2 {
         let counted = match &ctx.binary {
-            Some(b) => b.solve(ctx, node, &loss, leaves),
+            Some(b) => {
+                let counted = b.solve(ctx, node, &loss, leaves);
+                if counted.is_none() {
+                    // Stopped (the node may hold no lists to sweep): only the floor is known.
+                    inc.close(split_floor);
+                    return finish(inc, known);
+                }
+                counted
+            }
             None => pairs::solve(ctx, node, &loss, leaves, inc.bound()),
         };
         if let Some(counted) = counted {
@@ -309,7 +317,10 @@ fn binary_root<L: Loss>(
     let allocations: Vec<usize> =
         (leaves.saturating_sub(half).max(1)..=(leaves - 1).min(half)).collect();
     let hint = Hint {
-        left: allocations.iter().map(|&k| similar.bound(c, 0, k)).collect(),
+        left: allocations
+            .iter()
+            .map(|&k| similar.bound(c, 0, k))
+            .collect(),
         right: allocations
             .iter()
             .map(|&k| similar.bound(c, 1, leaves - k))
@@ -378,7 +389,11 @@ fn evaluate<L: Loss>(
         score: 2.0 * alpha,
         columns: Default::default(),
     };
-    let Some((left, right)) = node.split(ctx.columns, test, side, &ctx.keys, ctx.control) else {
+    // Binary features' depth-two children are counted from their rows alone (with at least
+    // 7 leaves, no child gets 2, whose depth-one search sweeps the lists).
+    let lists = !(depth == 3 && leaves >= 7 && ctx.binary.is_some());
+    let Some((left, right)) = node.split(ctx.columns, test, lists, side, &ctx.keys, ctx.control)
+    else {
         // Out of memory: the fit stops at its next check.
         return stopped;
     };

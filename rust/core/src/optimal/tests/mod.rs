@@ -671,7 +671,9 @@ fn binary_case(g: &mut Lcg, n: usize, k: usize) -> Case {
     let numeric = (0..k)
         .map(|_| {
             let ones = 1 + g.below(9);
-            (0..n).map(|_| f64::from(u8::from(g.below(10) < ones))).collect()
+            (0..n)
+                .map(|_| f64::from(u8::from(g.below(10) < ones)))
+                .collect()
         })
         .collect();
     let weighted = g.below(3) == 0;
@@ -684,7 +686,13 @@ fn binary_case(g: &mut Lcg, n: usize, k: usize) -> Case {
         labels: (0..n).map(|_| g.below(3) as u32).collect(),
         y: (0..n).map(|_| g.below(20) as f64 / 4.0).collect(),
         weights: (0..n)
-            .map(|_| if weighted { 0.5 + g.below(4) as f64 } else { 1.0 })
+            .map(|_| {
+                if weighted {
+                    0.5 + g.below(4) as f64
+                } else {
+                    1.0
+                }
+            })
             .collect(),
     }
 }
@@ -788,4 +796,65 @@ fn binary_features_equal_the_general_search() {
             "seed {seed} depth {depth} n {n} k {k}: {binary} vs {general}"
         );
     }
+}
+
+/// On thresholds of hidden features (as a binarisation makes them), depth-two counts are
+/// mostly updated from another subproblem's, and the similarity bound rules out most roots
+/// of the depth-three search before their children are solved.
+#[test]
+fn binary_counts_are_reused_and_roots_ruled_out() {
+    use std::sync::atomic::Ordering;
+    let mut g = Lcg(11);
+    let n = 400;
+    let hidden: Vec<Vec<u64>> = (0..4)
+        .map(|_| (0..n).map(|_| g.below(1000)).collect())
+        .collect();
+    let columns: Vec<Vec<f64>> = hidden
+        .iter()
+        .flat_map(|h| {
+            (1..10).map(move |t| {
+                h.iter()
+                    .map(|&x| f64::from(u8::from(x < t * 100)))
+                    .collect()
+            })
+        })
+        .collect();
+    let labels: Vec<u32> = (0..n)
+        .map(|r| {
+            let parity = (hidden[0][r] < 500) ^ (hidden[1][r] < 300) ^ (hidden[2][r] < 600);
+            u32::from(parity) ^ u32::from(g.below(20) == 0)
+        })
+        .collect();
+    let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+    let control = Control::new();
+    let cols = Columns::new(&data, 20, None, &control).unwrap();
+    let weights = vec![1.0; n];
+    let worst = ClassLoss::worst_costs(2, None);
+    let ctx = Ctx {
+        columns: &cols,
+        loss: ClassLoss::new(&labels, &weights, 2, None, &worst),
+        alpha: 0.0,
+        tol: 1e-9 * n as f64,
+        keys: RowKeys,
+        control: &control,
+        cache: Cache::default(),
+        parallel: false,
+        binary: Binary::new(&cols, n, &control),
+    };
+    let root = Node::root(&cols, n, &RowKeys, &control).unwrap();
+    let out = solve_root(&ctx, &root, 3, 8, None, n).unwrap();
+    assert!(out.cost <= out.lower + 1e-9, "proven");
+    let tally = &ctx.binary.as_ref().unwrap().tally;
+    let [whole, reused, moved, pruned, split] = [
+        &tally.whole,
+        &tally.reused,
+        &tally.moved_rows,
+        &tally.pruned,
+        &tally.split,
+    ]
+    .map(|a| a.load(Ordering::Relaxed));
+    assert!(reused > whole, "reused {reused} whole {whole}");
+    // Updating a reused count moves fewer rows than counting it whole would.
+    assert!(moved < reused * n / 2, "moved {moved} over {reused}");
+    assert!(pruned > split, "pruned {pruned} split {split}");
 }
