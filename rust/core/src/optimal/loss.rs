@@ -25,6 +25,11 @@ pub(crate) trait Loss: Copy + Send + Sync {
     fn unit_moves(&self) -> bool {
         false
     }
+    /// Whether a row's statistics are the same at every node, so that the counts of one
+    /// node's rows can be updated into another's (regression centres them on the node's).
+    fn shared_stats(&self) -> bool {
+        true
+    }
     /// This loss as the node holding `rows` measures it (regression centres and bounds its
     /// targets on the node's).
     fn at(&self, rows: &[u32]) -> Self;
@@ -316,6 +321,10 @@ impl Loss for SquaredLoss<'_> {
         let (y, w) = self.yw(row);
         let d = (y - self.lo).max(self.hi - y);
         w * d * d
+    }
+
+    fn shared_stats(&self) -> bool {
+        false
     }
 
     fn at(&self, rows: &[u32]) -> Self {

@@ -15,6 +15,8 @@
 //! - `depth1`: the best depth-one trees of both sides of a split in one sweep;
 //! - `depth2`: depth-two subproblems by that sweep, never materialised;
 //! - `pairs`: depth-two subproblems of few-valued columns, solved whole by counting;
+//! - `binary`: binary features counted by pairs of features held, reused across
+//!   subproblems, and the similarity bound across roots;
 //! - `intervals`: which thresholds (and subsets) to evaluate, which to rule out;
 //! - `cache`: solved subproblems by row set;
 //! - `search`: the branch and bound itself;
@@ -26,6 +28,7 @@
 //! everywhere else.
 
 mod assemble;
+mod binary;
 mod cache;
 mod columns;
 mod depth1;
@@ -48,6 +51,7 @@ use crate::threads::in_pool;
 use crate::tree::{Optimality, Tree};
 
 use assemble::{assemble, sol_of_tree, Setting};
+use binary::Binary;
 use cache::{Cache, RowKeys};
 use columns::Columns;
 use loss::{ClassLoss, Loss, SquaredLoss};
@@ -432,6 +436,7 @@ fn search<L: Loss>(
         control,
         cache: Cache::default(),
         parallel: rayon::current_num_threads() > 1,
+        binary: Binary::new(columns, n_rows, control),
     };
     solve_root(&ctx, root, depth, leaves, seed, n_rows)
 }

@@ -76,13 +76,15 @@ impl Node {
         Some(Node { rows, lists, hash })
     }
 
-    /// The two children of `test`, their lists in this node's order. `side` is scratch of
-    /// one byte per training row. `None` when the memory cannot be had (recorded in
-    /// `control`).
+    /// The two children of `test`, their lists in this node's order (`lists`; else rows
+    /// only, for subproblems that never read the lists: binary features' depth-two counts).
+    /// `side` is scratch of one byte per training row. `None` when the memory cannot be had
+    /// (recorded in `control`).
     pub(crate) fn split(
         &self,
         columns: &Columns,
         test: Test,
+        lists: bool,
         side: &mut [u8],
         keys: &RowKeys,
         control: &Control,
@@ -100,7 +102,7 @@ impl Node {
                 right_rows.push(r);
             }
         }
-        let n_orderings = columns.orderings.len();
+        let n_orderings = if lists { columns.orderings.len() } else { 0 };
         let mut left = control.vec(n_left * n_orderings)?;
         left.resize(n_left * n_orderings, Entry { row: 0, rank: 0 });
         let mut right = control.vec(n_right * n_orderings)?;

@@ -281,7 +281,7 @@ impl Bars {
 }
 
 /// The best side tree found: its error (no leaf penalty) and its test.
-type Best = Option<(f64, Test)>;
+pub(crate) type Best = Option<(f64, Test)>;
 
 /// What counting proved of a node's depth-two trees rooted at a split.
 pub(crate) struct Counted {
@@ -500,7 +500,7 @@ fn root<L: Loss>(
 /// The cheapest tree of depth two (at most `leaves` leaves, 3 or 4) under a root split whose
 /// sides are, as leaves, of error `leaf` and whose best splits are `split` (errors without
 /// the penalties): its cost and each side's test (`None`: a leaf).
-fn compose<L: Loss>(
+pub(crate) fn compose<L: Loss>(
     ctx: &Ctx<'_, L>,
     leaves: usize,
     leaf: [f64; 2],
@@ -531,7 +531,7 @@ fn compose<L: Loss>(
 }
 
 /// The tree `test` over the sides' `tests` (`None`: a leaf).
-fn tree(test: Test, tests: [Option<Test>; 2]) -> Sol {
+pub(crate) fn tree(test: Test, tests: [Option<Test>; 2]) -> Sol {
     let [l, r] = tests.map(|t| t.map_or_else(Sol::leaf, Sol::stump));
     Sol::split(test, &l, &r)
 }

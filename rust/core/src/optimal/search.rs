@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 
+use super::binary::{self, Binary, Similar};
 use super::cache::{Cache, Known, RowKeys};
 use super::columns::Columns;
 use super::depth1::{stumps_by_column, Sides};
@@ -38,6 +39,8 @@ pub(crate) struct Ctx<'a, L: Loss> {
     pub cache: Cache,
     /// Scans may split their columns among the threads of the current pool.
     pub parallel: bool,
+    /// The binary features, when every column is one: counted as such.
+    pub binary: Option<Binary>,
 }
 
 /// The result of a subproblem.
@@ -122,7 +125,19 @@ fn solve_from<L: Loss>(
     // Depth two: counting scores every tree rooted at a split at once (MurTree's frequency
     // counts) when the node's columns have few values.
     if depth == 2 {
-        if let Some(counted) = pairs::solve(ctx, node, &loss, leaves, inc.bound()) {
+        let counted = match &ctx.binary {
+            Some(b) => {
+                let counted = b.solve(ctx, node, &loss, leaves);
+                if counted.is_none() {
+                    // Stopped (the node may hold no lists to sweep): only the floor is known.
+                    inc.close(split_floor);
+                    return finish(inc, known);
+                }
+                counted
+            }
+            None => pairs::solve(ctx, node, &loss, leaves, inc.bound()),
+        };
+        if let Some(counted) = counted {
             if let Some((cost, sol)) = counted.best {
                 inc.offer(cost, || sol);
             }
@@ -148,11 +163,19 @@ fn solve_from<L: Loss>(
             .map_or(f64::INFINITY, |(e, _)| e)
     };
     order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
+    let mut similar = ctx
+        .binary
+        .as_ref()
+        .and_then(|b| b.similar(node, &loss, ctx.control));
     for c in order {
         if ctx.control.stopped() {
             // The columns not searched are bounded only by the floor.
             inc.close(split_floor);
             break;
+        }
+        if let Some(similar) = similar.as_mut() {
+            binary_root(ctx, node, &loss, similar, c, depth, leaves, &mut inc, side);
+            continue;
         }
         let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
         search_column(ctx, node, &loss, c, probe, depth, leaves, &mut inc, side);
@@ -270,6 +293,73 @@ fn search_column<L: Loss>(
     }
 }
 
+/// Evaluates binary feature `c` as the root of `node`'s trees of `depth` (three or more)
+/// and `leaves`, unless the similarity bound on its children rules it out; records what it
+/// proves of them for the roots after it.
+#[allow(clippy::too_many_arguments)]
+fn binary_root<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    similar: &mut Similar,
+    c: usize,
+    depth: usize,
+    leaves: usize,
+    inc: &mut Incumbent,
+    side: &mut [u8],
+) {
+    if !similar.splits(c) {
+        return;
+    }
+    let alpha = ctx.alpha;
+    let half = 1usize << (depth - 1).min(16);
+    // As `evaluate` allocates the leaves.
+    let allocations: Vec<usize> =
+        (leaves.saturating_sub(half).max(1)..=(leaves - 1).min(half)).collect();
+    let hint = Hint {
+        left: allocations
+            .iter()
+            .map(|&k| similar.bound(c, 0, k))
+            .collect(),
+        right: allocations
+            .iter()
+            .map(|&k| similar.bound(c, 1, leaves - k))
+            .collect(),
+        columns: Default::default(),
+    };
+    let known = hint.total(allocations.len(), alpha);
+    let tally = ctx.binary.as_ref().map(|b| &b.tally);
+    if inc.rules_out(known) {
+        if let Some(t) = tally {
+            t.pruned.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        inc.close(known);
+        return;
+    }
+    if let Some(t) = tally {
+        t.split.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    let result = evaluate(
+        ctx,
+        node,
+        loss,
+        binary::test(c),
+        depth,
+        leaves,
+        0.0,
+        &hint,
+        inc,
+        side,
+    );
+    inc.close(result.score);
+    for (i, &k) in allocations.iter().enumerate() {
+        if let (Some(&l), Some(&r)) = (result.left.get(i), result.right.get(i)) {
+            similar.record(c, 0, k, l);
+            similar.record(c, 1, leaves - k, r);
+        }
+    }
+}
+
 /// Evaluates the split `test` of `node` as the root of a tree of `depth` and `leaves`: its
 /// best such tree is offered to `inc`. `hint` bounds its parts from the evaluated
 /// neighbours; the second child may be sought up to `slack` above what the bound leaves it
@@ -299,7 +389,11 @@ fn evaluate<L: Loss>(
         score: 2.0 * alpha,
         columns: Default::default(),
     };
-    let Some((left, right)) = node.split(ctx.columns, test, side, &ctx.keys, ctx.control) else {
+    // Binary features' depth-two children are counted from their rows alone (with at least
+    // 7 leaves, no child gets 2, whose depth-one search sweeps the lists).
+    let lists = !(depth == 3 && leaves >= 7 && ctx.binary.is_some());
+    let Some((left, right)) = node.split(ctx.columns, test, lists, side, &ctx.keys, ctx.control)
+    else {
         // Out of memory: the fit stops at its next check.
         return stopped;
     };

@@ -664,3 +664,197 @@ fn unsupported_settings_are_refused_by_name() {
     );
     assert!(grow_optimal(&sample, &params(2, None, false, true), 0.0, &Control::new()).is_ok());
 }
+
+/// A random data set of `k` binary features (0/1 columns, as STreeD takes its input), so
+/// that every depth-two subproblem is counted by pairs of features held (`super::binary`).
+fn binary_case(g: &mut Lcg, n: usize, k: usize) -> Case {
+    let numeric = (0..k)
+        .map(|_| {
+            let ones = 1 + g.below(9);
+            (0..n)
+                .map(|_| f64::from(u8::from(g.below(10) < ones)))
+                .collect()
+        })
+        .collect();
+    let weighted = g.below(3) == 0;
+    Case {
+        numeric,
+        codes: Vec::new(),
+        absent: Vec::new(),
+        ordered: Vec::new(),
+        n_categories: 2,
+        labels: (0..n).map(|_| g.below(3) as u32).collect(),
+        y: (0..n).map(|_| g.below(20) as f64 / 4.0).collect(),
+        weights: (0..n)
+            .map(|_| {
+                if weighted {
+                    0.5 + g.below(4) as f64
+                } else {
+                    1.0
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The objective of the optimal tree of `c` (classes, or values when `regression`).
+fn optimum(c: &Case, p: &TreeParams, regression: bool, alpha: f64) -> f64 {
+    let data = c.dataset();
+    let target = if regression {
+        Target::Values(&c.y)
+    } else {
+        Target::Classes {
+            codes: &c.labels,
+            n_classes: 3,
+        }
+    };
+    let sample = Sample {
+        data: &data,
+        target: &target,
+        weights: &c.weights,
+    };
+    let tree = grow_optimal(&sample, p, alpha, &Control::new()).unwrap();
+    let o = tree.optimality().unwrap();
+    assert!(o.proven());
+    assert!(tree.max_depth() <= p.max_depth.unwrap());
+    o.objective * c.weights.iter().sum::<f64>()
+}
+
+/// Binary features (pair counts, counts updated from another subproblem's, the similarity
+/// bound across roots) against brute force on tiny data, with weights, costs, regression,
+/// leaf penalties and budgets.
+#[test]
+fn binary_features_equal_brute_force() {
+    let costs_m = [0.0, 1.0, 4.0, 2.0, 0.0, 1.0, 1.0, 3.0, 0.0];
+    for seed in 0..120u64 {
+        let mut g = Lcg(seed * 104_729 + 7);
+        let depth = [2, 2, 3][(seed % 3) as usize];
+        let (n, k) = if depth == 2 {
+            (6 + g.below(20) as usize, 2 + g.below(5) as usize)
+        } else {
+            (5 + g.below(6) as usize, 2 + g.below(3) as usize)
+        };
+        let c = binary_case(&mut g, n, k);
+        let regression = g.below(4) == 0;
+        let alpha = [0.0, 0.0, 0.02, 0.1][g.below(4) as usize];
+        let leaves = [None, None, Some(2), Some(3), Some(5)][g.below(5) as usize];
+        let costs = (!regression && g.below(3) == 0).then_some(&costs_m[..]);
+        let mut p = params(depth, leaves, regression, false);
+        p.cost_matrix = costs.map(<[f64]>::to_vec);
+        let found = optimum(&c, &p, regression, alpha);
+        let w: f64 = c.weights.iter().sum();
+        let all: Vec<usize> = (0..n).collect();
+        let expected =
+            c.brute(!regression, costs, alpha * w)
+                .best(&all, depth, leaves.unwrap_or(usize::MAX));
+        assert!(
+            (found - expected).abs() <= 1e-8 * w,
+            "seed {seed} depth {depth} n {n} k {k} regression {regression} alpha {alpha} \
+             leaves {leaves:?} costs {}: {found} vs {expected}",
+            costs.is_some()
+        );
+    }
+}
+
+/// On data too large for brute force, where counts are reused many times and most roots
+/// are ruled out by the similarity bound, the binary path finds the optimum of the general
+/// counting of few-valued columns (itself checked against brute force above).
+#[test]
+fn binary_features_equal_the_general_search() {
+    use std::sync::atomic::Ordering;
+    let costs_m = [0.0, 1.0, 4.0, 2.0, 0.0, 1.0, 1.0, 3.0, 0.0];
+    for seed in 0..12u64 {
+        let mut g = Lcg(seed * 7_727 + 3);
+        let n = 150 + g.below(150) as usize;
+        let k = 8 + g.below(10) as usize;
+        let mut c = binary_case(&mut g, n, k);
+        // Thresholds of one hidden feature, as binarisation makes them (nested sets whose
+        // neighbours differ in a few rows), and a class that depends on them.
+        let hidden: Vec<u64> = (0..n).map(|_| g.below(100)).collect();
+        for t in [20, 35, 50, 65, 80] {
+            c.numeric
+                .push(hidden.iter().map(|&h| f64::from(u8::from(h < t))).collect());
+        }
+        for (r, label) in c.labels.iter_mut().enumerate() {
+            if g.below(3) > 0 {
+                *label = u32::from(hidden[r] >= 50) + u32::from(c.numeric[0][r] > 0.5);
+            }
+        }
+        let depth = 3 + (seed % 4 == 0) as usize;
+        let regression = seed % 5 == 1;
+        let alpha = [0.0, 0.0, 0.01][(seed % 3) as usize];
+        let leaves = [None, None, None, Some(5)][(seed % 4) as usize];
+        let mut p = params(depth, leaves, regression, false);
+        p.cost_matrix = (seed % 6 == 2).then(|| costs_m.to_vec());
+        let binary = optimum(&c, &p, regression, alpha);
+        super::binary::BINARY.store(false, Ordering::Relaxed);
+        let general = optimum(&c, &p, regression, alpha);
+        super::binary::BINARY.store(true, Ordering::Relaxed);
+        let w: f64 = c.weights.iter().sum();
+        assert!(
+            (binary - general).abs() <= 1e-8 * w,
+            "seed {seed} depth {depth} n {n} k {k}: {binary} vs {general}"
+        );
+    }
+}
+
+/// On thresholds of hidden features (as a binarisation makes them), depth-two counts are
+/// mostly updated from another subproblem's, and the similarity bound rules out most roots
+/// of the depth-three search before their children are solved.
+#[test]
+fn binary_counts_are_reused_and_roots_ruled_out() {
+    use std::sync::atomic::Ordering;
+    let mut g = Lcg(11);
+    let n = 400;
+    let hidden: Vec<Vec<u64>> = (0..4)
+        .map(|_| (0..n).map(|_| g.below(1000)).collect())
+        .collect();
+    let columns: Vec<Vec<f64>> = hidden
+        .iter()
+        .flat_map(|h| {
+            (1..10).map(move |t| {
+                h.iter()
+                    .map(|&x| f64::from(u8::from(x < t * 100)))
+                    .collect()
+            })
+        })
+        .collect();
+    let labels: Vec<u32> = (0..n)
+        .map(|r| {
+            let parity = (hidden[0][r] < 500) ^ (hidden[1][r] < 300) ^ (hidden[2][r] < 600);
+            u32::from(parity) ^ u32::from(g.below(20) == 0)
+        })
+        .collect();
+    let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+    let control = Control::new();
+    let cols = Columns::new(&data, 20, None, &control).unwrap();
+    let weights = vec![1.0; n];
+    let worst = ClassLoss::worst_costs(2, None);
+    let ctx = Ctx {
+        columns: &cols,
+        loss: ClassLoss::new(&labels, &weights, 2, None, &worst),
+        alpha: 0.0,
+        tol: 1e-9 * n as f64,
+        keys: RowKeys,
+        control: &control,
+        cache: Cache::default(),
+        parallel: false,
+        binary: Binary::new(&cols, n, &control),
+    };
+    let root = Node::root(&cols, n, &RowKeys, &control).unwrap();
+    let out = solve_root(&ctx, &root, 3, 8, None, n).unwrap();
+    assert!(out.cost <= out.lower + 1e-9, "proven");
+    let tally = &ctx.binary.as_ref().unwrap().tally;
+    let [whole, reused, moved, pruned, split] = [
+        &tally.whole,
+        &tally.reused,
+        &tally.moved_rows,
+        &tally.pruned,
+        &tally.split,
+    ]
+    .map(|a| a.load(Ordering::Relaxed));
+    assert!(reused > whole, "reused {reused} whole {whole}");
+    // Updating a reused count moves fewer rows than counting it whole would.
+    assert!(moved < reused * n / 2, "moved {moved} over {reused}");
+    assert!(pruned > split, "pruned {pruned} split {split}");
+}
