@@ -1500,7 +1500,7 @@ mod tests {
             let classes: Vec<u32> = (0..n).map(|_| g.below(3) as u32).collect();
             let values: Vec<f64> = (0..n).map(|_| g.below(1000) as f64 / 7.0).collect();
             let weights: Vec<f64> = (0..n).map(|_| 0.5 + g.below(4) as f64).collect();
-            let mut columns: Vec<Column<'_>> = numeric.iter().map(|v| Column::Numeric(v)).collect();
+            let mut columns: Vec<Column<'_>> = numeric.iter().map(|v| Column::numeric(v)).collect();
             columns.push(Column::Categorical(CategoricalColumn {
                 codes: &codes,
                 missing: Some(&missing),

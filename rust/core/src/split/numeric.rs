@@ -302,7 +302,7 @@ impl Searcher<'_, '_> {
         if let (Conventions::J48, Some(values)) = (self.conventions, self.training_values) {
             match self.data.columns().get(feature) {
                 Some(Column::Numeric(x)) => {
-                    return values.at_or_below(feature, x.iter().copied(), cut, lo)
+                    return with_numbers!(x, |x| values.at_or_below(feature, x.iter(), cut, lo))
                 }
                 Some(Column::Sparse(c)) => {
                     return values.at_or_below(feature, (0..c.n_rows).map(|r| c.value(r)), cut, lo)
@@ -677,7 +677,7 @@ mod tests {
             (state >> 33) % n
         };
         let column = vec![0.0; 1];
-        let data = Dataset::new(vec![Column::Numeric(&column)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&column)]).unwrap();
         for case in 0..400u64 {
             let n = 2 + next(300) as usize;
             let n_classes = 2 + (case % 4) as usize;

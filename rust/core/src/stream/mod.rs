@@ -25,7 +25,10 @@ mod sums;
 use crate::builder::{
     admits, is_terminal, mean_of, split_node, summarise, NodeFigures, RegressionFigures,
 };
-use crate::data::{validate_weights, CategoricalColumn, Column, Dataset, FeatureKind, Target};
+use crate::data::{
+    validate_weights, with_numbers, CategoricalColumn, Column, Dataset, FeatureKind, Strided,
+    Target,
+};
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::split::hist::{Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
@@ -442,7 +445,7 @@ impl StreamFit {
             if let Column::Numeric(values) = col {
                 let known: Vec<f64> = kept
                     .iter()
-                    .map(|&r| values.get(r).copied().unwrap_or(f64::NAN))
+                    .map(|&r| values.get(r).unwrap_or(f64::NAN))
                     .collect();
                 s.add(&known, offset);
             }
@@ -642,7 +645,9 @@ impl StreamFit {
             .iter()
             .zip(&g.cuts)
             .map(|(col, cuts)| match (col, cuts) {
-                (Column::Numeric(v), Some(c)) => Binned::with_cuts(v, c, None),
+                (Column::Numeric(v), Some(c)) => {
+                    with_numbers!(v, |v| Binned::with_cuts(v, c, None))
+                }
                 _ => None,
             })
             .collect();
@@ -658,11 +663,9 @@ impl StreamFit {
                 // Value ranges are those of the rows learnt from (weight 0 is no row).
                 let kept_only = match (col, cuts, all_kept) {
                     (Column::Numeric(v), Some(c), false) => {
-                        let values: Vec<f64> = kept
-                            .iter()
-                            .map(|&r| v.get(r).copied().unwrap_or(f64::NAN))
-                            .collect();
-                        Binned::with_cuts(&values, c, None)
+                        let values: Vec<f64> =
+                            kept.iter().map(|&r| v.get(r).unwrap_or(f64::NAN)).collect();
+                        Binned::with_cuts(&Strided::contiguous(&values), c, None)
                     }
                     _ => None,
                 };
@@ -977,7 +980,7 @@ fn shape_of(kinds: &[FeatureKind]) -> Vec<Column<'static>> {
     kinds
         .iter()
         .map(|k| match *k {
-            FeatureKind::Numeric => Column::Numeric(&[]),
+            FeatureKind::Numeric => Column::numeric(&[]),
             FeatureKind::Categorical {
                 n_categories,
                 ordered,
