@@ -436,6 +436,10 @@ fn grow_searching(
         {
             continue;
         }
+        // The children have their rows: the parent's go before its lists are handed down,
+        // which is the fit's peak of memory near the root.
+        let n_rows = p.rows.len();
+        drop(p.rows);
         tree.reserve_nodes(n_children, control).ok_or_else(stop)?;
         let children = split_node(&mut tree, p.node, &split);
         n_leaves += n_children - 1;
@@ -445,7 +449,7 @@ fn grow_searching(
                 *u = false;
             }
         }
-        let mut indexes = grower.hand_down(p.index, routes.as_ref(), p.rows.len(), &parts, &usable);
+        let mut indexes = grower.hand_down(p.index, routes.as_ref(), n_rows, &parts, &usable);
         indexes.resize_with(n_children, Index::default);
         let bounds = grower.child_bounds(&split, &parts, p.bounds);
         let nodes = children
