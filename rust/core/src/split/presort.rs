@@ -570,7 +570,7 @@ mod tests {
                 })
                 .collect();
             let control = Control::new();
-            let got = sorted_list(n, |i| values[i as usize], &control).unwrap();
+            let got = sorted_list(n, |i| values.get(i as usize).copied(), &control).unwrap();
             let mut known: Vec<(f64, u32)> = (0..n as u32)
                 .map(|i| (values[i as usize], i))
                 .filter(|(x, _)| !x.is_nan())
@@ -586,6 +586,12 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, want, "n = {n}");
+            // A float32 column sorts its own keys to the list of its float64 copy.
+            let narrow: Vec<f32> = values.iter().map(|&x| x as f32).collect();
+            let wide: Vec<f64> = narrow.iter().map(|&x| f64::from(x)).collect();
+            let of_narrow = sorted_list(n, |i| narrow.get(i as usize).copied(), &control);
+            let of_wide = sorted_list(n, |i| wide.get(i as usize).copied(), &control);
+            assert_eq!(of_narrow, of_wide, "float32, n = {n}");
         }
     }
 }
