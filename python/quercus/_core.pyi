@@ -3,7 +3,11 @@
 The extension only converts types: every column arrives already encoded by
 `quercus._validation`. A column is one of
 
-* ``("numeric", values)`` with ``values`` a 1-D C-contiguous float64 array (NaN = missing);
+* ``("numeric", values)`` with ``values`` a 1-D C-contiguous float64 or float32 array (NaN =
+  missing), or ``("numeric", values, flat, offset, stride)``: a column of a C-ordered
+  matrix read where it lies, ``values`` its (strided) view and ``flat`` the matrix's 1-D
+  view, of which the column is every ``stride``-th value from ``offset``; the columns of
+  one matrix share ``flat`` (borrowed once);
 * ``("categorical", codes, missing, n_categories, ordered)`` with ``codes`` a 1-D uint32
   array of category codes (``< n_categories`` where not missing), ``missing`` a 1-D bool
   array (True = the value is missing; its code is ignored) and ``ordered`` True for an
@@ -22,7 +26,16 @@ from typing import Any, Literal, TypeAlias, final
 import numpy as np
 from numpy.typing import NDArray
 
-NumericColumn: TypeAlias = tuple[Literal["numeric"], NDArray[np.float64]]
+NumericColumn: TypeAlias = (
+    tuple[Literal["numeric"], NDArray[np.float64] | NDArray[np.float32]]
+    | tuple[
+        Literal["numeric"],
+        NDArray[np.float64] | NDArray[np.float32],
+        NDArray[np.float64] | NDArray[np.float32],
+        int,
+        int,
+    ]
+)
 CategoricalColumn: TypeAlias = tuple[
     Literal["categorical"], NDArray[np.uint32], NDArray[np.bool_], int, bool
 ]

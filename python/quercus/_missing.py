@@ -119,7 +119,8 @@ def fill_column(column: Column, feature: Feature) -> Column:
     if mask is None or not mask.any():
         return column
     if column[0] == "numeric":
-        return ("numeric", np.where(mask, float(fill), column[1]))
+        # A float64 fill (a NumPy scalar), so a float32 column is filled as its float64 copy.
+        return ("numeric", np.where(mask, np.float64(fill), column[1]))
     _, codes, _, n_categories, ordered = column
     assert feature.categories is not None  # a categorical column's feature
     code = feature.categories.index(fill)

@@ -482,9 +482,9 @@ def _pandas_orders(X: Any) -> Ordinals:
     }
 
 
-def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64] | Any:
-    """A Polars DataFrame, a NumPy array as Fortran-ordered float64 (contiguous columns), or a
-    SciPy sparse X as a canonical CSC matrix of float64 (see `_compressed`)."""
+def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.floating] | Any:
+    """A Polars DataFrame, a NumPy array the core reads in place (see `_numeric_matrix`), or
+    a SciPy sparse X as a canonical CSC matrix of float64 (see `_compressed`)."""
     X = from_pandas(X)
     if isinstance(X, pl.LazyFrame):
         X = X.collect()
@@ -508,7 +508,39 @@ def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.float64] | Any:
             "pass a Polars DataFrame for categorical data"
         )
     _check_not_empty(array.shape)
-    return np.asarray(array, dtype=np.float64, order="F")
+    return _numeric_matrix(array)
+
+
+# Integers of at most this magnitude are float32 numbers exactly (a 24-bit significand).
+_FLOAT32_EXACT = 2**24
+# NumPy dtypes the core reads in place.
+_READ_IN_PLACE = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _numeric_matrix(array: NDArray[Any]) -> NDArray[np.floating]:
+    """A numeric X as the core reads it without a copy: float32 and float64 as they are
+    (their rows or their columns contiguous; other layouts are copied column-major). Other
+    dtypes are cast to the narrowest float that holds every value exactly: float32 for
+    booleans, float16, 8- and 16-bit integers and integers within ±2**24, else float64 (an
+    integer beyond ±2**53 is rounded to the nearest float64, as NumPy's cast rounds it). A
+    float32 converts to float64 exactly, so the tree is the one the float64 data grow."""
+    if array.dtype not in _READ_IN_PLACE:
+        array = array.astype(_exact_float(array))
+    if not (array.flags.c_contiguous or array.flags.f_contiguous):
+        array = np.asfortranarray(array)
+    return array
+
+
+def _exact_float(array: NDArray[Any]) -> type[np.floating]:
+    """float32 when every value of the (boolean, integer or float) array is a float32 number
+    exactly, else float64."""
+    if (array.dtype.kind in "bf" and array.dtype.itemsize <= 4) or array.dtype.itemsize <= 2:
+        return np.float32
+    if array.dtype.kind in "iu" and array.size:
+        low, high = int(array.min()), int(array.max())
+        if -_FLOAT32_EXACT <= low and high <= _FLOAT32_EXACT:
+            return np.float32
+    return np.float64
 
 
 def _unboxed(values: NDArray[Any], what: str, hint: str) -> NDArray[Any]:
@@ -620,7 +652,7 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
         _check_numeric_width(frame.shape[1], schema)
         if is_sparse(frame):
             return _sparse_columns(frame, schema.names)
-        return [_numeric_column(f.name, frame[:, j]) for j, f in enumerate(features)]
+        return _matrix_columns(frame, schema.names)
     _check_present(frame.columns, schema)
     columns: list[Column] = []
     for feature in features:
@@ -632,9 +664,7 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
                 f"(dtype {series.dtype}) now"
             )
         if feature.categories is None:
-            if series.dtype.is_temporal():
-                series = series.to_physical()
-            columns.append(_numeric_column(feature.name, series.cast(pl.Float64).to_numpy()))
+            columns.append(_numeric_column(feature.name, _series_numbers(series)))
         else:
             codes, missing = _category_codes(series, feature.categories)
             columns.append(
@@ -982,12 +1012,54 @@ def _check_present(columns: list[str], schema: Schema) -> None:
         raise ValueError(f"X lacks the column(s) {', '.join(map(repr, absent))} seen at fit")
 
 
-def _numeric_column(name: str, values: NDArray[np.float64]) -> Column:
+def _numeric_column(name: str, values: NDArray[np.floating]) -> Column:
     """A numeric core column; NaN means missing, but an infinity is an error."""
-    infinite = np.isinf(values)
-    if infinite.any():
-        raise ValueError(f"column {name!r} has an infinite value at row {_first(infinite)}")
+    _check_finite(name, values)
     return ("numeric", np.ascontiguousarray(values))
+
+
+def _series_numbers(series: pl.Series) -> NDArray[np.floating]:
+    """A numeric Polars column as the core reads it: Float32 and Float64 as they are (a null
+    as NaN), other numbers (integers, temporal values' physical integers) as the narrowest
+    float that holds each exactly, as `_numeric_matrix` casts NumPy's."""
+    if series.dtype.is_temporal():
+        series = series.to_physical()
+    if series.dtype not in (pl.Float32, pl.Float64):
+        low, high = series.min(), series.max()
+        exact = low is None or (-_FLOAT32_EXACT <= low and high <= _FLOAT32_EXACT)  # type: ignore[operator]
+        series = series.cast(pl.Float32 if exact else pl.Float64)
+    return series.to_numpy()
+
+
+def _check_finite(name: str, values: NDArray[np.floating]) -> None:
+    """Refuses an infinity in a numeric column (NaN means missing); a block at a time, so
+    the check's mask stays small whatever the column's length."""
+    for start in range(0, len(values), _CHECK_BLOCK):
+        infinite = np.isinf(values[start : start + _CHECK_BLOCK])
+        if infinite.any():
+            row = start + _first(infinite)
+            raise ValueError(f"column {name!r} has an infinite value at row {row}")
+
+
+# Rows checked for infinities at a time.
+_CHECK_BLOCK = 1 << 16
+
+
+def _matrix_columns(matrix: NDArray[np.floating], names: Sequence[str]) -> list[Column]:
+    """The columns of a float32 or float64 matrix (`_numeric_matrix`), read in place: a
+    column-major one's are contiguous; a row-major one's are strided views, passed with the
+    matrix's flat view, the column's start in it and the row length, which the core reads
+    as they lie."""
+    if matrix.flags.f_contiguous:
+        return [_numeric_column(name, matrix[:, j]) for j, name in enumerate(names)]
+    flat = matrix.reshape(-1)
+    width = matrix.shape[1]
+    columns: list[Column] = []
+    for j, name in enumerate(names):
+        values = matrix[:, j]
+        _check_finite(name, values)
+        columns.append(("numeric", values, flat, j, width))
+    return columns
 
 
 def _category_codes(

@@ -803,9 +803,19 @@ struct ColumnsView<'a> {
     columns: &'a [Column<'a>],
     numeric: Vec<&'a [f64]>,
     categorical: Vec<Option<CategoricalColumn<'a>>>,
-    /// Whether some column is sparse (read through `columns` instead).
+    /// Whether some column is [`indirect`] (read through `columns` instead).
     sparse: bool,
     n_rows: usize,
+}
+
+/// Whether [`ColumnsView`] reads a column through [`Values::number`] rather than as a float64
+/// slice: a sparse column, or a float32 or strided one (a fit's training data read back).
+fn indirect(column: &Column<'_>) -> bool {
+    match column {
+        Column::Sparse(_) => true,
+        Column::Numeric(v) => v.as_f64().is_none(),
+        Column::Categorical(_) => false,
+    }
 }
 
 impl<'a> ColumnsView<'a> {
@@ -814,7 +824,7 @@ impl<'a> ColumnsView<'a> {
         let numeric = columns
             .iter()
             .map(|c| match c {
-                Column::Numeric(v) => *v,
+                Column::Numeric(v) => v.as_f64().unwrap_or(&[]),
                 Column::Categorical(_) | Column::Sparse(_) => &[],
             })
             .collect();
@@ -829,7 +839,7 @@ impl<'a> ColumnsView<'a> {
             columns,
             numeric,
             categorical,
-            sparse: columns.iter().any(|c| matches!(c, Column::Sparse(_))),
+            sparse: columns.iter().any(indirect),
             n_rows: data.n_rows(),
         }
     }
@@ -877,15 +887,25 @@ impl Source for ColumnsView<'_> {
             .numeric
             .iter()
             .map(|c| c.get(rows.clone()).unwrap_or(&[]));
-        let sparse_finite = |c: &Column<'_>| match c {
+        let finite = scan_columns(slices, gaps);
+        let mut indirect_finite = |c: &Column<'_>| match c {
             Column::Sparse(c) => {
                 let from = |r: usize| c.rows.partition_point(|&x| (x as usize) < r);
                 let stored = c.values.get(from(rows.start)..from(rows.end));
                 stored.is_some_and(|v| !any_special(v))
             }
+            Column::Numeric(v) if v.as_f64().is_none() => {
+                let mut finite = true;
+                for (gap, r) in gaps.iter_mut().zip(rows.clone()) {
+                    let x = v.get(r).unwrap_or(f64::NAN);
+                    *gap |= !x.is_finite();
+                    finite &= !x.is_infinite();
+                }
+                finite
+            }
             _ => true,
         };
-        scan_columns(slices, gaps) && (!self.sparse || self.columns.iter().all(sparse_finite))
+        finite && (!self.sparse || self.columns.iter().all(&mut indirect_finite))
     }
 }
 
@@ -1583,7 +1603,7 @@ mod tests {
 
         /// The columns, categorical ones first or last.
         fn ordered(&self, categorical_first: bool) -> Dataset<'_> {
-            let numeric = self.numeric.iter().map(|c| Column::Numeric(c));
+            let numeric = self.numeric.iter().map(|c| Column::numeric(c));
             let categorical = self
                 .codes
                 .iter()
@@ -2103,7 +2123,7 @@ mod tests {
         };
         let (codes1, codes2, missing1, missing2) = (codes(1), codes(2), missing(1), missing(2));
         let data = Dataset::new(vec![
-            Column::Numeric(&numbers),
+            Column::numeric(&numbers),
             Column::Categorical(CategoricalColumn {
                 codes: &codes1,
                 missing: Some(&missing1),

@@ -436,6 +436,10 @@ fn grow_searching(
         {
             continue;
         }
+        // The children have their rows: the parent's go before its lists are handed down,
+        // which is the fit's peak of memory near the root.
+        let n_rows = p.rows.len();
+        drop(p.rows);
         tree.reserve_nodes(n_children, control).ok_or_else(stop)?;
         let children = split_node(&mut tree, p.node, &split);
         n_leaves += n_children - 1;
@@ -445,7 +449,7 @@ fn grow_searching(
                 *u = false;
             }
         }
-        let mut indexes = grower.hand_down(p.index, routes.as_ref(), p.rows.len(), &parts, &usable);
+        let mut indexes = grower.hand_down(p.index, routes.as_ref(), n_rows, &parts, &usable);
         indexes.resize_with(n_children, Index::default);
         let bounds = grower.child_bounds(&split, &parts, p.bounds);
         let nodes = children
@@ -1500,7 +1504,7 @@ mod tests {
             let classes: Vec<u32> = (0..n).map(|_| g.below(3) as u32).collect();
             let values: Vec<f64> = (0..n).map(|_| g.below(1000) as f64 / 7.0).collect();
             let weights: Vec<f64> = (0..n).map(|_| 0.5 + g.below(4) as f64).collect();
-            let mut columns: Vec<Column<'_>> = numeric.iter().map(|v| Column::Numeric(v)).collect();
+            let mut columns: Vec<Column<'_>> = numeric.iter().map(|v| Column::numeric(v)).collect();
             columns.push(Column::Categorical(CategoricalColumn {
                 codes: &codes,
                 missing: Some(&missing),

@@ -657,7 +657,7 @@ mod tests {
         // 2·2/4·(1.5 − 6)² = 20.25, the weight 4 times the variance reduction 5.0625.
         let x = [1.0, 2.0, 3.0];
         let y = [1.0, 2.0, 6.0];
-        let data = crate::data::Dataset::new(vec![crate::data::Column::Numeric(&x)]).unwrap();
+        let data = crate::data::Dataset::new(vec![crate::data::Column::numeric(&x)]).unwrap();
         let target = crate::data::Target::Values(&y);
         let weights = [1.0, 1.0, 2.0];
         let score = |c: Criterion| {

@@ -112,17 +112,171 @@ impl SparseColumn<'_> {
     }
 }
 
+/// A number type a dense column may hold, read in place: float32 and float64 (a float32
+/// converts to float64 exactly, so a fit reads the float64 its caller would have cast to, and
+/// grows the same tree without the cast's copy).
+pub trait Float: Copy + Into<f64> + Send + Sync + std::fmt::Debug + 'static {}
+impl Float for f64 {}
+impl Float for f32 {}
+
+/// `len` values of type `T`, every `stride`-th of `values` from its first: a contiguous
+/// column (stride 1), or a column of a row-major matrix read where it lies (stride = the
+/// matrix's width), so a C-ordered NumPy X needs no column-major copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Strided<'a, T> {
+    values: &'a [T],
+    stride: usize,
+    len: usize,
+}
+
+impl<'a, T: Float> Strided<'a, T> {
+    /// Every `stride`-th of `values` from the first, `len` of them; `None` when `values`
+    /// holds fewer or `stride` is 0.
+    pub fn new(values: &'a [T], stride: usize, len: usize) -> Option<Self> {
+        let last = len
+            .checked_sub(1)
+            .map_or(Some(0), |l| l.checked_mul(stride))?;
+        (stride > 0 && (len == 0 || last < values.len())).then_some(Strided {
+            values,
+            stride,
+            len,
+        })
+    }
+
+    /// A contiguous column.
+    pub fn contiguous(values: &'a [T]) -> Self {
+        Strided {
+            values,
+            stride: 1,
+            len: values.len(),
+        }
+    }
+
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Row `row`'s value as a float64; `None` past the end.
+    #[inline(always)]
+    pub fn get(&self, row: usize) -> Option<f64> {
+        self.value(row).map(Into::into)
+    }
+
+    /// Row `row`'s value as stored; `None` past the end.
+    #[inline(always)]
+    pub fn value(&self, row: usize) -> Option<T> {
+        if row < self.len {
+            self.values.get(row * self.stride).copied()
+        } else {
+            None
+        }
+    }
+
+    /// Row `row`'s value, NaN (missing) past the end.
+    #[inline(always)]
+    pub fn at(&self, row: usize) -> f64 {
+        self.get(row).unwrap_or(f64::NAN)
+    }
+
+    /// The values in row order, as float64.
+    pub fn iter(&self) -> impl Iterator<Item = f64> + 'a {
+        self.values
+            .iter()
+            .step_by(self.stride)
+            .take(self.len)
+            .map(|&x| x.into())
+    }
+}
+
+/// A dense numeric column as its caller stores it; NaN is missing. Hot loops dispatch once
+/// per column ([`with_numbers!`]) and run monomorphic on a [`Strided`]; [`Numbers::get`]
+/// (one match per value) serves the paths that read a few rows.
+#[derive(Debug, Clone, Copy)]
+pub enum Numbers<'a> {
+    F64(Strided<'a, f64>),
+    F32(Strided<'a, f32>),
+}
+
+/// Runs `$body` with `$v` bound to the column's [`Strided`] view of its own number type: the
+/// body is compiled once per type, so its loops read values without a per-value dispatch.
+macro_rules! with_numbers {
+    ($numbers:expr, |$v:ident| $body:expr) => {
+        match $numbers {
+            $crate::data::Numbers::F64($v) => $body,
+            $crate::data::Numbers::F32($v) => $body,
+        }
+    };
+}
+pub(crate) use with_numbers;
+
+impl<'a> Numbers<'a> {
+    pub fn len(&self) -> usize {
+        with_numbers!(self, |v| v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `row`'s value as a float64; `None` past the end.
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<f64> {
+        with_numbers!(self, |v| v.get(row))
+    }
+
+    /// The first row whose value satisfies `test`.
+    pub fn position(&self, test: impl Fn(f64) -> bool) -> Option<usize> {
+        with_numbers!(self, |v| v.iter().position(&test))
+    }
+
+    /// The values as one contiguous float64 slice, when they are stored so.
+    pub fn as_f64(&self) -> Option<&'a [f64]> {
+        match self {
+            Numbers::F64(v) if v.stride == 1 => v.values.get(..v.len),
+            _ => None,
+        }
+    }
+
+    /// Whether some value is NaN (missing).
+    pub fn has_nan(&self) -> bool {
+        self.position(f64::is_nan).is_some()
+    }
+}
+
+impl<'a> From<&'a [f64]> for Numbers<'a> {
+    fn from(values: &'a [f64]) -> Self {
+        Numbers::F64(Strided::contiguous(values))
+    }
+}
+
+impl<'a> From<&'a [f32]> for Numbers<'a> {
+    fn from(values: &'a [f32]) -> Self {
+        Numbers::F32(Strided::contiguous(values))
+    }
+}
+
 /// One feature column.
 #[derive(Debug, Clone, Copy)]
 pub enum Column<'a> {
     /// Real values; NaN is missing.
-    Numeric(&'a [f64]),
+    Numeric(Numbers<'a>),
     Categorical(CategoricalColumn<'a>),
     /// Real values stored sparsely (no missing value); a numeric feature like `Numeric`.
     Sparse(SparseColumn<'a>),
 }
 
-impl Column<'_> {
+impl<'a> Column<'a> {
+    /// A contiguous float64 column.
+    pub fn numeric(values: &'a [f64]) -> Self {
+        Column::Numeric(Numbers::from(values))
+    }
+
     pub fn len(&self) -> usize {
         match self {
             Column::Numeric(v) => v.len(),
@@ -245,7 +399,7 @@ impl<'a> Dataset<'a> {
         for (j, col) in self.columns.iter().enumerate() {
             match col {
                 Column::Numeric(v) => {
-                    if let Some(row) = v.iter().position(|x| x.is_infinite()) {
+                    if let Some(row) = v.position(f64::is_infinite) {
                         return Err(CoreError::InfiniteFeature { column: j, row });
                     }
                 }
@@ -293,7 +447,7 @@ impl<'a> Dataset<'a> {
             }
             match col {
                 Column::Numeric(v) => {
-                    if let Some(row) = v.iter().position(|x| x.is_infinite()) {
+                    if let Some(row) = v.position(f64::is_infinite) {
                         return Err(CoreError::InfiniteFeature { column: j, row });
                     }
                 }
@@ -671,6 +825,7 @@ pub(crate) struct Kept {
 
 enum KeptColumn {
     Numeric(Vec<f64>),
+    Numeric32(Vec<f32>),
     Sparse {
         rows: Vec<u32>,
         values: Vec<f64>,
@@ -719,6 +874,19 @@ fn pick_rows<T: Copy>(
     Some(out)
 }
 
+/// The values of `column` at the rows `keep` lists, in its own number type.
+fn pick_strided<T: Float>(
+    column: &Strided<'_, T>,
+    keep: &[usize],
+    control: &Control,
+) -> Option<Vec<T>> {
+    let mut out = control.vec(keep.len())?;
+    for &r in keep {
+        out.extend(column.values.get(r * column.stride).copied());
+    }
+    Some(out)
+}
+
 impl Kept {
     /// The sample without its rows of weight 0; `None` when it has none, `Some(Err)` when the
     /// copy's memory cannot be had.
@@ -759,7 +927,12 @@ impl Kept {
         let mut columns = Vec::new();
         for c in sample.data.columns() {
             columns.push(match c {
-                Column::Numeric(v) => KeptColumn::Numeric(pick(v, &keep, control)?),
+                Column::Numeric(Numbers::F64(v)) => {
+                    KeptColumn::Numeric(pick_strided(v, &keep, control)?)
+                }
+                Column::Numeric(Numbers::F32(v)) => {
+                    KeptColumn::Numeric32(pick_strided(v, &keep, control)?)
+                }
                 Column::Sparse(c) => {
                     let kept = |(&r, &x): (&u32, &f64)| {
                         let new = renumbered.get(r as usize).copied()?;
@@ -816,7 +989,8 @@ impl Kept {
             .columns
             .iter()
             .map(|c| match c {
-                KeptColumn::Numeric(v) => Column::Numeric(v),
+                KeptColumn::Numeric(v) => Column::numeric(v),
+                KeptColumn::Numeric32(v) => Column::Numeric(Numbers::from(v.as_slice())),
                 KeptColumn::Sparse {
                     rows,
                     values,

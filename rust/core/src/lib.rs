@@ -36,7 +36,10 @@ pub use batch::{Codes, Csr, Frame, FrameColumn, Matrix, Order, Predictor, Real, 
 pub use builder::{grow, grow_controlled, grow_with};
 pub use control::Control;
 pub use criterion::Criterion;
-pub use data::{CategoricalColumn, Column, Dataset, FeatureKind, Sample, SparseColumn, Target};
+pub use data::{
+    CategoricalColumn, Column, Dataset, FeatureKind, Float, Numbers, Sample, SparseColumn, Strided,
+    Target,
+};
 pub use error::{CoreError, Result};
 pub use model_io::Model;
 pub use optimal::{grow_optimal, MAX_DEPTH as MAX_OPTIMAL_DEPTH};

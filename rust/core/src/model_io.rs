@@ -1234,7 +1234,7 @@ mod tests {
         let codes = [0, 1, 2, 0, 1, 2];
         let missing = [false, false, false, true, false, false];
         let data = Dataset::new(vec![
-            Column::Numeric(&x),
+            Column::numeric(&x),
             Column::Categorical(crate::data::CategoricalColumn {
                 codes: &codes,
                 missing: Some(&missing),
@@ -1306,7 +1306,7 @@ mod tests {
     fn random_trees_record_their_splitter() {
         let x: Vec<f64> = (0..40).map(|i| f64::from(i % 13)).collect();
         let y: Vec<u32> = (0..40).map(|i| u32::from(i % 13 > 6)).collect();
-        let data = Dataset::new(vec![Column::Numeric(&x)]).expect("data");
+        let data = Dataset::new(vec![Column::numeric(&x)]).expect("data");
         let target = Target::Classes {
             codes: &y,
             n_classes: 2,

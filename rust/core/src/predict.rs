@@ -210,7 +210,7 @@ mod tests {
         let tree = Tree::chain(depth);
         assert_eq!(tree.max_depth(), depth as usize);
         let x = [3.0, f64::from(depth) + 1.0, f64::NAN];
-        let data = Dataset::new(vec![Column::Numeric(&x)]).expect("valid data");
+        let data = Dataset::new(vec![Column::numeric(&x)]).expect("valid data");
         let classes = tree.predict_class(&data).expect("prediction");
         assert_eq!(classes[0], 1);
         assert_eq!(classes[1], 0);

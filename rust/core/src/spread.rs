@@ -473,7 +473,7 @@ mod tests {
     }
 
     fn regression_tree(x: &[f64], y: &[f64], w: &[f64], missing: MissingStrategy) -> Tree {
-        let data = Dataset::new(vec![Column::Numeric(x)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(x)]).unwrap();
         let params = TreeParams {
             criterion: Criterion::SquaredError,
             max_depth: Some(3),
@@ -495,7 +495,7 @@ mod tests {
         let some_zero: Vec<f64> = (0..n).map(|i| f64::from(i % 4 != 0)).collect();
         for w in [varied, vec![1.0; n as usize], some_zero] {
             let tree = regression_tree(&x, &y, &w, MissingStrategy::Fractional);
-            let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+            let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
             let target = Target::Values(&y);
             let sample = Sample {
                 data: &data,
@@ -554,7 +554,7 @@ mod tests {
         let w = vec![1.0; n as usize];
         let tree = regression_tree(&x, &y, &w, MissingStrategy::Fractional);
         assert!(tree.n_nodes() > 1);
-        let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
         let target = Target::Values(&y);
         let sample = Sample {
             data: &data,
@@ -586,7 +586,7 @@ mod tests {
         let y = [1.0, 2.0, 3.0, 4.0];
         let w = [1.0; 4];
         let tree = regression_tree(&x, &y, &w, MissingStrategy::Fractional);
-        let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
         let target = Target::Values(&y);
         let sample = Sample {
             data: &data,

@@ -30,7 +30,7 @@ fn fit(
     splitter: Splitter,
     control: &Control,
 ) -> quercus_core::Result<quercus_core::Tree> {
-    let data = Dataset::new(cols.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+    let data = Dataset::new(cols.iter().map(|c| Column::numeric(c)).collect()).unwrap();
     let target = Target::Classes {
         codes: y,
         n_classes: 2,
@@ -84,7 +84,7 @@ fn progress_counts_the_nodes_grown_and_the_rows_predicted() {
     // Every node but the root was grown as a child.
     assert_eq!(control.progress(), tree.n_nodes() as u64 - 1);
 
-    let data = Dataset::new(cols.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+    let data = Dataset::new(cols.iter().map(|c| Column::numeric(c)).collect()).unwrap();
     let predicting = Control::new();
     let classes = tree
         .predictor(Some(2))

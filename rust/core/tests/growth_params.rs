@@ -543,5 +543,5 @@ fn monotonic_constraints_refused_where_they_cannot_hold() {
         grow(&data, &two, &[1.0; 100], &oblique_sampled),
         Err(CoreError::InvalidParameter { name: "splits", .. })
     ));
-    let _ = Column::Numeric(&[]);
+    let _ = Column::numeric(&[]);
 }

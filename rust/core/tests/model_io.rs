@@ -1721,7 +1721,7 @@ fn a_file_written_from_the_spec_loads_a_100_000_deep_chain() {
     assert_eq!(tree.max_depth(), DEPTH as usize);
     assert_eq!(tree.n_leaves(), DEPTH as usize + 1);
     let x = [3.0, f64::from(DEPTH) + 1.0, f64::NAN];
-    let data = Dataset::new(vec![quercus_core::Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![quercus_core::Column::numeric(&x)]).unwrap();
     assert_eq!(tree.predict_class(&data).unwrap()[..2], [1, 0]);
     // A missing x reaches leaf d with weight 2^-(d+1): class 1 gets 1/4 + 1/16 + ... = 1/3.
     let p = tree.predict_proba(&data).unwrap();

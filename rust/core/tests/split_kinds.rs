@@ -972,7 +972,7 @@ fn error_empty_data() {
         })
     ));
     let empty: [f64; 0] = [];
-    let zero_rows = Dataset::new(vec![Column::Numeric(&empty)]).unwrap();
+    let zero_rows = Dataset::new(vec![Column::numeric(&empty)]).unwrap();
     let r = grow(&zero_rows, &classes(&[], 2), &[], &gini_params());
     assert!(matches!(
         r,
@@ -995,7 +995,7 @@ fn error_empty_data() {
 fn error_shape_mismatch() {
     let a = [1.0, 2.0, 3.0];
     let b = [1.0, 2.0];
-    let r = Dataset::new(vec![Column::Numeric(&a), Column::Numeric(&b)]);
+    let r = Dataset::new(vec![Column::numeric(&a), Column::numeric(&b)]);
     assert!(matches!(
         r,
         Err(CoreError::ShapeMismatch {
@@ -1021,7 +1021,7 @@ fn error_shape_mismatch() {
             ..
         })
     ));
-    let data = Dataset::new(vec![Column::Numeric(&a)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&a)]).unwrap();
     // Target of the wrong length.
     let r = grow(&data, &classes(&[0, 1], 2), &[1.0; 3], &gini_params());
     assert!(matches!(
@@ -1044,7 +1044,7 @@ fn error_shape_mismatch() {
     ));
     // Prediction data with the wrong number of columns.
     let tree = grow(&data, &classes(&[0, 1, 0], 2), &[1.0; 3], &gini_params()).unwrap();
-    let two = Dataset::new(vec![Column::Numeric(&a), Column::Numeric(&a)]).unwrap();
+    let two = Dataset::new(vec![Column::numeric(&a), Column::numeric(&a)]).unwrap();
     assert!(matches!(
         tree.predict_proba(&two),
         Err(CoreError::ShapeMismatch {
@@ -1058,14 +1058,14 @@ fn error_shape_mismatch() {
 #[test]
 fn error_infinite_feature() {
     let x = [1.0, f64::INFINITY, 3.0];
-    let data = Dataset::new(vec![Column::Numeric(&[0.0, 1.0, 2.0]), Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&[0.0, 1.0, 2.0]), Column::numeric(&x)]).unwrap();
     let r = grow(&data, &classes(&[0, 1, 0], 2), &[1.0; 3], &gini_params());
     assert!(matches!(
         r,
         Err(CoreError::InfiniteFeature { column: 1, row: 1 })
     ));
     let x = [1.0, 2.0, f64::NEG_INFINITY];
-    let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
     let r = grow(&data, &classes(&[0, 1, 0], 2), &[1.0; 3], &gini_params());
     assert!(matches!(
         r,
@@ -1073,11 +1073,11 @@ fn error_infinite_feature() {
     ));
     // NaN is missing, not an error.
     let x = [1.0, f64::NAN, 3.0];
-    let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
     let tree = grow(&data, &classes(&[0, 1, 1], 2), &[1.0; 3], &gini_params()).unwrap();
     // Infinite values are rejected at prediction too.
     let bad = [f64::INFINITY];
-    let probe = Dataset::new(vec![Column::Numeric(&bad)]).unwrap();
+    let probe = Dataset::new(vec![Column::numeric(&bad)]).unwrap();
     assert!(matches!(
         tree.predict_class(&probe),
         Err(CoreError::InfiniteFeature { column: 0, row: 0 })
@@ -1087,7 +1087,7 @@ fn error_infinite_feature() {
 #[test]
 fn error_non_finite_target() {
     let x = [1.0, 2.0, 3.0];
-    let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
     let p = TreeParams::new(
         Criterion::SquaredError,
         CategoricalSplit::Binary,
@@ -1112,7 +1112,7 @@ fn error_non_finite_target() {
 #[test]
 fn error_class_and_category_out_of_range() {
     let x = [1.0, 2.0, 3.0];
-    let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
     assert!(matches!(
         grow(&data, &classes(&[0, 2, 1], 2), &[1.0; 3], &gini_params()),
         Err(CoreError::ClassOutOfRange {
@@ -1160,7 +1160,7 @@ fn error_class_and_category_out_of_range() {
 #[test]
 fn error_invalid_weight() {
     let x = [1.0, 2.0, 3.0];
-    let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
     let y = [0, 1, 0];
     // A weight of 0 is an absent row; all of them zero leaves nothing to learn from.
     assert!(grow(&data, &classes(&y, 2), &[1.0, 0.0, 1.0], &gini_params()).is_ok());
@@ -1253,7 +1253,7 @@ fn error_invalid_parameters() {
 
     // A criterion of the wrong task.
     let x = [1.0, 2.0, 3.0];
-    let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
     let reg = TreeParams::new(Criterion::SquaredError, Binary, None, 2, 1, 12).unwrap();
     assert!(matches!(
         grow(&data, &classes(&[0, 1, 0], 2), &[1.0; 3], &reg),
@@ -1291,7 +1291,7 @@ fn error_kind_mismatch_at_predict() {
     let x = [1.0, 2.0, 3.0, 4.0];
     let codes = [0u32, 1, 0, 1];
     let fit = Dataset::new(vec![
-        Column::Numeric(&x),
+        Column::numeric(&x),
         Column::Categorical(CategoricalColumn {
             codes: &codes,
             missing: None,
@@ -1309,7 +1309,7 @@ fn error_kind_mismatch_at_predict() {
             n_categories: 2,
             ordered: false,
         }),
-        Column::Numeric(&x),
+        Column::numeric(&x),
     ])
     .unwrap();
     assert!(matches!(
@@ -1328,7 +1328,7 @@ fn error_kind_mismatch_at_predict() {
         tree.apply(&swapped),
         Err(CoreError::ColumnKindMismatch { column: 0, .. })
     ));
-    let both_numeric = Dataset::new(vec![Column::Numeric(&x), Column::Numeric(&x)]).unwrap();
+    let both_numeric = Dataset::new(vec![Column::numeric(&x), Column::numeric(&x)]).unwrap();
     assert!(matches!(
         tree.predict_value(&both_numeric),
         Err(CoreError::ColumnKindMismatch {

@@ -108,7 +108,7 @@ impl Data {
         let mut cols: Vec<Column<'_>> = self
             .numeric
             .iter()
-            .map(|c| Column::Numeric(&c[rows.clone()]))
+            .map(|c| Column::numeric(&c[rows.clone()]))
             .collect();
         for (codes, missing) in self.codes.iter().zip(&self.missing) {
             cols.insert(

@@ -1,19 +1,29 @@
 //! Python column tuples → borrowed core columns (no copy of the NumPy buffers).
 
-use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{PyArrayDescrMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use quercus_core::{
-    CategoricalColumn, Codes, Column, Dataset, Frame, FrameColumn, Sample, SparseColumn, Target,
+    CategoricalColumn, Codes, Column, Dataset, Float, Frame, FrameColumn, Numbers, Sample,
+    SparseColumn, Strided, Target,
 };
 
 /// A column kept borrowed from NumPy for the duration of a call.
-pub enum HeldColumn<'py> {
-    Numeric(PyReadonlyArray1<'py, f64>),
+pub enum HeldColumn {
+    /// Every `stride`-th value from `offset` of held array `array` (float64 when `wide`,
+    /// else float32), `n_rows` of them: a contiguous column, or a column of a C-ordered
+    /// matrix read in place (see [`Strided`]).
+    Numeric {
+        array: usize,
+        wide: bool,
+        offset: usize,
+        stride: usize,
+        n_rows: usize,
+    },
     Categorical {
-        codes: PyReadonlyArray1<'py, u32>,
-        missing: PyReadonlyArray1<'py, bool>,
+        codes: usize,
+        missing: usize,
         n_categories: u32,
         ordered: bool,
     },
@@ -28,14 +38,17 @@ pub enum HeldColumn<'py> {
     },
 }
 
-/// Columns kept borrowed from NumPy for the duration of a call, and the arrays their sparse
-/// columns slice (a CSC matrix's `indices` and `data`, each borrowed once: NumPy's borrow
-/// checks cost a scan of the borrows of the same array, so ten thousand borrowed slices of
-/// one array would cost a hundred million).
+/// Columns kept borrowed from NumPy for the duration of a call, and the arrays they read, each
+/// borrowed once (NumPy's borrow checks cost a scan of the borrows of the same array, so ten
+/// thousand borrowed slices of one array would cost a hundred million): a CSC matrix's
+/// `indices` and `data`, or a C-ordered matrix whose columns are read in place.
 pub struct HeldColumns<'py> {
-    columns: Vec<HeldColumn<'py>>,
+    columns: Vec<HeldColumn>,
     rows: Vec<PyReadonlyArray1<'py, u32>>,
     values: Vec<PyReadonlyArray1<'py, f64>>,
+    narrow: Vec<PyReadonlyArray1<'py, f32>>,
+    codes: Vec<PyReadonlyArray1<'py, u32>>,
+    missing: Vec<PyReadonlyArray1<'py, bool>>,
 }
 
 /// The index of `array` in `held`, borrowing it there unless it already is.
@@ -50,13 +63,17 @@ fn held_once<'py, T: numpy::Element>(
     Ok(held.len() - 1)
 }
 
-/// Reads `("numeric", values)` / `("categorical", codes, missing, n_categories, ordered)` /
+/// Reads `("numeric", values)` or `("numeric", values, flat, offset, stride)` (float64 or
+/// float32 values; `values` is every `stride`-th of the 1-D `flat` from `offset`) / `("categorical", codes, missing, n_categories, ordered)` /
 /// `("sparse", rows, values, start, stop, n_rows)`.
 pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldColumns<'py>> {
     let mut held = HeldColumns {
         columns: Vec::with_capacity(columns.len()),
         rows: Vec::new(),
         values: Vec::new(),
+        narrow: Vec::new(),
+        codes: Vec::new(),
+        missing: Vec::new(),
     };
     for (j, item) in columns.iter().enumerate() {
         let t = item
@@ -64,10 +81,39 @@ pub fn hold_columns<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldColumns<'
             .map_err(|_| PyTypeError::new_err(format!("column {j}: expected a tuple")))?;
         let kind: String = t.get_item(0)?.extract()?;
         let column = match kind.as_str() {
-            "numeric" => HeldColumn::Numeric(t.get_item(1)?.extract()?),
+            "numeric" => {
+                let n_rows = t.get_item(1)?.len()?;
+                // A column of a C-ordered matrix: its own (strided) view first, for the
+                // facade, then the matrix's flat view, where it starts, and its stride.
+                let (values, offset, stride) = if t.len() == 5 {
+                    let at = (t.get_item(3)?.extract()?, t.get_item(4)?.extract()?);
+                    (t.get_item(2)?, at.0, at.1)
+                } else {
+                    (t.get_item(1)?, 0, 1)
+                };
+                let wide = values
+                    .cast::<numpy::PyUntypedArray>()
+                    .is_ok_and(|a| a.dtype().is_equiv_to(&numpy::dtype::<f64>(t.py())));
+                let array = if wide {
+                    held_once(&mut held.values, &values)?
+                } else {
+                    held_once(&mut held.narrow, &values).map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "column {j}: numbers must be a 1-D float64 or float32 array"
+                        ))
+                    })?
+                };
+                HeldColumn::Numeric {
+                    array,
+                    wide,
+                    offset,
+                    stride,
+                    n_rows,
+                }
+            }
             "categorical" => HeldColumn::Categorical {
-                codes: t.get_item(1)?.extract()?,
-                missing: t.get_item(2)?.extract()?,
+                codes: held_once(&mut held.codes, &t.get_item(1)?)?,
+                missing: held_once(&mut held.missing, &t.get_item(2)?)?,
                 n_categories: t.get_item(3)?.extract()?,
                 ordered: t.get_item(4)?.extract()?,
             },
@@ -94,6 +140,34 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, j: usize) -> PyR
         .map_err(|_| PyValueError::new_err(format!("column {j}: the array is not contiguous")))
 }
 
+/// Held array `i`, for column `j`.
+fn whole<'a, T: numpy::Element>(
+    held: &'a [PyReadonlyArray1<'_, T>],
+    i: usize,
+    j: usize,
+) -> PyResult<&'a [T]> {
+    Ok(held.get(i).map(|a| slice(a, j)).transpose()?.unwrap_or(&[]))
+}
+
+/// Every `stride`-th value from `offset` of held array `i`, `n_rows` of them, for column `j`.
+fn strided<'a, T: numpy::Element + Float>(
+    held: &'a [PyReadonlyArray1<'_, T>],
+    i: usize,
+    (offset, stride, n_rows): (usize, usize, usize),
+    j: usize,
+) -> PyResult<Strided<'a, T>> {
+    let values = whole(held, i, j)?;
+    values
+        .get(offset..)
+        .and_then(|v| Strided::new(v, stride, n_rows))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "column {j}: {n_rows} values from {offset} by {stride} lie outside the array's {}",
+                values.len()
+            ))
+        })
+}
+
 /// `start..stop` of held array `i`, for column `j`.
 fn part<'a, T: numpy::Element>(
     held: &'a [PyReadonlyArray1<'_, T>],
@@ -101,7 +175,7 @@ fn part<'a, T: numpy::Element>(
     (start, stop): (usize, usize),
     j: usize,
 ) -> PyResult<&'a [T]> {
-    let whole = held.get(i).map(|a| slice(a, j)).transpose()?.unwrap_or(&[]);
+    let whole = whole(held, i, j)?;
     whole.get(start..stop).ok_or_else(|| {
         PyValueError::new_err(format!(
             "column {j}: stored values {start}..{stop} are out of the array's {}",
@@ -117,15 +191,28 @@ pub fn dataset<'a>(held: &'a HeldColumns<'_>) -> PyResult<Dataset<'a>> {
         .iter()
         .enumerate()
         .map(|(j, h)| match h {
-            HeldColumn::Numeric(v) => Ok(Column::Numeric(slice(v, j)?)),
+            HeldColumn::Numeric {
+                array,
+                wide,
+                offset,
+                stride,
+                n_rows,
+            } => {
+                let at = (*offset, *stride, *n_rows);
+                Ok(Column::Numeric(if *wide {
+                    Numbers::F64(strided(&held.values, *array, at, j)?)
+                } else {
+                    Numbers::F32(strided(&held.narrow, *array, at, j)?)
+                }))
+            }
             HeldColumn::Categorical {
                 codes,
                 missing,
                 n_categories,
                 ordered,
             } => Ok(Column::Categorical(CategoricalColumn {
-                codes: slice(codes, j)?,
-                missing: Some(slice(missing, j)?),
+                codes: whole(&held.codes, *codes, j)?,
+                missing: Some(whole(&held.missing, *missing, j)?),
                 n_categories: *n_categories,
                 ordered: *ordered,
             })),

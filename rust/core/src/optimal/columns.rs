@@ -9,7 +9,7 @@
 //! and is split by subsets of them, the missing rows counting as one more category.
 
 use crate::control::Control;
-use crate::data::{Column, Dataset};
+use crate::data::{with_numbers, Column, Dataset};
 use crate::error::{CoreError, Result};
 use crate::split::hist::Bins;
 use crate::split::numeric::midpoint;
@@ -216,18 +216,18 @@ impl Columns {
                     let mut values = control.vec(c.n_rows).ok_or_else(oom)?;
                     values.extend((0..c.n_rows).map(|r| c.value(r)));
                     dense = values;
-                    &Column::Numeric(&dense)
+                    &Column::numeric(&dense)
                 }
                 other => other,
             };
             match column {
                 Column::Numeric(v) => {
                     let mut values: Vec<f64> = control.vec(v.len()).ok_or_else(oom)?;
-                    values.extend(v.iter().copied().filter(|x| !x.is_nan()));
+                    with_numbers!(v, |v| values.extend(v.iter().filter(|x| !x.is_nan())));
                     values.sort_unstable_by(f64::total_cmp);
                     values.dedup();
                     let known = |r: usize| {
-                        let x = v.get(r).copied().unwrap_or(f64::NAN);
+                        let x = v.get(r).unwrap_or(f64::NAN);
                         (!x.is_nan()).then(|| values.partition_point(|&k| k < x) as u32)
                     };
                     let scale = || Scale::Values(values.clone());
@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn ranks_and_midpoints() {
         let x = [3.0, 1.0, f64::NAN, 2.0, 3.0];
-        let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
         let c = Columns::new(&data, 12, None, &Control::new()).unwrap();
         assert_eq!(c.orderings.len(), 2);
         let first = &c.orderings[0];
@@ -401,7 +401,7 @@ mod tests {
         let a = 1.0f64;
         let b = f64::from_bits(a.to_bits() + 1);
         let x = [a, b];
-        let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
         let c = Columns::new(&data, 12, None, &Control::new()).unwrap();
         match c.orderings[0].threshold(0, 1) {
             Threshold::Numeric { t, .. } => assert!(a <= t && t < b),

@@ -227,7 +227,7 @@ fn check(
         return unsupported("monotonic_cst", "monotonic constraints");
     }
     let has_missing = data.columns().iter().any(|c| match c {
-        Column::Numeric(v) => v.iter().any(|x| x.is_nan()),
+        Column::Numeric(v) => v.has_nan(),
         Column::Categorical(c) => (0..c.codes.len()).any(|r| c.code(r).is_none()),
         Column::Sparse(_) => false,
     });

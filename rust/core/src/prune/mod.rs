@@ -371,7 +371,7 @@ mod tests {
 
         // Validation: both ends, and a row missing x that follows every branch.
         let x = [0.0, f64::from(depth), f64::NAN];
-        let data = Dataset::new(vec![Column::Numeric(&x)]).expect("valid data");
+        let data = Dataset::new(vec![Column::numeric(&x)]).expect("valid data");
         let y = [0, depth % 2, 1];
         let target = Target::Classes {
             codes: &y,

@@ -757,7 +757,7 @@ mod tests {
                 .collect();
             let ordered = case % 4 < 2;
             let data = Dataset::new(vec![
-                Column::Numeric(&x),
+                Column::numeric(&x),
                 Column::Categorical(CategoricalColumn {
                     codes: &codes,
                     missing: Some(&absent),

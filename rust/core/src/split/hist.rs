@@ -17,7 +17,7 @@ use super::presort::Sorted;
 use super::sparse::{entries_at, Entry};
 use super::*;
 use crate::control::Control;
-use crate::data::SparseColumn;
+use crate::data::{with_numbers, Float, SparseColumn, Strided};
 use crate::params::MAX_BINS;
 
 /// Rows a column's quantile edges are drawn from; longer columns are sampled.
@@ -82,8 +82,8 @@ impl Binned {
     /// A dense column's bins. `sample` is [`sample_rows`], the rows quantile edges are drawn
     /// from when the column has more than `SAMPLE` values and none is missing. `None` when the
     /// codes' memory cannot be had (recorded in `control`).
-    fn new(
-        values: &[f64],
+    fn new<T: Float>(
+        values: &Strided<'_, T>,
         max_bins: usize,
         sample: &[u32],
         control: Option<&Control>,
@@ -93,8 +93,8 @@ impl Binned {
     }
 
     /// `values` coded by `cuts`, with each bin's least and greatest value among them.
-    pub(crate) fn with_cuts(
-        values: &[f64],
+    pub(crate) fn with_cuts<T: Float>(
+        values: &Strided<'_, T>,
         cuts: &Cuts,
         control: Option<&Control>,
     ) -> Option<Binned> {
@@ -108,7 +108,7 @@ impl Binned {
             Some(c) => c.vec(values.len())?,
             None => Vec::with_capacity(values.len()),
         };
-        codes.extend(values.iter().map(|&x| {
+        codes.extend(values.iter().map(|x| {
             if x.is_nan() {
                 return missing;
             }
@@ -357,10 +357,10 @@ impl<'e> Locator<'e> {
 /// value. `sample` is [`sample_rows`]: those rows when no value is missing. The sample depends
 /// on each row's index and value only (never on how the rows are cut into batches), so a fit
 /// that sees the column batch by batch ([`Sketch`]) draws the same one.
-fn sample_known(values: &[f64], sample: &[u32]) -> Vec<f64> {
+fn sample_known<T: Float>(values: &Strided<'_, T>, sample: &[u32]) -> Vec<f64> {
     let n_known = values.iter().filter(|x| !x.is_nan()).count();
     if n_known <= SAMPLE || sample.is_empty() {
-        return values.iter().copied().filter(|x| !x.is_nan()).collect();
+        return values.iter().filter(|x| !x.is_nan()).collect();
     }
     let rows = if n_known == values.len() {
         std::borrow::Cow::Borrowed(sample)
@@ -370,7 +370,7 @@ fn sample_known(values: &[f64], sample: &[u32]) -> Vec<f64> {
         }))
     };
     rows.iter()
-        .filter_map(|&r| values.get(r as usize).copied())
+        .filter_map(|&r| values.get(r as usize))
         .collect()
 }
 
@@ -571,7 +571,9 @@ impl Bins {
         let sample = sample_rows(data.n_rows());
         let bin = |column: &Column<'_>| match column {
             Column::Numeric(_) | Column::Sparse(_) if control.is_some_and(Control::stopped) => None,
-            Column::Numeric(values) => Binned::new(values, max_bins, &sample, control).map(Some),
+            Column::Numeric(values) => with_numbers!(values, |v| {
+                Binned::new(v, max_bins, &sample, control).map(Some)
+            }),
             Column::Sparse(c) => Binned::sparse(c, max_bins, &sample, control).map(Some),
             Column::Categorical(_) => Some(None),
         };
@@ -1257,7 +1259,7 @@ mod tests {
             } else {
                 (0..n).map(|_| 0.1 + rng.unit() * 2.0).collect()
             };
-            let mut cols: Vec<Column<'_>> = columns.iter().map(|c| Column::Numeric(c)).collect();
+            let mut cols: Vec<Column<'_>> = columns.iter().map(|c| Column::numeric(c)).collect();
             cols.insert(
                 1,
                 Column::Categorical(CategoricalColumn {
@@ -1333,7 +1335,7 @@ mod tests {
             } else {
                 (0..n).map(|_| 0.1 + rng.unit() * 2.0).collect()
             };
-            let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+            let data = Dataset::new(columns.iter().map(|c| Column::numeric(c)).collect()).unwrap();
             let target = Target::Values(&y);
             let params = random_params(&mut rng, criterion);
             let node = random_node(&mut rng, &weights);
@@ -1363,14 +1365,14 @@ mod tests {
     #[test]
     fn watermelon_root_thresholds_as_the_text() {
         let data = Dataset::new(vec![
-            Column::Numeric(&DENSITY),
+            Column::numeric(&DENSITY),
             Column::Categorical(CategoricalColumn {
                 codes: &TEXTURE,
                 missing: None,
                 n_categories: 3,
                 ordered: false,
             }),
-            Column::Numeric(&SUGAR),
+            Column::numeric(&SUGAR),
         ])
         .unwrap();
         let target = Target::Classes {
@@ -1419,7 +1421,7 @@ mod tests {
         for r in [3, 8, 11, 14] {
             sugar[r] = f64::NAN;
         }
-        let data = Dataset::new(vec![Column::Numeric(&density), Column::Numeric(&sugar)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&density), Column::numeric(&sugar)]).unwrap();
         let target = Target::Classes {
             codes: &RIPE,
             n_classes: 2,
@@ -1482,7 +1484,7 @@ mod tests {
             let classes: Vec<u32> = (0..n).map(|_| rng.below(3) as u32).collect();
             let y: Vec<f64> = (0..n).map(|_| 100.0 + rng.unit()).collect();
             let weights: Vec<f64> = (0..n).map(|_| 0.5 + rng.unit()).collect();
-            let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+            let data = Dataset::new(columns.iter().map(|c| Column::numeric(c)).collect()).unwrap();
             let target = if case % 2 == 0 {
                 Target::Classes {
                     codes: &classes,
@@ -1564,7 +1566,7 @@ mod tests {
         let x = [1.0, 2.0, 3.0, 4.0];
         let z = [4.0, 3.0, 2.0, 1.0];
         let classes = [0, 0, 1, 1];
-        let data = Dataset::new(vec![Column::Numeric(&x), Column::Numeric(&z)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&x), Column::numeric(&z)]).unwrap();
         let target = Target::Classes {
             codes: &classes,
             n_classes: 2,
@@ -1615,7 +1617,7 @@ mod tests {
             .iter()
             .map(|&v| u32::from(v > 377.0) ^ u32::from(rng.unit() < 0.1))
             .collect();
-        let data = Dataset::new(vec![Column::Numeric(&x), Column::Numeric(&u)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&x), Column::numeric(&u)]).unwrap();
         let target = Target::Classes {
             codes: &classes,
             n_classes: 2,
@@ -1758,7 +1760,7 @@ mod tests {
         let x: Vec<f64> = (0..4000)
             .map(|i| if i % 2 == 0 { 0.25 } else { rng.unit() })
             .collect();
-        let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
         let bins = Bins::new(&data, 20, None).unwrap();
         let column = bins.column(0).unwrap();
         assert!(
@@ -1777,9 +1779,9 @@ mod tests {
         let signed_zeros = [0.0, -0.0, 0.0, -0.0, 1.0];
         let classes = [0, 1, 0, 1, 1];
         let data = Dataset::new(vec![
-            Column::Numeric(&nan),
-            Column::Numeric(&one),
-            Column::Numeric(&signed_zeros),
+            Column::numeric(&nan),
+            Column::numeric(&one),
+            Column::numeric(&signed_zeros),
         ])
         .unwrap();
         let target = Target::Classes {
@@ -1818,7 +1820,7 @@ mod tests {
                 }
             })
             .collect();
-        let data = Dataset::new(vec![Column::Numeric(&x), Column::Numeric(&x)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&x), Column::numeric(&x)]).unwrap();
         let bins = Bins::new(&data, MAX_BINS, None).unwrap();
         let (a, b) = (bins.column(0).unwrap(), bins.column(1).unwrap());
         assert_eq!(a.n_bins(), MAX_BINS);
@@ -1868,7 +1870,7 @@ mod tests {
             .collect();
         let classes: Vec<u32> = columns[0].iter().map(|&x| u32::from(x > 0.3)).collect();
         let y: Vec<f64> = columns[0].iter().map(|&x| x * 3.0 + 1.0).collect();
-        let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+        let data = Dataset::new(columns.iter().map(|c| Column::numeric(c)).collect()).unwrap();
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()

@@ -6,7 +6,7 @@
 
 use super::Candidate;
 use crate::control::Control;
-use crate::data::{Column, Dataset};
+use crate::data::{with_numbers, Column, Dataset};
 use crate::params::Conventions;
 
 /// Weka's `Utils.SMALL`: `gr`, `grOrEq`, `smOrEq` and `eq` compare with this slack.
@@ -56,7 +56,7 @@ impl TrainingValues {
             let mut sorted: Vec<f64> = match column {
                 Column::Numeric(x) => {
                     let mut v = control.vec(x.len())?;
-                    v.extend(x.iter().copied().filter(|x| !x.is_nan()));
+                    with_numbers!(x, |x| v.extend(x.iter().filter(|x| !x.is_nan())));
                     v
                 }
                 // The stored values (−0.0 read as +0.0), and 0.0 where a row stores none.

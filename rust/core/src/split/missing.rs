@@ -7,7 +7,7 @@
 
 use super::{round_significant, route, Candidate, MissingRule, NodeRows, Searcher, Values};
 use crate::criterion::better;
-use crate::data::{CategoricalColumn, Column, Dataset, Target};
+use crate::data::{with_numbers, CategoricalColumn, Column, Dataset, Target};
 use crate::params::MissingStrategy;
 use crate::tree::{SurrogateSet, NONE};
 
@@ -69,12 +69,9 @@ impl Fill {
                     return FeatureFill::Unused;
                 }
                 match column {
-                    Column::Numeric(v) => numeric_fill(
-                        |r| v.get(r).copied().unwrap_or(f64::NAN),
-                        target,
-                        node,
-                        groups,
-                    ),
+                    Column::Numeric(v) => {
+                        with_numbers!(v, |v| numeric_fill(|r| v.at(r), target, node, groups))
+                    }
                     // No value is missing, but the node's mean still routes class majority's
                     // missing values at predict, as for the same column dense.
                     Column::Sparse(c) => numeric_fill(|r| c.value(r), target, node, groups),
@@ -487,7 +484,7 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
         }
         let candidate = match column {
             Column::Numeric(v) if primary.n_children == 2 => {
-                numeric_surrogate(|r| v.get(r).copied().unwrap_or(f64::NAN), primary, f)
+                with_numbers!(v, |v| numeric_surrogate(|r| v.at(r), primary, f))
             }
             Column::Sparse(c) if primary.n_children == 2 => {
                 numeric_surrogate(|r| c.value(r), primary, f)

@@ -6,7 +6,7 @@
 
 use crate::control::Control;
 use crate::criterion::{better, split_information, Criterion, Measure};
-use crate::data::{Column, Dataset, Target};
+use crate::data::{with_numbers, Column, Dataset, Numbers, Target};
 use crate::params::{CategoricalSplit, CategoryLimits, Conventions, MissingStrategy, TreeParams};
 use crate::sampling::Sampler;
 use crate::tree::{FeatureScore, NodeId, Side, SurrogateSet};
@@ -687,24 +687,49 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 }
                 // Absolute error scans rows, which summed histograms do not have.
                 (Prepared::Summed { .. }, Some(_)) => None,
-                (Prepared::Sorted(sorted), _) => self.numeric(
-                    feature,
-                    |r| values.number(feature, r),
-                    node,
-                    node_weight,
-                    sorted.list(feature),
-                    ranks,
-                    facts,
-                ),
-                (Prepared::Unsorted, _) => self.numeric(
-                    feature,
-                    |r| values.number(feature, r),
-                    node,
-                    node_weight,
-                    None,
-                    ranks,
-                    None,
-                ),
+                (Prepared::Sorted(sorted), _) => {
+                    let list = sorted.list(feature);
+                    match values.numeric_column(feature) {
+                        Some(column) => with_numbers!(column, |v| self.numeric(
+                            feature,
+                            |r| v.at(r),
+                            node,
+                            node_weight,
+                            list,
+                            ranks,
+                            facts
+                        )),
+                        None => self.numeric(
+                            feature,
+                            |r| values.number(feature, r),
+                            node,
+                            node_weight,
+                            list,
+                            ranks,
+                            facts,
+                        ),
+                    }
+                }
+                (Prepared::Unsorted, _) => match values.numeric_column(feature) {
+                    Some(column) => with_numbers!(column, |v| self.numeric(
+                        feature,
+                        |r| v.at(r),
+                        node,
+                        node_weight,
+                        None,
+                        ranks,
+                        None
+                    )),
+                    None => self.numeric(
+                        feature,
+                        |r| values.number(feature, r),
+                        node,
+                        node_weight,
+                        None,
+                        ranks,
+                        None,
+                    ),
+                },
             },
             Column::Categorical(col) => {
                 let codes: Vec<Option<u32>> = node
@@ -1171,7 +1196,7 @@ pub(crate) trait Values {
     fn code(&self, f: usize, row: usize) -> Option<u32>;
     /// Feature `f`'s values as stored, when they are read as they are (no fills): a scan then
     /// indexes them directly instead of looking the column up per row.
-    fn numeric_column(&self, _f: usize) -> Option<&[f64]> {
+    fn numeric_column(&self, _f: usize) -> Option<Numbers<'_>> {
         None
     }
 }
@@ -1180,7 +1205,7 @@ impl Values for [Column<'_>] {
     #[inline]
     fn number(&self, f: usize, row: usize) -> f64 {
         match self.get(f) {
-            Some(Column::Numeric(v)) => v.get(row).copied().unwrap_or(f64::NAN),
+            Some(Column::Numeric(v)) => v.get(row).unwrap_or(f64::NAN),
             Some(Column::Sparse(c)) => c.value(row),
             _ => f64::NAN,
         }
@@ -1194,9 +1219,9 @@ impl Values for [Column<'_>] {
         }
     }
 
-    fn numeric_column(&self, f: usize) -> Option<&[f64]> {
+    fn numeric_column(&self, f: usize) -> Option<Numbers<'_>> {
         match self.get(f)? {
-            Column::Numeric(v) => Some(v),
+            Column::Numeric(v) => Some(*v),
             Column::Categorical(_) | Column::Sparse(_) => None,
         }
     }

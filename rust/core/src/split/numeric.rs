@@ -25,24 +25,25 @@ pub(crate) struct Fact {
     label: u64,
 }
 
-/// A known row as the scan of a sorted list reads it ([`super::presort`]): no value, only
-/// whether it is above the previous row's, and its list entry, to read the two values of
-/// the chosen cut. Cuts between values that differ by any amount only (no J48 gap).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Step {
-    w: f64,
-    label: u64,
-    entry: u32,
+/// The known rows of a sorted list as its scan reads them ([`super::presort`]): each one's
+/// [`Fact`], gathered in list order, and no value: the list's own entries say whether a row
+/// is above the previous one (a cut) and, at the chosen cut, which rows hold its two
+/// values. Cuts between values that differ by any amount only (no J48 gap). The list is
+/// not copied into the gathered rows: at a large node the gathered rows of the features
+/// searched at once are most of the search's memory.
+pub(super) struct Steps<'l> {
+    facts: Vec<Fact>,
+    list: &'l [u32],
 }
 
-impl Sweep for [Step] {
+impl Sweep for Steps<'_> {
     fn len(&self) -> usize {
-        <[Step]>::len(self)
+        self.facts.len()
     }
 
     #[inline(always)]
     fn add<K: Kernel>(&self, kernel: K, i: usize, stats: &mut [f64], sign: f64) -> usize {
-        if let Some(k) = self.get(i) {
+        if let Some(k) = self.facts.get(i) {
             kernel.add(stats, k.label, sign * k.w);
         }
         1
@@ -50,7 +51,7 @@ impl Sweep for [Step] {
 
     #[inline]
     fn cut_after(&self, i: usize, _gap: f64) -> bool {
-        self.get(i + 1).is_some_and(|b| b.entry & NEW_VALUE != 0)
+        self.list.get(i + 1).is_some_and(|&e| e & NEW_VALUE != 0)
     }
 }
 
@@ -207,24 +208,21 @@ impl Searcher<'_, '_> {
                 }
                 let no_gap = self.conventions.same_value_gap() == 0.0;
                 if let (Some(facts), true) = (facts, no_gap) {
-                    let mut steps = self.vec(list.len())?;
-                    steps.extend(list.iter().filter_map(|&entry| {
-                        let f = facts.get(position(entry))?;
-                        Some(Step {
-                            w: f.w,
-                            label: f.label,
-                            entry,
-                        })
-                    }));
+                    let mut gathered = self.vec(list.len())?;
+                    for &entry in list {
+                        gathered.push(*facts.get(position(entry))?);
+                    }
+                    let steps = Steps {
+                        facts: gathered,
+                        list,
+                    };
                     let x_at = |k: usize| {
-                        let step = steps.get(k)?;
-                        node.rows
-                            .get(position(step.entry))
-                            .map(|&r| value(r as usize))
+                        let entry = list.get(k)?;
+                        node.rows.get(position(*entry)).map(|&r| value(r as usize))
                     };
                     return self.numeric_known(
                         feature,
-                        steps.as_slice(),
+                        &steps,
                         x_at,
                         missing,
                         n_missing,
@@ -302,7 +300,7 @@ impl Searcher<'_, '_> {
         if let (Conventions::J48, Some(values)) = (self.conventions, self.training_values) {
             match self.data.columns().get(feature) {
                 Some(Column::Numeric(x)) => {
-                    return values.at_or_below(feature, x.iter().copied(), cut, lo)
+                    return with_numbers!(x, |x| values.at_or_below(feature, x.iter(), cut, lo))
                 }
                 Some(Column::Sparse(c)) => {
                     return values.at_or_below(feature, (0..c.n_rows).map(|r| c.value(r)), cut, lo)
@@ -677,7 +675,7 @@ mod tests {
             (state >> 33) % n
         };
         let column = vec![0.0; 1];
-        let data = Dataset::new(vec![Column::Numeric(&column)]).unwrap();
+        let data = Dataset::new(vec![Column::numeric(&column)]).unwrap();
         for case in 0..400u64 {
             let n = 2 + next(300) as usize;
             let n_classes = 2 + (case % 4) as usize;

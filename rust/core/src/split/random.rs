@@ -43,8 +43,13 @@ impl Searcher<'_, '_> {
             Column::Sparse(col) => self.random_numeric(feature, node, at, |r| col.value(r), rng)?,
             Column::Numeric(_) => match values.numeric_column(feature) {
                 Some(column) => {
-                    let x = |r: usize| column.get(r).copied().unwrap_or(f64::NAN);
-                    self.random_numeric(feature, node, at, x, rng)?
+                    with_numbers!(column, |v| self.random_numeric(
+                        feature,
+                        node,
+                        at,
+                        |r| v.at(r),
+                        rng
+                    )?)
                 }
                 None => {
                     let x = |r: usize| values.number(feature, r);

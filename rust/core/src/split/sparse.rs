@@ -333,7 +333,7 @@ mod tests {
         }
 
         fn dense(&self) -> Dataset<'_> {
-            Dataset::new(self.dense.iter().map(|c| Column::Numeric(c)).collect()).unwrap()
+            Dataset::new(self.dense.iter().map(|c| Column::numeric(c)).collect()).unwrap()
         }
 
         fn sparse(&self) -> Dataset<'_> {

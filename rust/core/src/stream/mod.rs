@@ -28,7 +28,10 @@ mod sums;
 use crate::builder::{
     admits, is_terminal, mean_of, split_node, summarise, NodeFigures, RegressionFigures,
 };
-use crate::data::{validate_weights, CategoricalColumn, Column, Dataset, FeatureKind, Target};
+use crate::data::{
+    validate_weights, with_numbers, CategoricalColumn, Column, Dataset, FeatureKind, Numbers,
+    Strided, Target,
+};
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::split::hist::{Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
@@ -462,14 +465,21 @@ impl StreamFit {
         let all_kept = kept.len() == batch.weights.len();
         // Columns sample independently, so in parallel.
         let add = |(col, s): (&Column<'_>, &mut ColumnSketch)| match col {
-            Column::Numeric(values) if all_kept => s.add(values, offset),
-            Column::Numeric(values) => {
-                let known: Vec<f64> = kept
-                    .iter()
-                    .map(|&r| values.get(r).copied().unwrap_or(f64::NAN))
-                    .collect();
-                s.add(&known, offset);
-            }
+            Column::Numeric(values) => match values.as_f64().filter(|_| all_kept) {
+                Some(v) => s.add(v, offset),
+                None => {
+                    let rows: Vec<usize> = if all_kept {
+                        (0..values.len()).collect()
+                    } else {
+                        kept.clone()
+                    };
+                    let known: Vec<f64> = rows
+                        .iter()
+                        .map(|&r| values.get(r).unwrap_or(f64::NAN))
+                        .collect();
+                    s.add(&known, offset);
+                }
+            },
             Column::Categorical(_) | Column::Sparse(_) => {}
         };
         batch
@@ -693,14 +703,16 @@ impl StreamFit {
         let start = Instant::now();
         let columns = batch.data.columns();
         let all_kept = kept.len() == batch.weights.len();
-        let gather = |v: &[f64]| -> Vec<f64> {
-            kept.iter()
-                .map(|&r| v.get(r).copied().unwrap_or(f64::NAN))
-                .collect()
+        let gather = |v: &Numbers<'_>| -> Vec<f64> {
+            kept.iter().map(|&r| v.get(r).unwrap_or(f64::NAN)).collect()
         };
         let bin = |(col, cuts): (&Column<'_>, &Option<Cuts>)| match (col, cuts) {
-            (Column::Numeric(v), Some(c)) if all_kept => Binned::with_cuts(v, c, None),
-            (Column::Numeric(v), Some(c)) => Binned::with_cuts(&gather(v), c, None),
+            (Column::Numeric(v), Some(c)) if all_kept => {
+                with_numbers!(v, |v| Binned::with_cuts(v, c, None))
+            }
+            (Column::Numeric(v), Some(c)) => {
+                Binned::with_cuts(&Strided::contiguous(&gather(v)), c, None)
+            }
             _ => None,
         };
         let binned: Vec<Option<Binned>> = columns.par_iter().zip(&g.cuts).map(bin).collect();
@@ -1264,7 +1276,7 @@ fn shape_of(kinds: &[FeatureKind]) -> Vec<Column<'static>> {
     kinds
         .iter()
         .map(|k| match *k {
-            FeatureKind::Numeric => Column::Numeric(&[]),
+            FeatureKind::Numeric => Column::numeric(&[]),
             FeatureKind::Categorical {
                 n_categories,
                 ordered,

@@ -210,7 +210,7 @@ impl OwnedCol {
 
     pub fn column(&self) -> Column<'_> {
         match self {
-            OwnedCol::Num(v) => Column::Numeric(v),
+            OwnedCol::Num(v) => Column::numeric(v),
             OwnedCol::Cat {
                 codes,
                 missing,

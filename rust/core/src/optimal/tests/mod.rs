@@ -222,7 +222,7 @@ fn case(g: &mut Lcg, n: usize, missing: bool, nominal: bool, weighted: bool) -> 
 impl Case {
     fn dataset(&self) -> Dataset<'_> {
         let mut columns: Vec<Column<'_>> =
-            self.numeric.iter().map(|v| Column::Numeric(v)).collect();
+            self.numeric.iter().map(|v| Column::numeric(v)).collect();
         for ((codes, &ordered), absent) in self.codes.iter().zip(&self.ordered).zip(&self.absent) {
             columns.push(Column::Categorical(CategoricalColumn {
                 codes,
@@ -475,7 +475,7 @@ fn hist_search_equals_the_exact_search_on_binned_columns() {
             n_classes: 3,
         };
         let max_bins = 3 + g.below(6) as usize;
-        let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+        let data = Dataset::new(columns.iter().map(|c| Column::numeric(c)).collect()).unwrap();
         let bins = Bins::new(&data, max_bins, None).unwrap();
         let binned: Vec<Vec<f64>> = (0..2)
             .map(|f| {
@@ -486,7 +486,7 @@ fn hist_search_equals_the_exact_search_on_binned_columns() {
             })
             .collect();
         let binned_data =
-            Dataset::new(binned.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+            Dataset::new(binned.iter().map(|c| Column::numeric(c)).collect()).unwrap();
         let depth = 1 + (seed % 3) as usize;
         let mut p = params(depth, None, false, true);
         let exact = |data: &Dataset<'_>, p: &TreeParams| {
@@ -528,9 +528,9 @@ fn xor_is_solved_at_depth_two() {
         })
         .collect();
     let data = Dataset::new(vec![
-        Column::Numeric(&noise),
-        Column::Numeric(&a),
-        Column::Numeric(&b),
+        Column::numeric(&noise),
+        Column::numeric(&a),
+        Column::numeric(&b),
     ])
     .unwrap();
     let target = Target::Classes {
@@ -582,7 +582,7 @@ fn a_time_limit_returns_a_tree_with_a_proven_gap_and_ctrl_c_an_error() {
     let labels: Vec<u32> = (0..n)
         .map(|i| u32::from(columns[0][i] + columns[1][i] > 1000.0) ^ u32::from(g.below(5) == 0))
         .collect();
-    let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+    let data = Dataset::new(columns.iter().map(|c| Column::numeric(c)).collect()).unwrap();
     let target = Target::Classes {
         codes: &labels,
         n_classes: 2,
@@ -610,7 +610,7 @@ fn a_time_limit_returns_a_tree_with_a_proven_gap_and_ctrl_c_an_error() {
 fn unsupported_settings_are_refused_by_name() {
     let x = [0.0, 1.0, f64::NAN, 3.0];
     let labels = [0, 1, 0, 1];
-    let data = Dataset::new(vec![Column::Numeric(&x)]).unwrap();
+    let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
     let target = Target::Classes {
         codes: &labels,
         n_classes: 2,
@@ -825,7 +825,7 @@ fn binary_counts_are_reused_and_roots_ruled_out() {
             u32::from(parity) ^ u32::from(g.below(20) == 0)
         })
         .collect();
-    let data = Dataset::new(columns.iter().map(|c| Column::Numeric(c)).collect()).unwrap();
+    let data = Dataset::new(columns.iter().map(|c| Column::numeric(c)).collect()).unwrap();
     let control = Control::new();
     let cols = Columns::new(&data, 20, None, &control).unwrap();
     let weights = vec![1.0; n];
