@@ -173,3 +173,30 @@ def test_categories_in_another_order_keep_their_labels() -> None:
         np.testing.assert_array_equal(model.predict(second.iloc[:1]), y[:1])
         refit = DecisionTreeClassifier().fit(second, y)
         np.testing.assert_array_equal(refit.predict(first), y)
+
+
+def _unaligned(values: np.ndarray) -> np.ndarray:
+    """A copy of `values` one byte off its dtype's alignment, as a frame unpickled from a
+    buffer (Dask's transfers) can hold."""
+    raw = np.zeros(values.nbytes + 1, dtype=np.uint8)
+    out = raw[1:].view(values.dtype).reshape(values.shape)
+    out[...] = values
+    assert not out.flags.aligned
+    return out
+
+
+def test_unaligned_arrays_are_read_like_aligned_ones():
+    rng = np.random.default_rng(3)
+    X = rng.random((300, 3))
+    y = (X[:, 0] + X[:, 1] > 1).astype(float)
+    w = rng.random(300) + 0.5
+    expected = DecisionTreeClassifier(max_depth=4).fit(X, y, sample_weight=w)
+    got = DecisionTreeClassifier(max_depth=4).fit(
+        _unaligned(X), _unaligned(y), sample_weight=_unaligned(w)
+    )
+    assert got.to_bytes() == expected.to_bytes()
+    frame = pd.DataFrame({f"x{j}": _unaligned(X[:, j].copy()) for j in range(3)}, copy=False)
+    aligned = pd.DataFrame({f"x{j}": X[:, j] for j in range(3)})
+    model = DecisionTreeClassifier(max_depth=4).fit(aligned, y)
+    np.testing.assert_array_equal(model.predict(frame), model.predict(aligned))
+    np.testing.assert_array_equal(expected.predict(_unaligned(X)), expected.predict(X))

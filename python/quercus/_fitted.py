@@ -93,7 +93,7 @@ class FittedTree:
 
 def is_dense(X: Any, state: FittedTree) -> bool:
     """Whether the core can read X as it is: a contiguous float64/float32 NumPy matrix of the
-    fit's width with at least one row, for a tree whose features need no encoding."""
+    fit's width with at least one row (aligned: unpickled buffers can be misaligned), for a tree whose features need no encoding."""
     return (
         type(X) is np.ndarray
         and X.ndim == 2
@@ -101,6 +101,7 @@ def is_dense(X: Any, state: FittedTree) -> bool:
         and X.shape[1] == state.dense_width
         and X.shape[0] > 0
         and (X.flags.c_contiguous or X.flags.f_contiguous)
+        and X.flags.aligned
     )
 
 

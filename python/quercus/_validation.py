@@ -405,7 +405,7 @@ def regression_targets(y: Any, n_rows: int) -> NDArray[np.float64]:
     values = _unboxed(target_values(y, n_rows), "regression targets", "")
     if values.dtype.kind not in "biuf":
         raise TypeError(f"regression targets must be numeric, got dtype {values.dtype}")
-    return np.ascontiguousarray(values, dtype=np.float64)
+    return in_place(np.asarray(values, dtype=np.float64))
 
 
 def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
@@ -418,7 +418,7 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     weights = np.asarray(given, dtype=np.float64)
     if weights.ndim == 0:  # a scalar would become one weight for every row's share
         raise TypeError(f"sample_weight must be 1-D (one weight per row), got scalar {given!r}")
-    weights = np.ascontiguousarray(weights)
+    weights = in_place(weights)
     if weights.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
     if len(weights) != n_rows:
@@ -526,9 +526,15 @@ def _numeric_matrix(array: NDArray[Any]) -> NDArray[np.floating]:
     float32 converts to float64 exactly, so the tree is the one the float64 data grow."""
     if array.dtype not in _READ_IN_PLACE:
         array = array.astype(_exact_float(array))
-    if not (array.flags.c_contiguous or array.flags.f_contiguous):
-        array = np.asfortranarray(array)
+    if not (array.flags.c_contiguous or array.flags.f_contiguous) or not array.flags.aligned:
+        array = np.require(array, requirements=["F", "A"])
     return array
+
+
+def in_place(array: NDArray[Any]) -> NDArray[Any]:
+    """`array` as the core reads it in place: contiguous and aligned (a pandas or Dask frame
+    unpickled from a buffer can hold unaligned columns; those are copied)."""
+    return np.require(array, requirements=["C", "A"])
 
 
 def _exact_float(array: NDArray[Any]) -> type[np.floating]:
@@ -818,14 +824,14 @@ def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
             values = s.to_numpy(dtype=None if dtype.kind == "f" else np.float64)
             if values.dtype not in (np.float32, np.float64):
                 return None  # float16, longdouble: the encoding reads them
-            columns.append(("numeric", np.ascontiguousarray(values)))
+            columns.append(("numeric", in_place(values)))
             continue
         if not isinstance(dtype, pd.CategoricalDtype):
             return None
         codes = s.array.codes
         if codes.itemsize > 4:
             return None
-        unsigned = np.ascontiguousarray(codes).view(f"u{codes.itemsize}")
+        unsigned = in_place(codes).view(f"u{codes.itemsize}")
         make = functools.partial(_pandas_code_map, feature.categories, dtype)
         code_map = _by_categories(maps[j], dtype, make)
         columns.append(("codes", unsigned, code_map, len(feature.categories)))
@@ -1015,7 +1021,7 @@ def _check_present(columns: list[str], schema: Schema) -> None:
 def _numeric_column(name: str, values: NDArray[np.floating]) -> Column:
     """A numeric core column; NaN means missing, but an infinity is an error."""
     _check_finite(name, values)
-    return ("numeric", np.ascontiguousarray(values))
+    return ("numeric", in_place(values))
 
 
 def _series_numbers(series: pl.Series) -> NDArray[np.floating]:
