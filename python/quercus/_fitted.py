@@ -92,8 +92,9 @@ class FittedTree:
 
 
 def is_dense(X: Any, state: FittedTree) -> bool:
-    """Whether the core can read X as it is: a contiguous float64/float32 NumPy matrix of the
-    fit's width with at least one row (aligned: unpickled buffers can be misaligned), for a tree whose features need no encoding."""
+    """Whether the core can read X as it is: a contiguous, aligned (an unpickled buffer can
+    be misaligned) float64/float32 NumPy matrix of the fit's width with at least one row,
+    for a tree whose features need no encoding."""
     return (
         type(X) is np.ndarray
         and X.ndim == 2
