@@ -244,9 +244,7 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=300.0, help="seconds per fit")
     parser.add_argument("--thresholds", type=int, default=10, help="quantiles per feature")
     parser.add_argument("--only", help="comma-separated data set names")
-    parser.add_argument(
-        "--solvers", default="quercus,quercus-hist,quercus-binary,streed,gosdt"
-    )
+    parser.add_argument("--solvers", default="quercus,quercus-hist,quercus-binary,streed,gosdt")
     parser.add_argument("--out", help="write the rows as JSON here")
     args = parser.parse_args()
     depths = [2] if args.tiny else [int(d) for d in args.depths.split(",")]
