@@ -6,6 +6,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::Rng;
+
 use quercus_core::{
     grow, grow_optimal, CategoricalColumn, Column, Control, Conventions, Criterion, Dataset,
     MissingStrategy, Numbers, Sample, Splitter, Strided, Target, TreeParams,
@@ -13,23 +17,6 @@ use quercus_core::{
 
 const ROWS: usize = 600;
 const FEATURES: usize = 4;
-
-/// A deterministic generator (SplitMix64), so the data need no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// Row-major float32 cells: a smooth feature, a coarse one full of ties, one with −0.0 and
 /// +0.0 and one with tiny differences float32 still tells apart; about 8% missing (NaN).
