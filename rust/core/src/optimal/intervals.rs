@@ -108,15 +108,9 @@ impl Hint {
         v.get(i).copied().unwrap_or(floor).max(floor)
     }
 
-    /// Takes what `other` proves of the same parts as well.
-    pub(crate) fn raise(&mut self, other: &Hint) {
-        let pairs = [
-            (&mut self.left, &other.left),
-            (&mut self.right, &other.right),
-        ];
-        let [a, b] = &mut self.columns;
-        let [c, d] = &other.columns;
-        for (mine, theirs) in pairs.into_iter().chain([(a, c), (b, d)]) {
+    /// Takes `floors`, bounds of each column's best split of the same parts, as well.
+    pub(crate) fn raise_columns(&mut self, floors: &ColumnFloors) {
+        for (mine, theirs) in self.columns.iter_mut().zip(floors) {
             if mine.is_empty() {
                 mine.clone_from(theirs);
             } else {

@@ -18,7 +18,7 @@ use super::binary::{self, Binary, Similar};
 use super::boxes::{root_boxes, RootBox};
 use super::cache::{Cache, Known, RowKeys};
 use super::columns::Columns;
-use super::depth1::{stumps_by_column, Sides};
+use super::depth1::{stumps_by_column, ColumnFloors, Sides};
 use super::depth2;
 use super::intervals::{
     search_positions, search_subsets, Evaluated, Hint, Incumbent, Positions, Runs,
@@ -315,18 +315,18 @@ fn threshold_positions<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L, c: usiz
 }
 
 /// What is known of a column's candidate thresholds before any is evaluated: bounds of runs
-/// of them, and per run what it proves of their parts (empty: nothing).
+/// of them, and per run bounds of each column's best split of their parts (empty: none).
 #[derive(Debug)]
 struct Within {
     runs: Runs,
-    hints: Vec<Hint>,
+    floors: Vec<ColumnFloors>,
 }
 
 impl Default for Within {
     fn default() -> Within {
         Within {
             runs: Runs::whole(),
-            hints: Vec::new(),
+            floors: Vec::new(),
         }
     }
 }
@@ -363,10 +363,10 @@ fn search_thresholds<L: Loss>(
                 left: rank(p.saturating_sub(1)),
                 right: rank(p),
             };
-            match within.hints.get(within.runs.of(i)) {
+            match within.floors.get(within.runs.of(i)) {
                 Some(known) => {
                     let mut hint = hint.clone();
-                    hint.raise(known);
+                    hint.raise_columns(known);
                     evaluate(
                         ctx, node, loss, test, depth, leaves, slack, &hint, inc, side,
                     )
@@ -419,7 +419,7 @@ fn search_boxes<L: Loss>(
                 starts: Vec::with_capacity(column.len()),
                 lower: Vec::with_capacity(column.len()),
             },
-            hints: Vec::with_capacity(column.len()),
+            floors: Vec::with_capacity(column.len()),
         };
         for b in column {
             let start = positions.at.partition_point(|&p| (p as usize) < b.lo);
@@ -430,10 +430,7 @@ fn search_boxes<L: Loss>(
             }
             within.runs.starts.push(start);
             within.runs.lower.push(b.lower);
-            within.hints.push(Hint {
-                columns: b.columns,
-                ..Hint::default()
-            });
+            within.floors.push(b.columns);
         }
         search_thresholds(
             ctx, node, loss, c, &positions, first, depth, leaves, &within, inc, side,
