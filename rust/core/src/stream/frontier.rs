@@ -1,11 +1,11 @@
-//! What a pass's [`StreamFit::add`] reads of a fit, as bytes: the bin edges, the splits
-//! grown so far (to route rows) and the open nodes the pass serves. Another process (a Dask
+//! What a pass's [`StreamFit::add`] reads of a fit, as bytes: the bin edges and value
+//! ranges, the splits grown so far (to route rows) and the open nodes the pass serves. Another process (a Dask
 //! worker) rebuilds from them a replica that adds its batches to the pass's sums, so that
 //! tasks are pure functions of their inputs and a lost one can be recomputed anywhere.
 
-use super::{empty_bins, Growing, Grown, StreamFit};
+use super::{Growing, Grown, StreamFit};
 use crate::error::{CoreError, Result};
-use crate::split::hist::Cuts;
+use crate::split::hist::{Binned, Bins, Cuts};
 use crate::split::missing::Plan;
 use crate::split::{Candidate, SplitRule};
 use crate::tree::{FeatureScore, NodeId, Side, Tree};
@@ -99,6 +99,13 @@ impl StreamFit {
                 w.option(max);
             }
         }
+        // The bins' value ranges (found by the first grow pass): binned rows are routed by
+        // their bin's greatest value.
+        for f in 0..g.cuts.len() {
+            let (lo, hi) = g.bins.column(f).map(|b| b.lo_hi()).unwrap_or_default();
+            w.floats(lo);
+            w.floats(hi);
+        }
         w.put(g.nodes.len() as u64);
         for n in &g.nodes {
             w.put(n.usable.len() as u64);
@@ -147,6 +154,15 @@ impl StreamFit {
                 }
             });
         }
+        let mut ranges = Vec::with_capacity(n_columns);
+        for c in &cuts {
+            let (lo, hi) = (r.floats()?, r.floats()?);
+            let bins = c.as_ref().map_or(0, Cuts::n_bins);
+            if lo.len() != hi.len() || (c.is_some() && lo.len() != bins) {
+                return Err(bad());
+            }
+            ranges.push(c.as_ref().map(|_| Binned::ranges(lo, hi)));
+        }
         let n_nodes = r.index()?;
         let mut nodes = Vec::new();
         for i in 0..n_nodes {
@@ -178,7 +194,7 @@ impl StreamFit {
         if r.words.next().is_some() || group.iter().any(|&i| i >= nodes.len()) {
             return Err(bad());
         }
-        let bins = empty_bins(&cuts);
+        let bins = Bins::from_columns(ranges);
         self.pass = pass;
         self.state = Some(Growing {
             cuts,

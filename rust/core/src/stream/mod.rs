@@ -18,6 +18,7 @@
 //! are numbered at the end in the in-memory fit's order (depth-first, or best-first with
 //! `max_leaf_nodes`), by replaying its growth over the recorded decisions.
 
+mod binned;
 mod coded;
 mod frontier;
 mod kept;
@@ -41,6 +42,7 @@ use crate::split::{
 };
 use crate::tree::{NodeId, Tree};
 use crate::{Control, Sample};
+pub use binned::BinnedBatch;
 use coded::{Coded, CodedValues, Labels, NO_CATEGORY};
 pub use kept::Kept;
 use profile::{Profile, Step};
@@ -643,9 +645,7 @@ impl StreamFit {
                 "no earlier pass kept its batches (add_keeping), so they are not all there",
             ));
         }
-        let hi: Vec<&[f64]> = (0..self.kinds.len())
-            .map(|f| g.bins.column(f).map_or(&[][..], |b| b.lo_hi().1))
-            .collect();
+        let hi = g.bin_tops();
         let mut skip = vec![false; g.group.len()];
         if !g.variance {
             let mut rows = vec![0.0; g.group.len()];
@@ -688,7 +688,8 @@ impl StreamFit {
         self.check(batch)?;
         let kept = kept_rows(batch.weights);
         self.profile.add(Step::Check, start);
-        let mut coded = self.code(g, sums, batch, &kept);
+        let mut coded = self.code(g, batch, &kept);
+        widen_all(sums, &coded);
         let mut nodes = std::mem::take(&mut coded.nodes);
         let row = |i: usize| kept.get(i).copied().unwrap_or(usize::MAX);
         let parts = self.route(g, batch.data.columns(), row, &coded.weights, &mut nodes);
@@ -698,8 +699,8 @@ impl StreamFit {
     }
 
     /// The batch's rows of positive weight (`kept`) binned by the fit's cuts, all at the
-    /// root; on the first grow pass each bin's value range widens `sums`' ranges.
-    fn code(&self, g: &Growing, sums: &mut Sums, batch: &Sample<'_, '_>, kept: &[usize]) -> Coded {
+    /// root.
+    fn code(&self, g: &Growing, batch: &Sample<'_, '_>, kept: &[usize]) -> Coded {
         let start = Instant::now();
         let columns = batch.data.columns();
         let all_kept = kept.len() == batch.weights.len();
@@ -716,13 +717,6 @@ impl StreamFit {
             _ => None,
         };
         let binned: Vec<Option<Binned>> = columns.par_iter().zip(&g.cuts).map(bin).collect();
-        for ((lo, hi), b) in sums.lo.iter_mut().zip(sums.hi.iter_mut()).zip(&binned) {
-            if let (Some(b), false) = (b, lo.is_empty()) {
-                let (blo, bhi) = b.lo_hi();
-                lo.iter_mut().zip(blo).for_each(|(x, y)| *x = x.min(*y));
-                hi.iter_mut().zip(bhi).for_each(|(x, y)| *x = x.max(*y));
-            }
-        }
         let cats: Vec<Option<Vec<u32>>> = columns
             .iter()
             .map(|col| match col {
@@ -1054,6 +1048,26 @@ fn step<'n, V: Values + ?Sized>(n: &'n Grown, values: &V, r: usize) -> Move<'n> 
         Some(c) => n.children.get(c).map_or(Move::Stop, |&c| Move::To(c)),
         None => Move::Spread(&n.children, &split.fractions),
     }
+}
+
+/// On the first grow pass, widens the sums' value ranges by a coded batch's.
+fn widen_all(sums: &mut Sums, coded: &Coded) {
+    for (f, (lo, hi)) in sums.lo.iter_mut().zip(sums.hi.iter_mut()).enumerate() {
+        if let (Some(b), false) = (coded.bins.column(f), lo.is_empty()) {
+            let (blo, bhi) = b.lo_hi();
+            widen(lo, hi, blo, bhi);
+        }
+    }
+}
+
+/// Widens value ranges `lo`, `hi` by another set of rows' (bin by bin).
+fn widen(lo: &mut [f64], hi: &mut [f64], other_lo: &[f64], other_hi: &[f64]) {
+    lo.iter_mut()
+        .zip(other_lo)
+        .for_each(|(x, y)| *x = x.min(*y));
+    hi.iter_mut()
+        .zip(other_hi)
+        .for_each(|(x, y)| *x = x.max(*y));
 }
 
 /// The rows of positive weight (the rows a fit learns from; see `data::Kept`).
