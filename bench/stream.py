@@ -82,11 +82,25 @@ def _cluster() -> Any:
     return LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
 
 
+def _task_seconds(tasks: list[dict[str, Any]]) -> dict[str, float]:
+    """The workers' seconds by task name (the key's prefix: `read_parquet`, quercus's
+    `census`, `partition_sketch`, `binned`, `partition_sums`, ...) and in transfers."""
+    from dask.utils import key_split
+
+    seconds: dict[str, float] = {}
+    for task in tasks:
+        for span in task["startstops"]:
+            name = key_split(task["key"]) if span["action"] == "compute" else span["action"]
+            seconds[name] = seconds.get(name, 0.0) + span["stop"] - span["start"]
+    return seconds
+
+
 def run_dask(path: str, test: str, depth: int, budget: int) -> dict[str, Any]:
     import dask.dataframe as dd
-    from distributed import Client
+    from distributed import Client, get_task_stream
 
     import quercus
+    from quercus import _stream
     from quercus.dask import DecisionTreeClassifier
 
     with _cluster() as cluster, Client(cluster) as client:
@@ -94,7 +108,8 @@ def run_dask(path: str, test: str, depth: int, budget: int) -> dict[str, Any]:
         client.run(lambda: __import__("quercus.dask"))
         start = time.perf_counter()
         model = DecisionTreeClassifier(max_depth=depth)
-        model.fit(dd.read_parquet(path), target="y", memory_budget=budget)
+        with _stream.profiled() as steps, get_task_stream(client) as stream:
+            model.fit(dd.read_parquet(path), target="y", memory_budget=budget)
         seconds = time.perf_counter() - start
         workers = client.run(_peak_mib)
     peak = _peak_mib()
@@ -107,6 +122,8 @@ def run_dask(path: str, test: str, depth: int, budget: int) -> dict[str, Any]:
         "leaves": model.get_n_leaves(),
         "accuracy": float(np.mean(plain.predict(X) == y)),
         "digest": hashlib.sha256(model.to_bytes()).hexdigest(),
+        "profile": steps,
+        "tasks": _task_seconds(stream.data),
     }
 
 
@@ -318,6 +335,14 @@ def main() -> None:
                     _profile_table(results["stream"]["profile"], results["stream"]["seconds"])
                 )
             )
+        if "dask" in results:
+            r = results["dask"]
+            print("\nThe Dask fit's wall-clock time by round (client side):")
+            print("\n".join(_profile_table(r["profile"], r["seconds"])))
+            print("\nThe Dask workers' busy seconds by task (both workers added up):")
+            print("| task | seconds |\n|---|--:|")
+            for name, busy in sorted(r["tasks"].items(), key=lambda kv: -kv[1]):
+                print(f"| {name} | {busy:.1f} |")
     finally:
         if made and not args.keep:
             for d in (path, test) if args.dir else (base,):

@@ -35,7 +35,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+import time
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -234,6 +237,16 @@ class _Passes:
         self.tree = reduction == "tree" or (reduction == "auto" and exact)
         # The persisted binned partitions, from the first grow pass on.
         self.binned: list[Any] | None = None
+        # Wall-clock seconds of each kind of round (`quercus._stream.profiled()` reports them).
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def _timed(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
 
     @staticmethod
     def _reduced(tasks: list[Any], aggregate: Callable[[list[Any]], Any]) -> Any:
@@ -249,14 +262,15 @@ class _Passes:
                 return tasks[0].compute()
 
     def sketch(self) -> bytes | None:
-        pieces = zip(self.parts, self.offsets, strict=True)
-        if self.tree:
-            tasks = [dask.delayed(partition_sketch)(self.setup, p, o) for p, o in pieces]
-            return self._reduced(tasks, merge_sketches) if tasks else None
-        sketch = None
-        for p, o in pieces:
-            sketch = dask.delayed(partition_sketch)(self.setup, p, o, sketch)
-        return None if sketch is None else sketch.compute()
+        with self._timed("sketch pass (reading, encoding, sampling)"):
+            pieces = zip(self.parts, self.offsets, strict=True)
+            if self.tree:
+                tasks = [dask.delayed(partition_sketch)(self.setup, p, o) for p, o in pieces]
+                return self._reduced(tasks, merge_sketches) if tasks else None
+            sketch = None
+            for p, o in pieces:
+                sketch = dask.delayed(partition_sketch)(self.setup, p, o, sketch)
+            return None if sketch is None else sketch.compute()
 
     def sums(self, fit: _core.StreamFit) -> np.ndarray | None:
         if not self.parts:
@@ -265,10 +279,18 @@ class _Passes:
         # One key shared by every task of the pass (sent to each worker once).
         frontier = dask.delayed(raw, pure=True)
         if self.binned is None:
-            tasks = [dask.delayed(binned)(self.setup, frontier, p) for p in self.parts]
-            # The source partitions are released once binned.
-            self.binned = list(dask.persist(*tasks))
-        skip = self._skip(fit, frontier)
+            with self._timed("first grow pass (reading, encoding, binning, the root's sums)"):
+                tasks = [dask.delayed(binned)(self.setup, frontier, p) for p in self.parts]
+                # The source partitions are released once binned.
+                self.binned = list(dask.persist(*tasks))
+                return self._sums(raw, frontier, None)
+        with self._timed("counting rows (derived histograms)"):
+            skip = self._skip(fit, frontier)
+        with self._timed("later passes (sums from the binned partitions)"):
+            return self._sums(raw, frontier, skip)
+
+    def _sums(self, raw: bytes, frontier: Any, skip: list[bool] | None) -> np.ndarray:
+        assert self.binned is not None
         if self.tree:
             tasks = [
                 dask.delayed(partition_sums)(self.setup, frontier, b, skip) for b in self.binned
@@ -287,9 +309,9 @@ class _Passes:
     def _skip(self, fit: _core.StreamFit, frontier: Any) -> list[bool] | None:
         """The nodes of a grow pass below the root whose histograms are derived (a count of
         each node's rows first, in a tree reduction: whole numbers add exactly), else None."""
-        if fit.next_pass() != "grow" or fit.passes <= 1:
+        if os.environ.get("NOSKIP") or fit.next_pass() != "grow" or self.binned is None:
             return None
-        tasks = [dask.delayed(row_counts)(self.setup, frontier, b) for b in self.binned or []]
+        tasks = [dask.delayed(row_counts)(self.setup, frontier, b) for b in self.binned]
         skip = fit.derived(aligned(self._reduced(tasks, add_counts)))
         return skip if any(skip) else None
 
@@ -326,8 +348,10 @@ def _fit(
     classification = model._estimator_type == "classifier"
     p = _partitions(X, y, sample_weight, target, classification)
     schema = _schema(p, _tree._ordinals(checked["ordinal_features"]), checked["missing"])
+    start = time.perf_counter()
     tasks = [dask.delayed(census)(classification, y, w) for y, w in p.targets]
     counts = dask.compute(*tasks)
+    census_seconds = time.perf_counter() - start
     n_rows = sum(c[0] for c in counts)
     if n_rows == 0:
         raise ValueError("the Dask collection has no rows")
@@ -359,6 +383,15 @@ def _fit(
         )
     finally:
         passes.release()
+    steps = _stream._PROFILE.get()
+    if steps is not None:
+        client = {"splits": "choosing splits (client)"}
+        for name, seconds in [
+            ("census (target and weights)", census_seconds),
+            *passes.seconds.items(),
+            *((client[k], v) for k, v in fit.profile() if k in client),
+        ]:
+            steps[name] = steps.get(name, 0.0) + seconds
     return FittedTree(tree, schema, classes)
 
 

@@ -7,11 +7,12 @@
 
 use std::time::Instant;
 
-use super::coded::{Coded, CodedValues};
+use super::coded::Coded;
 use super::profile::Step;
 use super::{order, Growing, StreamFit, Sums};
 use crate::error::{CoreError, Result};
 use crate::split::hist::Cuts;
+use crate::split::NodeRows;
 use crate::Sample;
 
 /// A batch's rows of positive weight binned by a fit's cuts, with each bin's value range.
@@ -199,13 +200,8 @@ impl StreamFit {
                 }
             }
         }
-        let hi = g.bin_tops();
-        let values = CodedValues {
-            coded: &batch.coded,
-            hi: &hi,
-        };
-        let mut nodes = vec![0; batch.len()];
-        let parts = self.route(g, &values, |i| i, &batch.coded.weights, &mut nodes);
+        let mut parts = vec![NodeRows::default(); g.group.len()];
+        self.route_binned(g, batch, |s, i, w| super::gather(&mut parts, s, i, w));
         self.accumulate(g, sums, &batch.coded, &parts, skip.unwrap_or_default());
         Ok(())
     }
@@ -216,14 +212,13 @@ impl StreamFit {
     pub fn count_binned(&self, batch: &BinnedBatch) -> Result<Vec<f64>> {
         let g = self.growing("count_binned")?;
         self.check_binned(g, batch)?;
-        let hi = g.bin_tops();
-        let values = CodedValues {
-            coded: &batch.coded,
-            hi: &hi,
-        };
-        let mut nodes = vec![0; batch.len()];
-        let parts = self.route(g, &values, |i| i, &batch.coded.weights, &mut nodes);
-        Ok(parts.iter().map(|p| p.len() as f64).collect())
+        let mut rows = vec![0.0; g.group.len()];
+        self.route_binned(g, batch, |s, _, _| {
+            if let Some(n) = rows.get_mut(s) {
+                *n += 1.0;
+            }
+        });
+        Ok(rows)
     }
 
     /// Which nodes the current pass serves need no summed histograms, given the rows each
@@ -239,6 +234,15 @@ impl StreamFit {
             ));
         }
         Ok(g.derived(rows))
+    }
+
+    /// A binned batch's rows routed from the root to the nodes the pass serves: `add(served
+    /// slot, row, weight)` for each node a row reaches.
+    fn route_binned(&self, g: &Growing, batch: &BinnedBatch, add: impl FnMut(usize, usize, f64)) {
+        let turns = self.turns(g);
+        let bound = turns.bind(&batch.coded);
+        let weights = &batch.coded.weights;
+        self.route(g, |n, at, i| bound.step(at, n, i), weights, None, add);
     }
 
     /// Refuses a batch binned by another fit's cuts or of another shape.

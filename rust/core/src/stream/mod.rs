@@ -25,6 +25,7 @@ mod kept;
 mod profile;
 mod replay;
 mod sums;
+mod turns;
 
 use crate::builder::{
     admits, is_terminal, mean_of, split_node, summarise, NodeFigures, RegressionFigures,
@@ -43,13 +44,14 @@ use crate::split::{
 use crate::tree::{NodeId, Tree};
 use crate::{Control, Sample};
 pub use binned::BinnedBatch;
-use coded::{Coded, CodedValues, Labels, NO_CATEGORY};
+use coded::{Coded, Labels, NO_CATEGORY};
 pub use kept::Kept;
 use profile::{Profile, Step};
 use rayon::prelude::*;
 use std::time::Instant;
 pub use sums::Sums;
 use sums::{empty_node, NodeSums};
+use turns::Turns;
 
 /// The first pass's findings over some rows: each numeric column's sample, and the totals the
 /// fit's search is set up with. Sketches of disjoint rows merge ([`Sketch::merge`]).
@@ -645,23 +647,25 @@ impl StreamFit {
                 "no earlier pass kept its batches (add_keeping), so they are not all there",
             ));
         }
-        let hi = g.bin_tops();
+        let turns = self.turns(g);
         let mut skip = vec![false; g.group.len()];
         if !g.variance {
             let mut rows = vec![0.0; g.group.len()];
             kept.each(true, |coded| {
                 control.check()?;
-                let parts = self.route_kept(g, coded, &hi);
-                rows.iter_mut()
-                    .zip(&parts)
-                    .for_each(|(n, p)| *n += p.len() as f64);
+                self.route_kept(g, coded, &turns, |s, _, _| {
+                    if let Some(n) = rows.get_mut(s) {
+                        *n += 1.0;
+                    }
+                });
                 Ok(())
             })?;
             skip = g.derived(&rows);
         }
         kept.each(g.variance, |coded| {
             control.check()?;
-            let parts = self.route_kept(g, coded, &hi);
+            let mut parts = vec![NodeRows::default(); g.group.len()];
+            self.route_kept(g, coded, &turns, |s, i, w| gather(&mut parts, s, i, w));
             self.accumulate(g, sums, coded, &parts, &skip);
             Ok(())
         })?;
@@ -669,13 +673,34 @@ impl StreamFit {
         Ok(())
     }
 
-    /// A kept batch's rows routed from their nodes ([`Self::route`]).
-    fn route_kept(&self, g: &Growing, coded: &mut Coded, hi: &[&[f64]]) -> Vec<NodeRows> {
+    /// A kept batch's rows routed from their nodes ([`Self::route`]), which move on.
+    fn route_kept(
+        &self,
+        g: &Growing,
+        coded: &mut Coded,
+        turns: &Turns<'_>,
+        add: impl FnMut(usize, usize, f64),
+    ) {
         let mut nodes = std::mem::take(&mut coded.nodes);
-        let values = CodedValues { coded, hi };
-        let parts = self.route(g, &values, |i| i, &coded.weights, &mut nodes);
+        let held: &Coded = coded;
+        let bound = turns.bind(held);
+        let weights = &held.weights;
+        self.route(
+            g,
+            |n, at, i| bound.step(at, n, i),
+            weights,
+            Some(&mut nodes),
+            add,
+        );
         coded.nodes = nodes;
-        parts
+    }
+
+    /// The tables [`Self::route_kept`] and [`Self::add_binned`] route binned rows by.
+    fn turns<'g>(&self, g: &'g Growing) -> Turns<'g> {
+        Turns::new(g, |f| match self.kinds.get(f) {
+            Some(FeatureKind::Categorical { n_categories, .. }) => Some(*n_categories),
+            _ => None,
+        })
     }
 
     /// Checks, bins and adds a batch; returns it binned.
@@ -691,8 +716,16 @@ impl StreamFit {
         let mut coded = self.code(g, batch, &kept);
         widen_all(sums, &coded);
         let mut nodes = std::mem::take(&mut coded.nodes);
+        let values = batch.data.columns();
         let row = |i: usize| kept.get(i).copied().unwrap_or(usize::MAX);
-        let parts = self.route(g, batch.data.columns(), row, &coded.weights, &mut nodes);
+        let mut parts = vec![NodeRows::default(); g.group.len()];
+        self.route(
+            g,
+            |n, _, i| step(n, values, row(i)),
+            &coded.weights,
+            Some(&mut nodes),
+            |s, i, w| gather(&mut parts, s, i, w),
+        );
         coded.nodes = nodes;
         self.accumulate(g, sums, &coded, &parts, &[]);
         Ok(coded)
@@ -768,18 +801,19 @@ impl StreamFit {
         coded
     }
 
-    /// Each served node's rows of a batch (positions among its kept rows, `row(i)` the
-    /// position in `values`) with their weights: every row goes from its node in `nodes` down
-    /// the splits grown so far (C4.5's fractions where it misses a tested value), and its
-    /// node moves to the deepest one it reaches whole.
-    fn route<V: Values + ?Sized>(
+    /// Sends each row of a batch (its position among the kept rows, `i`, and weight `w`)
+    /// down the splits grown so far to the nodes the pass serves, where `step(node, its
+    /// index, row)` sends it (C4.5's fractions where it misses a tested value), and calls
+    /// `add(served slot, i, w)` for each node it reaches. Rows start at the root or at their
+    /// node in `nodes`, which then moves to the deepest node the row reaches whole.
+    fn route(
         &self,
         g: &Growing,
-        values: &V,
-        row: impl Fn(usize) -> usize,
+        step: impl for<'n> Fn(&'n Grown, usize, usize) -> Move<'n>,
         weights: &[f64],
-        nodes: &mut [u32],
-    ) -> Vec<NodeRows> {
+        mut nodes: Option<&mut [u32]>,
+        mut add: impl FnMut(usize, usize, f64),
+    ) {
         let start = Instant::now();
         let mut slot_of = vec![usize::MAX; g.nodes.len()];
         for (s, &i) in g.group.iter().enumerate() {
@@ -788,17 +822,10 @@ impl StreamFit {
             }
         }
         let served = |i: usize| slot_of.get(i).copied().filter(|&s| s != usize::MAX);
-        let mut parts = vec![NodeRows::default(); g.group.len()];
-        let mut add = |s: usize, i: usize, w: f64| {
-            if let Some(p) = parts.get_mut(s) {
-                p.rows.push(i as u32);
-                p.weights.push(w);
-            }
-        };
         let mut stack = Vec::new();
-        for (i, (node, &w)) in nodes.iter_mut().zip(weights).enumerate() {
-            let r = row(i);
-            let mut at = *node as usize;
+        for (i, &w) in weights.iter().enumerate() {
+            let node = nodes.as_deref_mut().and_then(|n| n.get_mut(i));
+            let mut at = node.as_deref().map_or(0, |&n| n as usize);
             let mut spread = None;
             loop {
                 if let Some(s) = served(at) {
@@ -806,7 +833,7 @@ impl StreamFit {
                     break;
                 }
                 let Some(n) = g.nodes.get(at) else { break };
-                match step(n, values, r) {
+                match step(n, at, i) {
                     Move::To(child) => at = child,
                     Move::Spread(children, fractions) => {
                         spread = Some((children, fractions));
@@ -815,7 +842,9 @@ impl StreamFit {
                     Move::Stop => break,
                 }
             }
-            *node = at as u32;
+            if let Some(node) = node {
+                *node = at as u32;
+            }
             let Some((children, fractions)) = spread else {
                 continue;
             };
@@ -830,7 +859,7 @@ impl StreamFit {
                     continue;
                 }
                 let Some(n) = g.nodes.get(at) else { continue };
-                match step(n, values, r) {
+                match step(n, at, i) {
                     Move::To(child) => stack.push((child, w)),
                     Move::Spread(children, fractions) => {
                         for (&child, &f) in children.iter().zip(fractions) {
@@ -844,7 +873,6 @@ impl StreamFit {
             }
         }
         self.profile.add(Step::Route, start);
-        parts
     }
 
     /// Adds the routed rows of a binned batch to the served nodes' sums: statistics, missing
@@ -1047,6 +1075,14 @@ fn step<'n, V: Values + ?Sized>(n: &'n Grown, values: &V, r: usize) -> Move<'n> 
     match send(&split.kind(), || split.missing.rule(), values, r) {
         Some(c) => n.children.get(c).map_or(Move::Stop, |&c| Move::To(c)),
         None => Move::Spread(&n.children, &split.fractions),
+    }
+}
+
+/// Adds row `i` of weight `w` to the rows of served node `slot`.
+fn gather(parts: &mut [NodeRows], slot: usize, i: usize, w: f64) {
+    if let Some(p) = parts.get_mut(slot) {
+        p.rows.push(i as u32);
+        p.weights.push(w);
     }
 }
 
