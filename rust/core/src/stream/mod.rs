@@ -36,7 +36,7 @@ use crate::data::{
 };
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
-use crate::split::hist::{Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
+use crate::split::hist::{row_hash, Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
 use crate::split::missing::plan_with;
 use crate::split::{
     choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule, Values,
@@ -467,24 +467,47 @@ impl StreamFit {
         let start = Instant::now();
         let kept = kept_rows(batch.weights);
         let all_kept = kept.len() == batch.weights.len();
+        // Each kept row's hash, worked out once for every column.
+        let hashes: Vec<u64> = (0..kept.len() as u64)
+            .map(|i| row_hash(offset + i))
+            .collect();
+        // The rows a column without missing values keeps: the lowest hashes, chosen once
+        // (a sketch of row positions prunes them as each column's sketch would).
+        let mut chosen = ColumnSketch::default();
+        chosen.merge(ColumnSketch {
+            pairs: hashes
+                .iter()
+                .enumerate()
+                .map(|(i, &h)| (h, i as f64))
+                .collect(),
+        });
         // Columns sample independently, so in parallel.
-        let add = |(col, s): (&Column<'_>, &mut ColumnSketch)| match col {
-            Column::Numeric(values) => match values.as_f64().filter(|_| all_kept) {
-                Some(v) => s.add(v, offset),
-                None => {
-                    let rows: Vec<usize> = if all_kept {
-                        (0..values.len()).collect()
-                    } else {
-                        kept.clone()
-                    };
-                    let known: Vec<f64> = rows
-                        .iter()
-                        .map(|&r| values.get(r).unwrap_or(f64::NAN))
-                        .collect();
-                    s.add(&known, offset);
-                }
-            },
-            Column::Categorical(_) | Column::Sparse(_) => {}
+        let add = |(col, s): (&Column<'_>, &mut ColumnSketch)| {
+            let Column::Numeric(values) = col else { return };
+            let value = |i: usize| {
+                let r = if all_kept {
+                    Some(i)
+                } else {
+                    kept.get(i).copied()
+                };
+                r.and_then(|r| values.get(r)).unwrap_or(f64::NAN)
+            };
+            let complete = if all_kept {
+                !values.has_nan()
+            } else {
+                (0..kept.len()).all(|i| !value(i).is_nan())
+            };
+            let pairs = if complete {
+                let at = |&(h, i): &(u64, f64)| (h, value(i as usize));
+                chosen.pairs.iter().map(at).collect()
+            } else if let Some(v) = values.as_f64().filter(|_| all_kept) {
+                // The column's own known rows, read in place.
+                return s.add(v, offset);
+            } else {
+                let known = |(i, &h): (usize, &u64)| Some((h, value(i))).filter(|p| !p.1.is_nan());
+                hashes.iter().enumerate().filter_map(known).collect()
+            };
+            s.merge(ColumnSketch { pairs });
         };
         batch
             .data
