@@ -138,8 +138,8 @@ def partition_sketch(setup: Setup, part: Any, offset: int, before: bytes | None 
     return sketch
 
 
-def merge_sketches(sketches: Any) -> bytes:
-    return functools.reduce(_core.StreamFit.merge_sketches, sketches)
+def merge_sketches(sketches: list[bytes]) -> bytes:
+    return _core.StreamFit.merge_sketches(sketches)
 
 
 def binned(setup: Setup, frontier: bytes, part: Any) -> _core.BinnedBatch:
@@ -160,16 +160,12 @@ def add_counts(parts: Any) -> np.ndarray:
 
 
 def partition_sums(
-    setup: Setup,
-    frontier: bytes,
-    batch: _core.BinnedBatch,
-    skip: list[bool] | None,
-    before: np.ndarray | None = None,
+    setup: Setup, frontier: bytes, batch: _core.BinnedBatch, before: np.ndarray | None = None
 ) -> tuple[np.ndarray, bool]:
     """The binned partition's rows added to the pass's sums `before` (None: new ones), and
     whether the result adds exactly in any order."""
     fit = setup.fit(setup.empty, frontier)
-    added = fit.add_binned(None if before is None else aligned(before), batch, skip)
+    added = fit.add_binned(None if before is None else aligned(before), batch)
     return added, fit.exact(added)
 
 
@@ -188,13 +184,9 @@ def merge_sums(setup: Setup, frontier: bytes, parts: Any) -> tuple[np.ndarray, b
 
 
 def chained_sums(
-    setup: Setup,
-    frontier: bytes,
-    batch: _core.BinnedBatch,
-    skip: list[bool] | None,
-    before: np.ndarray | None,
+    setup: Setup, frontier: bytes, batch: _core.BinnedBatch, before: np.ndarray | None
 ) -> np.ndarray:
-    return partition_sums(setup, frontier, batch, skip, before)[0]
+    return partition_sums(setup, frontier, batch, before)[0]
 
 
 def zipped(*parts: Any) -> tuple[Any, ...]:

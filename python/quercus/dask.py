@@ -36,7 +36,6 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -275,26 +274,25 @@ class _Passes:
     def sums(self, fit: _core.StreamFit) -> np.ndarray | None:
         if not self.parts:
             return None
-        raw = fit.frontier()
-        # One key shared by every task of the pass (sent to each worker once).
-        frontier = dask.delayed(raw, pure=True)
         if self.binned is None:
             with self._timed("first grow pass (reading, encoding, binning, the root's sums)"):
+                frontier = dask.delayed(fit.frontier(), pure=True)
                 tasks = [dask.delayed(binned)(self.setup, frontier, p) for p in self.parts]
                 # The source partitions are released once binned.
                 self.binned = list(dask.persist(*tasks))
-                return self._sums(raw, frontier, None)
-        with self._timed("counting rows (derived histograms)"):
-            skip = self._skip(fit, frontier)
+                return self._sums(fit, self.binned)
+        if fit.next_pass() == "grow":
+            with self._timed("counting rows (derived histograms)"):
+                self._derive(fit, self.binned)
         with self._timed("later passes (sums from the binned partitions)"):
-            return self._sums(raw, frontier, skip)
+            return self._sums(fit, self.binned)
 
-    def _sums(self, raw: bytes, frontier: Any, skip: list[bool] | None) -> np.ndarray:
-        assert self.binned is not None
+    def _sums(self, fit: _core.StreamFit, batches: list[Any]) -> np.ndarray:
+        raw = fit.frontier()
+        # One key shared by every task of the pass (sent to each worker once).
+        frontier = dask.delayed(raw, pure=True)
         if self.tree:
-            tasks = [
-                dask.delayed(partition_sums)(self.setup, frontier, b, skip) for b in self.binned
-            ]
+            tasks = [dask.delayed(partition_sums)(self.setup, frontier, b) for b in batches]
             merge = functools.partial(merge_sums, self.setup, raw)
             sums, exact = self._reduced(tasks, merge)
             if exact or self.reduction == "tree":
@@ -302,18 +300,17 @@ class _Passes:
             # Fractions appeared (C4.5's weights): from now on, row order.
             self.tree = False
         total = None
-        for b in self.binned:
-            total = dask.delayed(chained_sums)(self.setup, frontier, b, skip, total)
+        for b in batches:
+            total = dask.delayed(chained_sums)(self.setup, frontier, b, total)
         return aligned(total.compute())
 
-    def _skip(self, fit: _core.StreamFit, frontier: Any) -> list[bool] | None:
-        """The nodes of a grow pass below the root whose histograms are derived (a count of
-        each node's rows first, in a tree reduction: whole numbers add exactly), else None."""
-        if os.environ.get("NOSKIP") or fit.next_pass() != "grow" or self.binned is None:
-            return None
-        tasks = [dask.delayed(row_counts)(self.setup, frontier, b) for b in self.binned]
-        skip = fit.derived(aligned(self._reduced(tasks, add_counts)))
-        return skip if any(skip) else None
+    def _derive(self, fit: _core.StreamFit, batches: list[Any]) -> None:
+        """Marks the nodes of a grow pass whose histograms are derived from their parent's
+        and sibling's (`StreamFit.derive`), from a count of each node's rows (a tree
+        reduction: whole numbers add exactly), so that the pass does not sum them."""
+        frontier = dask.delayed(fit.frontier(), pure=True)
+        tasks = [dask.delayed(row_counts)(self.setup, frontier, b) for b in batches]
+        fit.derive(aligned(self._reduced(tasks, add_counts)))
 
     def release(self) -> None:
         """Lets the workers drop the binned partitions."""

@@ -226,19 +226,21 @@ fn streamed(
                 };
                 batches.iter().enumerate().map(bin).collect()
             });
-            let skip = (counted && pass == Pass::Grow).then(|| {
+            if counted && pass == Pass::Grow {
                 let mut rows: Vec<f64> = Vec::new();
                 for b in held.iter() {
                     let counts = replica.count_binned(b).unwrap();
                     rows.resize(counts.len(), 0.0);
                     rows.iter_mut().zip(counts).for_each(|(r, c)| *r += c);
                 }
-                fit.derived(&rows).unwrap()
-            });
+                fit.derive(&rows).unwrap();
+                // The replica learns which nodes' histograms are derived from the frontier.
+                replica.resume(&fit.frontier().unwrap()).unwrap();
+            }
             let mut sums = fit.sums().unwrap();
             for (i, b) in held.iter().enumerate() {
                 let adder = if i % 2 == 1 { &replica } else { &fit };
-                adder.add_binned(&mut sums, b, skip.as_deref()).unwrap();
+                adder.add_binned(&mut sums, b).unwrap();
             }
             let sums = fit.sums_from(&sums.to_vec()).unwrap();
             fit.finish_pass(sums, &Control::new()).unwrap();

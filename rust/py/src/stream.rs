@@ -105,12 +105,27 @@ impl PyStreamFit {
             .map_err(to_py)
     }
 
-    /// Merges two sketches of disjoint rows.
+    /// Merges sketches of disjoint rows (at least one).
     #[staticmethod]
-    fn merge_sketches<'py>(py: Python<'py>, a: &[u8], b: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let mut a = Sketch::from_bytes(a).map_err(to_py)?;
-        a.merge(Sketch::from_bytes(b).map_err(to_py)?);
-        Ok(PyBytes::new(py, &a.to_bytes()))
+    fn merge_sketches<'py>(
+        py: Python<'py>,
+        sketches: Vec<Bound<'py, PyBytes>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let parts: Vec<&[u8]> = sketches.iter().map(|b| b.as_bytes()).collect();
+        let merged = py.detach(|| -> quercus_core::Result<Vec<u8>> {
+            let mut parts = parts.into_iter().map(Sketch::from_bytes);
+            let Some(mut all) = parts.next().transpose()? else {
+                return Err(quercus_core::CoreError::InvalidParameter {
+                    name: "sketches",
+                    reason: "no sketch to merge".into(),
+                });
+            };
+            for other in parts {
+                all.merge(other?);
+            }
+            Ok(all.to_bytes())
+        });
+        Ok(PyBytes::new(py, &merged.map_err(to_py)?))
     }
 
     /// Ends the sketch pass with `sketch`, or with the one `sketch_batch` built (None).
@@ -203,15 +218,13 @@ impl PyStreamFit {
     }
 
     /// Adds a binned batch to the current pass's sums (an array, or None for new ones),
-    /// routing its rows from the root; `skip` flags the nodes whose histograms are derived
-    /// (`derived`), one per node the pass serves.
-    #[pyo3(signature = (sums, batch, skip=None))]
+    /// routing its rows from the root.
+    #[pyo3(signature = (sums, batch))]
     fn add_binned<'py>(
         &self,
         py: Python<'py>,
         sums: Option<PyReadonlyArray1<'py, f64>>,
         batch: &PyBinnedBatch,
-        skip: Option<Vec<bool>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let mut s = match &sums {
             Some(a) => self.inner.sums_from(a.as_slice()?).map_err(to_py)?,
@@ -219,7 +232,7 @@ impl PyStreamFit {
         };
         let inner = &self.inner;
         let batch = &batch.inner;
-        py.detach(|| inner.add_binned(&mut s, batch, skip.as_deref()))
+        py.detach(|| inner.add_binned(&mut s, batch))
             .map_err(to_py)?;
         Ok(s.to_vec().into_pyarray(py))
     }
@@ -236,10 +249,11 @@ impl PyStreamFit {
         Ok(rows.into_pyarray(py))
     }
 
-    /// Which nodes the current grow pass serves get derived histograms, from the rows each
-    /// gets (the summed `count_binned`): `add_binned` need not sum them.
-    fn derived(&self, rows: PyReadonlyArray1<'_, f64>) -> PyResult<Vec<bool>> {
-        self.inner.derived(rows.as_slice()?).map_err(to_py)
+    /// Marks the nodes of the current grow pass whose histograms are derived, from the rows
+    /// each gets (the summed `count_binned`): the pass's sums (and a replica's, from the
+    /// frontier taken after) hold none for them. Returns how many are marked.
+    fn derive(&mut self, rows: PyReadonlyArray1<'_, f64>) -> PyResult<usize> {
+        self.inner.derive(rows.as_slice()?).map_err(to_py)
     }
 
     /// Seconds spent so far in each step the core times, by name.

@@ -169,25 +169,14 @@ impl StreamFit {
     /// Adds a binned batch to the current pass's sums: its rows go from the root down the
     /// splits grown so far by their codes (as [`Self::add_kept`] moves kept rows on from
     /// their nodes), then add up as [`Self::add`] adds a batch's rows, in row order. Nodes
-    /// that `skip` marks get no histograms (see [`Self::derived`]); on the first grow pass
-    /// the batch's value ranges widen the sums'.
-    pub fn add_binned(
-        &self,
-        sums: &mut Sums,
-        batch: &BinnedBatch,
-        skip: Option<&[bool]>,
-    ) -> Result<()> {
+    /// marked by [`Self::derive`] get no histograms; on the first grow pass the batch's value
+    /// ranges widen the sums'.
+    pub fn add_binned(&self, sums: &mut Sums, batch: &BinnedBatch) -> Result<()> {
         let g = self.growing("add_binned")?;
         if sums.pass != self.pass {
             return Err(order("add_binned", "these sums belong to another pass"));
         }
         self.check_binned(g, batch)?;
-        if skip.is_some_and(|s| s.len() != g.group.len()) {
-            return Err(order(
-                "add_binned",
-                "skip has a flag per node of another pass",
-            ));
-        }
         if !g.variance {
             for ((lo, hi), range) in sums
                 .lo
@@ -202,13 +191,13 @@ impl StreamFit {
         }
         let mut parts = vec![NodeRows::default(); g.group.len()];
         self.route_binned(g, batch, |s, i, w| super::gather(&mut parts, s, i, w));
-        self.accumulate(g, sums, &batch.coded, &parts, skip.unwrap_or_default());
+        self.accumulate(g, sums, &batch.coded, &parts, &g.derived);
         Ok(())
     }
 
     /// Rows (a row spread over several children counts in each) that each node the current
     /// pass serves gets of a binned batch: summed over every batch, what
-    /// [`Self::derived`] reads.
+    /// [`Self::derive`] reads.
     pub fn count_binned(&self, batch: &BinnedBatch) -> Result<Vec<f64>> {
         let g = self.growing("count_binned")?;
         self.check_binned(g, batch)?;
@@ -221,19 +210,25 @@ impl StreamFit {
         Ok(rows)
     }
 
-    /// Which nodes the current pass serves need no summed histograms, given the rows each
-    /// gets (summed [`Self::count_binned`]): the larger child of each binary split that sent
-    /// every row to one child, whose histograms are its parent's minus its sibling's, as the
-    /// in-memory fit derives them. Skipping them halves a level's histogram work.
-    pub fn derived(&self, rows: &[f64]) -> Result<Vec<bool>> {
-        let g = self.growing("derived")?;
-        if g.replica || rows.len() != g.group.len() || g.variance {
+    /// Given the rows each node the current grow pass serves gets (summed
+    /// [`Self::count_binned`]), marks the nodes whose histograms need no summing: the larger
+    /// child of each binary split that sent every row to one child, whose histograms are its
+    /// parent's minus its sibling's, as the in-memory fit derives them. The pass's sums
+    /// ([`Self::sums`], and a replica's from [`Self::frontier`]) then hold none for them:
+    /// half a level's histogram work and bytes. Returns how many are marked.
+    pub fn derive(&mut self, rows: &[f64]) -> Result<usize> {
+        let g = self
+            .state
+            .as_mut()
+            .filter(|g| !g.replica && !g.variance && g.group.len() == rows.len());
+        let Some(g) = g else {
             return Err(order(
-                "derived",
+                "derive",
                 "the rows are not those of this grow pass's nodes, or the fit is a replica",
             ));
-        }
-        Ok(g.derived(rows))
+        };
+        g.derived = g.derived(rows);
+        Ok(g.derived.iter().filter(|&&d| d).count())
     }
 
     /// A binned batch's rows routed from the root to the nodes the pass serves: `add(served

@@ -124,6 +124,8 @@ impl StreamFit {
         }
         w.put(g.group.len() as u64);
         g.group.iter().for_each(|&i| w.put(i as u64));
+        w.put(g.derived.len() as u64);
+        g.derived.iter().for_each(|&d| w.put(u64::from(d)));
         Ok(w.0)
     }
 
@@ -191,7 +193,12 @@ impl StreamFit {
         let group = (0..n_group)
             .map(|_| r.index())
             .collect::<Result<Vec<usize>>>()?;
-        if r.words.next().is_some() || group.iter().any(|&i| i >= nodes.len()) {
+        let n_derived = r.index()?;
+        let derived = (0..n_derived)
+            .map(|_| r.next().map(|d| d != 0))
+            .collect::<Result<Vec<bool>>>()?;
+        let shape = n_derived == 0 || n_derived == group.len();
+        if r.words.next().is_some() || group.iter().any(|&i| i >= nodes.len()) || !shape {
             return Err(bad());
         }
         let bins = Bins::from_columns(ranges);
@@ -211,6 +218,7 @@ impl StreamFit {
             open: Vec::new(),
             group,
             variance,
+            derived,
             replica: true,
         });
         Ok(())

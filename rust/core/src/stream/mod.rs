@@ -248,6 +248,9 @@ struct Growing {
     /// The open nodes the current pass serves, and whether it is the variance pass.
     group: Vec<usize>,
     variance: bool,
+    /// Per served node, whether its histograms are derived from its parent's and sibling's
+    /// ([`StreamFit::derive`]): the pass's sums hold none for it. Empty: none is.
+    derived: Vec<bool>,
     /// Rebuilt from another process's [`StreamFit::frontier`]: adds batches, decides nothing.
     replica: bool,
 }
@@ -568,6 +571,7 @@ impl StreamFit {
             open: Vec::new(),
             group: vec![0],
             variance: false,
+            derived: Vec::new(),
             replica: false,
         });
         self.pass += 1;
@@ -583,12 +587,16 @@ impl StreamFit {
         let nodes = g
             .group
             .iter()
-            .filter_map(|&i| g.nodes.get(i))
-            .map(|n| {
+            .enumerate()
+            .filter_map(|(s, &i)| {
+                Some((g.derived.get(s).copied().unwrap_or(false), g.nodes.get(i)?))
+            })
+            .map(|(derived, n)| {
                 if g.variance {
                     return empty_node(0, false, 0, 0, Vec::new());
                 }
-                let (_, len) = Histograms::layout(&g.bins, &n.usable, slots);
+                let (_, all) = Histograms::layout(&g.bins, &n.usable, slots);
+                let len = if derived { 0 } else { all };
                 let cats = self
                     .kinds
                     .iter()
@@ -750,7 +758,7 @@ impl StreamFit {
             |s, i, w| gather(&mut parts, s, i, w),
         );
         coded.nodes = nodes;
-        self.accumulate(g, sums, &coded, &parts, &[]);
+        self.accumulate(g, sums, &coded, &parts, &g.derived);
         Ok(coded)
     }
 
@@ -1030,7 +1038,7 @@ impl StreamFit {
                     .collect();
                 g.bins = Bins::from_columns(columns);
             }
-            g.absorb(sums.nodes, self.n_classes);
+            g.absorb(sums.nodes, self.n_classes)?;
             if self.n_classes == 0 {
                 g.variance = true;
                 return Ok(());
@@ -1141,7 +1149,13 @@ impl Growing {
     /// binary split that sent each row to one of them, the larger's as the parent's minus the
     /// smaller's, as the in-memory fit derives them (`Grower::hand_down`), so the same
     /// numbers.
-    fn absorb(&mut self, sums: Vec<NodeSums>, n_classes: usize) {
+    fn absorb(&mut self, sums: Vec<NodeSums>, n_classes: usize) -> Result<()> {
+        let mut underived: Vec<usize> = self
+            .group
+            .iter()
+            .zip(&self.derived)
+            .filter_map(|(&i, &d)| d.then_some(i))
+            .collect();
         let slots = if n_classes == 0 { 4 } else { n_classes + 1 };
         for (mut s, &i) in sums.into_iter().zip(&self.group) {
             let Some(n) = self.nodes.get_mut(i) else {
@@ -1178,7 +1192,15 @@ impl Growing {
             if let Some(n) = self.nodes.get_mut(large) {
                 n.hist = Some(derived);
             }
+            underived.retain(|&k| k != large);
         }
+        if !underived.is_empty() {
+            return Err(order(
+                "finish_pass",
+                "the rows given to derive are not those the pass's sums count",
+            ));
+        }
+        Ok(())
     }
 
     /// The smaller and the larger child of node `p` when the larger's histograms are the
@@ -1325,6 +1347,7 @@ impl Growing {
             take += family;
         }
         self.group = self.open.drain(..take).collect();
+        self.derived.clear();
     }
 }
 
