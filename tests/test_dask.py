@@ -12,6 +12,7 @@ import signal
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -219,13 +220,20 @@ def _fragile(part: pd.DataFrame, calls: str, after: int) -> pd.DataFrame:
     return part
 
 
-def test_a_worker_lost_mid_fit(client, tmp_path):
+def _classified(params: dict, wrap: Any, *args: Any) -> tuple[Any, dd.DataFrame]:
+    """The in-memory classifier of FRAME's label, and FRAME in four Dask partitions each
+    passed through `wrap(part, *args)` when read."""
     data = FRAME.drop(columns=["y", "w"])
-    params = dict(missing="fractional", max_depth=5)
     expected = quercus.DecisionTreeClassifier(splitter="hist", **params).fit(data, target="label")
     ddf = dd.from_pandas(data, npartitions=4)
-    # Four calls per pass: the census, the sketch, then a sums pass where the worker dies.
-    fragile = ddf.map_partitions(_fragile, str(tmp_path), 9, meta=ddf._meta)
+    return expected, ddf.map_partitions(wrap, *args, meta=ddf._meta)
+
+
+def test_a_worker_lost_mid_fit(client, tmp_path):
+    params = dict(missing="fractional", max_depth=5)
+    # Four calls per pass: the census, the sketch, then the binning pass, where the worker
+    # dies.
+    expected, fragile = _classified(params, _fragile, str(tmp_path), 9)
     workers_before = set(client.scheduler_info()["workers"])
     got = DecisionTreeClassifier(**params).fit(fragile, target="label")
     assert (tmp_path / "killed").exists()
@@ -244,11 +252,8 @@ def test_partitions_are_read_twice_then_kept_binned(client, tmp_path):
     # The census reads each partition, the sketch pass reads it, the first grow pass reads
     # and bins it; every later pass (five more levels here) reads the binned partitions the
     # workers hold.
-    data = FRAME.drop(columns=["y", "w"])
     params = dict(missing="fractional", max_depth=6)
-    expected = quercus.DecisionTreeClassifier(splitter="hist", **params).fit(data, target="label")
-    ddf = dd.from_pandas(data, npartitions=4)
-    counted = ddf.map_partitions(_counted, str(tmp_path), meta=ddf._meta)
+    expected, counted = _classified(params, _counted, str(tmp_path))
     got = DecisionTreeClassifier(**params).fit(counted, target="label")
     assert got.to_bytes() == expected.to_bytes()
     assert got.get_depth() == 6
@@ -258,11 +263,8 @@ def test_partitions_are_read_twice_then_kept_binned(client, tmp_path):
 def test_a_worker_lost_with_binned_partitions(client, tmp_path, monkeypatch):
     # The worker process holding the most binned partitions (held nowhere else) is killed
     # after a few passes: Dask bins them again from the source, and the model is the same.
-    data = FRAME.drop(columns=["y", "w"])
     params = dict(missing="learned", max_depth=5)
-    expected = quercus.DecisionTreeClassifier(splitter="hist", **params).fit(data, target="label")
-    ddf = dd.from_pandas(data, npartitions=4)
-    counted = ddf.map_partitions(_counted, str(tmp_path), meta=ddf._meta)
+    expected, counted = _classified(params, _counted, str(tmp_path))
     sums = quercus.dask._Passes._sums
     calls, lost = [], []
 
