@@ -134,6 +134,11 @@ impl Coded {
         categorical: &[bool],
         classes: bool,
     ) -> Option<Coded> {
+        // Every row takes bytes (its weight at least): a larger count is not such a record,
+        // and the lengths below cannot overflow.
+        if n > bytes.len() {
+            return None;
+        }
         let mut rest = bytes;
         let mut take = |len: usize| -> Option<&[u8]> {
             let (head, tail) = rest.split_at_checked(len)?;
