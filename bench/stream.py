@@ -259,7 +259,7 @@ _NAMES = {
 
 
 def _profile_table(steps: dict[str, float], seconds: float) -> list[str]:
-    """The streamed fit's steps as shares of its time ("other": the rest)."""
+    """A fit's steps (or rounds) as shares of its time ("other": the rest)."""
     timed = {k: v for k, v in steps.items() if not k.startswith("kept")}
     rows = [*timed.items(), ("other", max(seconds - sum(timed.values()), 0.0))]
     lines = ["| step | seconds | share |", "|---|--:|--:|"]
