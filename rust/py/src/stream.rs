@@ -5,7 +5,7 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use quercus_core::{Control, Kept, Pass, Sketch, StreamFit};
+use quercus_core::{BinnedBatch, Control, Kept, Pass, Sketch, StreamFit};
 
 use crate::control::watched;
 use crate::convert::{dataset, hold_columns, HeldSample};
@@ -105,12 +105,27 @@ impl PyStreamFit {
             .map_err(to_py)
     }
 
-    /// Merges two sketches of disjoint rows.
+    /// Merges sketches of disjoint rows (at least one).
     #[staticmethod]
-    fn merge_sketches<'py>(py: Python<'py>, a: &[u8], b: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let mut a = Sketch::from_bytes(a).map_err(to_py)?;
-        a.merge(Sketch::from_bytes(b).map_err(to_py)?);
-        Ok(PyBytes::new(py, &a.to_bytes()))
+    fn merge_sketches<'py>(
+        py: Python<'py>,
+        sketches: Vec<Bound<'py, PyBytes>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let parts: Vec<&[u8]> = sketches.iter().map(|b| b.as_bytes()).collect();
+        let merged = py.detach(|| -> quercus_core::Result<Vec<u8>> {
+            let mut parts = parts.into_iter().map(Sketch::from_bytes);
+            let Some(mut all) = parts.next().transpose()? else {
+                return Err(quercus_core::CoreError::InvalidParameter {
+                    name: "sketches",
+                    reason: "no sketch to merge".into(),
+                });
+            };
+            for other in parts {
+                all.merge(other?);
+            }
+            Ok(all.to_bytes())
+        });
+        Ok(PyBytes::new(py, &merged.map_err(to_py)?))
     }
 
     /// Ends the sketch pass with `sketch`, or with the one `sketch_batch` built (None).
@@ -187,6 +202,60 @@ impl PyStreamFit {
         Ok(s.to_vec().into_pyarray(py))
     }
 
+    /// Checks a batch and bins it by the fit's cuts (during a grow pass; a replica of the
+    /// first one serves): the partition a Dask worker holds for the later passes.
+    fn bin(
+        &self,
+        py: Python<'_>,
+        columns: &Bound<'_, PyList>,
+        y: &Bound<'_, PyAny>,
+        sample_weight: PyReadonlyArray1<'_, f64>,
+    ) -> PyResult<PyBinnedBatch> {
+        let held = HeldSample::hold(columns, y, sample_weight, &[self.n_classes()])?;
+        let inner = &self.inner;
+        let batch = held.with(|b| py.detach(|| inner.bin(b)))?.map_err(to_py)?;
+        Ok(PyBinnedBatch { inner: batch })
+    }
+
+    /// Adds a binned batch to the current pass's sums (an array, or None for new ones),
+    /// routing its rows from the root.
+    #[pyo3(signature = (sums, batch))]
+    fn add_binned<'py>(
+        &self,
+        py: Python<'py>,
+        sums: Option<PyReadonlyArray1<'py, f64>>,
+        batch: &PyBinnedBatch,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let mut s = match &sums {
+            Some(a) => self.inner.sums_from(a.as_slice()?).map_err(to_py)?,
+            None => self.inner.sums().map_err(to_py)?,
+        };
+        let inner = &self.inner;
+        let batch = &batch.inner;
+        py.detach(|| inner.add_binned(&mut s, batch))
+            .map_err(to_py)?;
+        Ok(s.to_vec().into_pyarray(py))
+    }
+
+    /// The rows a binned batch sends to each node the current pass serves.
+    fn count_binned<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &PyBinnedBatch,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let inner = &self.inner;
+        let batch = &batch.inner;
+        let rows = py.detach(|| inner.count_binned(batch)).map_err(to_py)?;
+        Ok(rows.into_pyarray(py))
+    }
+
+    /// Marks the nodes of the current grow pass whose histograms are derived, from the rows
+    /// each gets (the summed `count_binned`): the pass's sums (and a replica's, from the
+    /// frontier taken after) hold none for them. Returns how many are marked.
+    fn derive(&mut self, rows: PyReadonlyArray1<'_, f64>) -> PyResult<usize> {
+        self.inner.derive(rows.as_slice()?).map_err(to_py)
+    }
+
     /// Seconds spent so far in each step the core times, by name.
     fn profile(&self) -> Vec<(&'static str, f64)> {
         self.inner.profile()
@@ -243,5 +312,49 @@ impl PyStreamFit {
 impl PyStreamFit {
     fn n_classes(&self) -> usize {
         self.inner.n_classes()
+    }
+}
+
+/// A batch binned by a fit's cuts (`StreamFit.bin`), held where it lies (a Dask worker) and
+/// read by every later pass; pickled as its bytes.
+#[pyclass(name = "BinnedBatch", module = "quercus._core", frozen)]
+pub struct PyBinnedBatch {
+    inner: BinnedBatch,
+}
+
+#[pymethods]
+impl PyBinnedBatch {
+    /// Rows held (the batch's rows of positive weight).
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Bytes held: the codes, categories, targets and weights.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.inner.bytes()
+    }
+
+    /// The batch as bytes (`from_bytes` reads them back).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_bytes())
+    }
+
+    #[staticmethod]
+    fn from_bytes(data: &[u8]) -> PyResult<Self> {
+        Ok(PyBinnedBatch {
+            inner: BinnedBatch::from_bytes(data).map_err(to_py)?,
+        })
+    }
+
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let load = py
+            .import("quercus._core")?
+            .getattr("BinnedBatch")?
+            .getattr("from_bytes")?;
+        Ok((load, (self.to_bytes(py),)))
     }
 }
