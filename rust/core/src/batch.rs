@@ -1639,12 +1639,9 @@ mod tests {
 
     /// A random tree of every node kind grown straight into the arena: subsets of 150
     /// categories (bitsets of several words) with unseen ones, ordered and multiway splits,
-    /// random missing children, and rows with missing values, unseen codes and codes past
-    /// the categories: the compact walk agrees with the general walk, read from columns or
-    /// from a coded matrix.
-    #[test]
-    fn random_trees_of_every_kind_agree() {
-        let mut rng = Rng(17);
+    /// random missing children. With `two_way`, numeric and subset nodes only, each with a
+    /// missing child: the layout whose subset nodes route every code by one bitset.
+    fn random_tree(rng: &mut Rng, two_way: bool) -> Tree {
         let kinds = vec![
             FeatureKind::Numeric,
             FeatureKind::Categorical {
@@ -1662,7 +1659,7 @@ mod tests {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
             let node = leaves.swap_remove(pick);
             let i = node.index();
-            let (tag, feature, count) = match rng.below(4) {
+            let (tag, feature, count) = match rng.below(if two_way { 2 } else { 4 }) {
                 0 => (SplitTag::Numeric, 0, 2),
                 1 => (SplitTag::Subset, 1, 2),
                 2 => (SplitTag::Ordered, 2, 2),
@@ -1685,7 +1682,7 @@ mod tests {
                     });
                 }
             }
-            if rng.below(2) == 0 {
+            if two_way || rng.below(2) == 0 {
                 tree.missing_child[i] = rng.below(count) as u32;
             }
             let shares: Vec<f64> = (0..count).map(|_| rng.unit() + 0.01).collect();
@@ -1702,6 +1699,28 @@ mod tests {
             tree.first_child[i] = first;
             tree.n_children[i] = count as u32;
         }
+        tree
+    }
+
+    /// Random trees of every node kind ([`random_tree`]), and rows with missing values,
+    /// unseen codes and codes past the categories: the compact walk agrees with the general
+    /// walk, read from columns, from a coded matrix or from a frame (codes through a map or
+    /// as they are, a missing one past them).
+    #[test]
+    fn random_trees_of_every_kind_agree() {
+        let mut rng = Rng(17);
+        for two_way in [false, true] {
+            let tree = random_tree(&mut rng, two_way);
+            if two_way {
+                let flat = Flat::new(&tree, &Leaf);
+                assert_eq!(flat.subsets(), flat::TWO_WAY);
+            }
+            every_reader_agrees(&tree, &mut rng);
+        }
+    }
+
+    /// The rows of [`random_trees_of_every_kind_agree`] for `tree`.
+    fn every_reader_agrees(tree: &Tree, rng: &mut Rng) {
         let n = 4000;
         let cell = |rng: &mut Rng, j: usize| match (rng.below(12), j) {
             (0, _) => f64::NAN,
@@ -1710,12 +1729,12 @@ mod tests {
             (_, 1) => rng.below(160) as f64,
             _ => rng.below(3) as f64,
         };
-        let values: Vec<f64> = (0..n * 3).map(|k| cell(&mut rng, k % 3)).collect();
+        let values: Vec<f64> = (0..n * 3).map(|k| cell(rng, k % 3)).collect();
         let m = Matrix::new(&values, n, 3, Order::RowMajor)
             .expect("a matrix")
             .coded();
         let coded = Dense::<f64, true>::new(m, tree.feature_kinds());
-        agrees(&tree, || Rows::F64(m), &coded, n);
+        agrees(tree, || Rows::F64(m), &coded, n);
         let numbers: Vec<f64> = values.iter().step_by(3).copied().collect();
         let codes = |j: usize| -> Vec<u32> {
             values
@@ -1750,7 +1769,31 @@ mod tests {
             }),
         ])
         .expect("valid data");
-        agrees(&tree, || Rows::Columns(&data), data.columns(), n);
+        agrees(tree, || Rows::Columns(&data), data.columns(), n);
+        // Frame codes: column 1's as they are (255: missing), column 2's through a map that
+        // swaps codes 0 and 2 (3: missing, past the map).
+        let small: Vec<u8> = (0..n)
+            .map(|i| if missing1[i] { 255 } else { codes1[i] as u8 })
+            .collect();
+        let swapped: Vec<u16> = (0..n)
+            .map(|i| if missing2[i] { 3 } else { 2 - codes2[i] as u16 })
+            .collect();
+        let map = [2, 1, 0];
+        let frame = Frame::new(vec![
+            FrameColumn::F64(&numbers),
+            FrameColumn::Categorical {
+                codes: Codes::U8(&small),
+                map: None,
+                n_categories: 150,
+            },
+            FrameColumn::Categorical {
+                codes: Codes::U16(&swapped),
+                map: Some(&map),
+                n_categories: 3,
+            },
+        ])
+        .expect("a frame");
+        agrees(tree, || Rows::Frame(&frame), data.columns(), n);
     }
 
     /// A 100,000-deep chain in the compact layout: built and walked without recursion.

@@ -48,7 +48,7 @@ const MULTIWAY: u32 = 3;
 /// nodes whose missing values (and unseen categories) go to a child, which [`Flat::left`]
 /// alone routes; or some that stop them, which [`Flat::seen`] routes too.
 const NO_SUBSETS: u8 = 0;
-const TWO_WAY: u8 = 1;
+pub(super) const TWO_WAY: u8 = 1;
 const THREE_WAY: u8 = 2;
 
 impl Node {
@@ -200,6 +200,12 @@ impl<T: Copy + Default> Flat<T> {
         }
         flat.answers = answers;
         flat
+    }
+
+    /// [`Flat::step`]'s `SUBSETS` for this layout.
+    #[cfg(test)]
+    pub(super) fn subsets(&self) -> u8 {
+        self.subsets
     }
 
     /// The position of child `k` of arena node `id` (NONE if it has none).
