@@ -246,29 +246,29 @@ impl<T: Copy + Default> Flat<T> {
                 let words = subset_words(count);
                 // Where the missing values go to a child, every code is routed by its bit.
                 let folded = to != NONE;
-                let missing_left = to == here.wrapping_add(1);
+                let unseen_left = folded && to == here.wrapping_add(1);
+                // A word at a time: a column of thousands of categories is split by many
+                // nodes, and each call lays them out again.
+                for chunk in sides.chunks(64) {
+                    let (mut left, mut seen) = (0u64, 0u64);
+                    for (b, side) in chunk.iter().enumerate() {
+                        let goes_left = match side {
+                            Side::Left => true,
+                            Side::Right => false,
+                            Side::Unseen => unseen_left,
+                        };
+                        left |= u64::from(goes_left) << b;
+                        seen |= u64::from(*side != Side::Unseen) << b;
+                    }
+                    self.left.push(left);
+                    self.seen.push(if folded { u64::MAX } else { seen });
+                }
+                // The missing code's bit, in a word of its own after a multiple of 64.
                 self.left.resize(start + words, 0);
                 self.seen
                     .resize(start + words, if folded { u64::MAX } else { 0 });
-                let left = self.left.get_mut(start..)?;
-                let seen = self.seen.get_mut(start..)?;
-                let sides = sides.iter().chain([&Side::Unseen]);
-                for (c, side) in sides.enumerate() {
-                    let bit = 1u64 << (c % 64);
-                    let (Some(l), Some(s)) = (left.get_mut(c / 64), seen.get_mut(c / 64)) else {
-                        continue;
-                    };
-                    let goes_left = match side {
-                        Side::Left => true,
-                        Side::Right => false,
-                        Side::Unseen => folded && missing_left,
-                    };
-                    if goes_left {
-                        *l |= bit;
-                    }
-                    if *side != Side::Unseen {
-                        *s |= bit;
-                    }
+                if let Some(word) = self.left.get_mut(start + count as usize / 64) {
+                    *word |= u64::from(unseen_left) << (count % 64);
                 }
                 self.subsets = self.subsets.max(if folded { TWO_WAY } else { THREE_WAY });
                 Some(Node {

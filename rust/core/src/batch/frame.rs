@@ -295,7 +295,13 @@ impl<'a> Source for Frame<'a> {
                     codes: frame_codes,
                     map,
                     n_categories,
-                } => frame_codes.stage(rows.clone(), numbers, |c| tree_code(map, n_categories, c)),
+                } => match map {
+                    // Split here so that the copy of a frame's own codes has no lookup.
+                    None => frame_codes
+                        .stage(rows.clone(), numbers, |c| tree_code(None, n_categories, c)),
+                    Some(_) => frame_codes
+                        .stage(rows.clone(), numbers, |c| tree_code(map, n_categories, c)),
+                },
             }
         }
         StagedRows {
