@@ -247,23 +247,23 @@ impl<T: Copy + Default> Flat<T> {
                 // Where the missing values go to a child, every code is routed by its bit.
                 let folded = to != NONE;
                 let unseen_left = folded && to == here.wrapping_add(1);
-                // A word at a time: a column of thousands of categories is split by many
-                // nodes, and each call lays them out again.
+                // A word at a time, by comparisons rather than a branch on each side (a coin
+                // toss): a column of thousands of categories is split by many nodes, and each
+                // call lays them out again.
+                let (is_left, is_unseen) = (Side::Left as u64, Side::Unseen as u64);
+                let unseen_bit = u64::from(unseen_left);
                 for chunk in sides.chunks(64) {
                     let (mut left, mut seen) = (0u64, 0u64);
-                    for (b, side) in chunk.iter().enumerate() {
-                        let goes_left = match side {
-                            Side::Left => true,
-                            Side::Right => false,
-                            Side::Unseen => unseen_left,
-                        };
-                        left |= u64::from(goes_left) << b;
-                        seen |= u64::from(*side != Side::Unseen) << b;
+                    for (b, &side) in chunk.iter().enumerate() {
+                        let v = side as u64;
+                        let unseen = u64::from(v == is_unseen);
+                        left |= (u64::from(v == is_left) | (unseen & unseen_bit)) << b;
+                        seen |= (unseen ^ 1) << b;
                     }
                     self.left.push(left);
                     self.seen.push(if folded { u64::MAX } else { seen });
                 }
-                // The missing code's bit, in a word of its own after a multiple of 64.
+                // The missing code's bit (in a word of its own after a multiple of 64).
                 self.left.resize(start + words, 0);
                 self.seen
                     .resize(start + words, if folded { u64::MAX } else { 0 });
