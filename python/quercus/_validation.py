@@ -774,19 +774,39 @@ def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
         if feature.categories is None:
             if dtype not in (pl.Float32, pl.Float64):
                 series = (series.to_physical() if dtype.is_temporal() else series).cast(pl.Float64)
+            if series.null_count():
+                # Filled in Polars: `to_numpy` fills nulls several times slower.
+                series = series.fill_null(_NAN)
             columns.append(("numeric", series.to_numpy()))
             continue
         code_map = None
+        n_codes = len(feature.categories)
         if isinstance(dtype, pl.Enum):
             code_map = _code_map(feature.categories, tuple(dtype.categories.to_list()))
+            if code_map is not None:
+                n_codes = len(code_map)
         else:
             # Through the fit's Enum: an unseen value becomes null.
             series = series.cast(pl.String).cast(_enum(feature.categories), strict=False)
         codes = series.to_physical()
         if codes.null_count():
-            codes = codes.cast(pl.UInt32).fill_null(_UNSEEN)
+            codes = _fill_missing_code(codes, n_codes)
         columns.append(("codes", codes.to_numpy(), code_map, len(feature.categories)))
     return ("frame", columns, frame)
+
+
+def _fill_missing_code(codes: pl.Series, n_codes: int) -> pl.Series:
+    """Physical `codes` (of `n_codes` categories) with each null as a code past them, which
+    the core reads as missing: the largest code of their own dtype where it is past the
+    categories (no copy to a wider type), else `_UNSEEN` as UInt32."""
+    largest = _LARGEST_CODE.get(codes.dtype)
+    if largest is not None and largest >= n_codes:
+        return codes.fill_null(largest)
+    return codes.cast(pl.UInt32).fill_null(_UNSEEN)
+
+
+# The largest value of each unsigned dtype Polars stores categories' codes in.
+_LARGEST_CODE = {pl.UInt8: 2**8 - 1, pl.UInt16: 2**16 - 1, pl.UInt32: 2**32 - 1}
 
 
 def is_pandas_frame(X: Any) -> bool:
