@@ -9,7 +9,6 @@ recomputes them anywhere when a worker is lost).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,16 +146,6 @@ def binned(setup: Setup, frontier: bytes, part: Any) -> _core.BinnedBatch:
     pass): what its worker holds for every pass, in place of the partition."""
     columns, y, w = setup.encoded(part)
     return setup.fit(columns, frontier).bin(columns, y, w)
-
-
-def row_counts(setup: Setup, frontier: bytes, batch: _core.BinnedBatch) -> np.ndarray:
-    """The rows the binned partition sends to each node the pass serves."""
-    return setup.fit(setup.empty, frontier).count_binned(batch)
-
-
-def add_counts(parts: Any) -> np.ndarray:
-    """Row counts added up (whole numbers: exact in any order)."""
-    return functools.reduce(np.add, parts)
 
 
 def partition_sums(

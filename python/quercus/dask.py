@@ -53,7 +53,6 @@ from . import tree as _tree
 from ._dask_tasks import (
     Layout,
     Setup,
-    add_counts,
     aligned,
     binned,
     census,
@@ -64,7 +63,6 @@ from ._dask_tasks import (
     partition_sums,
     predicted,
     proba_columns,
-    row_counts,
     zipped,
 )
 from ._fitted import FittedTree
@@ -281,9 +279,6 @@ class _Passes:
                 # The source partitions are released once binned.
                 self.binned = list(dask.persist(*tasks))
                 return self._sums(fit, self.binned)
-        if fit.next_pass() == "grow":
-            with self._timed("counting rows (derived histograms)"):
-                self._derive(fit, self.binned)
         with self._timed("later passes (sums from the binned partitions)"):
             return self._sums(fit, self.binned)
 
@@ -303,14 +298,6 @@ class _Passes:
         for b in batches:
             total = dask.delayed(chained_sums)(self.setup, frontier, b, total)
         return aligned(total.compute())
-
-    def _derive(self, fit: _core.StreamFit, batches: list[Any]) -> None:
-        """Marks the nodes of a grow pass whose histograms are derived from their parent's
-        and sibling's (`StreamFit.derive`), from a count of each node's rows (a tree
-        reduction: whole numbers add exactly), so that the pass does not sum them."""
-        frontier = dask.delayed(fit.frontier(), pure=True)
-        tasks = [dask.delayed(row_counts)(self.setup, frontier, b) for b in batches]
-        fit.derive(aligned(self._reduced(tasks, add_counts)))
 
     def release(self) -> None:
         """Lets the workers drop the binned partitions."""

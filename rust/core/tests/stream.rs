@@ -9,8 +9,7 @@
 use quercus_core::model_io::write;
 use quercus_core::{
     grow, BinnedBatch, CategoricalColumn, CategoricalSplit, Column, Control, Criterion, Dataset,
-    FeatureKind, Kept, MissingStrategy, Pass, Sample, Splitter, StreamFit, Target, Tree,
-    TreeParams,
+    FeatureKind, Kept, MissingStrategy, Sample, Splitter, StreamFit, Target, Tree, TreeParams,
 };
 
 struct Rng(u64);
@@ -157,9 +156,8 @@ enum Source {
     /// in a temporary file.
     Kept(usize),
     /// The batches binned once on replicas (as Dask workers hold their partitions binned),
-    /// every other one sent as bytes; each pass routes them from the root. With `true`, a
-    /// counting round first tells which nodes' histograms are derived (not summed).
-    Binned(bool),
+    /// every other one sent as bytes; each pass routes them from the root.
+    Binned,
 }
 
 /// The fit over batches cut at `cuts` (sorted row indexes), each pass adding the batches in
@@ -204,11 +202,11 @@ fn streamed(
     fit.start(sketch).unwrap();
     let mut kept = match source {
         Source::Kept(bytes) => Some(Kept::new(bytes)),
-        Source::Batches | Source::Binned(_) => None,
+        Source::Batches | Source::Binned => None,
     };
     let mut binned: Option<Vec<BinnedBatch>> = None;
-    while let Some(pass) = fit.next_pass() {
-        if let Source::Binned(counted) = source {
+    while fit.next_pass().is_some() {
+        if let Source::Binned = source {
             let mut replica = StreamFit::new(params.clone(), kinds(&all), n_classes, 1).unwrap();
             replica.resume(&fit.frontier().unwrap()).unwrap();
             let held = binned.get_or_insert_with(|| {
@@ -226,17 +224,6 @@ fn streamed(
                 };
                 batches.iter().enumerate().map(bin).collect()
             });
-            if counted && pass == Pass::Grow {
-                let mut rows: Vec<f64> = Vec::new();
-                for b in held.iter() {
-                    let counts = replica.count_binned(b).unwrap();
-                    rows.resize(counts.len(), 0.0);
-                    rows.iter_mut().zip(counts).for_each(|(r, c)| *r += c);
-                }
-                fit.derive(&rows).unwrap();
-                // The replica learns which nodes' histograms are derived from the frontier.
-                replica.resume(&fit.frontier().unwrap()).unwrap();
-            }
             let mut sums = fit.sums().unwrap();
             for (i, b) in held.iter().enumerate() {
                 let adder = if i % 2 == 1 { &replica } else { &fit };
@@ -329,7 +316,7 @@ fn any_batching_gives_the_in_memory_model() {
             Source::Batches,
             Source::Kept(1 << 30),
             Source::Kept(rng.below(4000)),
-            Source::Binned(case % 2 == 0),
+            Source::Binned,
         ] {
             let cuts = random_cuts(&mut rng, n);
             let budget = [1 << 30, 1][rng.below(2)];
@@ -366,7 +353,7 @@ fn long_columns_are_sampled_alike() {
         let sources = if nan_rate > 0.0 {
             vec![Source::Batches, Source::Kept(1 << 20)]
         } else {
-            vec![Source::Binned(true)]
+            vec![Source::Binned]
         };
         for source in sources {
             let got = write(
@@ -455,4 +442,41 @@ fn a_replica_only_adds() {
     assert!(replica.finish_pass(again.clone(), &Control::new()).is_err());
     assert!(replica.tree().is_err());
     fit.finish_pass(again, &Control::new()).unwrap();
+}
+
+#[test]
+fn the_larger_child_is_not_summed() {
+    // The root's binary split sends every row to one child (no missing value): the second
+    // pass knows from the root's sums which child is larger and holds no histograms for it,
+    // without a pass that counts the rows first. Its sums are then smaller than the root
+    // pass's (one node's histograms and the value ranges), where two children's histograms
+    // would make them larger.
+    let mut rng = Rng(11);
+    let d = Data::random(&mut rng, 2_000, 0.0, false);
+    let all = Dataset::new(d.columns(0..2_000, false)).unwrap();
+    let params = TreeParams {
+        splitter: Splitter::Hist,
+        max_depth: Some(3),
+        ..TreeParams::default()
+    };
+    let mut fit = StreamFit::new(params, kinds(&all), 3, 1 << 20).unwrap();
+    let target = d.target(0..2_000, false);
+    let s = Sample {
+        data: &all,
+        target: &target,
+        weights: &d.weights,
+    };
+    let mut sketch = fit.sketch();
+    fit.add_to_sketch(&mut sketch, &s, 0).unwrap();
+    fit.start(sketch).unwrap();
+    let mut root = fit.sums().unwrap();
+    fit.add(&mut root, &s, 0).unwrap();
+    let root_len = root.to_vec().len();
+    fit.finish_pass(root, &Control::new()).unwrap();
+    let mut children = fit.sums().unwrap();
+    let children_len = children.to_vec().len();
+    assert!(children_len < root_len, "{children_len} vs {root_len}");
+    // The children's sums, the smaller's summed and the larger's derived, end the pass.
+    fit.add(&mut children, &s, 0).unwrap();
+    fit.finish_pass(children, &Control::new()).unwrap();
 }

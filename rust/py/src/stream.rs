@@ -237,25 +237,6 @@ impl PyStreamFit {
         Ok(s.to_vec().into_pyarray(py))
     }
 
-    /// The rows a binned batch sends to each node the current pass serves.
-    fn count_binned<'py>(
-        &self,
-        py: Python<'py>,
-        batch: &PyBinnedBatch,
-    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let inner = &self.inner;
-        let batch = &batch.inner;
-        let rows = py.detach(|| inner.count_binned(batch)).map_err(to_py)?;
-        Ok(rows.into_pyarray(py))
-    }
-
-    /// Marks the nodes of the current grow pass whose histograms are derived, from the rows
-    /// each gets (the summed `count_binned`): the pass's sums (and a replica's, from the
-    /// frontier taken after) hold none for them. Returns how many are marked.
-    fn derive(&mut self, rows: PyReadonlyArray1<'_, f64>) -> PyResult<usize> {
-        self.inner.derive(rows.as_slice()?).map_err(to_py)
-    }
-
     /// Seconds spent so far in each step the core times, by name.
     fn profile(&self) -> Vec<(&'static str, f64)> {
         self.inner.profile()

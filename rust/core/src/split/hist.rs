@@ -762,6 +762,13 @@ impl Histograms {
             + std::mem::size_of_val(self.spans.as_slice())
     }
 
+    /// Feature `f`'s row count of each bin, the missing bin last: the codes a split's routing
+    /// table reads (`stream::turns`).
+    pub(crate) fn rows_by_code(&self, f: usize) -> Option<Vec<f64>> {
+        let bins = self.feature(f)?.chunks_exact(self.slots);
+        bins.map(|bin| bin.last().copied()).collect()
+    }
+
     /// Feature `f`'s bins, if it has a histogram here.
     fn feature(&self, f: usize) -> Option<&[f64]> {
         let span = self.spans.get(f)?;

@@ -169,7 +169,7 @@ impl StreamFit {
     /// Adds a binned batch to the current pass's sums: its rows go from the root down the
     /// splits grown so far by their codes (as [`Self::add_kept`] moves kept rows on from
     /// their nodes), then add up as [`Self::add`] adds a batch's rows, in row order. Nodes
-    /// marked by [`Self::derive`] get no histograms; on the first grow pass the batch's value
+    /// whose histograms are derived (the larger child of a binary split) get none; on the first grow pass the batch's value
     /// ranges widen the sums'.
     pub fn add_binned(&self, sums: &mut Sums, batch: &BinnedBatch) -> Result<()> {
         let g = self.growing("add_binned")?;
@@ -193,42 +193,6 @@ impl StreamFit {
         self.route_binned(g, batch, |s, i, w| super::gather(&mut parts, s, i, w));
         self.accumulate(g, sums, &batch.coded, &parts, &g.derived);
         Ok(())
-    }
-
-    /// Rows (a row spread over several children counts in each) that each node the current
-    /// pass serves gets of a binned batch: summed over every batch, what
-    /// [`Self::derive`] reads.
-    pub fn count_binned(&self, batch: &BinnedBatch) -> Result<Vec<f64>> {
-        let g = self.growing("count_binned")?;
-        self.check_binned(g, batch)?;
-        let mut rows = vec![0.0; g.group.len()];
-        self.route_binned(g, batch, |s, _, _| {
-            if let Some(n) = rows.get_mut(s) {
-                *n += 1.0;
-            }
-        });
-        Ok(rows)
-    }
-
-    /// Given the rows each node the current grow pass serves gets (summed
-    /// [`Self::count_binned`]), marks the nodes whose histograms need no summing: the larger
-    /// child of each binary split that sent every row to one child, whose histograms are its
-    /// parent's minus its sibling's, as the in-memory fit derives them. The pass's sums
-    /// ([`Self::sums`], and a replica's from [`Self::frontier`]) then hold none for them:
-    /// half a level's histogram work and bytes. Returns how many are marked.
-    pub fn derive(&mut self, rows: &[f64]) -> Result<usize> {
-        let g = self
-            .state
-            .as_mut()
-            .filter(|g| !g.replica && !g.variance && g.group.len() == rows.len());
-        let Some(g) = g else {
-            return Err(order(
-                "derive",
-                "the rows are not those of this grow pass's nodes, or the fit is a replica",
-            ));
-        };
-        g.derived = g.derived(rows);
-        Ok(g.derived.iter().filter(|&&d| d).count())
     }
 
     /// A binned batch's rows routed from the root to the nodes the pass serves: `add(served

@@ -172,6 +172,10 @@ struct Grown {
     /// The node's other sums until its split is decided.
     sums: Option<NodeSums>,
     parent: Option<usize>,
+    /// Once a binary split is decided, the node's rows by code of the split's feature (as
+    /// its routing table orders them): the children's rows, foreseen before the pass that
+    /// counts them (`Turns::foreseen_rows`).
+    code_rows: Vec<f64>,
 }
 
 impl Grown {
@@ -213,6 +217,7 @@ impl Grown {
             hist: None,
             sums: None,
             parent,
+            code_rows: Vec::new(),
         }
     }
 }
@@ -249,7 +254,8 @@ struct Growing {
     group: Vec<usize>,
     variance: bool,
     /// Per served node, whether its histograms are derived from its parent's and sibling's
-    /// ([`StreamFit::derive`]): the pass's sums hold none for it. Empty: none is.
+    /// (set as the pass begins, from the rows foreseen for it): the pass's sums hold none
+    /// for it. Empty: none is.
     derived: Vec<bool>,
     /// Rebuilt from another process's [`StreamFit::frontier`]: adds batches, decides nothing.
     replica: bool,
@@ -679,25 +685,11 @@ impl StreamFit {
             ));
         }
         let turns = self.turns(g);
-        let mut skip = vec![false; g.group.len()];
-        if !g.variance {
-            let mut rows = vec![0.0; g.group.len()];
-            kept.each(true, |coded| {
-                control.check()?;
-                self.route_kept(g, coded, &turns, |s, _, _| {
-                    if let Some(n) = rows.get_mut(s) {
-                        *n += 1.0;
-                    }
-                });
-                Ok(())
-            })?;
-            skip = g.derived(&rows);
-        }
         kept.each(g.variance, |coded| {
             control.check()?;
             let mut parts = vec![NodeRows::default(); g.group.len()];
             self.route_kept(g, coded, &turns, |s, i, w| gather(&mut parts, s, i, w));
-            self.accumulate(g, sums, coded, &parts, &skip);
+            self.accumulate(g, sums, coded, &parts, &g.derived);
             Ok(())
         })?;
         self.profile.add_seconds(Step::Keep, kept.take_io_seconds());
@@ -728,10 +720,7 @@ impl StreamFit {
 
     /// The tables [`Self::route_kept`] and [`Self::add_binned`] route binned rows by.
     fn turns<'g>(&self, g: &'g Growing) -> Turns<'g> {
-        Turns::new(g, |f| match self.kinds.get(f) {
-            Some(FeatureKind::Categorical { n_categories, .. }) => Some(*n_categories),
-            _ => None,
-        })
+        Turns::new(g, |f| categories_of(&self.kinds, f))
     }
 
     /// Checks, bins and adds a batch; returns it binned.
@@ -1049,6 +1038,12 @@ impl StreamFit {
             .centred_on(g.shift);
         g.decide(&searcher, &self.params);
         g.pick_group(self.budget, self.n_classes);
+        // The larger child of each binary split gets its histograms by subtraction, so the
+        // pass need not sum them: which child is larger is foreseen from the parent's rows
+        // by code, with no pass over the rows to count them.
+        let kinds = &self.kinds;
+        let rows = Turns::new(g, |f| categories_of(kinds, f)).foreseen_rows(g);
+        g.derived = g.derived(&rows);
         Ok(())
     }
 
@@ -1288,12 +1283,16 @@ impl Growing {
                         .map(|mut c| {
                             let weight = s.missing.get(c.feature).copied().unwrap_or(0.0);
                             c.missing = plan_with(searcher, &c, &none, None, 0, weight);
-                            c
+                            let rows = match s.cats.get(c.feature) {
+                                Some(Some(cats)) => cats.rows_by_code(),
+                                _ => hist.rows_by_code(c.feature).unwrap_or_default(),
+                            };
+                            (c, rows)
                         })
                 }
                 _ => None,
             };
-            let Some(split) = split else {
+            let Some((split, code_rows)) = split else {
                 continue;
             };
             let mut usable = n.usable.clone();
@@ -1305,6 +1304,7 @@ impl Growing {
             // Binary splits keep the histograms their larger child subtracts from.
             if split.fractions.len() == 2 {
                 n.hist = hist;
+                n.code_rows = code_rows;
             }
             let ids = split_node(&mut self.draft, n.id, &split);
             n.split = Some(split);
@@ -1348,6 +1348,14 @@ impl Growing {
         }
         self.group = self.open.drain(..take).collect();
         self.derived.clear();
+    }
+}
+
+/// Feature `f`'s number of categories, if it is categorical (the routing tables' codes).
+fn categories_of(kinds: &[FeatureKind], f: usize) -> Option<u32> {
+    match kinds.get(f) {
+        Some(FeatureKind::Categorical { n_categories, .. }) => Some(*n_categories),
+        _ => None,
     }
 }
 

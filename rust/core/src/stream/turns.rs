@@ -123,6 +123,37 @@ impl<'g> Turns<'g> {
     }
 }
 
+impl Turns<'_> {
+    /// The rows each node `g`'s pass serves will get, foreseen from its parent's rows by
+    /// code (`Grown::code_rows`) and the parent's table: the rows a count would find, as
+    /// the parent's sums counted them. NaN where they cannot be foreseen (the root, a split
+    /// without a table, a code with rows that the split spreads over its children).
+    pub fn foreseen_rows(&self, g: &Growing) -> Vec<f64> {
+        let foreseen = |i: usize| -> Option<f64> {
+            let p = g.nodes.get(i)?.parent?;
+            let rows = &g.nodes.get(p)?.code_rows;
+            let table = self.tables.get(p)?.as_ref()?;
+            if rows.len() != table.to.len() {
+                return None;
+            }
+            let mut n = 0.0;
+            for (&to, &r) in table.to.iter().zip(rows) {
+                if to == SPREAD && r > 0.0 {
+                    return None;
+                }
+                if usize::try_from(to).is_ok_and(|to| to == i) {
+                    n += r;
+                }
+            }
+            Some(n)
+        };
+        g.group
+            .iter()
+            .map(|&i| foreseen(i).unwrap_or(f64::NAN))
+            .collect()
+    }
+}
+
 /// A feature's codes in a batch.
 enum Codes<'a> {
     Bins(&'a [u8]),
