@@ -109,6 +109,32 @@ def test_regressor_with_weights_is_the_in_memory_model(client, missing):
         assert got.to_bytes() == expected.to_bytes(), cut
 
 
+def test_long_columns_missing_values_in_one_partition(client):
+    # More rows than the edge sample holds: each partition sends only its sketch's rows
+    # hashing below the sample's threshold, and the rows above it that a column missing
+    # values there needs are asked of every partition's kept tail, here of the partitions
+    # where that column misses nothing too. Classification (sketches merged by a tree) and
+    # weighted regression (added in row order).
+    rng = np.random.default_rng(5)
+    n = 260_000
+    a, b = rng.uniform(0, 100, n), rng.normal(size=n)
+    b[200_000:][rng.random(60_000) < 0.3] = np.nan
+    y = (a > 40).astype(int) + (np.nan_to_num(b) > 0.3)
+    df = pd.DataFrame({"a": a, "b": b, "c": rng.integers(0, 9, n) * 1.0, "y": y})
+    df["w"] = rng.choice([0.5, 1.0, 2.0], n)
+    ddf = dd.from_pandas(df, npartitions=4)
+    expected = quercus.DecisionTreeClassifier(splitter="hist", max_depth=3).fit(
+        df.drop(columns="w"), target="y"
+    )
+    got = DecisionTreeClassifier(max_depth=3).fit(ddf.drop(columns="w"), target="y")
+    assert got.to_bytes() == expected.to_bytes()
+    expected = quercus.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(
+        df.drop(columns="w"), target="y", sample_weight=df["w"].to_numpy()
+    )
+    got = DecisionTreeRegressor(max_depth=3).fit(ddf, target="y", sample_weight="w")
+    assert got.to_bytes() == expected.to_bytes()
+
+
 def test_fractional_weights_and_series_y(client):
     # Weights of 0.5 make class sums fractional: reduced in row order, not by the tree.
     params = dict(max_depth=4, missing="fractional")

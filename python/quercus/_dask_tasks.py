@@ -130,11 +130,24 @@ def census(classification: bool, y: Any, w: Any) -> tuple[int, int, bool, pl.Ser
     return n, int(np.count_nonzero(weights > 0)), whole, labels
 
 
-def partition_sketch(setup: Setup, part: Any, offset: int, before: bytes | None = None) -> bytes:
-    """The partition's rows added to the sketch `before` (None: a new one)."""
+def partition_sketch(
+    setup: Setup, part: Any, offset: int, threshold: int, before: bytes | None = None
+) -> tuple[bytes, bytes]:
+    """The partition's rows added to the sketch head `before` (None: a new one), split at
+    the hash `threshold`: the head to merge, and the partition's tail (its pairs above the
+    threshold), kept on the worker until the merged heads tell what is wanted of it."""
     columns, y, w = setup.encoded(part)
     sketch, _ = setup.fit(columns).sketch(before, columns, y, w, offset)
-    return sketch
+    return _core.StreamFit.split_sketch(sketch, threshold)
+
+
+def head(parts: tuple[bytes, bytes]) -> bytes:
+    return parts[0]
+
+
+def tail_lowest(parts: tuple[bytes, bytes], counts: list[int]) -> bytes:
+    """Each column's `counts` lowest pairs of a partition's sketch tail."""
+    return _core.StreamFit.sketch_lowest(parts[1], counts)
 
 
 def merge_sketches(sketches: list[bytes]) -> bytes:

@@ -278,7 +278,15 @@ def labelled_data(
 def class_codes(y: Any, n_rows: int, classes: NDArray[Any]) -> NDArray[np.uint32]:
     """Codes of y's labels among the fitted `classes`; a label never seen in training is an
     error, since no leaf can predict it."""
-    values = target_values(y, n_rows).tolist()
+    values = target_values(y, n_rows)
+    if values.dtype == classes.dtype and values.dtype.kind in "biuf":
+        # Numbers of the classes' own dtype: looked up by a binary search (a Python loop
+        # costs a second per few million rows, a Dask partition's or a stream batch's).
+        order = np.argsort(classes, kind="stable")
+        at = np.minimum(np.searchsorted(classes[order], values), len(classes) - 1)
+        if np.array_equal(classes[order][at], values):
+            return order[at].astype(np.uint32)
+    values = values.tolist()
     index = {label: code for code, label in enumerate(classes.tolist())}
     unseen = sorted({repr(v) for v in values if v not in index})
     if unseen:

@@ -57,12 +57,14 @@ from ._dask_tasks import (
     binned,
     census,
     chained_sums,
+    head,
     merge_sketches,
     merge_sums,
     partition_sketch,
     partition_sums,
     predicted,
     proba_columns,
+    tail_lowest,
     zipped,
 )
 from ._fitted import FittedTree
@@ -225,9 +227,15 @@ class _Passes:
     the frontier), so Dask recomputes what a lost worker held."""
 
     def __init__(
-        self, setup: Setup, parts: list[Any], offsets: list[int], reduction: Reduction, exact: bool
+        self,
+        setup: Setup,
+        parts: list[Any],
+        offsets: list[int],
+        n_rows: int,
+        reduction: Reduction,
+        exact: bool,
     ) -> None:
-        self.setup, self.parts, self.offsets = setup, parts, offsets
+        self.setup, self.parts, self.offsets, self.n_rows = setup, parts, offsets, n_rows
         self.reduction = reduction
         # Whether sums may be reduced by the tree and keep the row-order fit's bits: whole
         # class counts so far (see the module's docstring).
@@ -259,15 +267,34 @@ class _Passes:
                 return tasks[0].compute()
 
     def sketch(self) -> bytes | None:
+        """The sketch pass. Each partition's sketch is split at the hash below which the
+        rows every complete column samples lie (known from the row count): only the heads
+        are sent and merged; the tails stay on the workers, and a second round asks them
+        for the lowest pairs of the columns that miss values among those rows (none when
+        no value is missing), so the merged sample is the one of all rows."""
+        if not self.parts:
+            return None
         with self._timed("sketch pass (reading, encoding, sampling)"):
+            threshold, below = _core.StreamFit.sample_threshold(self.n_rows)
             pieces = zip(self.parts, self.offsets, strict=True)
             if self.tree:
-                tasks = [dask.delayed(partition_sketch)(self.setup, p, o) for p, o in pieces]
-                return self._reduced(tasks, merge_sketches) if tasks else None
-            sketch = None
-            for p, o in pieces:
-                sketch = dask.delayed(partition_sketch)(self.setup, p, o, sketch)
-            return None if sketch is None else sketch.compute()
+                split = [
+                    dask.delayed(partition_sketch)(self.setup, p, o, threshold) for p, o in pieces
+                ]
+            else:  # the totals added in row order, partition after partition
+                split, before = [], None
+                for p, o in pieces:
+                    task = dask.delayed(partition_sketch)(self.setup, p, o, threshold, before)
+                    split.append(task)
+                    before = dask.delayed(head)(task)
+            split = list(dask.persist(*split))
+            heads = [dask.delayed(head)(s) for s in split]
+            merged = self._reduced(heads, merge_sketches) if self.tree else heads[-1].compute()
+            wanted = self.setup.fit(self.setup.empty).tails_wanted(merged, below)
+            if not any(wanted):
+                return merged
+            tails = [dask.delayed(tail_lowest)(s, wanted) for s in split]
+            return merge_sketches([merged, self._reduced(tails, merge_sketches)])
 
     def sums(self, fit: _core.StreamFit) -> np.ndarray | None:
         if not self.parts:
@@ -355,8 +382,9 @@ def _fit(
     # Empty partitions add nothing; the others' rows of positive weight are numbered on.
     kept = [(t, c[1]) for t, c in zip(p.parts, counts, strict=True) if c[0] > 0]
     offsets = np.cumsum([0] + [k for _, k in kept])[:-1].tolist()
+    n_kept = sum(k for _, k in kept)
     exact = classification and all(c[2] for c in counts)
-    passes = _Passes(setup, [t for t, _ in kept], offsets, reduction, exact)
+    passes = _Passes(setup, [t for t, _ in kept], offsets, n_kept, reduction, exact)
     try:
         tree = _stream.run(
             fit,

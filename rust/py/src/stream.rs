@@ -87,6 +87,48 @@ impl PyStreamFit {
         Ok((PyBytes::new(py, &s.to_bytes()), kept))
     }
 
+    /// A sketch split at `threshold` (`sample_threshold`'s): the head (the pairs at or below
+    /// it, and the totals) and the tail (the pairs above it).
+    #[staticmethod]
+    fn split_sketch<'py>(
+        py: Python<'py>,
+        sketch: &[u8],
+        threshold: u64,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let mut head = Sketch::from_bytes(sketch).map_err(to_py)?;
+        let (head, tail) = py.detach(|| {
+            let tail = head.split_off(threshold);
+            (head.to_bytes(), tail.to_bytes())
+        });
+        Ok((PyBytes::new(py, &head), PyBytes::new(py, &tail)))
+    }
+
+    /// The hash threshold of `split_sketch` for `rows` rows of positive weight, and how
+    /// many rows hash at or below it.
+    #[staticmethod]
+    fn sample_threshold(py: Python<'_>, rows: u64) -> (u64, u64) {
+        py.detach(|| StreamFit::sample_threshold(rows))
+    }
+
+    /// How many lowest pairs of each partition's tail each column needs, given the merged
+    /// heads (`below`: `sample_threshold`'s row count).
+    fn tails_wanted(&self, head: &[u8], below: u64) -> PyResult<Vec<u64>> {
+        let head = Sketch::from_bytes(head).map_err(to_py)?;
+        Ok(self.inner.tails_wanted(&head, below))
+    }
+
+    /// A tail's `counts[c]` lowest pairs of each column `c`, as a sketch to merge.
+    #[staticmethod]
+    fn sketch_lowest<'py>(
+        py: Python<'py>,
+        tail: &[u8],
+        counts: Vec<u64>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let tail = Sketch::from_bytes(tail).map_err(to_py)?;
+        let lowest = py.detach(|| tail.lowest(&counts).to_bytes());
+        Ok(PyBytes::new(py, &lowest))
+    }
+
     /// Adds a batch, after those added before, to the sketch this fit holds (`start(None)`
     /// ends the pass with it); returns the batch's rows of positive weight.
     fn sketch_batch(

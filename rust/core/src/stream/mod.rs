@@ -36,7 +36,9 @@ use crate::data::{
 };
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
-use crate::split::hist::{row_hash, Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
+use crate::split::hist::{
+    row_hash, sample_threshold, Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch,
+};
 use crate::split::missing::plan_with;
 use crate::split::{
     choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule, Values,
@@ -71,6 +73,47 @@ impl Sketch {
     /// Rows of positive weight seen: the global index of the next batch's first such row.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Moves out each column's pairs hashing above `threshold` (of [`sample_threshold`]):
+    /// a column's sample is the rows at or below it when the column misses no value among
+    /// them, so a distributed fit sends only this sketch's head and asks for its tail's
+    /// lowest pairs ([`Self::lowest`]) only for the columns that miss some
+    /// ([`StreamFit::tails_wanted`]). The tail holds no totals.
+    pub fn split_off(&mut self, threshold: u64) -> Sketch {
+        Sketch {
+            columns: self
+                .columns
+                .iter_mut()
+                .map(|c| c.split_off(threshold))
+                .collect(),
+            ..Sketch::totals_of_none()
+        }
+    }
+
+    /// Each column's `counts[c]` pairs of lowest hash (none for a column without a
+    /// count), with no totals: what a merge needs of a tail.
+    pub fn lowest(&self, counts: &[u64]) -> Sketch {
+        Sketch {
+            columns: self
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(c, s)| s.lowest(counts.get(c).map_or(0, |&k| k as usize)))
+                .collect(),
+            ..Sketch::totals_of_none()
+        }
+    }
+
+    /// A sketch of no rows: totals that leave others' unchanged when merged.
+    fn totals_of_none() -> Sketch {
+        Sketch {
+            columns: Vec::new(),
+            unit: f64::INFINITY,
+            weight: -0.0,
+            weighted_y: -0.0,
+            rows: 0,
+        }
     }
 
     /// Adds the findings over other rows (whose global indexes the caller gave).
@@ -390,11 +433,29 @@ impl StreamFit {
     pub fn sketch(&self) -> Sketch {
         Sketch {
             columns: vec![ColumnSketch::default(); self.kinds.len()],
-            unit: f64::INFINITY,
-            weight: -0.0,
-            weighted_y: -0.0,
-            rows: 0,
+            ..Sketch::totals_of_none()
         }
+    }
+
+    /// The hash threshold of [`Sketch::split_off`] for a fit of `rows` rows of positive
+    /// weight, and how many rows hash at or below it.
+    pub fn sample_threshold(rows: u64) -> (u64, u64) {
+        sample_threshold(rows)
+    }
+
+    /// Given the merged heads of every partition's sketch, split at the threshold below
+    /// which `below` rows hash, how many of its lowest pairs each column needs from each
+    /// partition's tail: its missing values among those rows (0 for a column missing none,
+    /// and for categorical columns, which are not sampled).
+    pub fn tails_wanted(&self, head: &Sketch, below: u64) -> Vec<u64> {
+        self.kinds
+            .iter()
+            .zip(&head.columns)
+            .map(|(k, c)| match k {
+                FeatureKind::Numeric => below.saturating_sub(c.pairs.len() as u64),
+                FeatureKind::Categorical { .. } => 0,
+            })
+            .collect()
     }
 
     /// Checks a batch against the fit's schema: the features' kinds and categories, finite
