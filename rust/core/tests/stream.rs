@@ -401,28 +401,35 @@ fn a_batch_of_another_schema_is_refused() {
     assert!(err.to_string().contains("categories"), "{err}");
 }
 
-#[test]
-fn a_replica_only_adds() {
-    let mut rng = Rng(7);
-    let d = Data::random(&mut rng, 200, 0.1, false);
-    let all = Dataset::new(d.columns(0..200, false)).unwrap();
+/// A depth-3 histogram fit of three classes with one batch `s` sketched: its first grow
+/// pass begins.
+fn started(s: &Sample<'_, '_>) -> (StreamFit, TreeParams) {
     let params = TreeParams {
         splitter: Splitter::Hist,
         max_depth: Some(3),
         ..TreeParams::default()
     };
-    let mut fit = StreamFit::new(params.clone(), kinds(&all), 3, 1 << 20).unwrap();
+    let mut fit = StreamFit::new(params.clone(), kinds(s.data), 3, 1 << 20).unwrap();
     // No frontier before the sketch pass ended.
     assert!(fit.frontier().is_err());
+    let mut sketch = fit.sketch();
+    fit.add_to_sketch(&mut sketch, s, 0).unwrap();
+    fit.start(sketch).unwrap();
+    (fit, params)
+}
+
+#[test]
+fn a_replica_only_adds() {
+    let mut rng = Rng(7);
+    let d = Data::random(&mut rng, 200, 0.1, false);
+    let all = Dataset::new(d.columns(0..200, false)).unwrap();
     let target = d.target(0..200, false);
     let s = Sample {
         data: &all,
         target: &target,
         weights: &d.weights,
     };
-    let mut sketch = fit.sketch();
-    fit.add_to_sketch(&mut sketch, &s, 0).unwrap();
-    fit.start(sketch).unwrap();
+    let (mut fit, params) = started(&s);
     // No pass kept its batches: the kept ones cannot serve this pass.
     let mut nothing = Kept::new(1 << 20);
     let mut sums = fit.sums().unwrap();
@@ -454,21 +461,13 @@ fn the_larger_child_is_not_summed() {
     let mut rng = Rng(11);
     let d = Data::random(&mut rng, 2_000, 0.0, false);
     let all = Dataset::new(d.columns(0..2_000, false)).unwrap();
-    let params = TreeParams {
-        splitter: Splitter::Hist,
-        max_depth: Some(3),
-        ..TreeParams::default()
-    };
-    let mut fit = StreamFit::new(params, kinds(&all), 3, 1 << 20).unwrap();
     let target = d.target(0..2_000, false);
     let s = Sample {
         data: &all,
         target: &target,
         weights: &d.weights,
     };
-    let mut sketch = fit.sketch();
-    fit.add_to_sketch(&mut sketch, &s, 0).unwrap();
-    fit.start(sketch).unwrap();
+    let (mut fit, _) = started(&s);
     let mut root = fit.sums().unwrap();
     fit.add(&mut root, &s, 0).unwrap();
     let root_len = root.to_vec().len();
