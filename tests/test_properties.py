@@ -85,13 +85,17 @@ MISSING_SPLITTERS = st.sampled_from(
     ]
     + [("class_majority", "exact")]
 )
+# A surrogate split needs at least two rows on each side (rpart's `choose_surg` counts rows,
+# not weight), so a row of weight two is not two rows to it: the duplicated-row invariant
+# holds for every other strategy.
+WEIGHT_AS_ROWS = MISSING_SPLITTERS.filter(lambda how: how[0] != "surrogate")
 
 
 @SETTINGS
 @given(
     data=datasets(),
     algorithm=ALGORITHMS,
-    how=MISSING_SPLITTERS,
+    how=WEIGHT_AS_ROWS,
     i=st.integers(min_value=0, max_value=100),
 )
 def test_duplicated_row_equals_weight_two(data, algorithm, how, i):
