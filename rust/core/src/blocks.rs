@@ -9,11 +9,13 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 /// Rows of every column read together: such a block of a row-major matrix of 20 float32
-/// features (80 KB) stays in the core's cache while each column's values in it are read.
-pub(crate) const BLOCK: usize = 1024;
+/// features (20 KB) stays in the core's L1 cache while each column's values in it are read
+/// (1,024 rows, 80 KB, missed L1 once per column: 1M x 20 binning, 56M more L1 misses in
+/// callgrind's model than a column-major copy).
+pub(crate) const BLOCK: usize = 256;
 
 /// Rows of every column one task reads (a multiple of [`BLOCK`]).
-const PART: usize = 64 * BLOCK;
+const PART: usize = 256 * BLOCK;
 
 /// Below this many rows a pass runs as one task: a task costs more than it saves.
 const PARALLEL_ROWS: usize = 10_000;
