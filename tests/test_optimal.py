@@ -369,3 +369,46 @@ def test_hist_takes_the_histogram_thresholds_and_beats_the_greedy_hist_tree():
     # 4 bins leave at most 3 thresholds per column, shared by both searches.
     for f in range(X.shape[1]):
         assert len({t for g, t in cuts | few_cuts if g == f}) <= 3
+
+
+def best_stump_error(X, y, w):
+    """The least weighted error of a tree of depth at most one on two classes, every
+    threshold of every column tried (by cumulative class weights)."""
+    leaf = min(w[y == 0].sum(), w[y == 1].sum())
+    best = leaf
+    for column in X.T:
+        order = np.argsort(column, kind="stable")
+        values, ys, ws = column[order], y[order], w[order]
+        ones = np.cumsum(ws * ys)
+        zeros = np.cumsum(ws * (1 - ys))
+        boundary = np.flatnonzero(values[1:] != values[:-1])
+        if boundary.size == 0:
+            continue
+        left = np.minimum(ones[boundary], zeros[boundary])
+        right = np.minimum(ones[-1] - ones[boundary], zeros[-1] - zeros[boundary])
+        best = min(best, float((left + right).min()))
+    return best
+
+
+def test_depth_two_on_thousands_of_rows_equals_exhaustive_search():
+    """Nodes of 2,048 rows and more bound their root thresholds a quantile bin at a time
+    (optimal/boxes.rs) before evaluating any: the result is still the exhaustive optimum
+    over every root threshold, each side's best stump found by cumulative sums."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    X = rng.integers(0, 40, size=(n, 4)).astype(float)
+    y = ((X[:, 0] > 22) & (X[:, 1] > 9) | (X[:, 0] <= 22) & (X[:, 2] > 30)).astype(int)
+    y[rng.random(n) < 0.08] ^= 1
+    w = rng.integers(1, 4, size=n).astype(float)
+    best = min(w[y == 0].sum(), w[y == 1].sum())
+    for column in X.T:
+        for t in np.unique(column)[:-1]:
+            left = column <= t
+            best = min(
+                best,
+                best_stump_error(X[left], y[left], w[left])
+                + best_stump_error(X[~left], y[~left], w[~left]),
+            )
+    model = DecisionTreeClassifier(algorithm="optimal", max_depth=2).fit(X, y, sample_weight=w)
+    assert model.proven_optimal_
+    assert training_objective(model, X, y, w, 0.0) * w.sum() == pytest.approx(best)

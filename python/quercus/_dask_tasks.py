@@ -1,6 +1,7 @@
 """The pure per-partition pieces of `quercus.dask`: encoding a partition, its census, its
-sketch and its sums for a pass, merging those, predicting it. Dask runs them on the workers,
-so this module imports no Dask (importing `dask.dataframe` costs a worker seconds).
+sketch, binning it, its sums for a pass from its binned rows, merging those, predicting it.
+Dask runs them on the workers, so this module imports no Dask (importing `dask.dataframe`
+costs a worker seconds).
 
 Tasks are module-level functions of their arguments only (Dask pickles them by reference and
 recomputes them anywhere when a worker is lost).
@@ -8,7 +9,6 @@ recomputes them anywhere when a worker is lost).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,41 +116,58 @@ class Setup:
         return fit
 
 
-def census(
-    layout: Layout, classification: bool, part: Any
-) -> tuple[int, int, bool, pl.Series | None]:
+def census(classification: bool, y: Any, w: Any) -> tuple[int, int, bool, pl.Series | None]:
     """A partition's rows, rows of positive weight, whether its weights are whole numbers,
-    and (for a classifier) its distinct target values."""
-    X, y, w = layout.split(part)
-    n = X.shape[0]
+    and (for a classifier) its distinct target values, from its target and weights alone (a
+    Parquet partition is read for those columns only)."""
+    y = from_pandas(y)
+    n = len(y)
     weights = sample_weights(None if w is None else from_pandas(w), n)
     whole = bool(np.all(weights == np.round(weights)))
     labels = None
     if classification:
-        y = from_pandas(y)
         labels = (y if isinstance(y, pl.Series) else pl.Series("y", np.asarray(y))).unique()
     return n, int(np.count_nonzero(weights > 0)), whole, labels
 
 
-def partition_sketch(setup: Setup, part: Any, offset: int, before: bytes | None = None) -> bytes:
-    """The partition's rows added to the sketch `before` (None: a new one)."""
+def partition_sketch(
+    setup: Setup, part: Any, offset: int, threshold: int, before: bytes | None = None
+) -> tuple[bytes, bytes]:
+    """The partition's rows added to the sketch head `before` (None: a new one), split at
+    the hash `threshold`: the head to merge, and the partition's tail (its pairs above the
+    threshold), kept on the worker until the merged heads tell what is wanted of it."""
     columns, y, w = setup.encoded(part)
     sketch, _ = setup.fit(columns).sketch(before, columns, y, w, offset)
-    return sketch
+    return _core.StreamFit.split_sketch(sketch, threshold)
 
 
-def merge_sketches(sketches: Any) -> bytes:
-    return functools.reduce(_core.StreamFit.merge_sketches, sketches)
+def head(parts: tuple[bytes, bytes]) -> bytes:
+    return parts[0]
+
+
+def tail_lowest(parts: tuple[bytes, bytes], counts: list[int]) -> bytes:
+    """Each column's `counts` lowest pairs of a partition's sketch tail."""
+    return _core.StreamFit.sketch_lowest(parts[1], counts)
+
+
+def merge_sketches(sketches: list[bytes]) -> bytes:
+    return _core.StreamFit.merge_sketches(sketches)
+
+
+def binned(setup: Setup, frontier: bytes, part: Any) -> _core.BinnedBatch:
+    """The partition checked and binned by the fit's cuts (`frontier`: of the first grow
+    pass): what its worker holds for every pass, in place of the partition."""
+    columns, y, w = setup.encoded(part)
+    return setup.fit(columns, frontier).bin(columns, y, w)
 
 
 def partition_sums(
-    setup: Setup, frontier: bytes, part: Any, offset: int, before: np.ndarray | None = None
+    setup: Setup, frontier: bytes, batch: _core.BinnedBatch, before: np.ndarray | None = None
 ) -> tuple[np.ndarray, bool]:
-    """The partition's rows added to the pass's sums `before` (None: new ones), and whether
-    the result adds exactly in any order."""
-    columns, y, w = setup.encoded(part)
-    fit = setup.fit(columns, frontier)
-    added, _ = fit.add(None if before is None else aligned(before), columns, y, w, offset)
+    """The binned partition's rows added to the pass's sums `before` (None: new ones), and
+    whether the result adds exactly in any order."""
+    fit = setup.fit(setup.empty, frontier)
+    added = fit.add_binned(None if before is None else aligned(before), batch)
     return added, fit.exact(added)
 
 
@@ -169,17 +186,9 @@ def merge_sums(setup: Setup, frontier: bytes, parts: Any) -> tuple[np.ndarray, b
 
 
 def chained_sums(
-    setup: Setup, frontier: bytes, part: Any, offset: int, before: np.ndarray | None
+    setup: Setup, frontier: bytes, batch: _core.BinnedBatch, before: np.ndarray | None
 ) -> np.ndarray:
-    return partition_sums(setup, frontier, part, offset, before)[0]
-
-
-def first(partition: Any) -> Any:
-    return next(iter(partition))
-
-
-def listed(x: Any) -> list[Any]:
-    return [x]
+    return partition_sums(setup, frontier, batch, before)[0]
 
 
 def zipped(*parts: Any) -> tuple[Any, ...]:

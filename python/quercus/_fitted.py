@@ -49,6 +49,18 @@ class FittedTree:
         plain = all(f.categories is None and f.fill is None for f in features)
         return len(features) if plain else -1
 
+    @functools.cached_property
+    def codes_are_labels(self) -> bool:
+        """Whether a classifier's labels (one output) are its class codes: the integers 0,
+        1, ... (or False, True) in code order. Its codes then become the labels by a cast,
+        several times cheaper than looking each one up."""
+        classes = self.classes
+        return (
+            isinstance(classes, np.ndarray)
+            and classes.dtype.kind in "biu"
+            and np.array_equal(classes, np.arange(len(classes)))
+        )
+
     @property
     def labels(self) -> list[Any] | None:
         """The class labels as a list (what the renderers print; a list of lists, one per

@@ -274,7 +274,15 @@ def labelled_data(
 def class_codes(y: Any, n_rows: int, classes: NDArray[Any]) -> NDArray[np.uint32]:
     """Codes of y's labels among the fitted `classes`; a label never seen in training is an
     error, since no leaf can predict it."""
-    values = target_values(y, n_rows).tolist()
+    values = target_values(y, n_rows)
+    if values.dtype == classes.dtype and values.dtype.kind in "biuf":
+        # Numbers of the classes' own dtype: looked up by a binary search (a Python loop
+        # costs a second per few million rows, a Dask partition's or a stream batch's).
+        order = np.argsort(classes, kind="stable")
+        at = np.minimum(np.searchsorted(classes[order], values), len(classes) - 1)
+        if np.array_equal(classes[order][at], values):
+            return order[at].astype(np.uint32)
+    values = values.tolist()
     index = {label: code for code, label in enumerate(classes.tolist())}
     unseen = sorted({repr(v) for v in values if v not in index})
     if unseen:
@@ -769,19 +777,39 @@ def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
         if feature.categories is None:
             if dtype not in (pl.Float32, pl.Float64):
                 series = (series.to_physical() if dtype.is_temporal() else series).cast(pl.Float64)
+            if series.null_count():
+                # Filled in Polars: `to_numpy` fills nulls several times slower.
+                series = series.fill_null(_NAN)
             columns.append(("numeric", series.to_numpy()))
             continue
         code_map = None
+        n_codes = len(feature.categories)
         if isinstance(dtype, pl.Enum):
             code_map = _code_map(feature.categories, tuple(dtype.categories.to_list()))
+            if code_map is not None:
+                n_codes = len(code_map)
         else:
             # Through the fit's Enum: an unseen value becomes null.
             series = series.cast(pl.String).cast(_enum(feature.categories), strict=False)
         codes = series.to_physical()
         if codes.null_count():
-            codes = codes.cast(pl.UInt32).fill_null(_UNSEEN)
+            codes = _fill_missing_code(codes, n_codes)
         columns.append(("codes", codes.to_numpy(), code_map, len(feature.categories)))
     return ("frame", columns, frame)
+
+
+def _fill_missing_code(codes: pl.Series, n_codes: int) -> pl.Series:
+    """Physical `codes` (of `n_codes` categories) with each null as a code past them, which
+    the core reads as missing: the largest code of their own dtype where it is past the
+    categories (no copy to a wider type), else `_UNSEEN` as UInt32."""
+    largest = _LARGEST_CODE.get(codes.dtype)
+    if largest is not None and largest >= n_codes:
+        return codes.fill_null(largest)
+    return codes.cast(pl.UInt32).fill_null(_UNSEEN)
+
+
+# The largest value of each unsigned dtype Polars stores categories' codes in.
+_LARGEST_CODE = {pl.UInt8: 2**8 - 1, pl.UInt16: 2**16 - 1, pl.UInt32: 2**32 - 1}
 
 
 def is_pandas_frame(X: Any) -> bool:

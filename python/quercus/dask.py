@@ -13,7 +13,7 @@ fit streams batches through:
    nodes (`StreamFit.add` on a replica rebuilt from `StreamFit.frontier()`: the tree grown
    so far, so the task is a pure function of its inputs and Dask recomputes it anywhere if a
    worker is lost);
-3. the sums are reduced by Dask (`Bag.reduction`, a tree reduction) and the client chooses
+3. the sums are reduced by Dask (a tree reduction) and the client chooses
    the splits with the in-memory search (`StreamFit.finish_pass`).
 
 Floating-point sums depend on the order they are added in. Class counts under whole weights
@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import dask
 import dask.array as da
-import dask.bag as db
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -53,16 +54,17 @@ from ._dask_tasks import (
     Layout,
     Setup,
     aligned,
+    binned,
     census,
     chained_sums,
-    first,
-    listed,
+    head,
     merge_sketches,
     merge_sums,
     partition_sketch,
     partition_sums,
     predicted,
     proba_columns,
+    tail_lowest,
     zipped,
 )
 from ._fitted import FittedTree
@@ -94,6 +96,9 @@ class _Partitions:
 
     layout: Layout
     parts: list[Any]
+    # Per partition, its target and weights alone (delayed; weights None): what the census
+    # reads (a Parquet partition read for those columns only).
+    targets: list[tuple[Any, Any]]
     # The features without rows (pandas frame or NumPy array), and the target's name and
     # Polars dtype name (a classifier's, for predictions in its dtype).
     meta: Any
@@ -120,10 +125,16 @@ def _partitions(
                 )
             features = meta.drop(columns=[c for c in (target, sample_weight) if c is not None])
             layout = Layout(True, target, sample_weight, tuple(features.dtypes.items()))
-            y_meta = meta[target]
-            return _Partitions(
-                layout, list(X.to_delayed()), features, target, _y_dtype(y_meta, classification)
-            )
+            parts = list(X.to_delayed())
+            columns = [c for c in (target, sample_weight) if c is not None]
+            projected = X[columns].to_delayed()
+            if len(projected) != len(parts):  # Dask keeps a projection's partitions
+                projected = parts
+            targets = [
+                (d[target], None if sample_weight is None else d[sample_weight]) for d in projected
+            ]
+            y_dtype = _y_dtype(meta[target], classification)
+            return _Partitions(layout, parts, targets, features, target, y_dtype)
         if not isinstance(y, dd.Series):
             raise TypeError(
                 "a Dask DataFrame X takes a Dask Series y (or target= naming its column), "
@@ -140,9 +151,11 @@ def _partitions(
                 "take them from one Dask DataFrame, or fit with target= naming a column"
             )
         layout = Layout(True, None, None, tuple(meta.dtypes.items()))
-        parts = _zip_delayed([p.to_delayed() for p in pieces], sample_weight is None)
+        delayed = [p.to_delayed() for p in pieces]
+        parts = _zip_delayed(delayed, sample_weight is None)
         name = y.name if isinstance(y.name, str) and y.name else "y"
-        return _Partitions(layout, parts, meta, name, _y_dtype(y._meta, classification))
+        y_dtype = _y_dtype(y._meta, classification)
+        return _Partitions(layout, parts, _targets(delayed), meta, name, y_dtype)
     if isinstance(X, da.Array):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (rows x features), got shape {X.shape}")
@@ -159,7 +172,7 @@ def _partitions(
             pieces.append(sample_weight.rechunk((rows,)).to_delayed().tolist())
         layout = Layout(False, None, None, X.shape[1])
         parts = _zip_delayed(pieces, sample_weight is None)
-        return _Partitions(layout, parts, np.empty((0, X.shape[1])), "y", None)
+        return _Partitions(layout, parts, _targets(pieces), np.empty((0, X.shape[1])), "y", None)
     raise TypeError(
         f"quercus.dask fits a Dask DataFrame or Array, got {type(X).__name__}; "
         "in-memory data takes quercus.DecisionTreeClassifier / Regressor"
@@ -169,6 +182,12 @@ def _partitions(
 def _zip_delayed(pieces: list[list[Any]], unweighted: bool) -> list[Any]:
     columns = pieces + ([[None] * len(pieces[0])] if unweighted else [])
     return [dask.delayed(zipped)(*row) for row in zip(*columns, strict=True)]
+
+
+def _targets(pieces: list[list[Any]]) -> list[tuple[Any, Any]]:
+    """Per partition, (y, weights or None) from the delayed pieces [X, y(, weights)]."""
+    weights = pieces[2] if len(pieces) > 2 else [None] * len(pieces[1])
+    return list(zip(pieces[1], weights, strict=True))
 
 
 def _y_dtype(y_meta: Any, classification: bool) -> str | None:
@@ -200,40 +219,102 @@ def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing:
 
 
 class _Passes:
-    """The sketch pass and the sums passes of one fit as Dask computations."""
+    """The sketch pass and the sums passes of one fit as Dask computations. The first grow
+    pass bins every partition once (`binned`) and persists it where it is computed: the
+    workers hold the binned partitions (a byte per numeric value, the targets and weights),
+    not the source, and every pass reads them. The tasks are pure (a binned partition is a
+    function of the partition and the bin edges; a pass's sums, of the binned partition and
+    the frontier), so Dask recomputes what a lost worker held."""
 
     def __init__(
-        self, setup: Setup, parts: list[Any], offsets: list[int], reduction: Reduction, exact: bool
+        self,
+        setup: Setup,
+        parts: list[Any],
+        offsets: list[int],
+        n_rows: int,
+        reduction: Reduction,
+        exact: bool,
     ) -> None:
-        self.setup, self.parts, self.offsets = setup, parts, offsets
+        self.setup, self.parts, self.offsets, self.n_rows = setup, parts, offsets, n_rows
         self.reduction = reduction
         # Whether sums may be reduced by the tree and keep the row-order fit's bits: whole
         # class counts so far (see the module's docstring).
         self.tree = reduction == "tree" or (reduction == "auto" and exact)
+        # The persisted binned partitions, from the first grow pass on.
+        self.binned: list[Any] | None = None
+        # Wall-clock seconds of each kind of round (`quercus._stream.profiled()` reports them).
+        self.seconds: dict[str, float] = {}
 
-    def _reduced(self, tasks: list[Any], aggregate: Callable[[Any], Any]) -> Any:
-        bag = db.from_delayed([dask.delayed(listed)(t) for t in tasks])
-        return bag.reduction(first, aggregate, split_every=_SPLIT_EVERY).compute()
+    @contextmanager
+    def _timed(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+    @staticmethod
+    def _reduced(tasks: list[Any], aggregate: Callable[[list[Any]], Any]) -> Any:
+        """`aggregate` over the tasks' results in a tree of delayed calls, `_SPLIT_EVERY`
+        at a time (`Bag.reduction` loses partitions of `dd.from_delayed(...,
+        verify_meta=False)` frames in Dask 2026.8)."""
+        while True:
+            tasks = [
+                dask.delayed(aggregate)(tasks[i : i + _SPLIT_EVERY])
+                for i in range(0, len(tasks), _SPLIT_EVERY)
+            ]
+            if len(tasks) == 1:
+                return tasks[0].compute()
 
     def sketch(self) -> bytes | None:
-        pieces = zip(self.parts, self.offsets, strict=True)
-        if self.tree:
-            tasks = [dask.delayed(partition_sketch)(self.setup, p, o) for p, o in pieces]
-            return self._reduced(tasks, merge_sketches) if tasks else None
-        sketch = None
-        for p, o in pieces:
-            sketch = dask.delayed(partition_sketch)(self.setup, p, o, sketch)
-        return None if sketch is None else sketch.compute()
+        """The sketch pass. Each partition's sketch is split at the hash below which the
+        rows every complete column samples lie (known from the row count): only the heads
+        are sent and merged; the tails stay on the workers, and a second round asks them
+        for the lowest pairs of the columns that miss values among those rows (none when
+        no value is missing), so the merged sample is the one of all rows."""
+        if not self.parts:
+            return None
+        with self._timed("sketch pass (reading, encoding, sampling)"):
+            threshold, below = _core.StreamFit.sample_threshold(self.n_rows)
+            pieces = zip(self.parts, self.offsets, strict=True)
+            if self.tree:
+                split = [
+                    dask.delayed(partition_sketch)(self.setup, p, o, threshold) for p, o in pieces
+                ]
+            else:  # the totals added in row order, partition after partition
+                split, before = [], None
+                for p, o in pieces:
+                    task = dask.delayed(partition_sketch)(self.setup, p, o, threshold, before)
+                    split.append(task)
+                    before = dask.delayed(head)(task)
+            split = list(dask.persist(*split))
+            heads = [dask.delayed(head)(s) for s in split]
+            merged = self._reduced(heads, merge_sketches) if self.tree else heads[-1].compute()
+            wanted = self.setup.fit(self.setup.empty).tails_wanted(merged, below)
+            if not any(wanted):
+                return merged
+            tails = [dask.delayed(tail_lowest)(s, wanted) for s in split]
+            return merge_sketches([merged, self._reduced(tails, merge_sketches)])
 
     def sums(self, fit: _core.StreamFit) -> np.ndarray | None:
+        if not self.parts:
+            return None
+        if self.binned is None:
+            with self._timed("first grow pass (reading, encoding, binning, the root's sums)"):
+                frontier = dask.delayed(fit.frontier(), pure=True)
+                tasks = [dask.delayed(binned)(self.setup, frontier, p) for p in self.parts]
+                # The source partitions are released once binned.
+                self.binned = list(dask.persist(*tasks))
+                return self._sums(fit, self.binned)
+        with self._timed("later passes (sums from the binned partitions)"):
+            return self._sums(fit, self.binned)
+
+    def _sums(self, fit: _core.StreamFit, batches: list[Any]) -> np.ndarray:
         raw = fit.frontier()
         # One key shared by every task of the pass (sent to each worker once).
         frontier = dask.delayed(raw, pure=True)
-        pieces = list(zip(self.parts, self.offsets, strict=True))
-        if not pieces:
-            return None
         if self.tree:
-            tasks = [dask.delayed(partition_sums)(self.setup, frontier, p, o) for p, o in pieces]
+            tasks = [dask.delayed(partition_sums)(self.setup, frontier, b) for b in batches]
             merge = functools.partial(merge_sums, self.setup, raw)
             sums, exact = self._reduced(tasks, merge)
             if exact or self.reduction == "tree":
@@ -241,9 +322,13 @@ class _Passes:
             # Fractions appeared (C4.5's weights): from now on, row order.
             self.tree = False
         total = None
-        for p, o in pieces:
-            total = dask.delayed(chained_sums)(self.setup, frontier, p, o, total)
+        for b in batches:
+            total = dask.delayed(chained_sums)(self.setup, frontier, b, total)
         return aligned(total.compute())
+
+    def release(self) -> None:
+        """Lets the workers drop the binned partitions."""
+        self.binned = None
 
 
 def _fit(
@@ -274,7 +359,10 @@ def _fit(
     classification = model._estimator_type == "classifier"
     p = _partitions(X, y, sample_weight, target, classification)
     schema = _schema(p, _tree._ordinals(checked["ordinal_features"]), checked["missing"])
-    counts = dask.compute(*[dask.delayed(census)(p.layout, classification, t) for t in p.parts])
+    start = time.perf_counter()
+    tasks = [dask.delayed(census)(classification, y, w) for y, w in p.targets]
+    counts = dask.compute(*tasks)
+    census_seconds = time.perf_counter() - start
     n_rows = sum(c[0] for c in counts)
     if n_rows == 0:
         raise ValueError("the Dask collection has no rows")
@@ -294,15 +382,28 @@ def _fit(
     # Empty partitions add nothing; the others' rows of positive weight are numbered on.
     kept = [(t, c[1]) for t, c in zip(p.parts, counts, strict=True) if c[0] > 0]
     offsets = np.cumsum([0] + [k for _, k in kept])[:-1].tolist()
+    n_kept = sum(k for _, k in kept)
     exact = classification and all(c[2] for c in counts)
-    passes = _Passes(setup, [t for t, _ in kept], offsets, reduction, exact)
-    tree = _stream.run(
-        fit,
-        passes.sketch,
-        lambda: passes.sums(fit),
-        "Dask collection",
-        model._reporter("fit"),
-    )
+    passes = _Passes(setup, [t for t, _ in kept], offsets, n_kept, reduction, exact)
+    try:
+        tree = _stream.run(
+            fit,
+            passes.sketch,
+            lambda: passes.sums(fit),
+            "Dask collection",
+            model._reporter("fit"),
+        )
+    finally:
+        passes.release()
+    steps = _stream._PROFILE.get()
+    if steps is not None:
+        client = {"splits": "choosing splits (client)"}
+        for name, seconds in [
+            ("census (target and weights)", census_seconds),
+            *passes.seconds.items(),
+            *((client[k], v) for k, v in fit.profile() if k in client),
+        ]:
+            steps[name] = steps.get(name, 0.0) + seconds
     return FittedTree(tree, schema, classes)
 
 

@@ -2280,6 +2280,8 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         """
         output = native.check_output(output)
         codes = self._predict_codes(self._rows(X))
+        if output == "numpy" and self._state.codes_are_labels:
+            return codes.astype(self.classes_.dtype)
         return native.class_labels(codes, self.classes_, self._state.schema, output)
 
     def _predict_codes(self, rows: Rows) -> NDArray[Any]:

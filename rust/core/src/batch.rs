@@ -7,12 +7,13 @@
 //! walk computes for that leaf, so every result is bit-identical to the general walk's,
 //! whatever the input layout, block or thread count.
 
-use std::hint::select_unpredictable;
 use std::ops::Range;
 
 use rayon::prelude::*;
 
+mod flat;
 mod frame;
+use flat::{descend, Flat};
 pub use frame::{Codes, Frame, FrameColumn};
 
 use crate::control::Control;
@@ -21,7 +22,7 @@ use crate::error::{CoreError, Result};
 use crate::predict::Reached;
 use crate::split::{send, Values};
 use crate::threads::in_pool;
-use crate::tree::{NodeId, NodeKind, Side, SplitTag, Tree, NONE};
+use crate::tree::{NodeId, Tree};
 
 /// Rows walked together: enough independent loads in flight to hide a cache miss.
 const LANES: usize = 8;
@@ -985,395 +986,6 @@ impl Output for SoleLeaf {
     }
 }
 
-/// A node as the hot loop reads it, test and children in 16 bytes. Nodes are in depth-first
-/// order, so child 0 follows its parent (often in the same cache line): a row that passes the
-/// test goes to the next node, one that fails it to `right`. The top two bits of `feature`
-/// say what `test` holds (the rest is the feature):
-/// - [`NUMERIC`]: the bits of `threshold` in `x <= threshold`;
-/// - [`ORDERED`]: `threshold` in `code <= threshold` (ordered categories);
-/// - [`SUBSET`]: where the node's bitsets start in [`Flat::bits`] (low half) and the number
-///   of categories (high half): child 0 holds the codes whose "left" bit is set;
-/// - [`MULTIWAY`]: where the node's children, one per code, start in [`Flat::children`]
-///   (low half) and how many there are (high half); `right` is unused.
-///
-/// A row missing the tested value (NaN, a missing code, or a category the node's training
-/// rows lacked) goes to [`Flat::missing`]. A numeric node whose missing values go to a child
-/// says which in its own bits, so the walk tests a NaN without a branch or a second load: NaN
-/// fails `x <= threshold` (right), and [`NAN_LEFT`] turns it to child 0. Every other node
-/// (a leaf, or a test the general routing does) is [`Node::stay`]: every row stays there.
-#[derive(Debug, Clone, Copy)]
-#[repr(C)]
-struct Node {
-    test: u64,
-    feature: u32,
-    right: u32,
-}
-
-const KIND_SHIFT: u32 = 30;
-/// A numeric node's flag (below the kind): a NaN goes to child 0.
-const NAN_LEFT: u32 = 1 << 29;
-const FEATURE_MASK: u32 = NAN_LEFT - 1;
-const NUMERIC: u32 = 0;
-const ORDERED: u32 = 1;
-const SUBSET: u32 = 2;
-const MULTIWAY: u32 = 3;
-
-impl Node {
-    /// The node at position `at` that keeps every row: threshold −∞ fails every number (the
-    /// walks refuse infinities) and NaN, and `right` is the node itself.
-    fn stay(at: u32) -> Node {
-        Node {
-            test: f64::NEG_INFINITY.to_bits(),
-            feature: 0,
-            right: at,
-        }
-    }
-
-    /// A node of `kind` on `feature`, unless the feature's index needs the kind's bits or
-    /// a child is not in the layout.
-    fn new(kind: u32, feature: usize, test: u64, right: u32) -> Option<Node> {
-        let feature = u32::try_from(feature).ok().filter(|&f| f <= FEATURE_MASK)?;
-        (right != NONE).then_some(Node {
-            test,
-            feature: feature | kind << KIND_SHIFT,
-            right,
-        })
-    }
-
-    /// The position and length the low and high halves of a table node's `test` hold.
-    #[inline]
-    fn span(self) -> (usize, u32) {
-        (
-            (self.test & u64::from(u32::MAX)) as usize,
-            (self.test >> 32) as u32,
-        )
-    }
-}
-
-/// The words of each of a subset node's two bitsets over `count` categories: one bit per
-/// category, and one more (never set) that a missing code reads.
-fn subset_words(count: u32) -> usize {
-    (count as usize + 1).div_ceil(64)
-}
-
-/// The same word of a subset node's two bitsets, side by side so that one load reads both:
-/// the categories that go to child 0, and those the node saw (any other is routed as
-/// missing).
-#[derive(Debug, Clone, Copy, Default)]
-struct Bits {
-    left: u64,
-    seen: u64,
-}
-
-/// The compact layout of a tree and each leaf's answer.
-struct Flat<T> {
-    nodes: Vec<Node>,
-    /// Where a row missing a node's tested value goes: the child the node's missing-value
-    /// rule always picks (a missing child and no surrogates), else the node itself, where
-    /// the row stops for the general routing (surrogates, C4.5's fractions).
-    missing: Vec<u32>,
-    /// Whether a numeric node stops the rows missing its value (a rule with no single
-    /// child: surrogates, C4.5's fractions): only then do the walks look for NaN first.
-    nan_stops: bool,
-    /// Subset nodes' bitsets, [`subset_words`] each.
-    bits: Vec<Bits>,
-    /// Whether some node is a subset node: the walk then steps without a branch on the kind
-    /// of node (see [`Flat::step`]).
-    subsets: bool,
-    /// Multiway nodes' children by code.
-    children: Vec<u32>,
-    leaf: Vec<bool>,
-    /// The arena id of each node, and the position of each arena node.
-    ids: Vec<NodeId>,
-    position: Vec<u32>,
-    /// `width` items per node; a leaf's are what the general walk writes for a row that
-    /// reaches it alone.
-    answers: Vec<T>,
-}
-
-impl<T: Copy + Default> Flat<T> {
-    fn new<O: Output<Item = T>>(tree: &Tree, output: &O) -> Self {
-        let n = tree.n_nodes();
-        let mut ids = Vec::with_capacity(n);
-        let mut position = vec![NONE; n];
-        let mut stack = vec![NodeId::ROOT];
-        while let Some(id) = stack.pop() {
-            if let Some(p) = position.get_mut(id.index()) {
-                *p = ids.len() as u32;
-            }
-            ids.push(id);
-            let first = tree.children(id).next().map_or(0, |c| c.0);
-            let count = tree.children(id).count() as u32;
-            stack.extend((first..first + count).rev().map(NodeId));
-        }
-        let mut flat = Flat {
-            nodes: Vec::with_capacity(n),
-            missing: Vec::with_capacity(n),
-            nan_stops: false,
-            bits: Vec::new(),
-            subsets: false,
-            children: Vec::new(),
-            leaf: ids
-                .iter()
-                .map(|&id| tree.tag(id) == SplitTag::Leaf)
-                .collect(),
-            ids,
-            position,
-            answers: Vec::new(),
-        };
-        for i in 0..flat.ids.len() {
-            let here = i as u32;
-            let Some(&id) = flat.ids.get(i) else { break };
-            let node = flat.compact(tree, id);
-            let rule = tree.missing_rule(id);
-            let missing = match (node, rule.child) {
-                (Some(_), Some(k)) if rule.surrogates.feature.is_empty() => flat.child(tree, id, k),
-                _ => NONE,
-            };
-            let missing = if missing == NONE { here } else { missing };
-            let node = match node {
-                Some(mut node) if node.feature >> KIND_SHIFT == NUMERIC => {
-                    if missing == here.wrapping_add(1) {
-                        node.feature |= NAN_LEFT;
-                    }
-                    flat.nan_stops |= missing == here;
-                    node
-                }
-                Some(node) => node,
-                None => Node::stay(here),
-            };
-            flat.nodes.push(node);
-            flat.missing.push(missing);
-        }
-        let width = output.width(tree);
-        let mut answers = vec![T::default(); n * width];
-        let mut scratch = vec![0.0; tree.n_classes()];
-        for ((dst, &is_leaf), &id) in answers.chunks_mut(width).zip(&flat.leaf).zip(&flat.ids) {
-            if is_leaf {
-                output.write(&[(id, 1.0)], dst, &mut scratch);
-            }
-        }
-        flat.answers = answers;
-        flat
-    }
-
-    /// The position of child `k` of arena node `id` (NONE if it has none).
-    fn child(&self, tree: &Tree, id: NodeId, k: usize) -> u32 {
-        let child = tree.children(id).nth(k);
-        child
-            .and_then(|c| self.position.get(c.index()))
-            .copied()
-            .unwrap_or(NONE)
-    }
-
-    /// The compact node of arena node `id` (its bitsets or children table appended), or
-    /// `None` when the general routing must do its test.
-    fn compact(&mut self, tree: &Tree, id: NodeId) -> Option<Node> {
-        let categorical =
-            |f: usize| matches!(tree.kinds.get(f), Some(FeatureKind::Categorical { .. }));
-        let two = tree.children(id).count() == 2;
-        let right = self.child(tree, id, 1);
-        match tree.kind(id) {
-            // A NaN threshold (no fitted tree has one) sends every row left: general
-            // routing's business.
-            NodeKind::Numeric { feature, threshold }
-                if tree.kinds.get(feature) == Some(&FeatureKind::Numeric)
-                    && two
-                    && !threshold.is_nan() =>
-            {
-                Node::new(NUMERIC, feature, threshold.to_bits(), right)
-            }
-            NodeKind::Ordered { feature, threshold } if categorical(feature) && two => {
-                Node::new(ORDERED, feature, u64::from(threshold), right)
-            }
-            NodeKind::Subset { feature, sides } if categorical(feature) && two => {
-                let start = self.bits.len();
-                let offset = u32::try_from(start).ok()?;
-                let count = u32::try_from(sides.len()).ok()?;
-                self.bits
-                    .resize(start + subset_words(count), Bits::default());
-                let words = self.bits.get_mut(start..)?;
-                for (c, side) in sides.iter().enumerate() {
-                    let bit = 1u64 << (c % 64);
-                    let Some(w) = words.get_mut(c / 64) else {
-                        continue;
-                    };
-                    match side {
-                        Side::Left => (w.left, w.seen) = (w.left | bit, w.seen | bit),
-                        Side::Right => w.seen |= bit,
-                        Side::Unseen => {}
-                    }
-                }
-                self.subsets = true;
-                Node::new(
-                    SUBSET,
-                    feature,
-                    u64::from(offset) | u64::from(count) << 32,
-                    right,
-                )
-            }
-            NodeKind::Multiway { feature } if categorical(feature) => {
-                let count = tree.children(id).count();
-                let offset = u32::try_from(self.children.len()).ok()?;
-                let children: Vec<u32> = (0..count).map(|k| self.child(tree, id, k)).collect();
-                if children.contains(&NONE) {
-                    return None;
-                }
-                self.children.extend(children);
-                let test = u64::from(offset) | (count as u64) << 32;
-                Node::new(MULTIWAY, feature, test, 0)
-            }
-            _ => None,
-        }
-    }
-
-    /// Where a row missing the value node `at` tests goes.
-    #[inline]
-    fn missing_of(&self, at: u32) -> u32 {
-        self.missing.get(at as usize).copied().unwrap_or(at)
-    }
-
-    /// Where categorical node `node` (at `at`) sends a row of category `code`.
-    #[inline]
-    fn categorical(&self, node: Node, at: u32, code: u32) -> u32 {
-        let (offset, count) = node.span();
-        match node.feature >> KIND_SHIFT {
-            ORDERED => {
-                select_unpredictable(u64::from(code) <= node.test, at.wrapping_add(1), node.right)
-            }
-            SUBSET => self.subset(node, at, code),
-            // A code with no child stays: the general routing spreads it (as it would).
-            _ if code < count => self
-                .children
-                .get(offset + code as usize)
-                .copied()
-                .unwrap_or(at),
-            _ => at,
-        }
-    }
-
-    /// Where numeric node `node` (at `at`) sends a row of value `x` (a NaN: where its
-    /// [`NAN_LEFT`] bit says).
-    #[inline]
-    fn numeric(&self, node: Node, at: u32, x: f64) -> u32 {
-        let nan_left = node.feature & NAN_LEFT != 0;
-        select_unpredictable(
-            (x <= f64::from_bits(node.test)) | (nan_left & x.is_nan()),
-            at.wrapping_add(1),
-            node.right,
-        )
-    }
-
-    /// Where subset node `node` (at `at`) sends a row of category `code` (any code past the
-    /// node's categories, [`u32::MAX`] for a missing one among them, reads the unset bits of
-    /// the slot after them: missing), by selects: no branch for the side nor the seen test.
-    #[inline]
-    fn subset(&self, node: Node, at: u32, code: u32) -> u32 {
-        let (offset, count) = node.span();
-        let c = code.min(count);
-        let word = self
-            .bits
-            .get(offset + c as usize / 64)
-            .copied()
-            .unwrap_or_default();
-        let bit = 1u64 << (c % 64);
-        let side = select_unpredictable(word.left & bit != 0, at.wrapping_add(1), node.right);
-        select_unpredictable(word.seen & bit != 0, side, self.missing_of(at))
-    }
-
-    /// Where the row at node `at` goes next (`at` itself: it stops there), by a select, not
-    /// a branch: which way a row goes is a coin toss to the branch predictor. A NaN tested by
-    /// a numeric node goes the way its [`NAN_LEFT`] bit says, which is right only where the
-    /// node's missing values go to a child: with `GAPS` (rows with NaN, and a node that
-    /// stops them: [`Flat::nan_stops`]), a NaN first takes the node's missing direction.
-    ///
-    /// With `SUBSETS` (a tree with subset nodes), a numeric or a subset node is stepped
-    /// without a branch on which it is: both of its tests are computed (the one of the other
-    /// kind reads a value or bitset that does not matter) and the node's kind selects. Which
-    /// kind of node a row meets next is as much a coin toss as which way it goes, and a
-    /// mispredicted branch costs more than the second test.
-    #[inline]
-    fn step<R: Read, const GAPS: bool, const SUBSETS: bool>(
-        &self,
-        src: &R,
-        row: usize,
-        at: u32,
-    ) -> u32 {
-        let node = self
-            .nodes
-            .get(at as usize)
-            .copied()
-            .unwrap_or(Node::stay(at));
-        let f = (node.feature & FEATURE_MASK) as usize;
-        let kind = node.feature >> KIND_SHIFT;
-        if SUBSETS && (kind == NUMERIC || kind == SUBSET) {
-            let x = src.x(row, f);
-            if GAPS && kind == NUMERIC && x.is_nan() {
-                return self.missing_of(at);
-            }
-            let numeric = self.numeric(node, at, x);
-            let subset = self.subset(node, at, src.code_or_missing(row, f));
-            return select_unpredictable(kind == NUMERIC, numeric, subset);
-        }
-        if kind == NUMERIC {
-            let x = src.x(row, f);
-            if GAPS && x.is_nan() {
-                return self.missing_of(at);
-            }
-            self.numeric(node, at, x)
-        } else {
-            let code = src.code_at(row, f);
-            if kind == SUBSET {
-                return self.subset(node, at, code.unwrap_or(u32::MAX));
-            }
-            match code {
-                Some(code) => self.categorical(node, at, code),
-                None => self.missing_of(at),
-            }
-        }
-    }
-}
-
-/// Where each of `rows` stops, from the nodes `at`: a leaf, a node of another kind, or (with
-/// `GAPS`, for rows missing some numeric value) a node whose missing value needs the general
-/// routing. The lanes step in lockstep until none moves.
-#[inline]
-fn descend<T: Copy + Default, R: Read, const N: usize, const GAPS: bool>(
-    flat: &Flat<T>,
-    src: &R,
-    rows: &[usize; N],
-    at: [u32; N],
-) -> [u32; N] {
-    if flat.subsets {
-        descend_by::<T, R, N, GAPS, true>(flat, src, rows, at)
-    } else {
-        descend_by::<T, R, N, GAPS, false>(flat, src, rows, at)
-    }
-}
-
-/// [`descend`] by [`Flat::step`] with or without `SUBSETS`.
-#[inline]
-fn descend_by<T: Copy + Default, R: Read, const N: usize, const GAPS: bool, const SUBSETS: bool>(
-    flat: &Flat<T>,
-    src: &R,
-    rows: &[usize; N],
-    mut at: [u32; N],
-) -> [u32; N] {
-    // Every step goes deeper, so no walk is longer than the tree.
-    for _ in 0..flat.nodes.len() {
-        let mut moved = 0;
-        for (a, &row) in at.iter_mut().zip(rows) {
-            let next = flat.step::<R, GAPS, SUBSETS>(src, row, *a);
-            moved |= next ^ *a;
-            *a = next;
-        }
-        if moved == 0 {
-            break;
-        }
-    }
-    at
-}
-
 /// One call's walk: what every block shares.
 struct Walk<'w, S, O: Output> {
     tree: &'w Tree,
@@ -1529,7 +1141,7 @@ mod tests {
     use crate::criterion::Criterion;
     use crate::data::{CategoricalColumn, Target};
     use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
-    use crate::tree::SplitTag;
+    use crate::tree::{Side, SplitTag};
 
     /// SplitMix64: reproducible data with no dependency.
     struct Rng(u64);
@@ -2027,12 +1639,9 @@ mod tests {
 
     /// A random tree of every node kind grown straight into the arena: subsets of 150
     /// categories (bitsets of several words) with unseen ones, ordered and multiway splits,
-    /// random missing children, and rows with missing values, unseen codes and codes past
-    /// the categories: the compact walk agrees with the general walk, read from columns or
-    /// from a coded matrix.
-    #[test]
-    fn random_trees_of_every_kind_agree() {
-        let mut rng = Rng(17);
+    /// random missing children. With `two_way`, numeric and subset nodes only, each with a
+    /// missing child: the layout whose subset nodes route every code by one bitset.
+    fn random_tree(rng: &mut Rng, two_way: bool) -> Tree {
         let kinds = vec![
             FeatureKind::Numeric,
             FeatureKind::Categorical {
@@ -2050,7 +1659,7 @@ mod tests {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
             let node = leaves.swap_remove(pick);
             let i = node.index();
-            let (tag, feature, count) = match rng.below(4) {
+            let (tag, feature, count) = match rng.below(if two_way { 2 } else { 4 }) {
                 0 => (SplitTag::Numeric, 0, 2),
                 1 => (SplitTag::Subset, 1, 2),
                 2 => (SplitTag::Ordered, 2, 2),
@@ -2073,7 +1682,7 @@ mod tests {
                     });
                 }
             }
-            if rng.below(2) == 0 {
+            if two_way || rng.below(2) == 0 {
                 tree.missing_child[i] = rng.below(count) as u32;
             }
             let shares: Vec<f64> = (0..count).map(|_| rng.unit() + 0.01).collect();
@@ -2090,6 +1699,28 @@ mod tests {
             tree.first_child[i] = first;
             tree.n_children[i] = count as u32;
         }
+        tree
+    }
+
+    /// Random trees of every node kind ([`random_tree`]), and rows with missing values,
+    /// unseen codes and codes past the categories: the compact walk agrees with the general
+    /// walk, read from columns, from a coded matrix or from a frame (codes through a map or
+    /// as they are, a missing one past them).
+    #[test]
+    fn random_trees_of_every_kind_agree() {
+        let mut rng = Rng(17);
+        for two_way in [false, true] {
+            let tree = random_tree(&mut rng, two_way);
+            if two_way {
+                let flat = Flat::new(&tree, &Leaf);
+                assert_eq!(flat.subsets(), flat::TWO_WAY);
+            }
+            every_reader_agrees(&tree, &mut rng);
+        }
+    }
+
+    /// The rows of [`random_trees_of_every_kind_agree`] for `tree`.
+    fn every_reader_agrees(tree: &Tree, rng: &mut Rng) {
         let n = 4000;
         let cell = |rng: &mut Rng, j: usize| match (rng.below(12), j) {
             (0, _) => f64::NAN,
@@ -2098,12 +1729,12 @@ mod tests {
             (_, 1) => rng.below(160) as f64,
             _ => rng.below(3) as f64,
         };
-        let values: Vec<f64> = (0..n * 3).map(|k| cell(&mut rng, k % 3)).collect();
+        let values: Vec<f64> = (0..n * 3).map(|k| cell(rng, k % 3)).collect();
         let m = Matrix::new(&values, n, 3, Order::RowMajor)
             .expect("a matrix")
             .coded();
         let coded = Dense::<f64, true>::new(m, tree.feature_kinds());
-        agrees(&tree, || Rows::F64(m), &coded, n);
+        agrees(tree, || Rows::F64(m), &coded, n);
         let numbers: Vec<f64> = values.iter().step_by(3).copied().collect();
         let codes = |j: usize| -> Vec<u32> {
             values
@@ -2138,7 +1769,31 @@ mod tests {
             }),
         ])
         .expect("valid data");
-        agrees(&tree, || Rows::Columns(&data), data.columns(), n);
+        agrees(tree, || Rows::Columns(&data), data.columns(), n);
+        // Frame codes: column 1's as they are (255: missing), column 2's through a map that
+        // swaps codes 0 and 2 (3: missing, past the map).
+        let small: Vec<u8> = (0..n)
+            .map(|i| if missing1[i] { 255 } else { codes1[i] as u8 })
+            .collect();
+        let swapped: Vec<u16> = (0..n)
+            .map(|i| if missing2[i] { 3 } else { 2 - codes2[i] as u16 })
+            .collect();
+        let map = [2, 1, 0];
+        let frame = Frame::new(vec![
+            FrameColumn::F64(&numbers),
+            FrameColumn::Categorical {
+                codes: Codes::U8(&small),
+                map: None,
+                n_categories: 150,
+            },
+            FrameColumn::Categorical {
+                codes: Codes::U16(&swapped),
+                map: Some(&map),
+                n_categories: 3,
+            },
+        ])
+        .expect("a frame");
+        agrees(tree, || Rows::Frame(&frame), data.columns(), n);
     }
 
     /// A 100,000-deep chain in the compact layout: built and walked without recursion.

@@ -49,5 +49,5 @@ pub use params::{
 };
 pub use scores::split_scores;
 pub use spread::NodeSpread;
-pub use stream::{Kept, Pass, Sketch, StreamFit, Sums};
+pub use stream::{BinnedBatch, Kept, Pass, Sketch, StreamFit, Sums};
 pub use tree::{FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree};

@@ -5,7 +5,7 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use quercus_core::{Control, Kept, Pass, Sketch, StreamFit};
+use quercus_core::{BinnedBatch, Control, Kept, Pass, Sketch, StreamFit};
 
 use crate::control::watched;
 use crate::convert::{dataset, hold_columns, HeldSample};
@@ -87,6 +87,48 @@ impl PyStreamFit {
         Ok((PyBytes::new(py, &s.to_bytes()), kept))
     }
 
+    /// A sketch split at `threshold` (`sample_threshold`'s): the head (the pairs at or below
+    /// it, and the totals) and the tail (the pairs above it).
+    #[staticmethod]
+    fn split_sketch<'py>(
+        py: Python<'py>,
+        sketch: &[u8],
+        threshold: u64,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let mut head = Sketch::from_bytes(sketch).map_err(to_py)?;
+        let (head, tail) = py.detach(|| {
+            let tail = head.split_off(threshold);
+            (head.to_bytes(), tail.to_bytes())
+        });
+        Ok((PyBytes::new(py, &head), PyBytes::new(py, &tail)))
+    }
+
+    /// The hash threshold of `split_sketch` for `rows` rows of positive weight, and how
+    /// many rows hash at or below it.
+    #[staticmethod]
+    fn sample_threshold(py: Python<'_>, rows: u64) -> (u64, u64) {
+        py.detach(|| StreamFit::sample_threshold(rows))
+    }
+
+    /// How many lowest pairs of each partition's tail each column needs, given the merged
+    /// heads (`below`: `sample_threshold`'s row count).
+    fn tails_wanted(&self, head: &[u8], below: u64) -> PyResult<Vec<u64>> {
+        let head = Sketch::from_bytes(head).map_err(to_py)?;
+        Ok(self.inner.tails_wanted(&head, below))
+    }
+
+    /// A tail's `counts[c]` lowest pairs of each column `c`, as a sketch to merge.
+    #[staticmethod]
+    fn sketch_lowest<'py>(
+        py: Python<'py>,
+        tail: &[u8],
+        counts: Vec<u64>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let tail = Sketch::from_bytes(tail).map_err(to_py)?;
+        let lowest = py.detach(|| tail.lowest(&counts).to_bytes());
+        Ok(PyBytes::new(py, &lowest))
+    }
+
     /// Adds a batch, after those added before, to the sketch this fit holds (`start(None)`
     /// ends the pass with it); returns the batch's rows of positive weight.
     fn sketch_batch(
@@ -105,12 +147,27 @@ impl PyStreamFit {
             .map_err(to_py)
     }
 
-    /// Merges two sketches of disjoint rows.
+    /// Merges sketches of disjoint rows (at least one).
     #[staticmethod]
-    fn merge_sketches<'py>(py: Python<'py>, a: &[u8], b: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let mut a = Sketch::from_bytes(a).map_err(to_py)?;
-        a.merge(Sketch::from_bytes(b).map_err(to_py)?);
-        Ok(PyBytes::new(py, &a.to_bytes()))
+    fn merge_sketches<'py>(
+        py: Python<'py>,
+        sketches: Vec<Bound<'py, PyBytes>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let parts: Vec<&[u8]> = sketches.iter().map(|b| b.as_bytes()).collect();
+        let merged = py.detach(|| -> quercus_core::Result<Vec<u8>> {
+            let mut parts = parts.into_iter().map(Sketch::from_bytes);
+            let Some(mut all) = parts.next().transpose()? else {
+                return Err(quercus_core::CoreError::InvalidParameter {
+                    name: "sketches",
+                    reason: "no sketch to merge".into(),
+                });
+            };
+            for other in parts {
+                all.merge(other?);
+            }
+            Ok(all.to_bytes())
+        });
+        Ok(PyBytes::new(py, &merged.map_err(to_py)?))
     }
 
     /// Ends the sketch pass with `sketch`, or with the one `sketch_batch` built (None).
@@ -187,6 +244,41 @@ impl PyStreamFit {
         Ok(s.to_vec().into_pyarray(py))
     }
 
+    /// Checks a batch and bins it by the fit's cuts (during a grow pass; a replica of the
+    /// first one serves): the partition a Dask worker holds for the later passes.
+    fn bin(
+        &self,
+        py: Python<'_>,
+        columns: &Bound<'_, PyList>,
+        y: &Bound<'_, PyAny>,
+        sample_weight: PyReadonlyArray1<'_, f64>,
+    ) -> PyResult<PyBinnedBatch> {
+        let held = HeldSample::hold(columns, y, sample_weight, &[self.n_classes()])?;
+        let inner = &self.inner;
+        let batch = held.with(|b| py.detach(|| inner.bin(b)))?.map_err(to_py)?;
+        Ok(PyBinnedBatch { inner: batch })
+    }
+
+    /// Adds a binned batch to the current pass's sums (an array, or None for new ones),
+    /// routing its rows from the root.
+    #[pyo3(signature = (sums, batch))]
+    fn add_binned<'py>(
+        &self,
+        py: Python<'py>,
+        sums: Option<PyReadonlyArray1<'py, f64>>,
+        batch: &PyBinnedBatch,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let mut s = match &sums {
+            Some(a) => self.inner.sums_from(a.as_slice()?).map_err(to_py)?,
+            None => self.inner.sums().map_err(to_py)?,
+        };
+        let inner = &self.inner;
+        let batch = &batch.inner;
+        py.detach(|| inner.add_binned(&mut s, batch))
+            .map_err(to_py)?;
+        Ok(s.to_vec().into_pyarray(py))
+    }
+
     /// Seconds spent so far in each step the core times, by name.
     fn profile(&self) -> Vec<(&'static str, f64)> {
         self.inner.profile()
@@ -243,5 +335,49 @@ impl PyStreamFit {
 impl PyStreamFit {
     fn n_classes(&self) -> usize {
         self.inner.n_classes()
+    }
+}
+
+/// A batch binned by a fit's cuts (`StreamFit.bin`), held where it lies (a Dask worker) and
+/// read by every later pass; pickled as its bytes.
+#[pyclass(name = "BinnedBatch", module = "quercus._core", frozen)]
+pub struct PyBinnedBatch {
+    inner: BinnedBatch,
+}
+
+#[pymethods]
+impl PyBinnedBatch {
+    /// Rows held (the batch's rows of positive weight).
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Bytes held: the codes, categories, targets and weights.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.inner.bytes()
+    }
+
+    /// The batch as bytes (`from_bytes` reads them back).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_bytes())
+    }
+
+    #[staticmethod]
+    fn from_bytes(data: &[u8]) -> PyResult<Self> {
+        Ok(PyBinnedBatch {
+            inner: BinnedBatch::from_bytes(data).map_err(to_py)?,
+        })
+    }
+
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let load = py
+            .import("quercus._core")?
+            .getattr("BinnedBatch")?
+            .getattr("from_bytes")?;
+        Ok((load, (self.to_bytes(py),)))
     }
 }

@@ -1,9 +1,9 @@
 //! Prediction rows from a data frame's columns read in place: numbers as `f32` or `f64`, and
 //! categories as the frame's own dictionary codes (`u8`, `u16` or `u32`: Polars' and Arrow's
 //! physical codes) with a table from those codes to the tree's. Nothing is converted up
-//! front: the walk stages each chunk of rows into one small column-major block of `f64`
-//! values (numbers, or tree codes as numbers), which stays in the L1 cache, so the hot loop
-//! reads one layout whatever the columns' types.
+//! front: the walk stages each chunk of rows into one small column-major block of 64-bit
+//! words (numbers' bits, or tree codes), which stays in the L1 cache, so the hot loop reads
+//! one layout whatever the columns' types.
 
 use std::ops::Range;
 
@@ -41,11 +41,11 @@ impl Codes<'_> {
         }
     }
 
-    /// The codes of `rows` through `tree_code`, written to `dst` as numbers (one per row).
-    fn stage(&self, rows: Range<usize>, dst: &mut [f64], tree_code: impl Fn(u32) -> u32) {
-        fn each<T: Copy>(src: Option<&[T]>, dst: &mut [f64], f: impl Fn(T) -> u32) {
+    /// The codes of `rows` through `tree_code`, written to `dst` (one per row).
+    fn stage(&self, rows: Range<usize>, dst: &mut [u64], tree_code: impl Fn(u32) -> u32) {
+        fn each<T: Copy>(src: Option<&[T]>, dst: &mut [u64], f: impl Fn(T) -> u32) {
             for (d, &x) in dst.iter_mut().zip(src.unwrap_or(&[])) {
-                *d = f64::from(f(x));
+                *d = u64::from(f(x));
             }
         }
         match self {
@@ -202,12 +202,13 @@ impl Values for Frame<'_> {
 const STRIDE: usize = CHUNK + 8;
 
 /// A chunk's rows staged for the walk, column `j` at `values[j * STRIDE..]`: a numeric
-/// column's numbers, a categorical column's tree codes as numbers (exact: every `u32` is an
-/// `f64`; [`MISSING`] for a missing one). One buffer of 8 bytes a value, so that a chunk of
-/// 20 columns (12 KiB) stays in the L1 cache with the nodes.
+/// column's numbers as their bits, a categorical column's tree codes ([`MISSING`] for a
+/// missing one). One buffer of 8 bytes a value, so that a chunk of 20 columns (12 KiB) stays
+/// in the L1 cache with the nodes, and one load reads a value as a number and as a code (the
+/// branch-free step of a tree with subset nodes reads both).
 #[derive(Debug, Default)]
 pub(super) struct Staged {
-    values: Vec<f64>,
+    values: Vec<u64>,
 }
 
 /// The reader of a staged chunk whose first row is `first`.
@@ -218,19 +219,19 @@ pub(super) struct StagedRows<'s> {
 
 impl StagedRows<'_> {
     #[inline]
-    fn at(&self, row: usize, f: usize) -> usize {
-        f * STRIDE + row.wrapping_sub(self.first)
+    fn at(&self, row: usize, f: usize) -> Option<u64> {
+        let at = f * STRIDE + row.wrapping_sub(self.first);
+        self.staged.values.get(at).copied()
     }
 }
 
-/// A categorical column's value reads as a number (its code), and a numeric column's as a
-/// code (the number cast): only where the walk ignores what it reads (the branch-free step
-/// of a tree with subset nodes reads both for every node).
+/// A categorical column's value reads as a number (its code's bits, a tiny subnormal), and a
+/// numeric column's as a code (the low half of its bits): only where the walk ignores what it
+/// reads (the branch-free step of a tree with subset nodes reads both for every node).
 impl Read for StagedRows<'_> {
     #[inline]
     fn x(&self, row: usize, f: usize) -> f64 {
-        let at = self.at(row, f);
-        self.staged.values.get(at).copied().unwrap_or(f64::NAN)
+        self.at(row, f).map_or(f64::NAN, f64::from_bits)
     }
 
     #[inline]
@@ -240,8 +241,7 @@ impl Read for StagedRows<'_> {
 
     #[inline]
     fn code_or_missing(&self, row: usize, f: usize) -> u32 {
-        // A staged code is a whole number of at most `MISSING`: the cast is exact.
-        self.x(row, f) as u32
+        self.at(row, f).map_or(MISSING, |v| v as u32)
     }
 }
 
@@ -270,7 +270,9 @@ impl<'a> Source for Frame<'a> {
     }
 
     fn reader<'s>(&'s self, rows: Range<usize>, staged: &'s mut Staged) -> StagedRows<'s> {
-        staged.values.resize(self.columns.len() * STRIDE, f64::NAN);
+        staged
+            .values
+            .resize(self.columns.len() * STRIDE, f64::NAN.to_bits());
         let n = rows.len().min(CHUNK);
         for (column, block) in self.columns.iter().zip(staged.values.chunks_mut(STRIDE)) {
             let Some(numbers) = block.get_mut(..n) else {
@@ -280,20 +282,26 @@ impl<'a> Source for Frame<'a> {
                 FrameColumn::F32(v) => {
                     let src = v.get(rows.clone()).unwrap_or(&[]);
                     for (d, &x) in numbers.iter_mut().zip(src) {
-                        *d = f64::from(x);
+                        *d = f64::from(x).to_bits();
                     }
                 }
                 FrameColumn::F64(v) => {
                     let src = v.get(rows.clone()).unwrap_or(&[]);
                     for (d, &x) in numbers.iter_mut().zip(src) {
-                        *d = x;
+                        *d = x.to_bits();
                     }
                 }
                 FrameColumn::Categorical {
                     codes: frame_codes,
                     map,
                     n_categories,
-                } => frame_codes.stage(rows.clone(), numbers, |c| tree_code(map, n_categories, c)),
+                } => match map {
+                    // Split here so that the copy of a frame's own codes has no lookup.
+                    None => frame_codes
+                        .stage(rows.clone(), numbers, |c| tree_code(None, n_categories, c)),
+                    Some(_) => frame_codes
+                        .stage(rows.clone(), numbers, |c| tree_code(map, n_categories, c)),
+                },
             }
         }
         StagedRows {

@@ -108,6 +108,19 @@ impl Hint {
         v.get(i).copied().unwrap_or(floor).max(floor)
     }
 
+    /// Takes `floors`, bounds of each column's best split of the same parts, as well.
+    pub(crate) fn raise_columns(&mut self, floors: &ColumnFloors) {
+        for (mine, theirs) in self.columns.iter_mut().zip(floors) {
+            if mine.is_empty() {
+                mine.clone_from(theirs);
+            } else {
+                for (m, t) in mine.iter_mut().zip(theirs) {
+                    *m = m.max(*t);
+                }
+            }
+        }
+    }
+
     /// The least cost of the split the hint proves (each part at least `floor`).
     pub(crate) fn total(&self, allocations: usize, floor: f64) -> f64 {
         (0..allocations)
@@ -141,15 +154,47 @@ struct Interval {
     right: Option<usize>,
 }
 
+/// Lower bounds of runs of a column's candidates known before any is evaluated (one per
+/// box of [`super::boxes`]): run `k` starts at candidate `starts[k]` and ends where the next
+/// starts; no candidate of it costs less than `lower[k]`.
+#[derive(Debug, Clone)]
+pub(crate) struct Runs {
+    pub starts: Vec<usize>,
+    pub lower: Vec<f64>,
+}
+
+impl Runs {
+    /// One run of every candidate, bounded by nothing.
+    pub(crate) fn whole() -> Runs {
+        Runs {
+            starts: vec![0],
+            lower: vec![f64::NEG_INFINITY],
+        }
+    }
+
+    /// The run holding candidate `i`.
+    pub(crate) fn of(&self, i: usize) -> usize {
+        self.starts.partition_point(|&s| s <= i).saturating_sub(1)
+    }
+
+    /// The least bound of candidates `lo..=hi`.
+    fn over(&self, lo: usize, hi: usize) -> f64 {
+        (self.of(lo)..=self.of(hi))
+            .filter_map(|k| self.lower.get(k))
+            .fold(f64::INFINITY, |m, &x| m.min(x))
+    }
+}
+
 /// Evaluates the candidates of one threshold column that can still beat the incumbent,
 /// `first` (a candidate index) first. `eval(i, slack, incumbent)` evaluates candidate `i`;
 /// its children may be sought up to `slack` above the bound, which, if they cost that
 /// much, rules out the whole interval around it at once. `side_floor` bounds any part of a
-/// split from below (a leaf's penalty).
+/// split from below (a leaf's penalty), `runs` runs of candidates.
 pub(crate) fn search_positions(
     positions: &Positions,
     first: Option<usize>,
     side_floor: f64,
+    runs: &Runs,
     inc: &mut Incumbent,
     control: &Control,
     mut eval: impl FnMut(usize, f64, &Hint, &mut Incumbent) -> Evaluated,
@@ -162,21 +207,45 @@ pub(crate) fn search_positions(
     let mut records: Vec<(usize, Evaluated)> = Vec::new();
     let mut queue = VecDeque::new();
     let start = first.filter(|&f| f < m);
-    queue.push_back(Interval {
-        lo: 0,
-        hi: m - 1,
-        left: None,
-        right: None,
-    });
+    // Each stretch of runs the incumbent does not rule out is an interval; the others are
+    // closed at their bounds.
+    let mut open: Option<usize> = None;
+    for (k, &lower) in runs.lower.iter().enumerate() {
+        let lo = runs.starts.get(k).copied().unwrap_or(m).min(m);
+        if inc.rules_out(lower) {
+            inc.close(lower);
+            if let Some(from) = open.take() {
+                if from < lo {
+                    queue.push_back(Interval {
+                        lo: from,
+                        hi: lo - 1,
+                        left: None,
+                        right: None,
+                    });
+                }
+            }
+        } else if open.is_none() {
+            open = Some(lo);
+        }
+    }
+    if let Some(from) = open.filter(|&f| f < m) {
+        queue.push_back(Interval {
+            lo: from,
+            hi: m - 1,
+            left: None,
+            right: None,
+        });
+    }
     let bound_of = |iv: &Interval, records: &[(usize, Evaluated)]| -> f64 {
         let left = iv.left.and_then(|a| records.get(a)).map(|(_, r)| &r.left);
         let right = iv.right.and_then(|b| records.get(b)).map(|(_, r)| &r.right);
-        match (left, right) {
+        let from_neighbours = match (left, right) {
             (Some(l), Some(r)) => combine(l, r),
             (Some(l), None) => l.iter().fold(f64::INFINITY, |a, &x| a.min(x)) + side_floor,
             (None, Some(r)) => r.iter().fold(f64::INFINITY, |a, &x| a.min(x)) + side_floor,
             (None, None) => 2.0 * side_floor,
-        }
+        };
+        from_neighbours.max(runs.over(iv.lo, iv.hi))
     };
     let mut probe = start;
     while let Some(mut iv) = queue.pop_front() {
@@ -413,6 +482,7 @@ mod tests {
             &positions,
             None,
             0.0,
+            &Runs::whole(),
             &mut inc,
             &Control::new(),
             |i, _, _, inc| {

@@ -15,6 +15,7 @@
 //! - `depth1`: the best depth-one trees of both sides of a split in one sweep;
 //! - `depth2`: depth-two subproblems by that sweep, never materialised;
 //! - `pairs`: depth-two subproblems of few-valued columns, solved whole by counting;
+//! - `boxes`: on large nodes, depth-two roots bounded a whole bin of thresholds at a time;
 //! - `binary`: binary features counted by pairs of features held, reused across
 //!   subproblems, and the similarity bound across roots;
 //! - `intervals`: which thresholds (and subsets) to evaluate, which to rule out;
@@ -29,6 +30,7 @@
 
 mod assemble;
 mod binary;
+mod boxes;
 mod cache;
 mod columns;
 mod depth1;

@@ -49,6 +49,26 @@ enum Kind {
     Slots(usize),
 }
 
+/// A column's cells at a node: how many, and each of the node's rows' (in the order of
+/// `node.rows`), as pair tables count them.
+pub(crate) trait Cells: Sync {
+    fn cells(&self) -> usize;
+    fn index(&self) -> &[u8];
+}
+
+impl Cells for Local {
+    fn cells(&self) -> usize {
+        match &self.kind {
+            Kind::Ranks(ranks) => ranks.len(),
+            Kind::Slots(n) => *n,
+        }
+    }
+
+    fn index(&self) -> &[u8] {
+        &self.index
+    }
+}
+
 impl Local {
     /// Whether this column's best split of a row set is never below that of a subset of it
     /// (or the subset's leaf), as the restriction of the split shows: true unless the column
@@ -64,18 +84,11 @@ impl Local {
             Kind::Slots(_) => true,
         }
     }
-
-    fn cells(&self) -> usize {
-        match &self.kind {
-            Kind::Ranks(ranks) => ranks.len(),
-            Kind::Slots(n) => *n,
-        }
-    }
 }
 
 /// The node's statistics per cell (rank of `a`, rank of `b`) of every pair of its columns
 /// `a <= b`: one pass over the rows per unordered pair, read by both roots.
-struct Tables {
+pub(crate) struct Tables {
     /// `pairs[a][b - a]`: `ka × kb` cells of `w` numbers, and their row counts.
     pairs: Vec<Vec<(Vec<f64>, Vec<u32>)>>,
     cells: Vec<usize>,
@@ -83,11 +96,11 @@ struct Tables {
 
 impl Tables {
     /// `None` when the search stopped.
-    fn new<L: Loss>(
+    pub(crate) fn new<L: Loss, C: Cells>(
         ctx: &Ctx<'_, L>,
         node: &Node,
         loss: &L,
-        locals: &[Local],
+        locals: &[C],
         parallel: bool,
     ) -> Option<Tables> {
         let w = loss.width();
@@ -104,7 +117,7 @@ impl Tables {
                     let kb = b.cells();
                     let mut cells = vec![0.0; ka * kb * w];
                     let mut counts = vec![0u32; ka * kb];
-                    for ((&r, &i), &j) in node.rows.iter().zip(&first.index).zip(&b.index) {
+                    for ((&r, &i), &j) in node.rows.iter().zip(first.index()).zip(b.index()) {
                         let at = usize::from(i) * kb + usize::from(j);
                         if let Some(cell) = cells.get_mut(at * w..(at + 1) * w) {
                             loss.add(cell, r);
@@ -128,12 +141,12 @@ impl Tables {
         }?;
         Some(Tables {
             pairs,
-            cells: locals.iter().map(Local::cells).collect(),
+            cells: locals.iter().map(Cells::cells).collect(),
         })
     }
 
     /// The cells of the pair (`a`, `b`) into `cells` and `counts`, rows by rank of `a`.
-    fn load(
+    pub(crate) fn load(
         &self,
         a: usize,
         b: usize,
@@ -167,7 +180,7 @@ impl Tables {
     }
 
     /// The statistics of column `a`'s cells (ranks or slots) at the node.
-    fn by_rank(&self, a: usize, w: usize) -> Option<Vec<f64>> {
+    pub(crate) fn by_rank(&self, a: usize, w: usize) -> Option<Vec<f64>> {
         // The pair (a, a) holds them on its diagonal.
         let (t, _) = self.pairs.get(a)?.first()?;
         let k = *self.cells.get(a)?;
@@ -795,7 +808,7 @@ fn sweep<L: Loss>(
 }
 
 /// Sums `rows` blocks of `width` numbers cumulatively: block i becomes blocks 0..=i.
-fn cumulate<T: Copy + AddAssign>(values: &mut [T], rows: usize, width: usize) {
+pub(crate) fn cumulate<T: Copy + AddAssign>(values: &mut [T], rows: usize, width: usize) {
     for i in 1..rows {
         let (done, next) = values.split_at_mut(i * width);
         let previous = done.get((i - 1) * width..).unwrap_or(&[]);

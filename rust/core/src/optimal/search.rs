@@ -15,11 +15,14 @@
 use std::sync::Arc;
 
 use super::binary::{self, Binary, Similar};
+use super::boxes::{root_boxes, RootBox};
 use super::cache::{Cache, Known, RowKeys};
 use super::columns::Columns;
-use super::depth1::{stumps_by_column, Sides};
+use super::depth1::{stumps_by_column, ColumnFloors, Sides};
 use super::depth2;
-use super::intervals::{search_positions, search_subsets, Evaluated, Hint, Incumbent, Positions};
+use super::intervals::{
+    search_positions, search_subsets, Evaluated, Hint, Incumbent, Positions, Runs,
+};
 use super::loss::Loss;
 use super::node::Node;
 use super::pairs;
@@ -145,6 +148,20 @@ fn solve_from<L: Loss>(
             return store(ctx, node, depth, leaves, inc, known);
         }
     }
+    // Depth two on a large node: root thresholds bounded box by box. When the boxes rule
+    // every threshold out and no nominal feature is left, that is the whole search (a
+    // subproblem sought under a bound far below its optimum costs one count).
+    let boxes = match (&ctx.binary, depth) {
+        (None, 2) => root_boxes(ctx, node, &loss, leaves, side),
+        _ => None,
+    };
+    if let Some(boxes) = &boxes {
+        let least = boxes.iter().fold(f64::INFINITY, |m, b| m.min(b.lower));
+        if ctx.columns.nominals.is_empty() && inc.rules_out(least) {
+            inc.close(least);
+            return store(ctx, node, depth, leaves, inc, known);
+        }
+    }
     let sides = Sides::one(&loss, node);
     let (stump, by_column) = stumps_by_column(ctx, node, &loss, &sides, inc.bound());
     if let (cost, Some(test)) = stump.best(ctx.alpha) {
@@ -163,6 +180,20 @@ fn solve_from<L: Loss>(
             .map_or(f64::INFINITY, |(e, _)| e)
     };
     order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
+    // Nominal roots are searched as before.
+    if let Some(boxes) = boxes {
+        search_boxes(
+            ctx, node, &loss, boxes, &order, &by_column, depth, leaves, &mut inc, side,
+        );
+        for c in ctx.columns.orderings.len()..ctx.columns.len() {
+            if ctx.control.stopped() {
+                inc.close(split_floor);
+                break;
+            }
+            search_column(ctx, node, &loss, c, None, depth, leaves, &mut inc, side);
+        }
+        return store(ctx, node, depth, leaves, inc, known);
+    }
     let mut similar = ctx
         .binary
         .as_ref()
@@ -230,44 +261,12 @@ fn search_column<L: Loss>(
 ) {
     let alpha = ctx.alpha;
     let columns = ctx.columns;
-    if let Some(ordering) = columns.orderings.get(c) {
-        let list = node.list(c);
-        let mut positions = Positions::default();
-        let mut moved = 0.0;
-        let mut previous: Option<u32> = None;
-        for (p, e) in list.iter().enumerate() {
-            if let Some(prev) = previous {
-                if prev != e.rank && !ordering.is_duplicate(prev) {
-                    positions.at.push(p as u32);
-                    positions.moved.push(moved);
-                }
-            }
-            moved += loss.move_cost(e.row);
-            previous = Some(e.rank);
-        }
-        let first = probe.and_then(|t| match t {
-            Test::Threshold { column, left, .. } if column as usize == c => {
-                let p = list.partition_point(|e| e.rank <= left) as u32;
-                positions.at.binary_search(&p).ok()
-            }
-            _ => None,
-        });
-        search_positions(
-            &positions,
-            first,
-            alpha,
-            inc,
-            ctx.control,
-            |i, slack, hint, inc| {
-                let p = positions.at.get(i).copied().unwrap_or(0) as usize;
-                let rank = |q: usize| list.get(q).map_or(0, |e| e.rank);
-                let test = Test::Threshold {
-                    column: c as u32,
-                    left: rank(p.saturating_sub(1)),
-                    right: rank(p),
-                };
-                evaluate(ctx, node, loss, test, depth, leaves, slack, hint, inc, side)
-            },
+    if c < columns.orderings.len() {
+        let positions = threshold_positions(ctx, node, loss, c);
+        let first = probe_index(node, &positions, c, probe.map(|t| (0.0, t)));
+        let within = Within::default();
+        search_thresholds(
+            ctx, node, loss, c, &positions, first, depth, leaves, &within, inc, side,
         );
     } else if let Some(nominal) = columns.nominals.get(c - columns.orderings.len()) {
         let mut moves = vec![0.0; nominal.slots()];
@@ -290,6 +289,168 @@ fn search_column<L: Loss>(
         search_subsets(index, &slots, alpha, inc, ctx.control, |test, hint, inc| {
             evaluate(ctx, node, loss, test, depth, leaves, 0.0, hint, inc, side)
         });
+    }
+}
+
+/// The candidate splits of ordering `c` at `node`: the boundaries between distinct ranks of
+/// its sorted list, with the move cost of the rows before each.
+fn threshold_positions<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L, c: usize) -> Positions {
+    let mut positions = Positions::default();
+    let Some(ordering) = ctx.columns.orderings.get(c) else {
+        return positions;
+    };
+    let mut moved = 0.0;
+    let mut previous: Option<u32> = None;
+    for (p, e) in node.list(c).iter().enumerate() {
+        if let Some(prev) = previous {
+            if prev != e.rank && !ordering.is_duplicate(prev) {
+                positions.at.push(p as u32);
+                positions.moved.push(moved);
+            }
+        }
+        moved += loss.move_cost(e.row);
+        previous = Some(e.rank);
+    }
+    positions
+}
+
+/// What is known of a column's candidate thresholds before any is evaluated: bounds of runs
+/// of them, and per run bounds of each column's best split of their parts (empty: none).
+#[derive(Debug)]
+struct Within {
+    runs: Runs,
+    floors: Vec<ColumnFloors>,
+}
+
+impl Default for Within {
+    fn default() -> Within {
+        Within {
+            runs: Runs::whole(),
+            floors: Vec::new(),
+        }
+    }
+}
+
+/// Searches the candidate thresholds `positions` of ordering `c` (`first`: the index of one
+/// to evaluate first), as far as `within` bounds them.
+#[allow(clippy::too_many_arguments)]
+fn search_thresholds<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    c: usize,
+    positions: &Positions,
+    first: Option<usize>,
+    depth: usize,
+    leaves: usize,
+    within: &Within,
+    inc: &mut Incumbent,
+    side: &mut [u8],
+) {
+    let list = node.list(c);
+    search_positions(
+        positions,
+        first,
+        ctx.alpha,
+        &within.runs,
+        inc,
+        ctx.control,
+        |i, slack, hint, inc| {
+            let p = positions.at.get(i).copied().unwrap_or(0) as usize;
+            let rank = |q: usize| list.get(q).map_or(0, |e| e.rank);
+            let test = Test::Threshold {
+                column: c as u32,
+                left: rank(p.saturating_sub(1)),
+                right: rank(p),
+            };
+            match within.floors.get(within.runs.of(i)) {
+                Some(known) => {
+                    let mut hint = hint.clone();
+                    hint.raise_columns(known);
+                    evaluate(
+                        ctx, node, loss, test, depth, leaves, slack, &hint, inc, side,
+                    )
+                }
+                None => evaluate(ctx, node, loss, test, depth, leaves, slack, hint, inc, side),
+            }
+        },
+    );
+}
+
+/// Searches the root thresholds of a depth-two subproblem column by column, in `order`,
+/// each from its best single split (`probes`): each column's candidates in runs of its
+/// boxes ([`super::boxes`]), those the incumbent rules out closed at their bounds.
+#[allow(clippy::too_many_arguments)]
+fn search_boxes<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    boxes: Vec<RootBox>,
+    order: &[usize],
+    probes: &[Option<(f64, Test)>],
+    depth: usize,
+    leaves: usize,
+    inc: &mut Incumbent,
+    side: &mut [u8],
+) {
+    let mut by_column: Vec<Vec<RootBox>> = (0..ctx.columns.orderings.len())
+        .map(|_| Vec::new())
+        .collect();
+    for b in boxes {
+        if let Some(v) = by_column.get_mut(b.column) {
+            v.push(b);
+        }
+    }
+    let least = |v: &[RootBox]| v.iter().fold(f64::INFINITY, |m, b| m.min(b.lower));
+    for &c in order {
+        let Some(mut column) = by_column.get_mut(c).map(std::mem::take) else {
+            continue;
+        };
+        let lower = least(&column);
+        if inc.rules_out(lower) || ctx.control.stopped() {
+            inc.close(lower);
+            continue;
+        }
+        let positions = threshold_positions(ctx, node, loss, c);
+        let first = probe_index(node, &positions, c, probes.get(c).copied().flatten());
+        column.sort_by_key(|b| b.lo);
+        let mut within = Within {
+            runs: Runs {
+                starts: Vec::with_capacity(column.len()),
+                lower: Vec::with_capacity(column.len()),
+            },
+            floors: Vec::with_capacity(column.len()),
+        };
+        for b in column {
+            let start = positions.at.partition_point(|&p| (p as usize) < b.lo);
+            let end = positions.at.partition_point(|&p| (p as usize) < b.hi);
+            if start == end {
+                // No candidate (a duplicate boundary).
+                continue;
+            }
+            within.runs.starts.push(start);
+            within.runs.lower.push(b.lower);
+            within.floors.push(b.columns);
+        }
+        search_thresholds(
+            ctx, node, loss, c, &positions, first, depth, leaves, &within, inc, side,
+        );
+    }
+}
+
+/// The index among `positions` of ordering `c` of the threshold `probe` tests, if any.
+fn probe_index(
+    node: &Node,
+    positions: &Positions,
+    c: usize,
+    probe: Option<(f64, Test)>,
+) -> Option<usize> {
+    match probe {
+        Some((_, Test::Threshold { column, left, .. })) if column as usize == c => {
+            let p = node.list(c).partition_point(|e| e.rank <= left) as u32;
+            positions.at.binary_search(&p).ok()
+        }
+        _ => None,
     }
 }
 

@@ -528,6 +528,13 @@ impl Categories {
         }
     }
 
+    /// Rows of each category, then the missing rows: by the codes a split's routing table
+    /// reads (`stream::turns`).
+    pub(crate) fn rows_by_code(&self) -> Vec<f64> {
+        let known = self.counts.iter().map(|&n| n as f64);
+        known.chain([self.n_missing as f64]).collect()
+    }
+
     /// The sums as numbers, for sending between processes (see [`Self::read_from`]).
     pub(crate) fn write_to(&self, out: &mut Vec<f64>) {
         for (s, &n) in self.stats.iter().zip(&self.counts) {

@@ -443,6 +443,40 @@ pub(crate) fn row_hash(row: u64) -> u64 {
     splitmix64(&mut state)
 }
 
+/// The greatest hash of the `SAMPLE` rows of `0..rows` that hash lowest, and how many rows
+/// hash at or below it: the rows every complete column's sample is drawn from, and those a
+/// column with missing values draws from first. Worked out from the row count alone, so
+/// each partition of a distributed fit knows which of its rows can be sampled.
+pub(crate) fn sample_threshold(rows: u64) -> (u64, u64) {
+    /// Rows hashed per task.
+    const CHUNK: u64 = 1 << 22;
+    if rows <= SAMPLE as u64 {
+        return (u64::MAX, rows);
+    }
+    let lowest = |mut hashes: Vec<u64>| {
+        if let Some(last) = SAMPLE.checked_sub(1).filter(|&l| l < hashes.len()) {
+            hashes.select_nth_unstable(last);
+            hashes.truncate(SAMPLE);
+        }
+        hashes
+    };
+    let low: Vec<u64> = (0..rows.div_ceil(CHUNK))
+        .into_par_iter()
+        .flat_map_iter(|c| {
+            lowest(
+                (c * CHUNK..rows.min((c + 1) * CHUNK))
+                    .map(row_hash)
+                    .collect(),
+            )
+        })
+        .collect();
+    let low = lowest(low);
+    (
+        low.iter().copied().max().unwrap_or(u64::MAX),
+        low.len() as u64,
+    )
+}
+
 /// Keeps the `k` pairs of lowest hash (hashes are distinct), in no particular order.
 pub(crate) fn keep_lowest<T>(pairs: &mut Vec<(u64, T)>, k: usize) {
     if pairs.len() > k {
@@ -481,6 +515,24 @@ impl Sketch {
         if self.pairs.len() >= 2 * SAMPLE {
             keep_lowest(&mut self.pairs, SAMPLE);
         }
+    }
+
+    /// Moves out the pairs hashing above `threshold` (the `SAMPLE` lowest of them: all that
+    /// a merge can need), keeping those at or below it.
+    pub(crate) fn split_off(&mut self, threshold: u64) -> Sketch {
+        let (low, mut high) = std::mem::take(&mut self.pairs)
+            .into_iter()
+            .partition(|&(h, _)| h <= threshold);
+        self.pairs = low;
+        keep_lowest(&mut high, SAMPLE);
+        Sketch { pairs: high }
+    }
+
+    /// The `k` pairs of lowest hash.
+    pub(crate) fn lowest(&self, k: usize) -> Sketch {
+        let mut pairs = self.pairs.clone();
+        keep_lowest(&mut pairs, k);
+        Sketch { pairs }
     }
 
     /// The column's edges: those [`Bins::new`] draws from the whole column.
@@ -892,6 +944,13 @@ impl Histograms {
         std::mem::size_of::<Self>()
             + std::mem::size_of_val(self.sums.as_slice())
             + std::mem::size_of_val(self.spans.as_slice())
+    }
+
+    /// Feature `f`'s row count of each bin, the missing bin last: the codes a split's routing
+    /// table reads (`stream::turns`).
+    pub(crate) fn rows_by_code(&self, f: usize) -> Option<Vec<f64>> {
+        let bins = self.feature(f)?.chunks_exact(self.slots);
+        bins.map(|bin| bin.last().copied()).collect()
     }
 
     /// Feature `f`'s bins, if it has a histogram here.

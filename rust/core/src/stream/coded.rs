@@ -61,24 +61,36 @@ impl Coded {
         self.bins.column(f)?.codes().get(r).copied()
     }
 
+    /// Whether the targets are classes (else real values).
+    pub fn has_classes(&self) -> bool {
+        matches!(self.labels, Labels::Classes(_))
+    }
+
     /// Bytes held (what the memory budget counts).
     pub fn bytes(&self) -> usize {
+        self.bytes_without_nodes() + 4 * self.len()
+    }
+
+    /// Bytes of the rows' codes, categories, targets and weights.
+    pub fn bytes_without_nodes(&self) -> usize {
         let n = self.len();
         let numeric = self.missing.len() - self.cats.iter().flatten().count();
-        let labels = match &self.labels {
-            Labels::Classes(_) => 4,
-            Labels::Values(_) => 8,
-        };
-        n * (numeric + 4 * self.cats.iter().flatten().count() + labels + 8 + 4)
+        let labels = if self.has_classes() { 4 } else { 8 };
+        n * (numeric + 4 * self.cats.iter().flatten().count() + labels + 8)
     }
 
     /// The record [`Self::read`] reads back: the nodes first (a pass rewrites them in place),
-    /// then codes, categories, targets and weights, little-endian.
+    /// then [`Self::write_rows`].
     pub fn write(&self, out: &mut Vec<u8>) {
         out.clear();
         self.nodes
             .iter()
             .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        self.write_rows(out);
+    }
+
+    /// Appends the codes, categories, targets and weights, little-endian.
+    pub fn write_rows(&self, out: &mut Vec<u8>) {
         for (f, cats) in self.cats.iter().enumerate() {
             match (cats, self.bins.column(f)) {
                 (Some(c), _) => c
@@ -105,27 +117,43 @@ impl Coded {
     /// `shape` is a batch of the same fit (which features are categorical, whether targets
     /// are classes). `None` if the record is short.
     pub fn read(bytes: &[u8], n: usize, missing: &[bool], shape: &Coded) -> Option<Coded> {
+        let (nodes, rows) = bytes.split_at_checked(4 * n)?;
+        let categorical: Vec<bool> = shape.cats.iter().map(Option::is_some).collect();
+        let mut coded = Coded::read_rows(rows, n, missing, &categorical, shape.has_classes())?;
+        coded.nodes = words(nodes);
+        Some(coded)
+    }
+
+    /// Reads [`Self::write_rows`]'s output of `n` rows (`categorical`: per feature; `classes`:
+    /// whether the targets are classes), without the rows' nodes. `None` if the bytes are not
+    /// exactly that.
+    pub fn read_rows(
+        bytes: &[u8],
+        n: usize,
+        missing: &[bool],
+        categorical: &[bool],
+        classes: bool,
+    ) -> Option<Coded> {
+        // Every row takes bytes (its weight at least): a larger count is not such a record,
+        // and the lengths below cannot overflow.
+        if n > bytes.len() {
+            return None;
+        }
         let mut rest = bytes;
         let mut take = |len: usize| -> Option<&[u8]> {
             let (head, tail) = rest.split_at_checked(len)?;
             rest = tail;
             Some(head)
         };
-        let words = |b: &[u8]| -> Vec<u32> {
-            b.chunks_exact(4)
-                .filter_map(|c| c.try_into().ok().map(u32::from_le_bytes))
-                .collect()
-        };
         let floats = |b: &[u8]| -> Vec<f64> {
             b.chunks_exact(8)
                 .filter_map(|c| c.try_into().ok().map(f64::from_le_bytes))
                 .collect()
         };
-        let nodes = words(take(4 * n)?);
-        let mut cats = Vec::with_capacity(shape.cats.len());
-        let mut columns = Vec::with_capacity(shape.cats.len());
-        for c in &shape.cats {
-            if c.is_some() {
+        let mut cats = Vec::with_capacity(categorical.len());
+        let mut columns = Vec::with_capacity(categorical.len());
+        for &c in categorical {
+            if c {
                 cats.push(Some(words(take(4 * n)?)));
                 columns.push(None);
             } else {
@@ -133,20 +161,31 @@ impl Coded {
                 columns.push(Some(Binned::coded(take(n)?.to_vec())));
             }
         }
-        let labels = match shape.labels {
-            Labels::Classes(_) => Labels::Classes(words(take(4 * n)?)),
-            Labels::Values(_) => Labels::Values(floats(take(8 * n)?)),
+        let labels = if classes {
+            Labels::Classes(words(take(4 * n)?))
+        } else {
+            Labels::Values(floats(take(8 * n)?))
         };
         let weights = floats(take(8 * n)?);
+        if !rest.is_empty() || missing.len() != categorical.len() {
+            return None;
+        }
         Some(Coded {
             bins: Bins::from_columns(columns),
             cats,
             labels,
             weights,
-            nodes,
+            nodes: Vec::new(),
             missing: missing.to_vec(),
         })
     }
+}
+
+/// Little-endian u32 words.
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .filter_map(|c| c.try_into().ok().map(u32::from_le_bytes))
+        .collect()
 }
 
 /// A kept batch as routing reads it: a numeric feature's value is the greatest training value

@@ -1,11 +1,11 @@
-//! What a pass's [`StreamFit::add`] reads of a fit, as bytes: the bin edges, the splits
-//! grown so far (to route rows) and the open nodes the pass serves. Another process (a Dask
+//! What a pass's [`StreamFit::add`] reads of a fit, as bytes: the bin edges and value
+//! ranges, the splits grown so far (to route rows) and the open nodes the pass serves. Another process (a Dask
 //! worker) rebuilds from them a replica that adds its batches to the pass's sums, so that
 //! tasks are pure functions of their inputs and a lost one can be recomputed anywhere.
 
-use super::{empty_bins, Growing, Grown, StreamFit};
+use super::{Growing, Grown, StreamFit};
 use crate::error::{CoreError, Result};
-use crate::split::hist::Cuts;
+use crate::split::hist::{Binned, Bins, Cuts};
 use crate::split::missing::Plan;
 use crate::split::{Candidate, SplitRule};
 use crate::tree::{FeatureScore, NodeId, Side, Tree};
@@ -99,6 +99,13 @@ impl StreamFit {
                 w.option(max);
             }
         }
+        // The bins' value ranges (found by the first grow pass): binned rows are routed by
+        // their bin's greatest value.
+        for f in 0..g.cuts.len() {
+            let (lo, hi) = g.bins.column(f).map(|b| b.lo_hi()).unwrap_or_default();
+            w.floats(lo);
+            w.floats(hi);
+        }
         w.put(g.nodes.len() as u64);
         for n in &g.nodes {
             w.put(n.usable.len() as u64);
@@ -117,6 +124,8 @@ impl StreamFit {
         }
         w.put(g.group.len() as u64);
         g.group.iter().for_each(|&i| w.put(i as u64));
+        w.put(g.derived.len() as u64);
+        g.derived.iter().for_each(|&d| w.put(u64::from(d)));
         Ok(w.0)
     }
 
@@ -147,6 +156,15 @@ impl StreamFit {
                 }
             });
         }
+        let mut ranges = Vec::with_capacity(n_columns);
+        for c in &cuts {
+            let (lo, hi) = (r.floats()?, r.floats()?);
+            let bins = c.as_ref().map_or(0, Cuts::n_bins);
+            if lo.len() != hi.len() || (c.is_some() && lo.len() != bins) {
+                return Err(bad());
+            }
+            ranges.push(c.as_ref().map(|_| Binned::ranges(lo, hi)));
+        }
         let n_nodes = r.index()?;
         let mut nodes = Vec::new();
         for i in 0..n_nodes {
@@ -175,10 +193,15 @@ impl StreamFit {
         let group = (0..n_group)
             .map(|_| r.index())
             .collect::<Result<Vec<usize>>>()?;
-        if r.words.next().is_some() || group.iter().any(|&i| i >= nodes.len()) {
+        let n_derived = r.index()?;
+        let derived = (0..n_derived)
+            .map(|_| r.next().map(|d| d != 0))
+            .collect::<Result<Vec<bool>>>()?;
+        let shape = n_derived == 0 || n_derived == group.len();
+        if r.words.next().is_some() || group.iter().any(|&i| i >= nodes.len()) || !shape {
             return Err(bad());
         }
-        let bins = empty_bins(&cuts);
+        let bins = Bins::from_columns(ranges);
         self.pass = pass;
         self.state = Some(Growing {
             cuts,
@@ -195,6 +218,7 @@ impl StreamFit {
             open: Vec::new(),
             group,
             variance,
+            derived,
             replica: true,
         });
         Ok(())

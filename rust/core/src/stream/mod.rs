@@ -18,12 +18,14 @@
 //! are numbered at the end in the in-memory fit's order (depth-first, or best-first with
 //! `max_leaf_nodes`), by replaying its growth over the recorded decisions.
 
+mod binned;
 mod coded;
 mod frontier;
 mod kept;
 mod profile;
 mod replay;
 mod sums;
+mod turns;
 
 use crate::builder::{
     admits, is_terminal, mean_of, split_node, summarise, NodeFigures, RegressionFigures,
@@ -34,20 +36,24 @@ use crate::data::{
 };
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
-use crate::split::hist::{Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch};
+use crate::split::hist::{
+    row_hash, sample_threshold, Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch,
+};
 use crate::split::missing::plan_with;
 use crate::split::{
     choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule, Values,
 };
 use crate::tree::{NodeId, Tree};
 use crate::{Control, Sample};
-use coded::{Coded, CodedValues, Labels, NO_CATEGORY};
+pub use binned::BinnedBatch;
+use coded::{Coded, Labels, NO_CATEGORY};
 pub use kept::Kept;
 use profile::{Profile, Step};
 use rayon::prelude::*;
 use std::time::Instant;
 pub use sums::Sums;
 use sums::{empty_node, NodeSums};
+use turns::Turns;
 
 /// The first pass's findings over some rows: each numeric column's sample, and the totals the
 /// fit's search is set up with. Sketches of disjoint rows merge ([`Sketch::merge`]).
@@ -67,6 +73,47 @@ impl Sketch {
     /// Rows of positive weight seen: the global index of the next batch's first such row.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Moves out each column's pairs hashing above `threshold` (of [`sample_threshold`]):
+    /// a column's sample is the rows at or below it when the column misses no value among
+    /// them, so a distributed fit sends only this sketch's head and asks for its tail's
+    /// lowest pairs ([`Self::lowest`]) only for the columns that miss some
+    /// ([`StreamFit::tails_wanted`]). The tail holds no totals.
+    pub fn split_off(&mut self, threshold: u64) -> Sketch {
+        Sketch {
+            columns: self
+                .columns
+                .iter_mut()
+                .map(|c| c.split_off(threshold))
+                .collect(),
+            ..Sketch::totals_of_none()
+        }
+    }
+
+    /// Each column's `counts[c]` pairs of lowest hash (none for a column without a
+    /// count), with no totals: what a merge needs of a tail.
+    pub fn lowest(&self, counts: &[u64]) -> Sketch {
+        Sketch {
+            columns: self
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(c, s)| s.lowest(counts.get(c).map_or(0, |&k| k as usize)))
+                .collect(),
+            ..Sketch::totals_of_none()
+        }
+    }
+
+    /// A sketch of no rows: totals that leave others' unchanged when merged.
+    fn totals_of_none() -> Sketch {
+        Sketch {
+            columns: Vec::new(),
+            unit: f64::INFINITY,
+            weight: -0.0,
+            weighted_y: -0.0,
+            rows: 0,
+        }
     }
 
     /// Adds the findings over other rows (whose global indexes the caller gave).
@@ -168,6 +215,10 @@ struct Grown {
     /// The node's other sums until its split is decided.
     sums: Option<NodeSums>,
     parent: Option<usize>,
+    /// Once a binary split is decided, the node's rows by code of the split's feature (as
+    /// its routing table orders them): the children's rows, foreseen before the pass that
+    /// counts them (`Turns::foreseen_rows`).
+    code_rows: Vec<f64>,
 }
 
 impl Grown {
@@ -209,6 +260,7 @@ impl Grown {
             hist: None,
             sums: None,
             parent,
+            code_rows: Vec::new(),
         }
     }
 }
@@ -244,6 +296,10 @@ struct Growing {
     /// The open nodes the current pass serves, and whether it is the variance pass.
     group: Vec<usize>,
     variance: bool,
+    /// Per served node, whether its histograms are derived from its parent's and sibling's
+    /// (set as the pass begins, from the rows foreseen for it): the pass's sums hold none
+    /// for it. Empty: none is.
+    derived: Vec<bool>,
     /// Rebuilt from another process's [`StreamFit::frontier`]: adds batches, decides nothing.
     replica: bool,
 }
@@ -377,11 +433,29 @@ impl StreamFit {
     pub fn sketch(&self) -> Sketch {
         Sketch {
             columns: vec![ColumnSketch::default(); self.kinds.len()],
-            unit: f64::INFINITY,
-            weight: -0.0,
-            weighted_y: -0.0,
-            rows: 0,
+            ..Sketch::totals_of_none()
         }
+    }
+
+    /// The hash threshold of [`Sketch::split_off`] for a fit of `rows` rows of positive
+    /// weight, and how many rows hash at or below it.
+    pub fn sample_threshold(rows: u64) -> (u64, u64) {
+        sample_threshold(rows)
+    }
+
+    /// Given the merged heads of every partition's sketch, split at the threshold below
+    /// which `below` rows hash, how many of its lowest pairs each column needs from each
+    /// partition's tail: its missing values among those rows (0 for a column missing none,
+    /// and for categorical columns, which are not sampled).
+    pub fn tails_wanted(&self, head: &Sketch, below: u64) -> Vec<u64> {
+        self.kinds
+            .iter()
+            .zip(&head.columns)
+            .map(|(k, c)| match k {
+                FeatureKind::Numeric => below.saturating_sub(c.pairs.len() as u64),
+                FeatureKind::Categorical { .. } => 0,
+            })
+            .collect()
     }
 
     /// Checks a batch against the fit's schema: the features' kinds and categories, finite
@@ -463,24 +537,47 @@ impl StreamFit {
         let start = Instant::now();
         let kept = kept_rows(batch.weights);
         let all_kept = kept.len() == batch.weights.len();
+        // Each kept row's hash, worked out once for every column.
+        let hashes: Vec<u64> = (0..kept.len() as u64)
+            .map(|i| row_hash(offset + i))
+            .collect();
+        // The rows a column without missing values keeps: the lowest hashes, chosen once
+        // (a sketch of row positions prunes them as each column's sketch would).
+        let mut chosen = ColumnSketch::default();
+        chosen.merge(ColumnSketch {
+            pairs: hashes
+                .iter()
+                .enumerate()
+                .map(|(i, &h)| (h, i as f64))
+                .collect(),
+        });
         // Columns sample independently, so in parallel.
-        let add = |(col, s): (&Column<'_>, &mut ColumnSketch)| match col {
-            Column::Numeric(values) => match values.as_f64().filter(|_| all_kept) {
-                Some(v) => s.add(v, offset),
-                None => {
-                    let rows: Vec<usize> = if all_kept {
-                        (0..values.len()).collect()
-                    } else {
-                        kept.clone()
-                    };
-                    let known: Vec<f64> = rows
-                        .iter()
-                        .map(|&r| values.get(r).unwrap_or(f64::NAN))
-                        .collect();
-                    s.add(&known, offset);
-                }
-            },
-            Column::Categorical(_) | Column::Sparse(_) => {}
+        let add = |(col, s): (&Column<'_>, &mut ColumnSketch)| {
+            let Column::Numeric(values) = col else { return };
+            let value = |i: usize| {
+                let r = if all_kept {
+                    Some(i)
+                } else {
+                    kept.get(i).copied()
+                };
+                r.and_then(|r| values.get(r)).unwrap_or(f64::NAN)
+            };
+            let complete = if all_kept {
+                !values.has_nan()
+            } else {
+                (0..kept.len()).all(|i| !value(i).is_nan())
+            };
+            let pairs = if complete {
+                let at = |&(h, i): &(u64, f64)| (h, value(i as usize));
+                chosen.pairs.iter().map(at).collect()
+            } else if let Some(v) = values.as_f64().filter(|_| all_kept) {
+                // The column's own known rows, read in place.
+                return s.add(v, offset);
+            } else {
+                let known = |(i, &h): (usize, &u64)| Some((h, value(i))).filter(|p| !p.1.is_nan());
+                hashes.iter().enumerate().filter_map(known).collect()
+            };
+            s.merge(ColumnSketch { pairs });
         };
         batch
             .data
@@ -541,6 +638,7 @@ impl StreamFit {
             open: Vec::new(),
             group: vec![0],
             variance: false,
+            derived: Vec::new(),
             replica: false,
         });
         self.pass += 1;
@@ -556,12 +654,16 @@ impl StreamFit {
         let nodes = g
             .group
             .iter()
-            .filter_map(|&i| g.nodes.get(i))
-            .map(|n| {
+            .enumerate()
+            .filter_map(|(s, &i)| {
+                Some((g.derived.get(s).copied().unwrap_or(false), g.nodes.get(i)?))
+            })
+            .map(|(derived, n)| {
                 if g.variance {
                     return empty_node(0, false, 0, 0, Vec::new());
                 }
-                let (_, len) = Histograms::layout(&g.bins, &n.usable, slots);
+                let (_, all) = Histograms::layout(&g.bins, &n.usable, slots);
+                let len = if derived { 0 } else { all };
                 let cats = self
                     .kinds
                     .iter()
@@ -643,39 +745,43 @@ impl StreamFit {
                 "no earlier pass kept its batches (add_keeping), so they are not all there",
             ));
         }
-        let hi: Vec<&[f64]> = (0..self.kinds.len())
-            .map(|f| g.bins.column(f).map_or(&[][..], |b| b.lo_hi().1))
-            .collect();
-        let mut skip = vec![false; g.group.len()];
-        if !g.variance {
-            let mut rows = vec![0.0; g.group.len()];
-            kept.each(true, |coded| {
-                control.check()?;
-                let parts = self.route_kept(g, coded, &hi);
-                rows.iter_mut()
-                    .zip(&parts)
-                    .for_each(|(n, p)| *n += p.len() as f64);
-                Ok(())
-            })?;
-            skip = g.derived(&rows);
-        }
+        let turns = self.turns(g);
         kept.each(g.variance, |coded| {
             control.check()?;
-            let parts = self.route_kept(g, coded, &hi);
-            self.accumulate(g, sums, coded, &parts, &skip);
+            let mut parts = vec![NodeRows::default(); g.group.len()];
+            self.route_kept(g, coded, &turns, |s, i, w| gather(&mut parts, s, i, w));
+            self.accumulate(g, sums, coded, &parts, &g.derived);
             Ok(())
         })?;
         self.profile.add_seconds(Step::Keep, kept.take_io_seconds());
         Ok(())
     }
 
-    /// A kept batch's rows routed from their nodes ([`Self::route`]).
-    fn route_kept(&self, g: &Growing, coded: &mut Coded, hi: &[&[f64]]) -> Vec<NodeRows> {
+    /// A kept batch's rows routed from their nodes ([`Self::route`]), which move on.
+    fn route_kept(
+        &self,
+        g: &Growing,
+        coded: &mut Coded,
+        turns: &Turns<'_>,
+        add: impl FnMut(usize, usize, f64),
+    ) {
         let mut nodes = std::mem::take(&mut coded.nodes);
-        let values = CodedValues { coded, hi };
-        let parts = self.route(g, &values, |i| i, &coded.weights, &mut nodes);
+        let held: &Coded = coded;
+        let bound = turns.bind(held);
+        let weights = &held.weights;
+        self.route(
+            g,
+            |n, at, i| bound.step(at, n, i),
+            weights,
+            Some(&mut nodes),
+            add,
+        );
         coded.nodes = nodes;
-        parts
+    }
+
+    /// The tables [`Self::route_kept`] and [`Self::add_binned`] route binned rows by.
+    fn turns<'g>(&self, g: &'g Growing) -> Turns<'g> {
+        Turns::new(g, |f| categories_of(&self.kinds, f))
     }
 
     /// Checks, bins and adds a batch; returns it binned.
@@ -688,18 +794,27 @@ impl StreamFit {
         self.check(batch)?;
         let kept = kept_rows(batch.weights);
         self.profile.add(Step::Check, start);
-        let mut coded = self.code(g, sums, batch, &kept);
+        let mut coded = self.code(g, batch, &kept);
+        widen_all(sums, &coded);
         let mut nodes = std::mem::take(&mut coded.nodes);
+        let values = batch.data.columns();
         let row = |i: usize| kept.get(i).copied().unwrap_or(usize::MAX);
-        let parts = self.route(g, batch.data.columns(), row, &coded.weights, &mut nodes);
+        let mut parts = vec![NodeRows::default(); g.group.len()];
+        self.route(
+            g,
+            |n, _, i| step(n, values, row(i)),
+            &coded.weights,
+            Some(&mut nodes),
+            |s, i, w| gather(&mut parts, s, i, w),
+        );
         coded.nodes = nodes;
-        self.accumulate(g, sums, &coded, &parts, &[]);
+        self.accumulate(g, sums, &coded, &parts, &g.derived);
         Ok(coded)
     }
 
     /// The batch's rows of positive weight (`kept`) binned by the fit's cuts, all at the
-    /// root; on the first grow pass each bin's value range widens `sums`' ranges.
-    fn code(&self, g: &Growing, sums: &mut Sums, batch: &Sample<'_, '_>, kept: &[usize]) -> Coded {
+    /// root.
+    fn code(&self, g: &Growing, batch: &Sample<'_, '_>, kept: &[usize]) -> Coded {
         let start = Instant::now();
         let columns = batch.data.columns();
         let all_kept = kept.len() == batch.weights.len();
@@ -716,13 +831,6 @@ impl StreamFit {
             _ => None,
         };
         let binned: Vec<Option<Binned>> = columns.par_iter().zip(&g.cuts).map(bin).collect();
-        for ((lo, hi), b) in sums.lo.iter_mut().zip(sums.hi.iter_mut()).zip(&binned) {
-            if let (Some(b), false) = (b, lo.is_empty()) {
-                let (blo, bhi) = b.lo_hi();
-                lo.iter_mut().zip(blo).for_each(|(x, y)| *x = x.min(*y));
-                hi.iter_mut().zip(bhi).for_each(|(x, y)| *x = x.max(*y));
-            }
-        }
         let cats: Vec<Option<Vec<u32>>> = columns
             .iter()
             .map(|col| match col {
@@ -774,18 +882,19 @@ impl StreamFit {
         coded
     }
 
-    /// Each served node's rows of a batch (positions among its kept rows, `row(i)` the
-    /// position in `values`) with their weights: every row goes from its node in `nodes` down
-    /// the splits grown so far (C4.5's fractions where it misses a tested value), and its
-    /// node moves to the deepest one it reaches whole.
-    fn route<V: Values + ?Sized>(
+    /// Sends each row of a batch (its position among the kept rows, `i`, and weight `w`)
+    /// down the splits grown so far to the nodes the pass serves, where `step(node, its
+    /// index, row)` sends it (C4.5's fractions where it misses a tested value), and calls
+    /// `add(served slot, i, w)` for each node it reaches. Rows start at the root or at their
+    /// node in `nodes`, which then moves to the deepest node the row reaches whole.
+    fn route(
         &self,
         g: &Growing,
-        values: &V,
-        row: impl Fn(usize) -> usize,
+        step: impl for<'n> Fn(&'n Grown, usize, usize) -> Move<'n>,
         weights: &[f64],
-        nodes: &mut [u32],
-    ) -> Vec<NodeRows> {
+        mut nodes: Option<&mut [u32]>,
+        mut add: impl FnMut(usize, usize, f64),
+    ) {
         let start = Instant::now();
         let mut slot_of = vec![usize::MAX; g.nodes.len()];
         for (s, &i) in g.group.iter().enumerate() {
@@ -794,17 +903,10 @@ impl StreamFit {
             }
         }
         let served = |i: usize| slot_of.get(i).copied().filter(|&s| s != usize::MAX);
-        let mut parts = vec![NodeRows::default(); g.group.len()];
-        let mut add = |s: usize, i: usize, w: f64| {
-            if let Some(p) = parts.get_mut(s) {
-                p.rows.push(i as u32);
-                p.weights.push(w);
-            }
-        };
         let mut stack = Vec::new();
-        for (i, (node, &w)) in nodes.iter_mut().zip(weights).enumerate() {
-            let r = row(i);
-            let mut at = *node as usize;
+        for (i, &w) in weights.iter().enumerate() {
+            let node = nodes.as_deref_mut().and_then(|n| n.get_mut(i));
+            let mut at = node.as_deref().map_or(0, |&n| n as usize);
             let mut spread = None;
             loop {
                 if let Some(s) = served(at) {
@@ -812,7 +914,7 @@ impl StreamFit {
                     break;
                 }
                 let Some(n) = g.nodes.get(at) else { break };
-                match step(n, values, r) {
+                match step(n, at, i) {
                     Move::To(child) => at = child,
                     Move::Spread(children, fractions) => {
                         spread = Some((children, fractions));
@@ -821,7 +923,9 @@ impl StreamFit {
                     Move::Stop => break,
                 }
             }
-            *node = at as u32;
+            if let Some(node) = node {
+                *node = at as u32;
+            }
             let Some((children, fractions)) = spread else {
                 continue;
             };
@@ -836,7 +940,7 @@ impl StreamFit {
                     continue;
                 }
                 let Some(n) = g.nodes.get(at) else { continue };
-                match step(n, values, r) {
+                match step(n, at, i) {
                     Move::To(child) => stack.push((child, w)),
                     Move::Spread(children, fractions) => {
                         for (&child, &f) in children.iter().zip(fractions) {
@@ -850,7 +954,6 @@ impl StreamFit {
             }
         }
         self.profile.add(Step::Route, start);
-        parts
     }
 
     /// Adds the routed rows of a binned batch to the served nodes' sums: statistics, missing
@@ -985,7 +1088,7 @@ impl StreamFit {
                     .collect();
                 g.bins = Bins::from_columns(columns);
             }
-            g.absorb(sums.nodes, self.n_classes);
+            g.absorb(sums.nodes, self.n_classes)?;
             if self.n_classes == 0 {
                 g.variance = true;
                 return Ok(());
@@ -996,6 +1099,12 @@ impl StreamFit {
             .centred_on(g.shift);
         g.decide(&searcher, &self.params);
         g.pick_group(self.budget, self.n_classes);
+        // The larger child of each binary split gets its histograms by subtraction, so the
+        // pass need not sum them: which child is larger is foreseen from the parent's rows
+        // by code, with no pass over the rows to count them.
+        let kinds = &self.kinds;
+        let rows = Turns::new(g, |f| categories_of(kinds, f)).foreseen_rows(g);
+        g.derived = g.derived(&rows);
         Ok(())
     }
 
@@ -1056,6 +1165,34 @@ fn step<'n, V: Values + ?Sized>(n: &'n Grown, values: &V, r: usize) -> Move<'n> 
     }
 }
 
+/// Adds row `i` of weight `w` to the rows of served node `slot`.
+fn gather(parts: &mut [NodeRows], slot: usize, i: usize, w: f64) {
+    if let Some(p) = parts.get_mut(slot) {
+        p.rows.push(i as u32);
+        p.weights.push(w);
+    }
+}
+
+/// On the first grow pass, widens the sums' value ranges by a coded batch's.
+fn widen_all(sums: &mut Sums, coded: &Coded) {
+    for (f, (lo, hi)) in sums.lo.iter_mut().zip(sums.hi.iter_mut()).enumerate() {
+        if let (Some(b), false) = (coded.bins.column(f), lo.is_empty()) {
+            let (blo, bhi) = b.lo_hi();
+            widen(lo, hi, blo, bhi);
+        }
+    }
+}
+
+/// Widens value ranges `lo`, `hi` by another set of rows' (bin by bin).
+fn widen(lo: &mut [f64], hi: &mut [f64], other_lo: &[f64], other_hi: &[f64]) {
+    lo.iter_mut()
+        .zip(other_lo)
+        .for_each(|(x, y)| *x = x.min(*y));
+    hi.iter_mut()
+        .zip(other_hi)
+        .for_each(|(x, y)| *x = x.max(*y));
+}
+
 /// The rows of positive weight (the rows a fit learns from; see `data::Kept`).
 fn kept_rows(weights: &[f64]) -> Vec<usize> {
     (0..weights.len())
@@ -1068,7 +1205,13 @@ impl Growing {
     /// binary split that sent each row to one of them, the larger's as the parent's minus the
     /// smaller's, as the in-memory fit derives them (`Grower::hand_down`), so the same
     /// numbers.
-    fn absorb(&mut self, sums: Vec<NodeSums>, n_classes: usize) {
+    fn absorb(&mut self, sums: Vec<NodeSums>, n_classes: usize) -> Result<()> {
+        let mut underived: Vec<usize> = self
+            .group
+            .iter()
+            .zip(&self.derived)
+            .filter_map(|(&i, &d)| d.then_some(i))
+            .collect();
         let slots = if n_classes == 0 { 4 } else { n_classes + 1 };
         for (mut s, &i) in sums.into_iter().zip(&self.group) {
             let Some(n) = self.nodes.get_mut(i) else {
@@ -1105,7 +1248,15 @@ impl Growing {
             if let Some(n) = self.nodes.get_mut(large) {
                 n.hist = Some(derived);
             }
+            underived.retain(|&k| k != large);
         }
+        if !underived.is_empty() {
+            return Err(order(
+                "finish_pass",
+                "the rows given to derive are not those the pass's sums count",
+            ));
+        }
+        Ok(())
     }
 
     /// The smaller and the larger child of node `p` when the larger's histograms are the
@@ -1193,12 +1344,16 @@ impl Growing {
                         .map(|mut c| {
                             let weight = s.missing.get(c.feature).copied().unwrap_or(0.0);
                             c.missing = plan_with(searcher, &c, &none, None, 0, weight);
-                            c
+                            let rows = match s.cats.get(c.feature) {
+                                Some(Some(cats)) => cats.rows_by_code(),
+                                _ => hist.rows_by_code(c.feature).unwrap_or_default(),
+                            };
+                            (c, rows)
                         })
                 }
                 _ => None,
             };
-            let Some(split) = split else {
+            let Some((split, code_rows)) = split else {
                 continue;
             };
             let mut usable = n.usable.clone();
@@ -1210,6 +1365,7 @@ impl Growing {
             // Binary splits keep the histograms their larger child subtracts from.
             if split.fractions.len() == 2 {
                 n.hist = hist;
+                n.code_rows = code_rows;
             }
             let ids = split_node(&mut self.draft, n.id, &split);
             n.split = Some(split);
@@ -1252,6 +1408,15 @@ impl Growing {
             take += family;
         }
         self.group = self.open.drain(..take).collect();
+        self.derived.clear();
+    }
+}
+
+/// Feature `f`'s number of categories, if it is categorical (the routing tables' codes).
+fn categories_of(kinds: &[FeatureKind], f: usize) -> Option<u32> {
+    match kinds.get(f) {
+        Some(FeatureKind::Categorical { n_categories, .. }) => Some(*n_categories),
+        _ => None,
     }
 }
 

@@ -102,11 +102,9 @@ impl Sums {
         for (a, b) in self.nodes.iter_mut().zip(&other.nodes) {
             a.merge(b);
         }
-        for (a, b) in self.lo.iter_mut().zip(&other.lo) {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x = x.min(*y));
-        }
-        for (a, b) in self.hi.iter_mut().zip(&other.hi) {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x = x.max(*y));
+        let ranges = self.lo.iter_mut().zip(self.hi.iter_mut());
+        for ((lo, hi), (other_lo, other_hi)) in ranges.zip(other.lo.iter().zip(&other.hi)) {
+            super::widen(lo, hi, other_lo, other_hi);
         }
         Ok(())
     }

@@ -447,6 +447,35 @@ fn threshold_search_equals_brute_force_without_counting() {
     super::pairs::COUNTING.store(true, Ordering::Relaxed);
 }
 
+/// The depth-two search by boxes of root thresholds ([`super::boxes`], otherwise taken only
+/// on nodes of thousands of rows), with bins of a few ranks each so that thresholds fall
+/// inside bins, against brute force: numeric columns with ties and missing values, nominal
+/// features, weights, costs, regression, penalties and leaf budgets.
+#[test]
+fn boxes_of_root_thresholds_equal_brute_force() {
+    use std::sync::atomic::Ordering;
+    super::pairs::COUNTING.store(false, Ordering::Relaxed);
+    for bins in [2, 3, 5] {
+        *super::boxes::TEST_SETTINGS.lock().unwrap() = Some((bins, 2));
+        for seed in 0..40 {
+            check_case(7000 + 100 * bins as u64 + seed, 2, 6 + (seed % 17) as usize);
+        }
+        for seed in 0..15 {
+            check_case_with(
+                8000 + 100 * bins as u64 + seed,
+                2,
+                8 + (seed % 13) as usize,
+                1 + (seed % 2) as usize,
+            );
+        }
+        for seed in 0..8 {
+            check_case(9000 + 100 * bins as u64 + seed, 3, 6 + (seed % 5) as usize);
+        }
+    }
+    *super::boxes::TEST_SETTINGS.lock().unwrap() = None;
+    super::pairs::COUNTING.store(true, Ordering::Relaxed);
+}
+
 /// With `splitter="hist"` the search takes the histogram splitter's thresholds only: its
 /// optimum is the exact search's on the columns replaced by their bins.
 #[test]

@@ -1,0 +1,323 @@
+//! Lower bounds of a depth-two subproblem over whole intervals of root thresholds, from
+//! quantile bins of the node's columns (the relaxation of Quant-BnB — Mazumder, Meng & Wang,
+//! ICML 2022 — taken to the counting tables of [`super::pairs`]).
+//!
+//! Each ordering's rows at the node are cut into at most [`BINS`] bins of about equal size,
+//! never splitting a rank. A depth-two tree whose root threshold lies inside bin `i` of a
+//! column `a` (or on the edge after it) sends the rows of the bins below `i` left and those
+//! above right, whatever the exact threshold; only the rows of bin `i` are uncertain. The
+//! same holds of each side's test on a second column `b`. Dropping the uncertain rows never
+//! raises a leaf's error ([`Loss`]: the optimum of a subset is no larger), so the errors of
+//! the certain rows, each side's test taken at its best bin of `b`, bound every tree of the
+//! *box* (a root column and one of its bin interiors or edges) from below. One count of the
+//! node's rows per pair of columns (bins of `a` by bins of `b`) bounds every box of every
+//! root column.
+//!
+//! The search then evaluates thresholds only in boxes whose bound beats the incumbent,
+//! lowest bound first, and a box's bounds on each side's columns ([`ColumnFloors`]) let the
+//! depth-two sweeps skip the columns that cannot matter there. On a large node most boxes
+//! are ruled out at once: a subproblem sought under a bound far below its optimum costs one
+//! count, and its proven bound (the least box's) is far above the one it was sought under,
+//! which rules out wide neighbourhoods of the parent's thresholds.
+
+use super::depth1::ColumnFloors;
+use super::loss::Loss;
+use super::node::Node;
+use super::pairs::{cumulate, Cells, Tables};
+use super::search::Ctx;
+
+/// Bins per column at a node. Finer bins bound tighter but cost more per node (pairs of
+/// columns hold bins² cells): on the planted 10k x 20 set at depth three, 12 to 16 bins
+/// took the least time (14–16 CPU s), 32 bins 22 s, 64 bins 51 s.
+const BINS: usize = 16;
+
+/// Nodes with fewer rows are searched threshold by threshold only (their sweeps are cheap).
+const MIN_ROWS: usize = 2048;
+
+/// Test settings: bins per column and the least node size (tiny data then takes this path,
+/// so that brute force checks it).
+#[cfg(test)]
+pub(crate) static TEST_SETTINGS: std::sync::Mutex<Option<(usize, usize)>> =
+    std::sync::Mutex::new(None);
+
+fn settings() -> (usize, usize) {
+    #[cfg(test)]
+    if let Some(s) = *TEST_SETTINGS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
+        return s;
+    }
+    (BINS, MIN_ROWS)
+}
+
+/// Columns times rows from which the pair tables are counted on several threads.
+const PARALLEL_ENTRIES: usize = 1 << 15;
+
+/// A column's bins at the node.
+struct Binned {
+    /// Index in [`super::columns::Columns`] (orderings first, then nominal features).
+    column: usize,
+    /// For an ordering, where each bin starts in the node's list (ascending; the first is
+    /// 0), and whether it holds more than one rank (so thresholds fall inside it). `None`
+    /// for a nominal feature, whose cells are its slots.
+    bins: Option<(Vec<usize>, Vec<bool>)>,
+    cells: usize,
+    index: Vec<u8>,
+}
+
+impl Cells for Binned {
+    fn cells(&self) -> usize {
+        self.cells
+    }
+
+    fn index(&self) -> &[u8] {
+        &self.index
+    }
+}
+
+/// A set of root thresholds of one ordering, bounded as a whole.
+#[derive(Debug, Clone)]
+pub(crate) struct RootBox {
+    pub column: usize,
+    /// The candidate positions in the node's list of `column` it covers (the left part is
+    /// the list before the position): `lo..hi`.
+    pub lo: usize,
+    pub hi: usize,
+    /// No tree rooted at one of its thresholds costs less.
+    pub lower: f64,
+    /// What it proves of each column's best split of the two parts of every such tree
+    /// ([`super::depth2::evaluate`]'s hint). Not the parts' own bounds: a sweep capped by
+    /// them proves less of the parts for the neighbouring thresholds than it would uncapped
+    /// (measured: more evaluations).
+    pub columns: ColumnFloors,
+}
+
+/// Every root threshold of the node's orderings in boxes, with their bounds (nominal
+/// features' subsets are not boxed). `leaves` is 3 or 4. `side` is scratch of one byte per
+/// training row. `None` when the node is too small to gain from it, when a column has too
+/// many cells for a byte, or when the search stopped or memory ran out.
+pub(crate) fn root_boxes<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    leaves: usize,
+    side: &mut [u8],
+) -> Option<Vec<RootBox>> {
+    let (n_bins, min_rows) = settings();
+    if node.len() < min_rows || ctx.columns.orderings.is_empty() {
+        return None;
+    }
+    let locals = bin_columns(ctx, node, n_bins, side)?;
+    let parallel = ctx.parallel && node.len() * locals.len() >= PARALLEL_ENTRIES;
+    let tables = Tables::new(ctx, node, loss, &locals, parallel)?;
+    let w = loss.width();
+    let alpha = ctx.alpha;
+    let n_columns = ctx.columns.len();
+    let mut out = Vec::new();
+    for (ai, a) in locals.iter().enumerate() {
+        let Some((starts, wide)) = &a.bins else {
+            continue;
+        };
+        let ka = a.cells;
+        // Per cut i (the left part holds a's bins below i), the left and the right part's
+        // statistics, and per column their least split error.
+        let mut below = ctx.control.filled((ka + 1) * w, 0.0)?;
+        let by_bin = tables.by_rank(ai, w)?;
+        below.get_mut(w..)?.copy_from_slice(&by_bin);
+        cumulate(&mut below, ka + 1, w);
+        let all = below.get(ka * w..)?.to_vec();
+        let mut above = below.clone();
+        for (x, t) in above.iter_mut().zip(all.iter().cycle()) {
+            *x = t - *x;
+        }
+        let mut scratch = vec![0.0; 2 * w];
+        let mut splits = [
+            ctx.control.filled((ka + 1) * n_columns, f64::INFINITY)?,
+            ctx.control.filled((ka + 1) * n_columns, f64::INFINITY)?,
+        ];
+        let (mut cells, mut counts) = (Vec::new(), Vec::new());
+        let (mut cut, mut rest) = (Vec::new(), Vec::new());
+        for (bi, b) in locals.iter().enumerate() {
+            let kb = b.cells;
+            tables.load(ai, bi, w, &mut cells, &mut counts)?;
+            // Row i + 1: a's bins up to i, by bin of b.
+            let mut cum = ctx.control.filled((ka + 1) * kb * w, 0.0)?;
+            cum.get_mut(kb * w..)?.copy_from_slice(&cells);
+            cumulate(&mut cum, ka + 1, kb * w);
+            let every = cum.get(ka * kb * w..)?;
+            for i in 0..=ka {
+                cut.clear();
+                cut.extend_from_slice(cum.get(i * kb * w..(i + 1) * kb * w)?);
+                rest.clear();
+                rest.extend(every.iter().zip(&cut).map(|(t, c)| t - c));
+                let (left_total, right_total) = (
+                    below.get(i * w..(i + 1) * w)?,
+                    above.get(i * w..(i + 1) * w)?,
+                );
+                *splits[0].get_mut(i * n_columns + b.column)? =
+                    least_split(loss, b, &cut, left_total, &mut scratch);
+                *splits[1].get_mut(i * n_columns + b.column)? =
+                    least_split(loss, b, &rest, right_total, &mut scratch);
+            }
+        }
+        // The boxes: the interior of each wide bin j (left: bins below j, right: bins above
+        // j), and the edge after each bin j but the last (left: bins up to j).
+        for j in 0..ka {
+            let (start, end) = (
+                *starts.get(j)?,
+                starts.get(j + 1).copied().unwrap_or(node.len()),
+            );
+            let mut parts = Vec::with_capacity(2);
+            if wide.get(j).copied().unwrap_or(false) && end > start + 1 {
+                parts.push((j, j + 1, (start + 1, end)));
+            }
+            if j + 1 < ka {
+                parts.push((j + 1, j + 1, (end, end + 1)));
+            }
+            for (l_cut, r_cut, (lo, hi)) in parts {
+                let err_l = loss.err(below.get(l_cut * w..(l_cut + 1) * w)?);
+                let err_r = loss.err(above.get(r_cut * w..(r_cut + 1) * w)?);
+                let floors_of = |s: usize, cut: usize, err: f64| -> Option<Vec<f64>> {
+                    let row = splits.get(s)?.get(cut * n_columns..(cut + 1) * n_columns)?;
+                    Some(row.iter().map(|&x| x.min(err)).collect())
+                };
+                let columns: ColumnFloors =
+                    [floors_of(0, l_cut, err_l)?, floors_of(1, r_cut, err_r)?];
+                let least = |f: &[f64], err: f64| f.iter().fold(err, |m, &x| m.min(x));
+                // A part as a leaf, or split (two leaves' penalties).
+                let (leaf_l, leaf_r) = (err_l + alpha, err_r + alpha);
+                let stump_l = leaf_l.min(least(&columns[0], err_l) + 2.0 * alpha);
+                let stump_r = leaf_r.min(least(&columns[1], err_r) + 2.0 * alpha);
+                let lower = if leaves >= 4 {
+                    stump_l + stump_r
+                } else {
+                    // A stump on one side, a leaf on the other.
+                    (stump_l + leaf_r).min(leaf_l + stump_r)
+                };
+                out.push(RootBox {
+                    column: a.column,
+                    lo,
+                    hi,
+                    lower,
+                    columns,
+                });
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The least error of a split of a part on column `b`, from the part's statistics per bin
+/// of `b` (`cells`) and its total: over the edges between bins and, inside each bin holding
+/// several ranks, with that bin's rows dropped. Infinite if `b` cannot split it. `scratch`
+/// holds two statistics vectors.
+fn least_split<L: Loss>(
+    loss: &L,
+    b: &Binned,
+    cells: &[f64],
+    total: &[f64],
+    scratch: &mut [f64],
+) -> f64 {
+    let Some((_, wide)) = &b.bins else {
+        // A nominal feature: its best subset, in closed form.
+        return loss
+            .best_subset(cells, total)
+            .map_or(f64::INFINITY, |(e, _)| e);
+    };
+    let w = loss.width();
+    let (prefix, with) = scratch.split_at_mut(w);
+    prefix.iter_mut().for_each(|x| *x = 0.0);
+    let mut best = f64::INFINITY;
+    let k = b.cells;
+    for (j, bin) in cells.chunks_exact(w).enumerate().take(k) {
+        for ((x, &p), &c) in with.iter_mut().zip(prefix.iter()).zip(bin) {
+            *x = p + c;
+        }
+        if wide.get(j).copied().unwrap_or(false) {
+            // Rows left of bin j, rows right of it; bin j's dropped.
+            best = best.min(loss.err(prefix) + loss.err_rest(total, with));
+        }
+        prefix.copy_from_slice(with);
+        if j + 1 < k {
+            best = best.min(loss.err(prefix) + loss.err_rest(total, prefix));
+        }
+    }
+    best
+}
+
+/// The node's columns that can split it, binned (orderings) or by slot (nominal
+/// features). `None` when a nominal feature has more slots than a byte holds, or memory
+/// ran out.
+fn bin_columns<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    n_bins: usize,
+    side: &mut [u8],
+) -> Option<Vec<Binned>> {
+    let n = node.len();
+    let per = n.div_ceil(n_bins.max(1)).max(1);
+    let mut out = Vec::new();
+    for column in 0..ctx.columns.orderings.len() {
+        let list = node.list(column);
+        let mut starts = vec![0usize];
+        let mut wide = vec![false];
+        for (p, pair) in list.windows(2).enumerate() {
+            let [prev, e] = pair else {
+                continue;
+            };
+            if e.rank == prev.rank {
+                continue;
+            }
+            let start = *starts.last()?;
+            if p + 1 - start >= per && starts.len() < n_bins.min(255) {
+                starts.push(p + 1);
+                wide.push(false);
+            } else if let Some(w) = wide.last_mut() {
+                *w = true;
+            }
+        }
+        if starts.len() < 2 && !wide.first().copied().unwrap_or(false) {
+            // One rank at the node: no threshold splits it.
+            continue;
+        }
+        for (j, &start) in starts.iter().enumerate() {
+            let end = starts.get(j + 1).copied().unwrap_or(n);
+            for e in list.get(start..end)? {
+                *side.get_mut(e.row as usize)? = j as u8;
+            }
+        }
+        let mut index = ctx.control.vec(n)?;
+        index.extend(
+            node.rows
+                .iter()
+                .map(|&r| side.get(r as usize).copied().unwrap_or(0)),
+        );
+        out.push(Binned {
+            column,
+            cells: starts.len(),
+            bins: Some((starts, wide)),
+            index,
+        });
+    }
+    let first = ctx.columns.orderings.len();
+    for (j, nominal) in ctx.columns.nominals.iter().enumerate() {
+        let slots = nominal.slots();
+        if slots > 255 {
+            return None;
+        }
+        let mut index = ctx.control.vec(n)?;
+        index.extend(
+            node.rows
+                .iter()
+                .map(|&r| nominal.code.get(r as usize).copied().unwrap_or(0) as u8),
+        );
+        out.push(Binned {
+            column: first + j,
+            bins: None,
+            cells: slots,
+            index,
+        });
+    }
+    Some(out)
+}
