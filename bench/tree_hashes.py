@@ -31,32 +31,15 @@ import pandas as pd
 import polars as pl
 
 import quercus
+from quercus._missing import STRATEGIES
+from quercus.tree import _CLASS_CRITERIA, _REGRESSION_CRITERIA
 
 SEED = 15
-CLASS_CRITERIA = (
-    "entropy",
-    "gain_ratio",
-    "gini",
-    "misclassification",
-    "likelihood_ratio",
-    "dkm",
-    "distance",
-    "twoing",
-    "ort",
-    "kolmogorov_smirnov",
-    "auc",
-)
-REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "absolute_error", "poisson")
-MISSING = (
-    "fractional",
-    "majority_branch",
-    "class_majority",
-    "separate",
-    "learned",
-    "surrogate",
-    "impute_mean",
-    "drop_rows",
-)
+# Every criterion and `missing=` value the package knows ("log_loss" is entropy by another
+# name: the same trees).
+CLASS_CRITERIA = tuple(c for c in _CLASS_CRITERIA if c != "log_loss")
+REGRESSION_CRITERIA = _REGRESSION_CRITERIA
+MISSING = STRATEGIES
 SIZES = (60, 300, 2_000, 2_000, 12_000, 40_000)
 LARGE = 250_000  # beyond the 200,000-row sample of bin edges
 
