@@ -237,7 +237,6 @@ def cross_validate(
         sample_weight=sample_weight,
         classification=model._estimator_type == "classifier",
         ordinal=_ordinals(checked["ordinal_features"]),
-        column_major=checked["splitter"] in ("hist", "auto"),
     )
     fold_of = _fold_labels(folds, len(data.y), random_state)
     factors = model._class_factors(data)

@@ -738,7 +738,6 @@ class _BaseTree(EstimatorBase, ABC):
             sample_weight=sample_weight,
             classification=self._estimator_type == "classifier",
             ordinal=_ordinals(checked["ordinal_features"]),
-            column_major=checked["splitter"] in ("hist", "auto"),
         )
         if data.y.ndim == 2:
             if pruning.method == "pessimistic":

@@ -25,8 +25,7 @@ use crate::split::monotonic::{value_of, Bounds};
 use crate::split::presort::{presorts, Order, Routes, Sorted};
 use crate::split::scales::ClassScales;
 use crate::split::{
-    choose, holds_rows, send, Candidate, MissingRule, NodeRows, Prepared, Searcher, SplitRule,
-    Values,
+    choose, holds_rows, send, Candidate, NodeRows, Prepared, Searcher, SplitRule, Values,
 };
 use crate::threads::in_pool;
 use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
@@ -298,6 +297,14 @@ fn grow_searching(
         let wy: f64 = y.iter().zip(train.weights).map(|(y, w)| w * y).sum();
         searcher = searcher.centred_on(wy / total_weight);
     }
+    let complete = match bins {
+        Some(_) => Vec::new(),
+        None => data
+            .columns()
+            .iter()
+            .map(|c| matches!(c, Column::Numeric(v) if !v.has_nan()))
+            .collect(),
+    };
     let grower = Grower {
         searcher,
         params,
@@ -305,6 +312,7 @@ fn grow_searching(
         validation,
         total_weight,
         bins,
+        complete,
         left_out_of_average: if j48 {
             j48::many_valued(data, searcher.rows_of(total_weight))
         } else {
@@ -395,22 +403,38 @@ fn grow_searching(
         } else {
             None
         };
-        let parts = match grower.fill_for(&split, &p.rows) {
+        let sides = match (&kind, &grower.bins) {
+            (&NodeKind::Numeric { feature, threshold }, Some(bins)) => {
+                bins.sides(feature, threshold).map(|sides| (sides, feature))
+            }
+            _ => None,
+        };
+        let parts = match (grower.fill_for(&split, &p.rows), sides) {
             // Class majority: a training row's missing value is read as its class's at the
             // node; a row left missing (no value to fill) follows the predict-time rule.
-            Some(fill) => partition(
-                &kind,
-                &rule,
-                &fill.reader(data.columns(), target),
+            (Some(fill), _) => {
+                let filled = fill.reader(data.columns(), target);
+                partition(
+                    |r| send(&kind, || rule, &filled, r),
+                    &p.rows,
+                    &split.fractions,
+                    routes.as_mut(),
+                    control,
+                )
+            }
+            // A binned feature's rows go by their bins; the missing ones by the rule.
+            (None, Some((sides, f))) => partition(
+                |r| {
+                    let columns = data.columns();
+                    (sides.side(r, || columns.number(f, r))).or_else(|| rule.route(columns, r))
+                },
                 &p.rows,
                 &split.fractions,
                 routes.as_mut(),
                 control,
             ),
-            None => partition(
-                &kind,
-                &rule,
-                data.columns(),
+            (None, None) => partition(
+                |r| send(&kind, || rule, data.columns(), r),
                 &p.rows,
                 &split.fractions,
                 routes.as_mut(),
@@ -420,9 +444,7 @@ fn grow_searching(
         .ok_or_else(stop)?;
         let val_parts = match validation {
             Some(v) => partition(
-                &kind,
-                &rule,
-                v.data.columns(),
+                |r| send(&kind, || rule, v.data.columns(), r),
                 &p.validation,
                 &split.fractions,
                 None,
@@ -505,6 +527,9 @@ struct Grower<'g, 'a, 'd> {
     total_weight: f64,
     /// The columns' bins, for the histogram search.
     bins: Option<Bins>,
+    /// Per feature, whether it is a dense numeric column with no missing value (without
+    /// bins; with them, the bins tell).
+    complete: Vec<bool>,
     /// The features J48's average gain leaves out ([`j48::many_valued`]; empty for the texts).
     left_out_of_average: Vec<bool>,
     /// Random tests (`splitter="random"`) rather than the best thresholds.
@@ -770,14 +795,25 @@ impl Grower<'_, '_, '_> {
         ) {
             return (None, scores);
         }
-        split.missing = missing::plan(
-            &self.searcher,
-            &split,
-            rows,
-            fill.as_ref(),
-            self.params.max_surrogates,
-        );
+        let (searcher, surrogates) = (&self.searcher, self.params.max_surrogates);
+        split.missing = match self.missing_weight(&split, rows) {
+            Some(w) => missing::plan_with(searcher, &split, rows, fill.as_ref(), surrogates, w),
+            None => missing::plan(searcher, &split, rows, fill.as_ref(), surrogates),
+        };
         (Some(split), scores)
+    }
+
+    /// The weight of the node's rows missing the value of a numeric split's feature, as
+    /// [`missing::plan`] sums it, when known without routing every row: none is missing in
+    /// the column, or the rows' bins tell. `None` otherwise.
+    fn missing_weight(&self, split: &Candidate, rows: &NodeRows) -> Option<f64> {
+        let NodeKind::Numeric { feature, .. } = split.kind() else {
+            return None;
+        };
+        match &self.bins {
+            Some(bins) => bins.missing_weight(feature, rows),
+            None => self.complete.get(feature)?.then_some(0.0),
+        }
     }
 
     /// The class-majority fill values of the split's features at a node (`None` for the
@@ -1098,16 +1134,13 @@ fn stats_of(target: &Target<'_>, rows: &NodeRows) -> Vec<f64> {
     stats
 }
 
-/// Sends each row to its child ([`send`]: the test, else the node's missing-value rule); a
-/// row the rule leaves to C4.5 goes to every child with its weight × r̃_v, children with
-/// r̃_v = 0 excepted. `routes` records where each row went, for the children's sorted lists.
-/// The rows are routed twice, to count and then to send, so that each child's rows are
-/// reserved exactly through `control` (`None` when the memory cannot be had).
-#[allow(clippy::too_many_arguments)]
-fn partition<V: Values + ?Sized>(
-    kind: &NodeKind<'_>,
-    rule: &MissingRule<'_>,
-    values: &V,
+/// Sends each row to its child (`route`: [`send`], the test, else the node's missing-value
+/// rule); a row the rule leaves to C4.5 (`None`) goes to every child with its weight × r̃_v,
+/// children with r̃_v = 0 excepted. `routes` records where each row went, for the children's
+/// sorted lists. The rows are routed twice, to count and then to send, so that each child's
+/// rows are reserved exactly through `control` (`None` when the memory cannot be had).
+fn partition(
+    route: impl Fn(usize) -> Option<usize>,
     rows: &NodeRows,
     fractions: &[f64],
     mut routes: Option<&mut Routes>,
@@ -1115,7 +1148,7 @@ fn partition<V: Values + ?Sized>(
 ) -> Option<Vec<NodeRows>> {
     let mut counts = vec![0usize; fractions.len()];
     for (r, _) in rows.iter() {
-        match send(kind, || *rule, values, r) {
+        match route(r) {
             Some(c) => {
                 if let Some(n) = counts.get_mut(c) {
                     *n += 1;
@@ -1136,7 +1169,7 @@ fn partition<V: Values + ?Sized>(
         });
     }
     for (r, w) in rows.iter() {
-        match send(kind, || *rule, values, r) {
+        match route(r) {
             Some(c) => {
                 if let Some(part) = parts.get_mut(c) {
                     part.rows.push(r as u32);

@@ -12,6 +12,7 @@
 #![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 mod batch;
+mod blocks;
 mod builder;
 mod control;
 pub mod criterion;

@@ -11,21 +11,23 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::binning::{self, code_rows, Ranges};
+use super::fill::RowStats;
 use super::kernel::Kernel;
 use super::numeric::{midpoint, Sweep, KNOWN_VS_MISSING};
-use super::presort::Sorted;
+use super::presort::{radix_sort, Sorted};
 use super::sparse::{entries_at, Entry};
 use super::*;
 use crate::control::Control;
-use crate::data::{with_numbers, Float, SparseColumn, Strided};
+use crate::data::{with_numbers, Float, Numbers, SparseColumn, Strided};
 use crate::params::MAX_BINS;
 
 /// Rows a column's quantile edges are drawn from; longer columns are sampled.
-const SAMPLE: usize = 200_000;
+pub(super) const SAMPLE: usize = 200_000;
 
 /// Columns at least this long are binned in parallel, and nodes with at least this many rows
 /// fill their features' histograms in parallel: below it a task costs more than it saves.
-const PARALLEL_ROWS: usize = 10_000;
+pub(super) const PARALLEL_ROWS: usize = 10_000;
 
 /// Seed of the rows sampled from long columns: fits are repeatable.
 const SEED: u64 = 0x5155_4552_4355_5321;
@@ -44,6 +46,8 @@ pub(crate) struct Binned {
     /// falls between adjacent distinct values (the same threshold with one value per bin).
     lo: Vec<f64>,
     hi: Vec<f64>,
+    /// Whether some row may miss the value (`false`: none does).
+    may_miss: bool,
 }
 
 /// A run of equal values in a sorted column: its first and last value (±0 compare equal but
@@ -70,26 +74,17 @@ fn edges_of(runs: &[Run], total: usize, max_bins: usize) -> Vec<f64> {
     }
 }
 
-/// Widens bin `b`'s range of training values to `x`.
-fn widen(lo: &mut [f64], hi: &mut [f64], b: usize, x: f64) {
-    if let (Some(l), Some(h)) = (lo.get_mut(b), hi.get_mut(b)) {
-        *l = l.min(x);
-        *h = h.max(x);
-    }
-}
-
 impl Binned {
-    /// A dense column's bins. `sample` is [`sample_rows`], the rows quantile edges are drawn
-    /// from when the column has more than `SAMPLE` values and none is missing. `None` when the
-    /// codes' memory cannot be had (recorded in `control`).
-    fn new<T: Float>(
-        values: &Strided<'_, T>,
-        max_bins: usize,
-        sample: &[u32],
-        control: Option<&Control>,
-    ) -> Option<Binned> {
-        let cuts = Cuts::from_sample(sample_known(values, sample), max_bins);
-        Binned::with_cuts(values, &cuts, control)
+    /// A dense column's codes with each bin's least and greatest value; `may_miss`: whether
+    /// some value is missing.
+    pub(super) fn dense(codes: Vec<u8>, lo: Vec<f64>, hi: Vec<f64>, may_miss: bool) -> Binned {
+        Binned {
+            codes,
+            zero: None,
+            lo,
+            hi,
+            may_miss,
+        }
     }
 
     /// `values` coded by `cuts`, with each bin's least and greatest value among them.
@@ -98,30 +93,24 @@ impl Binned {
         cuts: &Cuts,
         control: Option<&Control>,
     ) -> Option<Binned> {
-        let n_bins = cuts.n_bins();
-        // At most MAX_BINS value bins, so the missing code still fits a u8.
-        let missing = n_bins as u8;
-        let mut lo = vec![f64::INFINITY; n_bins];
-        let mut hi = vec![f64::NEG_INFINITY; n_bins];
-        let locate = Locator::new(&cuts.edges, cuts.min.as_ref(), cuts.max.as_ref());
         let mut codes = match control {
-            Some(c) => c.vec(values.len())?,
-            None => Vec::with_capacity(values.len()),
+            Some(c) => c.filled(values.len(), 0u8)?,
+            None => vec![0; values.len()],
         };
-        codes.extend(values.iter().map(|x| {
-            if x.is_nan() {
-                return missing;
-            }
-            let b = locate.bin(x);
-            widen(&mut lo, &mut hi, b, x);
-            b as u8
-        }));
-        Some(Binned {
+        let mut ranges = Ranges::empty(cuts.n_bins());
+        code_rows(
+            values,
+            0..values.len(),
+            &cuts.locator(),
+            &mut codes,
+            &mut ranges,
+        );
+        Some(Binned::dense(
             codes,
-            zero: None,
-            lo,
-            hi,
-        })
+            ranges.lo,
+            ranges.hi,
+            ranges.missing > 0,
+        ))
     }
 
     /// A sparse column's bins: the ones [`Self::new`] gives the column dense, from its
@@ -159,9 +148,7 @@ impl Binned {
         let total = counted.iter().map(|&(_, m)| m).sum();
         let runs = runs(counted.iter().copied());
         let edges = edges_of(&runs, total, max_bins);
-        let n_bins = edges.len() + 1;
-        let mut lo = vec![f64::INFINITY; n_bins];
-        let mut hi = vec![f64::NEG_INFINITY; n_bins];
+        let mut ranges = Ranges::empty(edges.len() + 1);
         let locate = Locator::new(
             &edges,
             counted.first().map(|(x, _)| x),
@@ -177,21 +164,22 @@ impl Binned {
         let mut next_row = 0;
         for (&r, x) in column.rows.iter().zip(values()) {
             if r as usize > next_row {
-                widen(&mut lo, &mut hi, zero, 0.0);
+                ranges.widen(zero, 0.0);
             }
             next_row = r as usize + 1;
             let b = locate.bin(x);
-            widen(&mut lo, &mut hi, b, x);
+            ranges.widen(b, x);
             codes.push(b as u8);
         }
         if column.n_rows > next_row {
-            widen(&mut lo, &mut hi, zero, 0.0);
+            ranges.widen(zero, 0.0);
         }
         Some(Binned {
             codes,
             zero: Some(zero as u8),
-            lo,
-            hi,
+            lo: ranges.lo,
+            hi: ranges.hi,
+            may_miss: false,
         })
     }
 
@@ -203,6 +191,7 @@ impl Binned {
             zero: None,
             lo,
             hi,
+            may_miss: true,
         }
     }
 
@@ -214,6 +203,7 @@ impl Binned {
             zero: None,
             lo: Vec::new(),
             hi: Vec::new(),
+            may_miss: true,
         }
     }
 
@@ -272,6 +262,11 @@ impl Cuts {
         self.edges.len() + 1
     }
 
+    /// The search that places a value in its bin.
+    pub(super) fn locator(&self) -> Locator<'_> {
+        Locator::new(&self.edges, self.min.as_ref(), self.max.as_ref())
+    }
+
     /// The edges and the sample's range, for sending to another process.
     pub(crate) fn parts(&self) -> (&[f64], Option<f64>, Option<f64>) {
         (&self.edges, self.min, self.max)
@@ -292,7 +287,7 @@ const BUCKETS: usize = 4096;
 /// monotone in it, so an edge in an earlier slice is below the value and one in a later slice
 /// is not. Used when no slice holds more than two edges (most columns); a skewed column, with
 /// its edges crowded into a few slices, gets a plain binary search.
-struct Locator<'e> {
+pub(super) struct Locator<'e> {
     edges: &'e [f64],
     origin: f64,
     /// Slices per unit of value.
@@ -341,7 +336,7 @@ impl<'e> Locator<'e> {
     /// The number of edges below `x`, i.e. the first bin whose upper edge is >= x, so that
     /// `x <= edges[b]` ⇔ `bin(x) <= b`.
     #[inline]
-    fn bin(&self, x: f64) -> usize {
+    pub(super) fn bin(&self, x: f64) -> usize {
         let j = self.slice(x);
         let (Some(&a), Some(&b)) = (self.before.get(j), self.before.get(j + 1)) else {
             return self.edges.partition_point(|&e| e < x);
@@ -352,26 +347,48 @@ impl<'e> Locator<'e> {
     }
 }
 
-/// The column's known values, or when there are more than `SAMPLE` those of the `SAMPLE`
-/// known rows whose index hashes lowest: quantile edges need the distribution, not every
-/// value. `sample` is [`sample_rows`]: those rows when no value is missing. The sample depends
-/// on each row's index and value only (never on how the rows are cut into batches), so a fit
-/// that sees the column batch by batch ([`Sketch`]) draws the same one.
-fn sample_known<T: Float>(values: &Strided<'_, T>, sample: &[u32]) -> Vec<f64> {
-    let n_known = values.iter().filter(|x| !x.is_nan()).count();
-    if n_known <= SAMPLE || sample.is_empty() {
-        return values.iter().filter(|x| !x.is_nan()).collect();
+/// The values each dense column's quantile edges are drawn from: its known values, or when
+/// it has more than `SAMPLE` those of the `SAMPLE` known rows whose index hashes lowest
+/// (quantile edges need the distribution, not every value). `sample` is [`sample_rows`]:
+/// those rows for a column with no missing value. The sample depends on each row's index
+/// and value only (never on how the rows are cut into batches), so a fit that sees the
+/// column batch by batch ([`Sketch`]) draws the same one.
+fn sampled_values(columns: &[Numbers<'_>], n: usize, sample: &[u32]) -> Vec<Vec<f64>> {
+    if n <= SAMPLE || sample.is_empty() {
+        return binning::known_values(columns, n, None);
     }
-    let rows = if n_known == values.len() {
-        std::borrow::Cow::Borrowed(sample)
-    } else {
-        std::borrow::Cow::Owned(lowest_hashing(n_known, |r| {
-            values.get(r).is_some_and(|x| !x.is_nan())
-        }))
-    };
-    rows.iter()
-        .filter_map(|&r| values.get(r as usize))
-        .collect()
+    let known = binning::known_counts(columns, n);
+    let complete: Vec<Numbers<'_>> = columns
+        .iter()
+        .zip(&known)
+        .filter(|&(_, &k)| k == n)
+        .map(|(c, _)| *c)
+        .collect();
+    let mut complete = binning::known_values(&complete, n, Some(sample)).into_iter();
+    let mut values: Vec<Vec<f64>> = known
+        .iter()
+        .map(|&k| match k == n {
+            true => complete.next().unwrap_or_default(),
+            false => Vec::new(),
+        })
+        .collect();
+    // Columns with missing values sample their own known rows.
+    values
+        .par_iter_mut()
+        .zip(columns)
+        .zip(known)
+        .filter(|(_, k)| *k != n)
+        .for_each(|((values, column), k)| {
+            let rows = (k > SAMPLE).then(|| {
+                with_numbers!(column, |v| lowest_hashing(k, |r| {
+                    v.get(r).is_some_and(|x| !x.is_nan())
+                }))
+            });
+            *values = binning::known_values(std::slice::from_ref(column), n, rows.as_deref())
+                .pop()
+                .unwrap_or_default();
+        });
+    values
 }
 
 /// The `SAMPLE` rows of `n_rows` whose index hashes lowest ([`row_hash`]), ascending; none
@@ -471,7 +488,7 @@ pub(crate) fn keep_lowest<T>(pairs: &mut Vec<(u64, T)>, k: usize) {
 }
 
 /// A column's sample as batches of rows build it: the known values of the `SAMPLE` rows
-/// hashing lowest so far ([`sample_known`]'s rule). Sketches of disjoint row sets merge
+/// hashing lowest so far ([`sampled_values`]'s rule). Sketches of disjoint row sets merge
 /// exactly.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Sketch {
@@ -525,8 +542,11 @@ impl Sketch {
     }
 }
 
+/// Samples at least this long are sorted by radix (a comparison sort below).
+const RADIX_SORTED: usize = 4096;
+
 /// `values` in ascending order (`total_cmp`'s), sorted as integers: twice as fast as
-/// comparing floats, for the same order.
+/// comparing floats, for the same order; a long sample by radix, faster still.
 fn sorted(values: Vec<f64>) -> Vec<f64> {
     const SIGN: u64 = 1 << 63;
     let mut keys: Vec<u64> = values
@@ -540,7 +560,12 @@ fn sorted(values: Vec<f64>) -> Vec<f64> {
             }
         })
         .collect();
-    keys.sort_unstable();
+    if keys.len() < RADIX_SORTED {
+        keys.sort_unstable();
+    } else {
+        // Keys of a float32 sample share their low 29 bits: three passes skipped.
+        radix_sort(&mut keys, |&k| k, 8, None);
+    }
     keys.into_iter()
         .map(|k| f64::from_bits(if k & SIGN == 0 { !k } else { k & !SIGN }))
         .collect()
@@ -620,21 +645,51 @@ impl Bins {
         control: Option<&Control>,
     ) -> Option<Bins> {
         let max_bins = max_bins.clamp(2, MAX_BINS);
-        let sample = sample_rows(data.n_rows());
-        let bin = |column: &Column<'_>| match column {
-            Column::Numeric(_) | Column::Sparse(_) if control.is_some_and(Control::stopped) => None,
-            Column::Numeric(values) => with_numbers!(values, |v| {
-                Binned::new(v, max_bins, &sample, control).map(Some)
-            }),
+        let n = data.n_rows();
+        let sample = sample_rows(n);
+        let stopped = || control.is_some_and(Control::stopped);
+        let dense: Vec<Numbers<'_>> = data
+            .columns()
+            .iter()
+            .filter_map(|c| match c {
+                Column::Numeric(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let cuts: Vec<Cuts> = sampled_values(&dense, n, &sample)
+            .into_par_iter()
+            .map(|values| Cuts::from_sample(values, max_bins))
+            .collect();
+        if stopped() {
+            return None;
+        }
+        let mut dense = binning::code(&dense, &cuts, n, control)?.into_iter();
+        let bin_sparse = |column: &Column<'_>| match column {
+            Column::Sparse(_) if stopped() => None,
             Column::Sparse(c) => Binned::sparse(c, max_bins, &sample, control).map(Some),
-            Column::Categorical(_) => Some(None),
+            _ => Some(None),
         };
-        let columns = if data.n_rows() >= PARALLEL_ROWS {
-            data.columns().par_iter().map(bin).collect::<Option<_>>()
+        let sparse: Vec<Option<Binned>> = if n >= PARALLEL_ROWS {
+            data.columns()
+                .par_iter()
+                .map(bin_sparse)
+                .collect::<Option<_>>()?
         } else {
-            data.columns().iter().map(bin).collect::<Option<_>>()
+            data.columns()
+                .iter()
+                .map(bin_sparse)
+                .collect::<Option<_>>()?
         };
-        Some(Bins { columns: columns? })
+        let columns = data
+            .columns()
+            .iter()
+            .zip(sparse)
+            .map(|(column, sparse)| match column {
+                Column::Numeric(_) => dense.next(),
+                _ => sparse,
+            })
+            .collect();
+        Some(Bins { columns })
     }
 
     /// Bins made elsewhere (batch by batch): per feature, `None` for categorical ones.
@@ -696,6 +751,51 @@ impl Bins {
         })
     }
 
+    /// Where the test `x <= threshold` on dense numeric `feature` sends each bin: routing a
+    /// node's rows then reads a byte per row rather than its value (but in a bin whose range
+    /// holds the threshold, which the search's thresholds, between bins, leave only to bins
+    /// empty at the node). `None` for a sparse or categorical feature.
+    pub(crate) fn sides(&self, feature: usize, threshold: f64) -> Option<Sides<'_>> {
+        let column = self.column(feature).filter(|c| c.zero.is_none())?;
+        let mut side = [Side::Missing; 256];
+        for ((s, &lo), &hi) in side.iter_mut().zip(&column.lo).zip(&column.hi) {
+            *s = if hi <= threshold {
+                // Also an empty bin (lo = +inf, hi = -inf): it holds no row to send.
+                Side::Left
+            } else if lo > threshold {
+                Side::Right
+            } else {
+                Side::Value
+            };
+        }
+        Some(Sides {
+            codes: &column.codes,
+            side,
+            threshold,
+        })
+    }
+
+    /// The weight of the node's `rows` missing dense numeric `feature`, summed in row order
+    /// from +0.0 (as [`super::missing::plan`] sums it), read from the rows' bins; `None`
+    /// for a sparse or categorical feature.
+    pub(crate) fn missing_weight(&self, feature: usize, rows: &NodeRows) -> Option<f64> {
+        let column = self.column(feature).filter(|c| c.zero.is_none())?;
+        if !column.may_miss {
+            return Some(0.0);
+        }
+        let missing = column.lo.len();
+        Some(
+            rows.iter()
+                .filter(|&(r, _)| {
+                    column
+                        .codes
+                        .get(r)
+                        .is_some_and(|&c| usize::from(c) == missing)
+                })
+                .fold(0.0, |total, (_, w)| total + w),
+        )
+    }
+
     /// Numeric `feature` as its bins, for searches that take only the histogram splitter's
     /// thresholds (the optimal search's). `sparse`: the column, when it is sparse.
     pub(crate) fn binned<'b>(
@@ -717,6 +817,38 @@ impl Bins {
             *column.hi.get(below as usize)?,
             *column.lo.get(above as usize)?,
         ))
+    }
+}
+
+/// Where a numeric test sends the rows of a bin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Side {
+    Left,
+    Right,
+    /// Each row by its value (the threshold lies within the bin's range).
+    Value,
+    /// The missing bin: by the node's missing-value rule.
+    Missing,
+}
+
+/// Where a numeric test sends each bin of a dense column ([`Bins::sides`]).
+pub(crate) struct Sides<'b> {
+    codes: &'b [u8],
+    side: [Side; 256],
+    threshold: f64,
+}
+
+impl Sides<'_> {
+    /// The child (0: left, 1: right) training row `row` goes to by its value, `value()`
+    /// when its bin does not tell; `None` when the value is missing.
+    #[inline]
+    pub(crate) fn side(&self, row: usize, value: impl FnOnce() -> f64) -> Option<usize> {
+        match self.side.get(usize::from(*self.codes.get(row)?))? {
+            Side::Left => Some(0),
+            Side::Right => Some(1),
+            Side::Value => Some(usize::from(value() > self.threshold)),
+            Side::Missing => None,
+        }
     }
 }
 
@@ -914,7 +1046,7 @@ impl Searcher<'_, '_> {
             };
         };
         sums.resize(len, 0.0);
-        self.add_to_histograms(bins, &spans, &mut sums, rows, stored);
+        self.add_rows(bins, &spans, &mut sums, rows, stored, true);
         Histograms { spans, sums, slots }
     }
 
@@ -928,6 +1060,19 @@ impl Searcher<'_, '_> {
         sums: &mut [f64],
         rows: &NodeRows,
         stored: Option<&Sorted>,
+    ) {
+        self.add_rows(bins, spans, sums, rows, stored, false);
+    }
+
+    /// [`Self::add_to_histograms`]; `fresh`: the sums are all zero.
+    fn add_rows(
+        &self,
+        bins: &Bins,
+        spans: &[Range<usize>],
+        sums: &mut [f64],
+        rows: &NodeRows,
+        stored: Option<&Sorted>,
+        fresh: bool,
     ) {
         let slots = self.target.stats_width() + 1;
         let mut jobs: Vec<(usize, &Binned, &mut [f64])> = Vec::new();
@@ -943,8 +1088,17 @@ impl Searcher<'_, '_> {
             }
         }
         let exact = self.exact_counts(rows);
+        let dense = jobs.iter().any(|(_, c, _)| c.zero.is_none());
+        let stats = dense.then(|| RowStats::of(self, rows, fresh));
         let fill = |(f, column, hist): (usize, &Binned, &mut [f64])| match column.zero {
-            None => self.fill(column, hist, rows, slots),
+            None => {
+                if !stats
+                    .as_ref()
+                    .is_some_and(|s| s.fill(&column.codes, rows, hist, slots))
+                {
+                    self.fill(column, hist, rows, slots);
+                }
+            }
             Some(zero) => {
                 let Some(Column::Sparse(c)) = self.data.columns().get(f) else {
                     return;
@@ -1863,6 +2017,31 @@ mod tests {
                 ..TreeParams::default()
             };
             assert_eq!(compare(&data, &target, &params, &node), 1);
+        }
+    }
+
+    /// Samples long enough to sort by radix come out as `total_cmp` orders them.
+    #[test]
+    fn samples_sort_as_total_cmp() {
+        let mut rng = Rng(11);
+        for n in [0, 1, 2, RADIX_SORTED, 10_000] {
+            for shape in 0..4 {
+                let values: Vec<f64> = (0..n)
+                    .map(|_| {
+                        let x = (rng.unit() - 0.3) * 1e3;
+                        match shape {
+                            0 => x,
+                            1 => f64::from(x as f32),
+                            2 => (x / 100.0).round() * 0.0,
+                            _ => f64::from_bits(splitmix64(&mut rng.0) >> 2),
+                        }
+                    })
+                    .collect();
+                let mut expected = values.clone();
+                expected.sort_by(f64::total_cmp);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&sorted(values)), bits(&expected));
+            }
         }
     }
 

@@ -12,7 +12,9 @@ use crate::sampling::Sampler;
 use crate::tree::{FeatureScore, NodeId, Side, SurrogateSet};
 
 mod absolute;
+mod binning;
 mod categorical;
+mod fill;
 pub(crate) mod hist;
 pub(crate) mod j48;
 mod kernel;

@@ -272,38 +272,12 @@ fn sorted_list<T: OrderKey>(
             .filter(|(x, _)| !(*x).into().is_nan())
             .map(|(x, i)| (x.order_key(), i)),
     );
-    let bytes = std::mem::size_of::<T::Key>();
-    let mut counts = [[0usize; 256]; 8];
-    for &(key, _) in &keys {
-        for (byte, count) in counts.iter_mut().take(bytes).enumerate() {
-            if let Some(c) = count.get_mut(digit(key.into(), byte)) {
-                *c += 1;
-            }
-        }
-    }
-    let mut moved: Vec<(T::Key, u32)> = control.vec(keys.len())?;
-    moved.resize(keys.len(), (T::Key::default(), 0));
-    for (byte, count) in counts.iter().take(bytes).enumerate() {
-        if count.contains(&keys.len()) {
-            continue;
-        }
-        let mut next = [0usize; 256];
-        let mut start = 0;
-        for (next, &c) in next.iter_mut().zip(count) {
-            *next = start;
-            start += c;
-        }
-        for &(key, i) in &keys {
-            if let Some(at) = next.get_mut(digit(key.into(), byte)) {
-                if let Some(slot) = moved.get_mut(*at) {
-                    *slot = (key, i);
-                }
-                *at += 1;
-            }
-        }
-        std::mem::swap(&mut keys, &mut moved);
-    }
-    drop(moved);
+    radix_sort(
+        &mut keys,
+        |&(key, _)| key.into(),
+        std::mem::size_of::<T::Key>(),
+        Some(control),
+    )?;
     let mut list = control.vec(keys.len())?;
     let mut previous = f64::NEG_INFINITY;
     list.extend(keys.into_iter().map(|(key, i)| {
@@ -314,6 +288,51 @@ fn sorted_list<T: OrderKey>(
         i | new
     }));
     Some(list)
+}
+
+/// Sorts `items` stably by `key`, of which the low `bytes` bytes may differ: least
+/// significant digit first, a byte a pass; a pass whose byte every key shares moves nothing
+/// and is skipped. `None` when the memory cannot be had (recorded in `control`).
+pub(super) fn radix_sort<I: Copy + Default>(
+    items: &mut Vec<I>,
+    key: impl Fn(&I) -> u64,
+    bytes: usize,
+    control: Option<&Control>,
+) -> Option<()> {
+    let mut counts = [[0usize; 256]; 8];
+    for item in items.iter() {
+        let key = key(item);
+        for (byte, count) in counts.iter_mut().take(bytes).enumerate() {
+            if let Some(c) = count.get_mut(digit(key, byte)) {
+                *c += 1;
+            }
+        }
+    }
+    let mut moved: Vec<I> = match control {
+        Some(c) => c.filled(items.len(), I::default())?,
+        None => vec![I::default(); items.len()],
+    };
+    for (byte, count) in counts.iter().take(bytes).enumerate() {
+        if count.contains(&items.len()) {
+            continue;
+        }
+        let mut next = [0usize; 256];
+        let mut start = 0;
+        for (next, &c) in next.iter_mut().zip(count) {
+            *next = start;
+            start += c;
+        }
+        for item in items.iter() {
+            if let Some(at) = next.get_mut(digit(key(item), byte)) {
+                if let Some(slot) = moved.get_mut(*at) {
+                    *slot = *item;
+                }
+                *at += 1;
+            }
+        }
+        std::mem::swap(items, &mut moved);
+    }
+    Some(())
 }
 
 /// A number type's bits as an unsigned integer ordered as `total_cmp` orders the numbers:

@@ -1,0 +1,201 @@
+//! The passes that bin a fit's dense numeric columns ([`super::hist::Bins::new`]): count
+//! their known values, gather the values their bin edges are drawn from, and code every row,
+//! each over all the columns a block of rows at a time ([`crate::blocks`]).
+
+use std::ops::Range;
+
+use super::hist::{Binned, Cuts, Locator};
+use crate::blocks::{blocks, each_part, parts};
+use crate::control::Control;
+use crate::data::{with_numbers, Float, Numbers, Strided};
+
+/// Each column's count of known (not NaN) values among its `n` rows.
+pub(super) fn known_counts(columns: &[Numbers<'_>], n: usize) -> Vec<usize> {
+    let count = |rows: Range<usize>| -> Vec<usize> {
+        let mut known = vec![0; columns.len()];
+        for block in blocks(rows) {
+            for (k, column) in known.iter_mut().zip(columns) {
+                *k += with_numbers!(column, |v| v
+                    .numbers(block.clone())
+                    .filter(|x| !x.is_nan())
+                    .count());
+            }
+        }
+        known
+    };
+    let mut total = vec![0; columns.len()];
+    for part in each_part(parts(n), count) {
+        total.iter_mut().zip(part).for_each(|(t, k)| *t += k);
+    }
+    total
+}
+
+/// Each column's known values in row order: among its `n` rows (`rows` = `None`), or among
+/// the rows listed, ascending.
+pub(super) fn known_values(
+    columns: &[Numbers<'_>],
+    n: usize,
+    rows: Option<&[u32]>,
+) -> Vec<Vec<f64>> {
+    let gather = |range: Range<usize>| -> Vec<Vec<f64>> {
+        let mut values = vec![Vec::new(); columns.len()];
+        for block in blocks(range) {
+            let listed = rows.map(|r| r.get(block.clone()).unwrap_or_default());
+            for (out, column) in values.iter_mut().zip(columns) {
+                with_numbers!(column, |v| match listed {
+                    None => push_known(out, v.numbers(block.clone())),
+                    Some(listed) =>
+                        push_known(out, listed.iter().filter_map(|&r| v.get(r as usize))),
+                });
+            }
+        }
+        values
+    };
+    let mut all = vec![Vec::new(); columns.len()];
+    for part in each_part(parts(rows.map_or(n, <[u32]>::len)), gather) {
+        for (a, p) in all.iter_mut().zip(part) {
+            if a.is_empty() {
+                *a = p;
+            } else {
+                a.extend(p);
+            }
+        }
+    }
+    all
+}
+
+fn push_known(out: &mut Vec<f64>, values: impl Iterator<Item = f64>) {
+    out.extend(values.filter(|x| !x.is_nan()));
+}
+
+/// The `n` rows of `columns` coded by their `cuts`, with each bin's least and greatest
+/// value. `None` when the codes' memory cannot be had (recorded in `control`).
+pub(super) fn code(
+    columns: &[Numbers<'_>],
+    cuts: &[Cuts],
+    n: usize,
+    control: Option<&Control>,
+) -> Option<Vec<Binned>> {
+    let mut codes: Vec<Vec<u8>> = Vec::with_capacity(columns.len());
+    for _ in columns {
+        codes.push(match control {
+            Some(c) => c.filled(n, 0u8)?,
+            None => vec![0; n],
+        });
+    }
+    let locators: Vec<Locator<'_>> = cuts.iter().map(Cuts::locator).collect();
+    let ranges = parts(n);
+    // Each task's slice of every column's codes.
+    let mut slices: Vec<(Range<usize>, Vec<&mut [u8]>)> =
+        ranges.iter().map(|r| (r.clone(), Vec::new())).collect();
+    for column in &mut codes {
+        let mut rest = column.as_mut_slice();
+        for (range, mine) in &mut slices {
+            let at = range.len().min(rest.len());
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(at);
+            mine.push(head);
+            rest = tail;
+        }
+    }
+    let code_part = |(range, mut mine): (Range<usize>, Vec<&mut [u8]>)| -> Vec<Ranges> {
+        let mut ranges: Vec<Ranges> = cuts.iter().map(|c| Ranges::empty(c.n_bins())).collect();
+        for block in blocks(range.clone()) {
+            let at = block.start - range.start..block.end - range.start;
+            let columns = columns.iter().zip(&locators).zip(&mut ranges);
+            for (((column, locate), r), codes) in columns.zip(&mut mine) {
+                let Some(codes) = codes.get_mut(at.clone()) else {
+                    continue;
+                };
+                with_numbers!(column, |v| code_rows(v, block.clone(), locate, codes, r));
+            }
+        }
+        ranges
+    };
+    let mut merged: Vec<Ranges> = cuts.iter().map(|c| Ranges::empty(c.n_bins())).collect();
+    for part in each_part(slices, code_part) {
+        for (m, p) in merged.iter_mut().zip(part) {
+            m.widen_to(&p);
+        }
+    }
+    Some(
+        codes
+            .into_iter()
+            .zip(merged)
+            .map(|(codes, r)| Binned::dense(codes, r.lo, r.hi, r.missing > 0))
+            .collect(),
+    )
+}
+
+/// Each bin's least and greatest value seen so far (+inf and -inf while empty), and the
+/// count of missing values seen.
+pub(super) struct Ranges {
+    pub(super) lo: Vec<f64>,
+    pub(super) hi: Vec<f64>,
+    pub(super) missing: usize,
+}
+
+impl Ranges {
+    /// Widens bin `b`'s range to `x` (not NaN). As `f64::min` and `max`, which a ±0 tie
+    /// leaves as they are, but a branch that soon goes one way rather than their NaN checks.
+    #[inline(always)]
+    pub(super) fn widen(&mut self, b: usize, x: f64) {
+        if let (Some(l), Some(h)) = (self.lo.get_mut(b), self.hi.get_mut(b)) {
+            if x < *l {
+                *l = x;
+            }
+            if x > *h {
+                *h = x;
+            }
+        }
+    }
+
+    pub(super) fn empty(n_bins: usize) -> Ranges {
+        Ranges {
+            lo: vec![f64::INFINITY; n_bins],
+            hi: vec![f64::NEG_INFINITY; n_bins],
+            missing: 0,
+        }
+    }
+
+    /// Widens these ranges by those of later rows: the same as widening them by the later
+    /// rows one by one (the least value's first occurrence is kept either way).
+    fn widen_to(&mut self, later: &Ranges) {
+        self.lo
+            .iter_mut()
+            .zip(&later.lo)
+            .for_each(|(a, &b)| *a = a.min(b));
+        self.hi
+            .iter_mut()
+            .zip(&later.hi)
+            .for_each(|(a, &b)| *a = a.max(b));
+        self.missing += later.missing;
+    }
+}
+
+/// Codes the values of `rows` of one column into `codes` (`n_bins` for a missing value),
+/// widening their bins' ranges.
+pub(super) fn code_rows<T: Float>(
+    values: &Strided<'_, T>,
+    rows: Range<usize>,
+    locate: &Locator<'_>,
+    codes: &mut [u8],
+    ranges: &mut Ranges,
+) {
+    // At most MAX_BINS value bins, so the missing code still fits a u8.
+    let missing = ranges.lo.len() as u8;
+    let mut codes = codes.iter_mut();
+    values.for_rows(rows, |x| {
+        let x: f64 = x.into();
+        let code = if x.is_nan() {
+            ranges.missing += 1;
+            missing
+        } else {
+            let b = locate.bin(x);
+            ranges.widen(b, x);
+            b as u8
+        };
+        if let Some(c) = codes.next() {
+            *c = code;
+        }
+    });
+}

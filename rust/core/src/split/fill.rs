@@ -1,0 +1,145 @@
+//! How a node's rows are added to a dense numeric feature's histogram: what each row adds is
+//! worked out once per node ([`RowStats`]), not once per feature, so that the pass per
+//! feature reads a row's bin and its statistics and adds them, nothing else.
+
+use super::{NodeRows, Searcher};
+use crate::data::Target;
+
+/// What each of a node's rows adds to the bin it falls in, in the node's row order.
+pub(super) enum RowStats {
+    /// Every row's search weight is 1 and the sums start from zero: each bin's sums are
+    /// counts, kept as integers (adding ones to an exact integer is exact, so the float
+    /// sums are the same to the bit). The rows' class codes.
+    Counts { classes: Vec<u32>, n_classes: usize },
+    /// Class codes and search weights.
+    Classes {
+        classes: Vec<u32>,
+        weights: Vec<f64>,
+    },
+    /// (w, w·y, w·y²) of a real-valued target taken around the searcher's shift, each
+    /// computed as [`Target::accumulate_around`] computes it.
+    Values(Vec<[f64; 3]>),
+    /// Several outputs: each row accumulated by the searcher, row by row.
+    Rows,
+}
+
+impl RowStats {
+    /// The statistics of the node's `rows`; `fresh`: the sums they go to are all zero.
+    pub(super) fn of(searcher: &Searcher<'_, '_>, rows: &NodeRows, fresh: bool) -> RowStats {
+        let weights = || {
+            rows.iter()
+                .map(|(r, w)| searcher.search_weight(r, w))
+                .collect::<Vec<f64>>()
+        };
+        match *searcher.target {
+            Target::Classes { codes, n_classes } => {
+                let classes = rows
+                    .rows
+                    .iter()
+                    .map(|&r| codes.get(r as usize).copied().unwrap_or(u32::MAX))
+                    .collect();
+                let weights = weights();
+                if fresh && weights.iter().all(|&w| w == 1.0) {
+                    RowStats::Counts { classes, n_classes }
+                } else {
+                    RowStats::Classes { classes, weights }
+                }
+            }
+            Target::Values(y) => RowStats::Values(
+                rows.iter()
+                    .map(|(r, w)| {
+                        let y = y.get(r).copied().unwrap_or(f64::NAN) - searcher.shift;
+                        [w, w * y, w * y * y]
+                    })
+                    .collect(),
+            ),
+            Target::MultiClasses { .. } | Target::MultiValues { .. } => RowStats::Rows,
+        }
+    }
+
+    /// Adds the node's rows to the histogram `hist` of a dense column coded `codes`: per bin
+    /// `slots` values, the statistics then the row count. `false` for [`RowStats::Rows`],
+    /// which the caller adds itself.
+    pub(super) fn fill(
+        &self,
+        codes: &[u8],
+        rows: &NodeRows,
+        hist: &mut [f64],
+        slots: usize,
+    ) -> bool {
+        let code_of = |r: u32| codes.get(r as usize).map(|&c| usize::from(c) * slots);
+        match self {
+            RowStats::Counts { classes, n_classes } => {
+                count(codes, &rows.rows, classes, *n_classes, hist, slots);
+            }
+            RowStats::Classes { classes, weights } => {
+                for ((&r, &c), &w) in rows.rows.iter().zip(classes).zip(weights) {
+                    let Some(at) = code_of(r) else {
+                        continue;
+                    };
+                    if let Some(s) = hist
+                        .get_mut(at + c as usize)
+                        .filter(|_| (c as usize) < slots - 1)
+                    {
+                        *s += w;
+                    }
+                    if let Some(n) = hist.get_mut(at + slots - 1) {
+                        *n += 1.0;
+                    }
+                }
+            }
+            RowStats::Values(stats) => {
+                for (&r, &[w, wy, wyy]) in rows.rows.iter().zip(stats) {
+                    let Some(at) = code_of(r) else {
+                        continue;
+                    };
+                    if let Some([sw, swy, swy2, n]) = hist.get_mut(at..at + 4) {
+                        *sw += w;
+                        *swy += wy;
+                        *swy2 += wyy;
+                        *n += 1.0;
+                    }
+                }
+            }
+            RowStats::Rows => return false,
+        }
+        true
+    }
+}
+
+/// Counts the rows of each class in each bin as integers, then adds the counts to `hist`
+/// (all zero): the class counts and, in each bin's last slot, their sum.
+fn count(
+    codes: &[u8],
+    rows: &[u32],
+    classes: &[u32],
+    n_classes: usize,
+    hist: &mut [f64],
+    slots: usize,
+) {
+    let n_bins = hist.len() / slots;
+    let mut counts = vec![0u32; n_bins * n_classes];
+    for (&r, &c) in rows.iter().zip(classes) {
+        let Some(&code) = codes.get(r as usize) else {
+            continue;
+        };
+        if (c as usize) < n_classes {
+            if let Some(k) = counts.get_mut(usize::from(code) * n_classes + c as usize) {
+                *k += 1;
+            }
+        }
+    }
+    for (bin, counts) in hist
+        .chunks_exact_mut(slots)
+        .zip(counts.chunks_exact(n_classes))
+    {
+        if let Some((n, stats)) = bin.split_last_mut() {
+            let mut total = 0u64;
+            for (s, &k) in stats.iter_mut().zip(counts) {
+                *s += f64::from(k);
+                total += u64::from(k);
+            }
+            *n += total as f64;
+        }
+    }
+}
