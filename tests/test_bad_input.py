@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import polars as pl
@@ -36,6 +37,19 @@ def weights(i: int, v: float) -> np.ndarray:
     w = np.ones(10)
     w[i] = v
     return w
+
+
+def pandas_frame(names):
+    import pandas as pd
+
+    return pd.DataFrame(X10, columns=names)
+
+
+def pandas_with_a_string():
+    frame = DF.to_pandas()
+    frame["density"] = frame["density"].astype(object)
+    frame.loc[3, "density"] = "n/a"
+    return frame
 
 
 def fitted_on_df():
@@ -443,6 +457,61 @@ CASES = [
         lambda: clf().node_scores(0),
         id="node-scores-before-fit",
     ),
+    # found by the QA sweep of edge inputs (pandas, weights and targets at the float limits)
+    pytest.param(
+        ValueError,
+        [r"two columns named 'a'", r"columns 0 and 1"],
+        lambda: clf().fit(pandas_frame(["a", "a"]), Y10),
+        id="duplicated-column-names-pandas",
+    ),
+    pytest.param(
+        ValueError,
+        [r"two columns named 'a'"],
+        lambda: clf().fit(pandas_frame(["a", "b"]), Y10).predict(pandas_frame(["a", "a"])),
+        id="duplicated-column-names-pandas-at-predict",
+    ),
+    pytest.param(
+        ValueError,
+        [r"two columns named '1'"],
+        lambda: clf().fit(pandas_frame([1, "1"]), Y10),
+        id="column-names-equal-as-text-pandas",
+    ),
+    pytest.param(
+        TypeError,
+        [r"column 'density'", r"numbers or.*strings"],
+        lambda: clf().fit(pandas_with_a_string(), Y10),
+        id="string-in-numeric-object-column-pandas",
+    ),
+    pytest.param(
+        TypeError,
+        [r"column 'density'", r"numbers or.*strings"],
+        lambda: clf().fit(DF.to_pandas(), Y10).predict(pandas_with_a_string()),
+        id="string-in-numeric-object-column-pandas-at-predict",
+    ),
+    pytest.param(
+        ValueError,
+        [r"sample_weight sums to inf", r"scale"],
+        lambda: clf().fit(X10, Y10, sample_weight=np.full(10, 1e308)),
+        id="weights-sum-overflows",
+    ),
+    pytest.param(
+        ValueError,
+        [r"\by is too large", r"overflows"],
+        lambda: reg().fit(X10, np.array([1e200, -1e200] * 5)),
+        id="regression-y-squares-overflow",
+    ),
+    pytest.param(
+        ValueError,
+        [r"\by is too large", r"Σw = 1e\+301"],
+        lambda: reg().fit(X10, R10 * 1e5, sample_weight=np.full(10, 1e300)),
+        id="regression-weighted-squares-overflow",
+    ),
+    pytest.param(
+        ValueError,
+        [r"output 1 of y is too large"],
+        lambda: reg().fit(X10, np.c_[R10, R10 * 1e200]),
+        id="regression-second-output-overflows",
+    ),
     pytest.param(NotFittedError, [r"(?i)fit"], lambda: clf().tree_, id="tree-before-fit"),
     pytest.param(NotFittedError, [r"(?i)fit"], lambda: clf().classes_, id="classes-before-fit"),
 ]
@@ -493,3 +562,21 @@ def test_pruning_path_reads_by_attribute_and_by_key():
     assert set(path.keys()) == {"ccp_alphas", "impurities"}
     with pytest.raises(KeyError):
         path["alphas"]
+
+
+def test_targets_below_epsilon_warn_and_still_fit():
+    """A y varying by ~1e-9 is one pure leaf (scikit-learn's rule too): warned, not silent."""
+    y = R10 * 1e-9
+    with pytest.warns(UserWarning, match=r"varies too little.*scale y up"):
+        m = reg().fit(X10, y)
+    assert m.get_n_leaves() == 1
+    assert m.predict(X10[:1])[0] == pytest.approx(y.mean(), rel=1e-12)
+
+
+def test_large_targets_inside_the_overflow_guard_fit_exactly():
+    """Just inside the guard a fully grown tree still reproduces its training y, unwarned."""
+    y = R10 * 1e140
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = reg().fit(X10, y)
+    np.testing.assert_array_equal(m.predict(X10), y)

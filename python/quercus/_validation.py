@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
@@ -192,7 +193,49 @@ def training_data(
         classes = labels[0] if columns_of_y is None else labels
     else:
         targets = _stacked([regression_targets(column, n_rows) for column in outputs])
-    return TrainingData(columns, schema, targets, classes, sample_weights(sample_weight, n_rows))
+    weights = sample_weights(sample_weight, n_rows)
+    if not classification:
+        _check_target_scale(targets, weights)
+    return TrainingData(columns, schema, targets, classes, weights)
+
+
+def _check_target_scale(targets: NDArray[np.float64], weights: NDArray[np.float64]) -> None:
+    """A regression search adds up w·(y − ȳ)² and squares sums of w·(y − ȳ) (at most Σw ·
+    Σw(y − ȳ)², by Cauchy-Schwarz): past the largest float those are infinite, every gain
+    is NaN and the tree silently stops growing. Refused instead, naming the output.
+
+    At the other end a node is pure when its variance is at most machine epsilon (an
+    absolute bound, as scikit-learn's), so a y varying by less than about 1e-8 gives one
+    leaf: warned, the tree being scikit-learn's."""
+    total = weights.sum()
+    if total <= 0:
+        return  # refused later with its own message
+    values = targets.reshape(len(targets), -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(values.shape[1]):
+            y = values[:, k]
+            mean = np.dot(weights, y / total)
+            bound = total * np.dot(weights, (y - mean) ** 2)
+            if not np.isfinite(bound):
+                which = "y" if values.shape[1] == 1 else f"output {k} of y"
+                raise ValueError(
+                    f"{which} is too large for a regression tree: Σw · Σw(y − ȳ)² "
+                    f"overflows float64 (|y| up to {np.abs(y).max():.3g}, Σw = {total:.3g}); "
+                    "scale y or sample_weight down"
+                )
+            # the standard deviation scaled by the largest deviation: (1e-300)² underflows
+            spread = np.abs(y - mean).max()
+            std = spread * np.sqrt(np.dot(weights, ((y - mean) / spread) ** 2) / total)
+            if 0 < std <= np.sqrt(np.finfo(np.float64).eps):
+                which = "y" if values.shape[1] == 1 else f"output {k} of y"
+                warnings.warn(
+                    f"{which} varies too little for a regression tree: its standard "
+                    f"deviation {std:.3g} is below √ε (1.5e-08), so its variance is below "
+                    "machine epsilon, which the tree (as scikit-learn's) takes for a pure "
+                    "node; scale y up",
+                    UserWarning,
+                    stacklevel=4,
+                )
 
 
 def _name_of(y: Any) -> str:
@@ -433,6 +476,14 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
         raise ValueError(
             f"sample_weight must be finite and not negative; row {row} is {weights[row]}"
         )
+    with np.errstate(over="ignore"):
+        total = weights.sum()
+    if not np.isfinite(total):
+        # every node's weight is a sum of these: an infinite one makes NaN probabilities
+        raise ValueError(
+            f"sample_weight sums to {total} (more than the largest float, "
+            f"{np.finfo(np.float64).max:.3g}); scale the weights down"
+        )
     return weights
 
 
@@ -445,7 +496,22 @@ def from_pandas(obj: Any) -> Any:
         return obj
     if isinstance(obj, pd.Series):
         return _pandas_series(obj)
-    return pl.DataFrame([_pandas_series(obj[name]) for name in obj.columns])
+    _refuse_duplicate_names([str(name) for name in obj.columns])
+    # by position: `obj[name]` of a duplicated name would be a frame, not a column
+    return pl.DataFrame([_pandas_series(obj.iloc[:, i]) for i in range(obj.shape[1])])
+
+
+def _refuse_duplicate_names(names: list[str]) -> None:
+    """Columns are matched by name at predict, so two with one name (as text: 1 and "1"
+    are one) would be ambiguous."""
+    first: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in first:
+            raise ValueError(
+                f"X has two columns named {name!r} (columns {first[name]} and {i}); "
+                "column names must be unique"
+            )
+        first[name] = i
 
 
 def _pandas_series(series: Any) -> pl.Series:
@@ -454,7 +520,15 @@ def _pandas_series(series: Any) -> pl.Series:
 
     name = str(series.name) if series.name is not None else ""
     if not isinstance(series.dtype, pd.CategoricalDtype):
-        return pl.from_pandas(series).rename(name)
+        try:
+            return pl.from_pandas(series).rename(name)
+        except (TypeError, ValueError, pl.exceptions.PolarsError) as e:
+            # an object column mixing numbers and strings, say: Polars's message names
+            # neither the column nor the cause
+            raise TypeError(
+                f"column {name!r} (pandas dtype {series.dtype}) could not be read: its "
+                f"values must be all numbers or all strings ({type(e).__name__}: {e})"
+            ) from e
     # The Enum's categories gathered by the codes (-1, missing, as a null index): vectorised,
     # where a list of the labels cost about a second a million rows.
     codes = pl.Series(series.cat.codes.to_numpy()).cast(pl.Int64)
