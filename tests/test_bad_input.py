@@ -512,6 +512,12 @@ CASES = [
         lambda: reg().fit(X10, np.c_[R10, R10 * 1e200]),
         id="regression-second-output-overflows",
     ),
+    pytest.param(
+        TypeError,
+        [r"y mixes labels of types int, str", r"all numbers or all strings"],
+        lambda: clf().fit(X10, np.array([1, "a"] * 5, dtype=object)),
+        id="labels-of-mixed-types",
+    ),
     pytest.param(NotFittedError, [r"(?i)fit"], lambda: clf().tree_, id="tree-before-fit"),
     pytest.param(NotFittedError, [r"(?i)fit"], lambda: clf().classes_, id="classes-before-fit"),
 ]
@@ -580,3 +586,18 @@ def test_large_targets_inside_the_overflow_guard_fit_exactly():
         warnings.simplefilter("error")
         m = reg().fit(X10, y)
     np.testing.assert_array_equal(m.predict(X10), y)
+
+
+@pytest.mark.parametrize("frame", [np.array, lambda a: pl.DataFrame({"x0": a.ravel()})])
+def test_integers_merged_by_float64_warn(frame):
+    """2**53 and 2**53 + 1 are one float64: the tree cannot split them, and says so."""
+    big = 2**53
+    X = frame(np.array([[big], [big + 1]] * 5, dtype=np.int64))
+    with pytest.warns(UserWarning, match=r"column 'x0' holds integers beyond 2\*\*53.*2 distinct"):
+        m = clf().fit(X, Y10)
+    assert m.get_n_leaves() == 1
+    # below the bound, or beyond it with values that stay apart: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf().fit(frame(np.array([[big], [big - 1]] * 5, dtype=np.int64)), Y10)
+        clf().fit(frame(np.array([[2**62], [0]] * 5, dtype=np.int64)), Y10)

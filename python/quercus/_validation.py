@@ -444,7 +444,14 @@ def _class_targets(y: Any, n_rows: int) -> tuple[NDArray[np.uint32], NDArray[Any
             f"{values[_first(fractional)]}); a classifier needs class labels, "
             "use DecisionTreeRegressor for a numeric target"
         )
-    classes, codes = np.unique(values, return_inverse=True)
+    try:
+        classes, codes = np.unique(values, return_inverse=True)
+    except TypeError as e:  # an object y mixing kinds: 1 and "a" cannot be ordered
+        kinds = sorted({type(v).__name__ for v in values.ravel()})
+        raise TypeError(
+            f"y mixes labels of types {', '.join(kinds)}, which cannot be sorted into "
+            "classes; make the labels all numbers or all strings"
+        ) from e
     return codes.astype(np.uint32), classes
 
 
@@ -604,7 +611,11 @@ def _numeric_matrix(array: NDArray[Any]) -> NDArray[np.floating]:
     integer beyond ±2**53 is rounded to the nearest float64, as NumPy's cast rounds it). A
     float32 converts to float64 exactly, so the tree is the one the float64 data grow."""
     if array.dtype not in _READ_IN_PLACE:
-        array = array.astype(_exact_float(array))
+        cast = array.astype(_exact_float(array))
+        if array.dtype.kind in "iu" and array.ndim == 2:
+            for j in range(array.shape[1]):
+                _warn_if_merged(f"x{j}", array[:, j], cast[:, j])
+        array = cast
     if not (array.flags.c_contiguous or array.flags.f_contiguous) or not array.flags.aligned:
         array = np.require(array, requirements=["F", "A"])
     return array
@@ -742,6 +753,10 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
     columns: list[Column] = []
     for feature in features:
         series = frame.get_column(feature.name)
+        if series.dtype == pl.Null:
+            # Polars's dtype for a column of nulls only (a batch where a value is never
+            # given): every row missing, read as the fit's kind of column
+            series = series.cast(pl.Float64 if feature.kind == "numeric" else pl.String)
         kind = _kind(series)
         if kind != feature.kind:
             raise TypeError(
@@ -1132,8 +1147,34 @@ def _series_numbers(series: pl.Series) -> NDArray[np.floating]:
     if series.dtype not in (pl.Float32, pl.Float64):
         low, high = series.min(), series.max()
         exact = low is None or (-_FLOAT32_EXACT <= low and high <= _FLOAT32_EXACT)  # type: ignore[operator]
-        series = series.cast(pl.Float32 if exact else pl.Float64)
+        cast = series.cast(pl.Float32 if exact else pl.Float64)
+        if not exact and series.dtype.is_integer():
+            _warn_if_merged(series.name, series.to_numpy(), cast.to_numpy())
+        series = cast
     return series.to_numpy()
+
+
+# Integers up to this magnitude are float64 numbers exactly.
+_FLOAT64_EXACT = 2**53
+
+
+def _warn_if_merged(name: str, ints: NDArray[Any], floats: NDArray[Any]) -> None:
+    """Warns when rounding a column's integers beyond ±2**53 to float64 made distinct values
+    equal (the tree can no longer separate them); checked only past that bound."""
+    if not ints.size:
+        return
+    low, high = ints.min(), ints.max()
+    if -_FLOAT64_EXACT <= int(low) and int(high) <= _FLOAT64_EXACT:
+        return
+    before, after = len(np.unique(ints)), len(np.unique(floats))
+    if after < before:
+        warnings.warn(
+            f"column {name!r} holds integers beyond 2**53 (from {low} to {high}) that "
+            f"float64 cannot tell apart: its {before} distinct values are {after} after "
+            "rounding, so the tree cannot separate them",
+            UserWarning,
+            stacklevel=5,
+        )
 
 
 def _check_finite(name: str, values: NDArray[np.floating]) -> None:
