@@ -407,17 +407,18 @@ def same_tree_exact(q, sk) -> bool:
 
 # ---------------------------------------------------------------- configurations ----
 
-# (label, keyword arguments for both, weights?, compare by seeds?)
+# (label, keyword arguments for both, weights (None, "ints" or "zeros"), compare by seeds?)
 CONFIGS = [
-    ("full", {}, False, False),
-    ("depth3", {"max_depth": 3}, False, False),
-    ("leaf5", {"min_samples_leaf": 5}, False, False),
-    ("split10_leaf3", {"min_samples_split": 10, "min_samples_leaf": 3}, False, False),
-    ("weights", {"max_depth": 6}, True, False),
-    ("frac_leaf", {"min_samples_leaf": 0.05}, False, False),
-    ("min_imp", {"min_impurity_decrease": 0.01}, False, False),
-    ("leaves10", {"max_leaf_nodes": 10}, False, True),
-    ("ccp", {"ccp_alpha": "auto"}, False, True),
+    ("full", {}, None, False),
+    ("depth3", {"max_depth": 3}, None, False),
+    ("leaf5", {"min_samples_leaf": 5}, None, False),
+    ("split10_leaf3", {"min_samples_split": 10, "min_samples_leaf": 3}, None, False),
+    ("weights", {"max_depth": 6}, "ints", False),
+    ("zero_weights", {"max_depth": 6}, "zeros", False),
+    ("frac_leaf", {"min_samples_leaf": 0.05}, None, False),
+    ("min_imp", {"min_impurity_decrease": 0.01}, None, False),
+    ("leaves10", {"max_leaf_nodes": 10}, None, True),
+    ("ccp", {"ccp_alpha": "auto"}, None, True),
 ]
 
 
@@ -492,16 +493,19 @@ def run_case(case: Case, out: Outcome, configs=CONFIGS, verbose=False, nan_frac=
         (SkC, DecisionTreeClassifier) if case.classification else (SkR, DecisionTreeRegressor)
     )
     crits = ["gini", "entropy"] if case.classification else ["squared_error"]
-    w_int = np.random.default_rng(3).integers(1, 4, size=len(y)).astype(float)
+    # integer weights 1..3, and 0..2: a zero-weight row is absent in both libraries (its
+    # value is no threshold candidate that changes the weighted partition)
+    draws = np.random.default_rng(3).integers(0, 3, size=len(y)).astype(float)
+    w_by = {"ints": draws + 1, "zeros": draws}
     ones = np.ones(len(y))
     for crit in crits:
         for label, kw, weighted, by_seeds in configs:
-            if crit == "entropy" and label not in ("full", "depth3", "weights"):
+            if crit == "entropy" and label not in ("full", "depth3", "weights", "zero_weights"):
                 continue
             kw = dict(kw)
             if kw.get("ccp_alpha") == "auto":
                 kw["ccp_alpha"] = ccp_value(sk_cls, X, y, crit)
-            w = w_int if weighted else None
+            w = w_by[weighted] if weighted else None
             where = f"{case.name} [{crit} {label}{' nan' if nan_frac else ''}]"
             try:
                 sk = sk_cls(random_state=0, criterion=crit, **kw).fit(X, y, sample_weight=w)

@@ -28,7 +28,11 @@ def small_cases():
 
 
 def test_sweep_subset_agrees_with_sklearn():
-    configs = [c for c in sweep.CONFIGS if c[0] in ("full", "depth3", "weights", "leaves10", "ccp")]
+    configs = [
+        c
+        for c in sweep.CONFIGS
+        if c[0] in ("full", "depth3", "weights", "zero_weights", "leaves10", "ccp")
+    ]
     out = sweep.sweep(small_cases(), nan_frac=0.1, layouts_too=False, configs=configs)
     assert out.problems == []
     assert out.compared >= 40
