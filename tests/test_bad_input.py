@@ -39,6 +39,14 @@ def weights(i: int, v: float) -> np.ndarray:
     return w
 
 
+def object_matrix_with(value, row: int, column: int) -> np.ndarray:
+    """X10 as an object array with one cell replaced, and a None (read as NaN) before it."""
+    X = X10.astype(object)
+    X[0, column] = None
+    X[row, column] = value
+    return X
+
+
 def pandas_frame(names):
     import pandas as pd
 
@@ -517,6 +525,24 @@ CASES = [
         [r"y mixes labels of types int, str", r"all numbers or all strings"],
         lambda: clf().fit(X10, np.array([1, "a"] * 5, dtype=object)),
         id="labels-of-mixed-types",
+    ),
+    pytest.param(
+        TypeError,
+        [r"column x1, row 2: 'n/a'"],
+        lambda: clf().fit(object_matrix_with("n/a", row=2, column=1), Y10),
+        id="object-numpy-names-the-cell",
+    ),
+    pytest.param(
+        TypeError,
+        [r"column x1, row 2: 'n/a'"],
+        lambda: clf().fit(X10, Y10).predict(object_matrix_with("n/a", row=2, column=1)),
+        id="object-numpy-names-the-cell-at-predict",
+    ),
+    pytest.param(
+        TypeError,
+        [r"regression targets.*row 4: 'x'"],
+        lambda: reg().fit(X10, np.array([1.0, 5.0, 2.0, 3.0, "x"] * 2, dtype=object)),
+        id="object-regression-target-names-the-row",
     ),
     pytest.param(NotFittedError, [r"(?i)fit"], lambda: clf().tree_, id="tree-before-fit"),
     pytest.param(NotFittedError, [r"(?i)fit"], lambda: clf().classes_, id="classes-before-fit"),

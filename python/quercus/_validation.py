@@ -648,8 +648,29 @@ def _unboxed(values: NDArray[Any], what: str, hint: str) -> NDArray[Any]:
         return values.astype(np.float64)
     except (TypeError, ValueError) as error:
         raise TypeError(
-            f"{what} has dtype object and a value that is not a number ({error}){hint}"
+            f"{what} has dtype object and a value that is not a number"
+            f"{_first_non_number(values)} ({error}){hint}"
         ) from None
+
+
+def _first_non_number(values: NDArray[Any]) -> str:
+    """Where the first value NumPy cannot read as a float lies: " at column x2, row 5: 'n/a'"
+    (a 2-D X) or " at row 5: 'n/a'"; only reached on the way to an error. Column by column,
+    then value by value in the failing column (None, which NumPy reads as NaN, passes)."""
+    columns = values.reshape(len(values), -1)
+    for j in range(columns.shape[1]):
+        try:
+            columns[:, j].astype(np.float64)
+            continue
+        except (TypeError, ValueError):
+            pass
+        for i, value in enumerate(columns[:, j]):
+            try:
+                np.array([value], dtype=object).astype(np.float64)
+            except (TypeError, ValueError):
+                place = f"column x{j}, row {i}" if values.ndim == 2 else f"row {i}"
+                return f" at {place}: {value!r}"
+    return ""
 
 
 def _check_not_empty(shape: tuple[int, ...]) -> None:
