@@ -189,8 +189,14 @@ def go_left(x: np.ndarray, thr: float, missing_left: bool) -> np.ndarray:
     return np.where(nan, missing_left, x <= thr)
 
 
-def split_score(X, y, w, rows, f, thr, mleft, cls, crit) -> float:
-    left = go_left(X[rows, f], thr, mleft)
+def node_left(t, i, X, rows) -> np.ndarray:
+    """Which of `rows` node i of tree t (either library's `tree_`) sends to its left child."""
+    return go_left(X[rows, t.feature[i]], t.threshold[i], bool(t.missing_go_to_left[i]))
+
+
+def split_score(t, i, X, y, w, rows, cls, crit) -> float:
+    """Σw·impurity of the two children node i of tree t makes of `rows`."""
+    left = node_left(t, i, X, rows)
     a = rows[left]
     b = rows[~left]
     return child_impurity(y[a], w[a], cls, crit) + child_impurity(y[b], w[b], cls, crit)
@@ -235,25 +241,13 @@ def explain_split(qt, k, st, s, X, y, w, rows, cls, crit) -> str | None:
         if not cls and child_impurity(y[rows], w[rows], cls, crit) <= EPSILON * tot:
             return "sklearn_splits_pure_node"
         return None
-    q_score = split_score(
-        X, y, w, rows, qt.feature[k], qt.threshold[k], bool(qt.missing_go_to_left[k]), cls, crit
-    )
+    q_score = split_score(qt, k, X, y, w, rows, cls, crit)
     if s_leaf:
         node = child_impurity(y[rows], w[rows], cls, crit)
         if abs(q_score - node) <= REL * max(abs(node), 1e-300):
             return "zero_gain_split"
     else:
-        s_score = split_score(
-            X,
-            y,
-            w,
-            rows,
-            st.feature[s],
-            st.threshold[s],
-            bool(st.missing_go_to_left[s]),
-            cls,
-            crit,
-        )
+        s_score = split_score(st, s, X, y, w, rows, cls, crit)
         if q_score > s_score + REL * max(abs(s_score), 1e-300):
             return None
     if gap_at(X, rows, qt.feature[k], qt.threshold[k]) < SK_FEATURE_THRESHOLD:
@@ -303,17 +297,7 @@ def compare_trees(q, sk, X, y, w, cls, crit, out: Outcome, where: str, by_seeds=
                 node_imp = child_impurity(y[rows], w[rows], cls, crit)
                 split = (qt, k) if s_leaf else (st, s)
                 t, i = split
-                sc = split_score(
-                    X,
-                    y,
-                    w,
-                    rows,
-                    t.feature[i],
-                    t.threshold[i],
-                    bool(t.missing_go_to_left[i]),
-                    cls,
-                    crit,
-                )
+                sc = split_score(t, i, X, y, w, rows, cls, crit)
                 out.problems.append(
                     f"{where} {path}: leaf in {'sklearn' if s_leaf else 'quercus'} only "
                     f"(node Σw·imp {node_imp:.12g}, the other's split leaves {sc:.12g}, "
@@ -321,38 +305,14 @@ def compare_trees(q, sk, X, y, w, cls, crit, out: Outcome, where: str, by_seeds=
                 )
                 ok = False
                 continue
-            a = split_score(
-                X,
-                y,
-                w,
-                rows,
-                qt.feature[k],
-                qt.threshold[k],
-                bool(qt.missing_go_to_left[k]),
-                cls,
-                crit,
-            )
-            b = split_score(
-                X,
-                y,
-                w,
-                rows,
-                st.feature[s],
-                st.threshold[s],
-                bool(st.missing_go_to_left[s]),
-                cls,
-                crit,
-            )
+            a = split_score(qt, k, X, y, w, rows, cls, crit)
+            b = split_score(st, s, X, y, w, rows, cls, crit)
             # relative to the node's own Σw·impurity: both children's sums are at most that
             scale = max(abs(a), abs(b), child_impurity(y[rows], w[rows], cls, crit))
             if abs(a - b) <= REL * scale:
                 out.ties += 1
-                ql = go_left(
-                    X[rows, qt.feature[k]], qt.threshold[k], bool(qt.missing_go_to_left[k])
-                )
-                sl = go_left(
-                    X[rows, st.feature[s]], st.threshold[s], bool(st.missing_go_to_left[s])
-                )
+                ql = node_left(qt, k, X, rows)
+                sl = node_left(st, s, X, rows)
                 if np.array_equal(ql, sl):
                     # the same partition: the subtrees below can still be compared
                     stack.append(
@@ -378,8 +338,8 @@ def compare_trees(q, sk, X, y, w, cls, crit, out: Outcome, where: str, by_seeds=
             continue
         if s_leaf:
             continue
-        f, thr = st.feature[s], st.threshold[s]
-        left = go_left(X[rows, f], thr, bool(st.missing_go_to_left[s]))
+        f = st.feature[s]
+        left = node_left(st, s, X, rows)
         stack.append((st.children_left[s], qt.children_left[k], rows[left], path + f"/x{f}<="))
         stack.append((st.children_right[s], qt.children_right[k], rows[~left], path + f"/x{f}>"))
     return ok
