@@ -627,3 +627,11 @@ def test_integers_merged_by_float64_warn(frame):
         warnings.simplefilter("error")
         clf().fit(frame(np.array([[big], [big - 1]] * 5, dtype=np.int64)), Y10)
         clf().fit(frame(np.array([[2**62], [0]] * 5, dtype=np.int64)), Y10)
+
+
+def test_integers_merged_by_float64_warn_past_nulls():
+    """A Polars integer column with nulls (read as floats) is checked on its values."""
+    big = 2**53
+    X = pl.DataFrame({"x0": [big, big + 1, None, 3, 4] * 2})
+    with pytest.warns(UserWarning, match=r"its 4 distinct values are 3"):
+        clf().fit(X, Y10)

@@ -612,7 +612,7 @@ def _numeric_matrix(array: NDArray[Any]) -> NDArray[np.floating]:
     float32 converts to float64 exactly, so the tree is the one the float64 data grow."""
     if array.dtype not in _READ_IN_PLACE:
         cast = array.astype(_exact_float(array))
-        if array.dtype.kind in "iu" and array.ndim == 2:
+        if array.dtype.kind in "iu" and array.ndim == 2 and _beyond_float64(array):
             for j in range(array.shape[1]):
                 _warn_if_merged(f"x{j}", array[:, j], cast[:, j])
         array = cast
@@ -1170,7 +1170,10 @@ def _series_numbers(series: pl.Series) -> NDArray[np.floating]:
         exact = low is None or (-_FLOAT32_EXACT <= low and high <= _FLOAT32_EXACT)  # type: ignore[operator]
         cast = series.cast(pl.Float32 if exact else pl.Float64)
         if not exact and series.dtype.is_integer():
-            _warn_if_merged(series.name, series.to_numpy(), cast.to_numpy())
+            # nulls dropped: an integer column with nulls comes out of Polars as floats
+            _warn_if_merged(
+                series.name, series.drop_nulls().to_numpy(), cast.drop_nulls().to_numpy()
+            )
         series = cast
     return series.to_numpy()
 
@@ -1179,14 +1182,19 @@ def _series_numbers(series: pl.Series) -> NDArray[np.floating]:
 _FLOAT64_EXACT = 2**53
 
 
+def _beyond_float64(ints: NDArray[Any]) -> bool:
+    """Whether an integer array holds a value that float64 may round."""
+    return bool(ints.size) and not (
+        -_FLOAT64_EXACT <= int(ints.min()) and int(ints.max()) <= _FLOAT64_EXACT
+    )
+
+
 def _warn_if_merged(name: str, ints: NDArray[Any], floats: NDArray[Any]) -> None:
     """Warns when rounding a column's integers beyond ±2**53 to float64 made distinct values
     equal (the tree can no longer separate them); checked only past that bound."""
-    if not ints.size:
+    if not _beyond_float64(ints):
         return
     low, high = ints.min(), ints.max()
-    if -_FLOAT64_EXACT <= int(low) and int(high) <= _FLOAT64_EXACT:
-        return
     before, after = len(np.unique(ints)), len(np.unique(floats))
     if after < before:
         warnings.warn(
