@@ -226,7 +226,8 @@ def _check_target_scale(targets: NDArray[np.float64], weights: NDArray[np.float6
             # the standard deviation scaled by the largest deviation: (1e-300)² underflows
             spread = np.abs(y - mean).max()
             std = spread * np.sqrt(np.dot(weights, ((y - mean) / spread) ** 2) / total)
-            if 0 < std <= np.sqrt(np.finfo(np.float64).eps):
+            # a constant y is no case: its deviations are the mean's rounding
+            if y.max() > y.min() and 0 < std <= np.sqrt(np.finfo(np.float64).eps):
                 which = "y" if values.shape[1] == 1 else f"output {k} of y"
                 warnings.warn(
                     f"{which} varies too little for a regression tree: its standard "
