@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import polars as pl
@@ -36,6 +37,27 @@ def weights(i: int, v: float) -> np.ndarray:
     w = np.ones(10)
     w[i] = v
     return w
+
+
+def object_matrix_with(value, row: int, column: int) -> np.ndarray:
+    """X10 as an object array with one cell replaced, and a None (read as NaN) before it."""
+    X = X10.astype(object)
+    X[0, column] = None
+    X[row, column] = value
+    return X
+
+
+def pandas_frame(names):
+    import pandas as pd
+
+    return pd.DataFrame(X10, columns=names)
+
+
+def pandas_with_a_string():
+    frame = DF.to_pandas()
+    frame["density"] = frame["density"].astype(object)
+    frame.loc[3, "density"] = "n/a"
+    return frame
 
 
 def fitted_on_df():
@@ -443,6 +465,85 @@ CASES = [
         lambda: clf().node_scores(0),
         id="node-scores-before-fit",
     ),
+    # found by the QA sweep of edge inputs (pandas, weights and targets at the float limits)
+    pytest.param(
+        ValueError,
+        [r"two columns named 'a'", r"columns 0 and 1"],
+        lambda: clf().fit(pandas_frame(["a", "a"]), Y10),
+        id="duplicated-column-names-pandas",
+    ),
+    pytest.param(
+        ValueError,
+        [r"two columns named 'a'"],
+        lambda: clf().fit(pandas_frame(["a", "b"]), Y10).predict(pandas_frame(["a", "a"])),
+        id="duplicated-column-names-pandas-at-predict",
+    ),
+    pytest.param(
+        ValueError,
+        [r"two columns named '1'"],
+        lambda: clf().fit(pandas_frame([1, "1"]), Y10),
+        id="column-names-equal-as-text-pandas",
+    ),
+    pytest.param(
+        TypeError,
+        [r"column 'density'", r"numbers or.*strings"],
+        lambda: clf().fit(pandas_with_a_string(), Y10),
+        id="string-in-numeric-object-column-pandas",
+    ),
+    pytest.param(
+        TypeError,
+        [r"column 'density'", r"numbers or.*strings"],
+        lambda: clf().fit(DF.to_pandas(), Y10).predict(pandas_with_a_string()),
+        id="string-in-numeric-object-column-pandas-at-predict",
+    ),
+    pytest.param(
+        ValueError,
+        [r"sample_weight sums to inf", r"scale"],
+        lambda: clf().fit(X10, Y10, sample_weight=np.full(10, 1e308)),
+        id="weights-sum-overflows",
+    ),
+    pytest.param(
+        ValueError,
+        [r"\by is too large", r"overflows"],
+        lambda: reg().fit(X10, np.array([1e200, -1e200] * 5)),
+        id="regression-y-squares-overflow",
+    ),
+    pytest.param(
+        ValueError,
+        [r"\by is too large", r"Σw = 1e\+301"],
+        lambda: reg().fit(X10, R10 * 1e5, sample_weight=np.full(10, 1e300)),
+        id="regression-weighted-squares-overflow",
+    ),
+    pytest.param(
+        ValueError,
+        [r"output 1 of y is too large"],
+        lambda: reg().fit(X10, np.c_[R10, R10 * 1e200]),
+        id="regression-second-output-overflows",
+    ),
+    pytest.param(
+        TypeError,
+        [r"y mixes labels of types int, str", r"all numbers or all strings"],
+        lambda: clf().fit(X10, np.array([1, "a"] * 5, dtype=object)),
+        id="labels-of-mixed-types",
+    ),
+    pytest.param(
+        TypeError,
+        [r"column x1, row 2: 'n/a'"],
+        lambda: clf().fit(object_matrix_with("n/a", row=2, column=1), Y10),
+        id="object-numpy-names-the-cell",
+    ),
+    pytest.param(
+        TypeError,
+        [r"column x1, row 2: 'n/a'"],
+        lambda: clf().fit(X10, Y10).predict(object_matrix_with("n/a", row=2, column=1)),
+        id="object-numpy-names-the-cell-at-predict",
+    ),
+    pytest.param(
+        TypeError,
+        [r"regression targets.*row 4: 'x'"],
+        lambda: reg().fit(X10, np.array([1.0, 5.0, 2.0, 3.0, "x"] * 2, dtype=object)),
+        id="object-regression-target-names-the-row",
+    ),
     pytest.param(NotFittedError, [r"(?i)fit"], lambda: clf().tree_, id="tree-before-fit"),
     pytest.param(NotFittedError, [r"(?i)fit"], lambda: clf().classes_, id="classes-before-fit"),
 ]
@@ -493,3 +594,44 @@ def test_pruning_path_reads_by_attribute_and_by_key():
     assert set(path.keys()) == {"ccp_alphas", "impurities"}
     with pytest.raises(KeyError):
         path["alphas"]
+
+
+def test_targets_below_epsilon_warn_and_still_fit():
+    """A y varying by ~1e-9 is one pure leaf (scikit-learn's rule too): warned, not silent."""
+    y = R10 * 1e-9
+    with pytest.warns(UserWarning, match=r"varies too little.*scale y up"):
+        m = reg().fit(X10, y)
+    assert m.get_n_leaves() == 1
+    assert m.predict(X10[:1])[0] == pytest.approx(y.mean(), rel=1e-12)
+
+
+def test_large_targets_inside_the_overflow_guard_fit_exactly():
+    """Just inside the guard a fully grown tree still reproduces its training y, unwarned."""
+    y = R10 * 1e140
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = reg().fit(X10, y)
+    np.testing.assert_array_equal(m.predict(X10), y)
+
+
+@pytest.mark.parametrize("frame", [np.array, lambda a: pl.DataFrame({"x0": a.ravel()})])
+def test_integers_merged_by_float64_warn(frame):
+    """2**53 and 2**53 + 1 are one float64: the tree cannot split them, and says so."""
+    big = 2**53
+    X = frame(np.array([[big], [big + 1]] * 5, dtype=np.int64))
+    with pytest.warns(UserWarning, match=r"column 'x0' holds integers beyond 2\*\*53.*2 distinct"):
+        m = clf().fit(X, Y10)
+    assert m.get_n_leaves() == 1
+    # below the bound, or beyond it with values that stay apart: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf().fit(frame(np.array([[big], [big - 1]] * 5, dtype=np.int64)), Y10)
+        clf().fit(frame(np.array([[2**62], [0]] * 5, dtype=np.int64)), Y10)
+
+
+def test_integers_merged_by_float64_warn_past_nulls():
+    """A Polars integer column with nulls (read as floats) is checked on its values."""
+    big = 2**53
+    X = pl.DataFrame({"x0": [big, big + 1, None, 3, 4] * 2})
+    with pytest.warns(UserWarning, match=r"its 4 distinct values are 3"):
+        clf().fit(X, Y10)

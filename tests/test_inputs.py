@@ -658,3 +658,23 @@ def test_export_text_prints_no_negative_zero():
     lines = normalize_export(m.export_text()).splitlines()
     assert lines == ["x0 <= 0.5000: 0.0000 (3)", "x0 >  0.5000: 5.0000 (1)"]
     assert "-0.0000" not in m.export_rules()
+
+
+@pytest.mark.parametrize("rows", [3, 40])  # the small-frame encoding and the column one
+def test_all_null_column_of_null_dtype_predicts_as_missing(rows):
+    """Polars gives a column of nulls only the Null dtype; at predict it is that column
+    missing on every row, numeric or categorical (it raised "unsupported dtype Null")."""
+    rng = np.random.default_rng(1)
+    train = pl.DataFrame(
+        {"size": rng.normal(size=40), "colour": ["red", "blue", "green", "red"] * 10}
+    )
+    y = (train["size"] > 0).to_numpy() ^ (train["colour"] == "red").to_numpy()
+    m = DecisionTreeClassifier(algorithm="cart").fit(train, y)
+    batch = train.head(rows)
+    for name, dtype in [("size", pl.Float64), ("colour", pl.String)]:
+        nulls = batch.with_columns(pl.lit(None).alias(name))
+        typed = batch.with_columns(pl.lit(None, dtype=dtype).alias(name))
+        assert nulls.schema[name] == pl.Null
+        np.testing.assert_array_equal(m.predict_proba(nulls), m.predict_proba(typed))
+        np.testing.assert_array_equal(m.apply(nulls), m.apply(typed))
+        assert (m.decision_path(nulls) != m.decision_path(typed)).nnz == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
@@ -188,7 +189,50 @@ def training_data(
         classes = labels[0] if columns_of_y is None else labels
     else:
         targets = _stacked([regression_targets(column, n_rows) for column in outputs])
-    return TrainingData(columns, schema, targets, classes, sample_weights(sample_weight, n_rows))
+    weights = sample_weights(sample_weight, n_rows)
+    if not classification:
+        _check_target_scale(targets, weights)
+    return TrainingData(columns, schema, targets, classes, weights)
+
+
+def _check_target_scale(targets: NDArray[np.float64], weights: NDArray[np.float64]) -> None:
+    """A regression search adds up w·(y − ȳ)² and squares sums of w·(y − ȳ) (at most Σw ·
+    Σw(y − ȳ)², by Cauchy-Schwarz): past the largest float those are infinite, every gain
+    is NaN and the tree silently stops growing. Refused instead, naming the output.
+
+    At the other end a node is pure when its variance is at most machine epsilon (an
+    absolute bound, as scikit-learn's), so a y varying by less than about 1e-8 gives one
+    leaf: warned, the tree being scikit-learn's."""
+    total = weights.sum()
+    if total <= 0:
+        return  # refused later with its own message
+    values = targets.reshape(len(targets), -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k in range(values.shape[1]):
+            y = values[:, k]
+            mean = np.dot(weights, y / total)
+            bound = total * np.dot(weights, (y - mean) ** 2)
+            if not np.isfinite(bound):
+                which = "y" if values.shape[1] == 1 else f"output {k} of y"
+                raise ValueError(
+                    f"{which} is too large for a regression tree: Σw · Σw(y − ȳ)² "
+                    f"overflows float64 (|y| up to {np.abs(y).max():.3g}, Σw = {total:.3g}); "
+                    "scale y or sample_weight down"
+                )
+            # the standard deviation scaled by the largest deviation: (1e-300)² underflows
+            spread = np.abs(y - mean).max()
+            std = spread * np.sqrt(np.dot(weights, ((y - mean) / spread) ** 2) / total)
+            # a constant y is no case: its deviations are the mean's rounding
+            if y.max() > y.min() and 0 < std <= np.sqrt(np.finfo(np.float64).eps):
+                which = "y" if values.shape[1] == 1 else f"output {k} of y"
+                warnings.warn(
+                    f"{which} varies too little for a regression tree: its standard "
+                    f"deviation {std:.3g} is below √ε (1.5e-08), so its variance is below "
+                    "machine epsilon, which the tree (as scikit-learn's) takes for a pure "
+                    "node; scale y up",
+                    UserWarning,
+                    stacklevel=4,
+                )
 
 
 def _name_of(y: Any) -> str:
@@ -405,7 +449,14 @@ def _class_targets(y: Any, n_rows: int) -> tuple[NDArray[np.uint32], NDArray[Any
             f"{values[_first(fractional)]}); a classifier needs class labels, "
             "use DecisionTreeRegressor for a numeric target"
         )
-    classes, codes = np.unique(values, return_inverse=True)
+    try:
+        classes, codes = np.unique(values, return_inverse=True)
+    except TypeError as e:  # an object y mixing kinds: 1 and "a" cannot be ordered
+        kinds = sorted({type(v).__name__ for v in values.ravel()})
+        raise TypeError(
+            f"y mixes labels of types {', '.join(kinds)}, which cannot be sorted into "
+            "classes; make the labels all numbers or all strings"
+        ) from e
     return codes.astype(np.uint32), classes
 
 
@@ -437,6 +488,14 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
         raise ValueError(
             f"sample_weight must be finite and not negative; row {row} is {weights[row]}"
         )
+    with np.errstate(over="ignore"):
+        total = weights.sum()
+    if not np.isfinite(total):
+        # every node's weight is a sum of these: an infinite one makes NaN probabilities
+        raise ValueError(
+            f"sample_weight sums to {total} (more than the largest float, "
+            f"{np.finfo(np.float64).max:.3g}); scale the weights down"
+        )
     return weights
 
 
@@ -449,7 +508,22 @@ def from_pandas(obj: Any) -> Any:
         return obj
     if isinstance(obj, pd.Series):
         return _pandas_series(obj)
-    return pl.DataFrame([_pandas_series(obj[name]) for name in obj.columns])
+    _refuse_duplicate_names([str(name) for name in obj.columns])
+    # by position: `obj[name]` of a duplicated name would be a frame, not a column
+    return pl.DataFrame([_pandas_series(obj.iloc[:, i]) for i in range(obj.shape[1])])
+
+
+def _refuse_duplicate_names(names: list[str]) -> None:
+    """Columns are matched by name at predict, so two with one name (as text: 1 and "1"
+    are one) would be ambiguous."""
+    first: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in first:
+            raise ValueError(
+                f"X has two columns named {name!r} (columns {first[name]} and {i}); "
+                "column names must be unique"
+            )
+        first[name] = i
 
 
 def _pandas_series(series: Any) -> pl.Series:
@@ -458,7 +532,15 @@ def _pandas_series(series: Any) -> pl.Series:
 
     name = str(series.name) if series.name is not None else ""
     if not isinstance(series.dtype, pd.CategoricalDtype):
-        return pl.from_pandas(series).rename(name)
+        try:
+            return pl.from_pandas(series).rename(name)
+        except (TypeError, ValueError, pl.exceptions.PolarsError) as e:
+            # an object column mixing numbers and strings, say: Polars's message names
+            # neither the column nor the cause
+            raise TypeError(
+                f"column {name!r} (pandas dtype {series.dtype}) could not be read: its "
+                f"values must be all numbers or all strings ({type(e).__name__}: {e})"
+            ) from e
     # The Enum's categories gathered by the codes (-1, missing, as a null index): vectorised,
     # where a list of the labels cost about a second a million rows.
     codes = pl.Series(series.cat.codes.to_numpy()).cast(pl.Int64)
@@ -533,7 +615,11 @@ def _numeric_matrix(array: NDArray[Any]) -> NDArray[np.floating]:
     integer beyond ±2**53 is rounded to the nearest float64, as NumPy's cast rounds it). A
     float32 converts to float64 exactly, so the tree is the one the float64 data grow."""
     if array.dtype not in _READ_IN_PLACE:
-        array = array.astype(_exact_float(array))
+        cast = array.astype(_exact_float(array))
+        if array.dtype.kind in "iu" and array.ndim == 2 and _beyond_float64(array):
+            for j in range(array.shape[1]):
+                _warn_if_merged(f"x{j}", array[:, j], cast[:, j])
+        array = cast
     if not (array.flags.c_contiguous or array.flags.f_contiguous) or not array.flags.aligned:
         array = np.require(array, requirements=["F", "A"])
     return array
@@ -566,8 +652,29 @@ def _unboxed(values: NDArray[Any], what: str, hint: str) -> NDArray[Any]:
         return values.astype(np.float64)
     except (TypeError, ValueError) as error:
         raise TypeError(
-            f"{what} has dtype object and a value that is not a number ({error}){hint}"
+            f"{what} has dtype object and a value that is not a number"
+            f"{_first_non_number(values)} ({error}){hint}"
         ) from None
+
+
+def _first_non_number(values: NDArray[Any]) -> str:
+    """Where the first value NumPy cannot read as a float lies: " at column x2, row 5: 'n/a'"
+    (a 2-D X) or " at row 5: 'n/a'"; only reached on the way to an error. Column by column,
+    then value by value in the failing column (None, which NumPy reads as NaN, passes)."""
+    columns = values.reshape(len(values), -1)
+    for j in range(columns.shape[1]):
+        try:
+            columns[:, j].astype(np.float64)
+            continue
+        except (TypeError, ValueError):
+            pass
+        for i, value in enumerate(columns[:, j]):
+            try:
+                np.array([value], dtype=object).astype(np.float64)
+            except (TypeError, ValueError):
+                place = f"column x{j}, row {i}" if values.ndim == 2 else f"row {i}"
+                return f" at {place}: {value!r}"
+    return ""
 
 
 def _check_not_empty(shape: tuple[int, ...]) -> None:
@@ -671,6 +778,10 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
     columns: list[Column] = []
     for feature in features:
         series = frame.get_column(feature.name)
+        if series.dtype == pl.Null:
+            # Polars's dtype for a column of nulls only (a batch where a value is never
+            # given): every row missing, read as the fit's kind of column
+            series = series.cast(pl.Float64 if feature.kind == "numeric" else pl.String)
         kind = _kind(series)
         if kind != feature.kind:
             raise TypeError(
@@ -1061,8 +1172,42 @@ def _series_numbers(series: pl.Series) -> NDArray[np.floating]:
     if series.dtype not in (pl.Float32, pl.Float64):
         low, high = series.min(), series.max()
         exact = low is None or (-_FLOAT32_EXACT <= low and high <= _FLOAT32_EXACT)  # type: ignore[operator]
-        series = series.cast(pl.Float32 if exact else pl.Float64)
+        cast = series.cast(pl.Float32 if exact else pl.Float64)
+        if not exact and series.dtype.is_integer():
+            # nulls dropped: an integer column with nulls comes out of Polars as floats
+            _warn_if_merged(
+                series.name, series.drop_nulls().to_numpy(), cast.drop_nulls().to_numpy()
+            )
+        series = cast
     return series.to_numpy()
+
+
+# Integers up to this magnitude are float64 numbers exactly.
+_FLOAT64_EXACT = 2**53
+
+
+def _beyond_float64(ints: NDArray[Any]) -> bool:
+    """Whether an integer array holds a value that float64 may round."""
+    return bool(ints.size) and not (
+        -_FLOAT64_EXACT <= int(ints.min()) and int(ints.max()) <= _FLOAT64_EXACT
+    )
+
+
+def _warn_if_merged(name: str, ints: NDArray[Any], floats: NDArray[Any]) -> None:
+    """Warns when rounding a column's integers beyond ±2**53 to float64 made distinct values
+    equal (the tree can no longer separate them); checked only past that bound."""
+    if not _beyond_float64(ints):
+        return
+    low, high = ints.min(), ints.max()
+    before, after = len(np.unique(ints)), len(np.unique(floats))
+    if after < before:
+        warnings.warn(
+            f"column {name!r} holds integers beyond 2**53 (from {low} to {high}) that "
+            f"float64 cannot tell apart: its {before} distinct values are {after} after "
+            "rounding, so the tree cannot separate them",
+            UserWarning,
+            stacklevel=5,
+        )
 
 
 def _check_finite(name: str, values: NDArray[np.floating]) -> None:
