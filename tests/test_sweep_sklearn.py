@@ -5,18 +5,32 @@ set, 200 R data sets) is `python bench/sweep_sklearn.py`."""
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytest.importorskip("sklearn")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-import sweep_sklearn as sweep
-
 from quercus import DecisionTreeClassifier
+
+pytest.importorskip("sklearn")
+
+
+def _bench_module(name: str):
+    """bench/<name>.py loaded from its file: putting bench/ on sys.path would let its
+    scripts shadow packages of the same name (`sparse`, `stream`) in this process and in
+    the worker processes it spawns (a Dask LocalCluster's workers then never start)."""
+    path = Path(__file__).resolve().parents[1] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+sweep = _bench_module("sweep_sklearn")
 
 
 def small_cases():
