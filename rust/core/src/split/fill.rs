@@ -25,36 +25,42 @@ pub(super) enum RowStats {
 
 impl RowStats {
     /// The statistics of the node's `rows`; `fresh`: the sums they go to are all zero.
-    pub(super) fn of(searcher: &Searcher<'_, '_>, rows: &NodeRows, fresh: bool) -> RowStats {
+    /// `None` when their memory cannot be had (the fit then stops at its next check).
+    pub(super) fn of(
+        searcher: &Searcher<'_, '_>,
+        rows: &NodeRows,
+        fresh: bool,
+    ) -> Option<RowStats> {
         let weights = || {
-            rows.iter()
-                .map(|(r, w)| searcher.search_weight(r, w))
-                .collect::<Vec<f64>>()
+            let mut v = searcher.vec(rows.len())?;
+            v.extend(rows.iter().map(|(r, w)| searcher.search_weight(r, w)));
+            Some(v)
         };
-        match *searcher.target {
+        Some(match *searcher.target {
             Target::Classes { codes, n_classes } => {
-                let classes = rows
-                    .rows
-                    .iter()
-                    .map(|&r| codes.get(r as usize).copied().unwrap_or(u32::MAX))
-                    .collect();
-                let weights = weights();
+                let mut classes = searcher.vec(rows.len())?;
+                classes.extend(
+                    rows.rows
+                        .iter()
+                        .map(|&r| codes.get(r as usize).copied().unwrap_or(u32::MAX)),
+                );
+                let weights = weights()?;
                 if fresh && weights.iter().all(|&w| w == 1.0) {
                     RowStats::Counts { classes, n_classes }
                 } else {
                     RowStats::Classes { classes, weights }
                 }
             }
-            Target::Values(y) => RowStats::Values(
-                rows.iter()
-                    .map(|(r, w)| {
-                        let y = y.get(r).copied().unwrap_or(f64::NAN) - searcher.shift;
-                        [w, w * y, w * y * y]
-                    })
-                    .collect(),
-            ),
+            Target::Values(y) => {
+                let mut values = searcher.vec(rows.len())?;
+                values.extend(rows.iter().map(|(r, w)| {
+                    let y = y.get(r).copied().unwrap_or(f64::NAN) - searcher.shift;
+                    [w, w * y, w * y * y]
+                }));
+                RowStats::Values(values)
+            }
             Target::MultiClasses { .. } | Target::MultiValues { .. } => RowStats::Rows,
-        }
+        })
     }
 
     /// Adds the node's rows to the histogram `hist` of a dense column coded `codes`: per bin

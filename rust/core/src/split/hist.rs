@@ -1089,7 +1089,10 @@ impl Searcher<'_, '_> {
         }
         let exact = self.exact_counts(rows);
         let dense = jobs.iter().any(|(_, c, _)| c.zero.is_none());
-        let stats = dense.then(|| RowStats::of(self, rows, fresh));
+        let stats = dense.then(|| RowStats::of(self, rows, fresh)).flatten();
+        if self.stopped() {
+            return;
+        }
         let fill = |(f, column, hist): (usize, &Binned, &mut [f64])| match column.zero {
             None => {
                 if !stats
