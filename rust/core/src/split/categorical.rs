@@ -4,15 +4,16 @@ use super::*;
 use crate::criterion::stats_weight;
 
 impl Searcher<'_, '_> {
-    /// Per-category statistics and row counts of the known rows.
+    /// Per-category statistics and row counts of the known rows; `codes` yields the code of
+    /// each of the node's rows, in order.
     pub(super) fn per_category(
         &self,
-        codes: &[Option<u32>],
+        codes: impl Iterator<Item = Option<u32>>,
         k: usize,
         node: &NodeRows,
     ) -> Categories {
         let mut cats = Categories::empty(self, k);
-        self.add_to_categories(&mut cats, codes, node);
+        self.add_coded(&mut cats, codes, node);
         cats
     }
 
@@ -24,10 +25,21 @@ impl Searcher<'_, '_> {
         codes: &[Option<u32>],
         node: &NodeRows,
     ) {
-        for ((code, &r), &w) in codes.iter().zip(&node.rows).zip(&node.weights) {
+        self.add_coded(cats, codes.iter().copied(), node);
+    }
+
+    fn add_coded(
+        &self,
+        cats: &mut Categories,
+        codes: impl Iterator<Item = Option<u32>>,
+        node: &NodeRows,
+    ) {
+        let width = cats.width;
+        for ((code, &r), &w) in codes.zip(&node.rows).zip(&node.weights) {
             let slot = code.and_then(|c| {
                 let c = c as usize;
-                Some((cats.stats.get_mut(c)?, cats.counts.get_mut(c)?))
+                let s = cats.stats.get_mut(c * width..(c + 1) * width)?;
+                Some((s, cats.counts.get_mut(c)?))
             });
             match slot {
                 Some((s, n)) => {
@@ -55,10 +67,11 @@ impl Searcher<'_, '_> {
         if present.len() < 2 {
             return None;
         }
-        let k = cats.stats.len();
+        let k = cats.len();
+        let mut children = cats.each().map(<[f64]>::to_vec).collect::<Vec<_>>();
         if !self.places_missing() || cats.n_missing == 0 {
             let part = Partition {
-                children: &cats.stats,
+                children: &children,
                 counts: &cats.counts,
                 impurities: None,
             };
@@ -68,7 +81,6 @@ impl Searcher<'_, '_> {
         }
         let known = cats.known();
         let all = sum(&known, &cats.missing);
-        let mut children = cats.stats.clone();
         let mut counts = cats.counts.clone();
         let child = if self.missing == MissingStrategy::Separate {
             children.push(cats.missing.clone());
@@ -79,7 +91,7 @@ impl Searcher<'_, '_> {
             let scale = self.noise_scale(&all);
             let mut best: Option<(usize, f64)> = None;
             for &c in &present {
-                let mut trial = cats.stats.clone();
+                let mut trial = children.clone();
                 if let Some(s) = trial.get_mut(c) {
                     add_into(s, &cats.missing);
                 }
@@ -156,7 +168,7 @@ impl Searcher<'_, '_> {
             // rpart's order (`graycode.c`): the subsets of the present categories below the
             // last code, in reflected Gray-code order (each step moves one category), the
             // last code always right; so that equal scores pick rpart's subset.
-            let last = cats.stats.len().saturating_sub(1);
+            let last = cats.len().saturating_sub(1);
             let movable: Vec<usize> = present.iter().copied().filter(|&c| c < last).collect();
             let n_masks = (1usize << movable.len()) - 1;
             let gray = |m: usize| m ^ (m >> 1);
@@ -175,7 +187,7 @@ impl Searcher<'_, '_> {
                 .filter_map(|i| movable.get(i).copied())
                 .collect();
             (
-                sides_of(cats.stats.len(), &present, |i| {
+                sides_of(cats.len(), &present, |i| {
                     present.get(i).is_some_and(|c| left.contains(c))
                 }),
                 side,
@@ -188,7 +200,7 @@ impl Searcher<'_, '_> {
                 self.best_two_way(cats, node_weight, order.len(), Fill::Grow, 0, |p, add| {
                     order.get(p - 1).into_iter().for_each(|&c| add(c));
                 })?;
-            (sides_of(cats.stats.len(), &order, |i| i < best), side)
+            (sides_of(cats.len(), &order, |i| i < best), side)
         };
         self.subset_candidate(feature, sides, side, cats, node_weight)
     }
@@ -272,7 +284,7 @@ impl Searcher<'_, '_> {
             let (mut left_rows, mut group) = (0, 0);
             for t in 1..=most {
                 let Some(&c) = at(t - 1) else { break };
-                if let Some(s) = cats.stats.get(c) {
+                if let Some(s) = cats.stat(c) {
                     add_into(&mut left, s);
                 }
                 left_rows += rows(c);
@@ -314,7 +326,7 @@ impl Searcher<'_, '_> {
             listed.reverse();
         }
         listed.extend(rare);
-        let sides = sides_of(cats.stats.len(), &listed, |i| i < t);
+        let sides = sides_of(cats.len(), &listed, |i| i < t);
         self.subset_candidate(feature, sides, side, cats, node_weight)
     }
 
@@ -331,7 +343,7 @@ impl Searcher<'_, '_> {
         let part = self.order_part(first);
         let node_key = first.get(part).copied().unwrap_or(0.0) / stats_weight(first, regression);
         let key = |c: usize| -> f64 {
-            let s = cats.stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
+            let s = cats.stat(c).unwrap_or(&[]);
             let s = layout.first_output(s);
             let w = stats_weight(s, regression);
             (s.get(part).copied().unwrap_or(0.0) + smooth * node_key) / (w + smooth)
@@ -362,7 +374,7 @@ impl Searcher<'_, '_> {
         let first = layout.first_output(&known);
         let part = self.order_part(first);
         let key = |c: usize| -> f64 {
-            let s = cats.stats.get(c).map(Vec::as_slice).unwrap_or(&[]);
+            let s = cats.stat(c).unwrap_or(&[]);
             let s = layout.first_output(s);
             s.get(part).copied().unwrap_or(0.0) / stats_weight(s, regression)
         };
@@ -405,7 +417,7 @@ impl Searcher<'_, '_> {
                 left.iter_mut().for_each(|l| *l = 0.0);
             }
             fill(i, &mut |c| {
-                if let Some(s) = cats.stats.get(c) {
+                if let Some(s) = cats.stat(c) {
                     left.iter_mut().zip(s).for_each(|(l, x)| *l += x);
                 }
             });
@@ -464,7 +476,7 @@ impl Searcher<'_, '_> {
         let width = self.target.stats_width();
         let mut children = [vec![0.0; width], vec![0.0; width]];
         let mut counts = [0usize; 2];
-        for (c, (s, n)) in cats.stats.iter().zip(&cats.counts).enumerate() {
+        for (c, (s, n)) in cats.each().zip(&cats.counts).enumerate() {
             let side = usize::from(!in_left(c));
             if let (Some(child), Some(slot)) = (children.get_mut(side), counts.get_mut(side)) {
                 child.iter_mut().zip(s).for_each(|(a, x)| *a += x);
@@ -507,8 +519,11 @@ enum Fill {
 /// Known-row statistics of a categorical feature at a node.
 #[derive(Debug, Clone)]
 pub(crate) struct Categories {
-    /// Statistics of each category's known rows.
-    pub(super) stats: Vec<Vec<f64>>,
+    /// Statistics of each category's known rows, `width` numbers per category, in one
+    /// buffer: a feature of thousands of categories is summed at every node, and a vector
+    /// per category was the histogram fit's main cost on such data (its allocations).
+    stats: Vec<f64>,
+    width: usize,
     /// Known rows of each category.
     counts: Vec<usize>,
     /// Rows whose value is missing (or an unseen category).
@@ -520,8 +535,10 @@ pub(crate) struct Categories {
 impl Categories {
     /// No rows yet, for `k` categories.
     pub(crate) fn empty(searcher: &Searcher<'_, '_>, k: usize) -> Categories {
+        let width = searcher.target.stats_width();
         Categories {
-            stats: vec![searcher.zero_stats(); k],
+            stats: vec![0.0; k * width],
+            width,
             counts: vec![0; k],
             n_missing: 0,
             missing: searcher.zero_stats(),
@@ -537,7 +554,7 @@ impl Categories {
 
     /// The sums as numbers, for sending between processes (see [`Self::read_from`]).
     pub(crate) fn write_to(&self, out: &mut Vec<f64>) {
-        for (s, &n) in self.stats.iter().zip(&self.counts) {
+        for (s, &n) in self.each().zip(&self.counts) {
             out.extend_from_slice(s);
             out.push(n as f64);
         }
@@ -547,7 +564,12 @@ impl Categories {
 
     /// Reads what [`Self::write_to`] wrote into `self`'s shape; `None` when too short.
     pub(crate) fn read_from(&mut self, input: &mut impl Iterator<Item = f64>) -> Option<()> {
-        for (s, n) in self.stats.iter_mut().zip(self.counts.iter_mut()) {
+        let width = self.width.max(1);
+        for (s, n) in self
+            .stats
+            .chunks_exact_mut(width)
+            .zip(self.counts.iter_mut())
+        {
             for x in s.iter_mut() {
                 *x = input.next()?;
             }
@@ -562,15 +584,14 @@ impl Categories {
 
     /// Adds `other`'s sums (the rows of another partition) to `self`'s.
     pub(crate) fn merge(&mut self, other: &Categories) {
-        for ((s, n), (t, m)) in self
-            .stats
+        self.stats
             .iter_mut()
-            .zip(self.counts.iter_mut())
-            .zip(other.stats.iter().zip(&other.counts))
-        {
-            s.iter_mut().zip(t).for_each(|(a, b)| *a += b);
-            *n += m;
-        }
+            .zip(&other.stats)
+            .for_each(|(a, b)| *a += b);
+        self.counts
+            .iter_mut()
+            .zip(&other.counts)
+            .for_each(|(n, m)| *n += m);
         self.missing
             .iter_mut()
             .zip(&other.missing)
@@ -585,9 +606,24 @@ impl Categories {
             .collect()
     }
 
+    /// How many categories the feature has.
+    pub(super) fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// The statistics of category `c`'s known rows.
+    pub(super) fn stat(&self, c: usize) -> Option<&[f64]> {
+        self.stats.get(c * self.width..(c + 1) * self.width)
+    }
+
+    /// Every category's statistics, by code.
+    fn each(&self) -> std::slice::ChunksExact<'_, f64> {
+        self.stats.chunks_exact(self.width.max(1))
+    }
+
     fn known(&self) -> Vec<f64> {
-        let mut total = vec![0.0; self.stats.first().map_or(0, Vec::len)];
-        for s in &self.stats {
+        let mut total = vec![0.0; self.width];
+        for s in self.each() {
             total.iter_mut().zip(s).for_each(|(t, x)| *t += x);
         }
         total

@@ -734,12 +734,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 },
             },
             Column::Categorical(col) => {
-                let codes: Vec<Option<u32>> = node
-                    .rows
-                    .iter()
-                    .map(|&r| values.code(feature, r as usize))
-                    .collect();
+                let code_of = |&r: &u32| values.code(feature, r as usize);
                 if let Some(ranks) = ranks {
+                    let codes: Vec<Option<u32>> = node.rows.iter().map(code_of).collect();
                     let kind = (col.n_categories as usize, col.ordered);
                     return self.absolute_categorical(
                         feature,
@@ -754,7 +751,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 let cats = match prepared {
                     Prepared::Summed { cats, .. } => cats.get(feature)?.as_ref()?,
                     _ => {
-                        owned = self.per_category(&codes, col.n_categories as usize, node);
+                        let codes = node.rows.iter().map(code_of);
+                        owned = self.per_category(codes, col.n_categories as usize, node);
                         &owned
                     }
                 };

@@ -62,7 +62,8 @@ impl Searcher<'_, '_> {
                     .iter()
                     .map(|&r| values.code(feature, r as usize))
                     .collect();
-                let cats = self.per_category(&codes, col.n_categories as usize, node);
+                let cats =
+                    self.per_category(codes.iter().copied(), col.n_categories as usize, node);
                 match (self.categorical_split, col.ordered) {
                     (CategoricalSplit::Multiway, _) => {
                         return self.multiway(feature, &cats, node_weight)
@@ -264,7 +265,7 @@ impl Searcher<'_, '_> {
                 break left;
             }
         };
-        let sides = sides_of(cats.stats.len(), &present, |i| {
+        let sides = sides_of(cats.len(), &present, |i| {
             left.get(i).copied().unwrap_or(false)
         });
         Some((sides, self.random_side(cats.n_missing, rng)))
