@@ -191,6 +191,26 @@ def test_regressor_equals_sklearn(params, weighted):
     )
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_friedman_mse_with_several_outputs_grows_the_squared_error_tree(weighted):
+    # Several outputs' Friedman improvement is the mean of theirs, whose best split is the
+    # squared error's: scikit-learn (1.9) maps "friedman_mse" to "squared_error" alike.
+    X, _, R, w = make_data(0)
+    weights = w if weighted else None
+    friedman = DecisionTreeRegressor(criterion="friedman_mse", max_depth=6)
+    squared = DecisionTreeRegressor(criterion="squared_error", max_depth=6)
+    friedman.fit(X, R, sample_weight=weights)
+    squared.fit(X, R, sample_weight=weights)
+    np.testing.assert_array_equal(friedman.tree_.feature, squared.tree_.feature)
+    np.testing.assert_array_equal(friedman.tree_.threshold, squared.tree_.threshold)
+    np.testing.assert_array_equal(friedman.predict(X), squared.predict(X))
+    q = DecisionTreeRegressor(criterion="friedman_mse", max_depth=4)
+    q.fit(X, R, sample_weight=weights)
+    sk = SkRegressor(random_state=0, max_depth=4).fit(X, R, weights)
+    matched, ties = compare(q, sk, X, R, weights, "squared_error")
+    assert ties == 0 and matched == sk.tree_.node_count
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
 def test_fully_grown_trees_differ_from_sklearn_only_by_exact_ties(seed, criterion):
@@ -432,7 +452,7 @@ def test_unsupported_combinations_say_why():
         DecisionTreeRegressor(missing="class_majority").fit(X, R)
     with pytest.raises(ValueError, match=r"G² test.*3 outputs"):
         DecisionTreeClassifier(max_p_value=0.05).fit(X, Y)
-    for criterion in ("absolute_error", "poisson", "friedman_mse"):
+    for criterion in ("absolute_error", "poisson"):
         with pytest.raises(ValueError, match=rf"{criterion}.*for one output.*2 outputs"):
             DecisionTreeRegressor(criterion=criterion).fit(X, np.abs(R))
     with pytest.raises(ValueError, match=r"Monotonicity.*multiple outputs.*3 columns"):

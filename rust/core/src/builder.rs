@@ -1280,7 +1280,7 @@ fn regression_node(criterion: Criterion, y: &[f64], rows: &NodeRows) -> (f64, f6
 
 /// What a multi-output target (several outputs) may be grown with: the impurity criteria
 /// whose node impurity is a mean over the outputs as scikit-learn's (entropy, gain ratio,
-/// Gini, misclassification, squared error), and none of the rules defined for one class
+/// Gini, misclassification, squared error and Friedman's), and none of the rules defined for one class
 /// variable (a cost matrix, the G² stop, oblique directions from class means, class-majority
 /// fills).
 pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<()> {
@@ -1302,12 +1302,14 @@ pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<
             | Criterion::Gini
             | Criterion::Misclassification
             | Criterion::SquaredError
+            | Criterion::FriedmanMse
     ) {
         return refuse(
             "criterion",
             format!(
                 "{:?} is defined here for one output; several outputs take \"gini\", \
-                 \"entropy\", \"gain_ratio\", \"misclassification\" or \"squared_error\"",
+                 \"entropy\", \"gain_ratio\", \"misclassification\", \"squared_error\" or \
+                 \"friedman_mse\"",
                 criterion.name()
             ),
         );

@@ -882,6 +882,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
             Criterion::LikelihoodRatio => 2.0 * std::f64::consts::LN_2 * node_weight * gain,
             // w_L·w_R/(w_L + w_R)·(ȳ_L − ȳ_R)², the scored rows' weight times their variance
             // reduction (for more children, the between-children sum of squares).
+            // Several outputs: the mean of their improvements, which picks the squared error's
+            // split (scikit-learn 1.9 maps "friedman_mse" to "squared_error" for this reason).
             Criterion::FriedmanMse => known_w * decrease,
             Criterion::Entropy => gain,
             Criterion::GainRatio => {
