@@ -13,7 +13,14 @@ impl Searcher<'_, '_> {
         node: &NodeRows,
     ) -> Categories {
         let mut cats = Categories::empty(self, k);
-        self.add_coded(&mut cats, codes, node);
+        match *self.target {
+            Target::Classes { codes: classes, .. }
+                if !self.has_scales() && node.weights.iter().all(|&w| w == 1.0) =>
+            {
+                cats.count_classes(codes, &node.rows, classes);
+            }
+            _ => self.add_coded(&mut cats, codes, node),
+        }
         cats
     }
 
@@ -604,6 +611,48 @@ impl Categories {
         (0..self.counts.len())
             .filter(|&c| self.counts.get(c).is_some_and(|&n| n > 0))
             .collect()
+    }
+
+    /// Adds rows of weight 1 (no class factors) of classes `classes[r]`, counted as integers:
+    /// the sums of ones [`Searcher::add_to_categories`] adds, to the bit, without a float add
+    /// and a weight per row (a node's categorical sums are taken once per feature).
+    fn count_classes(
+        &mut self,
+        codes: impl Iterator<Item = Option<u32>>,
+        rows: &[u32],
+        classes: &[u32],
+    ) {
+        let width = self.width;
+        let k = self.counts.len();
+        let mut counts = vec![0u32; self.stats.len() + width];
+        let mut missing = 0usize;
+        for (code, &r) in codes.zip(rows) {
+            let (slot, known) = match code.map(|c| c as usize).filter(|&c| c < k) {
+                Some(c) => (c, true),
+                None => (k, false),
+            };
+            if known {
+                if let Some(n) = self.counts.get_mut(slot) {
+                    *n += 1;
+                }
+            } else {
+                missing += 1;
+            }
+            let class = classes.get(r as usize).map_or(width, |&c| c as usize);
+            if class < width {
+                if let Some(n) = counts.get_mut(slot * width + class) {
+                    *n += 1;
+                }
+            }
+        }
+        self.n_missing += missing;
+        let (known, absent) = counts.split_at(self.stats.len());
+        for (s, &n) in self.stats.iter_mut().zip(known) {
+            *s += f64::from(n);
+        }
+        for (s, &n) in self.missing.iter_mut().zip(absent) {
+            *s += f64::from(n);
+        }
     }
 
     /// How many categories the feature has.
