@@ -121,6 +121,18 @@ impl Hint {
         }
     }
 
+    /// Takes `parts`, bounds of the left and the right part per allocation, as well.
+    pub(crate) fn raise_parts(&mut self, parts: &[Vec<f64>; 2]) {
+        for (mine, theirs) in [&mut self.left, &mut self.right].into_iter().zip(parts) {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), f64::NEG_INFINITY);
+            }
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m = m.max(*t);
+            }
+        }
+    }
+
     /// The least cost of the split the hint proves (each part at least `floor`).
     pub(crate) fn total(&self, allocations: usize, floor: f64) -> f64 {
         (0..allocations)

@@ -39,6 +39,7 @@ mod intervals;
 mod loss;
 mod node;
 mod pairs;
+mod roots;
 mod search;
 mod solution;
 

@@ -26,6 +26,7 @@ use super::intervals::{
 use super::loss::Loss;
 use super::node::Node;
 use super::pairs;
+use super::roots::{self, allocations, root_spans, threshold_at, Span};
 use super::solution::{Sol, Test};
 use crate::control::Control;
 
@@ -198,11 +199,46 @@ fn solve_from<L: Loss>(
         .binary
         .as_ref()
         .and_then(|b| b.similar(node, &loss, ctx.control));
-    for c in order {
+    // A deep subproblem on a large node bounds every ordering's runs of thresholds first
+    // ([`super::roots`]), so that the columns a stopped search did not reach keep a bound.
+    let mut deep: Vec<Option<Deep>> = Vec::new();
+    if similar.is_none() && roots::applies(node.len(), depth) {
+        for &c in &order {
+            let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
+            deep.push(deep_within(
+                ctx, node, &loss, c, probe, depth, leaves, &mut inc, side,
+            ));
+        }
+    }
+    for (k, &c) in order.iter().enumerate() {
         if ctx.control.stopped() {
-            // The columns not searched are bounded only by the floor.
-            inc.close(split_floor);
+            // The columns not searched are bounded by their runs, else only by the floor.
+            for d in deep.get(k..).unwrap_or(&[]) {
+                inc.close(
+                    d.as_ref()
+                        .map_or(split_floor, |d| d.least().max(split_floor)),
+                );
+            }
+            if deep.len() <= k {
+                inc.close(split_floor);
+            }
             break;
+        }
+        if let Some(d) = deep.get_mut(k).and_then(Option::take) {
+            search_thresholds(
+                ctx,
+                node,
+                &loss,
+                c,
+                &d.positions,
+                d.first,
+                depth,
+                leaves,
+                &d.within,
+                &mut inc,
+                side,
+            );
+            continue;
         }
         if let Some(similar) = similar.as_mut() {
             binary_root(ctx, node, &loss, similar, c, depth, leaves, &mut inc, side);
@@ -315,11 +351,13 @@ fn threshold_positions<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L, c: usiz
 }
 
 /// What is known of a column's candidate thresholds before any is evaluated: bounds of runs
-/// of them, and per run bounds of each column's best split of their parts (empty: none).
+/// of them, and per run bounds of each column's best split of their parts (depth two) or of
+/// the parts themselves per leaf allocation (deeper; empty: none).
 #[derive(Debug)]
 struct Within {
     runs: Runs,
     floors: Vec<ColumnFloors>,
+    parts: Vec<[Vec<f64>; 2]>,
 }
 
 impl Default for Within {
@@ -327,8 +365,80 @@ impl Default for Within {
         Within {
             runs: Runs::whole(),
             floors: Vec::new(),
+            parts: Vec::new(),
         }
     }
+}
+
+/// An ordering's candidate thresholds at a deep subproblem, with what its runs prove.
+struct Deep {
+    positions: Positions,
+    /// The candidate to evaluate first (the column's best single split).
+    first: Option<usize>,
+    within: Within,
+}
+
+impl Deep {
+    /// No tree rooted at one of the column's thresholds costs less.
+    fn least(&self) -> f64 {
+        self.within
+            .runs
+            .lower
+            .iter()
+            .fold(f64::INFINITY, |m, &x| m.min(x))
+    }
+}
+
+/// The runs of a deep subproblem's root thresholds on ordering `c` ([`super::roots`]),
+/// after evaluating its best single split (`probe`), so that the runs are ruled out against
+/// a good incumbent. `None` for a nominal feature.
+#[allow(clippy::too_many_arguments)]
+fn deep_within<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    c: usize,
+    probe: Option<Test>,
+    depth: usize,
+    leaves: usize,
+    inc: &mut Incumbent,
+    side: &mut [u8],
+) -> Option<Deep> {
+    if c >= ctx.columns.orderings.len() {
+        return None;
+    }
+    let positions = threshold_positions(ctx, node, loss, c);
+    let first = probe_index(node, &positions, c, probe.map(|t| (0.0, t)));
+    if let Some(p) = first.and_then(|f| positions.at.get(f)) {
+        let test = threshold_at(node, c, *p as usize);
+        let hint = Hint::default();
+        evaluate(ctx, node, loss, test, depth, leaves, 0.0, &hint, inc, side);
+    }
+    let Some(spans) = root_spans(ctx, node, loss, c, &positions, depth, leaves, inc, side) else {
+        return Some(Deep {
+            positions,
+            first,
+            within: Within::default(),
+        });
+    };
+    let mut within = Within {
+        runs: Runs {
+            starts: Vec::with_capacity(spans.len()),
+            lower: Vec::with_capacity(spans.len()),
+        },
+        floors: Vec::new(),
+        parts: Vec::with_capacity(spans.len()),
+    };
+    for Span { lo, lower, parts } in spans {
+        within.runs.starts.push(lo);
+        within.runs.lower.push(lower);
+        within.parts.push(parts);
+    }
+    Some(Deep {
+        positions,
+        first,
+        within,
+    })
 }
 
 /// Searches the candidate thresholds `positions` of ordering `c` (`first`: the index of one
@@ -347,7 +457,6 @@ fn search_thresholds<L: Loss>(
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
-    let list = node.list(c);
     search_positions(
         positions,
         first,
@@ -357,22 +466,22 @@ fn search_thresholds<L: Loss>(
         ctx.control,
         |i, slack, hint, inc| {
             let p = positions.at.get(i).copied().unwrap_or(0) as usize;
-            let rank = |q: usize| list.get(q).map_or(0, |e| e.rank);
-            let test = Test::Threshold {
-                column: c as u32,
-                left: rank(p.saturating_sub(1)),
-                right: rank(p),
-            };
-            match within.floors.get(within.runs.of(i)) {
-                Some(known) => {
-                    let mut hint = hint.clone();
-                    hint.raise_columns(known);
-                    evaluate(
-                        ctx, node, loss, test, depth, leaves, slack, &hint, inc, side,
-                    )
-                }
-                None => evaluate(ctx, node, loss, test, depth, leaves, slack, hint, inc, side),
+            let test = threshold_at(node, c, p);
+            let run = within.runs.of(i);
+            let (floors, parts) = (within.floors.get(run), within.parts.get(run));
+            if floors.is_none() && parts.is_none() {
+                return evaluate(ctx, node, loss, test, depth, leaves, slack, hint, inc, side);
             }
+            let mut hint = hint.clone();
+            if let Some(known) = floors {
+                hint.raise_columns(known);
+            }
+            if let Some(parts) = parts {
+                hint.raise_parts(parts);
+            }
+            evaluate(
+                ctx, node, loss, test, depth, leaves, slack, &hint, inc, side,
+            )
         },
     );
 }
@@ -420,6 +529,7 @@ fn search_boxes<L: Loss>(
                 lower: Vec::with_capacity(column.len()),
             },
             floors: Vec::with_capacity(column.len()),
+            parts: Vec::new(),
         };
         for b in column {
             let start = positions.at.partition_point(|&p| (p as usize) < b.lo);
@@ -473,10 +583,7 @@ fn binary_root<L: Loss>(
         return;
     }
     let alpha = ctx.alpha;
-    let half = 1usize << (depth - 1).min(16);
-    // As `evaluate` allocates the leaves.
-    let allocations: Vec<usize> =
-        (leaves.saturating_sub(half).max(1)..=(leaves - 1).min(half)).collect();
+    let allocations: Vec<usize> = allocations(depth, leaves).collect();
     let hint = Hint {
         left: allocations
             .iter()
@@ -558,15 +665,13 @@ fn evaluate<L: Loss>(
         // Out of memory: the fit stops at its next check.
         return stopped;
     };
-    let half = 1usize << (depth - 1).min(16);
-    let allocations = leaves.saturating_sub(half).max(1)..=(leaves - 1).min(half);
     let mut result = Evaluated {
         left: Vec::new(),
         right: Vec::new(),
         score: f64::INFINITY,
         columns: Default::default(),
     };
-    for (i, k_left) in allocations.enumerate() {
+    for (i, k_left) in allocations(depth, leaves).enumerate() {
         let k_right = leaves - k_left;
         let left_first = left.len() >= right.len();
         let (big, k_big, small, k_small) = if left_first {

@@ -476,6 +476,30 @@ fn boxes_of_root_thresholds_equal_brute_force() {
     super::pairs::COUNTING.store(true, Ordering::Relaxed);
 }
 
+/// Depth-three roots bounded by runs of thresholds ([`super::roots`]) on tiny nodes: with
+/// every part solved under the bound that decides, and with every part only bounded (its
+/// boxes, tiny here too), the optimum is brute force's.
+#[test]
+fn runs_of_deep_root_thresholds_equal_brute_force() {
+    for (bins, exact_rows) in [(2, usize::MAX), (3, 0), (4, 6)] {
+        *super::roots::TEST_SETTINGS.lock().unwrap() = Some((bins, 2, exact_rows));
+        *super::boxes::TEST_SETTINGS.lock().unwrap() = Some((2, 2));
+        for seed in 0..12 {
+            check_case(11000 + 100 * bins as u64 + seed, 3, 8 + (seed % 7) as usize);
+        }
+        for seed in 0..4 {
+            check_case_with(
+                12000 + 100 * bins as u64 + seed,
+                3,
+                9 + (seed % 4) as usize,
+                1,
+            );
+        }
+    }
+    *super::boxes::TEST_SETTINGS.lock().unwrap() = None;
+    *super::roots::TEST_SETTINGS.lock().unwrap() = None;
+}
+
 /// With `splitter="hist"` the search takes the histogram splitter's thresholds only: its
 /// optimum is the exact search's on the columns replaced by their bins.
 #[test]
