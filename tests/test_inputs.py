@@ -678,3 +678,22 @@ def test_all_null_column_of_null_dtype_predicts_as_missing(rows):
         np.testing.assert_array_equal(m.predict_proba(nulls), m.predict_proba(typed))
         np.testing.assert_array_equal(m.apply(nulls), m.apply(typed))
         assert (m.decision_path(nulls) != m.decision_path(typed)).nnz == 0
+
+
+@pytest.mark.parametrize("splitter", ["best", "hist"])
+def test_all_null_column_at_fit_is_a_numeric_column_always_missing(splitter):
+    """A column of nulls only (dtype Null; a pandas column of None becomes one) fits as a
+    numeric feature missing on every row, as scikit-learn reads it: the tree is the one
+    grown without it, and predict takes numbers or nulls there."""
+    rng = np.random.default_rng(2)
+    train = pl.DataFrame({"size": rng.normal(size=60), "blank": [None] * 60})
+    assert train.schema["blank"] == pl.Null
+    y = train["size"].to_numpy() > 0.3
+    m = DecisionTreeClassifier(splitter=splitter).fit(train, y)
+    alone = DecisionTreeClassifier(splitter=splitter).fit(train.select("size"), y)
+    assert m.feature_importances_[1] == 0.0
+    np.testing.assert_array_equal(m.apply(train), alone.apply(train.select("size")))
+    numbers = train.with_columns(pl.Series("blank", rng.normal(size=60)))
+    np.testing.assert_array_equal(m.predict(numbers), alone.predict(train.select("size")))
+    pandas_fit = DecisionTreeClassifier(splitter=splitter).fit(train.to_pandas(), y)
+    np.testing.assert_array_equal(pandas_fit.apply(train), m.apply(train))

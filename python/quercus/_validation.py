@@ -727,7 +727,11 @@ def _infer_features(
     features = []
     for series in frame.iter_columns():
         name = series.name
-        if _kind(series) == "numeric":
+        if series.dtype == pl.Null and name not in ordinal:
+            # A column of nulls only (Polars's dtype Null): every row missing, as scikit-learn
+            # reads a pandas column of None; numeric, since nothing says otherwise.
+            features.append(Feature(name))
+        elif _kind(series) == "numeric":
             if name in ordinal:
                 raise ValueError(
                     f"ordinal_features names {name!r}, which is numeric (dtype "
