@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import warnings
 
 import numpy as np
 import polars as pl
@@ -697,3 +698,17 @@ def test_all_null_column_at_fit_is_a_numeric_column_always_missing(splitter):
     np.testing.assert_array_equal(m.predict(numbers), alone.predict(train.select("size")))
     pandas_fit = DecisionTreeClassifier(splitter=splitter).fit(train.to_pandas(), y)
     np.testing.assert_array_equal(pandas_fit.apply(train), m.apply(train))
+
+
+def test_more_classes_than_half_the_rows_warns_as_scikit_learn_does():
+    """An identifier or a numeric column given as y (modeldata's Chicago dates: 5,698
+    classes for 5,698 rows) grows about one leaf per row; scikit-learn warns of it over 20
+    rows, and so does quercus, at the caller's line."""
+    X = np.arange(40.0).reshape(-1, 1)
+    with pytest.warns(UserWarning, match="40 classes for 40 rows") as caught:
+        DecisionTreeClassifier().fit(X, np.arange(40).astype(str))
+    assert caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DecisionTreeClassifier().fit(X, np.arange(40) % 20)  # half: no warning
+        DecisionTreeClassifier().fit(X[:20], np.arange(20))  # 20 rows: no warning

@@ -186,6 +186,8 @@ def training_data(
         coded = [_class_targets(column, n_rows) for column in outputs]
         targets: NDArray[Any] = _stacked([codes for codes, _ in coded])
         labels = [labels for _, labels in coded]
+        for output in labels:
+            _warn_of_many_classes(len(output), n_rows)
         classes = labels[0] if columns_of_y is None else labels
     else:
         targets = _stacked([regression_targets(column, n_rows) for column in outputs])
@@ -458,6 +460,21 @@ def _class_targets(y: Any, n_rows: int) -> tuple[NDArray[np.uint32], NDArray[Any
             "classes; make the labels all numbers or all strings"
         ) from e
     return codes.astype(np.uint32), classes
+
+
+def _warn_of_many_classes(n_classes: int, n_rows: int) -> None:
+    """Warns, as scikit-learn does (same rule: over 20 rows, more classes than half of
+    them), of a y that is most likely a numeric or identifying column given to a
+    classifier: each class then holds a row or two, and the tree grows about one leaf per
+    row, each split scanning every class."""
+    if n_rows > 20 and n_classes > round(0.5 * n_rows):
+        warnings.warn(
+            f"y has {n_classes} classes for {n_rows} rows (more than half): it looks like a "
+            "numeric target or an identifier rather than class labels; use "
+            "DecisionTreeRegressor for a numeric target",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def regression_targets(y: Any, n_rows: int) -> NDArray[np.float64]:
