@@ -573,8 +573,13 @@ trait Source: Values + Sync {
     /// infinities alone, the one pass most chunks need.
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool;
     /// The reader of the chunk `rows` (at most [`CHUNK`], scanned), staged into `staged`
-    /// where the input is not read in place.
-    fn reader<'s>(&'s self, rows: Range<usize>, staged: &'s mut Self::Staged) -> Self::Reader<'s>;
+    /// where the input is not read in place; only the features `tests` flags are read.
+    fn reader<'s>(
+        &'s self,
+        rows: Range<usize>,
+        tests: &[bool],
+        staged: &'s mut Self::Staged,
+    ) -> Self::Reader<'s>;
 }
 
 /// [`Source`]'s staging of input read in place: none, the reader is the input.
@@ -586,7 +591,7 @@ macro_rules! in_place {
         where
             Self: 's;
 
-        fn reader<'s>(&'s self, _: Range<usize>, _: &'s mut ()) -> &'s Self {
+        fn reader<'s>(&'s self, _: Range<usize>, _: &[bool], _: &'s mut ()) -> &'s Self {
             self
         }
     };
@@ -1036,7 +1041,7 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
             }
             match self.flat {
                 Some(flat) => {
-                    let rows = self.src.reader(first..first + n, &mut staged);
+                    let rows = self.src.reader(first..first + n, &flat.tests, &mut staged);
                     self.lanes(flat, &rows, first, chunk, &mut scratch);
                 }
                 None => {

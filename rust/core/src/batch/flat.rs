@@ -119,6 +119,9 @@ pub(super) struct Flat<T> {
     pub(super) position: Vec<u32>,
     /// The most steps a walk takes: the depth of the deepest node.
     depth: usize,
+    /// Whether a compact node tests feature `f`: a staged reader copies only those columns
+    /// (a [`Node::stay`] reads feature 0 too, but what it reads does not matter).
+    pub(super) tests: Vec<bool>,
     /// `width` items per node; a leaf's are what the general walk writes for a row that
     /// reaches it alone.
     pub(super) answers: Vec<T>,
@@ -156,6 +159,7 @@ impl<T: Copy + Default> Flat<T> {
             ids,
             position,
             depth,
+            tests: vec![false; tree.kinds.len()],
             answers: Vec::new(),
         };
         for i in 0..flat.ids.len() {
@@ -173,6 +177,11 @@ impl<T: Copy + Default> Flat<T> {
             } else {
                 here
             };
+            if let Some(t) =
+                node.and_then(|n| flat.tests.get_mut((n.feature & FEATURE_MASK) as usize))
+            {
+                *t = true;
+            }
             let node = match node {
                 Some(mut node) if node.feature >> KIND_SHIFT == NUMERIC => {
                     if missing == here.wrapping_add(1) {

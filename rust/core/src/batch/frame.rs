@@ -269,12 +269,26 @@ impl<'a> Source for Frame<'a> {
         narrow & scan_columns(self.columns.iter().filter_map(part), gaps)
     }
 
-    fn reader<'s>(&'s self, rows: Range<usize>, staged: &'s mut Staged) -> StagedRows<'s> {
+    /// A column no compact node tests is not staged: its entries keep what they held (NaN
+    /// from the start), which only a [`flat`](super::flat) node that keeps every row reads.
+    fn reader<'s>(
+        &'s self,
+        rows: Range<usize>,
+        tests: &[bool],
+        staged: &'s mut Staged,
+    ) -> StagedRows<'s> {
         staged
             .values
             .resize(self.columns.len() * STRIDE, f64::NAN.to_bits());
         let n = rows.len().min(CHUNK);
-        for (column, block) in self.columns.iter().zip(staged.values.chunks_mut(STRIDE)) {
+        let blocks = staged.values.chunks_mut(STRIDE);
+        for ((column, block), _) in self
+            .columns
+            .iter()
+            .zip(blocks)
+            .zip(tests)
+            .filter(|(_, &t)| t)
+        {
             let Some(numbers) = block.get_mut(..n) else {
                 continue;
             };
