@@ -62,6 +62,9 @@ def prepare(data: TrainingData, strategy: str, drop_above: float | None) -> Trai
     recording what was done (`Schema.missing`, `Feature.fill`, `Feature.ignored`)."""
     columns = list(data.columns)
     features = list(data.schema.features)
+    if drop_above is None and strategy in CORE_STRATEGIES:
+        # nothing to drop, fill or filter: no mask needed (a pass over every column saved)
+        return replace(data, schema=replace(data.schema, missing=strategy))
     masks = [missing_mask(column) for column in columns]
     if drop_above is not None:
         for j, mask in enumerate(masks):

@@ -208,12 +208,14 @@ def _check_target_scale(targets: NDArray[np.float64], weights: NDArray[np.float6
     total = weights.sum()
     if total <= 0:
         return  # refused later with its own message
+    # np.sum, not np.dot: a BLAS dot of one vector can wake its thread pool (milliseconds
+    # on a busy machine, for microseconds of work)
     values = targets.reshape(len(targets), -1)
     with np.errstate(over="ignore", invalid="ignore"):
         for k in range(values.shape[1]):
             y = values[:, k]
-            mean = np.dot(weights, y / total)
-            bound = total * np.dot(weights, (y - mean) ** 2)
+            mean = np.sum(weights * (y / total))
+            bound = total * np.sum(weights * (y - mean) ** 2)
             if not np.isfinite(bound):
                 which = "y" if values.shape[1] == 1 else f"output {k} of y"
                 raise ValueError(
@@ -223,7 +225,7 @@ def _check_target_scale(targets: NDArray[np.float64], weights: NDArray[np.float6
                 )
             # the standard deviation scaled by the largest deviation: (1e-300)² underflows
             spread = np.abs(y - mean).max()
-            std = spread * np.sqrt(np.dot(weights, ((y - mean) / spread) ** 2) / total)
+            std = spread * np.sqrt(np.sum(weights * ((y - mean) / spread) ** 2) / total)
             # a constant y is no case: its deviations are the mean's rounding
             if y.max() > y.min() and 0 < std <= np.sqrt(np.finfo(np.float64).eps):
                 which = "y" if values.shape[1] == 1 else f"output {k} of y"

@@ -37,8 +37,12 @@ pub(super) fn known_values(
     n: usize,
     rows: Option<&[u32]>,
 ) -> Vec<Vec<f64>> {
+    // Reserved for every row, the usual case of few missing values: the columns grow
+    // without reallocating (and copying) as they fill.
     let gather = |range: Range<usize>| -> Vec<Vec<f64>> {
-        let mut values = vec![Vec::new(); columns.len()];
+        let mut values: Vec<Vec<f64>> = (0..columns.len())
+            .map(|_| Vec::with_capacity(range.len()))
+            .collect();
         for block in blocks(range) {
             let listed = rows.map(|r| r.get(block.clone()).unwrap_or_default());
             for (out, column) in values.iter_mut().zip(columns) {
@@ -51,17 +55,20 @@ pub(super) fn known_values(
         }
         values
     };
-    let mut all = vec![Vec::new(); columns.len()];
-    for part in each_part(parts(rows.map_or(n, <[u32]>::len)), gather) {
-        for (a, p) in all.iter_mut().zip(part) {
-            if a.is_empty() {
-                *a = p;
-            } else {
-                a.extend(p);
-            }
-        }
+    let mut parts_of = each_part(parts(rows.map_or(n, <[u32]>::len)), gather);
+    if parts_of.len() == 1 {
+        return parts_of.pop().unwrap_or_default();
     }
-    all
+    (0..columns.len())
+        .map(|j| {
+            let len = parts_of.iter().map(|p| p.get(j).map_or(0, Vec::len)).sum();
+            let mut all = Vec::with_capacity(len);
+            for part in &parts_of {
+                all.extend_from_slice(part.get(j).map_or(&[][..], Vec::as_slice));
+            }
+            all
+        })
+        .collect()
 }
 
 fn push_known(out: &mut Vec<f64>, values: impl Iterator<Item = f64>) {
