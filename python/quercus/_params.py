@@ -156,7 +156,7 @@ class Seed:
         return isinstance(value, np.random.RandomState | np.random.Generator)
 
     def describe(self) -> str:
-        return "an integer in [0, 4294967295], a numpy RandomState or Generator"
+        return "an int in the range [0, 4294967295], a numpy RandomState or Generator"
 
     def normal(self, value: Any) -> Any:
         return int(value) if _is_integer(value) else value
