@@ -3,8 +3,8 @@
 Each estimator class holds a table `name -> constraints` (scikit-learn's
 `_parameter_constraints` idea); `check_params` checks every parameter against it at fit, and
 each failure reads the same way: `The 'max_depth' parameter must be an int in the range [1,
-2147483647] or None; got 0` (scikit-learn's wording of ranges, so that its tests' patterns match). The
-error is a `InvalidParameterError`, a ValueError (what quercus has always raised) and a
+2147483647] or None; got 0` (scikit-learn's wording of ranges, so that its tests' patterns
+match). The error is a `InvalidParameterError`, a ValueError (what quercus has always raised) and a
 TypeError (what scikit-learn's own parameter errors also are).
 """
 
