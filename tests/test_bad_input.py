@@ -389,7 +389,7 @@ CASES = [
     *(
         pytest.param(
             ValueError,
-            [rf"^{name} must be an integer", re.escape(repr(value))],
+            [rf"^The '{name}' parameter must be an int in the range", re.escape(repr(value))],
             lambda name=name, value=value: clf(**{name: value}).fit(X10, Y10),
             id=f"{name}-{value!r}",
         )

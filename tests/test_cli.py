@@ -341,7 +341,7 @@ def test_option_mistakes_are_one_line(files):
             ((*fit, "--max-depth", "0"), "--max-depth"),
             ((*fit, "--prune", "hard"), "--prune: invalid choice: 'hard'"),
             ((*fit, "--algorithm", "c5.0"), "invalid choice: 'c5.0'"),
-            ((*fit, "--criterion", "purity"), "criterion must be one of"),
+            ((*fit, "--criterion", "purity"), "'criterion' parameter must be one of"),
             ((*fit, "--ccp-alpha", "-1"), "ccp_alpha"),
             ((*fit, "--prune", "reduced_error"), "--validation"),
             ((*fit, "--prune", "cost_complexity"), "--ccp-alpha"),

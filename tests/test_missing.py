@@ -304,7 +304,7 @@ def test_drop_features_above():
 
 
 def test_unknown_strategy():
-    with pytest.raises(ValueError, match="missing must be one of"):
+    with pytest.raises(ValueError, match="'missing' parameter must be one of"):
         fit("mean")
     with pytest.raises(ValueError, match="max_surrogates"):
         fit("surrogate", max_surrogates=-1)

@@ -2,8 +2,9 @@
 
 Each estimator class holds a table `name -> constraints` (scikit-learn's
 `_parameter_constraints` idea); `check_params` checks every parameter against it at fit, and
-each failure reads the same way: `max_depth must be an integer >= 1 or None; got 0`. The
-error is a `InvalidParameterError`, a ValueError (what quercus has always raised) and a
+each failure reads the same way: `The 'max_depth' parameter must be an int in the range [1,
+2147483647] or None; got 0` (scikit-learn's wording of ranges, so that its tests' patterns
+match). The error is a `InvalidParameterError`, a ValueError (what quercus has always raised) and a
 TypeError (what scikit-learn's own parameter errors also are).
 """
 
@@ -53,7 +54,7 @@ class InvalidParameterError(ValueError, TypeError):
     ...     quercus.DecisionTreeClassifier(max_depth=0).fit(X, y)
     ... except quercus.InvalidParameterError as error:
     ...     print(error)
-    max_depth must be an integer in [1, 2147483647] or None; got 0
+    The 'max_depth' parameter must be an int in the range [1, 2147483647] or None; got 0
     """
 
 
@@ -92,8 +93,8 @@ class Integer:
         return _is_integer(value) and self.low <= value <= self.high
 
     def describe(self) -> str:
-        bound = f">= {self.low}" if self.high == COUNT_MAX else f"in [{self.low}, {self.high}]"
-        return f"an integer {bound}"
+        high = "inf)" if self.high == COUNT_MAX else f"{self.high}]"
+        return f"an int in the range [{self.low}, {high}"
 
     def normal(self, value: Any) -> int:
         return int(value)
@@ -137,7 +138,7 @@ class RealNotInt:
         return self.low < number and (number < self.high if self.open_high else number <= self.high)
 
     def describe(self) -> str:
-        return f"a fraction in ({self.low}, {self.high}{')' if self.open_high else ']'}"
+        return f"a float in the range ({self.low}, {self.high}{')' if self.open_high else ']'}"
 
     def normal(self, value: Any) -> float:
         return float(value)
@@ -155,7 +156,7 @@ class Seed:
         return isinstance(value, np.random.RandomState | np.random.Generator)
 
     def describe(self) -> str:
-        return "an integer in [0, 4294967295], a numpy RandomState or Generator"
+        return "an int in the range [0, 4294967295], a numpy RandomState or Generator"
 
     def normal(self, value: Any) -> Any:
         return int(value) if _is_integer(value) else value
@@ -282,7 +283,7 @@ def check(name: str, value: Any, constraints: Constraints) -> Any:
     if None in constraints:
         forms.append("None")
     accepted = forms[0] if len(forms) == 1 else f"{', '.join(forms[:-1])} or {forms[-1]}"
-    raise InvalidParameterError(f"{name} must be {accepted}; got {value!r}")
+    raise InvalidParameterError(f"The {name!r} parameter must be {accepted}; got {value!r}")
 
 
 def check_params(table: Mapping[str, Constraints], given: Mapping[str, Any]) -> dict[str, Any]:

@@ -495,7 +495,11 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     # Converted first: array-likes (scikit-learn's NotAnArray) refuse NumPy's functions.
     weights = np.asarray(given, dtype=np.float64)
     if weights.ndim == 0:  # a scalar would become one weight for every row's share
-        raise TypeError(f"sample_weight must be 1-D (one weight per row), got scalar {given!r}")
+        # The wording of scikit-learn's check (its tests match it), then what was meant.
+        raise TypeError(
+            "Input should have at least 1 dimension i.e. satisfy `len(x.shape) > 0`, got "
+            f"scalar `{weights!r}` instead. sample_weight must be 1-D, one weight per row"
+        )
     weights = in_place(weights)
     if weights.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")

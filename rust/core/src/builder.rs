@@ -866,7 +866,13 @@ impl Grower<'_, '_, '_> {
             }
             Target::MultiValues { values, n_outputs } => {
                 let impurity = (0..*n_outputs)
-                    .map(|o| two_pass_variance(values, *n_outputs, o, rows, means))
+                    .map(|o| match criterion {
+                        // Each output's half deviance from its rows, as for one output.
+                        Criterion::Poisson => {
+                            output_column_node(criterion, values, *n_outputs, o, rows).1
+                        }
+                        _ => two_pass_variance(values, *n_outputs, o, rows, means),
+                    })
                     .sum::<f64>()
                     / *n_outputs as f64;
                 (means.to_vec(), impurity)
@@ -1246,7 +1252,11 @@ pub(crate) fn check_criterion(
         (false, Target::Values(_)) => {
             return invalid(format!("{name:?} is a classification criterion; a regressor needs squared_error, friedman_mse, absolute_error or poisson"))
         }
-        (_, Target::Values(y)) if criterion == Criterion::Poisson => check_poisson_target(y)?,
+        (_, Target::Values(y) | Target::MultiValues { values: y, .. })
+            if criterion == Criterion::Poisson =>
+        {
+            check_poisson_target(y)?
+        }
         (_, Target::Classes { n_classes, .. }) if criterion.needs_two_classes() && *n_classes != 2 => {
             return invalid(format!("{name:?} is defined for two classes, but the target has {n_classes}"))
         }
@@ -1271,16 +1281,27 @@ pub(crate) fn check_criterion(
 /// A regression node's value and impurity under `criterion`, from its rows
 /// ([`Criterion::regression_node`]); `(0, 0)` for rows without weight.
 fn regression_node(criterion: Criterion, y: &[f64], rows: &NodeRows) -> (f64, f64) {
+    output_column_node(criterion, y, 1, 0, rows)
+}
+
+/// [`Criterion::regression_node`] of output `k` of row-major targets `width` wide.
+fn output_column_node(
+    criterion: Criterion,
+    y: &[f64],
+    width: usize,
+    k: usize,
+    rows: &NodeRows,
+) -> (f64, f64) {
     let targets = || {
         rows.iter()
-            .map(|(r, w)| (y.get(r).copied().unwrap_or(0.0), w))
+            .map(move |(r, w)| (y.get(r * width + k).copied().unwrap_or(0.0), w))
     };
     criterion.regression_node(targets).unwrap_or((0.0, 0.0))
 }
 
 /// What a multi-output target (several outputs) may be grown with: the impurity criteria
 /// whose node impurity is a mean over the outputs as scikit-learn's (entropy, gain ratio,
-/// Gini, misclassification, squared error and Friedman's), and none of the rules defined for one class
+/// Gini, misclassification, squared error, Friedman's and the Poisson deviance), and none of the rules defined for one class
 /// variable (a cost matrix, the G² stop, oblique directions from class means, class-majority
 /// fills).
 pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<()> {
@@ -1303,13 +1324,14 @@ pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<
             | Criterion::Misclassification
             | Criterion::SquaredError
             | Criterion::FriedmanMse
+            | Criterion::Poisson
     ) {
         return refuse(
             "criterion",
             format!(
                 "{:?} is defined here for one output; several outputs take \"gini\", \
-                 \"entropy\", \"gain_ratio\", \"misclassification\", \"squared_error\" or \
-                 \"friedman_mse\"",
+                 \"entropy\", \"gain_ratio\", \"misclassification\", \"squared_error\", \
+                 \"friedman_mse\" or \"poisson\"",
                 criterion.name()
             ),
         );
