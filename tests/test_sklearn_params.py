@@ -125,6 +125,43 @@ def test_monotonic_regression_equals_sklearn(sign, max_leaf_nodes):
     assert np.any(np.diff(free) * sign < 0)
 
 
+@pytest.mark.parametrize("sign", [1, -1])
+@pytest.mark.parametrize("max_leaf_nodes", [None, 40])
+def test_monotonic_absolute_error_equals_sklearn(sign, max_leaf_nodes):
+    """Under absolute error the constraint compares the sides' medians and the children's
+    bounds are cut at the middle of their medians, as scikit-learn's MAE criterion does."""
+    rng = np.random.RandomState(5)
+    X = rng.rand(300, 1)
+    y = np.sin(6 * X[:, 0]) + 0.5 * sign * X[:, 0] + 0.3 * rng.rand(300)
+    X = X.astype(np.float32).astype(np.float64)
+    kw = {"monotonic_cst": [sign], "max_leaf_nodes": max_leaf_nodes, "criterion": "absolute_error"}
+    q = DecisionTreeRegressor(**kw).fit(X, y)
+    sk = SkRegressor(random_state=0, **kw).fit(X, y)
+    assert_same_tree(q, sk, regression=True)
+    grid = np.linspace(-0.1, 1.1, 500).reshape(-1, 1)
+    np.testing.assert_allclose(q.predict(grid), sk.predict(grid), rtol=1e-9, atol=1e-12)
+    assert np.all(np.diff(q.predict(grid)) * sign >= 0)
+
+
+@pytest.mark.parametrize("splitter", ["exact", "hist", "random"])
+def test_monotonic_absolute_error_holds(splitter):
+    """Two features, one constrained, missing values placed by the search: every prediction
+    moves with the constrained feature as its sign says."""
+    rng = np.random.default_rng(4)
+    X = rng.random((600, 2))
+    y = np.cos(5 * X[:, 0]) + X[:, 1] + 0.2 * rng.random(600)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    model = DecisionTreeRegressor(
+        criterion="absolute_error", monotonic_cst=[-1, 0], splitter=splitter, random_state=0
+    ).fit(X, y)
+    test = rng.random((200, 2))
+    p = model.predict(test)
+    for step in (-0.3, 0.3, 2.0):
+        moved = test.copy()
+        moved[:, 0] += step
+        assert np.all((model.predict(moved) - p) * step <= 0)
+
+
 @pytest.mark.parametrize("signs", [[1, 0], [-1, 1], [0, -1]])
 def test_monotonic_binary_classification_equals_sklearn(signs):
     """Two features chosen so that scikit-learn's trees do not depend on its seed."""

@@ -595,7 +595,8 @@ impl Grower<'_, '_, '_> {
     /// constrained feature, cut at the middle of the two children's values (scikit-learn's
     /// `middle_value`). The values are those of the rows each child received (C4.5's
     /// fractions of missing rows included) clipped to the node's bounds, that is the values
-    /// the children will hold, so that each child's value lies on its side of the middle.
+    /// the children will hold, so that each child's value lies on its side of the middle
+    /// (under absolute error, their medians).
     fn child_bounds(&self, split: &Candidate, parts: &[NodeRows], bounds: Bounds) -> Vec<Bounds> {
         let sign = match split.rule {
             SplitRule::Oblique { .. } => 0,
@@ -604,7 +605,12 @@ impl Grower<'_, '_, '_> {
         match parts {
             [left, right] if sign != 0 => {
                 let target = self.train.target;
-                let value = |rows: &NodeRows| value_of(&stats_of(target, rows), target);
+                let value = |rows: &NodeRows| match target {
+                    Target::Values(y) if self.params.criterion == Criterion::AbsoluteError => {
+                        regression_node(Criterion::AbsoluteError, y, rows).0
+                    }
+                    _ => value_of(&stats_of(target, rows), target),
+                };
                 let middle = bounds.clip(value(left)) / 2.0 + bounds.clip(value(right)) / 2.0;
                 bounds.children(sign, middle).to_vec()
             }

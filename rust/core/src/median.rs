@@ -112,7 +112,13 @@ impl Fenwick {
     /// The rank of the rows' weighted median (the first rank where the cumulative weight
     /// passes half the total) and the sums of weight and weighted target below it.
     fn median_rank(&self) -> (usize, f64, f64) {
-        let (mut pos, mut rest) = (0, 0.5 * self.total_w);
+        self.rank_passing(0.5 * self.total_w)
+    }
+
+    /// The first rank where the cumulative weight passes `target`, and the sums of weight
+    /// and weighted target below it.
+    fn rank_passing(&self, target: f64) -> (usize, f64, f64) {
+        let (mut pos, mut rest) = (0, target);
         let (mut w_below, mut wy_below) = (0.0, 0.0);
         let mut step = self.top;
         while step > 0 {
@@ -135,6 +141,21 @@ impl Fenwick {
         let (rank, _, _) = self.median_rank();
         let last = sorted.len().saturating_sub(1);
         sorted.get(rank.min(last)).copied().unwrap_or(0.0)
+    }
+
+    /// The weighted median of the rows added as [`absolute_error`] gives it for a node's
+    /// value: the midpoint of the two middle values where the cumulative weight reaches half
+    /// the total (within [`HALF_TOLERANCE`]), where [`Self::median`] takes the upper one.
+    /// Monotonic constraints compare the values the children will hold, so they need this one.
+    pub(crate) fn node_median(&self, sorted: &[f64]) -> f64 {
+        let (half, slack) = (0.5 * self.total_w, HALF_TOLERANCE * self.total_w);
+        let (first, _, _) = self.rank_passing(half - slack);
+        let (next, _, _) = self.rank_passing(half + slack);
+        let y = sorted.get(first).copied().unwrap_or(0.0);
+        match sorted.get(next) {
+            Some(&up) if next != first => y / 2.0 + up / 2.0,
+            _ => y,
+        }
     }
 
     /// Σw·|y − m| over the rows added, m their weighted median: by the pinball identity
@@ -229,6 +250,51 @@ mod tests {
             tree.undo();
             assert_eq!((tree.w.clone(), tree.wy.clone()), (before.0, before.1));
             assert_eq!(tree.absolute_error(&sorted), before.2);
+        }
+    }
+
+    /// The tree's node median is [`absolute_error`]'s median for every prefix of weighted rows,
+    /// with exact halves (equal weights, even counts) among them.
+    #[test]
+    fn node_median_matches_the_node_value() {
+        let mut state = 11u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / (1u64 << 31) as f64
+        };
+        for (n, weighted) in [
+            (1usize, false),
+            (2, false),
+            (9, false),
+            (50, false),
+            (50, true),
+        ] {
+            let rows: Vec<(f64, f64)> = (0..n)
+                .map(|_| {
+                    let w = if weighted {
+                        0.5 + (next() * 3.0).floor()
+                    } else {
+                        1.0
+                    };
+                    ((next() * 8.0).floor(), w)
+                })
+                .collect();
+            let mut by_y: Vec<usize> = (0..n).collect();
+            by_y.sort_by(|&a, &b| rows[a].0.total_cmp(&rows[b].0).then(a.cmp(&b)));
+            let mut rank = vec![0; n];
+            for (k, &i) in by_y.iter().enumerate() {
+                rank[i] = k;
+            }
+            let sorted: Vec<f64> = by_y.iter().map(|&i| rows[i].0).collect();
+            let mut tree = Fenwick::default();
+            tree.reset(n);
+            for i in 0..n {
+                tree.add(rank[i], rows[i].0, rows[i].1);
+                let (median, _) = absolute_error(&mut rows[..=i].to_vec()).unwrap();
+                assert_eq!(tree.node_median(&sorted), median, "n {n}, i {i}");
+            }
         }
     }
 

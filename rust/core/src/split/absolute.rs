@@ -26,6 +26,34 @@ pub(crate) struct Ranks {
     rank: Vec<u32>,
 }
 
+/// Absolute errors of growing (or, reversed, shrinking) sets of rows, by position in a scan
+/// order, and their node medians when a monotonic constraint needs them.
+#[derive(Default)]
+struct Pass {
+    errors: Vec<f64>,
+    medians: Vec<f64>,
+}
+
+impl Pass {
+    fn error(&self, k: usize) -> f64 {
+        self.errors.get(k).copied().unwrap_or(0.0)
+    }
+
+    fn last_error(&self) -> f64 {
+        self.errors.last().copied().unwrap_or(0.0)
+    }
+
+    fn median(&self, k: usize) -> f64 {
+        self.medians.get(k).copied().unwrap_or(f64::NAN)
+    }
+
+    fn reversed(mut self) -> Pass {
+        self.errors.reverse();
+        self.medians.reverse();
+        self
+    }
+}
+
 /// Where an absolute-error scan cuts its order, and the errors (Σw·|y − median|) it found.
 struct Cut {
     /// Items of the order sent left (all of them: every known row left, the missing right).
@@ -76,25 +104,35 @@ impl Searcher<'_, '_> {
         }
     }
 
-    /// Errors of growing sets of rows: `out[k]` is that of the rows at `base` together with
-    /// the first `k + 1` positions of `order`.
-    fn errors(
+    /// A pass over growing sets of rows: the rows at `base` together with the first `k + 1`
+    /// positions of `order`, for every `k`; with `medians`, their node medians too (what a
+    /// monotonic constraint compares). `None` when the memory cannot be had.
+    fn pass(
         &self,
         tree: &mut Fenwick,
         (ranks, node): (&Ranks, &NodeRows),
         base: &[u32],
-        order: impl Iterator<Item = u32>,
-        out: &mut Vec<f64>,
-    ) {
+        order: impl ExactSizeIterator<Item = u32>,
+        medians: bool,
+    ) -> Option<Pass> {
+        let n = order.len();
+        let mut pass = Pass {
+            errors: self.vec(n)?,
+            medians: if medians { self.vec(n)? } else { Vec::new() },
+        };
         tree.reset(ranks.sorted.len());
         for &i in base {
             self.activate(tree, ranks, node, i);
         }
-        out.clear();
         for i in order {
             self.activate(tree, ranks, node, i);
-            out.push(tree.absolute_error(&ranks.sorted));
+            pass.errors.push(tree.absolute_error(&ranks.sorted));
+            if medians {
+                pass.medians
+                    .push(tree.node_median(&ranks.sorted) + self.shift);
+            }
         }
+        Some(pass)
     }
 
     /// The error of the rows at `rows` on top of what `tree` holds, which is left unchanged.
@@ -131,14 +169,16 @@ impl Searcher<'_, '_> {
     /// The best cut of `order` (positions of the known rows in scan order; a threshold may
     /// fall after item `k` where `cut_after(k)`), as [`Self::sweep`] finds it: the missing
     /// rows left out of the score, or, when the strategy places them, tried on each side of
-    /// every cut, and every known row left with the missing ones right.
+    /// every cut, and every known row left with the missing ones right. On a feature
+    /// constrained with `sign`, a cut whose sides' medians break the constraint is no cut
+    /// (scikit-learn's `check_monotonicity` on `MAE`'s medians).
     fn absolute_sweep(
         &self,
         (ranks, node): (&Ranks, &NodeRows),
         order: &[u32],
         cut_after: impl Fn(usize) -> bool,
         missing: &[u32],
-        node_weight: f64,
+        (node_weight, sign): (f64, i8),
     ) -> Option<Cut> {
         let n = order.len();
         let place = self.places_missing() && !missing.is_empty();
@@ -146,50 +186,38 @@ impl Searcher<'_, '_> {
             return None;
         }
         let mut tree = Fenwick::default();
-        let mut forward = self.vec(n)?;
-        let mut backward = self.vec(n)?;
         let at = (ranks, node);
-        self.errors(&mut tree, at, &[], order.iter().copied(), &mut forward);
-        self.errors(
-            &mut tree,
-            at,
-            &[],
-            order.iter().rev().copied(),
-            &mut backward,
-        );
-        backward.reverse();
-        let known_error = forward.last().copied().unwrap_or(0.0);
+        let medians = sign != 0;
+        let forward = self.pass(&mut tree, at, &[], order.iter().copied(), medians)?;
+        let reversed = order.iter().rev().copied();
+        let backward = self.pass(&mut tree, at, &[], reversed, medians)?.reversed();
+        let known_error = forward.last_error();
         let known = self.stats_of(node, order);
         let kw = self.weight_of(&known);
         // With the missing rows placed: errors with them on the left, on the right, alone.
-        let (mut forward_m, mut backward_m, mut alone) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut forward_m, mut backward_m, mut alone) =
+            (Pass::default(), Pass::default(), Pass::default());
         let (mut scored, mut scored_error, mut mw) = (known, known_error, 0.0);
         if place {
-            forward_m = self.vec(n)?;
-            backward_m = self.vec(n)?;
-            self.errors(
-                &mut tree,
-                at,
-                missing,
-                order.iter().copied(),
-                &mut forward_m,
-            );
+            forward_m = self.pass(&mut tree, at, missing, order.iter().copied(), medians)?;
             let reversed = order.iter().rev().copied();
-            self.errors(&mut tree, at, missing, reversed, &mut backward_m);
-            backward_m.reverse();
-            self.errors(&mut tree, at, &[], missing.iter().copied(), &mut alone);
+            backward_m = self
+                .pass(&mut tree, at, missing, reversed, medians)?
+                .reversed();
+            alone = self.pass(&mut tree, at, &[], missing.iter().copied(), medians)?;
             let missing_stats = self.stats_of(node, missing);
             mw = self.weight_of(&missing_stats);
             scored = sum(&scored, &missing_stats);
-            scored_error = forward_m.last().copied().unwrap_or(0.0);
+            scored_error = forward_m.last_error();
         }
-        let missing_error = alone.last().copied().unwrap_or(0.0);
+        let missing_error = alone.last_error();
         let sw = self.weight_of(&scored);
         let scale = self.noise_scale(&scored);
         // Absolute error is a regression criterion: no class factors, one least weight.
         let least = self
             .least_side(if place { sw } else { kw }, node_weight)
             .plain();
+        let allowed = |l: f64, r: f64| !medians || self.monotone_values(sign, l, r);
         // The best cut by the side of the missing rows (right also without placing them),
         // for the order of preference of [`prefer_missing_right`].
         let mut best: [Option<(f64, Cut)>; 2] = [None, None];
@@ -212,7 +240,6 @@ impl Searcher<'_, '_> {
                 *slot = Some((quality, cut));
             }
         };
-        let error = |v: &[f64], k: usize| v.get(k).copied().unwrap_or(0.0);
         let mut wl = 0.0;
         let mut cuts = Cuts {
             distinct: 1,
@@ -229,20 +256,33 @@ impl Searcher<'_, '_> {
             }
             cuts.distinct += 1;
             let wr = kw - wl;
-            let (left, right) = (error(&forward, k), error(&backward, k + 1));
+            let (left, right) = (forward.error(k), backward.error(k + 1));
             if place {
-                if wl + mw >= least && wr >= least {
-                    offer([error(&forward_m, k), right], k + 1, Some(0));
+                if wl + mw >= least
+                    && wr >= least
+                    && allowed(forward_m.median(k), backward.median(k + 1))
+                {
+                    offer([forward_m.error(k), right], k + 1, Some(0));
                 }
-                if wl >= least && wr + mw >= least {
-                    offer([left, error(&backward_m, k + 1)], k + 1, Some(1));
+                if wl >= least
+                    && wr + mw >= least
+                    && allowed(forward.median(k), backward_m.median(k + 1))
+                {
+                    offer([left, backward_m.error(k + 1)], k + 1, Some(1));
                 }
             } else if wl >= least && wr >= least {
                 cuts.tried += 1;
-                offer([left, right], k + 1, None);
+                if allowed(forward.median(k), backward.median(k + 1)) {
+                    offer([left, right], k + 1, None);
+                }
             }
         }
-        if place && kw >= least && mw >= least {
+        let known_median = forward.median(n - 1);
+        if place
+            && kw >= least
+            && mw >= least
+            && allowed(known_median, alone.median(missing.len() - 1))
+        {
             offer([known_error, missing_error], n, Some(1));
         }
         let [left, right] = best;
@@ -311,6 +351,7 @@ impl Searcher<'_, '_> {
     /// A drawn test ([`Self::random_test`]) scored by absolute error: `left(i)` says where the
     /// node's row at position `i` goes (`None`: missing), `side` where the missing rows go
     /// (`None`: left out of the score). Each error is read from the node's ranks, O(n log n).
+    /// On a constrained feature the sides' medians must keep the constraint.
     pub(super) fn absolute_drawn(
         &self,
         feature: usize,
@@ -329,17 +370,24 @@ impl Searcher<'_, '_> {
             }
         }
         let mut tree = Fenwick::default();
+        // The error of a set of rows and its node median.
         let mut error = |sets: &[&[u32]]| {
             tree.reset(ranks.sorted.len());
             for &i in sets.iter().copied().flatten() {
                 self.activate(&mut tree, ranks, node, i);
             }
-            tree.absolute_error(&ranks.sorted)
+            let median = tree.node_median(&ranks.sorted) + self.shift;
+            (tree.absolute_error(&ranks.sorted), median)
         };
         let placed = |s: usize| if side == Some(s) { &missing[..] } else { &[] };
-        let errors = [error(&[&order, placed(0)]), error(&[&right, placed(1)])];
+        let (l, r) = (error(&[&order, placed(0)]), error(&[&right, placed(1)]));
+        let sign = self.constraint(feature);
+        if sign != 0 && !self.monotone_values(sign, l.1, r.1) {
+            return None;
+        }
+        let errors = [l.0, r.0];
         let all = if side.is_some() { &missing[..] } else { &[] };
-        let scored_error = error(&[&order, &right, all]);
+        let (scored_error, _) = error(&[&order, &right, all]);
         let cut = Cut {
             at: order.len(),
             side,
@@ -399,7 +447,8 @@ impl Searcher<'_, '_> {
         };
         let xs: Vec<f64> = order.iter().map(|&i| x(i)).collect();
         let distinct = |k: usize| matches!((xs.get(k), xs.get(k + 1)), (Some(a), Some(b)) if b > a);
-        let cut = self.absolute_sweep((ranks, node), &order, distinct, &missing, node_weight)?;
+        let bounds = (node_weight, self.constraint(feature));
+        let cut = self.absolute_sweep((ranks, node), &order, distinct, &missing, bounds)?;
         let threshold = match (
             cut.at.checked_sub(1).and_then(|k| xs.get(k)),
             xs.get(cut.at),
@@ -431,7 +480,8 @@ impl Searcher<'_, '_> {
             _ => bins.node_order(feature, node, None)?,
         };
         let between = |k: usize| bin.get(k) != bin.get(k + 1);
-        let cut = self.absolute_sweep((ranks, node), &order, between, &missing, node_weight)?;
+        let bounds = (node_weight, self.constraint(feature));
+        let cut = self.absolute_sweep((ranks, node), &order, between, &missing, bounds)?;
         let threshold = match (
             cut.at.checked_sub(1).and_then(|k| bin.get(k)),
             bin.get(cut.at),
@@ -503,7 +553,8 @@ impl Searcher<'_, '_> {
                     })
                     .collect();
                 let between = |k: usize| group.get(k) != group.get(k + 1);
-                let cut = self.absolute_sweep(at, &order, between, &missing, node_weight)?;
+                let bounds = (node_weight, self.constraint(feature));
+                let cut = self.absolute_sweep(at, &order, between, &missing, bounds)?;
                 // Groups sent left: those of the items before the cut.
                 let n_left = cut
                     .at
