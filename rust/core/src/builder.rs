@@ -871,17 +871,27 @@ impl Grower<'_, '_, '_> {
                 (vec![value], impurity)
             }
             Target::MultiValues { values, n_outputs } => {
-                let impurity = (0..*n_outputs)
-                    .map(|o| match criterion {
-                        // Each output's half deviance from its rows, as for one output.
-                        Criterion::Poisson => {
-                            output_column_node(criterion, values, *n_outputs, o, rows).1
-                        }
-                        _ => two_pass_variance(values, *n_outputs, o, rows, means),
-                    })
-                    .sum::<f64>()
-                    / *n_outputs as f64;
-                (means.to_vec(), impurity)
+                let k = *n_outputs;
+                let per_output = |o: usize| output_column_node(criterion, values, k, o, rows);
+                match criterion {
+                    // Each output's median and mean absolute deviation, as for one output.
+                    Criterion::AbsoluteError => {
+                        let nodes: Vec<(f64, f64)> = (0..k).map(per_output).collect();
+                        let impurity = nodes.iter().map(|n| n.1).sum::<f64>() / k as f64;
+                        (nodes.iter().map(|n| n.0).collect(), impurity)
+                    }
+                    _ => {
+                        let impurity = (0..k)
+                            .map(|o| match criterion {
+                                // Each output's half deviance from its rows, as for one output.
+                                Criterion::Poisson => per_output(o).1,
+                                _ => two_pass_variance(values, k, o, rows, means),
+                            })
+                            .sum::<f64>()
+                            / k as f64;
+                        (means.to_vec(), impurity)
+                    }
+                }
             }
             Target::Classes { .. } | Target::MultiClasses { .. } => (means.to_vec(), 0.0),
         };
@@ -1307,7 +1317,8 @@ fn output_column_node(
 
 /// What a multi-output target (several outputs) may be grown with: the impurity criteria
 /// whose node impurity is a mean over the outputs as scikit-learn's (entropy, gain ratio,
-/// Gini, misclassification, squared error, Friedman's and the Poisson deviance), and none of the rules defined for one class
+/// Gini, misclassification, squared error, Friedman's, the Poisson deviance and absolute
+/// error), and none of the rules defined for one class
 /// variable (a cost matrix, the G² stop, oblique directions from class means, class-majority
 /// fills).
 pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<()> {
@@ -1331,13 +1342,14 @@ pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<
             | Criterion::SquaredError
             | Criterion::FriedmanMse
             | Criterion::Poisson
+            | Criterion::AbsoluteError
     ) {
         return refuse(
             "criterion",
             format!(
                 "{:?} is defined here for one output; several outputs take \"gini\", \
                  \"entropy\", \"gain_ratio\", \"misclassification\", \"squared_error\", \
-                 \"friedman_mse\" or \"poisson\"",
+                 \"friedman_mse\", \"poisson\" or \"absolute_error\"",
                 criterion.name()
             ),
         );

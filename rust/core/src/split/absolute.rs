@@ -18,12 +18,115 @@ use super::presort::position;
 use super::*;
 use crate::median::Fenwick;
 
-/// A node's targets ranked: the scans activate a row at its rank in a [`Fenwick`] tree.
+/// A node's targets ranked, each output's apart: the scans activate a row at its rank in a
+/// [`Fenwick`] tree per output.
 pub(crate) struct Ranks {
+    outputs: Vec<Ranked>,
+}
+
+/// One output's targets at a node, ranked.
+struct Ranked {
     /// The node's targets (less the searcher's shift), ascending.
     sorted: Vec<f64>,
     /// The rank of each row of the node (by position in its [`NodeRows`]).
     rank: Vec<u32>,
+}
+
+/// A set of a node's rows held in one [`Fenwick`] tree per output, so that its absolute error
+/// (the mean over the outputs, as scikit-learn's `MAE` reports several) and its medians are
+/// at hand as rows join it.
+struct Sets<'r> {
+    trees: Vec<Fenwick>,
+    ranks: &'r Ranks,
+    node: &'r NodeRows,
+}
+
+impl<'r> Sets<'r> {
+    fn new((ranks, node): (&'r Ranks, &'r NodeRows)) -> Sets<'r> {
+        let trees = ranks.outputs.iter().map(|_| Fenwick::default()).collect();
+        let mut sets = Sets { trees, ranks, node };
+        sets.clear();
+        sets
+    }
+
+    /// Empties the set.
+    fn clear(&mut self) {
+        for (tree, ranked) in self.trees.iter_mut().zip(&self.ranks.outputs) {
+            tree.reset(ranked.sorted.len());
+        }
+    }
+
+    /// Adds the node's row at position `i`.
+    #[inline]
+    fn add(&mut self, i: u32) {
+        let i = i as usize;
+        let Some(&w) = self.node.weights.get(i) else {
+            return;
+        };
+        for (tree, ranked) in self.trees.iter_mut().zip(&self.ranks.outputs) {
+            if let Some(&k) = ranked.rank.get(i) {
+                if let Some(&y) = ranked.sorted.get(k as usize) {
+                    tree.add(k as usize, y, w);
+                }
+            }
+        }
+    }
+
+    fn add_all(&mut self, rows: &[u32]) {
+        for &i in rows {
+            self.add(i);
+        }
+    }
+
+    /// Σw·|y − median| of the set, averaged over the outputs.
+    fn error(&self) -> f64 {
+        let each = self.trees.iter().zip(&self.ranks.outputs);
+        let total: f64 = each.map(|(t, r)| t.absolute_error(&r.sorted)).sum();
+        total / self.trees.len().max(1) as f64
+    }
+
+    /// The first output's median as a node's value ([`Fenwick::node_median`]): monotonic
+    /// constraints, which take one output, compare it.
+    fn node_median(&self) -> f64 {
+        match (self.trees.first(), self.ranks.outputs.first()) {
+            (Some(t), Some(r)) => t.node_median(&r.sorted),
+            _ => f64::NAN,
+        }
+    }
+
+    /// The first output's upper median ([`Fenwick::median`]), which orders categories.
+    fn median(&self) -> f64 {
+        match (self.trees.first(), self.ranks.outputs.first()) {
+            (Some(t), Some(r)) => t.median(&r.sorted),
+            _ => f64::NAN,
+        }
+    }
+
+    fn journal(&mut self) {
+        self.trees.iter_mut().for_each(Fenwick::journal);
+    }
+
+    fn undo(&mut self) {
+        self.trees.iter_mut().for_each(Fenwick::undo);
+    }
+
+    /// The error of the set with the rows at `rows` added, the set left unchanged.
+    fn error_with(&mut self, rows: &[u32]) -> f64 {
+        self.journal();
+        self.add_all(rows);
+        let error = self.error();
+        self.undo();
+        error
+    }
+
+    /// [`Self::median`] of the set with the rows at `rows` added, the set left unchanged.
+    fn median_with(&mut self, rows: &[u32]) -> f64 {
+        self.journal();
+        self.add_all(rows);
+        let median = self.median();
+        self.undo();
+        median
+    }
 }
 
 /// Absolute errors of growing (or, reversed, shrinking) sets of rows, by position in a scan
@@ -72,36 +175,31 @@ impl Searcher<'_, '_> {
     /// The node's targets ranked, for absolute error; `None` for a class target or when the
     /// memory cannot be had.
     pub(crate) fn ranks(&self, node: &NodeRows) -> Option<Ranks> {
-        let Target::Values(y) = self.target else {
-            return None;
+        let (y, width) = match self.target {
+            Target::Values(y) => (*y, 1),
+            Target::MultiValues { values, n_outputs } => (*values, *n_outputs),
+            Target::Classes { .. } | Target::MultiClasses { .. } => return None,
         };
-        let mut order: Vec<(f64, u32)> = self.vec(node.len())?;
-        order.extend(node.rows.iter().enumerate().map(|(i, &r)| {
-            let target = y.get(r as usize).copied().unwrap_or(0.0);
-            (target - self.shift, i as u32)
-        }));
-        order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut rank: Vec<u32> = self.vec(node.len())?;
-        rank.resize(node.len(), 0);
-        let mut sorted = self.vec(node.len())?;
-        for (k, &(target, i)) in order.iter().enumerate() {
-            sorted.push(target);
-            if let Some(slot) = rank.get_mut(i as usize) {
-                *slot = k as u32;
+        let mut outputs = Vec::new();
+        for k in 0..width {
+            let mut order: Vec<(f64, u32)> = self.vec(node.len())?;
+            order.extend(node.rows.iter().enumerate().map(|(i, &r)| {
+                let target = y.get(r as usize * width + k).copied().unwrap_or(0.0);
+                (target - self.shift, i as u32)
+            }));
+            order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let mut rank: Vec<u32> = self.vec(node.len())?;
+            rank.resize(node.len(), 0);
+            let mut sorted = self.vec(node.len())?;
+            for (r, &(target, i)) in order.iter().enumerate() {
+                sorted.push(target);
+                if let Some(slot) = rank.get_mut(i as usize) {
+                    *slot = r as u32;
+                }
             }
+            outputs.push(Ranked { sorted, rank });
         }
-        Some(Ranks { sorted, rank })
-    }
-
-    /// Adds the node's row at position `i` to `tree`.
-    #[inline]
-    fn activate(&self, tree: &mut Fenwick, ranks: &Ranks, node: &NodeRows, i: u32) {
-        let i = i as usize;
-        if let (Some(&k), Some(&w)) = (ranks.rank.get(i), node.weights.get(i)) {
-            if let Some(&y) = ranks.sorted.get(k as usize) {
-                tree.add(k as usize, y, w);
-            }
-        }
+        Some(Ranks { outputs })
     }
 
     /// A pass over growing sets of rows: the rows at `base` together with the first `k + 1`
@@ -109,8 +207,7 @@ impl Searcher<'_, '_> {
     /// monotonic constraint compares). `None` when the memory cannot be had.
     fn pass(
         &self,
-        tree: &mut Fenwick,
-        (ranks, node): (&Ranks, &NodeRows),
+        set: &mut Sets<'_>,
         base: &[u32],
         order: impl ExactSizeIterator<Item = u32>,
         medians: bool,
@@ -120,41 +217,16 @@ impl Searcher<'_, '_> {
             errors: self.vec(n)?,
             medians: if medians { self.vec(n)? } else { Vec::new() },
         };
-        tree.reset(ranks.sorted.len());
-        for &i in base {
-            self.activate(tree, ranks, node, i);
-        }
+        set.clear();
+        set.add_all(base);
         for i in order {
-            self.activate(tree, ranks, node, i);
-            pass.errors.push(tree.absolute_error(&ranks.sorted));
+            set.add(i);
+            pass.errors.push(set.error());
             if medians {
-                pass.medians
-                    .push(tree.node_median(&ranks.sorted) + self.shift);
+                pass.medians.push(set.node_median() + self.shift);
             }
         }
         Some(pass)
-    }
-
-    /// The error of the rows at `rows` on top of what `tree` holds, which is left unchanged.
-    fn error_with(&self, tree: &mut Fenwick, ranks: &Ranks, node: &NodeRows, rows: &[u32]) -> f64 {
-        tree.journal();
-        for &i in rows {
-            self.activate(tree, ranks, node, i);
-        }
-        let error = tree.absolute_error(&ranks.sorted);
-        tree.undo();
-        error
-    }
-
-    /// The weighted median of the rows at `rows` (a target less the shift).
-    fn median_of(&self, tree: &mut Fenwick, ranks: &Ranks, node: &NodeRows, rows: &[u32]) -> f64 {
-        tree.journal();
-        for &i in rows {
-            self.activate(tree, ranks, node, i);
-        }
-        let median = tree.median(&ranks.sorted);
-        tree.undo();
-        median
     }
 
     /// Statistics of the rows at `positions`.
@@ -185,12 +257,11 @@ impl Searcher<'_, '_> {
         if n == 0 || (n < 2 && !place) {
             return None;
         }
-        let mut tree = Fenwick::default();
-        let at = (ranks, node);
+        let mut set = Sets::new((ranks, node));
         let medians = sign != 0;
-        let forward = self.pass(&mut tree, at, &[], order.iter().copied(), medians)?;
+        let forward = self.pass(&mut set, &[], order.iter().copied(), medians)?;
         let reversed = order.iter().rev().copied();
-        let backward = self.pass(&mut tree, at, &[], reversed, medians)?.reversed();
+        let backward = self.pass(&mut set, &[], reversed, medians)?.reversed();
         let known_error = forward.last_error();
         let known = self.stats_of(node, order);
         let kw = self.weight_of(&known);
@@ -199,12 +270,10 @@ impl Searcher<'_, '_> {
             (Pass::default(), Pass::default(), Pass::default());
         let (mut scored, mut scored_error, mut mw) = (known, known_error, 0.0);
         if place {
-            forward_m = self.pass(&mut tree, at, missing, order.iter().copied(), medians)?;
+            forward_m = self.pass(&mut set, missing, order.iter().copied(), medians)?;
             let reversed = order.iter().rev().copied();
-            backward_m = self
-                .pass(&mut tree, at, missing, reversed, medians)?
-                .reversed();
-            alone = self.pass(&mut tree, at, &[], missing.iter().copied(), medians)?;
+            backward_m = self.pass(&mut set, missing, reversed, medians)?.reversed();
+            alone = self.pass(&mut set, &[], missing.iter().copied(), medians)?;
             let missing_stats = self.stats_of(node, missing);
             mw = self.weight_of(&missing_stats);
             scored = sum(&scored, &missing_stats);
@@ -369,15 +438,14 @@ impl Searcher<'_, '_> {
                 None => missing.push(i as u32),
             }
         }
-        let mut tree = Fenwick::default();
-        // The error of a set of rows and its node median.
-        let mut error = |sets: &[&[u32]]| {
-            tree.reset(ranks.sorted.len());
-            for &i in sets.iter().copied().flatten() {
-                self.activate(&mut tree, ranks, node, i);
+        let mut set = Sets::new((ranks, node));
+        // The error of a union of rows and its node median.
+        let mut error = |parts: &[&[u32]]| {
+            set.clear();
+            for part in parts {
+                set.add_all(part);
             }
-            let median = tree.node_median(&ranks.sorted) + self.shift;
-            (tree.absolute_error(&ranks.sorted), median)
+            (set.error(), set.node_median() + self.shift)
         };
         let placed = |s: usize| if side == Some(s) { &missing[..] } else { &[] };
         let (l, r) = (error(&[&order, placed(0)]), error(&[&right, placed(1)]));
@@ -526,13 +594,13 @@ impl Searcher<'_, '_> {
             }
             CategoricalSplit::Binary => {
                 if !ordered {
-                    let mut tree = Fenwick::default();
-                    tree.reset(ranks.sorted.len());
+                    // With several outputs, by the first output's median.
+                    let mut set = Sets::new(at);
                     let mut keyed: Vec<(f64, usize)> = present
                         .iter()
                         .map(|&c| {
                             let rows = by_category.get(c).map_or(&[][..], Vec::as_slice);
-                            (self.median_of(&mut tree, ranks, node, rows), c)
+                            (set.median_with(rows), c)
                         })
                         .collect();
                     keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -606,26 +674,22 @@ impl Searcher<'_, '_> {
         if by_category.iter().filter(|r| !r.is_empty()).count() < 2 {
             return None;
         }
-        let mut tree = Fenwick::default();
-        tree.reset(ranks.sorted.len());
-        let mut errors: Vec<f64> = by_category
-            .iter()
-            .map(|rows| self.error_with(&mut tree, ranks, node, rows))
-            .collect();
+        let mut set = Sets::new((ranks, node));
+        let mut errors: Vec<f64> = by_category.iter().map(|rows| set.error_with(rows)).collect();
         let mut children: Vec<Vec<f64>> =
             by_category.iter().map(|r| self.stats_of(node, r)).collect();
         let mut counts: Vec<usize> = by_category.iter().map(Vec::len).collect();
         let all_known: Vec<u32> = by_category.iter().flatten().copied().collect();
         let known = self.stats_of(node, &all_known);
-        let known_error = self.error_with(&mut tree, ranks, node, &all_known);
+        let known_error = set.error_with(&all_known);
         let place = self.places_missing() && !missing.is_empty();
         let (scored, scored_error, rows) = if place {
             let missing_stats = self.stats_of(node, missing);
             let both: Vec<u32> = all_known.iter().chain(missing).copied().collect();
-            let all_error = self.error_with(&mut tree, ranks, node, &both);
+            let all_error = set.error_with(&both);
             let all = sum(&known, &missing_stats);
             let child = if self.missing == MissingStrategy::Separate {
-                errors.push(self.error_with(&mut tree, ranks, node, missing));
+                errors.push(set.error_with(missing));
                 children.push(missing_stats);
                 counts.push(missing.len());
                 by_category.len()
@@ -634,15 +698,13 @@ impl Searcher<'_, '_> {
                 let total: f64 = errors.iter().sum();
                 let scale = self.noise_scale(&all);
                 let aw = self.weight_of(&all);
-                for &i in missing {
-                    self.activate(&mut tree, ranks, node, i);
-                }
+                set.add_all(missing);
                 let mut best: Option<(usize, f64, f64)> = None;
                 for (c, rows) in by_category.iter().enumerate() {
                     if rows.is_empty() {
                         continue;
                     }
-                    let joined = self.error_with(&mut tree, ranks, node, rows);
+                    let joined = set.error_with(rows);
                     let own = errors.get(c).copied().unwrap_or(0.0);
                     let quality = (all_error - (total - own + joined)) / aw;
                     if improves(quality, best.map(|(_, q, _)| q), scale) {
