@@ -675,7 +675,10 @@ impl Searcher<'_, '_> {
             return None;
         }
         let mut set = Sets::new((ranks, node));
-        let mut errors: Vec<f64> = by_category.iter().map(|rows| set.error_with(rows)).collect();
+        let mut errors: Vec<f64> = by_category
+            .iter()
+            .map(|rows| set.error_with(rows))
+            .collect();
         let mut children: Vec<Vec<f64>> =
             by_category.iter().map(|r| self.stats_of(node, r)).collect();
         let mut counts: Vec<usize> = by_category.iter().map(Vec::len).collect();
