@@ -182,6 +182,27 @@ mod tests {
         (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
     }
 
+    /// A generator of numbers in [0, 1) from `state`.
+    fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / (1u64 << 31) as f64
+        }
+    }
+
+    /// Each row's rank by y (ties by position) and the targets by rank.
+    fn ranked(rows: &[(f64, f64)]) -> (Vec<usize>, Vec<f64>) {
+        let mut by_y: Vec<usize> = (0..rows.len()).collect();
+        by_y.sort_by(|&a, &b| rows[a].0.total_cmp(&rows[b].0).then(a.cmp(&b)));
+        let mut rank = vec![0; rows.len()];
+        for (k, &i) in by_y.iter().enumerate() {
+            rank[i] = k;
+        }
+        (rank, by_y.iter().map(|&i| rows[i].0).collect())
+    }
+
     #[test]
     fn median_and_deviation_by_hand() {
         // scikit-learn's test_mae: y = 6, 7, 3, 4, 3 with weights 0.6, 0.3, 0.1, 1.0, 0.3.
@@ -213,24 +234,12 @@ mod tests {
     /// ties included, and undo restores it bit for bit.
     #[test]
     fn fenwick_matches_direct_sums() {
-        let mut state = 7u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as f64 / (1u64 << 31) as f64
-        };
+        let mut next = uniform(7);
         for n in [1usize, 2, 3, 7, 64, 200] {
             let rows: Vec<(f64, f64)> = (0..n)
                 .map(|_| ((next() * 10.0).floor(), 0.1 + next()))
                 .collect();
-            let mut by_y: Vec<usize> = (0..n).collect();
-            by_y.sort_by(|&a, &b| rows[a].0.total_cmp(&rows[b].0).then(a.cmp(&b)));
-            let mut rank = vec![0; n];
-            for (k, &i) in by_y.iter().enumerate() {
-                rank[i] = k;
-            }
-            let sorted: Vec<f64> = by_y.iter().map(|&i| rows[i].0).collect();
+            let (rank, sorted) = ranked(&rows);
             let mut tree = Fenwick::default();
             tree.reset(n);
             for i in 0..n {
@@ -257,13 +266,7 @@ mod tests {
     /// with exact halves (equal weights, even counts) among them.
     #[test]
     fn node_median_matches_the_node_value() {
-        let mut state = 11u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as f64 / (1u64 << 31) as f64
-        };
+        let mut next = uniform(11);
         for (n, weighted) in [
             (1usize, false),
             (2, false),
@@ -281,13 +284,7 @@ mod tests {
                     ((next() * 8.0).floor(), w)
                 })
                 .collect();
-            let mut by_y: Vec<usize> = (0..n).collect();
-            by_y.sort_by(|&a, &b| rows[a].0.total_cmp(&rows[b].0).then(a.cmp(&b)));
-            let mut rank = vec![0; n];
-            for (k, &i) in by_y.iter().enumerate() {
-                rank[i] = k;
-            }
-            let sorted: Vec<f64> = by_y.iter().map(|&i| rows[i].0).collect();
+            let (rank, sorted) = ranked(&rows);
             let mut tree = Fenwick::default();
             tree.reset(n);
             for i in 0..n {
