@@ -230,14 +230,23 @@ mod tests {
         assert_eq!(absolute_error(&mut []), None);
     }
 
-    /// The tree's deviation equals the direct sum for every prefix of random weighted rows,
-    /// ties included, and undo restores it bit for bit.
+    /// The tree's deviation equals the direct sum and its node median the node's value for
+    /// every prefix of random weighted rows, ties included, and undo restores it bit for bit.
     #[test]
     fn fenwick_matches_direct_sums() {
         let mut next = uniform(7);
-        for n in [1usize, 2, 3, 7, 64, 200] {
+        // Unit weights: exact halves, where the node median is a midpoint.
+        let sizes = [1usize, 2, 3, 7, 64, 200];
+        let cases = sizes
+            .iter()
+            .map(|&n| (n, false))
+            .chain([(2, true), (50, true)]);
+        for (n, unit) in cases {
             let rows: Vec<(f64, f64)> = (0..n)
-                .map(|_| ((next() * 10.0).floor(), 0.1 + next()))
+                .map(|_| {
+                    let y = (next() * 10.0).floor();
+                    (y, if unit { 1.0 } else { 0.1 + next() })
+                })
                 .collect();
             let (rank, sorted) = ranked(&rows);
             let mut tree = Fenwick::default();
@@ -246,8 +255,9 @@ mod tests {
                 tree.add(rank[i], rows[i].0, rows[i].1);
                 let mut prefix = rows[..=i].to_vec();
                 let w: f64 = prefix.iter().map(|r| r.1).sum();
-                let (_, mad) = absolute_error(&mut prefix).unwrap();
+                let (median, mad) = absolute_error(&mut prefix).unwrap();
                 assert!(close(tree.absolute_error(&sorted), mad * w), "n {n}, i {i}");
+                assert_eq!(tree.node_median(&sorted), median, "n {n}, i {i}");
             }
             let before = (
                 tree.w.clone(),
@@ -259,39 +269,6 @@ mod tests {
             tree.undo();
             assert_eq!((tree.w.clone(), tree.wy.clone()), (before.0, before.1));
             assert_eq!(tree.absolute_error(&sorted), before.2);
-        }
-    }
-
-    /// The tree's node median is [`absolute_error`]'s median for every prefix of weighted rows,
-    /// with exact halves (equal weights, even counts) among them.
-    #[test]
-    fn node_median_matches_the_node_value() {
-        let mut next = uniform(11);
-        for (n, weighted) in [
-            (1usize, false),
-            (2, false),
-            (9, false),
-            (50, false),
-            (50, true),
-        ] {
-            let rows: Vec<(f64, f64)> = (0..n)
-                .map(|_| {
-                    let w = if weighted {
-                        0.5 + (next() * 3.0).floor()
-                    } else {
-                        1.0
-                    };
-                    ((next() * 8.0).floor(), w)
-                })
-                .collect();
-            let (rank, sorted) = ranked(&rows);
-            let mut tree = Fenwick::default();
-            tree.reset(n);
-            for i in 0..n {
-                tree.add(rank[i], rows[i].0, rows[i].1);
-                let (median, _) = absolute_error(&mut rows[..=i].to_vec()).unwrap();
-                assert_eq!(tree.node_median(&sorted), median, "n {n}, i {i}");
-            }
         }
     }
 
