@@ -53,7 +53,16 @@ def make_data(seed: int, n: int = N):
 
 def mean_impurity(Y: np.ndarray, w: np.ndarray, criterion: str) -> float:
     """scikit-learn's multi-output impurity: the mean over the outputs of each output's
-    weighted Gini, entropy (bits), variance or half Poisson deviance."""
+    weighted Gini, entropy (bits), variance, half Poisson deviance or absolute deviation from
+    the weighted median."""
+    if criterion == "absolute_error":
+        total = 0.0
+        for k in range(Y.shape[1]):
+            order = np.argsort(Y[:, k], kind="stable")
+            y, wk = Y[order, k], w[order]
+            median = y[np.searchsorted(np.cumsum(wk), wk.sum() / 2)]
+            total += np.sum(wk * np.abs(y - median)) / wk.sum()
+        return total / Y.shape[1]
     if criterion == "poisson":
         mean = np.average(Y, axis=0, weights=w)
         if np.any(mean <= 0):  # scikit-learn: a child with a zero sum is never chosen
@@ -92,7 +101,7 @@ def compare(q, sk, X, Y, w, criterion):
     when that exceeds machine epsilon, so such a split is also counted as a tie, after
     checking the node is pure in every output."""
     nodes, t = q.tree_.nodes(), sk.tree_
-    regression = criterion in ("squared_error", "poisson")
+    regression = criterion in ("squared_error", "poisson", "absolute_error")
     matched = ties = 0
     stack = [(0, 0, np.ones(len(X), dtype=bool))]
     while stack:
@@ -198,6 +207,22 @@ def test_regressor_equals_sklearn(params, weighted):
     assert q.score(X_test, make_data(1)[2]) == pytest.approx(
         sk.score(X_test, make_data(1)[2]), rel=1e-12
     )
+
+
+@pytest.mark.parametrize("params", SHALLOW)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_absolute_error_regressor_equals_sklearn(params, weighted):
+    # The impurity is the mean of the outputs' absolute deviations from their weighted
+    # medians, each node's value those medians, as scikit-learn's MAE criterion.
+    X, _, R, w = make_data(0)
+    weights = weights_for(params, w if weighted else None)
+    kw = {"criterion": "absolute_error", **params}
+    q = DecisionTreeRegressor(**kw).fit(X, R, sample_weight=weights)
+    sk = SkRegressor(random_state=0, **kw).fit(X, R, weights)
+    matched, ties = compare(q, sk, X, R, weights, "absolute_error")
+    assert ties == 0 and matched == sk.tree_.node_count
+    assert q.tree_.value.shape == sk.tree_.value.shape == (matched, 2, 1)
+    assert_same_predictions(q, sk, make_data(1)[0], regression=True)
 
 
 def poisson_counts(R: np.ndarray, seed: int) -> np.ndarray:
@@ -496,8 +521,6 @@ def test_unsupported_combinations_say_why():
         DecisionTreeRegressor(missing="class_majority").fit(X, R)
     with pytest.raises(ValueError, match=r"G² test.*3 outputs"):
         DecisionTreeClassifier(max_p_value=0.05).fit(X, Y)
-    with pytest.raises(ValueError, match=r"absolute_error.*for one output.*2 outputs"):
-        DecisionTreeRegressor(criterion="absolute_error").fit(X, R)
     with pytest.raises(ValueError, match=r"y are negative.*Poisson"):
         DecisionTreeRegressor(criterion="poisson").fit(X, R)
     with pytest.raises(ValueError, match=r"Monotonicity.*multiple outputs.*3 columns"):

@@ -595,7 +595,8 @@ impl Grower<'_, '_, '_> {
     /// constrained feature, cut at the middle of the two children's values (scikit-learn's
     /// `middle_value`). The values are those of the rows each child received (C4.5's
     /// fractions of missing rows included) clipped to the node's bounds, that is the values
-    /// the children will hold, so that each child's value lies on its side of the middle.
+    /// the children will hold, so that each child's value lies on its side of the middle
+    /// (under absolute error, their medians).
     fn child_bounds(&self, split: &Candidate, parts: &[NodeRows], bounds: Bounds) -> Vec<Bounds> {
         let sign = match split.rule {
             SplitRule::Oblique { .. } => 0,
@@ -604,7 +605,12 @@ impl Grower<'_, '_, '_> {
         match parts {
             [left, right] if sign != 0 => {
                 let target = self.train.target;
-                let value = |rows: &NodeRows| value_of(&stats_of(target, rows), target);
+                let value = |rows: &NodeRows| match target {
+                    Target::Values(y) if self.params.criterion == Criterion::AbsoluteError => {
+                        regression_node(Criterion::AbsoluteError, y, rows).0
+                    }
+                    _ => value_of(&stats_of(target, rows), target),
+                };
                 let middle = bounds.clip(value(left)) / 2.0 + bounds.clip(value(right)) / 2.0;
                 bounds.children(sign, middle).to_vec()
             }
@@ -865,17 +871,27 @@ impl Grower<'_, '_, '_> {
                 (vec![value], impurity)
             }
             Target::MultiValues { values, n_outputs } => {
-                let impurity = (0..*n_outputs)
-                    .map(|o| match criterion {
-                        // Each output's half deviance from its rows, as for one output.
-                        Criterion::Poisson => {
-                            output_column_node(criterion, values, *n_outputs, o, rows).1
-                        }
-                        _ => two_pass_variance(values, *n_outputs, o, rows, means),
-                    })
-                    .sum::<f64>()
-                    / *n_outputs as f64;
-                (means.to_vec(), impurity)
+                let k = *n_outputs;
+                let per_output = |o: usize| output_column_node(criterion, values, k, o, rows);
+                match criterion {
+                    // Each output's median and mean absolute deviation, as for one output.
+                    Criterion::AbsoluteError => {
+                        let nodes: Vec<(f64, f64)> = (0..k).map(per_output).collect();
+                        let impurity = nodes.iter().map(|n| n.1).sum::<f64>() / k as f64;
+                        (nodes.iter().map(|n| n.0).collect(), impurity)
+                    }
+                    _ => {
+                        let impurity = (0..k)
+                            .map(|o| match criterion {
+                                // Each output's half deviance from its rows, as for one output.
+                                Criterion::Poisson => per_output(o).1,
+                                _ => two_pass_variance(values, k, o, rows, means),
+                            })
+                            .sum::<f64>()
+                            / k as f64;
+                        (means.to_vec(), impurity)
+                    }
+                }
             }
             Target::Classes { .. } | Target::MultiClasses { .. } => (means.to_vec(), 0.0),
         };
@@ -1301,7 +1317,8 @@ fn output_column_node(
 
 /// What a multi-output target (several outputs) may be grown with: the impurity criteria
 /// whose node impurity is a mean over the outputs as scikit-learn's (entropy, gain ratio,
-/// Gini, misclassification, squared error, Friedman's and the Poisson deviance), and none of the rules defined for one class
+/// Gini, misclassification, squared error, Friedman's, the Poisson deviance and absolute
+/// error), and none of the rules defined for one class
 /// variable (a cost matrix, the G² stop, oblique directions from class means, class-majority
 /// fills).
 pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<()> {
@@ -1325,13 +1342,14 @@ pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<
             | Criterion::SquaredError
             | Criterion::FriedmanMse
             | Criterion::Poisson
+            | Criterion::AbsoluteError
     ) {
         return refuse(
             "criterion",
             format!(
                 "{:?} is defined here for one output; several outputs take \"gini\", \
                  \"entropy\", \"gain_ratio\", \"misclassification\", \"squared_error\", \
-                 \"friedman_mse\" or \"poisson\"",
+                 \"friedman_mse\", \"poisson\" or \"absolute_error\"",
                 criterion.name()
             ),
         );

@@ -112,7 +112,13 @@ impl Fenwick {
     /// The rank of the rows' weighted median (the first rank where the cumulative weight
     /// passes half the total) and the sums of weight and weighted target below it.
     fn median_rank(&self) -> (usize, f64, f64) {
-        let (mut pos, mut rest) = (0, 0.5 * self.total_w);
+        self.rank_passing(0.5 * self.total_w)
+    }
+
+    /// The first rank where the cumulative weight passes `target`, and the sums of weight
+    /// and weighted target below it.
+    fn rank_passing(&self, target: f64) -> (usize, f64, f64) {
+        let (mut pos, mut rest) = (0, target);
         let (mut w_below, mut wy_below) = (0.0, 0.0);
         let mut step = self.top;
         while step > 0 {
@@ -137,6 +143,21 @@ impl Fenwick {
         sorted.get(rank.min(last)).copied().unwrap_or(0.0)
     }
 
+    /// The weighted median of the rows added as [`absolute_error`] gives it for a node's
+    /// value: the midpoint of the two middle values where the cumulative weight reaches half
+    /// the total (within [`HALF_TOLERANCE`]), where [`Self::median`] takes the upper one.
+    /// Monotonic constraints compare the values the children will hold, so they need this one.
+    pub(crate) fn node_median(&self, sorted: &[f64]) -> f64 {
+        let (half, slack) = (0.5 * self.total_w, HALF_TOLERANCE * self.total_w);
+        let (first, _, _) = self.rank_passing(half - slack);
+        let (next, _, _) = self.rank_passing(half + slack);
+        let y = sorted.get(first).copied().unwrap_or(0.0);
+        match sorted.get(next) {
+            Some(&up) if next != first => y / 2.0 + up / 2.0,
+            _ => y,
+        }
+    }
+
     /// Σw·|y − m| over the rows added, m their weighted median: by the pinball identity
     /// (Σ_{y≥m} w·y − m·Σ_{y≥m} w) + (m·Σ_{y<m} w − Σ_{y<m} w·y), from the sums below m.
     pub(crate) fn absolute_error(&self, sorted: &[f64]) -> f64 {
@@ -159,6 +180,27 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
+    }
+
+    /// A generator of numbers in [0, 1) from `state`.
+    fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / (1u64 << 31) as f64
+        }
+    }
+
+    /// Each row's rank by y (ties by position) and the targets by rank.
+    fn ranked(rows: &[(f64, f64)]) -> (Vec<usize>, Vec<f64>) {
+        let mut by_y: Vec<usize> = (0..rows.len()).collect();
+        by_y.sort_by(|&a, &b| rows[a].0.total_cmp(&rows[b].0).then(a.cmp(&b)));
+        let mut rank = vec![0; rows.len()];
+        for (k, &i) in by_y.iter().enumerate() {
+            rank[i] = k;
+        }
+        (rank, by_y.iter().map(|&i| rows[i].0).collect())
     }
 
     #[test]
@@ -188,36 +230,34 @@ mod tests {
         assert_eq!(absolute_error(&mut []), None);
     }
 
-    /// The tree's deviation equals the direct sum for every prefix of random weighted rows,
-    /// ties included, and undo restores it bit for bit.
+    /// The tree's deviation equals the direct sum and its node median the node's value for
+    /// every prefix of random weighted rows, ties included, and undo restores it bit for bit.
     #[test]
     fn fenwick_matches_direct_sums() {
-        let mut state = 7u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as f64 / (1u64 << 31) as f64
-        };
-        for n in [1usize, 2, 3, 7, 64, 200] {
+        let mut next = uniform(7);
+        // Unit weights: exact halves, where the node median is a midpoint.
+        let sizes = [1usize, 2, 3, 7, 64, 200];
+        let cases = sizes
+            .iter()
+            .map(|&n| (n, false))
+            .chain([(2, true), (50, true)]);
+        for (n, unit) in cases {
             let rows: Vec<(f64, f64)> = (0..n)
-                .map(|_| ((next() * 10.0).floor(), 0.1 + next()))
+                .map(|_| {
+                    let y = (next() * 10.0).floor();
+                    (y, if unit { 1.0 } else { 0.1 + next() })
+                })
                 .collect();
-            let mut by_y: Vec<usize> = (0..n).collect();
-            by_y.sort_by(|&a, &b| rows[a].0.total_cmp(&rows[b].0).then(a.cmp(&b)));
-            let mut rank = vec![0; n];
-            for (k, &i) in by_y.iter().enumerate() {
-                rank[i] = k;
-            }
-            let sorted: Vec<f64> = by_y.iter().map(|&i| rows[i].0).collect();
+            let (rank, sorted) = ranked(&rows);
             let mut tree = Fenwick::default();
             tree.reset(n);
             for i in 0..n {
                 tree.add(rank[i], rows[i].0, rows[i].1);
                 let mut prefix = rows[..=i].to_vec();
                 let w: f64 = prefix.iter().map(|r| r.1).sum();
-                let (_, mad) = absolute_error(&mut prefix).unwrap();
+                let (median, mad) = absolute_error(&mut prefix).unwrap();
                 assert!(close(tree.absolute_error(&sorted), mad * w), "n {n}, i {i}");
+                assert_eq!(tree.node_median(&sorted), median, "n {n}, i {i}");
             }
             let before = (
                 tree.w.clone(),

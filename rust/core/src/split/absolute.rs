@@ -18,12 +18,143 @@ use super::presort::position;
 use super::*;
 use crate::median::Fenwick;
 
-/// A node's targets ranked: the scans activate a row at its rank in a [`Fenwick`] tree.
+/// A node's targets ranked, each output's apart: the scans activate a row at its rank in a
+/// [`Fenwick`] tree per output.
 pub(crate) struct Ranks {
+    outputs: Vec<Ranked>,
+}
+
+/// One output's targets at a node, ranked.
+struct Ranked {
     /// The node's targets (less the searcher's shift), ascending.
     sorted: Vec<f64>,
     /// The rank of each row of the node (by position in its [`NodeRows`]).
     rank: Vec<u32>,
+}
+
+/// A set of a node's rows held in one [`Fenwick`] tree per output, so that its absolute error
+/// (the mean over the outputs, as scikit-learn's `MAE` reports several) and its medians are
+/// at hand as rows join it.
+struct Sets<'r> {
+    trees: Vec<Fenwick>,
+    ranks: &'r Ranks,
+    node: &'r NodeRows,
+}
+
+impl<'r> Sets<'r> {
+    fn new((ranks, node): (&'r Ranks, &'r NodeRows)) -> Sets<'r> {
+        let trees = ranks.outputs.iter().map(|_| Fenwick::default()).collect();
+        let mut sets = Sets { trees, ranks, node };
+        sets.clear();
+        sets
+    }
+
+    /// Empties the set.
+    fn clear(&mut self) {
+        for (tree, ranked) in self.trees.iter_mut().zip(&self.ranks.outputs) {
+            tree.reset(ranked.sorted.len());
+        }
+    }
+
+    /// Adds the node's row at position `i`.
+    #[inline]
+    fn add(&mut self, i: u32) {
+        let i = i as usize;
+        let Some(&w) = self.node.weights.get(i) else {
+            return;
+        };
+        for (tree, ranked) in self.trees.iter_mut().zip(&self.ranks.outputs) {
+            if let Some(&k) = ranked.rank.get(i) {
+                if let Some(&y) = ranked.sorted.get(k as usize) {
+                    tree.add(k as usize, y, w);
+                }
+            }
+        }
+    }
+
+    fn add_all(&mut self, rows: &[u32]) {
+        for &i in rows {
+            self.add(i);
+        }
+    }
+
+    /// Σw·|y − median| of the set, averaged over the outputs.
+    fn error(&self) -> f64 {
+        let each = self.trees.iter().zip(&self.ranks.outputs);
+        let total: f64 = each.map(|(t, r)| t.absolute_error(&r.sorted)).sum();
+        total / self.trees.len().max(1) as f64
+    }
+
+    /// The first output's median as a node's value ([`Fenwick::node_median`]): monotonic
+    /// constraints, which take one output, compare it.
+    fn node_median(&self) -> f64 {
+        match (self.trees.first(), self.ranks.outputs.first()) {
+            (Some(t), Some(r)) => t.node_median(&r.sorted),
+            _ => f64::NAN,
+        }
+    }
+
+    /// The first output's upper median ([`Fenwick::median`]), which orders categories.
+    fn median(&self) -> f64 {
+        match (self.trees.first(), self.ranks.outputs.first()) {
+            (Some(t), Some(r)) => t.median(&r.sorted),
+            _ => f64::NAN,
+        }
+    }
+
+    fn journal(&mut self) {
+        self.trees.iter_mut().for_each(Fenwick::journal);
+    }
+
+    fn undo(&mut self) {
+        self.trees.iter_mut().for_each(Fenwick::undo);
+    }
+
+    /// The error of the set with the rows at `rows` added, the set left unchanged.
+    fn error_with(&mut self, rows: &[u32]) -> f64 {
+        self.journal();
+        self.add_all(rows);
+        let error = self.error();
+        self.undo();
+        error
+    }
+
+    /// [`Self::median`] of the set with the rows at `rows` added, the set left unchanged.
+    fn median_with(&mut self, rows: &[u32]) -> f64 {
+        self.journal();
+        self.add_all(rows);
+        let median = self.median();
+        self.undo();
+        median
+    }
+}
+
+/// Absolute errors of growing (or, reversed, shrinking) sets of rows, by position in a scan
+/// order, and their node medians when a monotonic constraint needs them.
+#[derive(Default)]
+struct Pass {
+    errors: Vec<f64>,
+    medians: Vec<f64>,
+}
+
+impl Pass {
+    fn error(&self, k: usize) -> f64 {
+        self.errors.get(k).copied().unwrap_or(0.0)
+    }
+
+    fn last_error(&self) -> f64 {
+        self.errors.last().copied().unwrap_or(0.0)
+    }
+
+    fn median(&self, k: usize) -> f64 {
+        self.medians.get(k).copied().unwrap_or(f64::NAN)
+    }
+
+    fn reversed(mut self) -> Pass {
+        self.errors.reverse();
+        self.medians.reverse();
+        self
+    }
 }
 
 /// Where an absolute-error scan cuts its order, and the errors (Σw·|y − median|) it found.
@@ -44,79 +175,58 @@ impl Searcher<'_, '_> {
     /// The node's targets ranked, for absolute error; `None` for a class target or when the
     /// memory cannot be had.
     pub(crate) fn ranks(&self, node: &NodeRows) -> Option<Ranks> {
-        let Target::Values(y) = self.target else {
-            return None;
+        let (y, width) = match self.target {
+            Target::Values(y) => (*y, 1),
+            Target::MultiValues { values, n_outputs } => (*values, *n_outputs),
+            Target::Classes { .. } | Target::MultiClasses { .. } => return None,
         };
-        let mut order: Vec<(f64, u32)> = self.vec(node.len())?;
-        order.extend(node.rows.iter().enumerate().map(|(i, &r)| {
-            let target = y.get(r as usize).copied().unwrap_or(0.0);
-            (target - self.shift, i as u32)
-        }));
-        order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut rank: Vec<u32> = self.vec(node.len())?;
-        rank.resize(node.len(), 0);
-        let mut sorted = self.vec(node.len())?;
-        for (k, &(target, i)) in order.iter().enumerate() {
-            sorted.push(target);
-            if let Some(slot) = rank.get_mut(i as usize) {
-                *slot = k as u32;
+        let mut outputs = Vec::new();
+        for k in 0..width {
+            let mut order: Vec<(f64, u32)> = self.vec(node.len())?;
+            order.extend(node.rows.iter().enumerate().map(|(i, &r)| {
+                let target = y.get(r as usize * width + k).copied().unwrap_or(0.0);
+                (target - self.shift, i as u32)
+            }));
+            order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let mut rank: Vec<u32> = self.vec(node.len())?;
+            rank.resize(node.len(), 0);
+            let mut sorted = self.vec(node.len())?;
+            for (r, &(target, i)) in order.iter().enumerate() {
+                sorted.push(target);
+                if let Some(slot) = rank.get_mut(i as usize) {
+                    *slot = r as u32;
+                }
             }
+            outputs.push(Ranked { sorted, rank });
         }
-        Some(Ranks { sorted, rank })
+        Some(Ranks { outputs })
     }
 
-    /// Adds the node's row at position `i` to `tree`.
-    #[inline]
-    fn activate(&self, tree: &mut Fenwick, ranks: &Ranks, node: &NodeRows, i: u32) {
-        let i = i as usize;
-        if let (Some(&k), Some(&w)) = (ranks.rank.get(i), node.weights.get(i)) {
-            if let Some(&y) = ranks.sorted.get(k as usize) {
-                tree.add(k as usize, y, w);
-            }
-        }
-    }
-
-    /// Errors of growing sets of rows: `out[k]` is that of the rows at `base` together with
-    /// the first `k + 1` positions of `order`.
-    fn errors(
+    /// A pass over growing sets of rows: the rows at `base` together with the first `k + 1`
+    /// positions of `order`, for every `k`; with `medians`, their node medians too (what a
+    /// monotonic constraint compares). `None` when the memory cannot be had.
+    fn pass(
         &self,
-        tree: &mut Fenwick,
-        (ranks, node): (&Ranks, &NodeRows),
+        set: &mut Sets<'_>,
         base: &[u32],
-        order: impl Iterator<Item = u32>,
-        out: &mut Vec<f64>,
-    ) {
-        tree.reset(ranks.sorted.len());
-        for &i in base {
-            self.activate(tree, ranks, node, i);
-        }
-        out.clear();
+        order: impl ExactSizeIterator<Item = u32>,
+        medians: bool,
+    ) -> Option<Pass> {
+        let n = order.len();
+        let mut pass = Pass {
+            errors: self.vec(n)?,
+            medians: if medians { self.vec(n)? } else { Vec::new() },
+        };
+        set.clear();
+        set.add_all(base);
         for i in order {
-            self.activate(tree, ranks, node, i);
-            out.push(tree.absolute_error(&ranks.sorted));
+            set.add(i);
+            pass.errors.push(set.error());
+            if medians {
+                pass.medians.push(set.node_median() + self.shift);
+            }
         }
-    }
-
-    /// The error of the rows at `rows` on top of what `tree` holds, which is left unchanged.
-    fn error_with(&self, tree: &mut Fenwick, ranks: &Ranks, node: &NodeRows, rows: &[u32]) -> f64 {
-        tree.journal();
-        for &i in rows {
-            self.activate(tree, ranks, node, i);
-        }
-        let error = tree.absolute_error(&ranks.sorted);
-        tree.undo();
-        error
-    }
-
-    /// The weighted median of the rows at `rows` (a target less the shift).
-    fn median_of(&self, tree: &mut Fenwick, ranks: &Ranks, node: &NodeRows, rows: &[u32]) -> f64 {
-        tree.journal();
-        for &i in rows {
-            self.activate(tree, ranks, node, i);
-        }
-        let median = tree.median(&ranks.sorted);
-        tree.undo();
-        median
+        Some(pass)
     }
 
     /// Statistics of the rows at `positions`.
@@ -131,65 +241,52 @@ impl Searcher<'_, '_> {
     /// The best cut of `order` (positions of the known rows in scan order; a threshold may
     /// fall after item `k` where `cut_after(k)`), as [`Self::sweep`] finds it: the missing
     /// rows left out of the score, or, when the strategy places them, tried on each side of
-    /// every cut, and every known row left with the missing ones right.
+    /// every cut, and every known row left with the missing ones right. On a feature
+    /// constrained with `sign`, a cut whose sides' medians break the constraint is no cut
+    /// (scikit-learn's `check_monotonicity` on `MAE`'s medians).
     fn absolute_sweep(
         &self,
         (ranks, node): (&Ranks, &NodeRows),
         order: &[u32],
         cut_after: impl Fn(usize) -> bool,
         missing: &[u32],
-        node_weight: f64,
+        (node_weight, sign): (f64, i8),
     ) -> Option<Cut> {
         let n = order.len();
         let place = self.places_missing() && !missing.is_empty();
         if n == 0 || (n < 2 && !place) {
             return None;
         }
-        let mut tree = Fenwick::default();
-        let mut forward = self.vec(n)?;
-        let mut backward = self.vec(n)?;
-        let at = (ranks, node);
-        self.errors(&mut tree, at, &[], order.iter().copied(), &mut forward);
-        self.errors(
-            &mut tree,
-            at,
-            &[],
-            order.iter().rev().copied(),
-            &mut backward,
-        );
-        backward.reverse();
-        let known_error = forward.last().copied().unwrap_or(0.0);
+        let mut set = Sets::new((ranks, node));
+        let medians = sign != 0;
+        let forward = self.pass(&mut set, &[], order.iter().copied(), medians)?;
+        let reversed = order.iter().rev().copied();
+        let backward = self.pass(&mut set, &[], reversed, medians)?.reversed();
+        let known_error = forward.last_error();
         let known = self.stats_of(node, order);
         let kw = self.weight_of(&known);
         // With the missing rows placed: errors with them on the left, on the right, alone.
-        let (mut forward_m, mut backward_m, mut alone) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut forward_m, mut backward_m, mut alone) =
+            (Pass::default(), Pass::default(), Pass::default());
         let (mut scored, mut scored_error, mut mw) = (known, known_error, 0.0);
         if place {
-            forward_m = self.vec(n)?;
-            backward_m = self.vec(n)?;
-            self.errors(
-                &mut tree,
-                at,
-                missing,
-                order.iter().copied(),
-                &mut forward_m,
-            );
+            forward_m = self.pass(&mut set, missing, order.iter().copied(), medians)?;
             let reversed = order.iter().rev().copied();
-            self.errors(&mut tree, at, missing, reversed, &mut backward_m);
-            backward_m.reverse();
-            self.errors(&mut tree, at, &[], missing.iter().copied(), &mut alone);
+            backward_m = self.pass(&mut set, missing, reversed, medians)?.reversed();
+            alone = self.pass(&mut set, &[], missing.iter().copied(), medians)?;
             let missing_stats = self.stats_of(node, missing);
             mw = self.weight_of(&missing_stats);
             scored = sum(&scored, &missing_stats);
-            scored_error = forward_m.last().copied().unwrap_or(0.0);
+            scored_error = forward_m.last_error();
         }
-        let missing_error = alone.last().copied().unwrap_or(0.0);
+        let missing_error = alone.last_error();
         let sw = self.weight_of(&scored);
         let scale = self.noise_scale(&scored);
         // Absolute error is a regression criterion: no class factors, one least weight.
         let least = self
             .least_side(if place { sw } else { kw }, node_weight)
             .plain();
+        let allowed = |l: f64, r: f64| !medians || self.monotone_values(sign, l, r);
         // The best cut by the side of the missing rows (right also without placing them),
         // for the order of preference of [`prefer_missing_right`].
         let mut best: [Option<(f64, Cut)>; 2] = [None, None];
@@ -212,7 +309,6 @@ impl Searcher<'_, '_> {
                 *slot = Some((quality, cut));
             }
         };
-        let error = |v: &[f64], k: usize| v.get(k).copied().unwrap_or(0.0);
         let mut wl = 0.0;
         let mut cuts = Cuts {
             distinct: 1,
@@ -229,20 +325,33 @@ impl Searcher<'_, '_> {
             }
             cuts.distinct += 1;
             let wr = kw - wl;
-            let (left, right) = (error(&forward, k), error(&backward, k + 1));
+            let (left, right) = (forward.error(k), backward.error(k + 1));
             if place {
-                if wl + mw >= least && wr >= least {
-                    offer([error(&forward_m, k), right], k + 1, Some(0));
+                if wl + mw >= least
+                    && wr >= least
+                    && allowed(forward_m.median(k), backward.median(k + 1))
+                {
+                    offer([forward_m.error(k), right], k + 1, Some(0));
                 }
-                if wl >= least && wr + mw >= least {
-                    offer([left, error(&backward_m, k + 1)], k + 1, Some(1));
+                if wl >= least
+                    && wr + mw >= least
+                    && allowed(forward.median(k), backward_m.median(k + 1))
+                {
+                    offer([left, backward_m.error(k + 1)], k + 1, Some(1));
                 }
             } else if wl >= least && wr >= least {
                 cuts.tried += 1;
-                offer([left, right], k + 1, None);
+                if allowed(forward.median(k), backward.median(k + 1)) {
+                    offer([left, right], k + 1, None);
+                }
             }
         }
-        if place && kw >= least && mw >= least {
+        let known_median = forward.median(n - 1);
+        if place
+            && kw >= least
+            && mw >= least
+            && allowed(known_median, alone.median(missing.len() - 1))
+        {
             offer([known_error, missing_error], n, Some(1));
         }
         let [left, right] = best;
@@ -311,6 +420,7 @@ impl Searcher<'_, '_> {
     /// A drawn test ([`Self::random_test`]) scored by absolute error: `left(i)` says where the
     /// node's row at position `i` goes (`None`: missing), `side` where the missing rows go
     /// (`None`: left out of the score). Each error is read from the node's ranks, O(n log n).
+    /// On a constrained feature the sides' medians must keep the constraint.
     pub(super) fn absolute_drawn(
         &self,
         feature: usize,
@@ -328,18 +438,24 @@ impl Searcher<'_, '_> {
                 None => missing.push(i as u32),
             }
         }
-        let mut tree = Fenwick::default();
-        let mut error = |sets: &[&[u32]]| {
-            tree.reset(ranks.sorted.len());
-            for &i in sets.iter().copied().flatten() {
-                self.activate(&mut tree, ranks, node, i);
+        let mut set = Sets::new((ranks, node));
+        // The error of a union of rows and its node median.
+        let mut error = |parts: &[&[u32]]| {
+            set.clear();
+            for part in parts {
+                set.add_all(part);
             }
-            tree.absolute_error(&ranks.sorted)
+            (set.error(), set.node_median() + self.shift)
         };
         let placed = |s: usize| if side == Some(s) { &missing[..] } else { &[] };
-        let errors = [error(&[&order, placed(0)]), error(&[&right, placed(1)])];
+        let (l, r) = (error(&[&order, placed(0)]), error(&[&right, placed(1)]));
+        let sign = self.constraint(feature);
+        if sign != 0 && !self.monotone_values(sign, l.1, r.1) {
+            return None;
+        }
+        let errors = [l.0, r.0];
         let all = if side.is_some() { &missing[..] } else { &[] };
-        let scored_error = error(&[&order, &right, all]);
+        let (scored_error, _) = error(&[&order, &right, all]);
         let cut = Cut {
             at: order.len(),
             side,
@@ -399,7 +515,8 @@ impl Searcher<'_, '_> {
         };
         let xs: Vec<f64> = order.iter().map(|&i| x(i)).collect();
         let distinct = |k: usize| matches!((xs.get(k), xs.get(k + 1)), (Some(a), Some(b)) if b > a);
-        let cut = self.absolute_sweep((ranks, node), &order, distinct, &missing, node_weight)?;
+        let bounds = (node_weight, self.constraint(feature));
+        let cut = self.absolute_sweep((ranks, node), &order, distinct, &missing, bounds)?;
         let threshold = match (
             cut.at.checked_sub(1).and_then(|k| xs.get(k)),
             xs.get(cut.at),
@@ -431,7 +548,8 @@ impl Searcher<'_, '_> {
             _ => bins.node_order(feature, node, None)?,
         };
         let between = |k: usize| bin.get(k) != bin.get(k + 1);
-        let cut = self.absolute_sweep((ranks, node), &order, between, &missing, node_weight)?;
+        let bounds = (node_weight, self.constraint(feature));
+        let cut = self.absolute_sweep((ranks, node), &order, between, &missing, bounds)?;
         let threshold = match (
             cut.at.checked_sub(1).and_then(|k| bin.get(k)),
             bin.get(cut.at),
@@ -476,13 +594,13 @@ impl Searcher<'_, '_> {
             }
             CategoricalSplit::Binary => {
                 if !ordered {
-                    let mut tree = Fenwick::default();
-                    tree.reset(ranks.sorted.len());
+                    // With several outputs, by the first output's median.
+                    let mut set = Sets::new(at);
                     let mut keyed: Vec<(f64, usize)> = present
                         .iter()
                         .map(|&c| {
                             let rows = by_category.get(c).map_or(&[][..], Vec::as_slice);
-                            (self.median_of(&mut tree, ranks, node, rows), c)
+                            (set.median_with(rows), c)
                         })
                         .collect();
                     keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -503,7 +621,8 @@ impl Searcher<'_, '_> {
                     })
                     .collect();
                 let between = |k: usize| group.get(k) != group.get(k + 1);
-                let cut = self.absolute_sweep(at, &order, between, &missing, node_weight)?;
+                let bounds = (node_weight, self.constraint(feature));
+                let cut = self.absolute_sweep(at, &order, between, &missing, bounds)?;
                 // Groups sent left: those of the items before the cut.
                 let n_left = cut
                     .at
@@ -555,26 +674,25 @@ impl Searcher<'_, '_> {
         if by_category.iter().filter(|r| !r.is_empty()).count() < 2 {
             return None;
         }
-        let mut tree = Fenwick::default();
-        tree.reset(ranks.sorted.len());
+        let mut set = Sets::new((ranks, node));
         let mut errors: Vec<f64> = by_category
             .iter()
-            .map(|rows| self.error_with(&mut tree, ranks, node, rows))
+            .map(|rows| set.error_with(rows))
             .collect();
         let mut children: Vec<Vec<f64>> =
             by_category.iter().map(|r| self.stats_of(node, r)).collect();
         let mut counts: Vec<usize> = by_category.iter().map(Vec::len).collect();
         let all_known: Vec<u32> = by_category.iter().flatten().copied().collect();
         let known = self.stats_of(node, &all_known);
-        let known_error = self.error_with(&mut tree, ranks, node, &all_known);
+        let known_error = set.error_with(&all_known);
         let place = self.places_missing() && !missing.is_empty();
         let (scored, scored_error, rows) = if place {
             let missing_stats = self.stats_of(node, missing);
             let both: Vec<u32> = all_known.iter().chain(missing).copied().collect();
-            let all_error = self.error_with(&mut tree, ranks, node, &both);
+            let all_error = set.error_with(&both);
             let all = sum(&known, &missing_stats);
             let child = if self.missing == MissingStrategy::Separate {
-                errors.push(self.error_with(&mut tree, ranks, node, missing));
+                errors.push(set.error_with(missing));
                 children.push(missing_stats);
                 counts.push(missing.len());
                 by_category.len()
@@ -583,15 +701,13 @@ impl Searcher<'_, '_> {
                 let total: f64 = errors.iter().sum();
                 let scale = self.noise_scale(&all);
                 let aw = self.weight_of(&all);
-                for &i in missing {
-                    self.activate(&mut tree, ranks, node, i);
-                }
+                set.add_all(missing);
                 let mut best: Option<(usize, f64, f64)> = None;
                 for (c, rows) in by_category.iter().enumerate() {
                     if rows.is_empty() {
                         continue;
                     }
-                    let joined = self.error_with(&mut tree, ranks, node, rows);
+                    let joined = set.error_with(rows);
                     let own = errors.get(c).copied().unwrap_or(0.0);
                     let quality = (all_error - (total - own + joined)) / aw;
                     if improves(quality, best.map(|(_, q, _)| q), scale) {

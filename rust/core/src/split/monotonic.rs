@@ -100,10 +100,14 @@ impl Searcher<'_, '_> {
     /// ordered as `sign` says (left ≤ right for 1, ≥ for -1). Always true for `sign` 0.
     #[inline]
     pub(crate) fn monotone(&self, sign: i8, left: &[f64], right: &[f64]) -> bool {
-        if sign == 0 {
-            return true;
-        }
-        let (l, r) = (self.monotone_value(left), self.monotone_value(right));
+        sign == 0
+            || self.monotone_values(sign, self.monotone_value(left), self.monotone_value(right))
+    }
+
+    /// [`Self::monotone`] of the two children's values themselves (absolute error's medians,
+    /// which no statistics give), for a constrained feature (`sign` ±1).
+    #[inline]
+    pub(crate) fn monotone_values(&self, sign: i8, l: f64, r: f64) -> bool {
         let Bounds { lower, upper } = self.bounds;
         l >= lower && r >= lower && l <= upper && r <= upper && (l - r) * f64::from(sign) <= 0.0
     }

@@ -126,8 +126,11 @@ impl Searcher<'_, '_> {
                 }
             }
         };
+        // Absolute error's drawn tests checked their medians already.
         match candidate.children.as_slice() {
-            [left, right] if self.monotone(self.constraint(feature), left, right) => {
+            [left, right]
+                if ranks.is_some() || self.monotone(self.constraint(feature), left, right) =>
+            {
                 Some(candidate)
             }
             _ => None,
