@@ -337,7 +337,7 @@ pub(super) fn radix_sort<I: Copy + Default>(
 
 /// A number type's bits as an unsigned integer ordered as `total_cmp` orders the numbers:
 /// negative values' bits inverted, positive ones' sign bit set.
-trait OrderKey: Float {
+pub(super) trait OrderKey: Float {
     type Key: Copy + Default + Into<u64> + Send;
     fn order_key(self) -> Self::Key;
     fn of_key(key: Self::Key) -> Self;
