@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 mod flat;
 mod frame;
-use flat::{descend, Flat};
+use flat::{descend, Flat, NAN_FOLDED, NAN_STOPS, NO_NAN};
 pub use frame::{Codes, Frame, FrameColumn};
 
 use crate::control::Control;
@@ -397,7 +397,7 @@ impl<'t> Predictor<'t> {
         };
         if width == 0 {
             // Nothing to write (class probabilities of a regression tree): only checked.
-            return src.scan(0..n, &mut []).then_some(out);
+            return src.scan(0..n, &mut []).map(|_| out);
         }
         let flat = (n >= LANES && n.saturating_mul(NODES_PER_ROW) >= self.tree.n_nodes())
             .then(|| Flat::new(self.tree, output));
@@ -537,13 +537,14 @@ impl Source for Csr<'_> {
     }
 
     /// No value may be missing: a NaN fails the scan, as an infinity does.
-    fn scan(&self, rows: Range<usize>, _gaps: &mut [bool]) -> bool {
+    fn scan(&self, rows: Range<usize>, _gaps: &mut [bool]) -> Option<bool> {
         let span = self.span(rows.start).start..self.span(rows.end.saturating_sub(1)).end;
-        self.values.get(span).is_some_and(|v| !any_special(v))
+        (!any_special(self.values.get(span)?)).then_some(false)
     }
 }
 
-/// The compact walk's reads of a chunk of rows (the hot loop's).
+/// The compact walk's reads of a chunk of rows (the hot loop's). A row past the chunk's (a
+/// short group's spare lane) may be read: any value comes back, never a panic.
 trait Read {
     /// Feature `f` of `row`, where `f` is a numeric feature of the tree.
     fn x(&self, row: usize, f: usize) -> f64;
@@ -567,11 +568,12 @@ trait Source: Values + Sync {
     where
         Self: 's;
     fn n_rows(&self) -> usize;
-    /// Whether no numeric value of the rows is infinite; sets `gaps[i]` where row
+    /// `None` if a numeric value of the rows is infinite, else whether one is NaN (missing;
+    /// `true` may also mean that the reader cannot tell); sets `gaps[i]` where row
     /// `rows.start + i` misses a numeric value (and leaves the other flags alone). `gaps` is
-    /// empty where the walk needs no flags (no node stops a NaN): the scan then looks for
-    /// infinities alone, the one pass most chunks need.
-    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool;
+    /// empty where the walk needs no flags (no node stops a NaN). Most chunks hold neither
+    /// NaN nor infinity, and their scan is one pass of vector folds.
+    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool>;
     /// The reader of the chunk `rows` (at most [`CHUNK`], scanned), staged into `staged`
     /// where the input is not read in place; only the features `tests` flags are read.
     fn reader<'s>(
@@ -636,18 +638,21 @@ fn any_infinite<T: Real>(values: &[T]) -> bool {
 }
 
 /// [`Source::scan`] of column slices (each `rows` long).
-fn scan_columns<'c, T: Real>(columns: impl Iterator<Item = &'c [T]>, gaps: &mut [bool]) -> bool {
-    if gaps.is_empty() {
-        return columns.fold(true, |finite, c| finite & !any_infinite(c));
-    }
-    let mut finite = true;
+fn scan_columns<'c, T: Real>(
+    columns: impl Iterator<Item = &'c [T]>,
+    gaps: &mut [bool],
+) -> Option<bool> {
+    let mut nan = false;
     for column in columns.filter(|c| any_special(c)) {
+        if any_infinite(column) {
+            return None;
+        }
+        nan = true;
         for (gap, x) in gaps.iter_mut().zip(column) {
             *gap |= special(x);
         }
-        finite &= !any_infinite(column);
     }
-    finite
+    Some(nan)
 }
 
 /// `f` of `rows` read as the general routing reads them.
@@ -777,23 +782,22 @@ impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
         self.m.n_rows
     }
 
-    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
+    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool> {
         let m = &self.m;
         if ROW_MAJOR {
-            let span = rows.start * m.n_features..rows.end * m.n_features;
-            let Some(values) = m.values.get(span) else {
-                return false;
-            };
-            if gaps.is_empty() {
-                return !any_infinite(values);
-            }
+            let values = m
+                .values
+                .get(rows.start * m.n_features..rows.end * m.n_features)?;
             if !any_special(values) {
-                return true;
+                return Some(false);
+            }
+            if any_infinite(values) {
+                return None;
             }
             for (row, gap) in values.chunks_exact(m.n_features.max(1)).zip(gaps) {
                 *gap |= any_special(row);
             }
-            !any_infinite(values)
+            Some(true)
         } else {
             let column = |f: usize| {
                 let start = f * m.n_rows + rows.start;
@@ -888,30 +892,42 @@ impl Source for ColumnsView<'_> {
 
     /// A sparse column's stored values of the rows may not be missing: a NaN there fails the
     /// scan, as an infinity does.
-    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
+    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool> {
         let slices = self
             .numeric
             .iter()
             .map(|c| c.get(rows.clone()).unwrap_or(&[]));
-        let finite = scan_columns(slices, gaps);
-        let mut indirect_finite = |c: &Column<'_>| match c {
-            Column::Sparse(c) => {
-                let from = |r: usize| c.rows.partition_point(|&x| (x as usize) < r);
-                let stored = c.values.get(from(rows.start)..from(rows.end));
-                stored.is_some_and(|v| !any_special(v))
-            }
-            Column::Numeric(v) if v.as_f64().is_none() => {
-                let mut finite = true;
-                for (gap, r) in gaps.iter_mut().zip(rows.clone()) {
-                    let x = v.get(r).unwrap_or(f64::NAN);
-                    *gap |= !x.is_finite();
-                    finite &= !x.is_infinite();
+        let mut nan = scan_columns(slices, gaps)?;
+        if !self.sparse {
+            return Some(nan);
+        }
+        for column in self.columns {
+            match column {
+                Column::Sparse(c) => {
+                    let from = |r: usize| c.rows.partition_point(|&x| (x as usize) < r);
+                    let stored = c.values.get(from(rows.start)..from(rows.end))?;
+                    if any_special(stored) {
+                        return None;
+                    }
                 }
-                finite
+                Column::Numeric(v) if v.as_f64().is_none() => {
+                    for (i, r) in rows.clone().enumerate() {
+                        let x = v.get(r).unwrap_or(f64::NAN);
+                        if x.is_infinite() {
+                            return None;
+                        }
+                        if x.is_nan() {
+                            nan = true;
+                            if let Some(gap) = gaps.get_mut(i) {
+                                *gap = true;
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
-            _ => true,
-        };
-        finite && (!self.sparse || self.columns.iter().all(&mut indirect_finite))
+        }
+        Some(nan)
     }
 }
 
@@ -1036,13 +1052,13 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
                 return false;
             };
             gaps.fill(false);
-            if !self.src.scan(first..first + n, gaps) {
+            let Some(nan) = self.src.scan(first..first + n, gaps) else {
                 return false;
-            }
+            };
             match self.flat {
                 Some(flat) => {
                     let rows = self.src.reader(first..first + n, &flat.tests, &mut staged);
-                    self.lanes(flat, &rows, first, chunk, &mut scratch);
+                    self.lanes(flat, &rows, first, chunk, nan, &mut scratch);
                 }
                 None => {
                     for (i, dst) in chunk.chunks_mut(width).enumerate() {
@@ -1067,36 +1083,46 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
             .write(&scratch.reached, dst, &mut scratch.classes);
     }
 
-    /// The compact walk of a chunk's rows from `first` (read by `rows`) into `out`: groups
-    /// of [`LANES`] rows step together until none moves; then each row that stopped short of
-    /// a leaf is routed on, alone.
+    /// The compact walk of a chunk's rows from `first` (read by `rows`; `nan`: some numeric
+    /// value of them may be NaN) into `out`: groups of [`LANES`] rows step together until
+    /// none moves; then each row that stopped short of a leaf is routed on, alone.
     fn lanes<R: Read>(
         &self,
         flat: &Flat<O::Item>,
         rows: &R,
         first: usize,
         out: &mut [O::Item],
+        nan: bool,
         scratch: &mut Scratch,
     ) {
         let width = self.width;
         let n = out.len() / width;
         for base in (first..first + n).step_by(LANES) {
-            let last = (base + LANES).min(first + n) - 1;
-            // A short last group repeats its last row in the spare lanes.
-            let group: [usize; LANES] = std::array::from_fn(|l| (base + l).min(last));
-            let gaps = scratch
-                .gaps
-                .get(base - first..=last - first)
-                .unwrap_or(&[true]);
-            let stops = if flat.nan_stops && gaps.contains(&true) {
-                descend::<_, _, LANES, true>(flat, rows, &group, [0; LANES])
-            } else {
-                descend::<_, _, LANES, false>(flat, rows, &group, [0; LANES])
+            let count = (first + n - base).min(LANES);
+            // The flags, where the walk reads them, say which rows miss a value.
+            let gaps = scratch.gaps.get(base - first..base - first + count);
+            let stops = match (nan, gaps) {
+                (false, _) => descend::<_, _, LANES, NO_NAN>(flat, rows, base, [0; LANES]),
+                (true, Some(gaps)) if !gaps.contains(&true) => {
+                    descend::<_, _, LANES, NO_NAN>(flat, rows, base, [0; LANES])
+                }
+                _ if flat.nan_stops => {
+                    descend::<_, _, LANES, NAN_STOPS>(flat, rows, base, [0; LANES])
+                }
+                _ => descend::<_, _, LANES, NAN_FOLDED>(flat, rows, base, [0; LANES]),
             };
-            for (&row, &stop) in group.iter().zip(&stops).take(last + 1 - base) {
+            for (l, &stop) in stops.iter().enumerate().take(count) {
+                let row = base + l;
+                // Most rows stop at a leaf whose answer is one item.
+                if let (1, Some(answer), Some(dst)) =
+                    (width, flat.leaf_answer(stop), out.get_mut(row - first))
+                {
+                    *dst = answer;
+                    continue;
+                }
                 let mut at = stop;
                 while let Some(child) = self.stop(flat, row, at, out, first, scratch) {
-                    at = descend::<_, _, 1, true>(flat, rows, &[row], [child])[0];
+                    at = descend::<_, _, 1, NAN_STOPS>(flat, rows, row, [child])[0];
                 }
             }
         }

@@ -51,6 +51,14 @@ const NO_SUBSETS: u8 = 0;
 pub(super) const TWO_WAY: u8 = 1;
 const THREE_WAY: u8 = 2;
 
+/// How a walk treats NaN, as [`Flat::step`]'s `NANS` parameter: the lanes' rows hold no NaN
+/// in a numeric feature (the numeric test alone, the common case); a NaN goes where the
+/// node's [`NAN_LEFT`] bit says (right where no node stops a NaN); or a NaN first takes the
+/// node's missing direction (some node stops it: [`Flat::nan_stops`]).
+pub(super) const NO_NAN: u8 = 0;
+pub(super) const NAN_FOLDED: u8 = 1;
+pub(super) const NAN_STOPS: u8 = 2;
+
 impl Node {
     /// The node at position `at` that keeps every row: threshold −∞ fails every number (the
     /// walks refuse infinities) and NaN, and `right` is the node itself.
@@ -300,6 +308,18 @@ impl<T: Copy + Default> Flat<T> {
         }
     }
 
+    /// The answer of the node at `at` if it is a leaf, where answers are one item each (only
+    /// then: `at` indexes them).
+    #[inline]
+    pub(super) fn leaf_answer(&self, at: u32) -> Option<T> {
+        let i = at as usize;
+        if self.leaf.get(i) == Some(&true) {
+            self.answers.get(i).copied()
+        } else {
+            None
+        }
+    }
+
     /// Where a row missing the value node `at` tests goes.
     #[inline]
     fn missing_of(&self, at: u32) -> u32 {
@@ -327,11 +347,15 @@ impl<T: Copy + Default> Flat<T> {
     }
 
     /// Whether numeric node `node` sends a row of value `x` to child 0 (a NaN: where its
-    /// [`NAN_LEFT`] bit says).
+    /// [`NAN_LEFT`] bit says, unless `NANS` says there is none).
     #[inline]
-    fn numeric_left(node: Node, x: f64) -> bool {
+    fn numeric_left<const NANS: u8>(node: Node, x: f64) -> bool {
+        let below = x <= f64::from_bits(node.test);
+        if NANS == NO_NAN {
+            return below;
+        }
         let nan_left = node.feature & NAN_LEFT != 0;
-        (x <= f64::from_bits(node.test)) | (nan_left & x.is_nan())
+        below | (nan_left & x.is_nan())
     }
 
     /// The word of `node`'s bitsets that holds category `code`, and the bit: any code past
@@ -341,7 +365,9 @@ impl<T: Copy + Default> Flat<T> {
     #[inline]
     fn word(&self, node: Node, code: u32) -> (usize, u64) {
         let (offset, count) = node.span();
-        let c = code.min(count);
+        // A select: for a numeric node `code` and `count` are bits of a number and a
+        // threshold, and a branch on them would be a coin toss.
+        let c = select_unpredictable(code < count, code, count);
         let mask = self.left.len().wrapping_sub(1);
         ((offset + c as usize / 64) & mask, 1u64 << (c % 64))
     }
@@ -364,8 +390,9 @@ impl<T: Copy + Default> Flat<T> {
     /// Where the row at node `at` goes next (`at` itself: it stops there), by a select, not
     /// a branch: which way a row goes is a coin toss to the branch predictor. A NaN tested by
     /// a numeric node goes the way its [`NAN_LEFT`] bit says, which is right only where the
-    /// node's missing values go to a child: with `GAPS` (rows with NaN, and a node that
-    /// stops them: [`Flat::nan_stops`]), a NaN first takes the node's missing direction.
+    /// node's missing values go to a child: with [`NAN_STOPS`] (rows with NaN, and a node
+    /// that stops them: [`Flat::nan_stops`]), a NaN first takes the node's missing direction;
+    /// with [`NO_NAN`] (no row has one) the walk does not look for NaN at all.
     ///
     /// With `SUBSETS` (a tree with subset nodes), a numeric or a subset node is stepped
     /// without a branch on which it is: both of its tests are computed (the one of the other
@@ -373,7 +400,7 @@ impl<T: Copy + Default> Flat<T> {
     /// Which kind of node a row meets next is as much a coin toss as which way it goes, and
     /// a mispredicted branch costs more than the second test.
     #[inline]
-    fn step<R: Read, const GAPS: bool, const SUBSETS: u8>(
+    fn step<R: Read, const NANS: u8, const SUBSETS: u8>(
         &self,
         src: &R,
         row: usize,
@@ -391,27 +418,35 @@ impl<T: Copy + Default> Flat<T> {
         if SUBSETS != NO_SUBSETS && kind & 1 == 0 {
             let numeric = kind == NUMERIC;
             let x = src.x(row, f);
-            if GAPS && numeric && x.is_nan() {
+            if NANS == NAN_STOPS && numeric && x.is_nan() {
                 return self.missing_of(at);
             }
             let code = src.code_or_missing(row, f);
             if SUBSETS == TWO_WAY {
                 let (w, bit) = self.word(node, code);
                 let subset_left = self.left.get(w).is_some_and(|word| word & bit != 0);
-                let left = select_unpredictable(numeric, Self::numeric_left(node, x), subset_left);
+                let by_number = Self::numeric_left::<NANS>(node, x);
+                let left = select_unpredictable(numeric, by_number, subset_left);
                 return select_unpredictable(left, at.wrapping_add(1), node.right);
             }
-            let by_number =
-                select_unpredictable(Self::numeric_left(node, x), at.wrapping_add(1), node.right);
+            let by_number = select_unpredictable(
+                Self::numeric_left::<NANS>(node, x),
+                at.wrapping_add(1),
+                node.right,
+            );
             let by_subset = self.subset::<THREE_WAY>(node, at, code);
             return select_unpredictable(numeric, by_number, by_subset);
         }
         if kind == NUMERIC {
             let x = src.x(row, f);
-            if GAPS && x.is_nan() {
+            if NANS == NAN_STOPS && x.is_nan() {
                 return self.missing_of(at);
             }
-            select_unpredictable(Self::numeric_left(node, x), at.wrapping_add(1), node.right)
+            select_unpredictable(
+                Self::numeric_left::<NANS>(node, x),
+                at.wrapping_add(1),
+                node.right,
+            )
         } else {
             match src.code_at(row, f) {
                 Some(code) => self.categorical(node, at, code),
@@ -421,37 +456,40 @@ impl<T: Copy + Default> Flat<T> {
     }
 }
 
-/// Where each of `rows` stops, from the nodes `at`: a leaf, a node of another kind, or (with
-/// `GAPS`, for rows missing some numeric value) a node whose missing value needs the general
-/// routing. The lanes step in lockstep until none moves, or for as many steps as the
-/// deepest walk takes.
+/// Where each of the rows `first..first + N` stops, from the nodes `at`: a leaf, a node of
+/// another kind, or (with [`NAN_STOPS`], for rows missing some numeric value) a node whose
+/// missing value needs the general routing. `NANS` says how the rows' NaN are walked (see
+/// [`Flat::step`]). The lanes step in lockstep until none moves, or for as many steps as the
+/// deepest walk takes. The rows are consecutive, so a lane's row is its index (no load);
+/// rows past the ones wanted (a short group's spare lanes) are walked too, on whatever the
+/// reader gives for them, and their stops ignored.
 #[inline]
-pub(super) fn descend<T: Copy + Default, R: Read, const N: usize, const GAPS: bool>(
+pub(super) fn descend<T: Copy + Default, R: Read, const N: usize, const NANS: u8>(
     flat: &Flat<T>,
     src: &R,
-    rows: &[usize; N],
+    first: usize,
     at: [u32; N],
 ) -> [u32; N] {
     match flat.subsets {
-        NO_SUBSETS => descend_by::<T, R, N, GAPS, NO_SUBSETS>(flat, src, rows, at),
-        TWO_WAY => descend_by::<T, R, N, GAPS, TWO_WAY>(flat, src, rows, at),
-        _ => descend_by::<T, R, N, GAPS, THREE_WAY>(flat, src, rows, at),
+        NO_SUBSETS => descend_by::<T, R, N, NANS, NO_SUBSETS>(flat, src, first, at),
+        TWO_WAY => descend_by::<T, R, N, NANS, TWO_WAY>(flat, src, first, at),
+        _ => descend_by::<T, R, N, NANS, THREE_WAY>(flat, src, first, at),
     }
 }
 
 /// [`descend`] by [`Flat::step`] with `SUBSETS`.
 #[inline]
-fn descend_by<T: Copy + Default, R: Read, const N: usize, const GAPS: bool, const SUBSETS: u8>(
+fn descend_by<T: Copy + Default, R: Read, const N: usize, const NANS: u8, const SUBSETS: u8>(
     flat: &Flat<T>,
     src: &R,
-    rows: &[usize; N],
+    first: usize,
     mut at: [u32; N],
 ) -> [u32; N] {
     // Every step goes one level deeper: after `depth` steps no row moves.
     for _ in 0..flat.depth {
         let mut moved = 0;
-        for (a, &row) in at.iter_mut().zip(rows) {
-            let next = flat.step::<R, GAPS, SUBSETS>(src, row, *a);
+        for (l, a) in at.iter_mut().enumerate() {
+            let next = flat.step::<R, NANS, SUBSETS>(src, first + l, *a);
             moved |= next ^ *a;
             *a = next;
         }

@@ -256,17 +256,17 @@ impl<'a> Source for Frame<'a> {
         self.n_rows
     }
 
-    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> bool {
+    fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool> {
         let part = |c: &FrameColumn<'a>| match *c {
             FrameColumn::F32(v) => Some(v.get(rows.clone()).unwrap_or(&[])),
             _ => None,
         };
-        let narrow = scan_columns(self.columns.iter().filter_map(part), gaps);
+        let narrow = scan_columns(self.columns.iter().filter_map(part), gaps)?;
         let part = |c: &FrameColumn<'a>| match *c {
             FrameColumn::F64(v) => Some(v.get(rows.clone()).unwrap_or(&[])),
             _ => None,
         };
-        narrow & scan_columns(self.columns.iter().filter_map(part), gaps)
+        Some(narrow | scan_columns(self.columns.iter().filter_map(part), gaps)?)
     }
 
     /// A column no compact node tests is not staged: its entries keep what they held (NaN
