@@ -28,6 +28,7 @@ use super::node::Node;
 use super::pairs;
 use super::roots::{self, allocations, root_spans, threshold_at, Span};
 use super::solution::{Sol, Test};
+use super::sweep;
 use crate::control::Control;
 
 /// What every subproblem of one fit shares.
@@ -183,6 +184,13 @@ fn solve_from<L: Loss>(
     order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
     // Nominal roots are searched as before.
     if let Some(boxes) = boxes {
+        if sweep::applies(ctx, &loss)
+            && sweep::solve(
+                ctx, node, &loss, &boxes, &order, &by_column, leaves, &mut inc, side,
+            )
+        {
+            return store(ctx, node, depth, leaves, inc, known);
+        }
         search_boxes(
             ctx, node, &loss, boxes, &order, &by_column, depth, leaves, &mut inc, side,
         );
@@ -330,7 +338,12 @@ fn search_column<L: Loss>(
 
 /// The candidate splits of ordering `c` at `node`: the boundaries between distinct ranks of
 /// its sorted list, with the move cost of the rows before each.
-fn threshold_positions<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L, c: usize) -> Positions {
+pub(crate) fn threshold_positions<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    c: usize,
+) -> Positions {
     let mut positions = Positions::default();
     let Some(ordering) = ctx.columns.orderings.get(c) else {
         return positions;
