@@ -28,8 +28,6 @@
 //! Classification without nominal features only: other nodes take the threshold-by-threshold
 //! search.
 
-use rayon::prelude::*;
-
 use super::boxes::RootBox;
 use super::depth2;
 use super::intervals::{Hint, Incumbent, Positions};
@@ -37,6 +35,10 @@ use super::loss::Loss;
 use super::node::Node;
 use super::roots::threshold_at;
 use super::search::{threshold_positions, Ctx};
+
+/// Subproblems solved here (tests check that brute force met this path).
+#[cfg(test)]
+pub(crate) static SWEPT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Most pairs of classes the sweep keeps trees for (4 classes); more take the other path.
 const MAX_PAIRS: usize = 6;
@@ -424,99 +426,86 @@ fn sweep<L: Loss>(
     Some(out)
 }
 
-/// Solves the depth-two subproblem of `node` (at most `leaves`, 3 or 4, leaves) over its
-/// orderings' root thresholds, bounded by `boxes`, columns in `order` each from its best
-/// single split (`probes`): the best tree is offered to `inc`, every threshold closed at
-/// its bound. `side` is scratch of one byte per training row. `false` (nothing done) when
-/// memory runs out.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn solve<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
-    boxes: &[RootBox],
-    order: &[usize],
-    probes: &[Option<(f64, super::solution::Test)>],
-    leaves: usize,
-    inc: &mut Incumbent,
-    side: &mut [u8],
-) -> bool {
-    let Some(prep) = Prepared::new(ctx, node, loss) else {
-        return false;
-    };
-    let f = ctx.columns.orderings.len();
-    let mut by_column: Vec<Vec<RootBox>> = (0..f).map(|_| Vec::new()).collect();
-    for b in boxes {
-        if let Some(v) = by_column.get_mut(b.column) {
-            v.push(b.clone());
-        }
-    }
-    by_column.iter_mut().for_each(|v| v.sort_by_key(|b| b.lo));
-    let least = |v: &[RootBox]| v.iter().fold(f64::INFINITY, |m, b| m.min(b.lower));
-    let columns: Vec<usize> = order.iter().copied().filter(|&c| c < f).collect();
-    // Columns are swept as many at a time as there are threads, each group under the
-    // bound the ones before left.
-    let group = if ctx.parallel {
-        rayon::current_num_threads().max(1)
-    } else {
-        1
-    };
-    for chunk in columns.chunks(group) {
-        // The column's best single split first: a good incumbent keeps few columns.
-        for &a in chunk {
-            if let Some((_, test)) = probes.get(a).copied().flatten() {
-                let hint = Hint::default();
-                depth2::evaluate(ctx, node, loss, test, leaves, 0.0, &hint, inc, side);
-            }
-        }
-        let u = inc.bound();
-        let run = |&a: &usize| {
-            let boxes = by_column.get(a).map_or(&[][..], |v| &v[..]);
-            if inc_rules_out(u, ctx.tol, least(boxes)) || ctx.control.stopped() {
-                return (a, None);
-            }
-            let positions = threshold_positions(ctx, node, loss, a);
-            let swept = sweep(ctx, node, loss, &prep, a, &positions, boxes, leaves, u);
-            (a, swept)
-        };
-        let results: Vec<(usize, Option<Swept>)> = if group > 1 {
-            chunk.par_iter().map(run).collect()
-        } else {
-            chunk.iter().map(run).collect()
-        };
-        for (a, swept) in results {
-            let boxes = by_column.get(a).map_or(&[][..], |v| &v[..]);
-            let Some(swept) = swept else {
-                // Ruled out by its boxes, or stopped: its boxes bound it.
-                inc.close(least(boxes));
-                continue;
-            };
-            inc.close(swept.lower);
-            let evaluate = |p: usize, hint: &Hint, inc: &mut Incumbent, side: &mut [u8]| {
-                let test = threshold_at(node, a, p);
-                depth2::evaluate(ctx, node, loss, test, leaves, 0.0, hint, inc, side);
-            };
-            if let Some((score, p)) = swept.best {
-                if !inc.rules_out(score) {
-                    evaluate(p, &Hint::default(), inc, side);
-                }
-            }
-            for (score, p, k) in swept.pending {
-                if inc.rules_out(score) {
-                    continue;
-                }
-                let mut hint = Hint::default();
-                if let Some(b) = k.and_then(|k| boxes.get(k)) {
-                    hint.raise_columns(&b.columns);
-                }
-                evaluate(p, &hint, inc, side);
-            }
-        }
-    }
-    true
+/// A node's rows prepared for sweeping its root columns.
+pub(crate) struct Sweeper {
+    prep: Prepared,
 }
 
-/// [`Incumbent::rules_out`] for a bound read before the sweeps.
-fn inc_rules_out(u: f64, tol: f64, lower: f64) -> bool {
-    lower >= u - tol
+impl Sweeper {
+    /// `None` when the sweep does not apply to this fit ([`applies`]) or memory runs out.
+    pub(crate) fn new<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L) -> Option<Sweeper> {
+        if !applies(ctx, loss) {
+            return None;
+        }
+        #[cfg(test)]
+        SWEPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Prepared::new(ctx, node, loss).map(|prep| Sweeper { prep })
+    }
+
+    /// What sweeping a root column with `boxes` (sorted) under bound `u` costs, in
+    /// threshold evaluations (one sweep over every column): each row moved updates
+    /// log2(ranks) tree nodes per kept column, side and pair of classes.
+    pub(crate) fn evaluations<L: Loss>(
+        &self,
+        ctx: &Ctx<'_, L>,
+        boxes: &[RootBox],
+        u: f64,
+    ) -> usize {
+        let kept = kept(ctx, boxes, u);
+        let depth = self
+            .prep
+            .distinct
+            .iter()
+            .map(|&m| m.max(1).next_power_of_two().trailing_zeros() as usize)
+            .max()
+            .unwrap_or(1);
+        let trees = (kept.columns.iter().map(Vec::len).sum::<usize>()) * self.prep.pairs.len();
+        (trees * depth).div_ceil(ctx.columns.orderings.len().max(1))
+    }
+
+    /// Searches every root threshold of ordering `a` (its `boxes`, sorted by position):
+    /// the best tree is offered to `inc` and every threshold closed at its bound. `side`
+    /// is scratch of one byte per training row.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn column<L: Loss>(
+        &self,
+        ctx: &Ctx<'_, L>,
+        node: &Node,
+        loss: &L,
+        a: usize,
+        boxes: &[RootBox],
+        leaves: usize,
+        inc: &mut Incumbent,
+        side: &mut [u8],
+    ) {
+        let least = boxes.iter().fold(f64::INFINITY, |m, b| m.min(b.lower));
+        let positions = threshold_positions(ctx, node, loss, a);
+        let u = inc.bound();
+        let Some(swept) = sweep(ctx, node, loss, &self.prep, a, &positions, boxes, leaves, u)
+        else {
+            // Stopped (or out of memory): the boxes bound the column.
+            inc.close(least);
+            return;
+        };
+        inc.close(swept.lower);
+        let mut evaluate = |p: usize, hint: &Hint, inc: &mut Incumbent| {
+            let test = threshold_at(node, a, p);
+            depth2::evaluate(ctx, node, loss, test, leaves, 0.0, hint, inc, side);
+        };
+        if let Some((score, p)) = swept.best {
+            if !inc.rules_out(score) {
+                evaluate(p, &Hint::default(), inc);
+            }
+        }
+        for (score, p, k) in swept.pending {
+            if inc.rules_out(score) {
+                continue;
+            }
+            let mut hint = Hint::default();
+            if let Some(b) = k.and_then(|k| boxes.get(k)) {
+                hint.raise_columns(&b.columns);
+            }
+            evaluate(p, &hint, inc);
+        }
+    }
 }
