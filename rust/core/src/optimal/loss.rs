@@ -40,6 +40,17 @@ pub(crate) trait Loss: Copy + Send + Sync {
     /// slot's statistics (`slots`, [`Self::width`] numbers per slot) and their `total`: its
     /// error and the mask of the slots sent left. `None` when fewer than two slots hold rows.
     fn best_subset(&self, slots: &[f64], total: &[f64]) -> Option<(f64, u64)>;
+    /// Classification: the number of classes, each row's cost per predicted class given by
+    /// [`Loss::cost_as`]. 0 for regression, whose error is not a sum of such costs.
+    fn classes(&self) -> usize {
+        0
+    }
+    /// What `row` costs predicted as `class`: its weight times the cost matrix's entry (1
+    /// for a wrong class without one), so that a leaf's error is the least over classes of
+    /// its rows' sum.
+    fn cost_as(&self, _row: u32, _class: usize) -> f64 {
+        0.0
+    }
     /// Statistics of `rows`.
     fn stats(&self, rows: impl Iterator<Item = u32>) -> Vec<f64> {
         let mut s = vec![0.0; self.width()];
@@ -178,6 +189,20 @@ impl Loss for ClassLoss<'_> {
 
     fn unit_moves(&self) -> bool {
         self.unit && self.costs.is_none()
+    }
+
+    fn classes(&self) -> usize {
+        self.n_classes
+    }
+
+    #[inline]
+    fn cost_as(&self, row: u32, class: usize) -> f64 {
+        let y = self.labels.get(row as usize).copied().unwrap_or(0) as usize;
+        let cost = match self.costs {
+            Some(c) => c.get(y * self.n_classes + class).copied().unwrap_or(0.0),
+            None => f64::from(u8::from(y != class)),
+        };
+        self.weight(row) * cost
     }
 
     fn at(&self, _: &[u32]) -> Self {

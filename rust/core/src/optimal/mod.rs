@@ -16,6 +16,8 @@
 //! - `depth2`: depth-two subproblems by that sweep, never materialised;
 //! - `pairs`: depth-two subproblems of few-valued columns, solved whole by counting;
 //! - `boxes`: on large nodes, depth-two roots bounded a whole bin of thresholds at a time;
+//! - `sweep`: large depth-two subproblems solved by one sweep per root column, each side's
+//!   best second split kept in trees of prefix sums;
 //! - `binary`: binary features counted by pairs of features held, reused across
 //!   subproblems, and the similarity bound across roots;
 //! - `intervals`: which thresholds (and subsets) to evaluate, which to rule out;
@@ -42,6 +44,7 @@ mod pairs;
 mod roots;
 mod search;
 mod solution;
+mod sweep;
 
 use crate::builder::grow_controlled;
 use crate::control::Control;

@@ -12,6 +12,7 @@
 //! bounded by the depth budget (at most [`super::MAX_DEPTH`]), whatever the data; everything
 //! that grows with the data lives on the heap.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use super::binary::{self, Binary, Similar};
@@ -28,6 +29,7 @@ use super::node::Node;
 use super::pairs;
 use super::roots::{self, allocations, root_spans, threshold_at, Span};
 use super::solution::{Sol, Test};
+use super::sweep::Sweeper;
 use crate::control::Control;
 
 /// What every subproblem of one fit shares.
@@ -330,7 +332,12 @@ fn search_column<L: Loss>(
 
 /// The candidate splits of ordering `c` at `node`: the boundaries between distinct ranks of
 /// its sorted list, with the move cost of the rows before each.
-fn threshold_positions<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L, c: usize) -> Positions {
+pub(crate) fn threshold_positions<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    c: usize,
+) -> Positions {
     let mut positions = Positions::default();
     let Some(ordering) = ctx.columns.orderings.get(c) else {
         return positions;
@@ -353,11 +360,16 @@ fn threshold_positions<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L, c: usiz
 /// What is known of a column's candidate thresholds before any is evaluated: bounds of runs
 /// of them, and per run bounds of each column's best split of their parts (depth two) or of
 /// the parts themselves per leaf allocation (deeper; empty: none).
+/// `budget`: evaluations left before the search gives the column up (`None`: no limit);
+/// once given up, every further candidate is scored infinite and `exhausted` is set, so
+/// the caller must forget what the search closed (see [`Incumbent::rewind`]).
 #[derive(Debug)]
 struct Within {
     runs: Runs,
     floors: Vec<ColumnFloors>,
     parts: Vec<[Vec<f64>; 2]>,
+    budget: Cell<Option<usize>>,
+    exhausted: Cell<bool>,
 }
 
 impl Default for Within {
@@ -366,6 +378,8 @@ impl Default for Within {
             runs: Runs::whole(),
             floors: Vec::new(),
             parts: Vec::new(),
+            budget: Cell::new(None),
+            exhausted: Cell::new(false),
         }
     }
 }
@@ -428,6 +442,7 @@ fn deep_within<L: Loss>(
         },
         floors: Vec::new(),
         parts: Vec::with_capacity(spans.len()),
+        ..Within::default()
     };
     for Span { lo, lower, parts } in spans {
         within.runs.starts.push(lo);
@@ -465,6 +480,20 @@ fn search_thresholds<L: Loss>(
         inc,
         ctx.control,
         |i, slack, hint, inc| {
+            match within.budget.get() {
+                Some(0) => {
+                    within.exhausted.set(true);
+                    let n = allocations(depth, leaves).count();
+                    return Evaluated {
+                        left: vec![f64::INFINITY; n],
+                        right: vec![f64::INFINITY; n],
+                        score: f64::INFINITY,
+                        columns: Default::default(),
+                    };
+                }
+                Some(k) => within.budget.set(Some(k - 1)),
+                None => {}
+            }
             let p = positions.at.get(i).copied().unwrap_or(0) as usize;
             let test = threshold_at(node, c, p);
             let run = within.runs.of(i);
@@ -511,6 +540,7 @@ fn search_boxes<L: Loss>(
         }
     }
     let least = |v: &[RootBox]| v.iter().fold(f64::INFINITY, |m, b| m.min(b.lower));
+    let sweeper = Sweeper::new(ctx, node, loss);
     for &c in order {
         let Some(mut column) = by_column.get_mut(c).map(std::mem::take) else {
             continue;
@@ -530,8 +560,9 @@ fn search_boxes<L: Loss>(
             },
             floors: Vec::with_capacity(column.len()),
             parts: Vec::new(),
+            ..Within::default()
         };
-        for b in column {
+        for b in &column {
             let start = positions.at.partition_point(|&p| (p as usize) < b.lo);
             let end = positions.at.partition_point(|&p| (p as usize) < b.hi);
             if start == end {
@@ -540,11 +571,24 @@ fn search_boxes<L: Loss>(
             }
             within.runs.starts.push(start);
             within.runs.lower.push(b.lower);
-            within.floors.push(b.columns);
+            within.floors.push(b.columns.clone());
         }
+        // Threshold by threshold while that costs less than one sweep of the column
+        // ([`sweep`]); past that (a flat subproblem), the sweep takes the column over and
+        // proves every threshold of it again.
+        if let Some(s) = &sweeper {
+            within
+                .budget
+                .set(Some(s.evaluations(ctx, &column, inc.bound())));
+        }
+        let mark = inc.floor_mark();
         search_thresholds(
             ctx, node, loss, c, &positions, first, depth, leaves, &within, inc, side,
         );
+        if let (true, Some(s)) = (within.exhausted.get(), &sweeper) {
+            inc.rewind(mark);
+            s.column(ctx, node, loss, c, &column, leaves, inc, side);
+        }
     }
 }
 

@@ -476,6 +476,33 @@ fn boxes_of_root_thresholds_equal_brute_force() {
     super::pairs::COUNTING.store(true, Ordering::Relaxed);
 }
 
+/// Depth-two subproblems solved by one sweep per root column ([`super::sweep`], otherwise
+/// taken only on nodes of thousands of rows) on tiny nodes, against brute force: three
+/// classes (three pairs of trees), weights, costs, penalties, leaf budgets and missing
+/// values; with bins of a few ranks, so that boxes rule some thresholds and columns out.
+#[test]
+fn sweeps_of_root_columns_equal_brute_force() {
+    use std::sync::atomic::Ordering;
+    super::pairs::COUNTING.store(false, Ordering::Relaxed);
+    let before = super::sweep::SWEPT.load(Ordering::Relaxed);
+    for bins in [2, 4] {
+        *super::boxes::TEST_SETTINGS.lock().unwrap() = Some((bins, 2));
+        for seed in 0..60 {
+            check_case(
+                13000 + 100 * bins as u64 + seed,
+                2,
+                8 + (seed % 23) as usize,
+            );
+        }
+        for seed in 0..10 {
+            check_case(14000 + 100 * bins as u64 + seed, 3, 7 + (seed % 6) as usize);
+        }
+    }
+    *super::boxes::TEST_SETTINGS.lock().unwrap() = None;
+    super::pairs::COUNTING.store(true, Ordering::Relaxed);
+    assert!(super::sweep::SWEPT.load(Ordering::Relaxed) > before);
+}
+
 /// Depth-three roots bounded by runs of thresholds ([`super::roots`]) on tiny nodes: with
 /// every part solved under the bound that decides, and with every part only bounded (its
 /// boxes, tiny here too), the optimum is brute force's.

@@ -1,0 +1,517 @@
+//! Depth-two subproblems of large nodes solved by one sweep per root column, at a cost that
+//! does not depend on how many trees are nearly optimal.
+//!
+//! A flat subproblem (every root threshold nearly as good as the best, as where the class
+//! is one column's test alone) leaves every bin of [`super::boxes`] open, and evaluating
+//! its thresholds one sweep at a time costs thousands of sweeps. Here a root column `a` is
+//! swept once: its rows move from the right side to the left in rank order, and per side
+//! and second column `b` a tree over `b`'s ranks at the node keeps that side's best split
+//! on `b`. For classes with per-row costs `c(r, j)` (the row's weight times the cost of
+//! predicting class `j`; without a cost matrix, 1 for a wrong class), a split of a side
+//! `S` after rank `k` of `b` predicting `p` left and `q` right costs
+//! `Σ_S c(r, q) + Σ_{r∈S, rank_b(r) ≤ k} (c(r, p) − c(r, q))`: a constant plus a prefix sum
+//! of per-rank values, so the tree holds each rank's sum of `c(r, p) − c(r, q)` and every
+//! subtree's least and greatest prefix sum, and its root gives the best threshold for `p`
+//! left, `q` right and (negated) for `q` left, `p` right. A row moving costs one point
+//! update per side, kept column and pair of classes: O(log n), so every root threshold of
+//! `a` gets both sides' best second split in O(f·n·log n) for the column, instead of one
+//! O(f·n) sweep per threshold.
+//!
+//! The boxes make it cheaper still: a second column whose bound in every open box of `a`
+//! (bin of root thresholds not ruled out) cannot bring the tree below the incumbent is not
+//! kept, its box bound standing in for it; thresholds of ruled-out boxes are not scored,
+//! and long stretches of them are moved by rebuilding the trees. Where a stand-in decides a
+//! threshold's bound (never, by the rule above, unless a threshold lies in no box) the
+//! threshold is evaluated by a sweep ([`super::depth2`]), as is the best threshold found,
+//! which gives the tree (the sweep's thresholds and tie-breaking).
+//!
+//! Classification without nominal features only: other nodes take the threshold-by-threshold
+//! search.
+
+use super::boxes::RootBox;
+use super::depth2;
+use super::intervals::{Hint, Incumbent, Positions};
+use super::loss::Loss;
+use super::node::Node;
+use super::roots::threshold_at;
+use super::search::{threshold_positions, Ctx};
+
+/// Threshold evaluations one tree-node update of a sweep is worth, ×1/f per column: an
+/// evaluation's column sweeps skip most rows ([`super::depth1`]), so a tree update costs far
+/// more than a row of a sweep. On the planted 10k x 20 set at depth three, 1 (the naive
+/// count) took twice the time of the threshold-by-threshold search.
+const UPDATE_COST: usize = 8;
+
+/// Subproblems solved here (tests check that brute force met this path).
+#[cfg(test)]
+pub(crate) static SWEPT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Most pairs of classes the sweep keeps trees for (4 classes); more take the other path.
+const MAX_PAIRS: usize = 6;
+
+/// Whether the sweep solves the depth-two subproblems of this fit's large nodes.
+pub(crate) fn applies<L: Loss>(ctx: &Ctx<'_, L>, loss: &L) -> bool {
+    let k = loss.classes();
+    ctx.columns.nominals.is_empty() && k >= 2 && k * (k - 1) / 2 <= MAX_PAIRS
+}
+
+/// Point values over ranks with each subtree's sum and least and greatest prefix sum (the
+/// empty prefix included), so that the root holds the extremes over every threshold.
+struct Prefixes {
+    size: usize,
+    nodes: Vec<[f64; 3]>,
+}
+
+impl Prefixes {
+    /// Zero over `m` ranks. `None` when memory runs out.
+    fn new<L: Loss>(ctx: &Ctx<'_, L>, m: usize) -> Option<Prefixes> {
+        let size = m.max(1).next_power_of_two();
+        Some(Prefixes {
+            size,
+            nodes: ctx.control.filled(2 * size, [0.0; 3])?,
+        })
+    }
+
+    #[inline]
+    fn join(l: [f64; 3], r: [f64; 3]) -> [f64; 3] {
+        [l[0] + r[0], l[1].min(l[0] + r[1]), l[2].max(l[0] + r[2])]
+    }
+
+    #[inline]
+    fn leaf(v: f64) -> [f64; 3] {
+        [v, v.min(0.0), v.max(0.0)]
+    }
+
+    /// Adds `d` to rank `i`'s value and updates its ancestors.
+    #[inline]
+    fn add(&mut self, i: usize, d: f64) {
+        let mut k = self.size + i;
+        let Some(x) = self.nodes.get_mut(k) else {
+            return;
+        };
+        *x = Self::leaf(x[0] + d);
+        while k > 1 {
+            k /= 2;
+            let (Some(&l), Some(&r)) = (self.nodes.get(2 * k), self.nodes.get(2 * k + 1)) else {
+                return;
+            };
+            if let Some(x) = self.nodes.get_mut(k) {
+                *x = Self::join(l, r);
+            }
+        }
+    }
+
+    /// Adds `d` to rank `i`'s value only: [`Self::rebuild`] then updates the rest.
+    #[inline]
+    fn add_leaf(&mut self, i: usize, d: f64) {
+        if let Some(x) = self.nodes.get_mut(self.size + i) {
+            *x = Self::leaf(x[0] + d);
+        }
+    }
+
+    fn rebuild(&mut self) {
+        for k in (1..self.size).rev() {
+            let (Some(&l), Some(&r)) = (self.nodes.get(2 * k), self.nodes.get(2 * k + 1)) else {
+                continue;
+            };
+            if let Some(x) = self.nodes.get_mut(k) {
+                *x = Self::join(l, r);
+            }
+        }
+    }
+
+    /// The least and the greatest prefix sum.
+    #[inline]
+    fn extremes(&self) -> (f64, f64) {
+        self.nodes.get(1).map_or((0.0, 0.0), |x| (x[1], x[2]))
+    }
+}
+
+/// The node's rows as the sweeps read them.
+struct Prepared {
+    /// Each training row's index in the node's rows (only the node's rows are read).
+    local: Vec<u32>,
+    /// Row-major `rows × orderings`: each row's index among the node's distinct ranks of
+    /// each ordering.
+    ranks: Vec<u32>,
+    /// Distinct ranks at the node per ordering.
+    distinct: Vec<usize>,
+    /// Row-major `rows × classes`: what each row costs predicted as each class.
+    costs: Vec<f64>,
+    /// The pairs of classes `p < q`, and per row `c(r, p) − c(r, q)` for each (row-major).
+    pairs: Vec<(usize, usize)>,
+    deltas: Vec<f64>,
+    /// Σ of `costs` over the node's rows, per class.
+    total_costs: Vec<f64>,
+}
+
+impl Prepared {
+    fn new<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L) -> Option<Prepared> {
+        let control = ctx.control;
+        let n = node.len();
+        let f = ctx.columns.orderings.len();
+        let k = loss.classes();
+        let top = node.rows.last().map_or(0, |&r| r as usize + 1);
+        let mut local = control.filled(top, 0u32)?;
+        for (i, &r) in node.rows.iter().enumerate() {
+            *local.get_mut(r as usize)? = i as u32;
+        }
+        let mut ranks = control.filled(n.saturating_mul(f), 0u32)?;
+        let mut distinct = Vec::with_capacity(f);
+        for b in 0..f {
+            let mut index = 0u32;
+            let mut last = None;
+            for e in node.list(b) {
+                if last.is_some_and(|l| l != e.rank) {
+                    index += 1;
+                }
+                last = Some(e.rank);
+                let i = *local.get(e.row as usize)? as usize;
+                *ranks.get_mut(i * f + b)? = index;
+            }
+            distinct.push(index as usize + 1);
+        }
+        let pairs: Vec<(usize, usize)> = (0..k)
+            .flat_map(|p| (p + 1..k).map(move |q| (p, q)))
+            .collect();
+        let mut costs = control.vec(n.saturating_mul(k))?;
+        let mut deltas = control.vec(n.saturating_mul(pairs.len()))?;
+        let mut total_costs = vec![0.0; k];
+        for &r in &node.rows {
+            let start = costs.len();
+            for (j, t) in total_costs.iter_mut().enumerate() {
+                let c = loss.cost_as(r, j);
+                costs.push(c);
+                *t += c;
+            }
+            let row = costs.get(start..)?;
+            for &(p, q) in &pairs {
+                deltas.push(row.get(p)? - row.get(q)?);
+            }
+        }
+        Some(Prepared {
+            local,
+            ranks,
+            distinct,
+            costs,
+            pairs,
+            deltas,
+            total_costs,
+        })
+    }
+}
+
+/// What sweeping one root column found.
+struct Swept {
+    /// No tree rooted at one of the column's thresholds costs less.
+    lower: f64,
+    /// The least cost scored exactly below the bound, and the threshold's list position.
+    best: Option<(f64, usize)>,
+    /// Thresholds below the bound whose score only bounds them (a stand-in decided it):
+    /// their bound, list position and box.
+    pending: Vec<(f64, usize, Option<usize>)>,
+}
+
+/// Per side, the second columns kept, and per box the least bound of those not kept
+/// (`unboxed`: for a threshold in no box, 0 if any is not kept).
+struct Kept {
+    columns: [Vec<usize>; 2],
+    stand_in: Vec<[f64; 2]>,
+    unboxed: [f64; 2],
+}
+
+/// Which second columns can matter in `a`'s open boxes (bound `u`).
+fn kept<L: Loss>(ctx: &Ctx<'_, L>, boxes: &[RootBox], u: f64) -> Kept {
+    let f = ctx.columns.orderings.len();
+    let alpha = ctx.alpha;
+    let least = |v: &[f64]| v.iter().fold(f64::INFINITY, |m, &x| m.min(x));
+    let mut keep = [vec![false; f], vec![false; f]];
+    for b in boxes.iter().filter(|b| b.lower < u - ctx.tol) {
+        // Each side costs at least its least column bound and a leaf's penalty.
+        let side_lower = b.columns.each_ref().map(|c| least(c) + alpha);
+        for s in 0..2 {
+            let (Some(floors), Some(other)) = (b.columns.get(s), side_lower.get(1 - s)) else {
+                continue;
+            };
+            for (c, k) in keep.get_mut(s).into_iter().flatten().enumerate() {
+                let floor = floors.get(c).copied().unwrap_or(0.0);
+                if floor + 2.0 * alpha + other < u - ctx.tol {
+                    *k = true;
+                }
+            }
+        }
+    }
+    let columns: [Vec<usize>; 2] = keep
+        .each_ref()
+        .map(|k| (0..f).filter(|&c| k.get(c) == Some(&true)).collect());
+    let stand_in = boxes
+        .iter()
+        .map(|b| {
+            let mut m = [f64::INFINITY; 2];
+            for (s, slot) in m.iter_mut().enumerate() {
+                let (Some(floors), Some(k)) = (b.columns.get(s), keep.get(s)) else {
+                    continue;
+                };
+                for c in (0..f).filter(|&c| k.get(c) != Some(&true)) {
+                    *slot = slot.min(floors.get(c).copied().unwrap_or(0.0));
+                }
+            }
+            m
+        })
+        .collect();
+    let unboxed = columns
+        .each_ref()
+        .map(|c: &Vec<usize>| if c.len() < f { 0.0 } else { f64::INFINITY });
+    Kept {
+        columns,
+        stand_in,
+        unboxed,
+    }
+}
+
+/// Sweeps root column `a`'s thresholds `positions` (`boxes`: its boxes, sorted) under bound
+/// `u`. `None` when memory runs out or the search stopped.
+#[allow(clippy::too_many_arguments)]
+fn sweep<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    loss: &L,
+    prep: &Prepared,
+    a: usize,
+    positions: &Positions,
+    boxes: &[RootBox],
+    leaves: usize,
+    u: f64,
+) -> Option<Swept> {
+    let tol = ctx.tol;
+    let alpha = ctx.alpha;
+    let f = ctx.columns.orderings.len();
+    let n_pairs = prep.pairs.len();
+    let n_classes = prep.total_costs.len();
+    let kept = kept(ctx, boxes, u);
+    // Trees per side, kept column and pair: the left side starts empty, the right full.
+    let mut trees: [Vec<Prefixes>; 2] = [Vec::new(), Vec::new()];
+    for (s, side) in trees.iter_mut().enumerate() {
+        for &b in kept.columns.get(s)? {
+            for _ in 0..n_pairs {
+                side.push(Prefixes::new(ctx, *prep.distinct.get(b)?)?);
+            }
+        }
+    }
+    if let (Some(right), Some(cols)) = (trees.get_mut(1), kept.columns.get(1)) {
+        for i in 0..node.len() {
+            let deltas = prep.deltas.get(i * n_pairs..(i + 1) * n_pairs)?;
+            for (j, &b) in cols.iter().enumerate() {
+                let rank = *prep.ranks.get(i * f + b)? as usize;
+                for (t, &d) in right
+                    .get_mut(j * n_pairs..(j + 1) * n_pairs)?
+                    .iter_mut()
+                    .zip(deltas)
+                {
+                    t.add_leaf(rank, d);
+                }
+            }
+        }
+        right.iter_mut().for_each(Prefixes::rebuild);
+    }
+    // A side's best split over its kept columns, from its per-class costs `c`.
+    let best_split = |side: &[Prefixes], c: &[f64]| -> f64 {
+        let mut best = f64::INFINITY;
+        for group in side.chunks(n_pairs.max(1)) {
+            for (t, &(p, q)) in group.iter().zip(&prep.pairs) {
+                let (lo, hi) = t.extremes();
+                let (cp, cq) = (
+                    c.get(p).copied().unwrap_or(0.0),
+                    c.get(q).copied().unwrap_or(0.0),
+                );
+                best = best.min((cq + lo).min(cp - hi));
+            }
+        }
+        best
+    };
+    let list = node.list(a);
+    let total = loss.stats(node.rows.iter().copied());
+    let mut stats = vec![0.0; loss.width()];
+    let mut c_left = vec![0.0; n_classes];
+    let mut c_right = prep.total_costs.clone();
+    let mut out = Swept {
+        lower: f64::INFINITY,
+        best: None,
+        pending: Vec::new(),
+    };
+    let mut bound = u;
+    let mut moved_to = 0usize;
+    // Boxes are sorted and disjoint; `at` walks them.
+    let mut at = 0usize;
+    let open = |k: usize| boxes.get(k).is_some_and(|b| b.lower < u - tol);
+    for (ci, &p) in positions.at.iter().enumerate() {
+        let p = p as usize;
+        while boxes.get(at).is_some_and(|b| b.hi <= p) {
+            at += 1;
+        }
+        let in_box = boxes.get(at).filter(|b| b.lo <= p).map(|_| at);
+        if let Some(k) = in_box.filter(|&k| !open(k)) {
+            out.lower = out.lower.min(boxes.get(k).map_or(0.0, |b| b.lower));
+            continue;
+        }
+        if ci % 256 == 0 && ctx.control.stopped() {
+            return None;
+        }
+        // Move the rows before `p` to the left: one by one, or, for a long stretch, by
+        // setting the trees' leaves and rebuilding them.
+        let rows = list.get(moved_to..p)?;
+        let size = trees.iter().flatten().map(|t| t.size).max().unwrap_or(1);
+        let rebuild = rows.len() * size.trailing_zeros() as usize > size;
+        for e in rows {
+            let i = *prep.local.get(e.row as usize)? as usize;
+            let deltas = prep.deltas.get(i * n_pairs..(i + 1) * n_pairs)?;
+            for (s, side) in trees.iter_mut().enumerate() {
+                let sign = if s == 0 { 1.0 } else { -1.0 };
+                for (j, &b) in kept.columns.get(s)?.iter().enumerate() {
+                    let rank = *prep.ranks.get(i * f + b)? as usize;
+                    for (t, &d) in side
+                        .get_mut(j * n_pairs..(j + 1) * n_pairs)?
+                        .iter_mut()
+                        .zip(deltas)
+                    {
+                        if rebuild {
+                            t.add_leaf(rank, sign * d);
+                        } else {
+                            t.add(rank, sign * d);
+                        }
+                    }
+                }
+            }
+            loss.add(&mut stats, e.row);
+            for ((l, r), &c) in c_left
+                .iter_mut()
+                .zip(c_right.iter_mut())
+                .zip(prep.costs.get(i * n_classes..(i + 1) * n_classes)?)
+            {
+                *l += c;
+                *r -= c;
+            }
+        }
+        if rebuild {
+            trees.iter_mut().flatten().for_each(Prefixes::rebuild);
+        }
+        moved_to = p;
+        // Score the threshold: each side a leaf or its best split, where a stand-in (the
+        // columns not kept) may only bound it.
+        let stand_in = in_box
+            .and_then(|k| kept.stand_in.get(k).copied())
+            .unwrap_or(kept.unboxed);
+        let leaf = [loss.err(&stats), loss.err_rest(&total, &stats)];
+        let [left, right] = &trees;
+        let split = [best_split(left, &c_left), best_split(right, &c_right)];
+        let mut exact = true;
+        let stump: [f64; 2] = std::array::from_fn(|s| {
+            let (leaf, split, stand) = (leaf[s], split[s], stand_in[s]);
+            let found = split.min(stand);
+            let cost = (leaf + alpha).min(found + 2.0 * alpha);
+            if stand < split && cost < leaf + alpha {
+                exact = false;
+            }
+            cost
+        });
+        let score = if leaves >= 4 {
+            stump[0] + stump[1]
+        } else {
+            (stump[0] + leaf[1] + alpha).min(leaf[0] + alpha + stump[1])
+        };
+        out.lower = out.lower.min(score);
+        if score < bound - tol {
+            if exact {
+                bound = score;
+                out.best = Some((score, p));
+            } else {
+                out.pending.push((score, p, in_box));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// A node's rows prepared for sweeping its root columns.
+pub(crate) struct Sweeper {
+    prep: Prepared,
+}
+
+impl Sweeper {
+    /// `None` when the sweep does not apply to this fit ([`applies`]) or memory runs out.
+    pub(crate) fn new<L: Loss>(ctx: &Ctx<'_, L>, node: &Node, loss: &L) -> Option<Sweeper> {
+        if !applies(ctx, loss) {
+            return None;
+        }
+        #[cfg(test)]
+        SWEPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Prepared::new(ctx, node, loss).map(|prep| Sweeper { prep })
+    }
+
+    /// What sweeping a root column with `boxes` (sorted) under bound `u` costs, in
+    /// threshold evaluations (one sweep over every column): each row moved updates
+    /// log2(ranks) tree nodes per kept column, side and pair of classes.
+    pub(crate) fn evaluations<L: Loss>(
+        &self,
+        ctx: &Ctx<'_, L>,
+        boxes: &[RootBox],
+        u: f64,
+    ) -> usize {
+        let kept = kept(ctx, boxes, u);
+        let depth = self
+            .prep
+            .distinct
+            .iter()
+            .map(|&m| m.max(1).next_power_of_two().trailing_zeros() as usize)
+            .max()
+            .unwrap_or(1);
+        let trees = (kept.columns.iter().map(Vec::len).sum::<usize>()) * self.prep.pairs.len();
+        (UPDATE_COST * trees * depth).div_ceil(ctx.columns.orderings.len().max(1))
+    }
+
+    /// Searches every root threshold of ordering `a` (its `boxes`, sorted by position):
+    /// the best tree is offered to `inc` and every threshold closed at its bound. `side`
+    /// is scratch of one byte per training row.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn column<L: Loss>(
+        &self,
+        ctx: &Ctx<'_, L>,
+        node: &Node,
+        loss: &L,
+        a: usize,
+        boxes: &[RootBox],
+        leaves: usize,
+        inc: &mut Incumbent,
+        side: &mut [u8],
+    ) {
+        let least = boxes.iter().fold(f64::INFINITY, |m, b| m.min(b.lower));
+        let positions = threshold_positions(ctx, node, loss, a);
+        let u = inc.bound();
+        let Some(swept) = sweep(ctx, node, loss, &self.prep, a, &positions, boxes, leaves, u)
+        else {
+            // Stopped (or out of memory): the boxes bound the column.
+            inc.close(least);
+            return;
+        };
+        inc.close(swept.lower);
+        let mut evaluate = |p: usize, hint: &Hint, inc: &mut Incumbent| {
+            let test = threshold_at(node, a, p);
+            depth2::evaluate(ctx, node, loss, test, leaves, 0.0, hint, inc, side);
+        };
+        if let Some((score, p)) = swept.best {
+            if !inc.rules_out(score) {
+                evaluate(p, &Hint::default(), inc);
+            }
+        }
+        for (score, p, k) in swept.pending {
+            if inc.rules_out(score) {
+                continue;
+            }
+            let mut hint = Hint::default();
+            if let Some(b) = k.and_then(|k| boxes.get(k)) {
+                hint.raise_columns(&b.columns);
+            }
+            evaluate(p, &hint, inc);
+        }
+    }
+}
