@@ -418,6 +418,9 @@ impl Searcher<'_, '_> {
         let mut best_left: Option<(f64, (usize, Option<usize>))> = None;
         let mut left = self.zero_stats();
         let mut with = self.zero_stats();
+        // Refilled for each candidate: one buffer, not an allocation per candidate (a
+        // feature of thousands of categories has as many candidates at every node).
+        let mut right = self.zero_stats();
         let last = if place { n } else { n.saturating_sub(1) };
         for i in 1..=last {
             if mode == Fill::Fresh {
@@ -429,11 +432,14 @@ impl Searcher<'_, '_> {
                 }
             });
             // Candidate `n` sends every known row left: its right side is exactly empty.
-            let right: Vec<f64> = if i == n {
-                self.zero_stats()
+            if i == n {
+                right.iter_mut().for_each(|r| *r = 0.0);
             } else {
-                known.iter().zip(&left).map(|(t, l)| t - l).collect()
-            };
+                right
+                    .iter_mut()
+                    .zip(known.iter().zip(&left))
+                    .for_each(|(r, (t, l))| *r = t - l);
+            }
             if place {
                 for side in 0..2 {
                     let (l, r) = if side == 0 {

@@ -115,6 +115,9 @@ pub(super) struct Scan {
     side: Option<usize>,
     cuts: Cuts,
     total: Vec<f64>,
+    /// The sums of the `at` items left and their rows: the candidate's left side.
+    left: Vec<f64>,
+    rows_left: usize,
     n: usize,
     n_missing: usize,
 }
@@ -472,11 +475,18 @@ impl Searcher<'_, '_> {
             }
         }
         let (_, (at, side)) = prefer_missing_right(best.left, best.right, scale)?;
+        // The winner's left side, added again in the scan's order with the scan's kernel
+        // (the same sums, to the bit): adding it with the searcher's general arithmetic
+        // was 5% of the instructions of an exact fit on the flights.
+        let mut left = B::zeros(width);
+        let rows_left = (0..at).map(|i| items.add(k, i, left.as_mut(), 1.0)).sum();
         Some(Scan {
             at,
             side,
             cuts,
             total: total.as_ref().to_vec(),
+            left: left.as_ref().to_vec(),
+            rows_left,
             n,
             n_missing,
         })
@@ -497,11 +507,11 @@ impl Searcher<'_, '_> {
             side,
             cuts,
             total,
+            left: l,
+            rows_left: p,
             n,
             n_missing,
         } = scan;
-        let mut l = self.zero_stats();
-        let p: usize = (0..at).map(|i| items.add(Any(self), i, &mut l, 1.0)).sum();
         // Every known row left: the right side is exactly empty, not the rounding residue of
         // `total − left`.
         let r: Vec<f64> = if at == items.len() {
