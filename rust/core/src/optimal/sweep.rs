@@ -405,8 +405,11 @@ fn sweep<L: Loss>(
         let [left, right] = &trees;
         let split = [best_split(left, &c_left), best_split(right, &c_right)];
         let mut exact = true;
-        let stump: [f64; 2] = std::array::from_fn(|s| {
-            let (leaf, split, stand) = (leaf[s], split[s], stand_in[s]);
+        let sides = [
+            (leaf[0], split[0], stand_in[0]),
+            (leaf[1], split[1], stand_in[1]),
+        ];
+        let stump: [f64; 2] = sides.map(|(leaf, split, stand)| {
             let found = split.min(stand);
             let cost = (leaf + alpha).min(found + 2.0 * alpha);
             if stand < split && cost < leaf + alpha {
