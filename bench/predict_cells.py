@@ -28,13 +28,13 @@ import pickle
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from compare import SEED, Case, Data, QuercusLimited, make_data
+from predict_speed import fastest
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
 
 import quercus
@@ -83,17 +83,6 @@ def cell(name: str, rows: int, cache: Path | None) -> dict[str, tuple[Any, Any]]
     return models
 
 
-def best(run: Callable[[], Any], repeats: int) -> float:
-    """Seconds of the fastest of `repeats` calls (after one warm-up call)."""
-    run()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def latency_us(model: Any, row: Any, calls: int = 1000) -> float:
     """Median microseconds of `calls` one-row predictions."""
     for _ in range(10):
@@ -128,7 +117,7 @@ def main() -> None:
         for tool, (model, X) in models.items():
             if tool != "scikit-learn":
                 model.set_params(n_jobs=args.threads)
-            seconds = best(lambda m=model, x=X: m.predict(x), args.repeats)
+            seconds = fastest(lambda m=model, x=X: m.predict(x), args.repeats)
             speed[tool] = args.rows / seconds
         reference = speed.get("scikit-learn")
         load = os.getloadavg()
