@@ -32,6 +32,7 @@ from compare import PEERS, Case, Data, Quercus, make_data
 CELLS: dict[str, Case] = {
     "dense": Case(100_000, 20, "binary", 8, "dense"),
     "1m": Case(1_000_000, 20, "binary", 8, "dense"),
+    "1m-regression": Case(1_000_000, 20, "regression", 8, "dense"),
     "wide": Case(100_000, 100, "binary", 8, "dense"),
     "multiclass": Case(100_000, 20, "multiclass", 8, "dense"),
     "regression": Case(100_000, 20, "regression", 8, "dense"),
