@@ -110,22 +110,18 @@ impl<'r> Sets<'r> {
         self.trees.iter_mut().for_each(Fenwick::undo);
     }
 
-    /// The error of the set with the rows at `rows` added, the set left unchanged.
-    fn error_with(&mut self, rows: &[u32]) -> f64 {
+    /// `read` of the set with the rows at `rows` added, the set left unchanged.
+    fn with_rows(&mut self, rows: &[u32], read: impl Fn(&Self) -> f64) -> f64 {
         self.journal();
         self.add_all(rows);
-        let error = self.error();
+        let figure = read(self);
         self.undo();
-        error
+        figure
     }
 
-    /// [`Self::median`] of the set with the rows at `rows` added, the set left unchanged.
-    fn median_with(&mut self, rows: &[u32]) -> f64 {
-        self.journal();
-        self.add_all(rows);
-        let median = self.median();
-        self.undo();
-        median
+    /// The error of the set with the rows at `rows` added, the set left unchanged.
+    fn error_with(&mut self, rows: &[u32]) -> f64 {
+        self.with_rows(rows, Self::error)
     }
 }
 
@@ -600,7 +596,7 @@ impl Searcher<'_, '_> {
                         .iter()
                         .map(|&c| {
                             let rows = by_category.get(c).map_or(&[][..], Vec::as_slice);
-                            (set.median_with(rows), c)
+                            (set.with_rows(rows, Sets::median), c)
                         })
                         .collect();
                     keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
