@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.exceptions import DataConversionWarning
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
@@ -31,14 +32,30 @@ import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
 
 EXPECTED_FAILURES: dict[str, str] = {}
+OPTIMAL_FAILURES = {
+    "check_class_weight_classifiers": (
+        "sets min_weight_fraction_leaf=0.01, a size limit the optimal search refuses (it "
+        "penalises leaves with ccp_alpha or bounds them with max_leaf_nodes)"
+    )
+}
 
 
 def expected_failures(estimator) -> dict[str, str]:
+    if estimator.get_params()["algorithm"] == "optimal":
+        return {**EXPECTED_FAILURES, **OPTIMAL_FAILURES}
     return dict(EXPECTED_FAILURES)
 
 
+# The default (CART) estimators, and the presets whose tags differ: C4.5's pessimistic
+# pruning and optimal trees fit one output (their tags say so, and a column-vector y warns).
 @parametrize_with_checks(
-    [DecisionTreeClassifier(), DecisionTreeRegressor()],
+    [
+        DecisionTreeClassifier(),
+        DecisionTreeRegressor(),
+        DecisionTreeClassifier(algorithm="c4.5"),
+        DecisionTreeClassifier(algorithm="optimal", max_depth=2),
+        DecisionTreeRegressor(algorithm="optimal", max_depth=2),
+    ],
     expected_failed_checks=expected_failures,
     xfail_strict=True,
 )
@@ -76,6 +93,25 @@ def test_not_fitted_error_is_also_sklearns(cls):
     with pytest.raises(SkNotFittedError):
         check_is_fitted(model)
     check_is_fitted(model.fit(np.eye(4), np.arange(4)))
+
+
+@pytest.mark.parametrize(
+    "model",
+    [DecisionTreeClassifier(algorithm="c4.5"), DecisionTreeClassifier(algorithm="optimal")],
+    ids=["c4.5", "optimal"],
+)
+def test_one_output_configurations_say_so(model):
+    X, y = load_breast_cancer(return_X_y=True)
+    model.set_params(max_depth=2)
+    assert model.__sklearn_tags__().target_tags.multi_output is False
+    assert (
+        DecisionTreeClassifier(algorithm="c4.5", pruning="none")
+        .__sklearn_tags__()
+        .target_tags.multi_output
+    )
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        column = clone(model).fit(X, y[:, np.newaxis])
+    assert column.to_bytes() == clone(model).fit(X, y).to_bytes()
 
 
 def test_column_vector_y_is_one_output():

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__all__ = ["SKLEARN", "ClassifierBase", "EstimatorBase", "RegressorBase"]
+__all__ = ["SKLEARN", "ClassifierBase", "DataConversionWarning", "EstimatorBase", "RegressorBase"]
 
 if TYPE_CHECKING:
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
     class RegressorBase: ...
 
+    class DataConversionWarning(UserWarning): ...
+
     SKLEARN: bool
 
 else:
@@ -32,6 +34,7 @@ else:
         from sklearn.base import BaseEstimator as EstimatorBase
         from sklearn.base import ClassifierMixin as ClassifierBase
         from sklearn.base import RegressorMixin as RegressorBase
+        from sklearn.exceptions import DataConversionWarning
 
         SKLEARN = True
     except ImportError:  # scikit-learn is optional
@@ -44,5 +47,8 @@ else:
 
         class RegressorBase:
             """Stands for scikit-learn's RegressorMixin."""
+
+        class DataConversionWarning(UserWarning):
+            """Stands for scikit-learn's warning that input data was reshaped or cast."""
 
         SKLEARN = False

@@ -34,7 +34,7 @@ from . import (
     serving,
     spread,
 )
-from ._base import ClassifierBase, EstimatorBase, RegressorBase
+from ._base import ClassifierBase, DataConversionWarning, EstimatorBase, RegressorBase
 from ._fitted import FittedTree, is_dense
 from ._params import (
     ArrayLike,
@@ -731,6 +731,14 @@ class _BaseTree(EstimatorBase, ABC):
                 X, checked, pruning, target, sample_weight, memory_budget, batch_rows
             )
             return self
+        if y is not None and not self._fits_outputs() and _is_column_vector(y):
+            warnings.warn(
+                # The words scikit-learn's estimator checks look for.
+                "A column-vector y was passed when a 1d array was expected: this "
+                "configuration fits one output, so it is read as a 1-D y (pass y.ravel())",
+                DataConversionWarning,
+                stacklevel=2,
+            )
         data = training_data(
             X,
             y,
@@ -1194,13 +1202,25 @@ class _BaseTree(EstimatorBase, ABC):
         classifier = self._estimator_type == "classifier"
         return Tags(
             estimator_type=self._estimator_type,
-            target_tags=TargetTags(required=True, multi_output=True),
+            target_tags=TargetTags(required=True, multi_output=self._fits_outputs()),
             classifier_tags=ClassifierTags() if classifier else None,
             regressor_tags=None if classifier else RegressorTags(),
             # Strings (categories) come in DataFrames; a NumPy X must be numeric.
             # A sparse X is read as it is (CSC at fit, CSR at predict), but cannot hold NaN.
             input_tags=InputTags(allow_nan=True, categorical=True, string=False, sparse=True),
         )
+
+    def _fits_outputs(self) -> bool:
+        """Whether this configuration fits a multi-output y: every one but optimal trees
+        (one output) and C4.5's pessimistic pruning (the c4.5 preset's default), which
+        estimates one class variable's error. Parameters that do not validate say True:
+        fit names them."""
+        try:
+            checked = self._checked()
+            pruning = self._validated_pruning(checked)
+        except ValueError:
+            return True
+        return checked["algorithm"] != "optimal" and pruning.method != "pessimistic"
 
     @property
     def tree_(self) -> TreeView:
@@ -2640,6 +2660,14 @@ def _score_frame(names: list[str], scores: dict[str, NDArray[np.float64]]) -> pl
         {"feature": names, **{column: scores[column] for column in _SCORE_COLUMNS}},
         schema={"feature": pl.String, **dict.fromkeys(_SCORE_COLUMNS, pl.Float64)},
     )
+
+
+def _is_column_vector(y: Any) -> bool:
+    """Whether y is 2-D with one column (a NumPy array, a frame or nested lists)."""
+    shape = getattr(y, "shape", None)
+    if shape is None:  # lists, or objects with only `__array__`
+        shape = np.asarray(y).shape
+    return len(shape) == 2 and shape[1] == 1
 
 
 def _ordinals(value: Any) -> Ordinals:
