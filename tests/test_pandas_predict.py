@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
@@ -200,3 +201,25 @@ def test_unaligned_arrays_are_read_like_aligned_ones():
     model = DecisionTreeClassifier(max_depth=4).fit(aligned, y)
     np.testing.assert_array_equal(model.predict(frame), model.predict(aligned))
     np.testing.assert_array_equal(expected.predict(_unaligned(X)), expected.predict(X))
+
+
+def test_small_float_frames_read_as_one_matrix() -> None:
+    """A few rows of float columns in fit order are read as one matrix: the same answers as
+    the NumPy matrix and the Polars frame, whatever the slice, with NaN; reordered columns
+    and infinities still go through the column reading (and its messages)."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(400, 5)), columns=list("abcde"))
+    X["b"] = X["b"].astype(np.float32)
+    X.loc[rng.random(400) < 0.1, "c"] = np.nan
+    y = (X["a"] + X["c"].fillna(0) > 0).to_numpy()
+    model = DecisionTreeClassifier(max_depth=5).fit(X, y)
+    for start in range(0, 400, 37):
+        rows = X.iloc[start : start + 16]
+        expected = model.predict_proba(rows.to_numpy())
+        np.testing.assert_array_equal(model.predict_proba(rows), expected)
+        np.testing.assert_array_equal(model.predict_proba(rows[list("edcba")]), expected)
+        np.testing.assert_array_equal(model.predict_proba(pl.from_pandas(rows)), expected)
+    infinite = X.iloc[:2].copy()
+    infinite.iloc[1, 3] = np.inf
+    with pytest.raises(ValueError, match="column 'd' has an infinite value"):
+        model.predict(infinite)

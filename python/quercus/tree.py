@@ -1323,13 +1323,19 @@ class _BaseTree(EstimatorBase, ABC):
         """X as the core reads it: a contiguous float NumPy matrix as it is (no copy) when it
         needs no encoding, a sparse X as CSR arrays (never densified), a small Polars frame
         as one coded array (`small_frame`), a larger one as its columns read in place
-        (`frame_rows`), a pandas frame as its columns read in place (`pandas_rows`), else its
-        encoded columns."""
+        (`frame_rows`), a small pandas frame of float features as one matrix, a pandas frame
+        as its columns read in place (`pandas_rows`), else its encoded columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
         if is_dense(X, self._state):
             return X
         if is_pandas_frame(X):
+            if len(X) <= SMALL_FRAME and X.shape[1] == self._state.dense_width:
+                # A few rows of float columns in fit order: one matrix, made in a few µs,
+                # where reading the frame column by column costs about 10 µs a column.
+                values = np.ascontiguousarray(X.to_numpy())
+                if is_dense(values, self._state) and X.columns.tolist() == self._state.schema.names:
+                    return values
             rows = pandas_rows(X, self._state.schema)
             if rows is not None:
                 return rows
