@@ -143,6 +143,17 @@ def test_poisson_rejects_targets_as_sklearn():
     DecisionTreeRegressor(criterion="absolute_error").fit(np.array([[0.0], [1.0]]), [-1, 1])
 
 
+def test_poisson_target_is_checked_before_its_length():
+    # scikit-learn's order (its test_error): y's sign first, then y's length against X.
+    model = DecisionTreeRegressor(criterion="poisson")
+    with pytest.raises(ValueError, match=r"y is not positive.*Poisson"):
+        model.fit([[0, 1, 2]], [0, 0, 0])
+    with pytest.raises(ValueError, match=r"Some.*y are negative \(row 1: -0.1\).*Poisson"):
+        model.fit([[0, 1, 2]], pl.Series([5.0, -0.1, 2.0]))
+    with pytest.raises(ValueError, match="y has 3 values but X has 1 rows"):
+        model.fit([[0, 1, 2]], [5, 0.1, 2])
+
+
 @pytest.mark.parametrize("splitter", ["exact", "hist"])
 def test_poisson_never_predicts_zero(splitter):
     """scikit-learn's test_poisson_zero_nodes: a child whose targets are all 0 is no split,

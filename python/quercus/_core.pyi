@@ -334,6 +334,9 @@ def fit_optimal(
     Ctrl-C raises ``KeyboardInterrupt``, a buffer the machine cannot grant ``MemoryError``.
     """
 
+def check_poisson_target(y: NDArray[np.float64]) -> None:
+    """Raise QuercusError when y has a negative value or none positive (Poisson deviance)."""
+
 def split_scores(
     columns: list[Column],
     y: NDArray[np.uint32] | NDArray[np.float64],

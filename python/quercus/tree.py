@@ -731,6 +731,8 @@ class _BaseTree(EstimatorBase, ABC):
                 X, checked, pruning, target, sample_weight, memory_budget, batch_rows
             )
             return self
+        if y is not None and checked.get("criterion") == "poisson":
+            _check_poisson_first(y)
         if y is not None and not self._fits_outputs() and _is_column_vector(y):
             warnings.warn(
                 # The words scikit-learn's estimator checks look for.
@@ -2666,6 +2668,17 @@ def _score_frame(names: list[str], scores: dict[str, NDArray[np.float64]]) -> pl
         {"feature": names, **{column: scores[column] for column in _SCORE_COLUMNS}},
         schema={"feature": pl.String, **dict.fromkeys(_SCORE_COLUMNS, pl.Float64)},
     )
+
+
+def _check_poisson_first(y: Any) -> None:
+    """A 1-D numeric y the Poisson deviance cannot score is refused before y is compared
+    with X (scikit-learn's order of checks); any other y is left to the full validation."""
+    try:
+        values = np.ascontiguousarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        return
+    if values.ndim == 1 and np.isfinite(values).all():
+        _core.check_poisson_target(values)
 
 
 def _is_column_vector(y: Any) -> bool:

@@ -1224,7 +1224,7 @@ fn reason(control: &Control) -> CoreError {
 
 /// Counts and rates only: the Poisson deviance needs y ≥ 0 and a positive mean, checked on
 /// every row given (weights aside), with scikit-learn's messages (`sklearn/tree/_classes.py`).
-fn check_poisson_target(y: &[f64]) -> Result<()> {
+pub fn check_poisson_target(y: &[f64]) -> Result<()> {
     let reason = if let Some(row) = y.iter().position(|&v| v < 0.0) {
         format!(
             "Some value(s) of y are negative (row {row}: {}), which is not allowed for Poisson \

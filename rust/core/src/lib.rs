@@ -34,7 +34,7 @@ mod threads;
 pub mod tree;
 
 pub use batch::{Codes, Csr, Frame, FrameColumn, Matrix, Order, Predictor, Real, Rows};
-pub use builder::{grow, grow_controlled, grow_with};
+pub use builder::{check_poisson_target, grow, grow_controlled, grow_with};
 pub use control::Control;
 pub use criterion::Criterion;
 pub use data::{

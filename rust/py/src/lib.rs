@@ -176,6 +176,14 @@ fn split_scores<'py>(
     scores_dict(py, &scores)
 }
 
+/// Refuses a target the Poisson deviance cannot score (a negative value, or none positive),
+/// so that the regressor says so before it compares y's length with X's, as scikit-learn
+/// does.
+#[pyfunction]
+fn check_poisson_target(y: PyReadonlyArray1<'_, f64>) -> PyResult<()> {
+    quercus_core::check_poisson_target(y.as_slice()?).map_err(to_py)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTree>()?;
@@ -189,6 +197,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prune::prune_cost_complexity, m)?)?;
     m.add_function(wrap_pyfunction!(prune::cost_complexity_path, m)?)?;
     m.add_function(wrap_pyfunction!(split_scores, m)?)?;
+    m.add_function(wrap_pyfunction!(check_poisson_target, m)?)?;
     m.add_function(wrap_pyfunction!(model_io::tree_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(model_io::load_model, m)?)?;
     m.add("QuercusError", m.py().get_type::<QuercusError>())?;
