@@ -399,7 +399,7 @@ fn grow_searching(
         let kind = split.kind();
         let rule = split.missing.rule();
         // Children at the depth limit are leaves, never searched: an exact search hands
-        // them no lists (the last level's hand-down was an eighth of a depth-8 fit's).
+        // them no lists (a tenth of the hand-downs of a depth-8 fit on the flights).
         let children_searched = !(matches!(p.index, Index::Sorted(_))
             && params
                 .max_depth
