@@ -398,7 +398,13 @@ fn grow_searching(
         }
         let kind = split.kind();
         let rule = split.missing.rule();
-        let mut routes = if p.index.has_lists() {
+        // Children at the depth limit are leaves, never searched: an exact search hands
+        // them no lists (a tenth of the hand-downs of a depth-8 fit on the flights).
+        let children_searched = !(matches!(p.index, Index::Sorted(_))
+            && params
+                .max_depth
+                .is_some_and(|d| tree.depth(p.node) + 1 >= d));
+        let mut routes = if p.index.has_lists() && children_searched {
             Some(Routes::new(p.rows.len(), n_children, control).ok_or_else(stop)?)
         } else {
             None
@@ -658,7 +664,8 @@ impl Grower<'_, '_, '_> {
         usable: &[bool],
     ) -> Vec<Index> {
         match (index, &self.bins) {
-            // Out of memory: no lists (the fit stops at its next check).
+            // No routes (children at the depth limit, never searched) or out of memory (the
+            // fit stops at its next check): no lists.
             (Index::Sorted(sorted), _) => routes
                 .and_then(|r| sorted.hand_down(r, usable, self.control))
                 .map_or_else(Vec::new, |lists| {

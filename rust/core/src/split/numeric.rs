@@ -25,6 +25,11 @@ pub(crate) struct Fact {
     label: u64,
 }
 
+impl Fact {
+    /// A row of no weight: adds nothing to a scan's sums.
+    const NOTHING: Fact = Fact { w: 0.0, label: 0 };
+}
+
 /// The known rows of a sorted list as its scan reads them ([`super::presort`]): each one's
 /// [`Fact`], gathered in list order, and no value: the list's own entries say whether a row
 /// is above the previous one (a cut) and, at the chosen cut, which rows hold its two
@@ -212,9 +217,12 @@ impl Searcher<'_, '_> {
                 let no_gap = self.conventions.same_value_gap() == 0.0;
                 if let (Some(facts), true) = (facts, no_gap) {
                     let mut gathered = self.vec(list.len())?;
-                    for &entry in list {
-                        gathered.push(*facts.get(position(entry))?);
-                    }
+                    // A list's positions index the node's rows, so every lookup succeeds;
+                    // a map of known length extends without a capacity test a row.
+                    gathered.extend(
+                        list.iter()
+                            .map(|&e| facts.get(position(e)).copied().unwrap_or(Fact::NOTHING)),
+                    );
                     let steps = Steps {
                         facts: gathered,
                         list,
