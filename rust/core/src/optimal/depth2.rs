@@ -24,13 +24,7 @@ pub(crate) fn evaluate<L: Loss>(
     inc: &mut Incumbent,
     side: &mut [u8],
 ) -> Evaluated {
-    let Sub {
-        ctx,
-        node,
-        loss,
-        leaves,
-        ..
-    } = *sub;
+    let (ctx, node, loss, leaves) = (sub.ctx, sub.node, sub.loss, sub.leaves);
     let alpha = ctx.alpha;
     let allocations = if leaves >= 4 { 1 } else { 2 };
     let known = hint.total(allocations, alpha);

@@ -102,13 +102,7 @@ pub(crate) fn root_spans<L: Loss>(
     inc: &Incumbent,
     side: &mut [u8],
 ) -> Option<Vec<Span>> {
-    let Sub {
-        ctx,
-        node,
-        loss,
-        depth,
-        leaves,
-    } = *sub;
+    let (ctx, node, loss, depth, leaves) = (sub.ctx, sub.node, sub.loss, sub.depth, sub.leaves);
     let (bins, _, exact_rows) = settings();
     let bins = bins.max(2);
     let m = positions.at.len();

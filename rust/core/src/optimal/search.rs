@@ -301,9 +301,7 @@ fn search_column<L: Loss>(
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
-    let Sub {
-        ctx, node, loss, ..
-    } = *sub;
+    let (ctx, node, loss) = (sub.ctx, sub.node, sub.loss);
     let alpha = ctx.alpha;
     let columns = ctx.columns;
     if c < columns.orderings.len() {
@@ -418,9 +416,7 @@ fn deep_within<L: Loss>(
     inc: &mut Incumbent,
     side: &mut [u8],
 ) -> Option<Deep> {
-    let Sub {
-        ctx, node, loss, ..
-    } = *sub;
+    let (ctx, node, loss) = (sub.ctx, sub.node, sub.loss);
     if c >= ctx.columns.orderings.len() {
         return None;
     }
@@ -470,13 +466,7 @@ fn search_thresholds<L: Loss>(
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
-    let Sub {
-        ctx,
-        node,
-        depth,
-        leaves,
-        ..
-    } = *sub;
+    let (ctx, node, depth, leaves) = (sub.ctx, sub.node, sub.depth, sub.leaves);
     search_positions(
         positions,
         first,
@@ -529,9 +519,7 @@ fn search_boxes<L: Loss>(
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
-    let Sub {
-        ctx, node, loss, ..
-    } = *sub;
+    let (ctx, node, loss) = (sub.ctx, sub.node, sub.loss);
     let mut by_column: Vec<Vec<RootBox>> = (0..ctx.columns.orderings.len())
         .map(|_| Vec::new())
         .collect();
@@ -617,9 +605,7 @@ fn binary_root<L: Loss>(
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
-    let Sub {
-        ctx, depth, leaves, ..
-    } = *sub;
+    let (ctx, depth, leaves) = (sub.ctx, sub.depth, sub.leaves);
     if !similar.splits(c) {
         return;
     }
@@ -671,13 +657,7 @@ fn evaluate<L: Loss>(
     inc: &mut Incumbent,
     side: &mut [u8],
 ) -> Evaluated {
-    let Sub {
-        ctx,
-        node,
-        depth,
-        leaves,
-        ..
-    } = *sub;
+    let (ctx, node, depth, leaves) = (sub.ctx, sub.node, sub.depth, sub.leaves);
     ctx.control.advance(1);
     if depth <= 2 {
         return depth2::evaluate(sub, test, slack, hint, inc, side);

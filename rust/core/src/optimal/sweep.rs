@@ -367,13 +367,7 @@ fn sweep<L: Loss>(
     boxes: &[RootBox],
     u: f64,
 ) -> Option<Swept> {
-    let Sub {
-        ctx,
-        node,
-        loss,
-        leaves,
-        ..
-    } = *sub;
+    let (ctx, node, loss, leaves) = (sub.ctx, sub.node, sub.loss, sub.leaves);
     let tol = ctx.tol;
     let alpha = ctx.alpha;
     let f = ctx.columns.orderings.len();
