@@ -7,27 +7,24 @@
 use super::depth1::{stumps, Sides};
 use super::intervals::{Evaluated, Hint, Incumbent};
 use super::loss::Loss;
-use super::node::{mark, Node};
-use super::search::Ctx;
+use super::node::mark;
+use super::search::Sub;
 use super::solution::{Sol, Test};
 
-/// Evaluates `test` at the root of a tree of depth two with at most `leaves` (3 or 4)
-/// leaves: offers the best such tree to `inc` and returns its bounds. `hint` bounds the two
-/// parts (and their columns) from the evaluated neighbours; `margin`, how far the next
-/// candidates are, is how far above the targets the columns' bounds are proven. `side` is
-/// scratch of one byte per training row.
-#[allow(clippy::too_many_arguments)]
+/// Evaluates `test` at the root of `sub`'s trees (depth two, at most 3 or 4 leaves):
+/// offers the best such tree to `inc` and returns its bounds. `hint` bounds the two parts
+/// (and their columns) from the evaluated neighbours; `margin`, how far the next candidates
+/// are, is how far above the targets the columns' bounds are proven. `side` is scratch of
+/// one byte per training row.
 pub(crate) fn evaluate<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
+    sub: &Sub<'_, '_, L>,
     test: Test,
-    leaves: usize,
     margin: f64,
     hint: &Hint,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) -> Evaluated {
+    let (ctx, node, loss, leaves) = (sub.ctx, sub.node, sub.loss, sub.leaves);
     let alpha = ctx.alpha;
     let allocations = if leaves >= 4 { 1 } else { 2 };
     let known = hint.total(allocations, alpha);

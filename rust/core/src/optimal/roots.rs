@@ -19,7 +19,7 @@ use std::ops::RangeInclusive;
 use super::intervals::{Incumbent, Positions};
 use super::loss::Loss;
 use super::node::Node;
-use super::search::{solve, Ctx};
+use super::search::{solve, Sub};
 use super::solution::Test;
 
 /// Runs a column's thresholds are cut into. On the planted 100k x 20 set at depth three,
@@ -91,22 +91,18 @@ pub(crate) fn applies(rows: usize, depth: usize) -> bool {
     depth == 3 && rows >= settings().1
 }
 
-/// The runs of candidate thresholds `positions` of ordering `c` at `node` (a subproblem of
-/// depth three and `leaves`), covering them all in order, with their bounds. `None` when
+/// The runs of candidate thresholds `positions` of ordering `c` at `sub` (a subproblem of
+/// depth three), covering them all in order, with their bounds. `None` when
 /// the column is too small to gain from it, or memory ran out. `side` is scratch of one byte
 /// per training row.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn root_spans<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
+    sub: &Sub<'_, '_, L>,
     c: usize,
     positions: &Positions,
-    depth: usize,
-    leaves: usize,
     inc: &Incumbent,
     side: &mut [u8],
 ) -> Option<Vec<Span>> {
+    let (ctx, node, loss, depth, leaves) = (sub.ctx, sub.node, sub.loss, sub.depth, sub.leaves);
     let (bins, _, exact_rows) = settings();
     let bins = bins.max(2);
     let m = positions.at.len();

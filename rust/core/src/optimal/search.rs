@@ -49,6 +49,24 @@ pub(crate) struct Ctx<'a, L: Loss> {
     pub binary: Option<Binary>,
 }
 
+/// A subproblem under search: its node, the loss at its rows and the budgets its root
+/// splits are evaluated for (what every step of its search passes on).
+pub(crate) struct Sub<'s, 'a, L: Loss> {
+    pub ctx: &'s Ctx<'a, L>,
+    pub node: &'s Node,
+    pub loss: &'s L,
+    pub depth: usize,
+    pub leaves: usize,
+}
+
+impl<L: Loss> Clone for Sub<'_, '_, L> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<L: Loss> Copy for Sub<'_, '_, L> {}
+
 /// The result of a subproblem.
 #[derive(Debug, Clone)]
 pub(crate) struct Outcome {
@@ -183,17 +201,22 @@ fn solve_from<L: Loss>(
             .map_or(f64::INFINITY, |(e, _)| e)
     };
     order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
+    let sub = Sub {
+        ctx,
+        node,
+        loss: &loss,
+        depth,
+        leaves,
+    };
     // Nominal roots are searched as before.
     if let Some(boxes) = boxes {
-        search_boxes(
-            ctx, node, &loss, boxes, &order, &by_column, depth, leaves, &mut inc, side,
-        );
+        search_boxes(&sub, boxes, &order, &by_column, &mut inc, side);
         for c in ctx.columns.orderings.len()..ctx.columns.len() {
             if ctx.control.stopped() {
                 inc.close(split_floor);
                 break;
             }
-            search_column(ctx, node, &loss, c, None, depth, leaves, &mut inc, side);
+            search_column(&sub, c, None, &mut inc, side);
         }
         return store(ctx, node, depth, leaves, inc, known);
     }
@@ -207,9 +230,7 @@ fn solve_from<L: Loss>(
     if similar.is_none() && roots::applies(node.len(), depth) {
         for &c in &order {
             let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
-            deep.push(deep_within(
-                ctx, node, &loss, c, probe, depth, leaves, &mut inc, side,
-            ));
+            deep.push(deep_within(&sub, c, probe, &mut inc, side));
         }
     }
     for (k, &c) in order.iter().enumerate() {
@@ -227,27 +248,15 @@ fn solve_from<L: Loss>(
             break;
         }
         if let Some(d) = deep.get_mut(k).and_then(Option::take) {
-            search_thresholds(
-                ctx,
-                node,
-                &loss,
-                c,
-                &d.positions,
-                d.first,
-                depth,
-                leaves,
-                &d.within,
-                &mut inc,
-                side,
-            );
+            search_thresholds(&sub, c, &d.positions, d.first, &d.within, &mut inc, side);
             continue;
         }
         if let Some(similar) = similar.as_mut() {
-            binary_root(ctx, node, &loss, similar, c, depth, leaves, &mut inc, side);
+            binary_root(&sub, similar, c, &mut inc, side);
             continue;
         }
         let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
-        search_column(ctx, node, &loss, c, probe, depth, leaves, &mut inc, side);
+        search_column(&sub, c, probe, &mut inc, side);
     }
     store(ctx, node, depth, leaves, inc, known)
 }
@@ -285,27 +294,21 @@ fn store<L: Loss>(
 }
 
 /// Searches the splits of column `c` (`probe`: its best single split, evaluated first).
-#[allow(clippy::too_many_arguments)]
 fn search_column<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
+    sub: &Sub<'_, '_, L>,
     c: usize,
     probe: Option<Test>,
-    depth: usize,
-    leaves: usize,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
+    let (ctx, node, loss) = (sub.ctx, sub.node, sub.loss);
     let alpha = ctx.alpha;
     let columns = ctx.columns;
     if c < columns.orderings.len() {
         let positions = threshold_positions(ctx, node, loss, c);
         let first = probe_index(node, &positions, c, probe.map(|t| (0.0, t)));
         let within = Within::default();
-        search_thresholds(
-            ctx, node, loss, c, &positions, first, depth, leaves, &within, inc, side,
-        );
+        search_thresholds(sub, c, &positions, first, &within, inc, side);
     } else if let Some(nominal) = columns.nominals.get(c - columns.orderings.len()) {
         let mut moves = vec![0.0; nominal.slots()];
         let mut held = vec![false; nominal.slots()];
@@ -325,7 +328,7 @@ fn search_column<L: Loss>(
             .collect();
         let index = (c - columns.orderings.len()) as u32;
         search_subsets(index, &slots, alpha, inc, ctx.control, |test, hint, inc| {
-            evaluate(ctx, node, loss, test, depth, leaves, 0.0, hint, inc, side)
+            evaluate(sub, test, 0.0, hint, inc, side)
         });
     }
 }
@@ -406,18 +409,14 @@ impl Deep {
 /// The runs of a deep subproblem's root thresholds on ordering `c` ([`super::roots`]),
 /// after evaluating its best single split (`probe`), so that the runs are ruled out against
 /// a good incumbent. `None` for a nominal feature.
-#[allow(clippy::too_many_arguments)]
 fn deep_within<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
+    sub: &Sub<'_, '_, L>,
     c: usize,
     probe: Option<Test>,
-    depth: usize,
-    leaves: usize,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) -> Option<Deep> {
+    let (ctx, node, loss) = (sub.ctx, sub.node, sub.loss);
     if c >= ctx.columns.orderings.len() {
         return None;
     }
@@ -426,9 +425,9 @@ fn deep_within<L: Loss>(
     if let Some(p) = first.and_then(|f| positions.at.get(f)) {
         let test = threshold_at(node, c, *p as usize);
         let hint = Hint::default();
-        evaluate(ctx, node, loss, test, depth, leaves, 0.0, &hint, inc, side);
+        evaluate(sub, test, 0.0, &hint, inc, side);
     }
-    let Some(spans) = root_spans(ctx, node, loss, c, &positions, depth, leaves, inc, side) else {
+    let Some(spans) = root_spans(sub, c, &positions, inc, side) else {
         return Some(Deep {
             positions,
             first,
@@ -458,20 +457,16 @@ fn deep_within<L: Loss>(
 
 /// Searches the candidate thresholds `positions` of ordering `c` (`first`: the index of one
 /// to evaluate first), as far as `within` bounds them.
-#[allow(clippy::too_many_arguments)]
 fn search_thresholds<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
+    sub: &Sub<'_, '_, L>,
     c: usize,
     positions: &Positions,
     first: Option<usize>,
-    depth: usize,
-    leaves: usize,
     within: &Within,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
+    let (ctx, node, depth, leaves) = (sub.ctx, sub.node, sub.depth, sub.leaves);
     search_positions(
         positions,
         first,
@@ -499,7 +494,7 @@ fn search_thresholds<L: Loss>(
             let run = within.runs.of(i);
             let (floors, parts) = (within.floors.get(run), within.parts.get(run));
             if floors.is_none() && parts.is_none() {
-                return evaluate(ctx, node, loss, test, depth, leaves, slack, hint, inc, side);
+                return evaluate(sub, test, slack, hint, inc, side);
             }
             let mut hint = hint.clone();
             if let Some(known) = floors {
@@ -508,9 +503,7 @@ fn search_thresholds<L: Loss>(
             if let Some(parts) = parts {
                 hint.raise_parts(parts);
             }
-            evaluate(
-                ctx, node, loss, test, depth, leaves, slack, &hint, inc, side,
-            )
+            evaluate(sub, test, slack, &hint, inc, side)
         },
     );
 }
@@ -518,19 +511,15 @@ fn search_thresholds<L: Loss>(
 /// Searches the root thresholds of a depth-two subproblem column by column, in `order`,
 /// each from its best single split (`probes`): each column's candidates in runs of its
 /// boxes ([`super::boxes`]), those the incumbent rules out closed at their bounds.
-#[allow(clippy::too_many_arguments)]
 fn search_boxes<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
+    sub: &Sub<'_, '_, L>,
     boxes: Vec<RootBox>,
     order: &[usize],
     probes: &[Option<(f64, Test)>],
-    depth: usize,
-    leaves: usize,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
+    let (ctx, node, loss) = (sub.ctx, sub.node, sub.loss);
     let mut by_column: Vec<Vec<RootBox>> = (0..ctx.columns.orderings.len())
         .map(|_| Vec::new())
         .collect();
@@ -579,15 +568,13 @@ fn search_boxes<L: Loss>(
         if let Some(s) = &sweeper {
             within
                 .budget
-                .set(Some(s.evaluations(ctx, &column, inc.bound())));
+                .set(Some(s.evaluations(sub, &column, inc.bound())));
         }
         let mark = inc.floor_mark();
-        search_thresholds(
-            ctx, node, loss, c, &positions, first, depth, leaves, &within, inc, side,
-        );
+        search_thresholds(sub, c, &positions, first, &within, inc, side);
         if let (true, Some(s)) = (within.exhausted.get(), &sweeper) {
             inc.rewind(mark);
-            s.column(ctx, node, loss, c, &column, leaves, inc, side);
+            s.column(sub, c, &column, inc, side);
         }
     }
 }
@@ -611,18 +598,14 @@ fn probe_index(
 /// Evaluates binary feature `c` as the root of `node`'s trees of `depth` (three or more)
 /// and `leaves`, unless the similarity bound on its children rules it out; records what it
 /// proves of them for the roots after it.
-#[allow(clippy::too_many_arguments)]
 fn binary_root<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
+    sub: &Sub<'_, '_, L>,
     similar: &mut Similar,
     c: usize,
-    depth: usize,
-    leaves: usize,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) {
+    let (ctx, depth, leaves) = (sub.ctx, sub.depth, sub.leaves);
     if !similar.splits(c) {
         return;
     }
@@ -651,18 +634,7 @@ fn binary_root<L: Loss>(
     if let Some(t) = tally {
         t.split.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
-    let result = evaluate(
-        ctx,
-        node,
-        loss,
-        binary::test(c),
-        depth,
-        leaves,
-        0.0,
-        &hint,
-        inc,
-        side,
-    );
+    let result = evaluate(sub, binary::test(c), 0.0, &hint, inc, side);
     inc.close(result.score);
     for (i, &k) in allocations.iter().enumerate() {
         if let (Some(&l), Some(&r)) = (result.left.get(i), result.right.get(i)) {
@@ -677,22 +649,18 @@ fn binary_root<L: Loss>(
 /// neighbours; the second child may be sought up to `slack` above what the bound leaves it
 /// (see [`search_positions`]), and at depth two the columns' bounds are proven up to `slack`
 /// above the targets (see [`depth2::evaluate`]).
-#[allow(clippy::too_many_arguments)]
 fn evaluate<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
+    sub: &Sub<'_, '_, L>,
     test: Test,
-    depth: usize,
-    leaves: usize,
     slack: f64,
     hint: &Hint,
     inc: &mut Incumbent,
     side: &mut [u8],
 ) -> Evaluated {
+    let (ctx, node, depth, leaves) = (sub.ctx, sub.node, sub.depth, sub.leaves);
     ctx.control.advance(1);
     if depth <= 2 {
-        return depth2::evaluate(ctx, node, loss, test, leaves, slack, hint, inc, side);
+        return depth2::evaluate(sub, test, slack, hint, inc, side);
     }
     let alpha = ctx.alpha;
     let stopped = Evaluated {

@@ -34,7 +34,7 @@ use super::intervals::{Hint, Incumbent, Positions};
 use super::loss::Loss;
 use super::node::Node;
 use super::roots::threshold_at;
-use super::search::{threshold_positions, Ctx};
+use super::search::{threshold_positions, Ctx, Sub};
 
 /// Threshold evaluations one tree-node update of a sweep is worth, ×1/f per column: an
 /// evaluation's column sweeps skip most rows ([`super::depth1`]), so a tree update costs far
@@ -212,113 +212,139 @@ struct Swept {
     pending: Vec<(f64, usize, Option<usize>)>,
 }
 
-/// Per side, the second columns kept, and per box the least bound of those not kept
-/// (`unboxed`: for a threshold in no box, 0 if any is not kept).
+/// Per side and second column, the stretch of `a`'s open boxes (first and last index into
+/// the boxes) in which the column can matter: its trees are kept from the first box's
+/// thresholds to the last's only. A column that can matter only where one side is small
+/// (the boxes at either end, where every column splits a few rows well) then costs a tree
+/// over those few boxes, not over the whole sweep: on a flat subproblem of 62,500 rows,
+/// one column in each interior box, against every column for the whole sweep.
 struct Kept {
-    columns: [Vec<usize>; 2],
+    spans: [Vec<Option<(usize, usize)>>; 2],
+    /// Per box, the least bound of the columns without a tree there.
     stand_in: Vec<[f64; 2]>,
-    unboxed: [f64; 2],
 }
 
-/// Which second columns can matter in `a`'s open boxes (bound `u`).
+impl Kept {
+    /// Whether column `b`'s tree on side `s` is kept in box `k`.
+    fn in_box(&self, s: usize, b: usize, k: usize) -> bool {
+        self.spans
+            .get(s)
+            .and_then(|v| v.get(b).copied().flatten())
+            .is_some_and(|(first, last)| first <= k && k <= last)
+    }
+}
+
+/// Which second columns can matter in which of `a`'s open boxes (bound `u`).
 fn kept<L: Loss>(ctx: &Ctx<'_, L>, boxes: &[RootBox], u: f64) -> Kept {
     let f = ctx.columns.orderings.len();
     let alpha = ctx.alpha;
     let least = |v: &[f64]| v.iter().fold(f64::INFINITY, |m, &x| m.min(x));
-    let mut keep = [vec![false; f], vec![false; f]];
-    for b in boxes.iter().filter(|b| b.lower < u - ctx.tol) {
+    let mut spans: [Vec<Option<(usize, usize)>>; 2] = [vec![None; f], vec![None; f]];
+    for (k, b) in boxes.iter().enumerate() {
+        if b.lower >= u - ctx.tol {
+            continue;
+        }
         // Each side costs at least its least column bound and a leaf's penalty.
         let side_lower = b.columns.each_ref().map(|c| least(c) + alpha);
         for s in 0..2 {
-            let (Some(floors), Some(other)) = (b.columns.get(s), side_lower.get(1 - s)) else {
+            let (Some(floors), Some(other), Some(spans)) =
+                (b.columns.get(s), side_lower.get(1 - s), spans.get_mut(s))
+            else {
                 continue;
             };
-            for (c, k) in keep.get_mut(s).into_iter().flatten().enumerate() {
+            for (c, span) in spans.iter_mut().enumerate() {
                 let floor = floors.get(c).copied().unwrap_or(0.0);
                 if floor + 2.0 * alpha + other < u - ctx.tol {
-                    *k = true;
+                    *span = Some(span.map_or((k, k), |(first, _)| (first, k)));
                 }
             }
         }
     }
-    let columns: [Vec<usize>; 2] = keep
-        .each_ref()
-        .map(|k| (0..f).filter(|&c| k.get(c) == Some(&true)).collect());
-    let stand_in = boxes
-        .iter()
-        .map(|b| {
-            let mut m = [f64::INFINITY; 2];
-            for (s, slot) in m.iter_mut().enumerate() {
-                let (Some(floors), Some(k)) = (b.columns.get(s), keep.get(s)) else {
-                    continue;
-                };
-                for c in (0..f).filter(|&c| k.get(c) != Some(&true)) {
-                    *slot = slot.min(floors.get(c).copied().unwrap_or(0.0));
-                }
+    let mut kept = Kept {
+        spans,
+        stand_in: Vec::with_capacity(boxes.len()),
+    };
+    for (k, b) in boxes.iter().enumerate() {
+        let mut m = [f64::INFINITY; 2];
+        for (s, slot) in m.iter_mut().enumerate() {
+            let Some(floors) = b.columns.get(s) else {
+                continue;
+            };
+            for c in (0..f).filter(|&c| !kept.in_box(s, c, k)) {
+                *slot = slot.min(floors.get(c).copied().unwrap_or(0.0));
             }
-            m
-        })
-        .collect();
-    let unboxed = columns
-        .each_ref()
-        .map(|c: &Vec<usize>| if c.len() < f { 0.0 } else { f64::INFINITY });
-    Kept {
-        columns,
-        stand_in,
-        unboxed,
+        }
+        kept.stand_in.push(m);
     }
+    kept
 }
 
-/// Sweeps root column `a`'s thresholds `positions` (`boxes`: its boxes, sorted) under bound
-/// `u`. `None` when memory runs out or the search stopped.
-#[allow(clippy::too_many_arguments)]
-fn sweep<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    loss: &L,
-    prep: &Prepared,
-    a: usize,
-    positions: &Positions,
-    boxes: &[RootBox],
-    leaves: usize,
-    u: f64,
-) -> Option<Swept> {
-    let tol = ctx.tol;
-    let alpha = ctx.alpha;
-    let f = ctx.columns.orderings.len();
-    let n_pairs = prep.pairs.len();
-    let n_classes = prep.total_costs.len();
-    let kept = kept(ctx, boxes, u);
-    // Trees per side, kept column and pair: the left side starts empty, the right full.
-    let mut trees: [Vec<Prefixes>; 2] = [Vec::new(), Vec::new()];
-    for (s, side) in trees.iter_mut().enumerate() {
-        for &b in kept.columns.get(s)? {
-            for _ in 0..n_pairs {
-                side.push(Prefixes::new(ctx, *prep.distinct.get(b)?)?);
-            }
+/// One side's trees over the second columns kept at the current threshold.
+struct Side {
+    /// Per column, its trees (one per pair of classes) while kept.
+    trees: Vec<Option<Vec<Prefixes>>>,
+    /// The columns with trees, in order.
+    live: Vec<usize>,
+    /// Per column, whether its trees were kept and dropped already.
+    done: Vec<bool>,
+}
+
+impl Side {
+    fn new(f: usize) -> Side {
+        Side {
+            trees: (0..f).map(|_| None).collect(),
+            live: Vec::new(),
+            done: vec![false; f],
         }
     }
-    if let (Some(right), Some(cols)) = (trees.get_mut(1), kept.columns.get(1)) {
-        for i in 0..node.len() {
+
+    /// Starts column `b`'s trees from `rows` (those on this side), each row's value times
+    /// `sign`. `None` when memory runs out.
+    fn start<L: Loss>(
+        &mut self,
+        ctx: &Ctx<'_, L>,
+        prep: &Prepared,
+        b: usize,
+        rows: &[super::node::Entry],
+    ) -> Option<()> {
+        let f = ctx.columns.orderings.len();
+        let n_pairs = prep.pairs.len();
+        let mut trees = Vec::with_capacity(n_pairs);
+        for _ in 0..n_pairs {
+            trees.push(Prefixes::new(ctx, *prep.distinct.get(b)?)?);
+        }
+        for e in rows {
+            let i = *prep.local.get(e.row as usize)? as usize;
+            let rank = *prep.ranks.get(i * f + b)? as usize;
             let deltas = prep.deltas.get(i * n_pairs..(i + 1) * n_pairs)?;
-            for (j, &b) in cols.iter().enumerate() {
-                let rank = *prep.ranks.get(i * f + b)? as usize;
-                for (t, &d) in right
-                    .get_mut(j * n_pairs..(j + 1) * n_pairs)?
-                    .iter_mut()
-                    .zip(deltas)
-                {
-                    t.add_leaf(rank, d);
-                }
+            for (t, &d) in trees.iter_mut().zip(deltas) {
+                t.add_leaf(rank, d);
             }
         }
-        right.iter_mut().for_each(Prefixes::rebuild);
+        trees.iter_mut().for_each(Prefixes::rebuild);
+        *self.trees.get_mut(b)? = Some(trees);
+        self.live.push(b);
+        self.live.sort_unstable();
+        Some(())
     }
-    // A side's best split over its kept columns, from its per-class costs `c`.
-    let best_split = |side: &[Prefixes], c: &[f64]| -> f64 {
+
+    /// Drops column `b`'s trees.
+    fn stop(&mut self, b: usize) {
+        if let Some(t) = self.trees.get_mut(b) {
+            *t = None;
+        }
+        if let Some(d) = self.done.get_mut(b) {
+            *d = true;
+        }
+        self.live.retain(|&c| c != b);
+    }
+
+    /// The least cost of a split of the side over its kept columns, from its per-class
+    /// costs `c`.
+    fn best_split(&self, pairs: &[(usize, usize)], c: &[f64]) -> f64 {
         let mut best = f64::INFINITY;
-        for group in side.chunks(n_pairs.max(1)) {
-            for (t, &(p, q)) in group.iter().zip(&prep.pairs) {
+        for trees in self.trees.iter().flatten() {
+            for (t, &(p, q)) in trees.iter().zip(pairs) {
                 let (lo, hi) = t.extremes();
                 let (cp, cq) = (
                     c.get(p).copied().unwrap_or(0.0),
@@ -328,7 +354,29 @@ fn sweep<L: Loss>(
             }
         }
         best
-    };
+    }
+}
+
+/// Sweeps root column `a`'s thresholds `positions` (`boxes`: its boxes, sorted) under bound
+/// `u`. `None` when memory runs out or the search stopped.
+fn sweep<L: Loss>(
+    sub: &Sub<'_, '_, L>,
+    prep: &Prepared,
+    a: usize,
+    positions: &Positions,
+    boxes: &[RootBox],
+    u: f64,
+) -> Option<Swept> {
+    let (ctx, node, loss, leaves) = (sub.ctx, sub.node, sub.loss, sub.leaves);
+    let tol = ctx.tol;
+    let alpha = ctx.alpha;
+    let f = ctx.columns.orderings.len();
+    let n_pairs = prep.pairs.len();
+    let n_classes = prep.total_costs.len();
+    let kept = kept(ctx, boxes, u);
+    // The left side starts empty, the right full; each column's trees start in the first
+    // box that keeps them.
+    let mut sides = [Side::new(f), Side::new(f)];
     let list = node.list(a);
     let total = loss.stats(node.rows.iter().copied());
     let mut stats = vec![0.0; loss.width()];
@@ -360,20 +408,21 @@ fn sweep<L: Loss>(
         // Move the rows before `p` to the left: one by one, or, for a long stretch, by
         // setting the trees' leaves and rebuilding them.
         let rows = list.get(moved_to..p)?;
-        let size = trees.iter().flatten().map(|t| t.size).max().unwrap_or(1);
+        let size = sides
+            .iter()
+            .flat_map(|s| s.trees.iter().flatten().flatten())
+            .map(|t| t.size)
+            .max()
+            .unwrap_or(1);
         let rebuild = rows.len() * size.trailing_zeros() as usize > size;
         for e in rows {
             let i = *prep.local.get(e.row as usize)? as usize;
             let deltas = prep.deltas.get(i * n_pairs..(i + 1) * n_pairs)?;
-            for (s, side) in trees.iter_mut().enumerate() {
+            for (s, side) in sides.iter_mut().enumerate() {
                 let sign = if s == 0 { 1.0 } else { -1.0 };
-                for (j, &b) in kept.columns.get(s)?.iter().enumerate() {
+                for &b in &side.live {
                     let rank = *prep.ranks.get(i * f + b)? as usize;
-                    for (t, &d) in side
-                        .get_mut(j * n_pairs..(j + 1) * n_pairs)?
-                        .iter_mut()
-                        .zip(deltas)
-                    {
+                    for (t, &d) in side.trees.get_mut(b)?.iter_mut().flatten().zip(deltas) {
                         if rebuild {
                             t.add_leaf(rank, sign * d);
                         } else {
@@ -393,23 +442,56 @@ fn sweep<L: Loss>(
             }
         }
         if rebuild {
-            trees.iter_mut().flatten().for_each(Prefixes::rebuild);
+            sides
+                .iter_mut()
+                .flat_map(|s| s.trees.iter_mut().flatten().flatten())
+                .for_each(Prefixes::rebuild);
         }
         moved_to = p;
+        // The trees this box keeps: start those it is the first to keep, drop those kept
+        // only before it.
+        if let Some(k) = in_box {
+            for (s, side) in sides.iter_mut().enumerate() {
+                for b in 0..f {
+                    let span = kept.spans.get(s).and_then(|v| v.get(b).copied().flatten());
+                    let Some((first, last)) = span else {
+                        continue;
+                    };
+                    let has = side.trees.get(b).is_some_and(Option::is_some);
+                    if has && last < k {
+                        side.stop(b);
+                    } else if !has && first <= k && k <= last && !*side.done.get(b)? {
+                        let rows = if s == 0 {
+                            list.get(..p)?
+                        } else {
+                            list.get(p..)?
+                        };
+                        side.start(ctx, prep, b, rows)?;
+                    }
+                }
+            }
+        }
         // Score the threshold: each side a leaf or its best split, where a stand-in (the
-        // columns not kept) may only bound it.
-        let stand_in = in_box
-            .and_then(|k| kept.stand_in.get(k).copied())
-            .unwrap_or(kept.unboxed);
+        // columns without trees) may only bound it.
+        let stand_in = match in_box.and_then(|k| kept.stand_in.get(k)) {
+            Some(&m) => m,
+            // In no box (never, by the rule above): any column without a tree may split it.
+            None => sides
+                .each_ref()
+                .map(|s| if s.live.len() < f { 0.0 } else { f64::INFINITY }),
+        };
         let leaf = [loss.err(&stats), loss.err_rest(&total, &stats)];
-        let [left, right] = &trees;
-        let split = [best_split(left, &c_left), best_split(right, &c_right)];
+        let [left, right] = &sides;
+        let split = [
+            left.best_split(&prep.pairs, &c_left),
+            right.best_split(&prep.pairs, &c_right),
+        ];
         let mut exact = true;
-        let sides = [
+        let scored = [
             (leaf[0], split[0], stand_in[0]),
             (leaf[1], split[1], stand_in[1]),
         ];
-        let stump: [f64; 2] = sides.map(|(leaf, split, stand)| {
+        let stump: [f64; 2] = scored.map(|(leaf, split, stand)| {
             let found = split.min(stand);
             let cost = (leaf + alpha).min(found + 2.0 * alpha);
             if stand < split && cost < leaf + alpha {
@@ -452,14 +534,17 @@ impl Sweeper {
     }
 
     /// What sweeping a root column with `boxes` (sorted) under bound `u` costs, in
-    /// threshold evaluations (one sweep over every column): each row moved updates
-    /// log2(ranks) tree nodes per kept column, side and pair of classes.
+    /// threshold evaluations (one sweep over every column): each row moved while a column's
+    /// trees are kept updates log2(ranks) tree nodes per pair of classes, and starting them
+    /// sets a leaf per row on their side.
     pub(crate) fn evaluations<L: Loss>(
         &self,
-        ctx: &Ctx<'_, L>,
+        sub: &Sub<'_, '_, L>,
         boxes: &[RootBox],
         u: f64,
     ) -> usize {
+        let ctx = sub.ctx;
+        let n = sub.node.len().max(1) as f64;
         let kept = kept(ctx, boxes, u);
         let depth = self
             .prep
@@ -467,39 +552,50 @@ impl Sweeper {
             .iter()
             .map(|&m| m.max(1).next_power_of_two().trailing_zeros() as usize)
             .max()
-            .unwrap_or(1);
-        let trees = (kept.columns.iter().map(Vec::len).sum::<usize>()) * self.prep.pairs.len();
-        (UPDATE_COST * trees * depth).div_ceil(ctx.columns.orderings.len().max(1))
+            .unwrap_or(1)
+            .max(1);
+        let position = |k: usize, end: bool| {
+            boxes
+                .get(k)
+                .map_or(0.0, |b| if end { b.hi } else { b.lo } as f64)
+                .min(n)
+        };
+        // Trees kept over every row, in all.
+        let mut trees = 0.0;
+        for (s, spans) in kept.spans.iter().enumerate() {
+            for &(first, last) in spans.iter().flatten() {
+                let (lo, hi) = (position(first, false), position(last, true));
+                let built = if s == 0 { lo } else { n - lo };
+                trees += ((hi - lo).max(0.0) + built / depth as f64) / n;
+            }
+        }
+        let updates = UPDATE_COST as f64 * trees * (self.prep.pairs.len() * depth) as f64;
+        (updates / ctx.columns.orderings.len().max(1) as f64).ceil() as usize
     }
 
     /// Searches every root threshold of ordering `a` (its `boxes`, sorted by position):
     /// the best tree is offered to `inc` and every threshold closed at its bound. `side`
     /// is scratch of one byte per training row.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn column<L: Loss>(
         &self,
-        ctx: &Ctx<'_, L>,
-        node: &Node,
-        loss: &L,
+        sub: &Sub<'_, '_, L>,
         a: usize,
         boxes: &[RootBox],
-        leaves: usize,
         inc: &mut Incumbent,
         side: &mut [u8],
     ) {
         let least = boxes.iter().fold(f64::INFINITY, |m, b| m.min(b.lower));
-        let positions = threshold_positions(ctx, node, loss, a);
+        let positions = threshold_positions(sub.ctx, sub.node, sub.loss, a);
         let u = inc.bound();
-        let Some(swept) = sweep(ctx, node, loss, &self.prep, a, &positions, boxes, leaves, u)
-        else {
+        let Some(swept) = sweep(sub, &self.prep, a, &positions, boxes, u) else {
             // Stopped (or out of memory): the boxes bound the column.
             inc.close(least);
             return;
         };
         inc.close(swept.lower);
         let mut evaluate = |p: usize, hint: &Hint, inc: &mut Incumbent| {
-            let test = threshold_at(node, a, p);
-            depth2::evaluate(ctx, node, loss, test, leaves, 0.0, hint, inc, side);
+            let test = threshold_at(sub.node, a, p);
+            depth2::evaluate(sub, test, 0.0, hint, inc, side);
         };
         if let Some((score, p)) = swept.best {
             if !inc.rules_out(score) {
