@@ -712,3 +712,43 @@ def test_more_classes_than_half_the_rows_warns_as_scikit_learn_does():
         warnings.simplefilter("error")
         DecisionTreeClassifier().fit(X, np.arange(40) % 20)  # half: no warning
         DecisionTreeClassifier().fit(X[:20], np.arange(20))  # 20 rows: no warning
+
+
+def test_decimal_columns_are_read_as_their_nearest_floats():
+    """A database's NUMERIC column reaches Polars as Decimal: the tree is the one grown on
+    its float64 values, from a Polars frame, a small one, or pandas (object Decimals)."""
+    import decimal
+
+    values = [decimal.Decimal(f"{v:.2f}") for v in np.linspace(0, 10, 300)]
+    frame = pl.DataFrame({"x": pl.Series(values, dtype=pl.Decimal(10, 2))})
+    y = np.sin(np.linspace(0, 10, 300))
+    model = quercus.DecisionTreeRegressor(max_depth=3).fit(frame, y)
+    floats = frame.cast(pl.Float64)
+    reference = quercus.DecisionTreeRegressor(max_depth=3).fit(floats, y)
+    assert model.export_text() == reference.export_text()
+    expected = reference.predict(floats)
+    assert (model.predict(frame) == expected).all()
+    assert (model.predict(frame[:3]) == expected[:3]).all()
+    assert (model.predict(frame.to_pandas()) == expected).all()
+
+
+def test_a_tree_fit_on_a_matrix_reads_a_frame_by_position_and_warns():
+    """scikit-learn's behaviour: a frame of another tree's names, of the matrix's width, is
+    read column by column in order (a frame too narrow still names what it lacks)."""
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    y = (frame["a"] > 0.3).to_numpy()
+    model = DecisionTreeClassifier(max_depth=2).fit(frame.to_numpy(), y)
+    expected = model.predict(frame.to_numpy())
+    for given in (frame, frame[:2], frame.to_pandas()):
+        with pytest.warns(UserWarning, match="fitted without feature names") as caught:
+            assert (model.predict(given) == expected[: len(given)]).all()
+        assert caught[0].filename == __file__
+    loaded = quercus.from_bytes(model.to_bytes())
+    with pytest.warns(UserWarning, match="read by position"):
+        assert (loaded.predict(frame) == expected).all()
+    with pytest.raises(ValueError, match="lacks the column"):
+        model.predict(frame.select("a"))
+    named = DecisionTreeClassifier(max_depth=2).fit(frame, y)
+    with pytest.raises(ValueError, match="lacks the column"):
+        named.predict(frame.rename({"a": "c"}))

@@ -80,4 +80,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_NAMES})
+    # The public names only: not this module's own imports (`importlib`, `Any`, ...).
+    return sorted(__all__)

@@ -18,6 +18,8 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from ._temporal import on_fit_scale, time_of
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -38,6 +40,9 @@ class Feature:
     fill: float | str | None = None
     # drop_features_above: missing in too many training rows, so no split tests it.
     ignored: bool = False
+    # A date, time or duration column: the dtype it was fit on (`_temporal.time_of`), whose
+    # scale later inputs are put on and whose wording thresholds take; None for numbers.
+    time: str | None = None
 
     @property
     def kind(self) -> Kind:
@@ -61,6 +66,9 @@ class Schema:
     # names, else y0, y1, ...) and dtype as `target_dtype` reads; () for a 1-D y.
     outputs: tuple[str, ...] = ()
     output_dtypes: tuple[str | None, ...] = ()
+    # Fit on a matrix (features named x0, x1, ...): a frame of other names is then read by
+    # position, with scikit-learn's warning, as its trees read one.
+    by_position: bool = False
 
     @functools.cached_property
     def names(self) -> list[str]:
@@ -172,13 +180,24 @@ def training_data(
     columns_of_y = _output_columns(y)
     if columns_of_y is None:
         name = target if isinstance(target, str) else _name_of(y)
-        schema = Schema(features, name, _dtype_name(y) if classification else None)
+        schema = Schema(
+            features,
+            name,
+            _dtype_name(y) if classification else None,
+            by_position=not isinstance(frame, pl.DataFrame),
+        )
         outputs = [y]
     else:
         outputs = [column for _, column in columns_of_y]
         dtypes = tuple(_dtype_name(c) if classification else None for c in outputs)
         names = tuple(name for name, _ in columns_of_y)
-        schema = Schema(features, "y", outputs=names, output_dtypes=dtypes)
+        schema = Schema(
+            features,
+            "y",
+            outputs=names,
+            output_dtypes=dtypes,
+            by_position=not isinstance(frame, pl.DataFrame),
+        )
     columns = _encode(frame, schema)
     n_rows = n_rows_of(columns)
     classes: Classes | None = None
@@ -722,7 +741,8 @@ def _dtype_kind(dtype: pl.DataType) -> Kind | None:
     if (
         dtype.is_integer()
         or dtype.is_float()
-        or isinstance(dtype, (pl.Date, pl.Datetime, pl.Duration))
+        or dtype.is_decimal()
+        or isinstance(dtype, (pl.Date, pl.Datetime, pl.Duration, pl.Time))
     ):
         return "numeric"
     if isinstance(dtype, (pl.String, pl.Categorical, pl.Enum, pl.Boolean)):
@@ -760,7 +780,7 @@ def _infer_features(
                     f"ordinal_features names {name!r}, which is numeric (dtype "
                     f"{series.dtype}): numbers are ordered already"
                 )
-            features.append(Feature(name))
+            features.append(Feature(name, time=time_of(series.dtype)))
         elif name in ordinal:
             order = ordinal[name]
             categories = _categories(series) if order is None else _checked_order(series, order)
@@ -801,6 +821,7 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
         if is_sparse(frame):
             return _sparse_columns(frame, schema.names)
         return _matrix_columns(frame, schema.names)
+    frame = _by_position(frame, schema)
     _check_present(frame.columns, schema)
     columns: list[Column] = []
     for feature in features:
@@ -816,6 +837,7 @@ def _encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> 
                 f"(dtype {series.dtype}) now"
             )
         if feature.categories is None:
+            series = on_fit_scale(series, feature.time)
             columns.append(_numeric_column(feature.name, _series_numbers(series)))
         else:
             codes, missing = _category_codes(series, feature.categories)
@@ -914,7 +936,7 @@ def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
         dtype = dtypes[feature.name]
         if feature.categories is None:
             if dtype not in (pl.Float32, pl.Float64):
-                series = (series.to_physical() if dtype.is_temporal() else series).cast(pl.Float64)
+                series = on_fit_scale(series, feature.time).cast(pl.Float64)
             if series.null_count():
                 # Filled in Polars: `to_numpy` fills nulls several times slower.
                 series = series.fill_null(_NAN)
@@ -1177,6 +1199,22 @@ def dense_column(column: Column) -> Column:
     return ("numeric", dense)
 
 
+def _by_position(frame: pl.DataFrame, schema: Schema) -> pl.DataFrame:
+    """`frame` with the fit's names when the tree was fit on a matrix and `frame` has the
+    matrix's width but not its x0, x1, ... names: read by position, as scikit-learn does,
+    which warns in these words."""
+    names = schema.names
+    if not schema.by_position or frame.width != len(names) or set(names) <= set(frame.columns):
+        return frame
+    warnings.warn(
+        "X has feature names, but the tree was fitted without feature names; its columns "
+        "are read by position",
+        UserWarning,
+        stacklevel=7,  # predict's caller: predict, _rows, _columns, transform, _encode
+    )
+    return frame.rename(dict(zip(frame.columns, names, strict=True)))
+
+
 def _check_present(columns: list[str], schema: Schema) -> None:
     present = set(columns)
     absent = [name for name in schema.names if name not in present]
@@ -1192,10 +1230,11 @@ def _numeric_column(name: str, values: NDArray[np.floating]) -> Column:
 
 def _series_numbers(series: pl.Series) -> NDArray[np.floating]:
     """A numeric Polars column as the core reads it: Float32 and Float64 as they are (a null
-    as NaN), other numbers (integers, temporal values' physical integers) as the narrowest
-    float that holds each exactly, as `_numeric_matrix` casts NumPy's."""
-    if series.dtype.is_temporal():
-        series = series.to_physical()
+    as NaN), other numbers (integers, temporal values' ticks from `on_fit_scale`) as the
+    narrowest float that holds each exactly, as `_numeric_matrix` casts NumPy's; decimals
+    (a database's NUMERIC) as the nearest float64."""
+    if series.dtype.is_decimal():
+        series = series.cast(pl.Float64)
     if series.dtype not in (pl.Float32, pl.Float64):
         low, high = series.min(), series.max()
         exact = low is None or (-_FLOAT32_EXACT <= low and high <= _FLOAT32_EXACT)  # type: ignore[operator]

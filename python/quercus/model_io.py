@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from . import _core
 from ._core import QuercusError
 from ._fitted import FittedTree
+from ._temporal import dtype_of
 from ._validation import Classes, Feature, Schema
 
 FORMAT = "quercus-model"
@@ -108,10 +109,12 @@ def _metadata_json(
                 # missing="impute_mean" / drop_features_above, only where they apply
                 **({} if f.fill is None else {"fill": f.fill}),
                 **({"ignored": True} if f.ignored else {}),
+                **({} if f.time is None else {"time": f.time}),
             }
             for f in schema.features
         ],
         **({} if schema.missing == "fractional" else {"missing": schema.missing}),
+        **({"by_position": True} if schema.by_position else {}),
         # A multi-output model (format version 2): each output's name and dtype.
         **(
             {"outputs": list(schema.outputs), "output_dtypes": list(schema.output_dtypes)}
@@ -303,7 +306,8 @@ def _schema(metadata: dict[str, Any], tree: _core.Tree) -> Schema:
         if kind == "numeric":
             if categories is not None:
                 raise _corrupt(f"numeric feature {name!r} has categories")
-            parsed.append(Feature(name, fill=_fill(entry, name, None), ignored=_ignored(entry)))
+            fill, ignored = _fill(entry, name, None), _ignored(entry)
+            parsed.append(Feature(name, fill=fill, ignored=ignored, time=_time(entry, name)))
             continue
         if not (
             isinstance(categories, list)
@@ -355,6 +359,7 @@ def _schema(metadata: dict[str, Any], tree: _core.Tree) -> Schema:
         missing,
         outputs,
         output_dtypes,
+        by_position=metadata.get("by_position") is True,
     )
 
 
@@ -366,6 +371,20 @@ def _known_dtype(name: Any) -> str | None:
     if isinstance(name, str) and (name == "Enum" or name in _LABEL_DTYPES):
         return name
     return None
+
+
+def _time(entry: dict[str, Any], name: str) -> str | None:
+    """A numeric feature's date, time or duration dtype (`Feature.time`), if it had one."""
+    time = entry.get("time")
+    if time is None:
+        return None
+    if not isinstance(time, str):
+        raise _corrupt(f"feature {name!r}: 'time' is {time!r}")
+    try:
+        dtype_of(time)
+    except ValueError as e:
+        raise _corrupt(f"feature {name!r}: {e}") from None
+    return time
 
 
 def _fill(entry: dict[str, Any], name: str, categories: list[str] | None) -> float | str | None:

@@ -16,8 +16,8 @@ from ._core import MULTIWAY
 from ._validation import Feature
 from .rules import (
     MAX_CATEGORIES,
+    bound_text,
     braced,
-    format_number,
     format_prediction,
     format_weight,
     node_conditions,
@@ -140,7 +140,7 @@ def surrogate_texts(
         at = int(nodes["surrogate_map"][s])
         if feature.categories is None:
             left = int(nodes["surrogate_children"][at]) == 0
-            t = format_number(float(nodes["surrogate_threshold"][s]), decimals)
+            t = bound_text(float(nodes["surrogate_threshold"][s]), feature.time, decimals)
             texts.append(f"{feature.name} {'<=' if left else '> '} {t}")
             continue
         width = len(feature.categories)

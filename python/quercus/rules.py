@@ -41,6 +41,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from ._core import MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
+from ._temporal import dtype_of, time_sql, time_text
 from ._validation import (
     Feature,
     Schema,
@@ -110,6 +111,9 @@ class Condition:
     # A subset split's other side (the categories the node sent right), so that a person
     # reads the shorter list: `in {left}` is `not in {right}` over the node's categories.
     other: tuple[str, ...] = ()
+    # A date, time or duration feature's fit dtype (`Feature.time`): the threshold is worded
+    # in it.
+    time: str | None = None
 
     def format(self, decimals: int = 4, max_categories: int | None = None) -> str:
         """The test as ``export_text`` prints it.
@@ -149,7 +153,7 @@ class Condition:
             return f"{linear_text(self.terms, decimals)} {operator} {threshold}"
         operator = "> " if self.operator == ">" else self.operator
         if isinstance(self.value, float):
-            value = format_number(self.value, decimals)
+            value = bound_text(self.value, self.time, decimals)
         elif isinstance(self.value, tuple):
             if not self.other:  # the other side unknown: as stored
                 return f"{self.feature} {operator} {braced(self.value, max_categories)}"
@@ -197,6 +201,7 @@ class Interval:
     lower: float | None = None
     upper: float | None = None
     missing: bool = False  # a missing value passes too (the child that takes them)
+    time: str | None = None  # a date, time or duration feature's fit dtype (`Feature.time`)
 
     def __post_init__(self) -> None:
         if self.lower is None and self.upper is None:
@@ -231,8 +236,8 @@ class Interval:
             return f"{self.feature} is missing"
         if self.lower is None and self.upper == math.inf:
             return f"{self.feature} is known"
-        lower = None if self.lower is None else format_number(self.lower, decimals)
-        upper = None if self.upper is None else format_number(self.upper, decimals)
+        lower = None if self.lower is None else bound_text(self.lower, self.time, decimals)
+        upper = None if self.upper is None else bound_text(self.upper, self.time, decimals)
         if lower is None:
             text = f"{self.feature} <= {upper}"
         elif upper is None:
@@ -248,7 +253,9 @@ class Interval:
         -------
         polars.Expr
             A boolean expression over the original columns: true where the value passes,
-            false where it does not (a missing value passes only when ``missing``).
+            false where it does not (a missing value passes only when ``missing``). A date,
+            time or duration column is cast to the feature's fit dtype first (Polars's cast: a
+            Datetime read for a Date feature loses its time of day).
 
         Examples
         --------
@@ -260,7 +267,8 @@ class Interval:
         """
         # The value quercus encodes (a date's day count). Polars orders NaN above every
         # number, so `NaN > t` holds there: a lower bound must exclude NaN, a missing value.
-        value = pl.col(self.feature).to_physical()
+        column = pl.col(self.feature)
+        value = (column if self.time is None else column.cast(dtype_of(self.time))).to_physical()
         tests = [] if self.lower is None else [value > self.lower, value.is_not_nan()]
         if self.upper is not None:
             tests.append(value <= self.upper)
@@ -285,14 +293,17 @@ class Interval:
         column = quote_identifier(self.feature)
         if self.lower == math.inf:  # past the known-versus-missing split: no value passes
             return f"{column} IS NULL" if self.missing else "FALSE"
-        tests = [] if self.lower is None else [f"{column} > {_sql_number(self.lower)}"]
+        tests = [] if self.lower is None else [f"{column} > {self._sql(self.lower)}"]
         if self.upper == math.inf:  # the known side of that split: every value passes
             tests.append(f"{column} IS NOT NULL")
         elif self.upper is not None:
-            tests.append(f"{column} <= {_sql_number(self.upper)}")
+            tests.append(f"{column} <= {self._sql(self.upper)}")
         if self.missing:
             return f"({' AND '.join(tests)} OR {column} IS NULL)"
         return " AND ".join(tests)
+
+    def _sql(self, bound: float) -> str:
+        return _sql_number(bound) if self.time is None else time_sql(self.time, bound)
 
     def _parts(self) -> tuple[Interval, ...]:
         """Each bound on its own: pruning may drop one and keep the other."""
@@ -314,7 +325,7 @@ class Interval:
     def _narrow(self, other: Interval) -> Interval:
         lower = _extreme(max, self.lower, other.lower)
         upper = _extreme(min, self.upper, other.upper)
-        return Interval(self.feature, lower, upper, self.missing and other.missing)
+        return Interval(self.feature, lower, upper, self.missing and other.missing, self.time)
 
 
 @dataclass(frozen=True)
@@ -1452,9 +1463,15 @@ def node_conditions(
                 )
             continue
         if node_kind == NUMERIC:
-            t = threshold[node]
-            edges[first] = (Condition(name, "<=", t), Interval(name, upper=t))
-            edges[first + 1] = (Condition(name, ">", t), Interval(name, lower=t))
+            t, time = threshold[node], feature.time
+            edges[first] = (
+                Condition(name, "<=", t, time=time),
+                Interval(name, upper=t, time=time),
+            )
+            edges[first + 1] = (
+                Condition(name, ">", t, time=time),
+                Interval(name, lower=t, time=time),
+            )
         elif node_kind == ORDERED:
             cut = int(threshold[node]) + 1
             at = categories[cut - 1]
@@ -1553,8 +1570,8 @@ def _surrogate(
             if low == k and high == k:
                 return True
             if low == k:
-                return Interval(name, upper=t)
-            return Interval(name, lower=t) if high == k else False
+                return Interval(name, upper=t, time=feature.time)
+            return Interval(name, lower=t, time=feature.time) if high == k else False
 
         return Known(name), numeric
     categories = feature.categories
@@ -1624,6 +1641,12 @@ def format_prediction(prediction: Any, regression: bool, decimals: int) -> str:
 def format_weight(weight: float) -> str:
     """At most 3 decimals and no trailing zeros: `6`, `6.467`."""
     return format_number(weight, 3).rstrip("0").rstrip(".")
+
+
+def bound_text(value: float, time: str | None, decimals: int) -> str:
+    """A numeric test's threshold as worded: a number, or a date, time or duration of the
+    feature's fit dtype."""
+    return format_number(value, decimals) if time is None else time_text(time, value)
 
 
 def format_number(number: float, decimals: int) -> str:
