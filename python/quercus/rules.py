@@ -1645,8 +1645,10 @@ def format_weight(weight: float) -> str:
 
 def bound_text(value: float, time: str | None, decimals: int) -> str:
     """A numeric test's threshold as worded: a number, or a date, time or duration of the
-    feature's fit dtype."""
-    return format_number(value, decimals) if time is None else time_text(time, value)
+    feature's fit dtype (an infinite bound, of the known-versus-missing split, stays one)."""
+    if time is None or not math.isfinite(value):
+        return format_number(value, decimals)
+    return time_text(time, value)
 
 
 def format_number(number: float, decimals: int) -> str:
