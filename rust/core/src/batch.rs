@@ -574,14 +574,17 @@ trait Source: Values + Sync {
     /// empty where the walk needs no flags (no node stops a NaN). Most chunks hold neither
     /// NaN nor infinity, and their scan is one pass of vector folds.
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool>;
-    /// The reader of the chunk `rows` (at most [`CHUNK`], scanned), staged into `staged`
-    /// where the input is not read in place; only the features `tests` flags are read.
+    /// The chunk `rows` (at most [`CHUNK`]) scanned as [`Source::scan`] does (`None`, or
+    /// whether a value is NaN, and its `gaps`) with its reader, staged into `staged` where
+    /// the input is not read in place (only the features `tests` flags are read): a staged
+    /// column is checked as it is copied, not read twice.
     fn reader<'s>(
         &'s self,
         rows: Range<usize>,
         tests: &[bool],
         staged: &'s mut Self::Staged,
-    ) -> Self::Reader<'s>;
+        gaps: &mut [bool],
+    ) -> Option<(Self::Reader<'s>, bool)>;
 }
 
 /// [`Source`]'s staging of input read in place: none, the reader is the input.
@@ -593,8 +596,14 @@ macro_rules! in_place {
         where
             Self: 's;
 
-        fn reader<'s>(&'s self, _: Range<usize>, _: &[bool], _: &'s mut ()) -> &'s Self {
-            self
+        fn reader<'s>(
+            &'s self,
+            rows: Range<usize>,
+            _: &[bool],
+            _: &'s mut (),
+            gaps: &mut [bool],
+        ) -> Option<(&'s Self, bool)> {
+            Some((self, self.scan(rows, gaps)?))
         }
     };
 }
@@ -644,15 +653,22 @@ fn scan_columns<'c, T: Real>(
 ) -> Option<bool> {
     let mut nan = false;
     for column in columns.filter(|c| any_special(c)) {
-        if any_infinite(column) {
-            return None;
-        }
+        flag_gaps(column, gaps)?;
         nan = true;
-        for (gap, x) in gaps.iter_mut().zip(column) {
-            *gap |= special(x);
-        }
     }
     Some(nan)
+}
+
+/// The flags of a column slice that holds NaN or an infinity: `None` for an infinity, else
+/// `gaps[i]` set where value `i` is NaN.
+fn flag_gaps<T: Real>(column: &[T], gaps: &mut [bool]) -> Option<()> {
+    if any_infinite(column) {
+        return None;
+    }
+    for (gap, x) in gaps.iter_mut().zip(column) {
+        *gap |= special(x);
+    }
+    Some(())
 }
 
 /// `f` of `rows` read as the general routing reads them.
@@ -1052,15 +1068,19 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
                 return false;
             };
             gaps.fill(false);
-            let Some(nan) = self.src.scan(first..first + n, gaps) else {
-                return false;
-            };
             match self.flat {
                 Some(flat) => {
-                    let rows = self.src.reader(first..first + n, &flat.tests, &mut staged);
+                    let rows = first..first + n;
+                    let Some((rows, nan)) = self.src.reader(rows, &flat.tests, &mut staged, gaps)
+                    else {
+                        return false;
+                    };
                     self.lanes(flat, &rows, first, chunk, nan, &mut scratch);
                 }
                 None => {
+                    if self.src.scan(first..first + n, gaps).is_none() {
+                        return false;
+                    }
                     for (i, dst) in chunk.chunks_mut(width).enumerate() {
                         self.general(first + i, NodeId::ROOT, dst, &mut scratch);
                     }
