@@ -1688,11 +1688,23 @@ mod tests {
         }
     }
 
-    /// A random tree of every node kind grown straight into the arena: subsets of 150
-    /// categories (bitsets of several words) with unseen ones, ordered and multiway splits,
-    /// random missing children. With `two_way`, numeric and subset nodes only, each with a
-    /// missing child: the layout whose subset nodes route every code by one bitset.
-    fn random_tree(rng: &mut Rng, two_way: bool) -> Tree {
+    /// Which nodes [`random_tree`] grows.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Nodes {
+        /// Every kind, with random missing children.
+        Every,
+        /// Numeric and subset nodes, each with a missing child: the layout whose subset
+        /// nodes route every code by one bitset ([`flat::TWO_WAY`]).
+        TwoWay,
+        /// Numeric and subset nodes with random missing children: subsets that stop a row
+        /// beside numeric nodes, and no node that needs the kind branch of a mixed layout.
+        NumericAndSubsets,
+    }
+
+    /// A random tree grown straight into the arena, of the `nodes` it is asked for: subsets
+    /// of 150 categories (bitsets of several words) with unseen ones, ordered and multiway
+    /// splits.
+    fn random_tree(rng: &mut Rng, nodes: Nodes) -> Tree {
         let kinds = vec![
             FeatureKind::Numeric,
             FeatureKind::Categorical {
@@ -1710,7 +1722,8 @@ mod tests {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
             let node = leaves.swap_remove(pick);
             let i = node.index();
-            let (tag, feature, count) = match rng.below(if two_way { 2 } else { 4 }) {
+            let kinds = if nodes == Nodes::Every { 4 } else { 2 };
+            let (tag, feature, count) = match rng.below(kinds) {
                 0 => (SplitTag::Numeric, 0, 2),
                 1 => (SplitTag::Subset, 1, 2),
                 2 => (SplitTag::Ordered, 2, 2),
@@ -1733,7 +1746,7 @@ mod tests {
                     });
                 }
             }
-            if two_way || rng.below(2) == 0 {
+            if nodes == Nodes::TwoWay || rng.below(2) == 0 {
                 tree.missing_child[i] = rng.below(count) as u32;
             }
             let shares: Vec<f64> = (0..count).map(|_| rng.unit() + 0.01).collect();
@@ -1753,28 +1766,34 @@ mod tests {
         tree
     }
 
-    /// Random trees of every node kind ([`random_tree`]), and rows with missing values,
-    /// unseen codes and codes past the categories: the compact walk agrees with the general
-    /// walk, read from columns, from a coded matrix or from a frame (codes through a map or
-    /// as they are, a missing one past them).
+    /// Random trees of every node kind ([`random_tree`]), and rows with missing values (or,
+    /// for each layout, none: the walk that does not look for NaN), unseen codes and codes
+    /// past the categories: the compact walk agrees with the general walk, read from
+    /// columns, from a coded matrix or from a frame (codes through a map or as they are, a
+    /// missing one past them).
     #[test]
     fn random_trees_of_every_kind_agree() {
         let mut rng = Rng(17);
-        for two_way in [false, true] {
-            let tree = random_tree(&mut rng, two_way);
-            if two_way {
-                let flat = Flat::new(&tree, &Leaf);
-                assert_eq!(flat.subsets(), flat::TWO_WAY);
+        let layouts = [
+            (Nodes::Every, flat::MIXED),
+            (Nodes::TwoWay, flat::TWO_WAY),
+            (Nodes::NumericAndSubsets, flat::THREE_WAY),
+        ];
+        for (nodes, layout) in layouts {
+            let tree = random_tree(&mut rng, nodes);
+            assert_eq!(Flat::new(&tree, &Leaf).subsets(), layout);
+            for nan in [true, false] {
+                every_reader_agrees(&tree, &mut rng, nan);
             }
-            every_reader_agrees(&tree, &mut rng);
         }
     }
 
-    /// The rows of [`random_trees_of_every_kind_agree`] for `tree`.
-    fn every_reader_agrees(tree: &Tree, rng: &mut Rng) {
+    /// The rows of [`random_trees_of_every_kind_agree`] for `tree`; with `nan`, some values
+    /// are missing.
+    fn every_reader_agrees(tree: &Tree, rng: &mut Rng, nan: bool) {
         let n = 4000;
         let cell = |rng: &mut Rng, j: usize| match (rng.below(12), j) {
-            (0, _) => f64::NAN,
+            (0, _) if nan => f64::NAN,
             (_, 0) => rng.unit() * 10.0 - 5.0,
             // Codes past the 150 categories read as missing too.
             (_, 1) => rng.below(160) as f64,

@@ -51,8 +51,8 @@ const MULTIWAY: u32 = 3;
 /// asks which kind of node it meets (the others' every node is numeric or subset).
 const NO_SUBSETS: u8 = 0;
 pub(super) const TWO_WAY: u8 = 1;
-const THREE_WAY: u8 = 2;
-const MIXED: u8 = 3;
+pub(super) const THREE_WAY: u8 = 2;
+pub(super) const MIXED: u8 = 3;
 
 /// How a walk treats NaN, as [`Flat::step`]'s `NANS` parameter: the lanes' rows hold no NaN
 /// in a numeric feature (the numeric test alone, the common case); a NaN goes where the
@@ -494,8 +494,11 @@ pub(super) fn descend<T: Copy + Default, R: Read, const N: usize, const NANS: u8
     }
 }
 
-/// [`descend`] by [`Flat::step`] with `SUBSETS`.
-#[inline]
+/// [`descend`] by [`Flat::step`] with `SUBSETS`. Never inlined: inlined into [`descend`],
+/// the four layouts' loops made it one function whose numeric loop took 6% more
+/// instructions (callgrind, predict_cells.py's numeric cell); out of line, each layout's
+/// loop compiles as if it were the only one.
+#[inline(never)]
 fn descend_by<T: Copy + Default, R: Read, const N: usize, const NANS: u8, const SUBSETS: u8>(
     flat: &Flat<T>,
     src: &R,

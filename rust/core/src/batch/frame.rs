@@ -301,8 +301,9 @@ impl<'a> Source for Frame<'a> {
                 } => {
                     match map {
                         // Split here so that the copy of a frame's own codes has no lookup.
-                        None => frame_codes
-                            .stage(rows, block, |c| tree_code(None, n_categories, c)),
+                        None => {
+                            frame_codes.stage(rows, block, |c| tree_code(None, n_categories, c))
+                        }
                         Some(_) => {
                             frame_codes.stage(rows, block, |c| tree_code(map, n_categories, c))
                         }
