@@ -487,18 +487,28 @@ pub(super) fn descend<T: Copy + Default, R: Read, const N: usize, const NANS: u8
     at: [u32; N],
 ) -> [u32; N] {
     match flat.subsets {
-        NO_SUBSETS => descend_by::<T, R, N, NANS, NO_SUBSETS>(flat, src, first, at),
+        NO_SUBSETS => descend_numeric::<T, R, N, NANS>(flat, src, first, at),
         TWO_WAY => descend_by::<T, R, N, NANS, TWO_WAY>(flat, src, first, at),
         THREE_WAY => descend_by::<T, R, N, NANS, THREE_WAY>(flat, src, first, at),
         _ => descend_by::<T, R, N, NANS, MIXED>(flat, src, first, at),
     }
 }
 
-/// [`descend`] by [`Flat::step`] with `SUBSETS`. Never inlined: inlined into [`descend`],
-/// the four layouts' loops made it one function whose numeric loop took 6% more
-/// instructions (callgrind, predict_cells.py's numeric cell); out of line, each layout's
-/// loop compiles as if it were the only one.
+/// [`descend`] on a layout without subsets, never inlined: inlined into [`descend`] beside
+/// the three other layouts' loops, this one took 6% more instructions (callgrind,
+/// predict_cells.py's numeric cell); the subset layouts' loops are the faster inlined.
 #[inline(never)]
+fn descend_numeric<T: Copy + Default, R: Read, const N: usize, const NANS: u8>(
+    flat: &Flat<T>,
+    src: &R,
+    first: usize,
+    at: [u32; N],
+) -> [u32; N] {
+    descend_by::<T, R, N, NANS, NO_SUBSETS>(flat, src, first, at)
+}
+
+/// [`descend`] by [`Flat::step`] with `SUBSETS`.
+#[inline]
 fn descend_by<T: Copy + Default, R: Read, const N: usize, const NANS: u8, const SUBSETS: u8>(
     flat: &Flat<T>,
     src: &R,
