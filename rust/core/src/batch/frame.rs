@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use super::{scan_columns, Read, Source, CHUNK};
+use super::{any_special, flag_gaps, scan_columns, Read, Real, Source, CHUNK};
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
 use crate::split::Values;
@@ -211,9 +211,11 @@ pub(super) struct Staged {
     values: Vec<u64>,
 }
 
-/// The reader of a staged chunk whose first row is `first`.
+/// The reader of a staged chunk whose first row is `first`: the values themselves rather
+/// than the [`Staged`] that owns them, so a read is one bounds check and one load (no
+/// pointer to the vector to follow first).
 pub(super) struct StagedRows<'s> {
-    staged: &'s Staged,
+    values: &'s [u64],
     first: usize,
 }
 
@@ -221,7 +223,7 @@ impl StagedRows<'_> {
     #[inline]
     fn at(&self, row: usize, f: usize) -> Option<u64> {
         let at = f * STRIDE + row.wrapping_sub(self.first);
-        self.staged.values.get(at).copied()
+        self.values.get(at).copied()
     }
 }
 
@@ -269,58 +271,74 @@ impl<'a> Source for Frame<'a> {
         Some(narrow | scan_columns(self.columns.iter().filter_map(part), gaps)?)
     }
 
-    /// A column no compact node tests is not staged: its entries keep what they held (NaN
+    /// A numeric column a compact node tests is checked as it is copied (a fold beside the
+    /// copy); one no node tests is scanned, not staged: its entries keep what they held (NaN
     /// from the start), which only a [`flat`](super::flat) node that keeps every row reads.
     fn reader<'s>(
         &'s self,
         rows: Range<usize>,
         tests: &[bool],
         staged: &'s mut Staged,
-    ) -> StagedRows<'s> {
+        gaps: &mut [bool],
+    ) -> Option<(StagedRows<'s>, bool)> {
         staged
             .values
             .resize(self.columns.len() * STRIDE, f64::NAN.to_bits());
         let n = rows.len().min(CHUNK);
+        let mut nan = false;
         let blocks = staged.values.chunks_mut(STRIDE);
-        for ((column, block), _) in self
-            .columns
-            .iter()
-            .zip(blocks)
-            .zip(tests)
-            .filter(|(_, &t)| t)
-        {
-            let Some(numbers) = block.get_mut(..n) else {
-                continue;
-            };
-            match *column {
-                FrameColumn::F32(v) => {
-                    let src = v.get(rows.clone()).unwrap_or(&[]);
-                    for (d, &x) in numbers.iter_mut().zip(src) {
-                        *d = f64::from(x).to_bits();
-                    }
-                }
-                FrameColumn::F64(v) => {
-                    let src = v.get(rows.clone()).unwrap_or(&[]);
-                    for (d, &x) in numbers.iter_mut().zip(src) {
-                        *d = x.to_bits();
-                    }
-                }
+        for ((column, block), &tested) in self.columns.iter().zip(blocks).zip(tests) {
+            let block = block.get_mut(..n).unwrap_or(&mut []);
+            let rows = rows.clone();
+            let special = match *column {
+                FrameColumn::F32(v) => numbers(v.get(rows).unwrap_or(&[]), tested, block, gaps)?,
+                FrameColumn::F64(v) => numbers(v.get(rows).unwrap_or(&[]), tested, block, gaps)?,
+                FrameColumn::Categorical { .. } if !tested => false,
                 FrameColumn::Categorical {
                     codes: frame_codes,
                     map,
                     n_categories,
-                } => match map {
-                    // Split here so that the copy of a frame's own codes has no lookup.
-                    None => frame_codes
-                        .stage(rows.clone(), numbers, |c| tree_code(None, n_categories, c)),
-                    Some(_) => frame_codes
-                        .stage(rows.clone(), numbers, |c| tree_code(map, n_categories, c)),
-                },
-            }
+                } => {
+                    match map {
+                        // Split here so that the copy of a frame's own codes has no lookup.
+                        None => {
+                            frame_codes.stage(rows, block, |c| tree_code(None, n_categories, c))
+                        }
+                        Some(_) => {
+                            frame_codes.stage(rows, block, |c| tree_code(map, n_categories, c))
+                        }
+                    }
+                    false
+                }
+            };
+            nan |= special;
         }
-        StagedRows {
-            staged,
+        let reader = StagedRows {
+            values: &staged.values,
             first: rows.start,
-        }
+        };
+        Some((reader, nan))
     }
+}
+
+/// A numeric column's values of a chunk, copied to `dst` as their bits where a node tests
+/// the column (`tested`), and checked either way: `None` for an infinity, else whether one
+/// is NaN (flagged in `gaps`).
+fn numbers<T: Real>(src: &[T], tested: bool, dst: &mut [u64], gaps: &mut [bool]) -> Option<bool> {
+    let special = if tested {
+        // One pass: the fold of the check vectorises beside the copy.
+        let mut special = false;
+        for (d, x) in dst.iter_mut().zip(src) {
+            let x = x.to_f64();
+            *d = x.to_bits();
+            special |= !x.is_finite();
+        }
+        special
+    } else {
+        any_special(src)
+    };
+    if special {
+        flag_gaps(src, gaps)?;
+    }
+    Some(special)
 }
