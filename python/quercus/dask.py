@@ -215,7 +215,8 @@ def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing:
         features = _infer_features(meta, ordinal)
     else:
         features = _infer_features(p.meta, ordinal)
-    return Schema(features, p.target, p.target_dtype, missing=missing)
+    by_position = not p.layout.frame  # a Dask array: features named x0, x1, ...
+    return Schema(features, p.target, p.target_dtype, missing=missing, by_position=by_position)
 
 
 class _Passes:
