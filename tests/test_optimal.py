@@ -323,12 +323,19 @@ def test_too_many_categories_names_the_limit():
         DecisionTreeClassifier(algorithm="optimal", max_depth=2).fit(X, [0, 1] * 15)
 
 
-@pytest.mark.parametrize(("n", "depth"), [(400, 3), (8000, 2)])
-def test_threads_do_not_change_the_tree(n, depth):
-    """Scans of large nodes split their columns among threads; the tree is the same."""
+@pytest.mark.parametrize(
+    ("n", "depth", "flat"), [(400, 3, False), (8000, 2, False), (20000, 2, True)]
+)
+def test_threads_do_not_change_the_tree(n, depth, flat):
+    """Scans of large nodes split their columns among threads, boxes their root columns, and
+    the sweep of a flat node (class one column's test: every root nearly as good) its two
+    sides; the tree is the same."""
     rng = np.random.default_rng(7)
     X = rng.normal(size=(n, 6))
-    y = (X[:, 0] * X[:, 3] > 0.1).astype(int)
+    if flat:
+        y = ((X[:, 2] > 0.5) ^ (rng.random(n) < 0.05)).astype(int)
+    else:
+        y = (X[:, 0] * X[:, 3] > 0.1).astype(int)
     one = DecisionTreeClassifier(algorithm="optimal", max_depth=depth, n_jobs=1).fit(X, y)
     two = DecisionTreeClassifier(algorithm="optimal", max_depth=depth, n_jobs=2).fit(X, y)
     assert one.to_bytes() == two.set_params(n_jobs=1).to_bytes()

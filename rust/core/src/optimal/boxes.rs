@@ -20,6 +20,8 @@
 //! count, and its proven bound (the least box's) is far above the one it was sought under,
 //! which rules out wide neighbourhoods of the parent's thresholds.
 
+use rayon::prelude::*;
+
 use super::depth1::ColumnFloors;
 use super::loss::Loss;
 use super::node::Node;
@@ -122,10 +124,11 @@ pub(crate) fn root_boxes<L: Loss>(
     let w = loss.width();
     let alpha = ctx.alpha;
     let n_columns = ctx.columns.len();
-    let mut out = Vec::new();
-    for (ai, a) in locals.iter().enumerate() {
+    // Each root column's boxes from the shared tables: independent of the other roots'.
+    let by_root = |(ai, a): (usize, &Binned)| -> Option<Vec<RootBox>> {
+        let mut out = Vec::new();
         let Some((starts, wide)) = &a.bins else {
-            continue;
+            return Some(out);
         };
         let ka = a.cells;
         // Per cut i (the left part holds a's bins below i), the left and the right part's
@@ -212,6 +215,17 @@ pub(crate) fn root_boxes<L: Loss>(
                 });
             }
         }
+        Some(out)
+    };
+    // In column order whatever the threads: the boxes do not depend on them.
+    let per_root: Vec<Option<Vec<RootBox>>> = if parallel {
+        locals.par_iter().enumerate().map(by_root).collect()
+    } else {
+        locals.iter().enumerate().map(by_root).collect()
+    };
+    let mut out = Vec::new();
+    for boxes in per_root {
+        out.extend(boxes?);
     }
     Some(out)
 }

@@ -357,6 +357,156 @@ impl Side {
     }
 }
 
+/// Where the sweep of `a`'s thresholds stands: its boxes walked in order, the closed ones
+/// skipped. Both sides' walks and the scoring follow the same steps.
+struct Walk<'b> {
+    boxes: &'b [RootBox],
+    u: f64,
+    tol: f64,
+    at: usize,
+}
+
+/// A threshold's place among the boxes.
+enum Step {
+    /// In a box the bound rules out (its bound).
+    Closed(f64),
+    /// To be scored (in that box, if any).
+    Open(Option<usize>),
+}
+
+impl Walk<'_> {
+    /// The step of the threshold at list position `p` (positions ascending).
+    fn step(&mut self, p: usize) -> Step {
+        while self.boxes.get(self.at).is_some_and(|b| b.hi <= p) {
+            self.at += 1;
+        }
+        let in_box = self
+            .boxes
+            .get(self.at)
+            .filter(|b| b.lo <= p)
+            .map(|_| self.at);
+        match in_box.and_then(|k| self.boxes.get(k).map(|b| (k, b.lower))) {
+            Some((_, lower)) if lower >= self.u - self.tol => Step::Closed(lower),
+            _ => Step::Open(in_box),
+        }
+    }
+}
+
+/// Per threshold of `a` the sweep scores, side `s`'s best split over its kept columns and
+/// whether some column had no tree there (infinite and false at the others). The two
+/// sides' trees never meet, so each side is swept on its own (on its own thread).
+#[allow(clippy::too_many_arguments)]
+fn side_splits<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    node: &Node,
+    prep: &Prepared,
+    a: usize,
+    positions: &Positions,
+    boxes: &[RootBox],
+    kept: &Kept,
+    u: f64,
+    s: usize,
+) -> Option<Vec<(f64, bool)>> {
+    let f = ctx.columns.orderings.len();
+    let n_pairs = prep.pairs.len();
+    let n_classes = prep.total_costs.len();
+    let list = node.list(a);
+    let mut out = ctx
+        .control
+        .filled(positions.at.len(), (f64::INFINITY, false))?;
+    // The left side starts empty, the right full; each column's trees start in the first
+    // box that keeps them.
+    let mut side = Side::new(f);
+    let sign = if s == 0 { 1.0 } else { -1.0 };
+    let mut costs = if s == 0 {
+        vec![0.0; n_classes]
+    } else {
+        prep.total_costs.clone()
+    };
+    let mut moved_to = 0usize;
+    let mut walk = Walk {
+        boxes,
+        u,
+        tol: ctx.tol,
+        at: 0,
+    };
+    for (ci, &p) in positions.at.iter().enumerate() {
+        let p = p as usize;
+        let Step::Open(in_box) = walk.step(p) else {
+            continue;
+        };
+        if ci % 256 == 0 && ctx.control.stopped() {
+            return None;
+        }
+        // Move the rows before `p` to the left: one by one, or, for a long stretch, by
+        // setting the trees' leaves and rebuilding them.
+        let rows = list.get(moved_to..p)?;
+        let size = side
+            .trees
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|t| t.size)
+            .max()
+            .unwrap_or(1);
+        let rebuild = rows.len() * size.trailing_zeros() as usize > size;
+        for e in rows {
+            let i = *prep.local.get(e.row as usize)? as usize;
+            let deltas = prep.deltas.get(i * n_pairs..(i + 1) * n_pairs)?;
+            for &b in &side.live {
+                let rank = *prep.ranks.get(i * f + b)? as usize;
+                for (t, &d) in side.trees.get_mut(b)?.iter_mut().flatten().zip(deltas) {
+                    if rebuild {
+                        t.add_leaf(rank, sign * d);
+                    } else {
+                        t.add(rank, sign * d);
+                    }
+                }
+            }
+            for (x, &c) in costs
+                .iter_mut()
+                .zip(prep.costs.get(i * n_classes..(i + 1) * n_classes)?)
+            {
+                *x += sign * c;
+            }
+        }
+        if rebuild {
+            side.trees
+                .iter_mut()
+                .flatten()
+                .flatten()
+                .for_each(Prefixes::rebuild);
+        }
+        moved_to = p;
+        // The trees this box keeps: start those it is the first to keep, drop those kept
+        // only before it.
+        if let Some(k) = in_box {
+            for b in 0..f {
+                let span = kept.spans.get(s).and_then(|v| v.get(b).copied().flatten());
+                let Some((first, last)) = span else {
+                    continue;
+                };
+                let has = side.trees.get(b).is_some_and(Option::is_some);
+                if has && last < k {
+                    side.stop(b);
+                } else if !has && first <= k && k <= last && !*side.done.get(b)? {
+                    let rows = if s == 0 {
+                        list.get(..p)?
+                    } else {
+                        list.get(p..)?
+                    };
+                    side.start(ctx, prep, b, rows)?;
+                }
+            }
+        }
+        *out.get_mut(ci)? = (side.best_split(&prep.pairs, &costs), side.live.len() < f);
+    }
+    Some(out)
+}
+
+/// Nodes of at least this many rows sweep their two sides on two threads.
+const PARALLEL_ROWS: usize = 1 << 14;
+
 /// Sweeps root column `a`'s thresholds `positions` (`boxes`: its boxes, sorted) under bound
 /// `u`. `None` when memory runs out or the search stopped.
 fn sweep<L: Loss>(
@@ -370,18 +520,17 @@ fn sweep<L: Loss>(
     let (ctx, node, loss, leaves) = (sub.ctx, sub.node, sub.loss, sub.leaves);
     let tol = ctx.tol;
     let alpha = ctx.alpha;
-    let f = ctx.columns.orderings.len();
-    let n_pairs = prep.pairs.len();
-    let n_classes = prep.total_costs.len();
     let kept = kept(ctx, boxes, u);
-    // The left side starts empty, the right full; each column's trees start in the first
-    // box that keeps them.
-    let mut sides = [Side::new(f), Side::new(f)];
+    let splits_of = |s: usize| side_splits(ctx, node, prep, a, positions, boxes, &kept, u, s);
+    let (left, right) = if ctx.parallel && node.len() >= PARALLEL_ROWS {
+        rayon::join(|| splits_of(0), || splits_of(1))
+    } else {
+        (splits_of(0), splits_of(1))
+    };
+    let splits = [left?, right?];
     let list = node.list(a);
     let total = loss.stats(node.rows.iter().copied());
     let mut stats = vec![0.0; loss.width()];
-    let mut c_left = vec![0.0; n_classes];
-    let mut c_right = prep.total_costs.clone();
     let mut out = Swept {
         lower: f64::INFINITY,
         best: None,
@@ -389,103 +538,36 @@ fn sweep<L: Loss>(
     };
     let mut bound = u;
     let mut moved_to = 0usize;
-    // Boxes are sorted and disjoint; `at` walks them.
-    let mut at = 0usize;
-    let open = |k: usize| boxes.get(k).is_some_and(|b| b.lower < u - tol);
+    let mut walk = Walk {
+        boxes,
+        u,
+        tol,
+        at: 0,
+    };
     for (ci, &p) in positions.at.iter().enumerate() {
         let p = p as usize;
-        while boxes.get(at).is_some_and(|b| b.hi <= p) {
-            at += 1;
-        }
-        let in_box = boxes.get(at).filter(|b| b.lo <= p).map(|_| at);
-        if let Some(k) = in_box.filter(|&k| !open(k)) {
-            out.lower = out.lower.min(boxes.get(k).map_or(0.0, |b| b.lower));
-            continue;
-        }
-        if ci % 256 == 0 && ctx.control.stopped() {
-            return None;
-        }
-        // Move the rows before `p` to the left: one by one, or, for a long stretch, by
-        // setting the trees' leaves and rebuilding them.
-        let rows = list.get(moved_to..p)?;
-        let size = sides
-            .iter()
-            .flat_map(|s| s.trees.iter().flatten().flatten())
-            .map(|t| t.size)
-            .max()
-            .unwrap_or(1);
-        let rebuild = rows.len() * size.trailing_zeros() as usize > size;
-        for e in rows {
-            let i = *prep.local.get(e.row as usize)? as usize;
-            let deltas = prep.deltas.get(i * n_pairs..(i + 1) * n_pairs)?;
-            for (s, side) in sides.iter_mut().enumerate() {
-                let sign = if s == 0 { 1.0 } else { -1.0 };
-                for &b in &side.live {
-                    let rank = *prep.ranks.get(i * f + b)? as usize;
-                    for (t, &d) in side.trees.get_mut(b)?.iter_mut().flatten().zip(deltas) {
-                        if rebuild {
-                            t.add_leaf(rank, sign * d);
-                        } else {
-                            t.add(rank, sign * d);
-                        }
-                    }
-                }
+        let in_box = match walk.step(p) {
+            Step::Closed(lower) => {
+                out.lower = out.lower.min(lower);
+                continue;
             }
+            Step::Open(in_box) => in_box,
+        };
+        for e in list.get(moved_to..p)? {
             loss.add(&mut stats, e.row);
-            for ((l, r), &c) in c_left
-                .iter_mut()
-                .zip(c_right.iter_mut())
-                .zip(prep.costs.get(i * n_classes..(i + 1) * n_classes)?)
-            {
-                *l += c;
-                *r -= c;
-            }
-        }
-        if rebuild {
-            sides
-                .iter_mut()
-                .flat_map(|s| s.trees.iter_mut().flatten().flatten())
-                .for_each(Prefixes::rebuild);
         }
         moved_to = p;
-        // The trees this box keeps: start those it is the first to keep, drop those kept
-        // only before it.
-        if let Some(k) = in_box {
-            for (s, side) in sides.iter_mut().enumerate() {
-                for b in 0..f {
-                    let span = kept.spans.get(s).and_then(|v| v.get(b).copied().flatten());
-                    let Some((first, last)) = span else {
-                        continue;
-                    };
-                    let has = side.trees.get(b).is_some_and(Option::is_some);
-                    if has && last < k {
-                        side.stop(b);
-                    } else if !has && first <= k && k <= last && !*side.done.get(b)? {
-                        let rows = if s == 0 {
-                            list.get(..p)?
-                        } else {
-                            list.get(p..)?
-                        };
-                        side.start(ctx, prep, b, rows)?;
-                    }
-                }
-            }
-        }
+        let [(split_l, partial_l), (split_r, partial_r)] =
+            [splits[0].get(ci)?, splits[1].get(ci)?].map(|&x| x);
         // Score the threshold: each side a leaf or its best split, where a stand-in (the
         // columns without trees) may only bound it.
         let stand_in = match in_box.and_then(|k| kept.stand_in.get(k)) {
             Some(&m) => m,
             // In no box (never, by the rule above): any column without a tree may split it.
-            None => sides
-                .each_ref()
-                .map(|s| if s.live.len() < f { 0.0 } else { f64::INFINITY }),
+            None => [partial_l, partial_r].map(|partial| if partial { 0.0 } else { f64::INFINITY }),
         };
         let leaf = [loss.err(&stats), loss.err_rest(&total, &stats)];
-        let [left, right] = &sides;
-        let split = [
-            left.best_split(&prep.pairs, &c_left),
-            right.best_split(&prep.pairs, &c_right),
-        ];
+        let split = [split_l, split_r];
         let mut exact = true;
         let scored = [
             (leaf[0], split[0], stand_in[0]),
