@@ -96,6 +96,9 @@ class Condition:
         An oblique test's (feature, weight) terms.
     other : tuple of str, optional
         A subset split's other side, so that the shorter list can be printed.
+    time : str, optional
+        A date, time or duration feature's fit dtype (``"Date"``, ``"Datetime(us)"``, ...):
+        the threshold, in its ticks, is worded as a date, time or duration.
 
     Examples
     --------
@@ -184,6 +187,10 @@ class Interval:
         The bounds (at least one).
     missing : bool, default=False
         A missing value passes too (the child a split sends them to).
+    time : str, optional
+        A date, time or duration feature's fit dtype (``"Date"``, ``"Datetime(us)"``, ...):
+        the bounds, in its ticks, are worded as dates, SQL compares typed literals and Polars
+        casts the column to it.
 
     Raises
     ------
