@@ -392,21 +392,32 @@ impl Walk<'_> {
     }
 }
 
+/// What both sides of root column `a`'s sweep read: its thresholds `positions`, its boxes
+/// (sorted), the columns each box keeps and the bound `u`.
+#[derive(Clone, Copy)]
+struct Plan<'a> {
+    node: &'a Node,
+    prep: &'a Prepared,
+    a: usize,
+    positions: &'a Positions,
+    boxes: &'a [RootBox],
+    kept: &'a Kept,
+    u: f64,
+}
+
 /// Per threshold of `a` the sweep scores, side `s`'s best split over its kept columns and
 /// whether some column had no tree there (infinite and false at the others). The two
 /// sides' trees never meet, so each side is swept on its own (on its own thread).
-#[allow(clippy::too_many_arguments)]
-fn side_splits<L: Loss>(
-    ctx: &Ctx<'_, L>,
-    node: &Node,
-    prep: &Prepared,
-    a: usize,
-    positions: &Positions,
-    boxes: &[RootBox],
-    kept: &Kept,
-    u: f64,
-    s: usize,
-) -> Option<Vec<(f64, bool)>> {
+fn side_splits<L: Loss>(ctx: &Ctx<'_, L>, plan: Plan<'_>, s: usize) -> Option<Vec<(f64, bool)>> {
+    let Plan {
+        node,
+        prep,
+        a,
+        positions,
+        boxes,
+        kept,
+        u,
+    } = plan;
     let f = ctx.columns.orderings.len();
     let n_pairs = prep.pairs.len();
     let n_classes = prep.total_costs.len();
@@ -521,7 +532,16 @@ fn sweep<L: Loss>(
     let tol = ctx.tol;
     let alpha = ctx.alpha;
     let kept = kept(ctx, boxes, u);
-    let splits_of = |s: usize| side_splits(ctx, node, prep, a, positions, boxes, &kept, u, s);
+    let plan = Plan {
+        node,
+        prep,
+        a,
+        positions,
+        boxes,
+        kept: &kept,
+        u,
+    };
+    let splits_of = |s: usize| side_splits(ctx, plan, s);
     let (left, right) = if ctx.parallel && node.len() >= PARALLEL_ROWS {
         rayon::join(|| splits_of(0), || splits_of(1))
     } else {
