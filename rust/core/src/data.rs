@@ -425,16 +425,11 @@ impl<'a> Dataset<'a> {
             .collect()
     }
 
-    /// Training data must be non-empty, finite where present, and use known category codes.
-    pub(crate) fn validate_for_fit(&self) -> Result<()> {
-        if self.n_rows == 0 || self.columns.is_empty() {
-            return Err(CoreError::EmptyData {
-                rows: self.n_rows,
-                columns: self.columns.len(),
-            });
-        }
-        // The numeric columns are scanned for an infinity together (a row-major matrix is
-        // read once); only a column holding one is searched for its first.
+    /// Whether some numeric column holds an infinity: the columns are scanned together, a
+    /// block of rows at a time on the thread pool (a row-major matrix is read once, and a
+    /// contiguous column's loop vectorises), so that only a column holding one need be
+    /// searched for its first.
+    fn any_infinite(&self) -> bool {
         let numbers: Vec<Numbers<'_>> = self
             .columns
             .iter()
@@ -443,7 +438,7 @@ impl<'a> Dataset<'a> {
                 _ => None,
             })
             .collect();
-        let infinite = blocks::each_part(blocks::parts(self.n_rows), |part| {
+        blocks::each_part(blocks::parts(self.n_rows), |part| {
             blocks::blocks(part).any(|block| {
                 numbers.iter().any(|v| {
                     with_numbers!(v, |v| {
@@ -454,7 +449,18 @@ impl<'a> Dataset<'a> {
                 })
             })
         })
-        .contains(&true);
+        .contains(&true)
+    }
+
+    /// Training data must be non-empty, finite where present, and use known category codes.
+    pub(crate) fn validate_for_fit(&self) -> Result<()> {
+        if self.n_rows == 0 || self.columns.is_empty() {
+            return Err(CoreError::EmptyData {
+                rows: self.n_rows,
+                columns: self.columns.len(),
+            });
+        }
+        let infinite = self.any_infinite();
         for (j, col) in self.columns.iter().enumerate() {
             match col {
                 Column::Numeric(v) if infinite => {
@@ -492,6 +498,7 @@ impl<'a> Dataset<'a> {
                 got: self.columns.len(),
             });
         }
+        let infinite = self.any_infinite();
         for (j, (col, kind)) in self.columns.iter().zip(kinds).enumerate() {
             let same = matches!(
                 (col, kind),
@@ -506,13 +513,13 @@ impl<'a> Dataset<'a> {
                 });
             }
             match col {
-                Column::Numeric(v) => {
+                Column::Numeric(v) if infinite => {
                     if let Some(row) = v.position(f64::is_infinite) {
                         return Err(CoreError::InfiniteFeature { column: j, row });
                     }
                 }
+                Column::Numeric(_) | Column::Categorical(_) => {}
                 Column::Sparse(c) => c.first_non_finite(j)?,
-                Column::Categorical(_) => {}
             }
         }
         Ok(())

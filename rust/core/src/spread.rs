@@ -404,8 +404,9 @@ impl Tree {
                 "quantile levels must be in ascending order",
             ));
         }
+        // The rows themselves are checked by the walk that routes them (their kinds, and
+        // infinities as it stages them), not scanned once more here.
         let n = sample.data.n_rows();
-        sample.data.validate_for_predict(self.feature_kinds())?;
         sample.target.validate(n)?;
         validate_weights(sample.weights, n)?;
         Ok(y)
@@ -612,8 +613,20 @@ mod tests {
             tree.node_spread(&sample, &[0.5], None, &control),
             Err(CoreError::NonFiniteTarget { row: 1, .. })
         ));
-        control.cancel();
+        // The rows are checked by the walk that routes them: an infinity is named.
         let target = Target::Values(&y);
+        let infinite = [1.0, 2.0, f64::INFINITY, 4.0];
+        let data_inf = Dataset::new(vec![Column::numeric(&infinite)]).unwrap();
+        let sample = Sample {
+            data: &data_inf,
+            target: &target,
+            weights: &w,
+        };
+        assert_eq!(
+            tree.node_spread(&sample, &[0.5], None, &control),
+            Err(CoreError::InfiniteFeature { column: 0, row: 2 })
+        );
+        control.cancel();
         let sample = Sample {
             data: &data,
             target: &target,
