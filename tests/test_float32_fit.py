@@ -133,6 +133,7 @@ def test_an_infinite_float32_value_is_named(order: str) -> None:
     X, y, _ = float32_data()
     X = np.array(X, order=order)
     X[123, 2] = np.inf
+    X[7, 3] = -np.inf  # an earlier row, in a later column: the first column is named
     with pytest.raises(ValueError, match=r"column 'x2' has an infinite value at row 123"):
         DecisionTreeClassifier().fit(X, y)
 

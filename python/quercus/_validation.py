@@ -1305,12 +1305,14 @@ def _matrix_columns(matrix: NDArray[np.floating], names: Sequence[str]) -> list[
         return [_numeric_column(name, matrix[:, j]) for j, name in enumerate(names)]
     flat = matrix.reshape(-1)
     width = matrix.shape[1]
-    columns: list[Column] = []
-    for j, name in enumerate(names):
-        values = matrix[:, j]
-        _check_finite(name, values)
-        columns.append(("numeric", values, flat, j, width))
-    return columns
+    # A column of a row-major matrix is a strided view, slow to scan alone: the rows are
+    # scanned a block at a time, and only a matrix holding an infinity column by column,
+    # to name the first column that holds one.
+    rows = max(1, _CHECK_BLOCK // max(width, 1))
+    if any(np.isinf(matrix[s : s + rows]).any() for s in range(0, len(matrix), rows)):
+        for j, name in enumerate(names):
+            _check_finite(name, matrix[:, j])
+    return [("numeric", matrix[:, j], flat, j, width) for j in range(len(names))]
 
 
 def _category_codes(
