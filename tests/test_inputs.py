@@ -752,3 +752,26 @@ def test_a_tree_fit_on_a_matrix_reads_a_frame_by_position_and_warns():
     named = DecisionTreeClassifier(max_depth=2).fit(frame, y)
     with pytest.raises(ValueError, match="lacks the column"):
         named.predict(frame.rename({"a": "c"}))
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([1, 0, 1, 1, 0]),
+        np.array([-100, 100, 5, -100], dtype=np.int8),
+        np.array([2**64 - 10, 2**64 - 7, 2**64 - 10], dtype=np.uint64),
+        np.array([np.iinfo(np.int64).min, 0, np.iinfo(np.int64).max]),
+        np.array([-3, 10**12, -3]),
+        np.array([300, 7, 300, 65000], dtype=np.uint16),
+    ],
+    ids=["binary", "int8 wide", "uint64 top", "int64 extremes", "sparse range", "uint16"],
+)
+def test_integer_labels_are_the_sorted_distinct_values(y: np.ndarray) -> None:
+    # Narrow integer ranges are counted, wide ones sorted: both as np.unique gives them.
+    X = np.arange(len(y), dtype=float).reshape(-1, 1)
+    model = DecisionTreeClassifier().fit(X, y)
+    classes, codes = np.unique(y, return_inverse=True)
+    assert model.classes_.dtype == y.dtype
+    assert np.array_equal(model.classes_, classes)
+    assert np.array_equal(model.predict(X), y)
+    assert np.array_equal(np.argmax(model.predict_proba(X), axis=1), codes)
