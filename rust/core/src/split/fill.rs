@@ -77,9 +77,7 @@ impl RowStats {
     ) -> bool {
         match self {
             RowStats::Counts { classes, n_classes } => {
-                for (codes, hist) in group.iter_mut() {
-                    count(codes, &rows.rows, classes, *n_classes, hist, slots);
-                }
+                count(group, &rows.rows, classes, *n_classes, slots);
             }
             RowStats::Classes { classes, weights } => {
                 for ((&r, &c), &w) in rows.rows.iter().zip(classes).zip(weights) {
@@ -120,20 +118,25 @@ impl RowStats {
     }
 }
 
-/// Counts the rows of each class in each bin as integers, then adds the counts to `hist`
-/// (all zero): the class counts and, in each bin's last slot, their sum. Fewer rows than
-/// bins are added to `hist` one by one instead, sparing the pass over every bin: whole
-/// numbers add exactly, so the sums are the same to the bit.
+/// Counts the rows of each class in each bin of every column of `group` as integers, in
+/// one pass over the rows, then adds the counts to the histograms (all zero): the class
+/// counts and, in each bin's last slot, their sum. A column with fewer rows than bins has
+/// its rows added one by one instead, sparing the pass over every bin: whole numbers add
+/// exactly, so the sums are the same to the bit.
 fn count(
-    codes: &[u8],
+    group: &mut [(&[u8], &mut [f64])],
     rows: &[u32],
     classes: &[u32],
     n_classes: usize,
-    hist: &mut [f64],
     slots: usize,
 ) {
-    let n_bins = hist.len() / slots;
-    if rows.len() < n_bins {
+    let mut counted: Vec<(&[u8], &mut [f64], Vec<u32>)> = Vec::with_capacity(group.len());
+    for (codes, hist) in group.iter_mut() {
+        let n_bins = hist.len() / slots;
+        if rows.len() >= n_bins {
+            counted.push((codes, hist, vec![0u32; n_bins * n_classes]));
+            continue;
+        }
         for (&r, &c) in rows.iter().zip(classes) {
             let (Some(&code), true) = (codes.get(r as usize), (c as usize) < n_classes) else {
                 continue;
@@ -146,30 +149,33 @@ fn count(
                 *n += 1.0;
             }
         }
-        return;
     }
-    let mut counts = vec![0u32; n_bins * n_classes];
     for (&r, &c) in rows.iter().zip(classes) {
-        let Some(&code) = codes.get(r as usize) else {
+        if (c as usize) >= n_classes {
             continue;
-        };
-        if (c as usize) < n_classes {
+        }
+        for (codes, _, counts) in counted.iter_mut() {
+            let Some(&code) = codes.get(r as usize) else {
+                continue;
+            };
             if let Some(k) = counts.get_mut(usize::from(code) * n_classes + c as usize) {
                 *k += 1;
             }
         }
     }
-    for (bin, counts) in hist
-        .chunks_exact_mut(slots)
-        .zip(counts.chunks_exact(n_classes))
-    {
-        if let Some((n, stats)) = bin.split_last_mut() {
-            let mut total = 0u64;
-            for (s, &k) in stats.iter_mut().zip(counts) {
-                *s += f64::from(k);
-                total += u64::from(k);
+    for (_, hist, counts) in counted {
+        for (bin, counts) in hist
+            .chunks_exact_mut(slots)
+            .zip(counts.chunks_exact(n_classes))
+        {
+            if let Some((n, stats)) = bin.split_last_mut() {
+                let mut total = 0u64;
+                for (s, &k) in stats.iter_mut().zip(counts) {
+                    *s += f64::from(k);
+                    total += u64::from(k);
+                }
+                *n += total as f64;
             }
-            *n += total as f64;
         }
     }
 }
