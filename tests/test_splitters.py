@@ -150,3 +150,48 @@ def test_bad_search_parameters(params: dict, message: str) -> None:
     X, y = coarse_data(0)
     with pytest.raises(ValueError, match=message):
         DecisionTreeClassifier(**params).fit(X, y)
+
+
+def _mixed_frame(n: int, seed: int) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+    """Numeric columns with NaN, two nominal columns (one of 40 categories) and a noisy
+    class and value: deep trees with every kind of node."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    colour = rng.choice(["red", "green", "blue", "white", "black"], size=n)
+    town = rng.choice([f"t{i}" for i in range(40)], size=n)
+    y = (np.nan_to_num(X[:, 0]) + (colour == "red") + rng.normal(size=n) > 0.5).astype(int)
+    value = np.nan_to_num(X[:, 1]) * 2 + (town < "t2") + rng.normal(size=n)
+    frame = pl.DataFrame(
+        {f"x{i}": X[:, i] for i in range(4)}
+        | {"colour": pl.Series(colour, dtype=pl.Categorical)}
+        | {"town": pl.Series(town, dtype=pl.Categorical)}
+    )
+    return frame, y, value
+
+
+@pytest.mark.parametrize(
+    ("estimator", "params"),
+    [
+        (DecisionTreeClassifier, {}),
+        (DecisionTreeClassifier, {"algorithm": "c4.5", "pruning": "none"}),
+        (DecisionTreeClassifier, {"missing": "surrogate"}),
+        (DecisionTreeClassifier, {"missing": "learned", "criterion": "entropy"}),
+        (DecisionTreeClassifier, {"class_weight": "balanced", "min_samples_leaf": 3}),
+        (DecisionTreeClassifier, {"splits": "oblique", "max_depth": 12}),
+        (DecisionTreeClassifier, {"cost_matrix": [[0, 1], [5, 0]]}),
+        (DecisionTreeRegressor, {}),
+        (DecisionTreeRegressor, {"criterion": "absolute_error", "max_depth": 9}),
+        (DecisionTreeRegressor, {"monotonic_cst": [0, 1, 0, 0, 0, 0]}),
+    ],
+)
+def test_subtrees_grown_apart_come_back_as_one_thread_grows_them(estimator, params) -> None:
+    """On several threads, a deep tree's small nodes grow their subtrees apart and are put
+    back in one thread's order (rust/core/src/subtrees.rs): node ids, masks, surrogates,
+    linear terms and recorded scores must all be the same, to the byte."""
+    X, y, value = _mixed_frame(6000, 11)
+    target = value if estimator is DecisionTreeRegressor else y
+    one = estimator(n_jobs=1, **params).fit(X, target)
+    two = estimator(n_jobs=2, **params).fit(X, target)
+    assert one.tree_.node_count > 200
+    assert one.tree_.to_bytes() == two.tree_.to_bytes()

@@ -27,6 +27,7 @@ use crate::split::scales::ClassScales;
 use crate::split::{
     choose, holds_rows, send, Candidate, NodeRows, Prepared, Searcher, SplitRule, Values,
 };
+use crate::subtrees;
 use crate::threads::in_pool;
 use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
 
@@ -381,11 +382,45 @@ fn grow_searching(
         Frontier::DepthFirst(Vec::new())
     };
     frontier.extend(&tree, root);
-    let mut n_leaves = 1;
+    let apart = grower.apart_rows(data.n_rows());
+    let deferred = grow_frontier(&grower, &mut tree, frontier, apart)?;
+    if deferred.is_empty() {
+        return Ok(tree);
+    }
+    // Nodes left to grow apart: each its own tree, side by side, then one tree again.
+    let nodes: Vec<NodeId> = deferred.iter().map(|p| p.node).collect();
+    let grown: Vec<Tree> = deferred
+        .into_par_iter()
+        .map(|p| grower.grow_apart(&tree, p))
+        .collect::<Result<_>>()?;
+    let apart: Vec<(NodeId, Tree)> = nodes.into_iter().zip(grown).collect();
+    subtrees::assemble(&tree, &apart, control).ok_or_else(stop)
+}
+
+/// Expands the frontier's nodes, and their children in turn, until none is left. With
+/// `apart` (depth-first only), a node of at most that many rows searched from sorted lists is
+/// not expanded but returned, to be grown apart ([`Grower::grow_apart`]).
+fn grow_frontier(
+    grower: &Grower<'_, '_, '_>,
+    tree: &mut Tree,
+    mut frontier: Frontier,
+    apart: Option<usize>,
+) -> Result<Vec<Pending>> {
+    let (params, control, validation) = (grower.params, grower.control, grower.validation);
+    let (data, target) = (grower.train.data, grower.train.target);
+    let stop = || reason(control);
+    let mut deferred = Vec::new();
+    let mut n_leaves = tree.n_leaves();
     let mut hist_held: usize = 0;
     while let Some(p) = frontier.pop() {
         control.check()?;
         hist_held = hist_held.saturating_sub(p.hist_bytes());
+        if apart.is_some_and(|rows| p.split.is_some() && p.rows.len() <= rows)
+            && matches!(p.index, Index::Sorted(_))
+        {
+            deferred.push(p);
+            continue;
+        }
         let Some(split) = p.split else {
             continue;
         };
@@ -460,7 +495,7 @@ fn grow_searching(
             None => vec![NodeRows::default(); n_children],
         };
         if validation.is_some()
-            && !grower.improves_validation(&tree, p.node, &parts, &p.validation, &val_parts)
+            && !grower.improves_validation(tree, p.node, &parts, &p.validation, &val_parts)
         {
             continue;
         }
@@ -469,7 +504,7 @@ fn grow_searching(
         let n_rows = p.rows.len();
         drop(p.rows);
         tree.reserve_nodes(n_children, control).ok_or_else(stop)?;
-        let children = split_node(&mut tree, p.node, &split);
+        let children = split_node(tree, p.node, &split);
         n_leaves += n_children - 1;
         let mut usable = p.usable;
         if matches!(split.rule, SplitRule::Multiway { .. }) {
@@ -494,17 +529,17 @@ fn grow_searching(
                 bounds: bounds.get(c).copied().unwrap_or(Bounds::NONE),
             })
             .collect();
-        let pending = grower.create(&mut tree, nodes, &usable);
+        let pending = grower.create(tree, nodes, &usable);
         control.advance(n_children as u64);
         hist_held += pending.iter().map(Pending::hist_bytes).sum::<usize>();
-        frontier.extend(&tree, pending);
+        frontier.extend(tree, pending);
         if hist_held > HIST_BUDGET {
             // Over budget: the waiting nodes' children will be counted from their rows.
             frontier.drop_histograms();
             hist_held = 0;
         }
     }
-    Ok(tree)
+    Ok(deferred)
 }
 
 /// A node just added to the tree, before its summary and search ([`Grower::create`]).
@@ -546,6 +581,30 @@ struct Grower<'g, 'a, 'd> {
 }
 
 impl Grower<'_, '_, '_> {
+    /// The rows at most which a node's subtree is grown apart ([`subtrees`]): a quarter of
+    /// the rows per thread, on more than one thread, when growth is depth-first and searches
+    /// sorted lists without random draws (whose streams follow the node ids); else `None`.
+    fn apart_rows(&self, n_rows: usize) -> Option<usize> {
+        let threads = rayon::current_num_threads();
+        (threads > 1
+            && self.params.max_leaf_nodes.is_none()
+            && self.sampler.is_none()
+            && self.bins.is_none())
+        .then(|| n_rows / (4 * threads))
+    }
+
+    /// Grows the subtree of `p`'s node of `tree` in a tree of its own, whose root is a copy
+    /// of that node ([`subtrees::assemble`] puts it back).
+    fn grow_apart(&self, tree: &Tree, mut p: Pending) -> Result<Tree> {
+        let mut apart =
+            subtrees::root_copy(tree, p.node, self.control).ok_or_else(|| reason(self.control))?;
+        p.node = NodeId::ROOT;
+        let mut frontier = Frontier::DepthFirst(Vec::new());
+        frontier.extend(&apart, vec![p]);
+        grow_frontier(self, &mut apart, frontier, None)?;
+        Ok(apart)
+    }
+
     /// Fills new nodes' statistics and searches their splits, the nodes of a split's
     /// children side by side on the fit's threads (their searches read the tree, and their
     /// feature scores are recorded afterwards in the nodes' order, so the tree is the same

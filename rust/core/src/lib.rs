@@ -30,6 +30,7 @@ mod scores;
 mod split;
 mod spread;
 mod stream;
+mod subtrees;
 mod threads;
 pub mod tree;
 
