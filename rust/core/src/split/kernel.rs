@@ -74,7 +74,7 @@ pub(super) struct Gini;
 impl Kernel for Gini {
     #[inline(always)]
     fn add(self, stats: &mut [f64], label: u64, w: f64) {
-        add_class(stats, label, w);
+        add_few(stats, label, w);
     }
 
     #[inline(always)]
@@ -115,7 +115,7 @@ pub(super) struct Entropy;
 impl Kernel for Entropy {
     #[inline(always)]
     fn add(self, stats: &mut [f64], label: u64, w: f64) {
-        add_class(stats, label, w);
+        add_few(stats, label, w);
     }
 
     #[inline(always)]
@@ -168,6 +168,22 @@ impl Kernel for Variance {
             }
             _ => false,
         }
+    }
+}
+
+/// [`add_class`] by a select per class rather than an index by the row's label, for up to
+/// four classes: the sums then stay in registers, where indexed each row's add waited on the
+/// store of the row before whenever both were of one class (a fifth of a deep exact fit's
+/// time, `perf annotate`). Adding 0 leaves a sum unchanged (no sum is ever −0: the weights
+/// are positive), so the sums, hence the trees, are the same bits.
+#[inline(always)]
+fn add_few(stats: &mut [f64], label: u64, w: f64) {
+    if stats.len() <= 4 {
+        for (c, s) in stats.iter_mut().enumerate() {
+            *s += if c as u64 == label { w } else { 0.0 };
+        }
+    } else {
+        add_class(stats, label, w);
     }
 }
 
