@@ -106,7 +106,7 @@ pub(crate) fn root_copy(tree: &Tree, node: NodeId, control: &Control) -> Option<
 /// `upper` with each node of `apart` split as the root of the tree beside it (grown from
 /// [`root_copy`]), numbered as one thread's depth-first growth numbers them: a node's
 /// children when it is split, then its first child's subtree before its second's. `None`
-/// when the memory cannot be had.
+/// when the memory cannot be had, or the fit was stopped meanwhile.
 pub(crate) fn assemble(upper: &Tree, apart: &[(NodeId, Tree)], control: &Control) -> Option<Tree> {
     // Each upper node grown apart: which tree holds its split.
     let mut grown = vec![NONE; upper.n_nodes()];
@@ -142,7 +142,8 @@ pub(crate) fn assemble(upper: &Tree, apart: &[(NodeId, Tree)], control: &Control
                 .map(|(new, old)| (new, t, old)),
         );
     }
-    Some(out)
+    // A node's scores left out for want of memory stop the fit, as growth's next check would.
+    (!control.stopped()).then_some(out)
 }
 
 fn copy_one<T: Copy>(dst: &mut [T], i: usize, src: &[T], j: usize) {

@@ -171,6 +171,31 @@ fn draws_depend_on_the_seed_only() {
     }
 }
 
+/// On several threads an exact fit grows its small nodes' subtrees apart and puts them back
+/// in one thread's order (`subtrees.rs`): fully grown trees with missing values, nominal
+/// (subset) and ordinal columns, classes and values, the same bytes on 1, 2 and 4 threads.
+#[test]
+fn subtrees_grown_apart_give_the_same_bytes() {
+    let d = data(21, 6000, 0.05);
+    for (target, criterion) in &targets(&d) {
+        for missing in [MissingStrategy::Learned, MissingStrategy::Surrogate] {
+            let params = |n_jobs: usize| TreeParams {
+                criterion: *criterion,
+                splitter: Splitter::Exact,
+                missing,
+                n_jobs: Some(n_jobs),
+                ..TreeParams::default()
+            };
+            let one = fit(&d.cols, target, &params(1));
+            assert!(one.n_nodes() > 500, "{}", one.n_nodes());
+            let one = one.to_bytes();
+            for n_jobs in [2, 4] {
+                assert_eq!(fit(&d.cols, target, &params(n_jobs)).to_bytes(), one);
+            }
+        }
+    }
+}
+
 /// scikit-learn's rule: when the drawn features give no valid split (here: constant ones),
 /// further features are searched until one does, so one informative feature among constant
 /// ones is always found: the tree is the full search's, to the byte.
