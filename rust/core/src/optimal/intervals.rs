@@ -70,17 +70,6 @@ impl Incumbent {
         self.floor = self.floor.min(lower);
     }
 
-    /// What [`Self::close`] has recorded so far, for [`Self::rewind`].
-    pub(crate) fn floor_mark(&self) -> f64 {
-        self.floor
-    }
-
-    /// Forgets what was closed since `mark` ([`Self::floor_mark`]): for a search given up,
-    /// whose candidates are then all closed again. The trees offered stay.
-    pub(crate) fn rewind(&mut self, mark: f64) {
-        self.floor = mark;
-    }
-
     /// A lower bound on the node's optimum: the incumbent, or a candidate not yet beaten.
     pub(crate) fn lower(&self) -> f64 {
         self.floor.min(self.cost)

@@ -36,18 +36,29 @@ use super::node::Node;
 use super::roots::threshold_at;
 use super::search::{threshold_positions, Ctx, Sub};
 
-/// Threshold evaluations one tree-node update of a sweep is worth, ×1/f per column: an
-/// evaluation's column sweeps skip most rows ([`super::depth1`]), so a tree update costs far
-/// more than a row of a sweep. On the planted 10k x 20 set at depth three, 1 (the naive
-/// count) took twice the time of the threshold-by-threshold search.
-const UPDATE_COST: usize = 8;
-
 /// Subproblems solved here (tests check that brute force met this path).
 #[cfg(test)]
 pub(crate) static SWEPT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Most pairs of classes the sweep keeps trees for (4 classes); more take the other path.
 const MAX_PAIRS: usize = 6;
+
+/// A tree that will hold rows of fewer than one in this many of its column's ranks gets
+/// leaves for their ranks only ([`Tree::slots`]).
+const FEW_RANKS: usize = 4;
+
+/// On: every tree gets leaves for its rows' ranks only (tests check that path on tiny data).
+#[cfg(test)]
+pub(crate) static ALWAYS_SLOTS: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+fn few_ranks(rows: usize, ranks: usize) -> bool {
+    #[cfg(test)]
+    if ALWAYS_SLOTS.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    rows.saturating_mul(FEW_RANKS) < ranks
+}
 
 /// Whether the sweep solves the depth-two subproblems of this fit's large nodes.
 pub(crate) fn applies<L: Loss>(ctx: &Ctx<'_, L>, loss: &L) -> bool {
@@ -131,9 +142,11 @@ impl Prefixes {
 struct Prepared {
     /// Each training row's index in the node's rows (only the node's rows are read).
     local: Vec<u32>,
-    /// Row-major `rows × orderings`: each row's index among the node's distinct ranks of
-    /// each ordering.
+    /// Column-major `orderings × rows`: each row's index among the node's distinct ranks of
+    /// each ordering (a sweep reads one column's, which then stays in cache).
     ranks: Vec<u32>,
+    /// The node's rows (the length of each ordering's ranks).
+    local_rows: usize,
     /// Distinct ranks at the node per ordering.
     distinct: Vec<usize>,
     /// Row-major `rows × classes`: what each row costs predicted as each class.
@@ -167,7 +180,7 @@ impl Prepared {
                 }
                 last = Some(e.rank);
                 let i = *local.get(e.row as usize)? as usize;
-                *ranks.get_mut(i * f + b)? = index;
+                *ranks.get_mut(b * n + i)? = index;
             }
             distinct.push(index as usize + 1);
         }
@@ -191,6 +204,7 @@ impl Prepared {
         }
         Some(Prepared {
             local,
+            local_rows: n,
             ranks,
             distinct,
             costs,
@@ -198,6 +212,55 @@ impl Prepared {
             deltas,
             total_costs,
         })
+    }
+}
+
+impl Prepared {
+    /// Ordering `b`'s rank index of every row, by the row's index in the node's rows.
+    fn ranks_of(&self, b: usize) -> Option<&[u32]> {
+        let n = self.local_rows;
+        self.ranks.get(b * n..(b + 1) * n)
+    }
+}
+
+/// The node's rows in the order of a root column's list, with what the sweeps read of each
+/// row gathered in that order: the sweeps then read memory in sequence, where looking rows
+/// up by index missed the cache on every row (the reads of a 65,000-row node's arrays were
+/// half of a sweep's time).
+struct Order {
+    /// Each row's index in the node's rows.
+    local: Vec<u32>,
+    /// Row-major, as [`Prepared::deltas`] and [`Prepared::costs`].
+    deltas: Vec<f64>,
+    costs: Vec<f64>,
+}
+
+impl Order {
+    /// Root column `a`'s order. `None` when memory runs out.
+    fn new<L: Loss>(
+        ctx: &Ctx<'_, L>,
+        prep: &Prepared,
+        list: &[super::node::Entry],
+    ) -> Option<Order> {
+        let (n_pairs, k) = (prep.pairs.len(), prep.total_costs.len());
+        let n = list.len();
+        let mut order = Order {
+            local: ctx.control.vec(n)?,
+            deltas: ctx.control.vec(n.saturating_mul(n_pairs))?,
+            costs: ctx.control.vec(n.saturating_mul(k))?,
+        };
+        for e in list {
+            let i = *prep.local.get(e.row as usize)?;
+            let i_us = i as usize;
+            order.local.push(i);
+            order
+                .deltas
+                .extend_from_slice(prep.deltas.get(i_us * n_pairs..(i_us + 1) * n_pairs)?);
+            order
+                .costs
+                .extend_from_slice(prep.costs.get(i_us * k..(i_us + 1) * k)?);
+        }
+        Some(order)
     }
 }
 
@@ -279,10 +342,34 @@ fn kept<L: Loss>(ctx: &Ctx<'_, L>, boxes: &[RootBox], u: f64) -> Kept {
     kept
 }
 
+/// One column's trees on one side (one per pair of classes), with a leaf per rank the rows
+/// it will ever hold have.
+struct Tree {
+    sums: Vec<Prefixes>,
+    /// The first list position it may hold, and per position from there the row's leaf;
+    /// `None` when it has a leaf per rank of the column (looked up in
+    /// [`Prepared::ranks_of`]). A column kept only where one side is small (at either end
+    /// of the sweep) then costs a tree over those few rows' ranks, not over all of them:
+    /// zeroing and rebuilding a 65,000-rank tree for each such column was a fifth of a flat
+    /// subproblem's time.
+    slots: Option<(usize, Vec<u32>)>,
+}
+
+impl Tree {
+    /// The leaf of the row at list position `j` (its index `i` in the node's rows).
+    #[inline]
+    fn leaf(&self, ranks: &[u32], j: usize, i: u32) -> Option<usize> {
+        match &self.slots {
+            None => ranks.get(i as usize).map(|&r| r as usize),
+            Some((from, at)) => at.get(j.checked_sub(*from)?).map(|&r| r as usize),
+        }
+    }
+}
+
 /// One side's trees over the second columns kept at the current threshold.
 struct Side {
-    /// Per column, its trees (one per pair of classes) while kept.
-    trees: Vec<Option<Vec<Prefixes>>>,
+    /// Per column, its trees while kept.
+    trees: Vec<Option<Tree>>,
     /// The columns with trees, in order.
     live: Vec<usize>,
     /// Per column, whether its trees were kept and dropped already.
@@ -298,31 +385,63 @@ impl Side {
         }
     }
 
-    /// Starts column `b`'s trees from `rows` (those on this side), each row's value times
-    /// `sign`. `None` when memory runs out.
+    /// Starts column `b`'s trees from the rows at `rows` of `order` (those on this side),
+    /// to hold only rows at `horizon` (which contains `rows`). `None` when memory runs out.
     fn start<L: Loss>(
         &mut self,
         ctx: &Ctx<'_, L>,
         prep: &Prepared,
+        order: &Order,
         b: usize,
-        rows: &[super::node::Entry],
+        rows: std::ops::Range<usize>,
+        horizon: std::ops::Range<usize>,
     ) -> Option<()> {
-        let f = ctx.columns.orderings.len();
         let n_pairs = prep.pairs.len();
-        let mut trees = Vec::with_capacity(n_pairs);
+        let ranks = prep.ranks_of(b)?;
+        let distinct = *prep.distinct.get(b)?;
+        let slots = if few_ranks(horizon.len(), distinct) {
+            let mut by_rank: Vec<(u32, u32)> = Vec::with_capacity(horizon.len());
+            for (j, &i) in horizon.clone().zip(order.local.get(horizon.clone())?) {
+                by_rank.push((*ranks.get(i as usize)?, (j - horizon.start) as u32));
+            }
+            by_rank.sort_unstable();
+            let mut at = vec![0u32; horizon.len()];
+            let mut slot = 0u32;
+            let mut last = None;
+            for &(rank, j) in &by_rank {
+                if last.is_some_and(|l| l != rank) {
+                    slot += 1;
+                }
+                last = Some(rank);
+                *at.get_mut(j as usize)? = slot;
+            }
+            Some((horizon.start, at))
+        } else {
+            None
+        };
+        let width = slots.as_ref().map_or(distinct, |(_, at)| {
+            at.iter().max().map_or(1, |&m| m as usize + 1)
+        });
+        let mut tree = Tree {
+            sums: Vec::with_capacity(n_pairs),
+            slots,
+        };
         for _ in 0..n_pairs {
-            trees.push(Prefixes::new(ctx, *prep.distinct.get(b)?)?);
+            tree.sums.push(Prefixes::new(ctx, width)?);
         }
-        for e in rows {
-            let i = *prep.local.get(e.row as usize)? as usize;
-            let rank = *prep.ranks.get(i * f + b)? as usize;
-            let deltas = prep.deltas.get(i * n_pairs..(i + 1) * n_pairs)?;
-            for (t, &d) in trees.iter_mut().zip(deltas) {
-                t.add_leaf(rank, d);
+        let deltas = order.deltas.get(rows.start * n_pairs..rows.end * n_pairs)?;
+        for ((j, &i), deltas) in rows
+            .clone()
+            .zip(order.local.get(rows)?)
+            .zip(deltas.chunks_exact(n_pairs.max(1)))
+        {
+            let leaf = tree.leaf(ranks, j, i)?;
+            for (t, &d) in tree.sums.iter_mut().zip(deltas) {
+                t.add_leaf(leaf, d);
             }
         }
-        trees.iter_mut().for_each(Prefixes::rebuild);
-        *self.trees.get_mut(b)? = Some(trees);
+        tree.sums.iter_mut().for_each(Prefixes::rebuild);
+        *self.trees.get_mut(b)? = Some(tree);
         self.live.push(b);
         self.live.sort_unstable();
         Some(())
@@ -343,8 +462,8 @@ impl Side {
     /// costs `c`.
     fn best_split(&self, pairs: &[(usize, usize)], c: &[f64]) -> f64 {
         let mut best = f64::INFINITY;
-        for trees in self.trees.iter().flatten() {
-            for (t, &(p, q)) in trees.iter().zip(pairs) {
+        for tree in self.trees.iter().flatten() {
+            for (t, &(p, q)) in tree.sums.iter().zip(pairs) {
                 let (lo, hi) = t.extremes();
                 let (cp, cq) = (
                     c.get(p).copied().unwrap_or(0.0),
@@ -398,6 +517,7 @@ impl Walk<'_> {
 struct Plan<'a> {
     node: &'a Node,
     prep: &'a Prepared,
+    order: &'a Order,
     a: usize,
     positions: &'a Positions,
     boxes: &'a [RootBox],
@@ -412,6 +532,7 @@ fn side_splits<L: Loss>(ctx: &Ctx<'_, L>, plan: Plan<'_>, s: usize) -> Option<Ve
     let Plan {
         node,
         prep,
+        order,
         a,
         positions,
         boxes,
@@ -449,64 +570,67 @@ fn side_splits<L: Loss>(ctx: &Ctx<'_, L>, plan: Plan<'_>, s: usize) -> Option<Ve
         if ci % 256 == 0 && ctx.control.stopped() {
             return None;
         }
+        let span_of = |b: usize| kept.spans.get(s).and_then(|v| v.get(b).copied().flatten());
+        // Drop the trees kept only before here (before moving rows into them: a tree holds
+        // no row past its last box).
+        for b in 0..f {
+            let has = side.trees.get(b).is_some_and(Option::is_some);
+            if has && span_of(b).is_some_and(|(_, last)| last < walk.at) {
+                side.stop(b);
+            }
+        }
         // Move the rows before `p` to the left: one by one, or, for a long stretch, by
         // setting the trees' leaves and rebuilding them.
-        let rows = list.get(moved_to..p)?;
-        let size = side
-            .trees
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|t| t.size)
-            .max()
-            .unwrap_or(1);
-        let rebuild = rows.len() * size.trailing_zeros() as usize > size;
-        for e in rows {
-            let i = *prep.local.get(e.row as usize)? as usize;
-            let deltas = prep.deltas.get(i * n_pairs..(i + 1) * n_pairs)?;
-            for &b in &side.live {
-                let rank = *prep.ranks.get(i * f + b)? as usize;
-                for (t, &d) in side.trees.get_mut(b)?.iter_mut().flatten().zip(deltas) {
+        let stretch = p - moved_to.min(p);
+        let rows = order.local.get(moved_to..p)?;
+        let deltas = order.deltas.get(moved_to * n_pairs..p * n_pairs)?;
+        let row_costs = order.costs.get(moved_to * n_classes..p * n_classes)?;
+        for &b in &side.live {
+            let ranks = prep.ranks_of(b)?;
+            let Some(tree) = side.trees.get_mut(b).and_then(Option::as_mut) else {
+                continue;
+            };
+            let size = tree.sums.first().map_or(1, |t| t.size);
+            let rebuild = stretch * size.trailing_zeros() as usize > size;
+            for ((j, &i), deltas) in (moved_to..p)
+                .zip(rows)
+                .zip(deltas.chunks_exact(n_pairs.max(1)))
+            {
+                let leaf = tree.leaf(ranks, j, i)?;
+                for (t, &d) in tree.sums.iter_mut().zip(deltas) {
                     if rebuild {
-                        t.add_leaf(rank, sign * d);
+                        t.add_leaf(leaf, sign * d);
                     } else {
-                        t.add(rank, sign * d);
+                        t.add(leaf, sign * d);
                     }
                 }
             }
-            for (x, &c) in costs
-                .iter_mut()
-                .zip(prep.costs.get(i * n_classes..(i + 1) * n_classes)?)
-            {
+            if rebuild {
+                tree.sums.iter_mut().for_each(Prefixes::rebuild);
+            }
+        }
+        for row_costs in row_costs.chunks_exact(n_classes.max(1)) {
+            for (x, &c) in costs.iter_mut().zip(row_costs) {
                 *x += sign * c;
             }
         }
-        if rebuild {
-            side.trees
-                .iter_mut()
-                .flatten()
-                .flatten()
-                .for_each(Prefixes::rebuild);
-        }
         moved_to = p;
-        // The trees this box keeps: start those it is the first to keep, drop those kept
-        // only before it.
+        // Start the trees this box is the first to keep: a left tree holds rows up to its
+        // last box's end, a right one from its first box's start.
         if let Some(k) = in_box {
             for b in 0..f {
-                let span = kept.spans.get(s).and_then(|v| v.get(b).copied().flatten());
-                let Some((first, last)) = span else {
+                let Some((first, last)) = span_of(b) else {
                     continue;
                 };
                 let has = side.trees.get(b).is_some_and(Option::is_some);
-                if has && last < k {
-                    side.stop(b);
-                } else if !has && first <= k && k <= last && !*side.done.get(b)? {
-                    let rows = if s == 0 {
-                        list.get(..p)?
+                if !has && first <= k && k <= last && !*side.done.get(b)? {
+                    let n = list.len();
+                    let (rows, horizon) = if s == 0 {
+                        (0..p, 0..boxes.get(last).map_or(n, |x| x.hi.clamp(p, n)))
                     } else {
-                        list.get(p..)?
+                        (p..n, boxes.get(first).map_or(0, |x| x.lo.min(p))..n)
                     };
-                    side.start(ctx, prep, b, rows)?;
+                    side.start(ctx, prep, order, b, rows, horizon)?;
                 }
             }
         }
@@ -532,9 +656,11 @@ fn sweep<L: Loss>(
     let tol = ctx.tol;
     let alpha = ctx.alpha;
     let kept = kept(ctx, boxes, u);
+    let order = Order::new(ctx, prep, node.list(a))?;
     let plan = Plan {
         node,
         prep,
+        order: &order,
         a,
         positions,
         boxes,
@@ -633,46 +759,6 @@ impl Sweeper {
         #[cfg(test)]
         SWEPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Prepared::new(ctx, node, loss).map(|prep| Sweeper { prep })
-    }
-
-    /// What sweeping a root column with `boxes` (sorted) under bound `u` costs, in
-    /// threshold evaluations (one sweep over every column): each row moved while a column's
-    /// trees are kept updates log2(ranks) tree nodes per pair of classes, and starting them
-    /// sets a leaf per row on their side.
-    pub(crate) fn evaluations<L: Loss>(
-        &self,
-        sub: &Sub<'_, '_, L>,
-        boxes: &[RootBox],
-        u: f64,
-    ) -> usize {
-        let ctx = sub.ctx;
-        let n = sub.node.len().max(1) as f64;
-        let kept = kept(ctx, boxes, u);
-        let depth = self
-            .prep
-            .distinct
-            .iter()
-            .map(|&m| m.max(1).next_power_of_two().trailing_zeros() as usize)
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        let position = |k: usize, end: bool| {
-            boxes
-                .get(k)
-                .map_or(0.0, |b| if end { b.hi } else { b.lo } as f64)
-                .min(n)
-        };
-        // Trees kept over every row, in all.
-        let mut trees = 0.0;
-        for (s, spans) in kept.spans.iter().enumerate() {
-            for &(first, last) in spans.iter().flatten() {
-                let (lo, hi) = (position(first, false), position(last, true));
-                let built = if s == 0 { lo } else { n - lo };
-                trees += ((hi - lo).max(0.0) + built / depth as f64) / n;
-            }
-        }
-        let updates = UPDATE_COST as f64 * trees * (self.prep.pairs.len() * depth) as f64;
-        (updates / ctx.columns.orderings.len().max(1) as f64).ceil() as usize
     }
 
     /// Searches every root threshold of ordering `a` (its `boxes`, sorted by position):

@@ -479,13 +479,15 @@ fn boxes_of_root_thresholds_equal_brute_force() {
 /// Depth-two subproblems solved by one sweep per root column ([`super::sweep`], otherwise
 /// taken only on nodes of thousands of rows) on tiny nodes, against brute force: three
 /// classes (three pairs of trees), weights, costs, penalties, leaf budgets and missing
-/// values; with bins of a few ranks, so that boxes rule some thresholds and columns out.
+/// values; with bins of a few ranks, so that boxes rule some thresholds and columns out; and
+/// with every tree's leaves for its rows' ranks only.
 #[test]
 fn sweeps_of_root_columns_equal_brute_force() {
     use std::sync::atomic::Ordering;
     super::pairs::COUNTING.store(false, Ordering::Relaxed);
     let before = super::sweep::SWEPT.load(Ordering::Relaxed);
-    for bins in [2, 4] {
+    for (bins, slots) in [(2, false), (4, false), (2, true), (4, true)] {
+        super::sweep::ALWAYS_SLOTS.store(slots, Ordering::Relaxed);
         *super::boxes::TEST_SETTINGS.lock().unwrap() = Some((bins, 2));
         for seed in 0..60 {
             check_case(
@@ -498,6 +500,7 @@ fn sweeps_of_root_columns_equal_brute_force() {
             check_case(14000 + 100 * bins as u64 + seed, 3, 7 + (seed % 6) as usize);
         }
     }
+    super::sweep::ALWAYS_SLOTS.store(false, Ordering::Relaxed);
     *super::boxes::TEST_SETTINGS.lock().unwrap() = None;
     super::pairs::COUNTING.store(true, Ordering::Relaxed);
     assert!(super::sweep::SWEPT.load(Ordering::Relaxed) > before);
