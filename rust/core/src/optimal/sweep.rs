@@ -145,8 +145,6 @@ struct Prepared {
     /// Column-major `orderings × rows`: each row's index among the node's distinct ranks of
     /// each ordering (a sweep reads one column's, which then stays in cache).
     ranks: Vec<u32>,
-    /// The node's rows (the length of each ordering's ranks).
-    local_rows: usize,
     /// Distinct ranks at the node per ordering.
     distinct: Vec<usize>,
     /// Row-major `rows × classes`: what each row costs predicted as each class.
@@ -204,7 +202,6 @@ impl Prepared {
         }
         Some(Prepared {
             local,
-            local_rows: n,
             ranks,
             distinct,
             costs,
@@ -218,7 +215,7 @@ impl Prepared {
 impl Prepared {
     /// Ordering `b`'s rank index of every row, by the row's index in the node's rows.
     fn ranks_of(&self, b: usize) -> Option<&[u32]> {
-        let n = self.local_rows;
+        let n = self.ranks.len() / self.distinct.len().max(1);
         self.ranks.get(b * n..(b + 1) * n)
     }
 }
@@ -399,7 +396,7 @@ impl Side {
         let n_pairs = prep.pairs.len();
         let ranks = prep.ranks_of(b)?;
         let distinct = *prep.distinct.get(b)?;
-        let slots = if few_ranks(horizon.len(), distinct) {
+        let (slots, width) = if few_ranks(horizon.len(), distinct) {
             let mut by_rank: Vec<(u32, u32)> = Vec::with_capacity(horizon.len());
             for (j, &i) in horizon.clone().zip(order.local.get(horizon.clone())?) {
                 by_rank.push((*ranks.get(i as usize)?, (j - horizon.start) as u32));
@@ -415,13 +412,10 @@ impl Side {
                 last = Some(rank);
                 *at.get_mut(j as usize)? = slot;
             }
-            Some((horizon.start, at))
+            (Some((horizon.start, at)), slot as usize + 1)
         } else {
-            None
+            (None, distinct)
         };
-        let width = slots.as_ref().map_or(distinct, |(_, at)| {
-            at.iter().max().map_or(1, |&m| m as usize + 1)
-        });
         let mut tree = Tree {
             sums: Vec::with_capacity(n_pairs),
             slots,
