@@ -271,11 +271,10 @@ impl Binary {
             counts.pair(k, i, i, diagonal.get_mut(i * w..(i + 1) * w)?);
         }
         let by_root = |&i: &usize| -> Option<(f64, super::solution::Sol)> {
-            let mut scratch = vec![0.0; 5 * w];
+            let mut scratch = vec![0.0; 4 * w];
             let (held_i, rest) = scratch.split_at_mut(w);
             let (free_i, rest) = rest.split_at_mut(w);
-            let (both, rest) = rest.split_at_mut(w);
-            let (only_j, diag_j) = rest.split_at_mut(w);
+            let (both, only_j) = rest.split_at_mut(w);
             held_i.copy_from_slice(diagonal.get(i * w..(i + 1) * w)?);
             for ((f, &t), &h) in free_i.iter_mut().zip(&counts.total).zip(held_i.iter()) {
                 *f = t - h;
@@ -287,8 +286,8 @@ impl Binary {
                     continue;
                 }
                 counts.pair(k, i, j, both);
-                diag_j.copy_from_slice(diagonal.get(j * w..(j + 1) * w)?);
-                for ((o, &d), &b) in only_j.iter_mut().zip(diag_j.iter()).zip(both.iter()) {
+                let diag_j = diagonal.get(j * w..(j + 1) * w)?;
+                for ((o, &d), &b) in only_j.iter_mut().zip(diag_j).zip(both.iter()) {
                     *o = d - b;
                 }
                 let e_held = loss.err(both) + loss.err_rest(held_i, both);
