@@ -67,10 +67,15 @@ pub(crate) fn applies<L: Loss>(ctx: &Ctx<'_, L>, loss: &L) -> bool {
 }
 
 /// Point values over ranks with each subtree's sum and least and greatest prefix sum (the
-/// empty prefix included), so that the root holds the extremes over every threshold.
+/// empty prefix included), so that the root holds the extremes over every threshold. The
+/// leaves are plain values (their extremes follow from them): a third of the memory of
+/// storing them as subtrees, and the leaf an update reads is the sweep's one random access.
 struct Prefixes {
     size: usize,
+    /// Subtree `k` (1 the root) for `k` below `size`; its children are `2k` and `2k + 1`,
+    /// and child `size + i` is leaf `i`.
     nodes: Vec<[f64; 3]>,
+    leaves: Vec<f64>,
 }
 
 impl Prefixes {
@@ -79,7 +84,8 @@ impl Prefixes {
         let size = m.max(1).next_power_of_two();
         Some(Prefixes {
             size,
-            nodes: ctx.control.filled(2 * size, [0.0; 3])?,
+            nodes: ctx.control.filled(size, [0.0; 3])?,
+            leaves: ctx.control.filled(size, 0.0)?,
         })
     }
 
@@ -93,40 +99,42 @@ impl Prefixes {
         [v, v.min(0.0), v.max(0.0)]
     }
 
+    /// Subtree or leaf `k`.
+    #[inline]
+    fn at(&self, k: usize) -> [f64; 3] {
+        match k.checked_sub(self.size) {
+            Some(i) => Self::leaf(self.leaves.get(i).copied().unwrap_or(0.0)),
+            None => self.nodes.get(k).copied().unwrap_or([0.0; 3]),
+        }
+    }
+
     /// Adds `d` to rank `i`'s value and updates its ancestors.
     #[inline]
     fn add(&mut self, i: usize, d: f64) {
-        let mut k = self.size + i;
-        let Some(x) = self.nodes.get_mut(k) else {
-            return;
-        };
-        *x = Self::leaf(x[0] + d);
-        while k > 1 {
-            k /= 2;
-            let (Some(&l), Some(&r)) = (self.nodes.get(2 * k), self.nodes.get(2 * k + 1)) else {
-                return;
-            };
+        self.add_leaf(i, d);
+        let mut k = (self.size + i) / 2;
+        while k >= 1 {
+            let joined = Self::join(self.at(2 * k), self.at(2 * k + 1));
             if let Some(x) = self.nodes.get_mut(k) {
-                *x = Self::join(l, r);
+                *x = joined;
             }
+            k /= 2;
         }
     }
 
     /// Adds `d` to rank `i`'s value only: [`Self::rebuild`] then updates the rest.
     #[inline]
     fn add_leaf(&mut self, i: usize, d: f64) {
-        if let Some(x) = self.nodes.get_mut(self.size + i) {
-            *x = Self::leaf(x[0] + d);
+        if let Some(x) = self.leaves.get_mut(i) {
+            *x += d;
         }
     }
 
     fn rebuild(&mut self) {
         for k in (1..self.size).rev() {
-            let (Some(&l), Some(&r)) = (self.nodes.get(2 * k), self.nodes.get(2 * k + 1)) else {
-                continue;
-            };
+            let joined = Self::join(self.at(2 * k), self.at(2 * k + 1));
             if let Some(x) = self.nodes.get_mut(k) {
-                *x = Self::join(l, r);
+                *x = joined;
             }
         }
     }
@@ -134,7 +142,8 @@ impl Prefixes {
     /// The least and the greatest prefix sum.
     #[inline]
     fn extremes(&self) -> (f64, f64) {
-        self.nodes.get(1).map_or((0.0, 0.0), |x| (x[1], x[2]))
+        let root = self.at(1);
+        (root[1], root[2])
     }
 }
 
