@@ -34,6 +34,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 from test_vs_sklearn import assert_same_tree, assert_sklearn_has_no_tie, load
+from text_drawings import FIG_4_5, FIG_4_6
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -41,24 +42,6 @@ from quercus import DecisionTreeClassifier, DecisionTreeRegressor
 
 TRAIN = [r - 1 for r in (1, 2, 3, 6, 7, 10, 14, 15, 16, 17)]
 VALID = [r - 1 for r in (4, 5, 8, 9, 11, 12, 13)]
-
-FIG_4_5 = """
-umbilicus = hollow: yes
-umbilicus = slightly_hollow: yes
-umbilicus = flat: no
-"""
-
-FIG_4_6 = """
-umbilicus = hollow: yes
-umbilicus = slightly_hollow
-    root = curly: no
-    root = slightly_curly
-        color = green: yes
-        color = dark: yes
-        color = light: yes
-    root = straight: yes
-umbilicus = flat: no
-"""
 
 TRACE_COLUMNS = [
     "node",

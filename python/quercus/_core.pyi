@@ -345,7 +345,7 @@ def split_scores(
     *,
     criterion: str,
     categorical_split: str,
-) -> dict[str, NDArray[np.float64]]:
+) -> dict[str, Any]:
     """Best candidate split of each feature on the whole data (one entry per feature).
 
     ``y`` holds class codes when ``n_classes > 0``, regression targets when 0 (2-D: several
@@ -357,7 +357,9 @@ def split_scores(
     decrease for "poisson"), ``gain`` (rho x impurity
     decrease, what is maximised), ``iv`` (split information, C4.5's with the missing
     share as its own outcome), ``threshold`` (best midpoint for numeric features; the
-    integer code for ordered categories; NaN otherwise), ``rho`` (share of known weight).
+    integer code for ordered categories; NaN otherwise), ``rho`` (share of known weight),
+    each a float64 array; ``reason`` (a list: why the feature has no split, in words, or
+    None where it has one).
     NaN score and gain for a feature that cannot separate the rows.
     """
 

@@ -907,9 +907,7 @@ impl Grower<'_, '_, '_> {
         Some(Fill::new(self.train.data, self.train.target, rows, &used))
     }
 
-    /// Stopping rules checked before any search (scikit-learn's: depth, rows, weight, purity).
-    /// Rows are counted by mass ([`Searcher::mass`]), so with `min_samples_split` at least 2
-    /// a node holding less than two rows' worth of C4.5 fragments is a leaf in every preset.
+    /// Stopping rules checked before any search ([`is_terminal`]).
     fn is_terminal(&self, tree: &Tree, node: NodeId) -> bool {
         is_terminal(self.params, self.total_weight, tree, node)
     }
@@ -1014,8 +1012,8 @@ impl Grower<'_, '_, '_> {
 }
 
 /// Stopping rules checked before any search (scikit-learn's: depth, rows, weight, purity).
-/// Rows are counted by mass ([`Searcher::mass`]), so with `min_samples_split` at least 2
-/// a node holding less than two rows' worth of C4.5 fragments is a leaf in every preset.
+/// Rows are counted by weight ([`Searcher::rows_of`]), a C4.5 fragment by its fraction, except
+/// where the sizes bound only the cuts ([`TreeParams::sizes_bound_cuts_only`]).
 pub(crate) fn is_terminal(
     params: &TreeParams,
     total_weight: f64,
@@ -1024,9 +1022,12 @@ pub(crate) fn is_terminal(
 ) -> bool {
     let p = params;
     let n = tree.n_rows(node);
+    // Where the sizes bound only the cuts, a node's rows are not counted here: an impure node
+    // holds two rows or fragments, Algorithm 4.1's least, and the search bounds the cuts.
+    let counted = !p.sizes_bound_cuts_only();
     p.max_depth.is_some_and(|d| tree.depth(node) >= d)
-        || !holds_rows(n, p.min_samples_split)
-        || !holds_rows(n, 2 * p.min_samples_leaf)
+        || (counted && !holds_rows(n, p.min_samples_split))
+        || (counted && !holds_rows(n, 2 * p.min_samples_leaf))
         || tree.weight(node) < 2.0 * p.min_weight_fraction_leaf * total_weight
         || tree.impurity(node) <= f64::EPSILON
         || (p.conventions == Conventions::J48 && j48::is_pure(tree.value(node)))

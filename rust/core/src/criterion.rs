@@ -662,8 +662,9 @@ mod tests {
         let weights = [1.0, 1.0, 2.0];
         let score = |c: Criterion| {
             let binary = crate::params::CategoricalSplit::Binary;
-            let first =
-                crate::scores::split_scores(&data, &target, &weights, c, binary).unwrap()[0];
+            let first = crate::scores::split_scores(&data, &target, &weights, c, binary).unwrap()
+                [0]
+            .unwrap();
             (first.score, first.gain)
         };
         let (friedman, gain) = score(Criterion::FriedmanMse);

@@ -48,7 +48,7 @@ pub use optimal::{grow_optimal, MAX_DEPTH as MAX_OPTIMAL_DEPTH};
 pub use params::{
     CategoricalSplit, CategoryLimits, Conventions, MissingStrategy, Splitter, TreeParams,
 };
-pub use scores::split_scores;
+pub use scores::{split_scores, NoSplit};
 pub use spread::NodeSpread;
 pub use stream::{BinnedBatch, Kept, Pass, Sketch, StreamFit, Sums};
 pub use tree::{FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree};

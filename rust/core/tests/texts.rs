@@ -9,7 +9,7 @@ mod common;
 
 use common::{check_tree, descend, leaf, multi, num, OwnedCol, Table};
 use quercus_core::{
-    grow, split_scores, CategoricalSplit, Criterion, FeatureScore, NodeId, NodeKind, Tree,
+    grow, split_scores, CategoricalSplit, Criterion, FeatureScore, NoSplit, NodeId, NodeKind, Tree,
     TreeParams,
 };
 
@@ -31,7 +31,15 @@ fn grow_id3(t: &Table) -> Tree {
     grow(&t.dataset(), &t.target(), &t.unit_weights(), &id3()).unwrap()
 }
 
+/// Each feature's score, NaN where it has none (the reason is checked apart).
 fn scores(t: &Table, criterion: Criterion) -> Vec<FeatureScore> {
+    reasons(t, criterion)
+        .into_iter()
+        .map(|s| s.unwrap_or(FeatureScore::NONE))
+        .collect()
+}
+
+fn reasons(t: &Table, criterion: Criterion) -> Vec<Result<FeatureScore, NoSplit>> {
     split_scores(
         &t.dataset(),
         &t.target(),
@@ -120,8 +128,12 @@ fn watermelon2_texture_clear_node_gains() {
     ];
     let s = scores(&clear, Criterion::Entropy);
     assert_gains(&clear, &s, &expected);
-    // Texture is constant on these rows: it cannot separate them.
+    // Texture is constant on these rows: it cannot separate them, and says so.
     assert!(s[t.col("texture")].gain.is_nan());
+    assert_eq!(
+        reasons(&clear, Criterion::Entropy)[t.col("texture")],
+        Err(NoSplit::OneKnownValue)
+    );
 
     // The same figures are recorded at that node of the grown tree, where texture, already
     // used by the multiway root, is no longer a candidate.

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use quercus_core::{
     grow_controlled, grow_optimal, split_scores as core_scores, CategoricalSplit, CategoryLimits,
-    Control, Conventions, Criterion, MissingStrategy, Splitter, TreeParams,
+    Control, Conventions, Criterion, FeatureScore, MissingStrategy, NoSplit, Splitter, TreeParams,
 };
 
 use control::{watched, Units};
@@ -170,10 +170,20 @@ fn split_scores<'py>(
     let criterion = Criterion::parse(criterion).map_err(to_py)?;
     let split = CategoricalSplit::parse(categorical_split).map_err(to_py)?;
     let held = HeldSample::hold(columns, y, sample_weight, &n_classes.to_vec())?;
-    let scores = held
+    let scored = held
         .with(|s| py.detach(|| core_scores(s.data, s.target, s.weights, criterion, split)))?
         .map_err(to_py)?;
-    scores_dict(py, &scores)
+    let scores: Vec<FeatureScore> = scored
+        .iter()
+        .map(|s| s.unwrap_or(FeatureScore::NONE))
+        .collect();
+    let d = scores_dict(py, &scores)?;
+    let reasons: Vec<Option<&str>> = scored
+        .iter()
+        .map(|s| s.err().map(NoSplit::reason))
+        .collect();
+    d.set_item("reason", reasons)?;
+    Ok(d)
 }
 
 /// Refuses a target the Poisson deviance cannot score (a negative value, or none positive),

@@ -165,6 +165,10 @@ pub(crate) struct Searcher<'a, 'd> {
     /// `min_samples_leaf` as a weight: the least a side may hold (with the tolerance of
     /// [`holds_rows`]), so the threshold scan compares one number per side.
     min_leaf_size: f64,
+    /// `Some(least node weight)` where the size rules bound only the splits that cut rows
+    /// into C4.5 fragments ([`TreeParams::sizes_bound_cuts_only`]): the least weight a node
+    /// must hold for such a split (`min_samples_split` rows' worth).
+    cut_bound: Option<f64>,
     /// Class factors between the rows' weights and the search's ([`scales`]); `None`: none.
     scales: Option<&'a ClassScales>,
     /// Least total weight (missing fractions included) of a non-empty child.
@@ -243,6 +247,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
             min_samples_leaf: params.min_samples_leaf,
             rows_per_weight: 1.0,
             min_leaf_size: least_weight(params.min_samples_leaf, 1.0),
+            cut_bound: params
+                .sizes_bound_cuts_only()
+                .then(|| least_weight(params.min_samples_split, 1.0)),
             scales: None,
             min_weight_leaf: params.min_weight_fraction_leaf * total_weight,
             min_objects: params.min_objects,
@@ -260,6 +267,18 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 .filter(|c| c.iter().any(|&x| x != 0)),
             bounds: Bounds::NONE,
             random: None,
+        }
+    }
+
+    /// This searcher with no size rule (rows, weight, MINOBJS, the cut bound): whether a
+    /// feature has a split at all, to tell why it had none ([`crate::scores`]).
+    pub(crate) fn without_size_rules(self) -> Searcher<'a, 'd> {
+        Searcher {
+            min_leaf_size: 0.0,
+            cut_bound: None,
+            min_weight_leaf: 0.0,
+            min_objects: 0.0,
+            ..self
         }
     }
 
@@ -383,6 +402,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
         Searcher {
             rows_per_weight,
             min_leaf_size: least_weight(self.min_samples_leaf, rows_per_weight),
+            cut_bound: self
+                .cut_bound
+                .map(|w| w * self.rows_per_weight / rows_per_weight),
             ..self
         }
     }
@@ -420,11 +442,19 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// C4.5 spreads them (a child of share `w / kw` then holds `w / kw × node_weight`); the
     /// other strategies send a missing row to one child, so only what was scored counts in
     /// advance.
+    ///
+    /// Where the size rules bound only the cuts ([`Self::cut_bound`]), a split that cuts no
+    /// row needs children that are merely non-empty (Algorithm 4.1), and one that cuts rows a
+    /// node of `min_samples_split` rows' weight besides.
     #[inline]
     fn least_child(&self, kw: f64, node_weight: f64) -> Least {
         let scored = kw / node_weight; // 1 where no row misses the feature
         let rows = if self.missing == MissingStrategy::Fractional {
-            self.min_leaf_size * scored
+            match self.cut_bound {
+                Some(_) if !cuts_rows(scored) => 0.0,
+                Some(least) if node_weight < least => f64::INFINITY,
+                _ => self.min_leaf_size * scored,
+            }
         } else {
             self.min_leaf_size
         };
@@ -1092,6 +1122,14 @@ impl Least {
             ..self
         }
     }
+}
+
+/// Whether a split whose scored rows are this share of its node's weight cuts rows into
+/// C4.5 fragments: some of the node's weight misses the feature, beyond the rounding of
+/// summing the same weights in two orders.
+#[inline]
+fn cuts_rows(scored: f64) -> bool {
+    scored < 1.0 - 1e-9
 }
 
 /// The least weight that [`holds_rows`] `least` rows at `rows_per_weight`.

@@ -525,7 +525,7 @@ mod tests {
                 )
                 .unwrap()
                 .iter()
-                .map(|s| [s.score, s.gain, s.threshold].map(f64::to_bits))
+                .map(|s| s.map(|s| [s.score, s.gain, s.threshold].map(f64::to_bits)))
                 .collect::<Vec<_>>()
             };
             assert_eq!(
