@@ -93,6 +93,32 @@ def test_auto_picks_by_rows() -> None:
     )
 
 
+@pytest.mark.parametrize("algorithm", ["id3", "c4.5"])
+def test_the_texts_algorithms_search_exactly_at_every_size(algorithm) -> None:
+    # From 200,000 rows "best" bins the columns for cart; ID3's and C4.5's thresholds are the
+    # texts' midpoints (J48's training values), so their presets keep the exact search.
+    rng = np.random.default_rng(1)
+    n = 200_000
+    X = pl.DataFrame(
+        {
+            "a": np.where(rng.random(n) < 0.05, np.nan, rng.normal(size=n)),
+            "b": rng.normal(size=n),
+            "c": rng.choice(["p", "q", "r"], size=n),
+        }
+    ).with_columns(pl.col("c").cast(pl.Enum(["p", "q", "r"])))
+    y = np.where(X["a"].fill_nan(0.0).to_numpy() + X["b"].to_numpy() > 0.3, "yes", "no")
+    model = DecisionTreeClassifier(algorithm=algorithm, max_depth=3).fit(X, y)
+    assert model.splitter_ == "exact" and model.get_params()["splitter"] == "best"
+    exact = DecisionTreeClassifier(algorithm=algorithm, max_depth=3, splitter="exact").fit(X, y)
+    ours, theirs = model.tree_.nodes(), exact.tree_.nodes()
+    for key, values in ours.items():
+        np.testing.assert_array_equal(values, theirs[key], err_msg=key)
+    regressor = DecisionTreeRegressor(algorithm=algorithm, max_depth=2).fit(X, X["b"])
+    assert regressor.splitter_ == "exact"
+    cart = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    assert cart.splitter_ == "hist"
+
+
 def test_class_majority_fills_search_exactly() -> None:
     X, y = coarse_data(0)
     model = DecisionTreeClassifier(missing="class_majority", max_depth=3).fit(X, y)

@@ -120,6 +120,9 @@ _NO_C45 = {
 # (>= 1.3), whose users expect a learned direction per split.
 # The optimal search sends missing values to the side it finds best (learned) too.
 _MISSING = {"id3": "fractional", "c4.5": "fractional", "cart": "learned", "optimal": "learned"}
+# Presets whose "best" splitter is the exact search at every size (not histograms from 200,000
+# rows): a user who asks for ID3 or C4.5 gets their thresholds; splitter="hist" still bins.
+_EXACT_PRESETS = ("id3", "c4.5")
 # The class criteria of texts 000 and 002 §3 ("log_loss" is scikit-learn's name for
 # entropy: the same tree, recorded as "entropy"), and scikit-learn's regression criteria.
 _CLASS_CRITERIA = (
@@ -578,6 +581,10 @@ class _BaseTree(EstimatorBase, ABC):
         for name in _PRESETS:
             if checked[name] is None:
                 checked[name] = presets[name]
+        # The texts' algorithms are defined by their exact midpoints (and J48's thresholds):
+        # they search exactly at every size; only an explicit "hist" bins.
+        if algorithm in _EXACT_PRESETS and checked["splitter"] in ("best", "auto"):
+            checked["splitter"] = "exact"
         return checked
 
     def _validated_params(self, checked: dict[str, Any], data: TrainingData) -> _Params:
@@ -1237,7 +1244,8 @@ class _BaseTree(EstimatorBase, ABC):
     @property
     def splitter_(self) -> str:
         """The threshold search the fit used: "exact", "hist" or "random" (what
-        `splitter="best"` / `"auto"` chose: histograms from 200,000 training rows on)."""
+        `splitter="best"` / `"auto"` chose: for cart and optimal, histograms from 200,000
+        training rows on; for id3 and c4.5, the exact search at every size)."""
         return self._state.tree.splitter
 
     @property
