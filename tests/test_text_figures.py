@@ -50,10 +50,12 @@ def test_split_scores_table_columns():
     X, y = load_xy("watermelon2")
     table = quercus.split_scores(X, y, criterion="entropy")
     assert isinstance(table, pl.DataFrame)
-    assert table.columns == ["feature", "score", "gain", "iv", "threshold", "rho"]
+    assert table.columns == ["feature", "score", "gain", "iv", "threshold", "rho", "reason"]
     assert table["feature"].to_list() == WATERMELON_ATTRS
     for c in ["score", "gain", "iv", "threshold", "rho"]:
         assert table[c].dtype == pl.Float64
+    # every attribute separates the 17 melons: no reason to give
+    assert table["reason"].dtype == pl.String and table["reason"].null_count() == table.height
 
 
 def test_watermelon2_entropy_of_d():

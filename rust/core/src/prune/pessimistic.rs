@@ -507,6 +507,14 @@ impl<'t> Pruner<'t> {
                     *slot = f;
                 }
             }
+            // An empty branch that no joining row reached takes its parent's new class
+            // weights and label, as J48's empty leaf reads its parent's distribution
+            // (`C45Split.classProb` of an empty bag) after `newDistribution`.
+            for (&c, &w) in kids.iter().zip(&weights) {
+                if w <= 0.0 {
+                    self.mark_redistributed(c, rows_per_weight);
+                }
+            }
         }
         let branch_missing = self.missing.get(branch.index()).copied().unwrap_or(0.0);
         if let Some(slot) = self.missing.get_mut(node.index()) {
