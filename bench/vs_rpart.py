@@ -1,4 +1,5 @@
-"""quercus's CART with surrogates against R's rpart on rpart's data sets: the comparison table.
+"""quercus's CART with surrogates against R's rpart: the comparison table, on rpart's own data
+sets and on R's `datasets` and `survival` packages (regression and classification).
 
     python bench/vs_rpart.py
 
@@ -29,21 +30,23 @@ def main() -> int:
     if why is not None:
         print(f"cannot run rpart: {why}", file=sys.stderr)
         return 1
+    cases = reference.CASES + reference.WIDER_CASES
     start = time.perf_counter()
-    fits = reference.run_rpart()
+    fits = reference.run_rpart(cases)
     r_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    results = [reference.compare(c, f) for c, f in zip(reference.CASES, fits, strict=True)]
+    results = [reference.compare(c, f) for c, f in zip(cases, fits, strict=True)]
     q_seconds = time.perf_counter() - start
     print(
-        "| data set | settings | rows (missing cells) | nodes | splits | surrogates "
+        "| data set | target | settings | rows (missing cells) | nodes | splits | surrogates "
         "(compared) | cp table (rows, max rel. diff) | xpred | 1-SE row, tree |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         case = r.case
         control = case.rpart_control()
-        settings = [case.split, f"cp={control['cp']:g}", f"minsplit={control['minsplit']:g}"]
+        method = case.split if case.method == "class" else "anova"
+        settings = [method, f"cp={control['cp']:g}", f"minsplit={control['minsplit']:g}"]
         settings.append(f"minbucket={control['minbucket']:g}")
         if control["maxsurrogate"] != 5:
             settings.append(f"maxsurrogate={control['maxsurrogate']:g}")
@@ -57,7 +60,8 @@ def main() -> int:
         if r.transposed_loss:
             cp += " †"
         print(
-            f"| {case.name} | {', '.join(settings)} | {r.n_rows} ({r.n_missing}) | {r.nodes} "
+            f"| {case.name} | {case.target} | {', '.join(settings)} | {r.n_rows} ({r.n_missing}) "
+            f"| {r.nodes} "
             f"| {_mark(r.splits)} | {_mark(r.surrogates)} ({r.surrogates_checked}) | {cp} "
             f"| {_mark(r.xpred)} | {r.one_se_row}, {_mark(r.one_se)} |"
         )

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from quercus import DecisionTreeClassifier
+from quercus import DecisionTreeClassifier, DecisionTreeRegressor
 
 # Relative tolerance for numbers both programs compute (rpart sums in another order).
 TOL = 1e-9
@@ -49,11 +49,13 @@ class Case:
     prior: tuple[float, ...] | None = None
     loss: tuple[tuple[float, ...], ...] | None = None  # rows: true class, columns: predicted
     seed: int = 1  # set.seed() before rpart draws the folds
+    method: str = "class"  # rpart's method: "class" (a classifier) or "anova" (a regressor)
 
     @property
     def label(self) -> str:
         """`kyphosis-information-cp0-prior-loss`: the case in a word."""
-        parts = [self.name, self.split, f"cp{self.rpart_control()['cp']:g}"]
+        kind = self.split if self.method == "class" else self.method
+        parts = [self.name, self.target, kind, f"cp{self.rpart_control()['cp']:g}"]
         parts += ["prior"] * (self.prior is not None) + ["loss"] * (self.loss is not None)
         return "-".join(parts)
 
@@ -160,6 +162,118 @@ CASES = (
     ),
 )
 
+# Beyond rpart's own data: R's `datasets` and the `survival` package, classification and
+# regression, with and without missing values (issue "Faithful to the last leaf").
+_LUNG = ("age", "sex", "ph.ecog", "ph.karno", "pat.karno", "meal.cal", "wt.loss")
+_PBC = ("age", "sex", "ascites", "hepato", "spiders", "edema", "bili", "chol", "albumin")
+_PBC += ("copper", "alk.phos", "ast", "trig", "platelet", "protime", "stage")
+_COLON = ("rx", "sex", "age", "obstruct", "perfor", "adhere", "nodes", "differ", "extent", "surg")
+_VETERAN = ("trt", "celltype", "karno", "diagtime", "age", "prior")
+WIDER_CASES = (
+    Case("faithful", "faithful", "eruptions", ("waiting",), method="anova", seed=11),
+    Case(
+        "CO2",
+        "CO2",
+        "uptake",
+        ("Plant", "Type", "Treatment", "conc"),
+        {"minsplit": 10, "cp": 0.0},
+        method="anova",
+        seed=12,
+    ),
+    Case(
+        "airquality",
+        "airquality",
+        "Ozone",
+        ("Solar.R", "Wind", "Temp", "Month", "Day"),
+        {"minsplit": 10, "cp": 0.0},
+        method="anova",
+        seed=13,
+    ),
+    Case(
+        "mtcars",
+        "mtcars",
+        "mpg",
+        ("cyl", "disp", "hp", "drat", "wt", "qsec"),
+        {"minsplit": 6, "cp": 0.0},
+        method="anova",
+        seed=14,
+    ),
+    Case(
+        "iris",
+        "iris",
+        "Species",
+        ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width"),
+        {"cp": 0.0},
+        seed=15,
+    ),
+    Case(
+        "warpbreaks",
+        "warpbreaks",
+        "breaks",
+        ("wool", "tension"),
+        {"minsplit": 8, "cp": 0.0},
+        method="anova",
+        seed=16,
+    ),
+    Case(
+        "ToothGrowth",
+        "ToothGrowth",
+        "len",
+        ("supp", "dose"),
+        {"minsplit": 8, "cp": 0.0},
+        method="anova",
+        seed=17,
+    ),
+    Case(
+        "swiss",
+        "swiss",
+        "Fertility",
+        ("Agriculture", "Examination", "Education", "Catholic", "Infant.Mortality"),
+        {"minsplit": 8, "cp": 0.0},
+        method="anova",
+        seed=18,
+    ),
+    Case(
+        "quakes",
+        "quakes",
+        "mag",
+        ("lat", "long", "depth", "stations"),
+        {"cp": 0.002},
+        method="anova",
+        seed=19,
+    ),
+    Case("lung", "survival::lung", "status", _LUNG, {"minsplit": 10, "cp": 0.0}, seed=20),
+    Case(
+        "lung",
+        "survival::lung",
+        "time",
+        _LUNG,
+        {"minsplit": 10, "cp": 0.0},
+        method="anova",
+        seed=21,
+    ),
+    Case(
+        "pbc",
+        "survival::pbc",
+        "status",
+        _PBC,
+        {"minsplit": 10, "cp": 0.0},
+        split="information",
+        seed=22,
+    ),
+    Case("pbc", "survival::pbc", "time", _PBC, {"cp": 0.0}, method="anova", seed=23),
+    Case("colon", "survival::colon", "status", _COLON, {"cp": 0.001}, seed=24),
+    Case(
+        "veteran",
+        "survival::veteran",
+        "time",
+        _VETERAN,
+        {"minsplit": 10, "cp": 0.0},
+        method="anova",
+        seed=25,
+    ),
+)
+
 # --- R ------------------------------------------------------------------------------------------
 
 
@@ -185,6 +299,7 @@ json <- function(x) {
   if (is.matrix(x)) x <- lapply(seq_len(ncol(x)), function(j) unname(x[, j]))
   if (is.data.frame(x)) x <- as.list(x)
   if (is.list(x)) {
+    if (length(x) == 0) return(if (is.null(names(x))) "[]" else "{}")
     items <- vapply(x, json, "")
     if (!is.null(names(x)))
       return(paste0("{", paste0(str(names(x)), ":", items, collapse = ","), "}"))
@@ -198,9 +313,10 @@ json <- function(x) {
 str <- function(s) paste0('"', gsub('"', '\\"', gsub("\\\\", "\\\\\\\\", s), fixed = TRUE), '"')
 tree <- function(fit) {
   s <- fit$splits
+  y2 <- fit$frame$yval2
   list(node = as.integer(row.names(fit$frame)), var = as.character(fit$frame$var),
-       n = fit$frame$n, yval = fit$frame$yval, dev = fit$frame$dev,
-       counts = fit$frame$yval2[, 1 + seq_len((ncol(fit$frame$yval2) - 2) / 2), drop = FALSE],
+       n = fit$frame$n, wt = fit$frame$wt, yval = fit$frame$yval, dev = fit$frame$dev,
+       counts = if (is.null(y2)) NULL else y2[, 1 + seq_len((ncol(y2) - 2) / 2), drop = FALSE],
        ncompete = fit$frame$ncompete, nsurrogate = fit$frame$nsurrogate,
        split_var = if (is.null(s)) character(0) else rownames(s),
        split_ncat = if (is.null(s)) numeric(0) else s[, "ncat"],
@@ -209,19 +325,28 @@ tree <- function(fit) {
        csplit = if (is.null(fit$csplit)) NULL else t(fit$csplit),
        cptable = as.list(as.data.frame(fit$cptable)))
 }
-run <- function(name, d, target, features, control, parms, seed) {
-  d <- d[, c(target, features)]
+run <- function(name, d, target, features, control, parms, seed, method) {
+  d <- as.data.frame(d)[, c(target, features)]
   d <- d[!is.na(d[[target]]), , drop = FALSE]
   d <- d[rowSums(!is.na(d[, features, drop = FALSE])) > 0, , drop = FALSE]
-  d[[target]] <- factor(as.character(d[[target]]), levels = if (is.factor(d[[target]]))
-    levels(droplevels(d[[target]])) else sort(unique(as.character(d[[target]]))))
-  for (f in features) if (is.factor(d[[f]])) d[[f]] <- factor(d[[f]], ordered = FALSE)
+  if (method == "class") {
+    d[[target]] <- factor(as.character(d[[target]]), levels = if (is.factor(d[[target]]))
+      levels(droplevels(d[[target]])) else sort(unique(as.character(d[[target]]))))
+  } else d[[target]] <- as.numeric(d[[target]])
+  for (f in features) {
+    if (is.factor(d[[f]])) d[[f]] <- factor(d[[f]], ordered = FALSE)
+    else if (is.character(d[[f]]) || is.logical(d[[f]])) d[[f]] <- factor(d[[f]])
+    else d[[f]] <- as.numeric(d[[f]])
+  }
   rownames(d) <- NULL
   set.seed(seed)
   folds <- sample(rep(1:10, length.out = nrow(d)))
   control$xval <- folds
-  fit <- rpart(reformulate(features, target), data = d, method = "class",
-               parms = parms, control = do.call(rpart.control, control))
+  fit <- if (method == "class")
+    rpart(reformulate(features, target), data = d, method = "class", parms = parms,
+          control = do.call(rpart.control, control))
+  else rpart(reformulate(features, target), data = d, method = "anova",
+             control = do.call(rpart.control, control))
   cpt <- fit$cptable
   # The tree of every row (`prune(fit, cp = CP)`), the 1-SE rule picking one of them.
   pruned <- lapply(unname(cpt[, "CP"]), function(cp) tree(prune(fit, cp = cp)))
@@ -258,7 +383,7 @@ def _r_case(case: Case) -> str:
         parms["loss"] = case.loss
     return (
         f"run({_r(case.name)}, {case.data}, {_r(case.target)}, {_r(case.features)}, "
-        f"{_r(case.rpart_control())}, {_r(parms)}, {case.seed})"
+        f"{_r(case.rpart_control())}, {_r(parms)}, {case.seed}, {_r(case.method)})"
     )
 
 
@@ -292,7 +417,10 @@ def frame(result: dict[str, Any]) -> pl.DataFrame:
 
 def class_factors(case: Case, y: pl.Series) -> np.ndarray:
     """What quercus multiplies each class's row weights by for the case's priors (π_k / f_k),
-    else ones: a node's class counts are its class weights over these."""
+    else ones: a node's class counts are its class weights over these (a regression's one
+    value, its mean, is read as it is)."""
+    if case.method == "anova":
+        return np.ones(1)
     classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
     counts = np.array([(y == c).sum() for c in classes], dtype=float)
     if case.prior is None:
@@ -302,7 +430,10 @@ def class_factors(case: Case, y: pl.Series) -> np.ndarray:
 
 def root_risk(case: Case, y: pl.Series) -> float:
     """R(root) per unit of weight: min_j Σ_i π_i L_ij, π the priors (else the class shares)
-    and L the losses (else 1 off the diagonal). rpart's cp × this is quercus's ccp_alpha."""
+    and L the losses (else 1 off the diagonal); a regression's is the variance of y (its
+    deviance per row). rpart's cp × this is quercus's ccp_alpha."""
+    if case.method == "anova":
+        return float(np.var(y.to_numpy()))
     classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
     counts = np.array([(y == c).sum() for c in classes], dtype=float)
     prior = np.array(case.prior) if case.prior else counts / counts.sum()
@@ -311,10 +442,25 @@ def root_risk(case: Case, y: pl.Series) -> float:
     return float((prior @ loss).min())
 
 
-def model(case: Case, y: pl.Series) -> DecisionTreeClassifier:
+def model(case: Case, y: pl.Series) -> DecisionTreeClassifier | DecisionTreeRegressor:
     """quercus's estimator for a case: rpart's parameters translated (README, "Coming from
     rpart")."""
     control = case.rpart_control()
+    if case.method == "anova":
+        return DecisionTreeRegressor(
+            algorithm="cart",
+            criterion="squared_error",
+            min_samples_split=int(control["minsplit"]),
+            min_samples_leaf=int(control["minbucket"]),
+            max_depth=int(control["maxdepth"]),
+            missing="surrogate",
+            max_surrogates=int(control["maxsurrogate"]),
+            max_exhaustive_categories=20,
+            splitter="exact",
+            pruning="cost_complexity",
+            ccp_sequence="rpart",
+            ccp_alpha=control["cp"] * root_risk(case, y),
+        )
     classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
     return DecisionTreeClassifier(
         algorithm="cart",
@@ -387,19 +533,28 @@ def compare(case: Case, result: dict[str, Any]) -> Comparison:
     out.splits, out.surrogates, out.surrogates_checked = _compare_tree(
         cv.estimator, rpart, features, levels, factors
     )
-    classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
-    # xpred.rpart's matrix, by column (one per cp row), class numbers from 1.
-    theirs = np.array(result["xpred"], dtype=np.int64).reshape(out.cp_rows, -1) - 1
-    ours = np.array([[classes.index(c) for c in column] for column in cv.predictions.T])
-    if ours.shape != theirs.shape:
+    # xpred.rpart's matrix, by column (one per cp row): class numbers from 1, or values.
+    if case.method == "anova":
+        theirs = np.array(result["xpred"], dtype=float).reshape(out.cp_rows, -1)
+        ours = np.asarray(cv.predictions, dtype=float).T
+        differ = (
+            ~np.isclose(ours, theirs, rtol=TOL, atol=TOL) if ours.shape == theirs.shape else None
+        )
+    else:
+        classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
+        theirs = np.array(result["xpred"], dtype=np.int64).reshape(out.cp_rows, -1) - 1
+        ours = np.array([[classes.index(c) for c in column] for column in cv.predictions.T])
+        differ = ours != theirs if ours.shape == theirs.shape else None
+    if differ is None:
         out.xpred.append(f"predictions: quercus {ours.shape}, rpart {theirs.shape}")
     else:
-        for j in np.flatnonzero((ours != theirs).any(axis=1)).tolist():
-            rows = np.flatnonzero(ours[j] != theirs[j]).tolist()
+        for j in np.flatnonzero(differ.any(axis=1)).tolist():
+            rows = np.flatnonzero(differ[j]).tolist()
             out.xpred.append(f"cp row {j + 1}: predictions differ on rows {rows[:5]}")
     reference = dict(rpart["cptable"])
     if case.loss is not None and not np.allclose(case.loss, np.transpose(case.loss)):
         out.transposed_loss = True
+        classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
         truth = np.array([classes.index(c) for c in y.to_list()])
         loss = np.array(case.loss)
         root = rpart["dev"][0]
@@ -483,10 +638,15 @@ def _compare_tree(
         i = position[number]
         where = f"node {number}"
         var = rpart["var"][i]
-        counts = [column[i] for column in rpart["counts"]]
-        ours = (nodes["value"][q] / factors).tolist()
+        if rpart["counts"] is None:  # a regression: the node's weight and mean
+            counts = [rpart["wt"][i], rpart["yval"][i]]
+            ours = [float(nodes["weight"][q]), float(nodes["value"][q][0])]
+        else:
+            counts = [column[i] for column in rpart["counts"]]
+            ours = (nodes["value"][q] / factors).tolist()
         if not all(_close(a, b) for a, b in zip(ours, counts, strict=True)):
-            split_problems.append(f"{where}: quercus class counts {ours}, rpart {counts}")
+            what = "class counts" if rpart["counts"] is not None else "weight and mean"
+            split_problems.append(f"{where}: quercus {what} {ours}, rpart {counts}")
         if var == "<leaf>":
             if nodes["n_children"][q] != 0:
                 split_problems.append(f"{where}: quercus splits, rpart has a leaf")

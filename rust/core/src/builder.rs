@@ -23,6 +23,7 @@ use crate::split::j48::{self, TrainingValues};
 use crate::split::missing::{self, Fill};
 use crate::split::monotonic::{value_of, Bounds};
 use crate::split::presort::{presorts, Order, Routes, Sorted};
+use crate::split::rpart::{Rpart, RpartOrder};
 use crate::split::scales::ClassScales;
 use crate::split::{
     choose, holds_rows, send, Candidate, NodeRows, Prepared, Searcher, SplitRule, Values,
@@ -217,7 +218,6 @@ fn grow_searching(
     presort: bool,
     control: &Control,
 ) -> Result<Tree> {
-    let stop = || reason(control);
     let (data, target) = (train.data, train.target);
     params.validate()?;
     data.validate_for_fit()?;
@@ -243,12 +243,32 @@ fn grow_searching(
         }
     }
 
+    // rpart's order of each column is the whole data's, rows of weight 0 included (its
+    // cross-validation keeps it for each fold's rows).
+    let order = (params.missing == MissingStrategy::Surrogate).then(|| RpartOrder::of(data));
     // Rows of weight 0 are absent: dropped here, after the checks, so that errors name the
     // caller's rows.
     if let Some(kept) = Kept::of(train, control) {
-        return kept?.with(|train| grow_searching(train, params, validation, presort, control));
+        let order = order.map(|o| o.kept(train.weights));
+        return kept?
+            .with(|train| grow_checked(train, params, validation, presort, control, order));
     }
+    grow_checked(train, params, validation, presort, control, order)
+}
 
+/// [`grow_searching`] on checked data of positive weights, with rpart's order of its columns
+/// under `missing="surrogate"`.
+fn grow_checked(
+    train: &Sample<'_, '_>,
+    params: &TreeParams,
+    validation: Option<&Sample<'_, '_>>,
+    presort: bool,
+    control: &Control,
+    order: Option<RpartOrder>,
+) -> Result<Tree> {
+    let stop = || reason(control);
+    let (data, target) = (train.data, train.target);
+    let outputs = target.output_classes();
     let total_weight: f64 = train.weights.iter().sum();
     let splitter = match (params.missing, params.splitter) {
         (MissingStrategy::ClassMajority, Splitter::Hist) => {
@@ -306,8 +326,10 @@ fn grow_searching(
             .map(|c| matches!(c, Column::Numeric(v) if !v.has_nan()))
             .collect(),
     };
+    let rpart = order.and_then(|o| Rpart::new(params, splitter, target, train.weights, o));
     let grower = Grower {
         searcher,
+        rpart,
         params,
         train,
         validation,
@@ -561,6 +583,8 @@ const PARALLEL_CHILDREN_ROWS: usize = 256;
 /// What growing needs besides the tree itself.
 struct Grower<'g, 'a, 'd> {
     searcher: Searcher<'a, 'd>,
+    /// rpart's arithmetic, to choose among tied splits as rpart does (`missing="surrogate"`).
+    rpart: Option<Rpart>,
     params: &'g TreeParams,
     train: &'g Sample<'a, 'd>,
     validation: Option<&'g Sample<'a, 'd>>,
@@ -838,6 +862,13 @@ impl Grower<'_, '_, '_> {
                 &self.left_out_of_average,
                 self.params.criterion == Criterion::GainRatio,
             ),
+        };
+        let chosen = match &self.rpart {
+            Some(rpart) => {
+                let (root, weight) = (tree.depth(node) == 0, tree.weight(node));
+                rpart.choose(&searcher, rows, root, weight, &mut candidates, chosen)
+            }
+            None => chosen,
         };
         let axis = chosen.and_then(|best| candidates.get_mut(best)?.take());
         let oblique = if self.params.oblique {

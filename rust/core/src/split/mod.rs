@@ -24,6 +24,7 @@ pub(crate) mod numeric;
 mod oblique;
 pub(crate) mod presort;
 mod random;
+pub(crate) mod rpart;
 pub(crate) mod scales;
 pub(crate) mod sparse;
 

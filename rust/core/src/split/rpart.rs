@@ -1,0 +1,954 @@
+//! rpart's own arithmetic, to choose among splits that score the same as rpart chooses
+//! (`missing="surrogate"`, the rpart-compatible mode).
+//!
+//! Two splits can score the same in exact arithmetic: two columns that cut the node's rows
+//! into one partition (CO2's `Treatment` and a subset of its `Plant`), or two thresholds of
+//! one column with the same improvement. rpart keeps the first variable of the largest
+//! improvement (`bsplit.c`, `insert_split.c`) and, within a variable, the first cut of the
+//! largest (`anova.c`, `gini.c`); "largest" is decided by its floating-point sums, which run
+//! in an order of their own: a column's rows in the order of rpart's sort of the whole column
+//! (`mysort.c`, a quicksort that is not stable, missing values sorted as 0), a categorical
+//! column's in row order. quercus's own sums (sorted lists, centred targets) cannot tell such
+//! splits apart, so the candidates quercus finds within [`TIED`] of the best are scored again
+//! here, row by row as rpart scores them, and rpart's pick is kept.
+//!
+//! This is rpart's arithmetic, not its code: the same operations in the same order, for the
+//! fits whose arithmetic can be followed to the bit (see [`Rpart::new`]). One difference is
+//! left: rpart's cross-validation keeps the whole data's altered priors (`aprior`, the same
+//! for every class with its default priors, 1 / Σ priors) for each fold's tree, where a fold
+//! fit here computes them from its own rows; they can differ in the last bit.
+
+use super::{Candidate, MissingRows, NodeRows, Partition, Searcher, SplitRule};
+use crate::criterion::Criterion;
+use crate::data::{Column, Dataset, Target};
+use crate::params::{CategoricalSplit, CategoryLimits, MissingStrategy, Splitter, TreeParams};
+use crate::tree::Side;
+
+/// Candidates whose gain is within this relative distance of the best are rescored as rpart
+/// scores them: far above the rounding of two orders of summation, far below the gaps between
+/// genuinely different splits.
+const TIED: f64 = 1e-7;
+
+/// Each numeric column's rows in the order of rpart's sort of the whole column.
+pub(crate) struct RpartOrder {
+    /// Per feature, each row's position in rpart's sort (a missing value sorted as 0); empty
+    /// for a categorical feature, whose rows rpart keeps in row order.
+    ranks: Vec<Vec<u32>>,
+}
+
+impl RpartOrder {
+    /// The order of every row of `data`, rows of weight 0 included (rpart sorts them too, and
+    /// its cross-validation keeps the whole data's order for each fold's rows).
+    pub(crate) fn of(data: &Dataset<'_>) -> RpartOrder {
+        let n = data.n_rows();
+        let ranks = data
+            .columns()
+            .iter()
+            .map(|column| {
+                let value: Box<dyn Fn(usize) -> f64> = match column {
+                    Column::Numeric(v) => Box::new(move |r| v.get(r).unwrap_or(f64::NAN)),
+                    Column::Sparse(c) => Box::new(move |r| c.value(r)),
+                    Column::Categorical(_) => return Vec::new(),
+                };
+                let mut x: Vec<f64> = (0..n)
+                    .map(&value)
+                    .map(|v| if v.is_finite() { v } else { 0.0 })
+                    .collect();
+                let mut rows: Vec<u32> = (0..n as u32).collect();
+                quicksort(&mut x, &mut rows);
+                let mut rank = vec![0u32; n];
+                for (position, &r) in rows.iter().enumerate() {
+                    if let Some(slot) = rank.get_mut(r as usize) {
+                        *slot = position as u32;
+                    }
+                }
+                rank
+            })
+            .collect();
+        RpartOrder { ranks }
+    }
+
+    /// The order of the rows of positive weight, renumbered as [`crate::data::Kept`] keeps
+    /// them (their relative order unchanged).
+    pub(crate) fn kept(self, weights: &[f64]) -> RpartOrder {
+        let keep = |r: usize| weights.get(r).is_some_and(|&w| w > 0.0);
+        let ranks = self
+            .ranks
+            .into_iter()
+            .map(|rank| {
+                rank.into_iter()
+                    .enumerate()
+                    .filter(|&(r, _)| keep(r))
+                    .map(|(_, p)| p)
+                    .collect()
+            })
+            .collect();
+        RpartOrder { ranks }
+    }
+
+    /// `rows` in rpart's order for feature `f`.
+    fn arrange(&self, f: usize, rows: &mut [usize]) {
+        match self.ranks.get(f).filter(|r| !r.is_empty()) {
+            Some(rank) => rows.sort_by_key(|&r| rank.get(r).copied().unwrap_or(u32::MAX)),
+            None => rows.sort_unstable(),
+        }
+    }
+}
+
+/// rpart's quicksort of `x` carrying `rows` (`mysort.c`'s algorithm: insertion sort below 11
+/// items, else a median-of-three partition that swaps only strictly misordered pairs). Not
+/// stable, and rpart's sums follow its order, so it is reproduced rather than replaced by a
+/// stable sort. Explicit stack; each range is sorted as rpart sorts it whatever the order in
+/// which ranges are taken, since they do not overlap.
+fn quicksort(x: &mut [f64], rows: &mut [u32]) {
+    let mut ranges = vec![(0usize, x.len().saturating_sub(1))];
+    while let Some((mut start, mut stop)) = ranges.pop() {
+        while start < stop {
+            if stop - start < 11 {
+                insertion_sort(x, rows, start, stop);
+                break;
+            }
+            let (mut i, mut j) = (start, stop);
+            let median = median_of_three(x, start, stop);
+            while i < j {
+                while x.get(i).is_some_and(|&v| v < median) {
+                    i += 1;
+                }
+                while x.get(j).is_some_and(|&v| v > median) {
+                    j -= 1;
+                }
+                if i < j {
+                    if x.get(i) > x.get(j) {
+                        x.swap(i, j);
+                        rows.swap(i, j);
+                    }
+                    i += 1;
+                    j -= 1;
+                }
+            }
+            while i > start && x.get(i).is_some_and(|&v| v >= median) {
+                i -= 1;
+            }
+            while j < stop && x.get(j).is_some_and(|&v| v <= median) {
+                j += 1;
+            }
+            // The shorter part is set aside, the longer one continues (as rpart recurs on the
+            // shorter one and loops on the other).
+            if i - start < stop - j {
+                if i > start {
+                    ranges.push((start, i));
+                }
+                start = j;
+            } else {
+                if stop > j {
+                    ranges.push((j, stop));
+                }
+                stop = i;
+            }
+        }
+    }
+}
+
+fn insertion_sort(x: &mut [f64], rows: &mut [u32], start: usize, stop: usize) {
+    for i in start + 1..=stop {
+        let (Some(&v), Some(&r)) = (x.get(i), rows.get(i)) else {
+            return;
+        };
+        let mut j = i;
+        while j > start && x.get(j - 1).is_some_and(|&u| u > v) {
+            x.swap(j, j - 1);
+            rows.swap(j, j - 1);
+            j -= 1;
+        }
+        if let (Some(a), Some(b)) = (x.get_mut(j), rows.get_mut(j)) {
+            *a = v;
+            *b = r;
+        }
+    }
+}
+
+/// The median of the first, middle and last of `x[start..=stop]`, as rpart picks it.
+fn median_of_three(x: &[f64], start: usize, stop: usize) -> f64 {
+    let at = |k: usize| x.get(k).copied().unwrap_or(0.0);
+    let (a, m, b) = (at(start), at((start + stop) / 2), at(stop));
+    if a >= m {
+        if b > m {
+            // m is the smallest
+            if a > b {
+                b
+            } else {
+                a
+            }
+        } else {
+            m
+        }
+    } else if b < m {
+        if a > b {
+            a
+        } else {
+            b
+        }
+    } else {
+        m
+    }
+}
+
+/// Which of rpart's split functions applies.
+enum Method {
+    /// `anova.c`: squared error.
+    Anova,
+    /// `gini.c`: the Gini index (p(1 − p)) or information (−p ln p) on altered priors.
+    Classes { aprior: Vec<f64>, information: bool },
+}
+
+/// rpart's order and arithmetic for one fit.
+pub(crate) struct Rpart {
+    order: RpartOrder,
+    method: Method,
+}
+
+/// A cut as rpart makes it: between two adjacent values of a numeric column, or a set of
+/// categories sent left.
+#[derive(Debug, Clone, PartialEq)]
+enum Cut {
+    Between(f64, f64),
+    Left(Vec<bool>),
+}
+
+impl Rpart {
+    /// rpart's arithmetic for a fit of `params` on `target` searched by `splitter`, with
+    /// `order` (see [`RpartOrder::of`]); `None` unless the fit is rpart's and its arithmetic
+    /// can be followed: `missing="surrogate"`, the exact search, binary splits, and the Gini
+    /// index or entropy on one class variable with rpart's default priors and losses, or the
+    /// squared error on one real target. (Given priors or losses reach the core as class
+    /// factors, from which rpart's altered priors cannot be rebuilt to the bit: such fits
+    /// keep quercus's choice, the first column of the best score.)
+    pub(crate) fn new(
+        params: &TreeParams,
+        splitter: Splitter,
+        target: &Target<'_>,
+        weights: &[f64],
+        order: RpartOrder,
+    ) -> Option<Rpart> {
+        let rpart_like = params.missing == MissingStrategy::Surrogate
+            && splitter == Splitter::Exact
+            && params.categorical_split == CategoricalSplit::Binary
+            && !params.oblique
+            && params.class_weights.is_none()
+            && params.cost_matrix.is_none()
+            && params.category_limits == CategoryLimits::NONE
+            && params.monotonic_cst.is_none();
+        if !rpart_like {
+            return None;
+        }
+        let method = match (target, params.criterion) {
+            (Target::Values(_), Criterion::SquaredError) => Method::Anova,
+            (Target::Classes { codes, n_classes }, Criterion::Gini | Criterion::Entropy) => {
+                let k = *n_classes;
+                // giniinit: each class's share of the case weights, the priors (rpart's
+                // default: those shares, computed alike in R), unit losses.
+                let mut freq = vec![0.0; k];
+                let mut total = 0.0;
+                for (&c, &w) in codes.iter().zip(weights) {
+                    if let Some(f) = freq.get_mut(c as usize) {
+                        *f += w;
+                    }
+                    total += w;
+                }
+                freq.iter_mut().for_each(|f| *f /= total);
+                let mut aprior = vec![0.0; k];
+                let mut sum = 0.0;
+                for (i, a) in aprior.iter_mut().enumerate() {
+                    let p = freq.get(i).copied().unwrap_or(0.0);
+                    for j in 0..k {
+                        let loss = f64::from(u8::from(i != j));
+                        sum += loss * p;
+                        *a += loss * p;
+                    }
+                }
+                for (a, &f) in aprior.iter_mut().zip(&freq) {
+                    if f > 0.0 {
+                        *a /= sum * f;
+                    }
+                }
+                Method::Classes {
+                    aprior,
+                    information: params.criterion == Criterion::Entropy,
+                }
+            }
+            _ => return None,
+        };
+        Some(Rpart { order, method })
+    }
+
+    /// The candidate rpart would choose at the node of `rows` among those within [`TIED`] of
+    /// `chosen` (quercus's pick), rescored with rpart's arithmetic: the first feature of the
+    /// largest improvement, at rpart's cut. A feature whose cut differs from its candidate's
+    /// gets a new candidate at rpart's cut. `root`: whether the node is the root, whose risk
+    /// rpart sums in row order (other nodes' in the first column's order).
+    pub(crate) fn choose(
+        &self,
+        searcher: &Searcher<'_, '_>,
+        rows: &NodeRows,
+        root: bool,
+        node_weight: f64,
+        candidates: &mut [Option<Candidate>],
+        chosen: Option<usize>,
+    ) -> Option<usize> {
+        let best = candidates.get(chosen?)?.as_ref()?.score.gain;
+        let tied: Vec<usize> = candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(f, c)| {
+                let gain = c.as_ref()?.score.gain;
+                (best - gain <= TIED * best.abs()).then_some(f)
+            })
+            .collect();
+        // rpart's splits are thresholds and subsets: a tie with another kind (an ordinal
+        // column's ordered test) is left to quercus's rule.
+        let rpart_kind = |f: &usize| {
+            candidates
+                .get(*f)
+                .and_then(Option::as_ref)
+                .is_some_and(|c| {
+                    matches!(c.rule, SplitRule::Numeric { .. } | SplitRule::Subset { .. })
+                })
+        };
+        if !tied.iter().all(rpart_kind) {
+            return chosen;
+        }
+        let risk = match self.method {
+            Method::Anova => self.anova_risk(searcher, rows, root),
+            Method::Classes { .. } => 1.0,
+        };
+        let mut winner: Option<(usize, f64, Cut)> = None;
+        for f in tied {
+            let Some((improve, cut)) = self.scan(searcher, rows, f, risk) else {
+                continue;
+            };
+            // insert_split: a later variable displaces an earlier one only if larger.
+            if winner.as_ref().is_none_or(|(_, w, _)| improve > *w) {
+                winner = Some((f, improve, cut));
+            }
+        }
+        let Some((f, _, cut)) = winner else {
+            return chosen;
+        };
+        let slot = candidates.get_mut(f)?;
+        if !slot.as_ref().is_some_and(|c| same_cut(c, &cut)) {
+            let rebuilt = self.candidate_at(searcher, rows, f, &cut, node_weight);
+            if rebuilt.is_none() {
+                return chosen;
+            }
+            *slot = rebuilt;
+        }
+        Some(f)
+    }
+
+    /// rpart's risk of the node (`anovass`): the weighted sum of squares about the mean, the
+    /// rows summed in row order at the root, else in the first column's order.
+    fn anova_risk(&self, searcher: &Searcher<'_, '_>, rows: &NodeRows, root: bool) -> f64 {
+        let Target::Values(y) = searcher.target else {
+            return 1.0;
+        };
+        let mut order: Vec<usize> = rows.iter().map(|(r, _)| r).collect();
+        if root {
+            order.sort_unstable();
+        } else {
+            self.order.arrange(0, &mut order);
+        }
+        let weight_of = weights_by_row(searcher, rows);
+        let (mut sum, mut twt) = (0.0, 0.0);
+        for &r in &order {
+            let w = weight_of(r);
+            sum += y.get(r).copied().unwrap_or(0.0) * w;
+            twt += w;
+        }
+        let mean = sum / twt;
+        let mut ss = 0.0;
+        for &r in &order {
+            let d = y.get(r).copied().unwrap_or(0.0) - mean;
+            ss += d * d * weight_of(r);
+        }
+        ss
+    }
+
+    /// rpart's improvement and cut of feature `f` at the node of `rows` (`None`: no cut).
+    fn scan(
+        &self,
+        searcher: &Searcher<'_, '_>,
+        rows: &NodeRows,
+        f: usize,
+        risk: f64,
+    ) -> Option<(f64, Cut)> {
+        let column = searcher.data.columns().get(f)?;
+        let weight_of = weights_by_row(searcher, rows);
+        // bsplit: the node's rows that know the value, of positive weight, in rpart's order.
+        let mut order: Vec<usize> = rows
+            .iter()
+            .filter(|&(r, w)| w > 0.0 && known(column, r))
+            .map(|(r, _)| r)
+            .collect();
+        self.order.arrange(f, &mut order);
+        let wt: Vec<f64> = order.iter().map(|&r| weight_of(r)).collect();
+        let edge = searcher.min_samples_leaf;
+        match column {
+            Column::Categorical(c) => {
+                let codes: Vec<usize> = order
+                    .iter()
+                    .map(|&r| c.code(r).map_or(0, |k| k as usize))
+                    .collect();
+                let k = c.n_categories as usize;
+                let left = match &self.method {
+                    Method::Anova => {
+                        anova_categories(&values(searcher, &order)?, &codes, &wt, k, edge)
+                    }
+                    Method::Classes {
+                        aprior,
+                        information,
+                    } => gini_categories(
+                        &classes(searcher, &order)?,
+                        &codes,
+                        &wt,
+                        k,
+                        edge,
+                        aprior,
+                        *information,
+                    ),
+                };
+                let (best, left) = left?;
+                Some((self.improvement(best, risk), Cut::Left(left)))
+            }
+            Column::Numeric(_) | Column::Sparse(_) => {
+                let x: Vec<f64> = order.iter().map(|&r| number(column, r)).collect();
+                if x.first() == x.last() {
+                    return None;
+                }
+                let (best, at) = match &self.method {
+                    Method::Anova => anova_numeric(&values(searcher, &order)?, &x, &wt, edge),
+                    Method::Classes {
+                        aprior,
+                        information,
+                    } => gini_numeric(
+                        &classes(searcher, &order)?,
+                        &x,
+                        &wt,
+                        edge,
+                        aprior,
+                        *information,
+                    ),
+                }?;
+                let (lo, hi) = (*x.get(at)?, *x.get(at + 1)?);
+                Some((self.improvement(best, risk), Cut::Between(lo, hi)))
+            }
+        }
+    }
+
+    /// rpart's `improve` from a scan's best: anova divides by the node's risk; gini's scan
+    /// already returns `total_ss − best`.
+    fn improvement(&self, best: f64, risk: f64) -> f64 {
+        match self.method {
+            Method::Anova => best / risk,
+            Method::Classes { .. } => best,
+        }
+    }
+
+    /// The candidate of feature `f` cut at `cut`, its figures from the node's rows.
+    fn candidate_at(
+        &self,
+        searcher: &Searcher<'_, '_>,
+        rows: &NodeRows,
+        f: usize,
+        cut: &Cut,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let column = searcher.data.columns().get(f)?;
+        match (cut, column) {
+            (Cut::Left(left), Column::Categorical(c)) => {
+                let sides: Vec<Side> = left
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &l)| {
+                        let present = rows.iter().any(|(r, _)| c.code(r) == Some(k as u32));
+                        match (present, l) {
+                            (false, _) => Side::Unseen,
+                            (true, true) => Side::Left,
+                            (true, false) => Side::Right,
+                        }
+                    })
+                    .collect();
+                let codes = rows.iter().map(|(r, _)| c.code(r));
+                let cats = searcher.per_category(codes, c.n_categories as usize, rows);
+                searcher.subset_candidate(f, sides, None, &cats, node_weight)
+            }
+            (&Cut::Between(lo, hi), _) => {
+                // A regression's sums centred on the node's mean, as its search centres them.
+                let centred;
+                let searcher = match searcher.target {
+                    Target::Values(y) => {
+                        let (wy, w) = rows.iter().fold((0.0, 0.0), |(wy, tw), (r, w)| {
+                            (wy + w * y.get(r).copied().unwrap_or(0.0), tw + w)
+                        });
+                        centred = searcher.centred_on(wy / w);
+                        &centred
+                    }
+                    _ => searcher,
+                };
+                let threshold = searcher.threshold(f, lo, hi);
+                let mut children = [searcher.zero_stats(), searcher.zero_stats()];
+                let mut counts = [0usize; 2];
+                for (r, w) in rows.iter() {
+                    let x = number(column, r);
+                    if x.is_nan() {
+                        continue;
+                    }
+                    let side = usize::from(x > threshold);
+                    if let (Some(s), Some(n)) = (children.get_mut(side), counts.get_mut(side)) {
+                        searcher.accumulate(s, r, w);
+                        *n += 1;
+                    }
+                }
+                let [left, right] = &children;
+                let known: Vec<f64> = left.iter().zip(right).map(|(a, b)| a + b).collect();
+                let part = Partition {
+                    children: &children,
+                    counts: &counts,
+                    impurities: None,
+                };
+                let rule = SplitRule::Numeric { threshold };
+                searcher.finish(f, rule, &known, &part, node_weight, MissingRows::Left)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether candidate `c` cuts the node's known rows as `cut` does.
+fn same_cut(c: &Candidate, cut: &Cut) -> bool {
+    match (&c.rule, cut) {
+        (SplitRule::Numeric { threshold }, &Cut::Between(lo, hi)) => {
+            lo <= *threshold && *threshold < hi
+        }
+        (SplitRule::Subset { sides }, Cut::Left(left)) => {
+            // The same partition, whichever side each group is called.
+            let pairs = sides.iter().zip(left).filter(|(s, _)| **s != Side::Unseen);
+            let same = pairs.clone().all(|(s, &l)| (*s == Side::Left) == l);
+            let mirrored = pairs.clone().all(|(s, &l)| (*s == Side::Left) != l);
+            same || mirrored
+        }
+        _ => false,
+    }
+}
+
+/// Each row's case weight at the node (class factors removed): the weights rpart sums.
+fn weights_by_row<'r>(
+    searcher: &'r Searcher<'_, '_>,
+    rows: &'r NodeRows,
+) -> impl Fn(usize) -> f64 + 'r {
+    let mut by_row: Vec<(usize, f64)> = rows
+        .iter()
+        .map(|(r, w)| (r, searcher.row_weight(r, w)))
+        .collect();
+    by_row.sort_unstable_by_key(|&(r, _)| r);
+    move |r| match by_row.binary_search_by_key(&r, |&(row, _)| row) {
+        Ok(i) => by_row.get(i).map_or(0.0, |&(_, w)| w),
+        Err(_) => 0.0,
+    }
+}
+
+fn known(column: &Column<'_>, r: usize) -> bool {
+    match column {
+        Column::Categorical(c) => c.code(r).is_some(),
+        _ => !number(column, r).is_nan(),
+    }
+}
+
+fn number(column: &Column<'_>, r: usize) -> f64 {
+    match column {
+        Column::Numeric(v) => v.get(r).unwrap_or(f64::NAN),
+        Column::Sparse(c) => c.value(r),
+        Column::Categorical(_) => f64::NAN,
+    }
+}
+
+fn values(searcher: &Searcher<'_, '_>, order: &[usize]) -> Option<Vec<f64>> {
+    let Target::Values(y) = searcher.target else {
+        return None;
+    };
+    order.iter().map(|&r| y.get(r).copied()).collect()
+}
+
+fn classes(searcher: &Searcher<'_, '_>, order: &[usize]) -> Option<Vec<usize>> {
+    let Target::Classes { codes, .. } = searcher.target else {
+        return None;
+    };
+    order
+        .iter()
+        .map(|&r| codes.get(r).map(|&c| c as usize))
+        .collect()
+}
+
+/// `anova.c` on a numeric column: the best of `Σ_L² / w_L + Σ_R² / w_R` (sums of
+/// `(y − ȳ)·w`) over the cuts between distinct values leaving `edge` rows on each side, and
+/// the position of the last row left of it.
+fn anova_numeric(y: &[f64], x: &[f64], wt: &[f64], edge: usize) -> Option<(f64, usize)> {
+    let n = y.len();
+    let (mut right_sum, mut right_wt) = (0.0, 0.0);
+    for (&v, &w) in y.iter().zip(wt) {
+        right_sum += v * w;
+        right_wt += w;
+    }
+    let grandmean = right_sum / right_wt;
+    let (mut left_sum, mut left_wt, mut left_n, mut right_n) = (0.0, 0.0, 0usize, n);
+    right_sum = 0.0;
+    let (mut best, mut at) = (0.0, None);
+    let mut i = 0;
+    while right_n > edge {
+        let (w, v) = (*wt.get(i)?, *y.get(i)?);
+        left_wt += w;
+        right_wt -= w;
+        left_n += 1;
+        right_n -= 1;
+        let temp = (v - grandmean) * w;
+        left_sum += temp;
+        right_sum -= temp;
+        if x.get(i + 1) != x.get(i) && left_n >= edge {
+            let temp = left_sum * left_sum / left_wt + right_sum * right_sum / right_wt;
+            if temp > best {
+                best = temp;
+                at = Some(i);
+            }
+        }
+        i += 1;
+    }
+    Some((best, at?))
+}
+
+/// `anova.c` on a categorical column: the categories ordered by their mean (`graycode.c`'s
+/// insertion sort), moved left one by one; the best and the categories left at it.
+fn anova_categories(
+    y: &[f64],
+    codes: &[usize],
+    wt: &[f64],
+    k: usize,
+    edge: usize,
+) -> Option<(f64, Vec<bool>)> {
+    let (mut right_sum, mut right_wt) = (0.0, 0.0);
+    for (&v, &w) in y.iter().zip(wt) {
+        right_sum += v * w;
+        right_wt += w;
+    }
+    let grandmean = right_sum / right_wt;
+    let (mut sums, mut wts, mut countn) = (vec![0.0; k], vec![0.0; k], vec![0usize; k]);
+    for ((&v, &w), &c) in y.iter().zip(wt).zip(codes) {
+        if let (Some(s), Some(t), Some(n)) = (sums.get_mut(c), wts.get_mut(c), countn.get_mut(c)) {
+            *n += 1;
+            *t += w;
+            *s += (v - grandmean) * w;
+        }
+    }
+    let mean: Vec<f64> = sums.iter().zip(&wts).map(|(s, w)| s / w).collect();
+    let ordered = ordered_categories(&countn, &mean);
+    let (mut left_sum, mut left_wt, mut left_n, mut right_n) = (0.0, 0.0, 0usize, y.len());
+    right_sum = 0.0;
+    let mut left = vec![false; k];
+    let (mut best, mut at) = (0.0, None);
+    for &j in &ordered {
+        if let Some(l) = left.get_mut(j) {
+            *l = true;
+        }
+        let (n, w, s) = (*countn.get(j)?, *wts.get(j)?, *sums.get(j)?);
+        left_n += n;
+        right_n -= n;
+        left_wt += w;
+        right_wt -= w;
+        left_sum += s;
+        right_sum -= s;
+        if left_n >= edge && right_n >= edge {
+            let temp = left_sum * left_sum / left_wt + right_sum * right_sum / right_wt;
+            if temp > best {
+                best = temp;
+                at = Some(left.clone());
+            }
+        }
+    }
+    Some((best, at?))
+}
+
+/// `graycode_init2`: the categories with rows, ordered by `value` with an insertion sort
+/// (equal values keep their order), for the ordered scans of anova and two classes.
+fn ordered_categories(countn: &[usize], value: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = Vec::new();
+    for (i, (&n, &v)) in countn.iter().zip(value).enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let at = order
+            .iter()
+            .rposition(|&j| value.get(j).is_some_and(|&u| u <= v))
+            .map_or(0, |p| p + 1);
+        order.insert(at, i);
+    }
+    order
+}
+
+/// gini.c's impurity of a class probability: p(1 − p), or −p ln p for information.
+fn impurity(p: f64, information: bool) -> f64 {
+    if information {
+        if p == 0.0 {
+            0.0
+        } else {
+            -p * p.ln()
+        }
+    } else {
+        p * (1.0 - p)
+    }
+}
+
+/// The two sides' impurity `Σ_j w·I(a_j n_j / w)` as gini.c sums it, with the sides' class
+/// weights and altered weights.
+fn sides_impurity(
+    left: &[f64],
+    right: &[f64],
+    (lwt, rwt): (f64, f64),
+    aprior: &[f64],
+    information: bool,
+) -> f64 {
+    let mut temp = 0.0;
+    for ((&l, &r), &a) in left.iter().zip(right).zip(aprior) {
+        temp += lwt * impurity(a * l / lwt, information);
+        temp += rwt * impurity(a * r / rwt, information);
+    }
+    temp
+}
+
+/// gini.c's node impurity before any cut: every row right.
+fn gini_start(
+    class: &[usize],
+    wt: &[f64],
+    k: usize,
+    aprior: &[f64],
+    information: bool,
+) -> (Vec<f64>, f64, f64) {
+    let mut right = vec![0.0; k];
+    let mut rwt = 0.0;
+    for (&j, &w) in class.iter().zip(wt) {
+        rwt += aprior.get(j).copied().unwrap_or(0.0) * w;
+        if let Some(r) = right.get_mut(j) {
+            *r += w;
+        }
+    }
+    let mut total_ss = 0.0;
+    for (&r, &a) in right.iter().zip(aprior) {
+        total_ss += rwt * impurity(a * r / rwt, information);
+    }
+    (right, rwt, total_ss)
+}
+
+/// `gini.c` on a numeric column: `total_ss − best`, the best the least two-sided impurity
+/// over the cuts between distinct values leaving `edge` rows on each side, and the position
+/// of the last row left of it.
+fn gini_numeric(
+    class: &[usize],
+    x: &[f64],
+    wt: &[f64],
+    edge: usize,
+    aprior: &[f64],
+    information: bool,
+) -> Option<(f64, usize)> {
+    let k = aprior.len();
+    let (mut right, mut rwt, total_ss) = gini_start(class, wt, k, aprior, information);
+    let mut left = vec![0.0; k];
+    let (mut lwt, mut ltot, mut rtot) = (0.0, 0usize, class.len());
+    let (mut best, mut at) = (total_ss, None);
+    let mut i = 0;
+    while rtot > edge {
+        let (j, w) = (*class.get(i)?, *wt.get(i)?);
+        let a = aprior.get(j).copied().unwrap_or(0.0);
+        rwt -= a * w;
+        lwt += a * w;
+        rtot -= 1;
+        ltot += 1;
+        if let (Some(r), Some(l)) = (right.get_mut(j), left.get_mut(j)) {
+            *r -= w;
+            *l += w;
+        }
+        if ltot >= edge && x.get(i + 1) != x.get(i) {
+            let temp = sides_impurity(&left, &right, (lwt, rwt), aprior, information);
+            if temp < best {
+                best = temp;
+                at = Some(i);
+            }
+        }
+        i += 1;
+    }
+    Some((total_ss - best, at?))
+}
+
+/// `gini.c` on a categorical column: two classes scan the categories ordered by their class-0
+/// rate, more classes every subset in Gray-code order; `total_ss − best` and the categories
+/// left at the best.
+#[allow(clippy::too_many_arguments)]
+fn gini_categories(
+    class: &[usize],
+    codes: &[usize],
+    wt: &[f64],
+    k: usize,
+    edge: usize,
+    aprior: &[f64],
+    information: bool,
+) -> Option<(f64, Vec<bool>)> {
+    let nc = aprior.len();
+    let (mut right, mut rwt, total_ss) = gini_start(class, wt, nc, aprior, information);
+    let mut left = vec![0.0; nc];
+    let (mut lwt, mut ltot, mut rtot) = (0.0, 0usize, class.len());
+    // ccnt[class][category], awt and countn per category.
+    let mut ccnt = vec![0.0; nc * k];
+    let (mut awt, mut countn) = (vec![0.0; k], vec![0usize; k]);
+    for ((&j, &c), &w) in class.iter().zip(codes).zip(wt) {
+        if let (Some(a), Some(n), Some(cell)) =
+            (awt.get_mut(c), countn.get_mut(c), ccnt.get_mut(j * k + c))
+        {
+            *a += aprior.get(j).copied().unwrap_or(0.0) * w;
+            *n += 1;
+            *cell += w;
+        }
+    }
+    let rate: Vec<f64> = (0..k)
+        .map(|c| match awt.get(c) {
+            Some(&a) if a != 0.0 => ccnt.get(c).copied().unwrap_or(0.0) / a,
+            _ => 0.0,
+        })
+        .collect();
+    let moves: Box<dyn Iterator<Item = usize>> = if nc == 2 {
+        Box::new(ordered_categories(&countn, &rate).into_iter())
+    } else {
+        Box::new(GrayCode::new(&countn))
+    };
+    let mut is_left = vec![false; k];
+    let (mut best, mut at) = (total_ss, None);
+    for c in moves {
+        let to_left = !is_left.get(c).copied().unwrap_or(false);
+        if let Some(l) = is_left.get_mut(c) {
+            *l = to_left;
+        }
+        let (a, n) = (*awt.get(c)?, *countn.get(c)?);
+        let sign = if to_left { 1.0 } else { -1.0 };
+        rwt -= sign * a;
+        lwt += sign * a;
+        if to_left {
+            rtot -= n;
+            ltot += n;
+        } else {
+            rtot += n;
+            ltot -= n;
+        }
+        for j in 0..nc {
+            let cell = ccnt.get(j * k + c).copied().unwrap_or(0.0);
+            if let (Some(r), Some(l)) = (right.get_mut(j), left.get_mut(j)) {
+                if to_left {
+                    *r -= cell;
+                    *l += cell;
+                } else {
+                    *r += cell;
+                    *l -= cell;
+                }
+            }
+        }
+        if ltot >= edge && rtot >= edge {
+            let temp = sides_impurity(&left, &right, (lwt, rwt), aprior, information);
+            if temp < best {
+                best = temp;
+                at = Some(is_left.clone());
+            }
+        }
+    }
+    Some((total_ss - best, at?))
+}
+
+/// `graycode_init1` and `graycode`: every subset of the categories with rows, each step
+/// moving one category across (1, 2, 1, 4, 1, 2, 1, 8, ...); the last category never moves.
+struct GrayCode {
+    /// 0: no rows (never moves); 1 and 2: the two states of a category that moves.
+    gray: Vec<u8>,
+}
+
+impl GrayCode {
+    fn new(countn: &[usize]) -> GrayCode {
+        GrayCode {
+            gray: countn.iter().map(|&n| u8::from(n > 0)).collect(),
+        }
+    }
+}
+
+impl Iterator for GrayCode {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        let last = self.gray.len().saturating_sub(1);
+        for (i, g) in self.gray.iter_mut().enumerate().take(last) {
+            match *g {
+                1 => {
+                    *g = 2;
+                    return Some(i);
+                }
+                2 => *g = 1,
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quicksort_sorts_and_carries_rows() {
+        let mut x = vec![
+            3.0, 1.0, 2.0, 3.0, 0.0, 5.0, 1.0, 2.0, 9.0, 4.0, 4.0, 1.0, 7.0, 3.0, 2.0, 0.0,
+        ];
+        let original = x.clone();
+        let mut rows: Vec<u32> = (0..x.len() as u32).collect();
+        quicksort(&mut x, &mut rows);
+        assert!(x.windows(2).all(|w| w[0] <= w[1]));
+        for (v, &r) in x.iter().zip(&rows) {
+            assert_eq!(*v, original[r as usize]);
+        }
+        let mut seen = rows.clone();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..x.len() as u32).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn ordered_categories_keep_equal_values_in_order() {
+        // Category 1 has no rows; 3 and 0 tie at 0.5 and keep their order.
+        let order = ordered_categories(&[2, 0, 1, 3], &[0.5, 9.0, 0.1, 0.5]);
+        assert_eq!(order, vec![2, 0, 3]);
+    }
+
+    #[test]
+    fn gray_code_visits_every_subset_once() {
+        let mut state = [false; 4];
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(state);
+        for c in GrayCode::new(&[1, 1, 1, 1]) {
+            state[c] = !state[c];
+            assert!(seen.insert(state), "{state:?} twice");
+        }
+        // The last category never moves: 2^3 subsets.
+        assert_eq!(seen.len(), 8);
+    }
+
+    #[test]
+    fn anova_numeric_finds_the_best_cut() {
+        let y = [1.0, 1.0, 5.0, 5.0];
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let (best, at) = anova_numeric(&y, &x, &[1.0; 4], 1).unwrap();
+        assert_eq!(at, 1);
+        // Σ_L = 2·(1 − 3) = −4, Σ_R = 4: 16/2 + 16/2.
+        assert_eq!(best, 16.0);
+    }
+}
