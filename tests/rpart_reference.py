@@ -354,8 +354,12 @@ run <- function(name, d, target, features, control, parms, seed, method) {
   cps <- cpt[, "CP"]
   xp <- xpred.rpart(fit, xval = folds, cp = c(10 * cps[1], sqrt(cps[-1] * cps[-length(cps)])))
   levels <- lapply(d, function(x) if (is.factor(x)) levels(x) else NULL)
+  # predict.rpart on the rows it was grown on (a row no surrogate sends, at a split of two
+  # equal sides, stays in the node and takes its prediction).
+  pred <- if (method == "class") as.integer(predict(fit, d, type = "class"))
+          else unname(predict(fit, d))
   list(name = name, data = d, levels = levels[!vapply(levels, is.null, TRUE)],
-       folds = folds, fit = tree(fit), pruned = pruned, xpred = xp)
+       folds = folds, fit = tree(fit), pruned = pruned, xpred = xp, predict = pred)
 }
 """
 
@@ -499,13 +503,21 @@ class Comparison:
     cp_table: list[str] = field(default_factory=list)
     xpred: list[str] = field(default_factory=list)
     one_se: list[str] = field(default_factory=list)
+    predict: list[str] = field(default_factory=list)  # predict.rpart on the training rows
     max_cp_error: float = 0.0  # largest relative difference over the cp table's numbers
     # rpart's printed xerror with an asymmetric loss: it reads the loss transposed.
     transposed_loss: bool = False
 
     @property
     def same(self) -> bool:
-        return not (self.splits or self.surrogates or self.cp_table or self.xpred or self.one_se)
+        return not (
+            self.splits
+            or self.surrogates
+            or self.cp_table
+            or self.xpred
+            or self.one_se
+            or self.predict
+        )
 
 
 def compare(case: Case, result: dict[str, Any]) -> Comparison:
@@ -551,6 +563,17 @@ def compare(case: Case, result: dict[str, Any]) -> Comparison:
         for j in np.flatnonzero(differ.any(axis=1)).tolist():
             rows = np.flatnonzero(differ[j]).tolist()
             out.xpred.append(f"cp row {j + 1}: predictions differ on rows {rows[:5]}")
+    # predict.rpart on the training rows, by the tree grown on all of them.
+    predicted = cv.estimator.predict(X)
+    if case.method == "anova":
+        theirs_p = np.array(result["predict"], dtype=float)
+        wrong = ~np.isclose(np.asarray(predicted, dtype=float), theirs_p, rtol=TOL, atol=TOL)
+    else:
+        classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
+        ours_p = np.array([classes.index(c) for c in predicted])
+        wrong = ours_p != np.array(result["predict"], dtype=np.int64) - 1
+    if wrong.any():
+        out.predict.append(f"predict: differs on rows {np.flatnonzero(wrong)[:5].tolist()}")
     reference = dict(rpart["cptable"])
     if case.loss is not None and not np.allclose(case.loss, np.transpose(case.loss)):
         out.transposed_loss = True

@@ -10,6 +10,8 @@ Watermelon 2.0α, rows 1-17 (ripe = yes for rows 1-8). Texture is missing in row
 from __future__ import annotations
 
 import math
+import pickle
+import tempfile
 
 import numpy as np
 import polars as pl
@@ -642,3 +644,69 @@ def test_split_scores_says_why_a_feature_has_no_split():
         "row's weight",
         "no row knows its value",
     ]
+
+
+def _stay_data(classes: bool = False):
+    # x1 cuts its 20 rows 10 / 10; rows 21 and 22 miss it, and x2 (known only there) cannot
+    # be a surrogate: no majority side, so rpart keeps them in the root.
+    y = np.r_[np.zeros(10), np.full(10, 10.0), 5.0, 7.0]
+    X = pl.DataFrame(
+        {
+            "x1": np.r_[np.arange(1, 21.0), np.nan, np.nan],
+            "x2": np.r_[np.full(20, np.nan), 1.0, 2.0],
+        }
+    )
+    return X, (np.where(y > 4, "b", "a") if classes else y)
+
+
+@pytest.mark.parametrize("classes", [False, True])
+def test_surrogate_split_without_a_majority_side_keeps_unsent_rows(classes):
+    X, y = _stay_data(classes)
+    make = DecisionTreeClassifier if classes else DecisionTreeRegressor
+    model = make(missing="surrogate", min_samples_split=4).fit(X, y)
+    nodes = model.tree_.nodes()
+    # The children hold the 10 rows each that x1 sends; the root keeps all 22.
+    assert nodes["weight"][0] == 22 and list(nodes["weight"][1:3]) == [10, 10]
+    assert nodes["missing_child"][0] == -2 and model.n_leaves_ == 2
+    # The two rows stop at the root, at fit and at prediction, and take its prediction.
+    assert list(model.apply(X)[20:]) == [0, 0]
+    assert model.decision_path(X).toarray()[21].tolist() == [1, 0, 0]
+    if classes:
+        np.testing.assert_allclose(model.predict_proba(X)[20:], [[10 / 22, 12 / 22]] * 2)
+        assert list(model.predict(X)[20:]) == ["b", "b"]
+    else:
+        np.testing.assert_allclose(model.predict(X)[20:], [112 / 22] * 2)
+    assert "[missing → stays here]" in model.export_text()
+    # Rules, SQL's and Polars' expressions predict every row as the tree does.
+    rules = model.rules()
+    assert "stays at node 0" in str(rules)
+    predicted = model.predict(X)
+    np.testing.assert_array_equal(rules.predict(X), predicted)
+    np.testing.assert_array_equal(X.select(model.to_polars_expr()).to_series(), predicted)
+    assert "ELSE" in model.to_sql()
+    # A saved model, a pickle and a pruned copy keep the rule.
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(X), predicted)
+    loaded = quercus.load(_saved(model))
+    np.testing.assert_array_equal(loaded.predict(X), predicted)
+    pruned = model.prune("cost_complexity", ccp_alpha=0.0)
+    np.testing.assert_array_equal(pruned.predict(X), predicted)
+    # The serving formats end every row at a leaf: such a tree is refused, with the reason.
+    with pytest.raises(quercus.serving.NotServableError, match="keeps the rows it cannot send"):
+        model.to_onnx()
+
+
+def _saved(model) -> str:
+    path = tempfile.NamedTemporaryFile(suffix=".qrc", delete=False).name
+    model.save(path)
+    return path
+
+
+def test_a_majority_side_still_takes_unsent_rows():
+    # One more row with x1 on the right: the right side is the majority, the rows go there.
+    X, y = _stay_data()
+    X = pl.concat([X, pl.DataFrame({"x1": [21.0], "x2": [None]}, schema=X.schema)])
+    y = np.r_[y, 10.0]
+    model = DecisionTreeRegressor(missing="surrogate", min_samples_split=4).fit(X, y)
+    nodes = model.tree_.nodes()
+    assert nodes["missing_child"][0] == 1 and list(nodes["weight"][1:3]) == [10, 13]

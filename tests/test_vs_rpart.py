@@ -34,6 +34,7 @@ def test_quercus_grows_prunes_and_cross_validates_as_rpart(index, comparisons):
     assert result.cp_table == [], result.cp_table
     assert result.xpred == [], result.xpred
     assert result.one_se == [], result.one_se
+    assert result.predict == [], result.predict
     # What was compared is not empty.
     assert result.nodes > 1 and result.cp_rows > 1
     assert result.max_cp_error < reference.TOL
@@ -103,3 +104,50 @@ def test_surrogate_lists_on_airquality(max_surrogates):
         assert len(result.surrogates) == 2
         assert all("surrogate 2: quercus" in s and "rpart None" in s for s in result.surrogates)
         assert any(s.startswith("node 2 ") and "Solar.R" in s for s in result.surrogates)
+
+
+# Rows that stay in a node: x1 cuts the 20 rows with it into 10 and 10, and rows 21 and 22
+# miss x1 while x2, which only they have, cannot be a surrogate. rpart keeps no majority
+# side there (`surrogate.c`: lastsurrogate 0), so those rows stay in the root at fit
+# (`nodesplit.c`: the children hold 10 rows each) and predict.rpart gives them the root's
+# prediction (`pred_rpart.c`).
+STAY = (
+    reference.Case(
+        "stay",
+        "data.frame(y = c(rep(0, 10), rep(10, 10), 5, 7), x1 = c(1:20, NA, NA), "
+        "x2 = c(rep(NA, 20), 1, 2))",
+        "y",
+        ("x1", "x2"),
+        {"minsplit": 4, "minbucket": 1, "cp": 0.0},
+        method="anova",
+        seed=3,
+    ),
+    reference.Case(
+        "stay",
+        "data.frame(y = factor(c(rep('a', 10), rep('b', 10), 'a', 'b')), x1 = c(1:20, NA, NA), "
+        "x2 = c(rep(NA, 20), 1, 2))",
+        "y",
+        ("x1", "x2"),
+        {"minsplit": 4, "minbucket": 1, "cp": 0.0},
+        seed=3,
+    ),
+)
+
+
+@pytest.mark.parametrize("case", STAY, ids=[c.label for c in STAY])
+def test_rows_without_a_direction_stay_in_the_node(case):
+    (fit,) = reference.run_rpart((case,))
+    result = reference.compare(case, fit)
+    assert result.splits == [], result.splits
+    assert result.predict == [], result.predict
+    assert fit["fit"]["n"][:3] == [22, 10, 10]
+    df = reference.frame(fit)
+    model = reference.model(case, df[case.target]).fit(df.select(case.features), df[case.target])
+    nodes = model.tree_.nodes()
+    assert nodes["weight"][0] == 22 and list(nodes["weight"][1:3]) == [10, 10]
+    # The rows that stay end at the root: apply names it, predict gives its value.
+    assert list(model.apply(df.select(case.features)[20:])) == [0, 0]
+    # Known difference: rpart's own cross-validation (`rundown.c`, `branch.c`) sends such a
+    # row to its right child, where predict.rpart keeps it in the node; cost_complexity_cv
+    # predicts as predict does, so its xerror differs from rpart's printed one here.
+    assert result.xpred != []

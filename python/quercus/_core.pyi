@@ -193,7 +193,8 @@ class Tree:
         ``linear_features`` (int64, flat) and ``linear_weights`` (float64, flat),
         ``missing_child`` (int64, the child, as an index among the node's children, a row
         missing the tested value goes to after the surrogates; -1 for leaves and for C4.5's
-        fractions), ``missing_weight`` (float64, training weight that reached the split with
+        fractions; -2 where such a row stays in the node: rpart's split of two equal sides),
+        ``missing_weight`` (float64, training weight that reached the split with
         its tested value missing), ``surrogate_offset`` / ``surrogate_len`` (int64, -1 / 0
         without surrogates: where the node's surrogate splits start in the flat
         ``surrogate_*`` arrays, best first, and how many there are), ``surrogate_feature``

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from . import _core
 from ._core import LEAF, MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
+from .rules import STAYS
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -174,7 +175,9 @@ class TreeView:
         """1 where a row missing the node's feature goes to the first (`<=`) child: the
         child a learned, majority-branch or separate strategy chose, and for C4.5's
         fractions (which follow every branch) the child with the larger training share, as
-        the Polars and SQL exports send them. 0 elsewhere, leaves included."""
+        the Polars and SQL exports send them. 0 elsewhere, leaves included, and at a split
+        where such a row stays (rpart's split of two equal sides, which scikit-learn's
+        arrays cannot say)."""
         nodes = self._arena
         missing = nodes["missing_child"].astype(np.int64)
         share = nodes["branch_fraction"]
@@ -182,7 +185,7 @@ class TreeView:
         inner = nodes["n_children"] == 2
         heavier_first = np.zeros(len(missing), dtype=bool)
         heavier_first[inner] = share[first[inner]] >= share[first[inner] + 1]
-        left = np.where(missing >= 0, missing == 0, heavier_first) & inner
+        left = np.where(missing >= 0, missing == 0, heavier_first & (missing != STAYS)) & inner
         return _frozen(left.astype(np.uint8))
 
     @cached_property

@@ -31,7 +31,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from ._validation import Classes, Schema, label_dtype
-from .rules import node_conditions, node_predictions, quote_identifier, quote_value
+from .rules import STAYS, node_conditions, node_predictions, quote_identifier, quote_value
 
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
@@ -253,7 +253,9 @@ def tree_expr(
                     continue
                 test, then = edges[child][1].to_polars(), built.pop(child)
                 chain = pl.when(test).then(then) if chain is None else chain.when(test).then(then)
-            default = built.pop(takes_missing[node])
+            # The row no child takes stays here (rpart) or goes to the missing branch.
+            stays = takes_missing[node] == node
+            default = literal(predictions[node]) if stays else built.pop(takes_missing[node])
             built[node] = default if chain is None else chain.otherwise(default)
     return built[0].cast(dtype).alias(schema.target)
 
@@ -307,7 +309,10 @@ def _case(nodes: dict[str, NDArray[Any]], schema: Schema, predictions: list[Any]
         lines.append(f"{pad}{prefix}CASE")
         stack.append(f"{pad}END")
         default = takes_missing[node]
-        stack.append((default, "ELSE ", level + 1))
+        if default == node:  # a row no child takes stays here (rpart)
+            stack.append(f"{pad}    ELSE {quote_value(predictions[node])}")
+        else:
+            stack.append((default, "ELSE ", level + 1))
         first = first_child[node]
         for child in range(first + n_children[node] - 1, first - 1, -1):
             if child != default:
@@ -317,8 +322,9 @@ def _case(nodes: dict[str, NDArray[Any]], schema: Schema, predictions: list[Any]
 
 def _missing_branches(nodes: dict[str, NDArray[Any]]) -> list[int]:
     """For each internal node, where the renderings send a missing value: the node's missing
-    child if it has one, else the child with the largest branch fraction (the first on a
-    tie). -1 for leaves."""
+    child if it has one, the node itself where such a row stays there (rpart's split without
+    a majority side, `missing_child` -2), else the child with the largest branch fraction
+    (the first on a tie). -1 for leaves."""
     first_child = nodes["first_child"]
     n_children = nodes["n_children"]
     fraction = nodes["branch_fraction"]
@@ -328,6 +334,9 @@ def _missing_branches(nodes: dict[str, NDArray[Any]]) -> list[int]:
         first = int(first_child[node])
         if missing_child[node] >= 0:
             chosen[node] = first + int(missing_child[node])
+            continue
+        if missing_child[node] == STAYS:
+            chosen[node] = node
             continue
         chosen[node] = first + int(np.argmax(fraction[first : first + n_children[node]]))
     return chosen.tolist()

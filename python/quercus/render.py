@@ -16,6 +16,7 @@ from ._core import MULTIWAY
 from ._validation import Feature
 from .rules import (
     MAX_CATEGORIES,
+    STAYS,
     bound_text,
     braced,
     format_prediction,
@@ -100,10 +101,16 @@ def missing_notes(
         first = first_child[node]
         surrogates = surrogate_texts(nodes, node, features, decimals, max_categories)
         if surrogates:
-            fallback = child_name(nodes, node, missing_child[node], features)
+            fallback = (
+                "stays here"
+                if missing_child[node] == STAYS
+                else child_name(nodes, node, missing_child[node], features)
+            )
             notes[first] = f"[surrogate: {', then '.join(surrogates)}; missing → {fallback}]"
         elif missing_child[node] >= 0:
             notes[first] = f"[missing → {child_name(nodes, node, missing_child[node], features)}]"
+        elif missing_child[node] == STAYS:  # rpart: no majority side to send it to
+            notes[first] = "[missing → stays here]"
         else:  # C4.5: every child, with its share of the node's known weight
             known = weight[node] - missing_weight[node]
             total = format_weight(known)

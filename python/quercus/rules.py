@@ -52,6 +52,10 @@ from ._validation import (
     transform,
 )
 
+# `missing_child` of a split where a row no surrogate sends stays in the node and takes its
+# prediction (rpart's split of two sides of equal weight, which leaves no majority side).
+STAYS = -2
+
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
 
@@ -757,7 +761,8 @@ class Routed:
     texture = clear (if missing: sugar > 0.2045; else color not in {light}; else yes)
     """
 
-    test: Interval | Membership | Linear
+    # None: the split sends no row here itself (the rows that stay at a split, `unsent`).
+    test: Interval | Membership | Linear | None
     known: tuple[Known, ...]
     surrogates: tuple[tuple[Known, Interval | Membership | bool], ...]
     default: bool
@@ -809,6 +814,11 @@ class Routed:
         >>> routed.to_text()
         'density <= 0.3815 (if missing: sugar <= 0.2040; else no)'
         """
+        if self.test is None:
+            needed = " and ".join(k.to_text(decimals, max_categories) for k in self.known)
+            others = ", ".join(k.feature for k, _ in self.surrogates)
+            unknown = f" nor any of {others}" if others else ""
+            return f"not ({needed}){unknown}: stays at node {self.node}"
         steps = [_surrogate_text(s, decimals, max_categories) for _, s in self.surrogates]
         steps.append("yes" if self.default else "no")
         test = self.test.to_text(decimals, max_categories)
@@ -839,6 +849,8 @@ class Routed:
             here = pl.lit(sends) if isinstance(sends, bool) else sends.to_polars().fill_null(False)
             chain = pl.when(surrogate.to_polars()).then(here).otherwise(chain)
         decided = _all([k.to_polars() for k in self.known])
+        if self.test is None:
+            return ~decided & chain
         return self.test.to_polars().fill_null(False) | (~decided & chain)
 
     def to_sql(self) -> str:
@@ -866,6 +878,8 @@ class Routed:
             f"CASE {arms} ELSE {_sql_bool(self.default)} END" if arms else _sql_bool(self.default)
         )
         known = " AND ".join(k.to_sql() for k in self.known)
+        if self.test is None:
+            return f"(NOT ({known}) AND {chain})"
         return f"({self.test.to_sql()} OR (NOT ({known}) AND {chain}))"
 
     def _parts(self) -> tuple[Routed, ...]:
@@ -879,7 +893,11 @@ class Routed:
             return condition._mask(columns[position], schema.features[position])
 
         undecided = ~np.logical_and.reduce([mask(k) for k in self.known])
-        passed = mask(self.test) & ~undecided
+        passed = (
+            np.zeros(len(undecided), dtype=bool)
+            if self.test is None
+            else mask(self.test) & ~undecided
+        )
         result = np.full(len(undecided), self.default)
         settled = np.zeros(len(undecided), dtype=bool)
         for known, sends in self.surrogates:
@@ -1075,6 +1093,8 @@ class RuleSet:
         n_children = nodes["n_children"].tolist()
         support = nodes["weight"].tolist()
         confidence = _confidences(nodes, labels is None)
+        missing_child = nodes["missing_child"].tolist() if "missing_child" in nodes else []
+        missing_child += [-1] * (len(n_children) - len(missing_child))
         rules = []
         # The preconditions of the current path, one per feature in first-test order; entering
         # a node narrows its feature's, and an undo entry (-1, feature, previous) pushed under
@@ -1105,6 +1125,10 @@ class RuleSet:
             first = first_child[node]
             children = range(first + n_children[node] - 1, first - 1, -1)
             stack.extend((child, "", None) for child in children)
+            if missing_child[node] == STAYS:  # the rows no child takes keep this prediction
+                kept = support[node] - sum(support[c] for c in children)
+                conditions = (*path.values(), unsent(nodes, node, schema.features))
+                rules.append(Rule(conditions, predictions[node], kept, confidence[node], node))
         classes = None if labels is None else tuple(labels)
         met_missing = "missing_weight" in nodes and bool((nodes["missing_weight"] > 0).any())
         return cls(tuple(rules), predictions[0], schema, classes, met_missing)
@@ -1508,10 +1532,12 @@ def node_conditions(
             )
     surrogates = nodes["surrogate_len"].tolist() if "surrogate_len" in nodes else []
     for node, taken in enumerate(missing_child):
-        if taken < 0:
+        if taken == -1:  # a leaf, or C4.5's fractions
             continue
         if node < len(surrogates) and surrogates[node] > 0:
             _route(edges, nodes, node, features)
+            continue
+        if taken == STAYS:  # no child takes a missing value
             continue
         child = first_child[node] + taken
         condition, precondition = edges[child]
@@ -1529,15 +1555,7 @@ def _route(
     """The preconditions into a split's children made `Routed` by its surrogates."""
     first, n_children = int(nodes["first_child"][node]), int(nodes["n_children"][node])
     taken = int(nodes["missing_child"][node])
-    if int(nodes["kind"][node]) == OBLIQUE:
-        known = tuple(Known(name) for name, _ in linear_terms(nodes, node, features))
-    else:
-        known = (_known(nodes, node, features[int(nodes["feature"][node])]),)
-    start = int(nodes["surrogate_offset"][node])
-    chain = [
-        _surrogate(nodes, s, features[int(nodes["surrogate_feature"][s])])
-        for s in range(start, start + int(nodes["surrogate_len"][node]))
-    ]
+    known, chain = _routing(nodes, node, features)
     for k in range(n_children):
         condition, precondition = edges[first + k]
         assert not isinstance(precondition, Routed)  # one node's children, routed once
@@ -1547,6 +1565,32 @@ def _route(
             test = replace(test, categories=tuple(c for c in test.categories if c in can_send))
         sends = tuple((surrogate_known, to_child(k)) for surrogate_known, to_child in chain)
         edges[first + k] = (condition, Routed(test, known, sends, k == taken, node))
+
+
+def _routing(
+    nodes: dict[str, NDArray[Any]], node: int, features: Sequence[Feature]
+) -> tuple[tuple[Known, ...], list[tuple[Known, Callable[[int], Interval | Membership | bool]]]]:
+    """What a split needs to send a row itself, and its surrogates in rank order."""
+    if int(nodes["kind"][node]) == OBLIQUE:
+        known = tuple(Known(name) for name, _ in linear_terms(nodes, node, features))
+    else:
+        known = (_known(nodes, node, features[int(nodes["feature"][node])]),)
+    if "surrogate_offset" not in nodes or int(nodes["surrogate_len"][node]) == 0:
+        return known, []
+    start = int(nodes["surrogate_offset"][node])
+    chain = [
+        _surrogate(nodes, s, features[int(nodes["surrogate_feature"][s])])
+        for s in range(start, start + int(nodes["surrogate_len"][node]))
+    ]
+    return known, chain
+
+
+def unsent(nodes: dict[str, NDArray[Any]], node: int, features: Sequence[Feature]) -> Routed:
+    """The precondition of the rows that stay at a split (`missing_child` -2): neither the
+    split nor any surrogate can send them."""
+    known, chain = _routing(nodes, node, features)
+    surrogates = tuple((surrogate, False) for surrogate, _ in chain)
+    return Routed(None, known, surrogates, default=True, node=node)
 
 
 def _known(nodes: dict[str, NDArray[Any]], node: int, feature: Feature) -> Known:

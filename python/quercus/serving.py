@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from ._core import LEAF, NUMERIC, OBLIQUE, ORDERED, SUBSET
 from ._validation import dense_column, n_rows_of, transform
+from .rules import STAYS
 
 if TYPE_CHECKING:
     from ._fitted import FittedTree
@@ -179,6 +180,12 @@ def _check_servable(state: FittedTree, nodes: dict[str, NDArray[Any]]) -> None:
             raise NotServableError(
                 f"node {q} has surrogate splits, which read other features when its own is "
                 'missing; refit with missing="learned" (or "majority_branch") to serve it'
+            )
+        if nodes["missing_child"][q] == STAYS:
+            raise NotServableError(
+                f"node {q} keeps the rows it cannot send (rpart: its two sides hold equal "
+                "weight, so no majority side takes a missing value), where the serving "
+                'formats end every row at a leaf; refit with missing="learned" to serve it'
             )
         # A feature with a fill value (missing="impute_mean") is never missing at a node.
         if nodes["missing_child"][q] < 0 and features[nodes["feature"][q]].fill is None:

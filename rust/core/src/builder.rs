@@ -472,6 +472,14 @@ fn grow_frontier(
             }
             _ => None,
         };
+        // Where a row that the rule cannot send goes: C4.5's fractions, or, under rpart's
+        // surrogates (a split without a majority side), nowhere: it stays in the node.
+        let stays = vec![0.0; n_children];
+        let spread: &[f64] = if params.missing == MissingStrategy::Surrogate {
+            &stays
+        } else {
+            &split.fractions
+        };
         let parts = match (grower.fill_for(&split, &p.rows), sides) {
             // Class majority: a training row's missing value is read as its class's at the
             // node; a row left missing (no value to fill) follows the predict-time rule.
@@ -480,7 +488,7 @@ fn grow_frontier(
                 partition(
                     |r| send(&kind, || rule, &filled, r),
                     &p.rows,
-                    &split.fractions,
+                    spread,
                     routes.as_mut(),
                     control,
                 )
@@ -492,14 +500,14 @@ fn grow_frontier(
                     (sides.side(r, || columns.number(f, r))).or_else(|| rule.route(columns, r))
                 },
                 &p.rows,
-                &split.fractions,
+                spread,
                 routes.as_mut(),
                 control,
             ),
             (None, None) => partition(
                 |r| send(&kind, || rule, data.columns(), r),
                 &p.rows,
-                &split.fractions,
+                spread,
                 routes.as_mut(),
                 control,
             ),
@@ -509,7 +517,7 @@ fn grow_frontier(
             Some(v) => partition(
                 |r| send(&kind, || rule, v.data.columns(), r),
                 &p.validation,
-                &split.fractions,
+                spread,
                 None,
                 control,
             )

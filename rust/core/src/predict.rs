@@ -1,7 +1,7 @@
 //! Prediction: a row walks from the root to a leaf; a row missing a tested value takes the
 //! node's surrogate splits or missing child if it has them (the strategy the tree was grown
 //! with), else follows every branch with the stored fractions r̃_v and the leaf distributions
-//! are summed (C4.5, text 000 §4.4.2). The walk uses an explicit `(node, weight)` stack, never
+//! are summed (C4.5, text 000 §4.4.2); under rpart's surrogates it stops at the node instead. The walk uses an explicit `(node, weight)` stack, never
 //! recursion, and the fractional path is only taken by rows that need it. Batches first run
 //! the compact walk of [`crate::batch`], which hands the rows it cannot finish to this one.
 
@@ -50,6 +50,9 @@ impl Tree {
             let rule = || self.missing_rule(node);
             match send(&kind, rule, values, row).and_then(|c| self.children(node).nth(c)) {
                 Some(child) => stack.push((child, w)),
+                // rpart: a row no surrogate sends, at a split without a majority side, stays
+                // in the node and takes its prediction.
+                None if self.keeps_unsent(node) => out.push((node, w)),
                 None => {
                     // Children are contiguous: pushed last to first, with no list to collect.
                     let first = self.children(node).next().map_or(0, |c| c.0);

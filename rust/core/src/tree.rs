@@ -621,6 +621,15 @@ impl Tree {
         self.children(node).nth(k as usize)
     }
 
+    /// Whether a row this split cannot send stays in the node and takes its prediction:
+    /// rpart's rule (`missing="surrogate"`) at a split whose two sides held equal known weight,
+    /// which leaves it no majority side, once no surrogate can send the row.
+    pub fn keeps_unsent(&self, node: NodeId) -> bool {
+        self.missing == MissingStrategy::Surrogate
+            && self.children(node).next().is_some()
+            && self.missing_child(node).is_none()
+    }
+
     /// Training weight that reached the node with its tested value missing (0 for a leaf).
     pub fn missing_weight(&self, node: NodeId) -> f64 {
         self.missing_weight

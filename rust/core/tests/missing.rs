@@ -497,3 +497,39 @@ fn known_versus_missing_split_is_searched() {
     let tree = fit(&cols, &y, MissingStrategy::Fractional);
     assert_eq!(tree.kind(NodeId::ROOT), NodeKind::Leaf);
 }
+
+/// rpart's split without a majority side: x cuts its 20 rows 10 / 10 and the last two rows
+/// miss x, while z, known only for them, cannot be a surrogate. Those two stay in the root at
+/// fit (the children hold 10 each) and at prediction (the root's distribution, 11 / 22 of
+/// class 1 with class 1 for row 21 and class 0 for row 22).
+#[test]
+fn surrogate_split_without_a_majority_side_keeps_unsent_rows() {
+    let mut x: Vec<f64> = (1..=20).map(f64::from).collect();
+    x.extend([NAN, NAN]);
+    let mut z = vec![NAN; 20];
+    z.extend([1.0, 2.0]);
+    let mut y: Vec<u32> = (0..20).map(|i| u32::from(i >= 10)).collect();
+    y.extend([1, 0]);
+    let cols = [OwnedCol::Num(x.clone()), OwnedCol::Num(z.clone())];
+    let tree = fit(&cols, &y, MissingStrategy::Surrogate);
+    assert_eq!(tree.weight(NodeId::ROOT), 22.0);
+    assert_eq!(weights(&tree), vec![10.0, 10.0]);
+    assert!(tree.keeps_unsent(NodeId::ROOT));
+    let p = proba(&tree, &x, Some(&z));
+    assert_eq!(&p[..20], &[[0.0; 10], [1.0; 10]].concat()[..]);
+    assert_eq!(&p[20..], &[0.5, 0.5]);
+    // One more row on the left makes it the majority side: the unsent rows go there.
+    let mut x2 = x.clone();
+    x2.push(0.5);
+    let mut z2 = z.clone();
+    z2.push(NAN);
+    let mut y2 = y.clone();
+    y2.push(0);
+    let tree = fit(
+        &[OwnedCol::Num(x2), OwnedCol::Num(z2)],
+        &y2,
+        MissingStrategy::Surrogate,
+    );
+    assert_eq!(weights(&tree), vec![13.0, 10.0]);
+    assert!(!tree.keeps_unsent(NodeId::ROOT));
+}

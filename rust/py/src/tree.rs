@@ -464,16 +464,17 @@ impl PyTree {
         let mask: Vec<u8> = t.subset_sides().iter().map(|&s| s as u8).collect();
         d.set_item("subset_mask", mask.into_pyarray(py))?;
         // Missing values: the child each split sends them to (index among its children, -1 for
-        // C4.5's fractions and for leaves), the weight that arrived missing, and the surrogate
+        // C4.5's fractions and for leaves, -2 where a row no surrogate sends stays in the node:
+        // rpart's split without a majority side), the weight that arrived missing, and the surrogate
         // splits back to back (each node's at surrogate_offset, surrogate_len of them; a
         // surrogate's child map at surrogate_map in surrogate_children: [<=, >] for a numeric
         // feature, one per category otherwise, -1 for no direction).
         d.set_item(
             "missing_child",
-            i64s(&|n| {
-                t.missing_child(n).map_or(-1, |c| {
-                    i64::from(c.0) - t.children(n).next().map_or(0, |f| i64::from(f.0))
-                })
+            i64s(&|n| match t.missing_child(n) {
+                Some(c) => i64::from(c.0) - t.children(n).next().map_or(0, |f| i64::from(f.0)),
+                None if t.keeps_unsent(n) => -2,
+                None => -1,
             })
             .into_pyarray(py),
         )?;

@@ -3,6 +3,7 @@
 
 use super::Shape;
 use crate::data::{Column, Dataset, Target};
+use crate::params::MissingStrategy;
 use crate::split::{send, MissingRule};
 use crate::tree::{NodeId, NodeKind, Tree};
 
@@ -188,8 +189,10 @@ impl<'a, 'd> Rows<'a, 'd> {
             Fractions::Stored => children.iter().map(|&c| tree.branch_fraction(c)).collect(),
             Fractions::Observed => observed_fractions(&known),
         };
+        // Under rpart's surrogates a row the rule cannot send stays in the node.
+        let spreads = tree.missing != MissingStrategy::Surrogate;
         for (s, &fk) in sets.iter_mut().zip(&f) {
-            if fk > 0.0 {
+            if spreads && fk > 0.0 {
                 s.extend(missing.iter().map(|m| Seg {
                     scale: m.scale * fk,
                     ..*m

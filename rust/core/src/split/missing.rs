@@ -320,8 +320,15 @@ pub(crate) fn plan_with(
         } else {
             Surrogates::default()
         };
+        // Without a majority (two sides of equal known weight) a row no surrogate sends
+        // stays in the node (see [`Primary::majority`]).
+        let child = match primary.majority {
+            Some(k) => Some(k),
+            None if n_children == 2 && primary.total() > 0.0 => None,
+            None => heaviest,
+        };
         return Plan {
-            child: primary.majority.or(heaviest),
+            child,
             surrogates,
             weight,
         };
@@ -364,7 +371,7 @@ struct Primary {
     /// Weight of the known rows per child.
     per_child: Vec<f64>,
     /// The child a row missing every surrogate goes to: the heaviest by weight (rpart's
-    /// "majority direction"); a tie goes to the child rpart calls right (see [`rpart_right`]).
+    /// "majority direction"); `None` on a tie of a binary split, where such a row stays.
     majority: Option<usize>,
     /// The child rpart calls right in a binary split.
     right: usize,
@@ -396,8 +403,10 @@ impl Primary {
         let majority = match heaviest.as_slice() {
             [] => None,
             [k] => Some(*k),
-            // rpart keeps no direction on a tie; its prediction then goes right.
-            ties if n_children == 2 && ties.contains(&right) => Some(right),
+            // rpart keeps no direction on a tie of a binary split (`surrogate.c`'s
+            // `lastsurrogate = 0`): a row that no surrogate can send stays in the node, at
+            // fit (`nodesplit.c`) and at prediction (`pred_rpart.c`).
+            _ if n_children == 2 => None,
             [first, ..] => Some(*first),
         };
         Primary {

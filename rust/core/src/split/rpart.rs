@@ -314,7 +314,8 @@ impl Rpart {
                     matches!(c.rule, SplitRule::Numeric { .. } | SplitRule::Subset { .. })
                 })
         };
-        if !tied.iter().all(rpart_kind) {
+        if !tied.iter().all(rpart_kind) || !tied.iter().all(|&f| self.enumerable(searcher, rows, f))
+        {
             return chosen;
         }
         let risk = match self.method {
@@ -343,6 +344,29 @@ impl Rpart {
             *slot = rebuilt;
         }
         Some(f)
+    }
+
+    /// Whether rpart's scan of feature `f` at the node is one quercus also makes: a
+    /// categorical feature of more classes than two is scanned over every subset of its
+    /// present categories (2^(k−1)), which quercus does up to `max_exhaustive_categories`
+    /// and replaces beyond by an ordering; such ties are left to quercus's rule.
+    fn enumerable(&self, searcher: &Searcher<'_, '_>, rows: &NodeRows, f: usize) -> bool {
+        let Method::Classes { aprior, .. } = &self.method else {
+            return true;
+        };
+        let Some(Column::Categorical(c)) = searcher.data.columns().get(f) else {
+            return true;
+        };
+        if aprior.len() <= 2 {
+            return true;
+        }
+        let mut present = vec![false; c.n_categories as usize];
+        for (r, _) in rows.iter() {
+            if let Some(p) = c.code(r).and_then(|k| present.get_mut(k as usize)) {
+                *p = true;
+            }
+        }
+        present.iter().filter(|&&p| p).count() <= searcher.max_exhaustive_categories
     }
 
     /// rpart's risk of the node (`anovass`): the weighted sum of squares about the mean, the
