@@ -173,6 +173,7 @@ impl Tree {
             let rule = || self.missing_rule(node);
             match send(&kind, rule, values, row).and_then(|c| self.children(node).nth(c)) {
                 Some(child) => stack.push(child),
+                None if self.keeps_unsent(node) => {}
                 None => stack.extend(
                     self.children(node)
                         .filter(|&c| self.branch_fraction(c) > 0.0),

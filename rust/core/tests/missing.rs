@@ -273,12 +273,13 @@ fn surrogates_route_a_missing_value_through_another_feature() {
     let kids = children(&tree, NodeId::ROOT);
     close(tree.value(kids[0]), &[3.0, 1.0]);
     close(tree.value(kids[1]), &[0.0, 4.0]);
-    // at predict: x missing, z −1 -> left (P(1) = 1/4); z −9 -> right; both missing -> the
-    // majority child: 3 known rows a side, a tie, so the side rpart calls right (the higher
-    // mean class, as rpart's cross-validation sends it)
+    // at predict: x missing, z −1 -> left (P(1) = 1/4); z −9 -> right; both missing: the
+    // known rows are 3 a side, a tie, so no majority side: the row stays in the root and
+    // takes its distribution, 5 of 8 of class 1 (rpart's `predict.rpart`)
     let p = proba(&tree, &[NAN, NAN, NAN], Some(&[-1.0, -9.0, NAN]));
-    close(&p, &[0.25, 1.0, 1.0]);
-    assert_eq!(tree.missing_child(NodeId::ROOT), Some(kids[1]));
+    close(&p, &[0.25, 1.0, 0.625]);
+    assert_eq!(tree.missing_child(NodeId::ROOT), None);
+    assert!(tree.keeps_unsent(NodeId::ROOT));
     // no surrogates kept
     let none = fit_with(
         &[
