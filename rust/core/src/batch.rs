@@ -1192,7 +1192,7 @@ mod tests {
     use crate::criterion::Criterion;
     use crate::data::{CategoricalColumn, Target};
     use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
-    use crate::tree::{Side, SplitTag};
+    use crate::tree::{Side, SplitTag, TreeMeta};
 
     /// SplitMix64: reproducible data with no dependency.
     struct Rng(u64);
@@ -1641,11 +1641,11 @@ mod tests {
     fn deep_random_trees_agree() {
         let mut rng = Rng(3);
         for features in [1usize, 3] {
-            let mut tree = Tree::empty(
+            let mut tree = Tree::empty(TreeMeta::new(
                 Criterion::Gini,
                 vec![FeatureKind::Numeric; features],
                 vec![3],
-            );
+            ));
             let mut leaves = vec![tree.push_node(None, 1.0)];
             while tree.n_nodes() < 20_001 {
                 let pick = leaves.len() - 1 - (rng.below(4) as usize).min(leaves.len() - 1);
@@ -1716,7 +1716,7 @@ mod tests {
                 ordered: true,
             },
         ];
-        let mut tree = Tree::empty(Criterion::Gini, kinds, vec![3]);
+        let mut tree = Tree::empty(TreeMeta::new(Criterion::Gini, kinds, vec![3]));
         let mut leaves = vec![tree.push_node(None, 1.0)];
         while tree.n_nodes() < 3001 {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);

@@ -30,7 +30,7 @@ use crate::split::{
 };
 use crate::subtrees;
 use crate::threads::in_pool;
-use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, NONE};
+use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, TreeMeta, NONE};
 
 /// A node waiting to be expanded.
 struct Pending {
@@ -347,15 +347,17 @@ fn grow_checked(
             .then(|| Sampler::new(params.random_state, params.max_features)),
         control,
     };
-    let mut tree = Tree::empty(params.criterion, data.kinds(), outputs);
-    tree.missing = params.missing;
-    tree.conventions = params.conventions;
-    tree.splitter = splitter;
-    tree.max_bins = if splitter == Splitter::Hist {
-        params.max_bins as u32
-    } else {
-        0
-    };
+    let mut tree = Tree::empty(TreeMeta {
+        missing: params.missing,
+        conventions: params.conventions,
+        splitter,
+        max_bins: if splitter == Splitter::Hist {
+            params.max_bins as u32
+        } else {
+            0
+        },
+        ..TreeMeta::new(params.criterion, data.kinds(), outputs)
+    });
     tree.reserve_nodes(1, control).ok_or_else(stop)?;
     let root = tree.push_node(None, 1.0);
     let all = |n: usize, w: &[f64]| -> Result<NodeRows> {

@@ -51,4 +51,6 @@ pub use params::{
 pub use scores::{split_scores, NoSplit};
 pub use spread::NodeSpread;
 pub use stream::{BinnedBatch, Kept, Pass, Sketch, StreamFit, Sums};
-pub use tree::{FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree};
+pub use tree::{
+    FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree, TreeMeta,
+};

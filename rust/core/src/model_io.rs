@@ -18,7 +18,7 @@ use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, MAX_BINS};
-use crate::tree::{FeatureScore, Optimality, Side, SplitTag, Tree, NONE};
+use crate::tree::{FeatureScore, Optimality, Side, SplitTag, Tree, TreeMeta, NONE};
 
 /// The first eight bytes of every model file. As in PNG: a non-ASCII first byte, the name, and
 /// CR LF / Ctrl-Z / LF, so text-mode transfers that rewrite line ends are detected.
@@ -88,9 +88,16 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
     // Every field by name, with no `..`: a field added to `Tree` fails to compile here until
     // the format says how it is stored (or that it is not).
     let Tree {
-        criterion,
-        kinds,
-        outputs,
+        meta:
+            TreeMeta {
+                criterion,
+                kinds,
+                outputs,
+                missing,
+                conventions,
+                splitter,
+                max_bins,
+            },
         tag,
         feature,
         threshold,
@@ -120,12 +127,8 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         value,
         score_offset,
         scores,
-        missing,
         missing_weight,
-        splitter,
-        max_bins,
         optimality,
-        conventions,
     } = tree;
     let n_nodes = tag.len();
     let width = tree.value_width();
@@ -507,9 +510,15 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     }
 
     let tree = Tree {
-        criterion,
-        kinds,
-        outputs,
+        meta: TreeMeta {
+            criterion,
+            kinds,
+            outputs,
+            missing,
+            conventions,
+            splitter,
+            max_bins,
+        },
         tag,
         feature,
         threshold,
@@ -539,12 +548,8 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         value,
         score_offset,
         scores,
-        missing,
         missing_weight,
-        splitter,
-        max_bins,
         optimality,
-        conventions,
     };
     validate(&tree)?;
     Ok(Model { tree, metadata })
@@ -813,26 +818,26 @@ fn at<T: Copy>(v: &[T], i: usize, what: &str) -> Result<T> {
 ///   weights are finite and non-negative, impurities and means finite, labels name a class.
 fn validate(t: &Tree) -> Result<()> {
     let n = t.tag.len();
-    let n_features = t.kinds.len();
+    let n_features = t.meta.kinds.len();
     let n_outputs = t.n_outputs();
-    if t.outputs.contains(&0) && t.n_classes() > 0 {
+    if t.meta.outputs.contains(&0) && t.n_classes() > 0 {
         return Err(corrupt(format!(
             "the outputs have {:?} classes: every output is classes or every output real",
-            t.outputs
+            t.meta.outputs
         )));
     }
-    match (t.criterion.is_regression(), t.n_classes()) {
+    match (t.meta.criterion.is_regression(), t.n_classes()) {
         (true, 0) => {}
         (true, k) => {
             return Err(corrupt(format!(
                 "the regression criterion {:?} comes with {k} classes",
-                t.criterion.name()
+                t.meta.criterion.name()
             )))
         }
         (false, 0) => {
             return Err(corrupt(format!(
                 "the classification criterion {:?} comes with no classes",
-                t.criterion.name()
+                t.meta.criterion.name()
             )))
         }
         (false, _) => {}
@@ -840,7 +845,7 @@ fn validate(t: &Tree) -> Result<()> {
     // Every linear term, once (node ranges may overlap, so checking them per node could cost
     // n_nodes × n_terms on a hostile file).
     for (k, (&f, &w)) in t.linear_features.iter().zip(&t.linear_weights).enumerate() {
-        if t.kinds.get(f as usize) != Some(&FeatureKind::Numeric) {
+        if t.meta.kinds.get(f as usize) != Some(&FeatureKind::Numeric) {
             return Err(corrupt(format!(
                 "linear term {k} uses feature {f}, which is not one of the {n_features} features \
                  or not numeric"
@@ -861,7 +866,7 @@ fn validate(t: &Tree) -> Result<()> {
         let agreement = at(&t.surrogate_agreement, k, "the surrogate agreement")?;
         let map = at(&t.surrogate_map, k, "the surrogate child map")?;
         let surrogate = |what: String| corrupt(format!("surrogate split {k}: {what}"));
-        let width = match t.kinds.get(f as usize) {
+        let width = match t.meta.kinds.get(f as usize) {
             Some(FeatureKind::Numeric) if threshold.is_finite() => 2,
             Some(FeatureKind::Numeric) => {
                 return Err(surrogate(format!(
@@ -979,7 +984,7 @@ fn validate(t: &Tree) -> Result<()> {
             let kind = if tag == SplitTag::Oblique && feature == NONE {
                 FeatureKind::Numeric
             } else {
-                t.kinds.get(feature as usize).copied().ok_or_else(|| {
+                t.meta.kinds.get(feature as usize).copied().ok_or_else(|| {
                     node(format!(
                         "it tests feature {feature}, but the model has {n_features} features"
                     ))
@@ -1093,7 +1098,7 @@ fn validate(t: &Tree) -> Result<()> {
                 for k in start..start + n_surrogates as usize {
                     let f = at(&t.surrogate_feature, k, "the surrogate feature")?;
                     let map = at(&t.surrogate_map, k, "the surrogate child map")? as usize;
-                    let width = match t.kinds.get(f as usize) {
+                    let width = match t.meta.kinds.get(f as usize) {
                         Some(FeatureKind::Categorical { n_categories, .. }) => {
                             *n_categories as usize
                         }
@@ -1132,7 +1137,7 @@ fn validate(t: &Tree) -> Result<()> {
         if !impurity.is_finite() {
             return Err(node(format!("impurity {impurity} is not finite")));
         }
-        for (k, &classes) in t.outputs.iter().enumerate() {
+        for (k, &classes) in t.meta.outputs.iter().enumerate() {
             let label = at(&t.label, i * n_outputs + k, "the label")?;
             let label_ok = if classes == 0 {
                 label == 0
@@ -1259,9 +1264,9 @@ mod tests {
         let back = read(&bytes).expect("read");
         assert_eq!(back.metadata, b"{}");
         let b = &back.tree;
-        assert_eq!(b.criterion, tree.criterion);
-        assert_eq!(b.kinds, tree.kinds);
-        assert_eq!(b.outputs, tree.outputs);
+        assert_eq!(b.meta.criterion, tree.meta.criterion);
+        assert_eq!(b.meta.kinds, tree.meta.kinds);
+        assert_eq!(b.meta.outputs, tree.meta.outputs);
         assert_eq!(b.tag, tree.tag);
         assert_eq!(b.feature, tree.feature);
         assert!(same_f64(&b.threshold, &tree.threshold));
@@ -1278,7 +1283,7 @@ mod tests {
         assert_eq!(b.label, tree.label);
         assert!(same_f64(&b.value, &tree.value));
         assert_eq!(b.score_offset, tree.score_offset);
-        assert_eq!(b.missing, tree.missing);
+        assert_eq!(b.meta.missing, tree.meta.missing);
         assert_eq!(b.missing_child, tree.missing_child);
         assert_eq!(b.surrogate_offset, tree.surrogate_offset);
         assert_eq!(b.surrogate_len, tree.surrogate_len);

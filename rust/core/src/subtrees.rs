@@ -11,17 +11,6 @@ use crate::control::Control;
 use crate::tree::{NodeId, NodeKind, SplitTag, Tree, NONE};
 
 impl Tree {
-    /// A tree without nodes, grown as this one was (outputs, features, missing values,
-    /// conventions and search).
-    fn like(&self) -> Tree {
-        let mut tree = Tree::empty(self.criterion, self.kinds.clone(), self.outputs.clone());
-        tree.missing = self.missing;
-        tree.conventions = self.conventions;
-        tree.splitter = self.splitter;
-        tree.max_bins = self.max_bins;
-        tree
-    }
-
     /// Gives `at` the figures `from` has in `src`, which growth writes when it makes a node
     /// (its depth, weight, rows, impurity, labels, value and recorded scores).
     fn copy_figures(&mut self, at: NodeId, src: &Tree, from: NodeId, control: &Control) {

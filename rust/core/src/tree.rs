@@ -181,14 +181,52 @@ impl<'t> SurrogateSet<'t> {
     }
 }
 
+/// What a tree was grown with: its outputs and features and the rules its nodes were made
+/// and are read by. One record, so that every producer of a tree (growth, the subtrees grown
+/// apart, the streamed and optimal fits, pruning, model files) carries it whole: a tree is
+/// made from one ([`Tree::empty`]) or from another tree ([`Tree::like`]), never field by
+/// field, and none of them can drop what another reads (a pruned histogram tree used to
+/// report the exact search).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeMeta {
+    pub criterion: Criterion,
+    pub kinds: Vec<FeatureKind>,
+    /// The classes of each output (0 for a real-valued one): one entry for a 1-D target,
+    /// several for a multi-output tree, all classes or all real.
+    pub outputs: Vec<usize>,
+    /// The missing-value strategy the tree was grown with.
+    pub missing: MissingStrategy,
+    /// The conventions the tree was grown with: how its nodes' labels (and prediction) break
+    /// ties between classes ([`Conventions`]).
+    pub conventions: Conventions,
+    /// The threshold search that grew the tree (`Auto` resolved) and, for `Hist`, its bins
+    /// per feature (0 for `Exact`).
+    pub splitter: Splitter,
+    pub max_bins: u32,
+}
+
+impl TreeMeta {
+    /// The record of a tree of `outputs` over features `kinds` grown with `criterion`, under
+    /// the texts' conventions with C4.5's fractions, searched exactly (the fields a producer
+    /// does not set are these defaults).
+    pub fn new(criterion: Criterion, kinds: Vec<FeatureKind>, outputs: Vec<usize>) -> TreeMeta {
+        TreeMeta {
+            criterion,
+            kinds,
+            outputs,
+            missing: MissingStrategy::Fractional,
+            conventions: Conventions::Texts,
+            splitter: Splitter::Exact,
+            max_bins: 0,
+        }
+    }
+}
+
 /// A fitted decision tree.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tree {
-    pub(crate) criterion: Criterion,
-    pub(crate) kinds: Vec<FeatureKind>,
-    /// The classes of each output (0 for a real-valued one): one entry for a 1-D target,
-    /// several for a multi-output tree, all classes or all real.
-    pub(crate) outputs: Vec<usize>,
+    /// What the tree was grown with, carried whole ([`TreeMeta`]).
+    pub(crate) meta: TreeMeta,
 
     // Hot: read on every prediction step.
     pub(crate) tag: Vec<SplitTag>,
@@ -237,17 +275,8 @@ pub struct Tree {
     /// `n_features` scores per searched node; `score_offset` is u32::MAX for others.
     pub(crate) score_offset: Vec<u32>,
     pub(crate) scores: Vec<FeatureScore>,
-    /// The missing-value strategy the tree was grown with.
-    pub(crate) missing: MissingStrategy,
     /// Training weight at each split whose tested value was missing (0 for leaves).
     pub(crate) missing_weight: Vec<f64>,
-    /// The threshold search that grew the tree (`Auto` resolved) and, for `Hist`, its bins
-    /// per feature (0 for `Exact`).
-    pub(crate) splitter: Splitter,
-    pub(crate) max_bins: u32,
-    /// The conventions the tree was grown with: how its nodes' labels (and prediction) break
-    /// ties between classes ([`Conventions`]).
-    pub(crate) conventions: Conventions,
     /// Set by the optimal search only: what it proved of this tree (a pruned copy is no
     /// longer what it proved, and has none).
     pub(crate) optimality: Option<Optimality>,
@@ -256,16 +285,10 @@ pub struct Tree {
 pub(crate) const NONE: u32 = u32::MAX;
 
 impl Tree {
-    /// A tree with no nodes whose outputs have `outputs` classes each (0: real-valued).
-    pub(crate) fn empty(
-        criterion: Criterion,
-        kinds: Vec<FeatureKind>,
-        outputs: Vec<usize>,
-    ) -> Self {
+    /// A tree with no nodes, grown as `meta` says.
+    pub(crate) fn empty(meta: TreeMeta) -> Self {
         Tree {
-            criterion,
-            kinds,
-            outputs,
+            meta,
             tag: Vec::new(),
             feature: Vec::new(),
             threshold: Vec::new(),
@@ -295,13 +318,19 @@ impl Tree {
             value: Vec::new(),
             score_offset: Vec::new(),
             scores: Vec::new(),
-            missing: MissingStrategy::Fractional,
             missing_weight: Vec::new(),
-            splitter: Splitter::Exact,
-            max_bins: 0,
-            conventions: Conventions::Texts,
             optimality: None,
         }
+    }
+
+    /// A tree without nodes, grown as this one was (its whole [`TreeMeta`]).
+    pub(crate) fn like(&self) -> Tree {
+        Tree::empty(self.meta.clone())
+    }
+
+    /// What the tree was grown with.
+    pub fn meta(&self) -> &TreeMeta {
+        &self.meta
     }
 
     /// Room for `k` more nodes in every per-node vector, or `None` when the memory cannot be
@@ -370,7 +399,7 @@ impl Tree {
     }
 
     pub fn criterion(&self) -> Criterion {
-        self.criterion
+        self.meta.criterion
     }
 
     pub fn n_nodes(&self) -> usize {
@@ -387,27 +416,27 @@ impl Tree {
     }
 
     pub fn n_features(&self) -> usize {
-        self.kinds.len()
+        self.meta.kinds.len()
     }
 
     pub fn feature_kinds(&self) -> &[FeatureKind] {
-        &self.kinds
+        &self.meta.kinds
     }
 
     /// Number of classes, summed over the outputs (the width of a node's class weights);
     /// 0 for a regression tree.
     pub fn n_classes(&self) -> usize {
-        self.outputs.iter().sum()
+        self.meta.outputs.iter().sum()
     }
 
     /// Targets the tree predicts at once: 1, or several for a multi-output tree.
     pub fn n_outputs(&self) -> usize {
-        self.outputs.len()
+        self.meta.outputs.len()
     }
 
     /// The classes of each output; 0 for a real-valued one.
     pub fn output_classes(&self) -> &[usize] {
-        &self.outputs
+        &self.meta.outputs
     }
 
     pub fn is_regression(&self) -> bool {
@@ -427,7 +456,7 @@ impl Tree {
     /// Where each output's numbers lie in a node's [`Tree::value`]: `(start, len)`.
     pub fn output_ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         let regression = self.is_regression();
-        self.outputs.iter().scan(0, move |start, &n| {
+        self.meta.outputs.iter().scan(0, move |start, &n| {
             let len = if regression { 1 } else { n };
             let range = (*start, len);
             *start += len;
@@ -472,7 +501,7 @@ impl Tree {
             },
             SplitTag::Subset => {
                 let start = self.subset_offset.get(i).copied().unwrap_or(0) as usize;
-                let len = match self.kinds.get(feature) {
+                let len = match self.meta.kinds.get(feature) {
                     Some(FeatureKind::Categorical { n_categories, .. }) => *n_categories as usize,
                     _ => 0,
                 };
@@ -597,18 +626,18 @@ impl Tree {
 
     /// The missing-value strategy the tree was grown with.
     pub fn missing_strategy(&self) -> MissingStrategy {
-        self.missing
+        self.meta.missing
     }
 
     /// The threshold search that grew the tree: `Exact` or `Hist` (never `Auto`), with the
     /// histogram's bins per feature (0 for exact).
     pub fn splitter(&self) -> (Splitter, u32) {
-        (self.splitter, self.max_bins)
+        (self.meta.splitter, self.meta.max_bins)
     }
 
     /// The conventions the tree was grown with ([`Conventions`]).
     pub fn conventions(&self) -> Conventions {
-        self.conventions
+        self.meta.conventions
     }
 
     /// The child a row missing the node's tested value goes to (after its surrogates, if it
@@ -625,7 +654,7 @@ impl Tree {
     /// rpart's rule (`missing="surrogate"`) at a split whose two sides held equal known weight,
     /// which leaves it no majority side, once no surrogate can send the row.
     pub fn keeps_unsent(&self, node: NodeId) -> bool {
-        self.missing == MissingStrategy::Surrogate
+        self.meta.missing == MissingStrategy::Surrogate
             && self.children(node).next().is_some()
             && self.missing_child(node).is_none()
     }
@@ -641,7 +670,7 @@ impl Tree {
     /// The node's surrogate splits, best first (empty unless grown with surrogates).
     pub fn surrogates(&self, node: NodeId) -> impl Iterator<Item = Surrogate<'_>> {
         let set = self.surrogate_set(node);
-        (0..set.len()).filter_map(move |i| set.get(i, &self.kinds))
+        (0..set.len()).filter_map(move |i| set.get(i, &self.meta.kinds))
     }
 
     /// The missing-value routing of a node: its surrogates and its missing child (index
@@ -711,7 +740,7 @@ impl Tree {
         let offset = self.surrogate_feature.len() as u32;
         let mut n = 0u32;
         for k in 0..set.len() {
-            let Some(s) = set.get(k, &self.kinds) else {
+            let Some(s) = set.get(k, &self.meta.kinds) else {
                 continue;
             };
             self.surrogate_feature.push(s.feature as u32);
@@ -753,7 +782,11 @@ impl Tree {
     /// (the walks over it must not recurse); the left leaf at depth d says class d % 2, the
     /// last right leaf class 0.
     pub(crate) fn chain(depth: u32) -> Tree {
-        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], vec![2]);
+        let mut tree = Tree::empty(TreeMeta::new(
+            Criterion::Gini,
+            vec![FeatureKind::Numeric],
+            vec![2],
+        ));
         let mut node = tree.push_node(None, 1.0);
         for d in 0..depth {
             let i = node.index();

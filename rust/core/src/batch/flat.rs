@@ -173,7 +173,7 @@ impl<T: Copy + Default> Flat<T> {
             ids,
             position,
             depth,
-            tests: vec![false; tree.kinds.len()],
+            tests: vec![false; tree.meta.kinds.len()],
             answers: Vec::new(),
         };
         for i in 0..flat.ids.len() {
@@ -250,15 +250,19 @@ impl<T: Copy + Default> Flat<T> {
     /// position `to` (NONE: the general routing sends them), its bitsets or children table
     /// appended; `None` when the general routing must do its test.
     fn compact(&mut self, tree: &Tree, id: NodeId, here: u32, to: u32) -> Option<Node> {
-        let categorical =
-            |f: usize| matches!(tree.kinds.get(f), Some(FeatureKind::Categorical { .. }));
+        let categorical = |f: usize| {
+            matches!(
+                tree.meta.kinds.get(f),
+                Some(FeatureKind::Categorical { .. })
+            )
+        };
         let two = tree.children(id).count() == 2;
         let right = self.child(tree, id, 1);
         match tree.kind(id) {
             // A NaN threshold (no fitted tree has one) sends every row left: general
             // routing's business.
             NodeKind::Numeric { feature, threshold }
-                if tree.kinds.get(feature) == Some(&FeatureKind::Numeric)
+                if tree.meta.kinds.get(feature) == Some(&FeatureKind::Numeric)
                     && two
                     && !threshold.is_nan() =>
             {

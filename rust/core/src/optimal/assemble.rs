@@ -12,14 +12,18 @@ use crate::builder::class_of;
 use crate::control::Control;
 use crate::criterion::{misclassification, Criterion};
 use crate::data::{Sample, Target};
-use crate::params::MissingStrategy;
+use crate::params::{MissingStrategy, Splitter};
 use crate::split::route;
-use crate::tree::{NodeId, NodeKind, Side, SplitTag, Tree, NONE};
+use crate::tree::{NodeId, NodeKind, Side, SplitTag, Tree, TreeMeta, NONE};
 
 /// What the arena tree records beyond its tests.
 pub(crate) struct Setting<'a> {
     pub costs: Option<&'a [f64]>,
     pub missing: MissingStrategy,
+    /// Where the search's thresholds come from: every midpoint, or the histogram
+    /// splitter's `max_bins` bins (as the fitted tree records it).
+    pub splitter: Splitter,
+    pub max_bins: u32,
     /// Penalty per leaf, in weight units.
     pub alpha: f64,
 }
@@ -57,8 +61,12 @@ pub(crate) fn assemble(
         // Refused at the search's entry (`grow_optimal`).
         Target::MultiClasses { .. } | Target::MultiValues { .. } => return None,
     };
-    let mut tree = Tree::empty(criterion, data.kinds(), vec![n_classes]);
-    tree.missing = setting.missing;
+    let mut tree = Tree::empty(TreeMeta {
+        missing: setting.missing,
+        splitter: setting.splitter,
+        max_bins: setting.max_bins,
+        ..TreeMeta::new(criterion, data.kinds(), vec![n_classes])
+    });
     tree.reserve_nodes(sol.nodes.len(), control)?;
     let unit = weights
         .iter()

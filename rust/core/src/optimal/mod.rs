@@ -294,6 +294,8 @@ fn run(
     let setting = Setting {
         costs,
         missing: params.missing,
+        splitter: searched_splitter(params),
+        max_bins: searched_bins(params),
         alpha,
     };
     let n_rows = train.data.n_rows();
@@ -376,6 +378,8 @@ fn prepare(
     let setting = Setting {
         costs: params.cost_matrix.as_deref(),
         missing: params.missing,
+        splitter: searched_splitter(params),
+        max_bins: searched_bins(params),
         alpha: ccp_alpha * total_weight,
     };
     let seed = greedy(train, params, &columns, &setting, control)?;
@@ -404,10 +408,7 @@ fn greedy(
         min_samples_split: 2,
         min_samples_leaf: 1,
         // The search's own thresholds, so that the greedy tree is one of its candidates.
-        splitter: match params.splitter {
-            Splitter::Hist => Splitter::Hist,
-            _ => Splitter::Exact,
-        },
+        splitter: searched_splitter(params),
         ..params.clone()
     };
     let tree = grow_controlled(train, &greedy_params, None, control)?;
@@ -415,6 +416,23 @@ fn greedy(
         return Ok(None);
     };
     Ok(assemble(train, columns, &sol, setting, control).map(|(_, cost)| (cost, sol)))
+}
+
+/// The thresholds the search takes: the histogram splitter's bins with `splitter="hist"`,
+/// else every midpoint (recorded as the exact search).
+fn searched_splitter(params: &TreeParams) -> Splitter {
+    match params.splitter {
+        Splitter::Hist => Splitter::Hist,
+        _ => Splitter::Exact,
+    }
+}
+
+/// The bins per feature of [`searched_splitter`]'s thresholds (0 for every midpoint).
+fn searched_bins(params: &TreeParams) -> u32 {
+    match searched_splitter(params) {
+        Splitter::Hist => params.max_bins as u32,
+        _ => 0,
+    }
 }
 
 /// Runs the branch and bound from `root` (of `n_rows` training rows), `seed` (a tree and its

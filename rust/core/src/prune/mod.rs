@@ -185,9 +185,7 @@ pub(crate) struct Redistributed {
 /// unpruned shape reproduces the input): a node's children are allocated when the node is
 /// reached, and the first child is reached first.
 pub(crate) fn rebuild(tree: &Tree, shape: &Shape, redone: Option<&Redistributed>) -> Tree {
-    let mut out = Tree::empty(tree.criterion, tree.kinds.clone(), tree.outputs.clone());
-    out.missing = tree.missing;
-    out.conventions = tree.conventions;
+    let mut out = tree.like();
     if tree.n_nodes() == 0 {
         return out;
     }
@@ -268,8 +266,13 @@ fn summarise_redistributed(
         set(&mut out.weight, j, weight);
         let n_rows = redone.n_rows.get(node.index()).copied().unwrap_or(0.0);
         set(&mut out.n_rows, j, n_rows);
-        set(&mut out.impurity, j, tree.criterion.impurity(dist));
-        let label = label_of(dist, parent.map(|p| out.label(p)), None, tree.conventions);
+        set(&mut out.impurity, j, tree.meta.criterion.impurity(dist));
+        let label = label_of(
+            dist,
+            parent.map(|p| out.label(p)),
+            None,
+            tree.meta.conventions,
+        );
         set(&mut out.label, j, label);
         if let Some(dst) = out.value.get_mut(j * k..(j + 1) * k) {
             dst.copy_from_slice(dist);
@@ -320,6 +323,7 @@ mod tests {
     use super::*;
     use crate::criterion::{gini, Criterion};
     use crate::data::{Column, FeatureKind};
+    use crate::tree::TreeMeta;
 
     /// A 100,000-deep chain `x <= d + 0.5` built straight into the arena, with the statistics
     /// of rows x = 0..=depth of class x % 2 (each left leaf holds row d): every pass walks it
@@ -328,7 +332,11 @@ mod tests {
     #[test]
     fn deep_chain_is_pruned_without_recursion() {
         let depth = 100_000u32;
-        let mut tree = Tree::empty(Criterion::Gini, vec![FeatureKind::Numeric], vec![2]);
+        let mut tree = Tree::empty(TreeMeta::new(
+            Criterion::Gini,
+            vec![FeatureKind::Numeric],
+            vec![2],
+        ));
         let mut node = tree.push_node(None, 1.0);
         let counts = |from: u32| {
             let n = f64::from(depth - from + 1);

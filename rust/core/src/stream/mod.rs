@@ -43,7 +43,7 @@ use crate::split::missing::plan_with;
 use crate::split::{
     choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule, Values,
 };
-use crate::tree::{NodeId, Tree};
+use crate::tree::{NodeId, Tree, TreeMeta};
 use crate::{Control, Sample};
 pub use binned::BinnedBatch;
 use coded::{Coded, Labels, NO_CATEGORY};
@@ -621,11 +621,11 @@ impl StreamFit {
         } else {
             0.0
         };
-        let mut draft = Tree::empty(
+        let mut draft = Tree::empty(TreeMeta::new(
             self.params.criterion,
             self.kinds.clone(),
             vec![self.n_classes],
-        );
+        ));
         let root = draft.push_node(None, 1.0);
         self.state = Some(Growing {
             cuts,

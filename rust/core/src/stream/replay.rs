@@ -11,7 +11,7 @@ use crate::builder::{split_node, summarise};
 use crate::data::FeatureKind;
 use crate::params::{Splitter, TreeParams};
 use crate::split::Searcher;
-use crate::tree::{NodeId, Tree};
+use crate::tree::{NodeId, Tree, TreeMeta};
 
 /// A node waiting in the best-first heap: the builder's order (`builder::Ranked`).
 struct Ranked {
@@ -49,10 +49,13 @@ pub(super) fn replay(
     nodes: &[Grown],
     searcher: &Searcher<'_, '_>,
 ) -> Tree {
-    let mut tree = Tree::empty(params.criterion, kinds.to_vec(), vec![n_classes]);
-    tree.missing = params.missing;
-    tree.splitter = Splitter::Hist;
-    tree.max_bins = params.max_bins as u32;
+    let mut tree = Tree::empty(TreeMeta {
+        missing: params.missing,
+        conventions: params.conventions,
+        splitter: Splitter::Hist,
+        max_bins: params.max_bins as u32,
+        ..TreeMeta::new(params.criterion, kinds.to_vec(), vec![n_classes])
+    });
     let put = |tree: &mut Tree, id: NodeId, g: &Grown| {
         summarise(
             tree,
