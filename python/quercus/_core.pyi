@@ -126,6 +126,9 @@ class Tree:
     def max_bins(self) -> int:
         """Bins per feature of a histogram tree; 0 for an exact one."""
     @property
+    def conventions(self) -> str:
+        """The conventions the tree was grown with, "texts" or "j48"."""
+    @property
     def optimality(self) -> tuple[float, float] | None:
         """What ``fit_optimal`` proved: (objective, lower bound), equal when the tree is proven
         optimal; None for other trees (and pruned copies)."""

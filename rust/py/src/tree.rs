@@ -248,6 +248,12 @@ impl PyTree {
         self.inner.splitter().1
     }
 
+    /// The conventions the tree was grown with, `"texts"` or `"j48"`.
+    #[getter]
+    fn conventions(&self) -> &'static str {
+        self.inner.conventions().name()
+    }
+
     #[pyo3(signature = (rows, n_jobs=None, progress=None))]
     fn predict_proba<'py>(
         &self,
