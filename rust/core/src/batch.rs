@@ -13,14 +13,16 @@ use rayon::prelude::*;
 
 mod flat;
 mod frame;
+pub(crate) mod rows;
 use flat::{descend, Flat, NAN_FOLDED, NAN_STOPS, NO_NAN};
 pub use frame::{Codes, Frame, FrameColumn};
+pub use rows::{Csr, Matrix, Order, Real, Rows};
 
 use crate::control::Control;
 use crate::data::{CategoricalColumn, Column, Dataset, FeatureKind};
 use crate::error::{CoreError, Result};
 use crate::predict::Reached;
-use crate::split::{send, Values};
+use crate::routing::{send, Values};
 use crate::threads::in_pool;
 use crate::tree::{NodeId, Tree};
 
@@ -34,203 +36,6 @@ const BLOCK: usize = 8192;
 /// The compact layout costs a pass over the nodes, so a call uses it only with at least
 /// one row per this many nodes (fewer rows take the general walk from the root).
 const NODES_PER_ROW: usize = 16;
-
-/// Real numbers a [`Matrix`] may hold. Both convert to `f64` exactly, so a `f32` matrix
-/// predicts as its `f64` copy would.
-pub trait Real: Copy + Send + Sync + 'static {
-    fn to_f64(self) -> f64;
-}
-
-impl Real for f64 {
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self
-    }
-}
-
-impl Real for f32 {
-    #[inline]
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-}
-
-/// How a [`Matrix`] lays out its values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
-    /// Row after row (C order, NumPy's default).
-    RowMajor,
-    /// Column after column (Fortran order).
-    ColumnMajor,
-}
-
-/// A dense matrix of numeric features (NaN is missing), read in place: a NumPy array's
-/// buffer needs no copy or transpose.
-#[derive(Debug, Clone, Copy)]
-pub struct Matrix<'a, T> {
-    values: &'a [T],
-    n_rows: usize,
-    n_features: usize,
-    order: Order,
-    /// Whether the categorical features' columns hold category codes (see [`Matrix::coded`]).
-    codes: bool,
-}
-
-impl<'a, T: Real> Matrix<'a, T> {
-    /// Checks that `values` holds `n_rows × n_features` numbers.
-    pub fn new(values: &'a [T], n_rows: usize, n_features: usize, order: Order) -> Result<Self> {
-        let expected = n_rows.saturating_mul(n_features);
-        if values.len() != expected {
-            return Err(CoreError::ShapeMismatch {
-                what: "the matrix".into(),
-                expected,
-                got: values.len(),
-            });
-        }
-        Ok(Matrix {
-            values,
-            n_rows,
-            n_features,
-            order,
-            codes: false,
-        })
-    }
-
-    /// This matrix with each categorical feature's column holding category codes as numbers
-    /// (NaN: missing). A value that is not a whole number below the feature's number of
-    /// categories reads as missing, as an unseen category of a data set's column does. The
-    /// facade encodes a small frame this way: one array instead of a column per feature.
-    pub fn coded(self) -> Self {
-        Matrix {
-            codes: true,
-            ..self
-        }
-    }
-}
-
-/// A CSR matrix of numeric features read in place (SciPy's layout): row `i` holds the values
-/// `values[indptr[i]..indptr[i + 1]]` in the columns `indices[..]` of the same range,
-/// strictly ascending; every other cell is 0.0 (a stored −0.0 reads as +0.0). No value may
-/// be NaN: sparse input cannot mark missing values (see [`crate::data::SparseColumn`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Csr<'a> {
-    indptr: &'a [u64],
-    indices: &'a [u32],
-    values: &'a [f64],
-    n_features: usize,
-}
-
-impl<'a> Csr<'a> {
-    /// Checks the layout: `indptr` from 0 to the number of values, never decreasing, and
-    /// each row's column indices strictly ascending below `n_features`.
-    pub fn new(
-        indptr: &'a [u64],
-        indices: &'a [u32],
-        values: &'a [f64],
-        n_features: usize,
-    ) -> Result<Self> {
-        let invalid = |reason: String| Err(CoreError::InvalidSparse { reason });
-        if indices.len() != values.len() {
-            return invalid(format!(
-                "{} column indices but {} values",
-                indices.len(),
-                values.len()
-            ));
-        }
-        if indptr.first() != Some(&0) || indptr.last() != Some(&(values.len() as u64)) {
-            return invalid(format!(
-                "the row pointers must run from 0 to the number of values ({})",
-                values.len()
-            ));
-        }
-        let m = Csr {
-            indptr,
-            indices,
-            values,
-            n_features,
-        };
-        if let Some(row) = indptr.windows(2).position(|w| w.first() > w.last()) {
-            return invalid(format!("the row pointers decrease at row {row}"));
-        }
-        for row in 0..m.n_rows() {
-            let columns = m.indices.get(m.span(row)).unwrap_or(&[]);
-            if columns.windows(2).any(|w| w.first() >= w.last()) {
-                return invalid(format!(
-                    "row {row}'s column indices are not strictly ascending"
-                ));
-            }
-            if let Some(&f) = columns.last().filter(|&&f| f as usize >= n_features) {
-                return invalid(format!(
-                    "row {row} has column index {f}, but the matrix has {n_features} columns"
-                ));
-            }
-        }
-        Ok(m)
-    }
-
-    fn n_rows(&self) -> usize {
-        self.indptr.len().saturating_sub(1)
-    }
-
-    /// The positions of row `row`'s stored values.
-    #[inline]
-    fn span(&self, row: usize) -> Range<usize> {
-        let at = |i: usize| self.indptr.get(i).map_or(0, |&p| p as usize);
-        at(row)..at(row + 1)
-    }
-
-    /// The value of `row` in column `f` (a binary search of the row's stored columns).
-    #[inline]
-    fn at(&self, row: usize, f: usize) -> f64 {
-        let span = self.span(row);
-        let start = span.start;
-        let columns = self.indices.get(span).unwrap_or(&[]);
-        match columns.binary_search(&(f as u32)) {
-            Ok(k) => self.values.get(start + k).map_or(f64::NAN, |x| x + 0.0),
-            Err(_) => 0.0,
-        }
-    }
-}
-
-/// The rows a prediction reads.
-#[derive(Debug, Clone, Copy)]
-pub enum Rows<'a> {
-    Columns(&'a Dataset<'a>),
-    F64(Matrix<'a, f64>),
-    F32(Matrix<'a, f32>),
-    Csr(Csr<'a>),
-    Frame(&'a Frame<'a>),
-}
-
-impl<'a, 'd: 'a> From<&'a Dataset<'d>> for Rows<'a> {
-    fn from(data: &'a Dataset<'d>) -> Self {
-        Rows::Columns(data)
-    }
-}
-
-impl<'a> From<Matrix<'a, f64>> for Rows<'a> {
-    fn from(m: Matrix<'a, f64>) -> Self {
-        Rows::F64(m)
-    }
-}
-
-impl<'a> From<Matrix<'a, f32>> for Rows<'a> {
-    fn from(m: Matrix<'a, f32>) -> Self {
-        Rows::F32(m)
-    }
-}
-
-impl<'a> From<&'a Frame<'a>> for Rows<'a> {
-    fn from(m: &'a Frame<'a>) -> Self {
-        Rows::Frame(m)
-    }
-}
-
-impl<'a> From<Csr<'a>> for Rows<'a> {
-    fn from(m: Csr<'a>) -> Self {
-        Rows::Csr(m)
-    }
-}
 
 /// Batch prediction with a thread count (see [`Tree::predictor`]).
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,9 @@ use crate::data::{
     validate_training_weights, validate_weights, Column, Dataset, Kept, Sample, Target,
 };
 use crate::error::{CoreError, Result};
+use crate::labels::{class_of, label_of};
 use crate::params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
+use crate::routing::{send, Values};
 use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::j48::{self, TrainingValues};
@@ -25,9 +27,7 @@ use crate::split::monotonic::{value_of, Bounds};
 use crate::split::presort::{presorts, Order, Routes, Sorted};
 use crate::split::rpart::{Rpart, RpartOrder};
 use crate::split::scales::ClassScales;
-use crate::split::{
-    choose, holds_rows, send, Candidate, NodeRows, Prepared, Searcher, SplitRule, Values,
-};
+use crate::split::{choose, holds_rows, Candidate, NodeRows, Prepared, Searcher, SplitRule};
 use crate::subtrees;
 use crate::threads::in_pool;
 use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, TreeMeta, NONE};
@@ -1514,50 +1514,6 @@ fn two_pass_variance(y: &[f64], width: usize, k: usize, rows: &NodeRows, means: 
         weight += w;
     }
     ss / weight
-}
-
-/// The class a node predicts: the least expected cost with a cost matrix, else the heaviest
-/// class. Ties go to the parent's class if it is among them, else the first.
-pub(crate) fn class_of(weights: &[f64], parent: Option<u32>, costs: Option<&[f64]>) -> u32 {
-    let k = weights.len();
-    // Score to maximise: class weight, or minus the expected cost of predicting the class.
-    let score = |j: usize| -> f64 {
-        match costs {
-            Some(c) => -(0..k)
-                .map(|i| {
-                    weights.get(i).copied().unwrap_or(0.0)
-                        * c.get(i * k + j).copied().unwrap_or(0.0)
-                })
-                .sum::<f64>(),
-            None => weights.get(j).copied().unwrap_or(0.0),
-        }
-    };
-    let best = (0..k).map(score).fold(f64::NEG_INFINITY, f64::max);
-    let tied = |j: usize| j < k && !better(best, score(j), 0.0);
-    if let Some(p) = parent.filter(|&p| tied(p as usize)) {
-        return p;
-    }
-    (0..k).find(|&j| tied(j)).unwrap_or(0) as u32
-}
-
-/// The class a node predicts under `conventions`: [`class_of`] (the texts), or J48's
-/// `Distribution.maxClass` (the first class to beat the previous by 1e-6; costs, which J48
-/// does not know, keep [`class_of`]).
-pub(crate) fn label_of(
-    weights: &[f64],
-    parent: Option<u32>,
-    costs: Option<&[f64]>,
-    conventions: Conventions,
-) -> u32 {
-    match (conventions, costs) {
-        (Conventions::J48, None) => j48::max_class(weights),
-        _ => class_of(weights, parent, costs),
-    }
-}
-
-/// The heaviest class; ties go to the parent's class if it is among them, else the first.
-pub(crate) fn majority(weights: &[f64], parent: Option<u32>) -> u32 {
-    class_of(weights, parent, None)
 }
 
 fn set(v: &mut [f64], start: usize, src: &[f64]) {

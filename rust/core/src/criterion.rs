@@ -5,6 +5,7 @@
 
 use crate::data::Layout;
 use crate::error::{CoreError, Result};
+use crate::measures::{self, entropy};
 
 /// How a split is scored. A closed set, so an enum: `match` in the hot path is cheaper than a
 /// trait object and the compiler checks every criterion is handled.
@@ -215,7 +216,7 @@ impl Criterion {
             | Criterion::Auc => gini(stats),
             Criterion::Misclassification => misclassification(stats),
             Criterion::SquaredError | Criterion::FriedmanMse => variance(stats),
-            Criterion::Dkm => crate::measures::dkm(stats),
+            Criterion::Dkm => measures::dkm(stats),
             Criterion::Poisson => poisson_less_ylogy(stats, POISSON_ZERO_SUM),
             Criterion::AbsoluteError => f64::NAN,
         }
@@ -279,7 +280,6 @@ impl Criterion {
         base: f64,
         child_impurity: f64,
     ) -> f64 {
-        use crate::measures;
         match self {
             Criterion::Distance => {
                 let joint = measures::joint_entropy(children);
@@ -410,25 +410,6 @@ pub(crate) fn stats_weight(stats: &[f64], regression: bool) -> f64 {
     } else {
         stats.iter().sum()
     }
-}
-
-/// Ent(D) = −Σ p_k log2 p_k over class weights.
-#[inline]
-pub fn entropy(counts: &[f64]) -> f64 {
-    let total: f64 = counts.iter().sum();
-    if total <= 0.0 {
-        return 0.0;
-    }
-    let sum: f64 = counts
-        .iter()
-        .filter(|&&c| c > 0.0)
-        .map(|&c| {
-            let p = c / total;
-            p * p.log2()
-        })
-        .sum();
-    // A pure node gives −0.0; report it as 0.
-    (-sum).max(0.0)
 }
 
 /// Gini(D) = 1 − Σ p_k².

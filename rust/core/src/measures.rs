@@ -1,7 +1,25 @@
 //! The split measures of text 002 §3 that are not an impurity decrease, and the DKM
-//! impurity. Each takes class weights; [`crate::criterion::Criterion`] dispatches to them.
+//! impurity, and the entropy they build on. Each takes class weights;
+//! [`crate::criterion::Criterion`] dispatches to them.
 
-use crate::criterion::entropy;
+/// Ent(D) = −Σ p_k log2 p_k over class weights.
+#[inline]
+pub fn entropy(counts: &[f64]) -> f64 {
+    let total: f64 = counts.iter().sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let sum: f64 = counts
+        .iter()
+        .filter(|&&c| c > 0.0)
+        .map(|&c| {
+            let p = c / total;
+            p * p.log2()
+        })
+        .sum();
+    // A pure node gives −0.0; report it as 0.
+    (-sum).max(0.0)
+}
 
 /// DKM impurity 2·sqrt(p1·p2) of two class weights (text 002 §3.6).
 pub fn dkm(counts: &[f64]) -> f64 {

@@ -1,13 +1,14 @@
 //! Prediction: a row walks from the root to a leaf; a row missing a tested value takes the
 //! node's surrogate splits or missing child if it has them (the strategy the tree was grown
 //! with), else follows every branch with the stored fractions r̃_v and the leaf distributions
-//! are summed (C4.5, text 000 §4.4.2); under rpart's surrogates it stops at the node instead. The walk uses an explicit `(node, weight)` stack, never
-//! recursion, and the fractional path is only taken by rows that need it. Batches first run
+//! are summed (C4.5, text 000 §4.4.2); under rpart's surrogates it stops at the node
+//! instead. The walk uses an explicit `(node, weight)` stack, never recursion, and the
+//! fractional path is only taken by rows that need it. Batches first run
 //! the compact walk of [`crate::batch`], which hands the rows it cannot finish to this one.
 
-use crate::batch::Rows;
+use crate::batch::rows::Rows;
 use crate::error::Result;
-use crate::split::{send, Values};
+use crate::routing::{send, Values};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// One reached leaf and the share of the row's weight that arrived there.

@@ -673,20 +673,6 @@ impl Tree {
         (0..set.len()).filter_map(move |i| set.get(i, &self.meta.kinds))
     }
 
-    /// The missing-value routing of a node: its surrogates and its missing child (index
-    /// among its children).
-    pub(crate) fn missing_rule(&self, node: NodeId) -> crate::split::MissingRule<'_> {
-        crate::split::MissingRule {
-            child: self
-                .missing_child
-                .get(node.index())
-                .copied()
-                .filter(|&c| c != NONE)
-                .map(|c| c as usize),
-            surrogates: self.surrogate_set(node),
-        }
-    }
-
     pub(crate) fn surrogate_set(&self, node: NodeId) -> SurrogateSet<'_> {
         let i = node.index();
         let range = self

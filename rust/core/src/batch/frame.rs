@@ -10,7 +10,7 @@ use std::ops::Range;
 use super::{any_special, flag_gaps, scan_columns, Read, Real, Source, CHUNK};
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
-use crate::split::Values;
+use crate::routing::Values;
 
 /// A tree code standing for a missing value: no feature has this many categories.
 const MISSING: u32 = u32::MAX;

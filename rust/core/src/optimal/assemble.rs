@@ -8,12 +8,12 @@
 
 use super::columns::{Columns, Missing, Scale, Threshold};
 use super::solution::{Sol, Test};
-use crate::builder::class_of;
 use crate::control::Control;
 use crate::criterion::{misclassification, Criterion};
 use crate::data::{Sample, Target};
+use crate::labels::class_of;
 use crate::params::{MissingStrategy, Splitter};
-use crate::split::route;
+use crate::routing::route;
 use crate::tree::{NodeId, NodeKind, Side, SplitTag, Tree, TreeMeta, NONE};
 
 /// What the arena tree records beyond its tests.

@@ -29,9 +29,9 @@ pub use pessimistic::{pessimistic, pessimistic_controlled, Training};
 pub use reduced_error::{reduced_error, reduced_error_controlled, PruneStep};
 pub(crate) use rows::{Fractions, RowSet, Rows, Seg, Visit};
 
-use crate::builder::label_of;
 use crate::data::{validate_weights, Dataset, Target};
 use crate::error::{CoreError, Result};
+use crate::labels::label_of;
 use crate::tree::{NodeId, NodeKind, SplitTag, Tree};
 
 /// Collapses every node `i` with `collapse[i] == true` into a leaf (keeping its value, label,
@@ -155,9 +155,9 @@ impl Shape {
         &self,
         tree: &'t Tree,
         node: NodeId,
-    ) -> crate::split::MissingRule<'t> {
+    ) -> crate::routing::MissingRule<'t> {
         if self.is_leaf(node) {
-            crate::split::MissingRule::default()
+            crate::routing::MissingRule::default()
         } else {
             tree.missing_rule(self.occupant(node))
         }

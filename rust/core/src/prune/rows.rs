@@ -4,7 +4,7 @@
 use super::Shape;
 use crate::data::{Column, Dataset, Target};
 use crate::params::MissingStrategy;
-use crate::split::{send, MissingRule};
+use crate::routing::{send, MissingRule};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// How a row missing the tested value is shared among the children.

@@ -366,7 +366,7 @@ impl Searcher<'_, '_> {
         } else if first.len() == 2 {
             0
         } else {
-            crate::builder::majority(first, None) as usize
+            crate::labels::majority(first, None) as usize
         }
     }
 

@@ -10,8 +10,9 @@
 //! best by more than noise, which no cut of a continuous feature but a few does.
 
 use super::Searcher;
-use crate::criterion::{entropy, gini, stats_weight, variance, Criterion, Measure};
+use crate::criterion::{gini, stats_weight, variance, Criterion, Measure};
 use crate::data::{add_class, add_value, Layout, Target};
+use crate::measures::entropy;
 
 /// Relative slack of [`Kernel::at_most`]'s tests: far above the rounding of a score (some
 /// 1e-15 of the node's impurity or noise scale), far below the 1e-9 a cut must win by

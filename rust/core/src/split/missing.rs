@@ -2,13 +2,14 @@
 //! rpart's surrogate splits, and the child each strategy sends a missing value to at predict.
 //!
 //! C4.5's own rule (score on the known rows × ρ, send a missing row to every child with
-//! r̃_v) lives in the search and the routing ([`super::send`]); the strategies that place
+//! r̃_v) lives in the search and the routing ([`crate::routing::send`]); the strategies that place
 //! missing rows during the search (learned, separate) live in the scans of `super`.
 
-use super::{round_significant, route, Candidate, MissingRule, NodeRows, Searcher, Values};
+use super::{round_significant, Candidate, NodeRows, Searcher};
 use crate::criterion::better;
 use crate::data::{with_numbers, CategoricalColumn, Column, Dataset, Target};
 use crate::params::MissingStrategy;
+use crate::routing::{route, MissingRule, Values};
 use crate::tree::{SurrogateSet, NONE};
 
 // ---------------------------------------------------------------------------------------------

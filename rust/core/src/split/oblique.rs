@@ -10,9 +10,10 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::{better, linear_value, Candidate, NodeRows, Ranks, Searcher, SplitRule, Values};
+use super::{better, Candidate, NodeRows, Ranks, Searcher, SplitRule};
 use crate::criterion::Criterion;
 use crate::data::{Column, Target};
+use crate::routing::{linear_value, Values};
 
 /// Coordinate-search steps, as multiples of the largest coefficient (OC1 perturbs one
 /// coefficient at a time; zero drops the feature): coarse to find the basin, fine to settle.

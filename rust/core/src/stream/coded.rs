@@ -6,8 +6,8 @@
 //! root.
 
 use crate::data::Target;
+use crate::routing::Values;
 use crate::split::hist::{Binned, Bins};
-use crate::split::Values;
 
 /// A kept category code that stands for a missing value (no category has it).
 pub(crate) const NO_CATEGORY: u32 = u32::MAX;

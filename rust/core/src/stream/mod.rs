@@ -36,13 +36,12 @@ use crate::data::{
 };
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, TreeParams};
+use crate::routing::{send, Values};
 use crate::split::hist::{
     row_hash, sample_threshold, Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch,
 };
 use crate::split::missing::plan_with;
-use crate::split::{
-    choose, send, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule, Values,
-};
+use crate::split::{choose, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule};
 use crate::tree::{NodeId, Tree, TreeMeta};
 use crate::{Control, Sample};
 pub use binned::BinnedBatch;

@@ -7,7 +7,7 @@
 
 use super::coded::{Coded, CodedValues, NO_CATEGORY};
 use super::{step, Growing, Grown, Move};
-use crate::split::Values;
+use crate::routing::Values;
 
 /// The turn of a code that a split spreads over its children (C4.5's fractions).
 const SPREAD: u32 = u32::MAX;
