@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import Feature, TrainingData
+from ._validation import Feature, TrainingData, fill_column, missing_mask
 
 if TYPE_CHECKING:
     from ._core import Column
@@ -45,16 +45,6 @@ def core_strategy(strategy: str) -> str:
     no missing value in training (impute_mean) or train on complete rows (drop_rows), and
     keep C4.5's fractions for whatever is missing at predict."""
     return strategy if strategy in CORE_STRATEGIES else "fractional"
-
-
-def missing_mask(column: Column) -> NDArray[np.bool_] | None:
-    """Where a core column is missing (NaN, or the categorical missing flag); None for a
-    sparse column, which cannot hold missing values (and would need a mask as long as X)."""
-    if column[0] == "numeric":
-        return np.isnan(column[1])
-    if column[0] == "sparse":
-        return None
-    return np.asarray(column[2], dtype=bool)
 
 
 def prepare(data: TrainingData, strategy: str, drop_above: float | None) -> TrainingData:
@@ -111,24 +101,6 @@ def _fill_value(
     totals = np.bincount(codes[known], weights=weights[known], minlength=n_categories)
     assert feature.categories is not None  # a categorical column's feature
     return feature.categories[int(np.argmax(totals))]
-
-
-def fill_column(column: Column, feature: Feature) -> Column:
-    """`column` with its missing cells set to `feature.fill` (unchanged without a fill)."""
-    fill: Any = feature.fill
-    if fill is None:
-        return column
-    mask = missing_mask(column)
-    if mask is None or not mask.any():
-        return column
-    if column[0] == "numeric":
-        # A float64 fill (a NumPy scalar), so a float32 column is filled as its float64 copy.
-        return ("numeric", np.where(mask, np.float64(fill), column[1]))
-    _, codes, _, n_categories, ordered = column
-    assert feature.categories is not None  # a categorical column's feature
-    code = feature.categories.index(fill)
-    filled = np.where(mask, code, codes).astype(np.uint32)
-    return ("categorical", filled, np.zeros(len(filled), dtype=bool), n_categories, ordered)
 
 
 def _all_missing(column: Column) -> Column:

@@ -357,6 +357,62 @@ def class_codes(y: Any, n_rows: int, classes: NDArray[Any]) -> NDArray[np.uint32
     return np.fromiter((index[v] for v in values), np.uint32, n_rows)
 
 
+def missing_mask(column: Column) -> NDArray[np.bool_] | None:
+    """Where a core column is missing (NaN, or the categorical missing flag); None for a
+    sparse column, which cannot hold missing values (and would need a mask as long as X)."""
+    if column[0] == "numeric":
+        return np.isnan(column[1])
+    if column[0] == "sparse":
+        return None
+    return np.asarray(column[2], dtype=bool)
+
+
+def fill_column(column: Column, feature: Feature) -> Column:
+    """`column` with its missing cells set to `feature.fill` (unchanged without a fill)."""
+    fill: Any = feature.fill
+    if fill is None:
+        return column
+    mask = missing_mask(column)
+    if mask is None or not mask.any():
+        return column
+    if column[0] == "numeric":
+        # A float64 fill (a NumPy scalar), so a float32 column is filled as its float64 copy.
+        return ("numeric", np.where(mask, np.float64(fill), column[1]))
+    _, codes, _, n_categories, ordered = column
+    assert feature.categories is not None  # a categorical column's feature
+    code = feature.categories.index(fill)
+    filled = np.where(mask, code, codes).astype(np.uint32)
+    return ("categorical", filled, np.zeros(len(filled), dtype=bool), n_categories, ordered)
+
+
+def ordinals(value: Any) -> Ordinals:
+    """`ordinal_features`: None, a list of column names (each column's own category order:
+    an Enum's, or sorted), or a dict of column name to its categories in order (or None)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = ((name, None) for name in value)
+    else:
+        raise TypeError(
+            "ordinal_features must be None, a list of column names, or a dict of column name "
+            f"to its categories in order; got {type(value).__name__}"
+        )
+    ordinals: Ordinals = {}
+    for name, order in items:
+        if not isinstance(name, str):
+            raise TypeError(f"ordinal_features names columns by string; got {name!r}")
+        if order is not None and (
+            isinstance(order, str) or not isinstance(order, (list, tuple, pl.Series))
+        ):
+            raise TypeError(
+                f"ordinal_features[{name!r}] must list the categories in order; got {order!r}"
+            )
+        ordinals[name] = None if order is None else tuple(str(c) for c in order)
+    return ordinals
+
+
 def transform(X: Any, schema: Schema) -> list[Column]:
     """Encode X for a fitted tree: Polars columns by name, categories by the fit-time lists.
 
@@ -366,8 +422,6 @@ def transform(X: Any, schema: Schema) -> list[Column]:
         X = X.select(schema.names).collect()
     columns = _encode(_as_frame(X), schema)
     if any(feature.fill is not None for feature in schema.features):
-        from ._missing import fill_column  # it imports this module
-
         columns = [fill_column(c, f) for c, f in zip(columns, schema.features, strict=True)]
     return columns
 

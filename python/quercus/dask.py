@@ -76,6 +76,7 @@ from ._validation import (
     _infer_features,
     _pandas_orders,
     from_pandas,
+    ordinals,
 )
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
@@ -359,7 +360,7 @@ def _fit(
     budget = _stream.checked_budget(memory_budget)
     classification = model._estimator_type == "classifier"
     p = _partitions(X, y, sample_weight, target, classification)
-    schema = _schema(p, _tree._ordinals(checked["ordinal_features"]), checked["missing"])
+    schema = _schema(p, ordinals(checked["ordinal_features"]), checked["missing"])
     start = time.perf_counter()
     tasks = [dask.delayed(census)(classification, y, w) for y, w in p.targets]
     counts = dask.compute(*tasks)

@@ -28,7 +28,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from . import _core, _missing
-from ._validation import training_data
+from ._validation import fill_column, ordinals, training_data
 
 if TYPE_CHECKING:
     from ._fitted import FittedTree
@@ -215,8 +215,6 @@ def cross_validate(
     random_state: int | None,
 ) -> CostComplexityCV:
     """`model.cost_complexity_cv` (see its documentation and this module's)."""
-    from .tree import _ordinals  # tree.py imports this module
-
     checked = model._checked()
     if checked["prepruning"] == "validation":
         raise ValueError(
@@ -236,7 +234,7 @@ def cross_validate(
         target=target,
         sample_weight=sample_weight,
         classification=model._estimator_type == "classifier",
-        ordinal=_ordinals(checked["ordinal_features"]),
+        ordinal=ordinals(checked["ordinal_features"]),
     )
     fold_of = _fold_labels(folds, len(data.y), random_state)
     factors = model._class_factors(data)
@@ -353,7 +351,7 @@ def _predict(
     predictor = copy.copy(model)
     predictor._fitted = state
     features = state.schema.features
-    rows = [_missing.fill_column(c, f) for c, f in zip(columns, features, strict=True)]
+    rows = [fill_column(c, f) for c, f in zip(columns, features, strict=True)]
     if model._estimator_type == "regressor":
         return predictor._predicted("predict_value", rows)
     return predictor._predict_codes(rows)  # type: ignore[attr-defined,no-any-return]

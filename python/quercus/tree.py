@@ -58,7 +58,6 @@ from ._validation import (
     SMALL_FRAME,
     Classes,
     LabelledData,
-    Ordinals,
     Schema,
     TrainingData,
     class_counts,
@@ -68,6 +67,7 @@ from ._validation import (
     is_sparse,
     labelled_data,
     n_rows_of,
+    ordinals,
     output_columns,
     pandas_rows,
     regression_targets,
@@ -754,7 +754,7 @@ class _BaseTree(EstimatorBase, ABC):
             target=target,
             sample_weight=sample_weight,
             classification=self._estimator_type == "classifier",
-            ordinal=_ordinals(checked["ordinal_features"]),
+            ordinal=ordinals(checked["ordinal_features"]),
         )
         if data.y.ndim == 2:
             if pruning.method == "pessimistic":
@@ -800,7 +800,7 @@ class _BaseTree(EstimatorBase, ABC):
             target=_stream.one_target(target),
             sample_weight=sample_weight,
             classification=self._estimator_type == "classifier",
-            ordinal=_ordinals(checked["ordinal_features"]),
+            ordinal=ordinals(checked["ordinal_features"]),
             missing=checked["missing"],
             params=lambda n_rows, n_features, n_classes: self._params_for(
                 checked, n_rows, n_features, n_classes
@@ -2705,34 +2705,6 @@ def _is_column_vector(y: Any) -> bool:
     if shape is None:  # lists, or objects with only `__array__`
         shape = np.asarray(y).shape
     return len(shape) == 2 and shape[1] == 1
-
-
-def _ordinals(value: Any) -> Ordinals:
-    """`ordinal_features`: None, a list of column names (each column's own category order:
-    an Enum's, or sorted), or a dict of column name to its categories in order (or None)."""
-    if value is None:
-        return {}
-    if isinstance(value, dict):
-        items = value.items()
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        items = ((name, None) for name in value)
-    else:
-        raise TypeError(
-            "ordinal_features must be None, a list of column names, or a dict of column name "
-            f"to its categories in order; got {type(value).__name__}"
-        )
-    ordinals: Ordinals = {}
-    for name, order in items:
-        if not isinstance(name, str):
-            raise TypeError(f"ordinal_features names columns by string; got {name!r}")
-        if order is not None and (
-            isinstance(order, str) or not isinstance(order, (list, tuple, pl.Series))
-        ):
-            raise TypeError(
-                f"ordinal_features[{name!r}] must list the categories in order; got {order!r}"
-            )
-        ordinals[name] = None if order is None else tuple(str(c) for c in order)
-    return ordinals
 
 
 def _prior_factors(priors: Any, data: TrainingData) -> NDArray[np.float64]:
