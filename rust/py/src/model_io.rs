@@ -23,8 +23,3 @@ pub fn load_model<'py>(py: Python<'py>, data: &[u8]) -> PyResult<(PyTree, Bound<
         PyBytes::new(py, &model.metadata),
     ))
 }
-
-/// The model file of `tree` with `metadata` stored alongside.
-pub fn tree_to_bytes<'py>(py: Python<'py>, tree: &PyTree, metadata: &[u8]) -> Bound<'py, PyBytes> {
-    PyBytes::new(py, &model_io::write(&tree.inner, metadata))
-}

@@ -6,7 +6,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use quercus_core::{
     Control, Csr as CsrMatrix, FeatureScore, Matrix, NodeId, Order, Predictor, Real, Rows, Side,
     Tree,
@@ -173,6 +173,11 @@ impl PyTree {
             1 => Ok(flat.into_any()),
             k => Ok(flat.reshape([n, k])?.into_any()),
         }
+    }
+
+    /// The tree's model file (docs/model-format.md) with `metadata` stored alongside.
+    fn model_file<'py>(&self, py: Python<'py>, metadata: &[u8]) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &quercus_core::model_io::write(&self.inner, metadata))
     }
 }
 
@@ -542,20 +547,16 @@ impl PyTree {
 
     /// The tree in the model format (docs/model-format.md), with `metadata` stored alongside.
     #[pyo3(signature = (metadata=None))]
-    fn to_bytes<'py>(
-        &self,
-        py: Python<'py>,
-        metadata: Option<&[u8]>,
-    ) -> Bound<'py, pyo3::types::PyBytes> {
-        crate::model_io::tree_to_bytes(py, self, metadata.unwrap_or_default())
+    fn to_bytes<'py>(&self, py: Python<'py>, metadata: Option<&[u8]>) -> Bound<'py, PyBytes> {
+        self.model_file(py, metadata.unwrap_or_default())
     }
 
     /// Pickling goes through the model format: `tree_from_bytes(self.to_bytes())`.
     fn __reduce__<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, pyo3::types::PyBytes>,))> {
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         let load = py.import("quercus._core")?.getattr("tree_from_bytes")?;
-        Ok((load, (crate::model_io::tree_to_bytes(py, self, &[]),)))
+        Ok((load, (self.model_file(py, &[]),)))
     }
 }

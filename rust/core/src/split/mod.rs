@@ -28,6 +28,7 @@ mod random;
 pub(crate) mod rpart;
 pub(crate) mod scales;
 pub(crate) mod sparse;
+mod sweep;
 
 use absolute::Ranks;
 pub(crate) use categorical::Categories;

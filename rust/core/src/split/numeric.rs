@@ -3,18 +3,8 @@
 
 use super::kernel::{self, Any, Kernel, Which, BOUND_SLACK};
 use super::presort::{position, NEW_VALUE};
+use super::sweep::{Known, Sweep};
 use super::*;
-
-/// A known row of a node as the threshold scan reads it: its value, weight and target (class
-/// code or y) side by side, so the scan walks memory in order instead of hopping through the
-/// row, weight and target arrays (the hops dominated the time on large data).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Known {
-    pub(super) x: f64,
-    pub(super) w: f64,
-    /// [`crate::data::Target::label`].
-    pub(super) label: u64,
-}
 
 /// A node row's search weight and [`crate::data::Target::label`], gathered once per node for
 /// all its numeric features ([`Searcher::facts`]): each feature's gather then reads this
@@ -57,40 +47,6 @@ impl Sweep for Steps<'_> {
     #[inline]
     fn cut_after(&self, i: usize, _gap: f64) -> bool {
         self.list.get(i + 1).is_some_and(|&e| e & NEW_VALUE != 0)
-    }
-}
-
-/// Rows in ascending value order as the threshold scan walks them: the known rows one by one
-/// (exact search) or the non-empty bins (histogram search, [`super::hist`]).
-pub(super) trait Sweep {
-    fn len(&self) -> usize;
-    /// Adds item `i` to `stats` with its weight times `sign` (±1), a row as `kernel` adds
-    /// it; returns its rows.
-    fn add<K: Kernel>(&self, kernel: K, i: usize, stats: &mut [f64], sign: f64) -> usize;
-    /// Whether a threshold may fall between item `i` and the next: their values differ by
-    /// more than `gap` (0: distinct values).
-    fn cut_after(&self, i: usize, gap: f64) -> bool;
-}
-
-impl Sweep for [Known] {
-    fn len(&self) -> usize {
-        <[Known]>::len(self)
-    }
-
-    #[inline(always)]
-    fn add<K: Kernel>(&self, kernel: K, i: usize, stats: &mut [f64], sign: f64) -> usize {
-        if let Some(k) = self.get(i) {
-            kernel.add(stats, k.label, sign * k.w);
-        }
-        1
-    }
-
-    #[inline]
-    fn cut_after(&self, i: usize, gap: f64) -> bool {
-        match (self.get(i), self.get(i + 1)) {
-            (Some(a), Some(b)) => b.x > a.x + gap,
-            _ => false,
-        }
     }
 }
 

@@ -15,7 +15,7 @@
 //! copy of the column.
 
 use super::kernel::Kernel;
-use super::numeric::{Known, Sweep};
+use super::sweep::{Known, Sweep};
 use super::{Candidate, NodeRows, Searcher};
 use crate::control::Control;
 use crate::data::{Column, SparseColumn, Target};
