@@ -278,14 +278,20 @@ WIDER_CASES = (
 
 
 def available() -> str | None:
-    """None when Rscript and rpart can run, else why not."""
+    """None when Rscript, rpart and survival (some cases' data) can run, else why not."""
     if shutil.which("Rscript") is None:
         return "Rscript is not installed (Debian: apt-get install r-base-core r-cran-rpart)"
     probe = subprocess.run(
-        ["Rscript", "-e", "library(rpart)"], capture_output=True, text=True, check=False
+        ["Rscript", "-e", "library(rpart); library(survival)"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if probe.returncode != 0:
-        return f"R's rpart package is missing (apt-get install r-cran-rpart): {probe.stderr}"
+        return (
+            "R's rpart or survival package is missing (apt-get install r-cran-rpart "
+            f"r-cran-survival): {probe.stderr}"
+        )
     return None
 
 
