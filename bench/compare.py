@@ -762,6 +762,7 @@ def ratio_table(reports: Sequence[CaseReport]) -> str:
 def environment(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "cpus": os.cpu_count(),
         "machine": platform.machine(),
         "python": platform.python_version(),

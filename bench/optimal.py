@@ -318,7 +318,14 @@ def main() -> None:
                 }
             )
     if args.out:
-        Path(args.out).write_text(json.dumps(rows, indent=1))
+        report = {
+            "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "cpus": len(os.sched_getaffinity(0)),
+            "load_average_at_end": os.getloadavg(),
+            "rows": rows,
+        }
+        Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -279,6 +279,9 @@ def main() -> None:
     parser.add_argument("--dir", help="where the Parquet files go (reused if present)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     parser.add_argument("--child", nargs=3)
+    parser.add_argument(
+        "--json", help="also write the settings and every fit's measurements as JSON here"
+    )
     args = parser.parse_args()
     if args.child:
         # bench/sparse.py would shadow the `sparse` package that dask.array looks for.
@@ -333,6 +336,18 @@ def main() -> None:
                 f"| {_NAMES[mode]} | {r['seconds']:.1f} | {peak} | {r['leaves']} "
                 f"| {r['accuracy']:.4f} |"
             )
+        if args.json:
+            report = {
+                "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "rows": args.rows,
+                "features": args.features,
+                "depth": args.depth,
+                "budget": args.budget,
+                "parquet_mib": size,
+                "results": results,
+            }
+            Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
         for mode in ("stream", "dask"):
             if "memory" in results and mode in results:
                 same = results["memory"]["digest"] == results[mode]["digest"]
