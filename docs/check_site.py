@@ -33,7 +33,8 @@ from urllib.parse import unquote, urlsplit
 
 HERE = Path(__file__).resolve().parent
 # The home page, one API page, the gallery page of Zhou's Fig 4.3, the gallery's index (its
-# thumbnails are images) and a user-guide page of trees drawn at build time.
+# thumbnails are images), a user-guide page of trees drawn at build time, the pictures page
+# (PNG images), and the pages whose tables are generated from bench/results/ files.
 FIG_43 = "auto_examples/plot_01_watermelon2_gains.html"
 PAGES = (
     "index.html",
@@ -41,6 +42,11 @@ PAGES = (
     FIG_43,
     "auto_examples/index.html",
     "user_guide/missing.html",
+    "user_guide/pictures.html",
+    "benchmarks.html",
+    "fidelity.html",
+    "optimal.html",
+    "scale.html",
 )
 # Nodes of Fig 4.3 (texture, then root, color and surface below): its picture draws them all.
 FIG_43_NODES = 14
