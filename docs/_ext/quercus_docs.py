@@ -164,7 +164,7 @@ def _optimal(report: dict[str, Any]) -> Table:
 
 
 _STREAM_NAMES = {
-    "memory": "quercus in memory (``pl.read_parquet``)",
+    "memory": "quercus in memory (pl.read_parquet)",
     "stream": "quercus streamed (LazyFrame)",
     "dask": "quercus.dask, LocalCluster of 2 workers",
     "spark": "Spark MLlib, local[2]",
