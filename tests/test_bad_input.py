@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
+from helpers import to_pandas
 
 import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
@@ -55,7 +56,7 @@ def pandas_frame(names):
 
 
 def pandas_with_a_string():
-    frame = DF.to_pandas()
+    frame = to_pandas(DF)
     frame["density"] = frame["density"].astype(object)
     frame.loc[3, "density"] = "n/a"
     return frame
@@ -491,7 +492,7 @@ CASES = [
     pytest.param(
         TypeError,
         [r"column 'density'", r"numbers or.*strings"],
-        lambda: clf().fit(DF.to_pandas(), Y10).predict(pandas_with_a_string()),
+        lambda: clf().fit(to_pandas(DF), Y10).predict(pandas_with_a_string()),
         id="string-in-numeric-object-column-pandas-at-predict",
     ),
     pytest.param(
