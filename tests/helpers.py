@@ -309,3 +309,12 @@ def sklearn_agreement(q, sk) -> dict[str, int]:
         tied = np.isclose(decrease(a, i), decrease(b, j), rtol=1e-6, atol=1e-12 * scale * w[j])
         counts["ties" if tied and summary else "mismatch"] += 1
     return counts
+
+
+def to_pandas(frame: pl.DataFrame):
+    """`frame` as a pandas DataFrame made by pandas from NumPy columns, as a user without
+    pyarrow has them (Polars' own `to_pandas` needs pyarrow): nulls of numbers as NaN,
+    temporal columns as datetime64, text (Enums included) as object columns."""
+    import pandas as pd
+
+    return pd.DataFrame({name: frame.get_column(name).to_numpy() for name in frame.columns})

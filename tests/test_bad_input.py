@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
 import warnings
 
 import numpy as np
 import polars as pl
 import pytest
+from helpers import to_pandas
 
 import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
@@ -54,7 +56,7 @@ def pandas_frame(names):
 
 
 def pandas_with_a_string():
-    frame = DF.to_pandas()
+    frame = to_pandas(DF)
     frame["density"] = frame["density"].astype(object)
     frame.loc[3, "density"] = "n/a"
     return frame
@@ -401,9 +403,6 @@ CASES = [
             ("max_bins", 256),
             ("max_surrogates", 65),
             ("max_exhaustive_categories", 21),
-            ("min_samples_leaf", 2**64),
-            ("min_samples_split", 2**64),
-            ("max_features", 2**64),
             ("max_features", 0),
             ("random_state", 2**64),
             ("random_state", -1),
@@ -493,7 +492,7 @@ CASES = [
     pytest.param(
         TypeError,
         [r"column 'density'", r"numbers or.*strings"],
-        lambda: clf().fit(DF.to_pandas(), Y10).predict(pandas_with_a_string()),
+        lambda: clf().fit(to_pandas(DF), Y10).predict(pandas_with_a_string()),
         id="string-in-numeric-object-column-pandas-at-predict",
     ),
     pytest.param(
@@ -635,3 +634,15 @@ def test_integers_merged_by_float64_warn_past_nulls():
     X = pl.DataFrame({"x0": [big, big + 1, None, 3, 4] * 2})
     with pytest.warns(UserWarning, match=r"its 4 distinct values are 3"):
         clf().fit(X, Y10)
+
+
+@pytest.mark.parametrize("name", ["max_leaf_nodes", "min_samples_split", "min_samples_leaf"])
+def test_a_count_beyond_the_largest_bounds_as_the_largest(name):
+    """No data set holds more than sys.maxsize rows or leaves, so a larger count (2**65, an
+    "unbounded" the range [low, inf) promises) fits as the largest would; scikit-learn raises
+    OverflowError there, for an allocation quercus never makes."""
+    largest = clf(**{name: sys.maxsize}).fit(X10, Y10)
+    for value in (2**64, 2**65, np.uint64(2**64 - 1)):
+        model = clf(**{name: value}).fit(X10, Y10)
+        assert model.get_params()[name] == value
+        assert model.to_bytes() == largest.set_params(**{name: value}).to_bytes()

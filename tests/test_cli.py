@@ -300,6 +300,103 @@ def test_progress_goes_to_stderr_only(files, c45_model):
     assert ok("predict", c45_model, files["csv"], "-o", out).stderr == ""  # quick: silent
 
 
+# --- reading ordinary CSVs ---------------------------------------------------------------------
+
+
+def numbers_with_gaps(folder: Path) -> Path:
+    """A CSV as R, pandas, SQL and Weka write it: a numeric column whose missing cells say
+    NA, NaN, null, ? or nothing, an id column and an integer class."""
+    rng = np.random.default_rng(3)
+    n = 60
+    x = rng.normal(size=n).round(3)
+    cells = [str(v) for v in x]
+    for row, token in zip(range(0, n, 5), ["NA", "NaN", "null", "?", ""] * 3, strict=False):
+        cells[row] = token
+    y = (x > 0).astype(int)
+    lines = ["id,x,y", *(f"{i},{c},{t}" for i, (c, t) in enumerate(zip(cells, y, strict=True)))]
+    path = folder / "gaps.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_missing_tokens_read_as_missing_at_fit_and_predict(files):
+    folder = files["dir"]
+    data, model, out = numbers_with_gaps(folder), folder / "gaps.qrc", folder / "gaps_out.csv"
+    fit = ok("fit", data, "--target", "y", "--id", "id", "-o", model)
+    assert "2 classes" in fit.stderr  # the task, said in one line
+    loaded = quercus.load(model)
+    assert loaded.feature_names_in_.tolist() == ["x"]
+    assert "x <=" in loaded.export_text()  # a threshold: x stayed numeric, not categories
+    reference = pl.read_csv(data, null_values=["NA", "NaN", "null", "?"])
+    assert reference["x"].null_count() == 12
+    expected = DecisionTreeClassifier().fit(reference.select("x"), reference["y"])
+    assert loaded.export_text() == expected.export_text()
+    ok("predict", model, data, "-o", out, "--id", "id")
+    predicted = pl.read_csv(out)
+    assert predicted.columns == ["id", "y"]
+    assert predicted["y"].to_list() == expected.predict(reference.select("x")).tolist()
+    # --na-values '': only empty cells are missing, so x holds text and is categorical
+    ok("fit", data, "--target", "y", "--drop", "id", "--na-values", "", "-o", model)
+    (feature,) = quercus.load(model)._state.schema.features
+    assert {"NA", "NaN", "null", "?"} <= set(feature.categories)
+
+
+def test_column_types_come_from_the_whole_file(files):
+    path = files["dir"] / "late_fraction.csv"
+    rows = [f"{i % 7},{i % 2}" for i in range(12_000)] + ["0.5,1"]
+    path.write_text("x,y\n" + "\n".join(rows) + "\n")
+    model = files["dir"] / "late.qrc"
+    ok("fit", path, "--target", "y", "-o", model)
+    assert quercus.load(model)._state.schema.features[0].kind == "numeric"
+    ok("predict", model, path, "-o", files["dir"] / "late.csv")
+
+
+@pytest.mark.parametrize(
+    ("values", "forced", "kind", "notice"),
+    [
+        (list(range(34)) + [0] * 6, None, DecisionTreeRegressor, "34 distinct whole numbers"),
+        ([0, 1, 2] * 10, None, DecisionTreeClassifier, "3 classes"),
+        ([0.5, 1.25, 2.0] * 10, None, DecisionTreeRegressor, "fractional numbers"),
+        (["a", "b"] * 15, None, DecisionTreeClassifier, None),
+        (list(range(34)) + [0] * 6, "--classification", DecisionTreeClassifier, None),
+        ([0, 1, 2] * 10, "--regression", DecisionTreeRegressor, None),
+    ],
+)
+def test_the_target_chooses_the_task(files, tmp_path, values, forced, kind, notice):
+    path = tmp_path / "task.csv"
+    x = np.arange(len(values))
+    pl.DataFrame({"x": x, "y": values}).write_csv(path)
+    model = tmp_path / "task.qrc"
+    result = ok("fit", path, "--target", "y", "-o", model, *([forced] if forced else []))
+    assert type(quercus.load(model)) is kind
+    said = [line for line in result.stderr.splitlines() if "target 'y'" in line]
+    if notice is None:
+        assert said == []
+    else:
+        assert len(said) == 1 and notice in said[0] and said[0].startswith("quercus: ")
+
+
+def test_features_drop_and_id_choose_the_columns(files):
+    folder = files["dir"]
+    model = folder / "chosen.qrc"
+    ok("fit", files["csv"], "--target", "ripe", "--features", "texture,density", "-o", model)
+    assert quercus.load(model).feature_names_in_.tolist() == ["texture", "density"]
+    ok("fit", files["csv"], "--target", "ripe", "--drop", "id", "--drop", "sugar", "-o", model)
+    names = quercus.load(model).feature_names_in_.tolist()
+    assert "id" not in names and "sugar" not in names and "texture" in names
+    ok("fit", files["csv"], "--target", "ripe", "--id", "id", "-o", model)
+    assert "id" not in quercus.load(model).feature_names_in_.tolist()
+
+
+def test_warnings_are_one_line(files, tmp_path):
+    path = tmp_path / "many.csv"
+    pl.DataFrame({"x": np.arange(40), "y": np.arange(40) % 34}).write_csv(path)
+    result = ok("fit", path, "--target", "y", "--classification", "-o", tmp_path / "m.qrc")
+    warned = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warned) == 1 and warned[0].startswith("quercus: warning: y has 34 classes")
+    assert ".py" not in result.stderr
+
+
 # --- mistakes -----------------------------------------------------------------------------------
 
 
@@ -320,13 +417,44 @@ def test_data_mistakes_are_one_line(files, c45_model):
             (("fit", folder / "absent.csv", "--target", "ripe", "-o", model), "no such file"),
             (("fit", files["csv"], "--target", "sweet", "-o", model), "no column 'sweet'"),
             (("fit", text, "--target", "a", "-o", model), "cannot tell the format"),
-            (("fit", files["csv"], "--target", "density", "-o", model), "--regression"),
+            (
+                ("fit", files["csv"], "--target", "density", "--classification", "-o", model),
+                "--regression",
+            ),
+            (
+                ("fit", files["csv"], "--target", "ripe", "-o", folder / "no/m.qrc"),
+                "no such directory",
+            ),
+            (("fit", files["csv"], "--target", "ripe", "-o", folder), "is a directory"),
+            (
+                ("fit", files["csv"], "--target", "ripe", "--features", "x", "-o", model),
+                "no column 'x' (named by --features)",
+            ),
+            (
+                ("fit", files["csv"], "--target", "ripe", "--drop", "x", "-o", model),
+                "no column 'x' (named by --drop)",
+            ),
+            (
+                (
+                    "fit",
+                    files["csv"],
+                    "--target",
+                    "ripe",
+                    "--features",
+                    "id",
+                    "--id",
+                    "id",
+                    "-o",
+                    model,
+                ),
+                "no feature columns",
+            ),
             (("fit", not_parquet, "--target", "ripe", "-o", model), "cannot read"),
             (("fit", only_target, "--target", "ripe", "-o", model), "no feature columns"),
             (("predict", c45_model, lacking, "-o", out), "no column 'texture'"),
             (("predict", c45_model, files["csv"], "-o", out, "--keep", "x"), "no column 'x'"),
             (("predict", c45_model, files["csv"], "-o", folder / "out.xlsx"), "format"),
-            (("predict", c45_model, files["csv"], "-o", folder / "no/d.csv"), "cannot write"),
+            (("predict", c45_model, files["csv"], "-o", folder / "no/d.csv"), "no such directory"),
         ]
     )
     assert not model.exists() and not out.exists()

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
+from helpers import to_pandas
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
 from quercus._validation import SMALL_FRAME, _code_map
@@ -118,7 +119,7 @@ def test_every_input_dtype_reads_as_its_labels(train) -> None:
     lacking = pl.Enum(["plum", "mauve", "teal", "blue", "green"])
     same_as_columns(clf, without_red.with_columns(pl.col("colour").cast(lacking)), without_red)
     # A pandas frame with `category` columns is an Enum frame.
-    pandas = test.with_columns(pl.col("x").fill_nan(None)).to_pandas()
+    pandas = to_pandas(test.with_columns(pl.col("x").fill_nan(None)))
     for name in ("colour", "city"):
         pandas[name] = pandas[name].astype("category")
     same_as_columns(clf, pandas, test)

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import polars as pl
 import pytest
-from helpers import LEAF, MULTIWAY, NUMERIC, ORDERED, SUBSET, load_xy, normalize_export
+from helpers import LEAF, MULTIWAY, NUMERIC, ORDERED, SUBSET, load_xy, normalize_export, to_pandas
 
 import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
@@ -696,7 +696,7 @@ def test_all_null_column_at_fit_is_a_numeric_column_always_missing(splitter):
     np.testing.assert_array_equal(m.apply(train), alone.apply(train.select("size")))
     numbers = train.with_columns(pl.Series("blank", rng.normal(size=60)))
     np.testing.assert_array_equal(m.predict(numbers), alone.predict(train.select("size")))
-    pandas_fit = DecisionTreeClassifier(splitter=splitter).fit(train.to_pandas(), y)
+    pandas_fit = DecisionTreeClassifier(splitter=splitter).fit(to_pandas(train), y)
     np.testing.assert_array_equal(pandas_fit.apply(train), m.apply(train))
 
 
@@ -729,7 +729,7 @@ def test_decimal_columns_are_read_as_their_nearest_floats():
     expected = reference.predict(floats)
     assert (model.predict(frame) == expected).all()
     assert (model.predict(frame[:3]) == expected[:3]).all()
-    assert (model.predict(frame.to_pandas()) == expected).all()
+    assert (model.predict(to_pandas(frame)) == expected).all()
 
 
 def test_a_tree_fit_on_a_matrix_reads_a_frame_by_position_and_warns():
@@ -740,7 +740,7 @@ def test_a_tree_fit_on_a_matrix_reads_a_frame_by_position_and_warns():
     y = (frame["a"] > 0.3).to_numpy()
     model = DecisionTreeClassifier(max_depth=2).fit(frame.to_numpy(), y)
     expected = model.predict(frame.to_numpy())
-    for given in (frame, frame[:2], frame.to_pandas()):
+    for given in (frame, frame[:2], to_pandas(frame)):
         with pytest.warns(UserWarning, match="fitted without feature names") as caught:
             assert (model.predict(given) == expected[: len(given)]).all()
         assert caught[0].filename == __file__

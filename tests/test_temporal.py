@@ -11,6 +11,7 @@ import re
 import numpy as np
 import polars as pl
 import pytest
+from helpers import to_pandas
 
 import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor, _core
@@ -52,7 +53,7 @@ def test_a_date_feature_reads_other_temporal_dtypes_on_its_own_scale() -> None:
     for cast in (pl.Datetime("us"), pl.Datetime("ns"), pl.Datetime("ms")):
         other = days.with_columns(pl.col("day").cast(cast))
         assert (model.predict(other) == expected).all()
-        assert (model.predict(other.to_pandas()) == expected).all()  # datetime64
+        assert (model.predict(to_pandas(other)) == expected).all()  # datetime64
         assert (model.predict(other[:3]) == expected[:3]).all()  # a small frame
     # Whole numbers are taken as the fit's ticks (days here).
     ticks = days.with_columns(pl.col("day").to_physical())
@@ -161,7 +162,7 @@ def test_the_fit_dtype_survives_a_save(tmp_path) -> None:
     frame, y = _frame()
     model = DecisionTreeClassifier(max_depth=4).fit(frame.select("day"), y)
     loaded = quercus.from_bytes(model.to_bytes())
-    other = frame.select(pl.col("day").cast(pl.Datetime("ns"))).to_pandas()
+    other = to_pandas(frame.select(pl.col("day").cast(pl.Datetime("ns"))))
     assert (loaded.predict(other) == model.predict(frame.select("day"))).all()
     assert loaded.export_text() == model.export_text()
 

@@ -10,7 +10,11 @@
 DATA is a CSV or Parquet file, told apart by its extension and read with Polars; at fit, a
 directory or glob of Parquet files is streamed batch by batch (a histogram tree, one pass per
 level, the tree the in-memory histogram fit grows; text columns become Enums of their sorted
-values, one extra pass). Every error,
+values, one extra pass). A CSV's column types are read from the whole file, and the tokens
+R, pandas and Weka write for a missing value (NA, NaN, null, ?, an empty cell; --na-values
+changes them) are missing, at fit and at predict alike. The target's values choose the task
+(text: classes; fractional numbers or more than 20 distinct whole numbers: regression), said
+in one `quercus:` line; --classification / --regression decide it instead. Every error,
 a usage mistake included, is one line `quercus: error: ...` on stderr and exit status 2
 (QUERCUS_DEBUG=1 shows the traceback instead); Ctrl-C stops any command within a second with
 one line `quercus: interrupted` and exit status 130. On a terminal, or with --progress, a fit
@@ -27,6 +31,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -41,6 +46,12 @@ except KeyboardInterrupt:  # Ctrl-C while starting up: the same one line as late
 
 _READERS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
+# What R (NA), pandas (NaN, empty), SQL exports (null) and Weka's ARFF (?) write for a
+# missing value: read as missing in every CSV column, at fit and at predict alike.
+_NA_VALUES = ("NA", "NaN", "null", "?")
+# A numeric target of whole numbers is read as class labels up to this many distinct
+# values (ratings, codes, counts of a few kinds); beyond it, as a quantity to regress.
+_MOST_CLASSES = 20
 
 
 class UserError(Exception):
@@ -66,16 +77,22 @@ def _format(path: Path, role: str) -> str:
     return kind
 
 
-def _scan(path_text: str, dtypes: dict[str, Any] | None = None) -> pl.LazyFrame:
-    """DATA as a LazyFrame; `dtypes` fixes the types of CSV columns (a model's features, so
-    that a column of category codes stays text and an empty one stays numeric)."""
+def _scan(
+    path_text: str, na_values: Sequence[str], dtypes: dict[str, Any] | None = None
+) -> pl.LazyFrame:
+    """DATA as a LazyFrame. A CSV's types are inferred from every row (a column whose first
+    rows are whole numbers and a later one a fraction is numbers, not text), `na_values`
+    read as missing; `dtypes` fixes the types of CSV columns (a model's features, so that a
+    column of category codes stays text and an empty one stays numeric)."""
     path = Path(path_text)
     kind = _format(path, "data file")
     if not path.is_file():
         raise UserError(f"no such file: {path_text}")
     if kind == "parquet":
         return pl.scan_parquet(path)
-    return pl.scan_csv(path, infer_schema_length=10_000, schema_overrides=dtypes)
+    return pl.scan_csv(
+        path, infer_schema_length=None, null_values=list(na_values), schema_overrides=dtypes
+    )
 
 
 def _collect(frame: pl.LazyFrame, path: str, columns: Sequence[str] | None = None) -> pl.DataFrame:
@@ -105,6 +122,21 @@ def _require(columns: Sequence[str], wanted: Sequence[str], path: str, what: str
             f"{path} has no column {', '.join(map(repr, missing))} ({what}); "
             f"its columns are {', '.join(map(repr, columns))}"
         )
+
+
+def _check_output(path_text: str, role: str, tabular: bool) -> None:
+    """Fails before any work when `path_text` cannot be written: its folder is absent or
+    read-only, it is a folder, or (`tabular`) its extension is neither CSV nor Parquet."""
+    path = Path(path_text)
+    if tabular:
+        _format(path, role)
+    folder = path.parent
+    if path.is_dir():
+        raise UserError(f"cannot write {role} {path_text}: it is a directory")
+    if not folder.is_dir():
+        raise UserError(f"cannot write {role} {path_text}: no such directory {str(folder)!r}")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"cannot write {role} {path_text}: permission denied")
 
 
 def _write(frame: pl.DataFrame, path_text: str) -> None:
@@ -191,6 +223,7 @@ def _progress(label: str, verbose: int) -> Iterator[None]:
 
 
 def _fit(args: argparse.Namespace) -> None:
+    _check_output(args.output, "model file", tabular=False)
     if _is_many(args.data):
         _fit_streamed(args)
         return
@@ -208,34 +241,75 @@ def _fit(args: argparse.Namespace) -> None:
         raise UserError("--prune cost_complexity needs --ccp-alpha A")
     # Imported once a command needs it (with scikit-learn's base classes, if installed),
     # inside `main`'s handling of Ctrl-C.
-    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
-
-    estimator = DecisionTreeRegressor if args.regression else DecisionTreeClassifier
     verbose = _verbose(args)
-    model = estimator(**params, verbose=verbose)
     with _progress("fitting", verbose):
-        data = _read_training(args.data, args.target)
-        if data.width < 2:
-            raise UserError(f"{args.data} has no feature columns besides {args.target!r}")
+        data = _read_training(args.data, args)
+        regression = _is_regression(args, data.lazy())
+        model = _estimator(regression)(**params, verbose=verbose)
         validation = None
         if args.validation is not None:
-            held_out = _read_training(args.validation, args.target)
+            held_out = _read_training(args.validation, args)
             validation = (held_out.drop(args.target), held_out.get_column(args.target))
         try:
             model.fit(data, target=args.target, validation=validation)
         except ValueError as error:
-            message = _first_line(error)
-            if "continuous" in message and not args.regression:
-                message += " (pass --regression)"
-            raise UserError(message) from error
+            raise UserError(_fit_message(error, regression)) from error
         X = data.drop(args.target)
         score = model.score(X, data.get_column(args.target))
         model.set_params(verbose=0).save(args.output)  # the file's model reports nothing
-    figure = "R^2" if args.regression else "accuracy"
+    figure = "R^2" if regression else "accuracy"
     print(
         f"wrote {args.output}: {model!r}, {model.n_leaves_} leaves, depth {model.depth_}; "
         f"training {figure} {score:.4f}"
     )
+
+
+def _estimator(regression: bool) -> Any:
+    # Imported once a command needs it (with scikit-learn's base classes, if installed),
+    # inside `main`'s handling of Ctrl-C.
+    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    return DecisionTreeRegressor if regression else DecisionTreeClassifier
+
+
+def _fit_message(error: Exception, regression: bool) -> str:
+    message = _first_line(error)
+    if "continuous" in message and not regression:
+        message += " (pass --regression)"
+    return message
+
+
+def _is_regression(args: argparse.Namespace, frame: pl.LazyFrame) -> bool:
+    """The task: --regression or --classification if given, else read from the target's
+    values and said on stderr in one line (a numeric target is ambiguous; text is not)."""
+    if args.regression or args.classification:
+        return bool(args.regression)
+    target = args.target
+    dtype = frame.collect_schema()[target]
+    if not dtype.is_numeric():
+        return False
+    column = pl.col(target).drop_nulls()
+    if dtype.is_float():
+        column = column.filter(column.is_not_nan())
+    found = frame.select(
+        column.n_unique().alias("distinct"),
+        (column != column.round()).any().alias("fractional") if dtype.is_float() else pl.lit(False),
+    ).collect(engine="streaming")
+    distinct, fractional = found.row(0)
+    if fractional:
+        reason = "holds fractional numbers: a regression tree"
+        regression, other = True, "--classification"
+    elif distinct > _MOST_CLASSES:
+        reason = (
+            f"holds {distinct} distinct whole numbers (more than {_MOST_CLASSES}): "
+            "a regression tree"
+        )
+        regression, other = True, "--classification"
+    else:
+        reason = f"holds {distinct} distinct whole numbers: {distinct} classes"
+        regression, other = False, "--regression"
+    print(f"quercus: target {target!r} {reason} ({other} to change)", file=sys.stderr)
+    return regression
 
 
 def _is_many(path_text: str) -> bool:
@@ -257,30 +331,22 @@ def _fit_streamed(args: argparse.Namespace) -> None:
             "a directory or glob of Parquet files is streamed, which grows without pruning: "
             "drop --prune/--validation (or fit one file)"
         )
-    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
-
-    estimator = DecisionTreeRegressor if args.regression else DecisionTreeClassifier
     verbose = _verbose(args)
-    model = estimator(**params, verbose=verbose)
     with _progress("fitting", verbose):
         frame = _scan_many(args.data)
-        columns = _columns_of(frame, args.data)
-        _require(columns, [args.target], args.data, "the --target")
-        if len(columns) < 2:
-            raise UserError(f"{args.data} has no feature columns besides {args.target!r}")
+        frame = frame.select(_selected(_columns_of(frame, args.data), args.data, args))
         try:
+            regression = _is_regression(args, frame)
+            model = _estimator(regression)(**params, verbose=verbose)
             frame = _with_categories(frame, args.target)
             model.fit(frame, target=args.target, memory_budget=args.memory_budget)
         except (pl.exceptions.PolarsError, OSError) as error:
             raise UserError(f"cannot read {args.data}: {_first_line(error)}") from error
         except (ValueError, TypeError) as error:
-            message = _first_line(error)
-            if "continuous" in message and not args.regression:
-                message += " (pass --regression)"
-            raise UserError(message) from error
-        score = _streamed_score(model, frame, args.target, args.regression)
+            raise UserError(_fit_message(error, regression)) from error
+        score = _streamed_score(model, frame, args.target, regression)
         model.set_params(verbose=0).save(args.output)
-    figure = "R^2" if args.regression else "accuracy"
+    figure = "R^2" if regression else "accuracy"
     print(
         f"wrote {args.output}: {model!r}, {model.n_leaves_} leaves, depth {model.depth_}; "
         f"training {figure} {score:.4f} (streamed from {args.data})"
@@ -336,13 +402,28 @@ def _streamed_score(model: Any, frame: pl.LazyFrame, target: str, regression: bo
     return 1.0 - residual / spread if spread > 0 else 0.0
 
 
-def _read_training(path: str, target: str) -> pl.DataFrame:
-    frame = _scan(path)
-    _require(_columns_of(frame, path), [target], path, "the --target")
-    return _collect(frame, path)
+def _selected(columns: list[str], path: str, args: argparse.Namespace) -> list[str]:
+    """The columns of `path` a fit reads: --features (default: every column) less --drop
+    and --id, then the target; every named column must exist."""
+    target = args.target
+    _require(columns, [target], path, "the --target")
+    _require(columns, args.features or [], path, "named by --features")
+    _require(columns, args.drop, path, "named by --drop")
+    _require(columns, args.id, path, "named by --id")
+    left_out = {target, *args.drop, *args.id}
+    features = [name for name in args.features or columns if name not in left_out]
+    if not features:
+        raise UserError(f"{path} has no feature columns besides {target!r}")
+    return [*features, target]
+
+
+def _read_training(path: str, args: argparse.Namespace) -> pl.DataFrame:
+    frame = _scan(path, args.na_values)
+    return _collect(frame, path, _selected(_columns_of(frame, path), path, args))
 
 
 def _predict(args: argparse.Namespace) -> None:
+    _check_output(args.output, "output file", tabular=True)
     model = _load_model(args.model)
     if args.proba and not hasattr(model, "predict_proba"):
         raise UserError("--proba needs a classifier; this model is a regression tree")
@@ -356,7 +437,7 @@ def _predict(args: argparse.Namespace) -> None:
     verbose = _verbose(args)
     model.set_params(verbose=verbose)
     with _progress("predicting", verbose):
-        frame = _scan(args.data, dtypes)
+        frame = _scan(args.data, args.na_values, dtypes)
         columns = _columns_of(frame, args.data)
         _require(columns, schema.names, args.data, "a feature of the model")
         _require(columns, args.keep, args.data, "asked for by --keep")
@@ -398,10 +479,10 @@ def _show(args: argparse.Namespace) -> None:
     if args.rules:
         text = model.export_rules(**options)
     elif args.dot:
-        text = model.to_dot(**options, data=_strip_rows(model, args.data))
+        text = model.to_dot(**options, data=_strip_rows(model, args.data, args.na_values))
     elif args.svg:
         width = {} if args.width is None else {"width": args.width[0]}
-        data = _strip_rows(model, args.data)
+        data = _strip_rows(model, args.data, args.na_values)
         text = model.to_svg(**options, **width, max_depth=args.max_depth, data=data)
     else:
         schema = model._state.schema
@@ -413,7 +494,9 @@ def _show(args: argparse.Namespace) -> None:
     _write_text(text, args.output)
 
 
-def _strip_rows(model: Any, path: str | None) -> tuple[pl.DataFrame, pl.Series] | None:
+def _strip_rows(
+    model: Any, path: str | None, na_values: Sequence[str]
+) -> tuple[pl.DataFrame, pl.Series] | None:
     """`--data`: labelled rows whose target quantiles a regression tree's strips draw (a
     model file keeps none, so without them the strips show mean ± sd)."""
     if path is None:
@@ -421,7 +504,7 @@ def _strip_rows(model: Any, path: str | None) -> tuple[pl.DataFrame, pl.Series] 
     if hasattr(model, "predict_proba"):
         raise UserError("--data draws a regression tree's strips; this model is a classifier")
     schema = model._state.schema
-    frame = _scan(path)
+    frame = _scan(path, na_values)
     _require(_columns_of(frame, path), [*schema.names, schema.target], path, "--data")
     data = _collect(frame, path, [*schema.names, schema.target])
     return data.drop(schema.target), data.get_column(schema.target)
@@ -491,6 +574,30 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
+def _names(text: str) -> list[str]:
+    """A comma-separated list of column names."""
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected column names separated by commas, got {text!r}")
+    return names
+
+
+def _tokens(text: str) -> list[str]:
+    """--na-values: comma-separated tokens ('' for none but the empty cell)."""
+    return text.split(",")
+
+
+def _add_na_values(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--na-values",
+        type=_tokens,
+        default=list(_NA_VALUES),
+        metavar="TOKENS",
+        help="comma-separated CSV cells read as missing, besides an empty cell "
+        f"(default: {','.join(_NA_VALUES)}; '' for none)",
+    )
+
+
 def _parser() -> _Parser:
     parser = _Parser(prog="quercus", description="Decision trees as the textbooks define them.")
     parser.add_argument("--version", action="version", version=f"quercus {__version__}")
@@ -524,7 +631,40 @@ def _parser() -> _Parser:
     fit.add_argument(
         "--validation", metavar="VAL_DATA", help="held-out rows for --prune reduced_error"
     )
-    fit.add_argument("--regression", action="store_true", help="a regression tree")
+    fit.add_argument(
+        "--features",
+        type=_names,
+        action="extend",
+        metavar="COLS",
+        help="the feature columns, comma-separated (default: every column but the target, "
+        "--drop and --id)",
+    )
+    fit.add_argument(
+        "--drop",
+        type=_names,
+        action="extend",
+        default=[],
+        metavar="COLS",
+        help="columns left out of the features, comma-separated",
+    )
+    fit.add_argument(
+        "--id",
+        type=_names,
+        action="extend",
+        default=[],
+        metavar="COLS",
+        help="identifier columns: never features (predict --id copies them to the output)",
+    )
+    task = fit.add_mutually_exclusive_group()
+    task.add_argument(
+        "--regression", action="store_true", help="a regression tree, whatever the target holds"
+    )
+    task.add_argument(
+        "--classification",
+        action="store_true",
+        help="a classification tree, whatever the target holds",
+    )
+    _add_na_values(fit)
     fit.add_argument(
         "--memory-budget",
         type=_positive_int,
@@ -547,11 +687,14 @@ def _parser() -> _Parser:
     )
     predict.add_argument(
         "--keep",
-        action="append",
+        "--id",
+        type=_names,
+        action="extend",
         default=[],
-        metavar="COL",
-        help="copy this input column (an id) into the output; repeatable",
+        metavar="COLS",
+        help="copy these input columns (ids), comma-separated, into the output",
     )
+    _add_na_values(predict)
     predict.set_defaults(run=_predict)
 
     show = commands.add_parser("show", help="print a model as text, rules, DOT or SVG")
@@ -590,6 +733,7 @@ def _parser() -> _Parser:
         metavar="DATA",
         help="--svg, --dot of a regression tree: labelled rows whose quantiles the strips draw",
     )
+    _add_na_values(show)
     show.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     show.set_defaults(run=_show)
 
@@ -601,11 +745,18 @@ def _parser() -> _Parser:
     return parser
 
 
+def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
+    """A warning as one line, like an error: no file path or source line of quercus's."""
+    print(f"quercus: warning: {_first_line(Warning(message))}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 on any error)."""
     try:
-        args = _parser().parse_args(argv)
-        args.run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            args = _parser().parse_args(argv)
+            args.run(args)
     except KeyboardInterrupt:
         print("quercus: interrupted", file=sys.stderr)
         return 130

@@ -26,6 +26,32 @@ from typing import Any, Literal, TypeAlias, final
 import numpy as np
 from numpy.typing import NDArray
 
+# The string choices, spelled out so that editors complete them and type checkers catch a
+# misspelt one.
+_Criterion: TypeAlias = Literal[
+    "entropy",
+    "log_loss",
+    "gain_ratio",
+    "gini",
+    "misclassification",
+    "likelihood_ratio",
+    "dkm",
+    "distance",
+    "twoing",
+    "ort",
+    "kolmogorov_smirnov",
+    "auc",
+    "squared_error",
+    "friedman_mse",
+    "absolute_error",
+    "poisson",
+]
+_MissingStrategy: TypeAlias = Literal[
+    "fractional", "majority_branch", "class_majority", "separate", "learned", "surrogate"
+]
+_CcpRisk: TypeAlias = Literal["impurity", "misclassification"]
+_CcpSequence: TypeAlias = Literal["weakest_link", "rpart"]
+
 NumericColumn: TypeAlias = (
     tuple[Literal["numeric"], NDArray[np.float64] | NDArray[np.float32]]
     | tuple[
@@ -113,20 +139,20 @@ class Tree:
         """The classes of each output (0 for a real-valued one)."""
 
     @property
-    def criterion(self) -> str: ...
+    def criterion(self) -> _Criterion: ...
     @property
-    def missing(self) -> str:
+    def missing(self) -> _MissingStrategy:
         """The missing-value strategy the tree was grown with ("fractional",
         "majority_branch", "class_majority", "separate", "learned" or "surrogate")."""
     @property
-    def splitter(self) -> str:
+    def splitter(self) -> Literal["exact", "hist", "random"]:
         """The threshold search that grew the tree: "exact", "hist" or "random" ("auto" and
         "best" resolved)."""
     @property
     def max_bins(self) -> int:
         """Bins per feature of a histogram tree; 0 for an exact one."""
     @property
-    def conventions(self) -> str:
+    def conventions(self) -> Literal["texts", "j48"]:
         """The conventions the tree was grown with, "texts" or "j48"."""
     @property
     def optimality(self) -> tuple[float, float] | None:
@@ -301,9 +327,9 @@ def prune_collapse(tree: Tree) -> Tree:
 def prune_cost_complexity(
     tree: Tree,
     ccp_alpha: float,
-    ccp_risk: str = "impurity",
+    ccp_risk: _CcpRisk = "impurity",
     costs: list[float] | None = None,
-    ccp_sequence: str = "weakest_link",
+    ccp_sequence: _CcpSequence = "weakest_link",
     floor: float = 0.0,
 ) -> Tree:
     """CART's minimal cost-complexity pruning at ``ccp_alpha`` (scikit-learn's semantics),
@@ -313,9 +339,9 @@ def prune_cost_complexity(
 
 def cost_complexity_path(
     tree: Tree,
-    ccp_risk: str = "impurity",
+    ccp_risk: _CcpRisk = "impurity",
     costs: list[float] | None = None,
-    ccp_sequence: str = "weakest_link",
+    ccp_sequence: _CcpSequence = "weakest_link",
     floor: float = 0.0,
 ) -> dict[str, NDArray[Any]]:
     """The pruning path: keys ``ccp_alphas``, ``impurities`` (the risk of each subtree) and
@@ -347,8 +373,8 @@ def split_scores(
     n_classes: int | list[int],
     sample_weight: NDArray[np.float64],
     *,
-    criterion: str,
-    categorical_split: str,
+    criterion: _Criterion,
+    categorical_split: Literal["multiway", "binary"],
 ) -> dict[str, Any]:
     """Best candidate split of each feature on the whole data (one entry per feature).
 

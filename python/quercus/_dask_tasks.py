@@ -19,8 +19,8 @@ from . import _core
 from ._validation import (
     Schema,
     _encode,
+    as_polars,
     class_codes,
-    from_pandas,
     regression_targets,
     sample_weights,
 )
@@ -97,16 +97,16 @@ class Setup:
         """A partition as the core reads it: columns, targets (class codes or values),
         weights."""
         X, y, w = self.layout.split(part)
-        X = from_pandas(X) if self.layout.frame else np.asarray(X, dtype=np.float64, order="F")
+        X = as_polars(X) if self.layout.frame else np.asarray(X, dtype=np.float64, order="F")
         n = X.shape[0]
         columns = _encode(X, self.schema)
-        y = from_pandas(y)
+        y = as_polars(y)
         if isinstance(y, pl.Series) and y.null_count():
             raise ValueError(f"target {self.schema.target!r} holds missing values")
         codes = (
             regression_targets(y, n) if self.classes is None else class_codes(y, n, self.classes)
         )
-        return columns, codes, sample_weights(None if w is None else from_pandas(w), n)
+        return columns, codes, sample_weights(None if w is None else as_polars(w), n)
 
     def fit(self, columns: list[Any], frontier: bytes | None = None) -> _core.StreamFit:
         """A fit of this setup; with `frontier`, a replica that adds batches to that pass."""
@@ -120,9 +120,9 @@ def census(classification: bool, y: Any, w: Any) -> tuple[int, int, bool, pl.Ser
     """A partition's rows, rows of positive weight, whether its weights are whole numbers,
     and (for a classifier) its distinct target values, from its target and weights alone (a
     Parquet partition is read for those columns only)."""
-    y = from_pandas(y)
+    y = as_polars(y)
     n = len(y)
-    weights = sample_weights(None if w is None else from_pandas(w), n)
+    weights = sample_weights(None if w is None else as_polars(w), n)
     whole = bool(np.all(weights == np.round(weights)))
     labels = None
     if classification:

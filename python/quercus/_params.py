@@ -84,20 +84,24 @@ def _is_real(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Integer:
-    """An integer in [low, high] (a Python or NumPy integer, never a bool)."""
+    """An integer in [low, high] (a Python or NumPy integer, never a bool). A count without
+    an upper bound (`high` COUNT_MAX) takes any larger integer too, as the core's largest
+    count: no data set holds more rows, nodes or leaves, so the larger bound bounds the
+    same (scikit-learn raises OverflowError or MemoryError there instead)."""
 
     low: int
     high: int = COUNT_MAX
 
     def accepts(self, value: Any) -> bool:
-        return _is_integer(value) and self.low <= value <= self.high
+        unbounded = self.high == COUNT_MAX
+        return _is_integer(value) and self.low <= value and (unbounded or value <= self.high)
 
     def describe(self) -> str:
         high = "inf)" if self.high == COUNT_MAX else f"{self.high}]"
         return f"an int in the range [{self.low}, {high}"
 
     def normal(self, value: Any) -> int:
-        return int(value)
+        return min(int(value), self.high)
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,7 @@ def training_data(
             "fit requires y to be passed, but the target y is None "
             "(or name the target column of a Polars X with target=)"
         )
-    y = _single_column(from_pandas(y))
+    y = _single_column(as_polars(y))
     features = _infer_features(frame, ordinal)
     columns_of_y = _output_columns(y)
     if columns_of_y is None:
@@ -287,7 +287,7 @@ def output_columns(y: Any, n_rows: int, schema: Schema) -> list[Any]:
     all, else by position): one column for a 1-D model, which takes a 1-D y."""
     if not schema.outputs:
         return [y]
-    y = from_pandas(y)
+    y = as_polars(y)
     if isinstance(y, pl.DataFrame) and all(name in y.columns for name in schema.outputs):
         return [y.get_column(name) for name in schema.outputs]
     columns = _output_columns(y)
@@ -488,7 +488,7 @@ def target_values(y: Any, n_rows: int) -> NDArray[Any]:
             f"y is a sparse matrix ({type(y).__name__}), but a tree needs a dense 1-D y; "
             "pass y.toarray().ravel()"
         )
-    y = _single_column(from_pandas(y))
+    y = _single_column(as_polars(y))
     values = y.to_numpy() if isinstance(y, pl.Series | pl.DataFrame) else np.asarray(y)
     if values.ndim == 2 and values.shape[1] == 1:  # a column vector: its one output
         values = values[:, 0]
@@ -578,7 +578,7 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     the row absent (scikit-learn's meaning: bootstrap counts, folds left out)."""
     if sample_weight is None:
         return np.ones(n_rows)
-    given = from_pandas(sample_weight)
+    given = as_polars(sample_weight)
     # Converted first: array-likes (scikit-learn's NotAnArray) refuse NumPy's functions.
     weights = np.asarray(given, dtype=np.float64)
     if weights.ndim == 0:  # a scalar would become one weight for every row's share
@@ -609,18 +609,34 @@ def sample_weights(sample_weight: Any, n_rows: int) -> NDArray[np.float64]:
     return weights
 
 
-def from_pandas(obj: Any) -> Any:
-    """pandas objects as Polars ones; pandas is never imported unless the caller did. A
-    `category` column becomes an Enum of its categories (read from its codes, which needs no
-    pyarrow); its `ordered` flag is read at fit by `_pandas_orders`."""
-    pd = sys.modules.get("pandas")
-    if pd is None or not isinstance(obj, (pd.DataFrame, pd.Series)):
+def as_polars(obj: Any) -> Any:
+    """pandas and Arrow objects as Polars ones; anything else as it is. pandas is never
+    imported unless the caller did: a `category` column becomes an Enum of its categories
+    (read from its codes, which needs no pyarrow); its `ordered` flag is read at fit by
+    `_pandas_orders`. An object of the Arrow PyCapsule interface (a pyarrow Table,
+    RecordBatch, RecordBatchReader, Array or ChunkedArray, a DuckDB relation, ...) is
+    imported by Polars without a copy."""
+    if isinstance(obj, pl.DataFrame | pl.Series | pl.LazyFrame):
         return obj
-    if isinstance(obj, pd.Series):
-        return _pandas_series(obj)
-    _refuse_duplicate_names([str(name) for name in obj.columns])
-    # by position: `obj[name]` of a duplicated name would be a frame, not a column
-    return pl.DataFrame([_pandas_series(obj.iloc[:, i]) for i in range(obj.shape[1])])
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(obj, pd.DataFrame | pd.Series):
+        if isinstance(obj, pd.Series):
+            return _pandas_series(obj)
+        _refuse_duplicate_names([str(name) for name in obj.columns])
+        # by position: `obj[name]` of a duplicated name would be a frame, not a column
+        return pl.DataFrame([_pandas_series(obj.iloc[:, i]) for i in range(obj.shape[1])])
+    if hasattr(obj, "__arrow_c_stream__") or hasattr(obj, "__arrow_c_array__"):
+        return _from_arrow(obj)
+    return obj
+
+
+def _from_arrow(obj: Any) -> pl.DataFrame | pl.Series:
+    """An Arrow object as a frame when its items are rows (a struct type: a table, a record
+    batch, a relation), else as one column (an array: a y or weights)."""
+    try:
+        return pl.DataFrame(obj)
+    except pl.exceptions.SchemaError:  # "expected `Struct`": the items are values
+        return pl.Series(obj)
 
 
 def _refuse_duplicate_names(names: list[str]) -> None:
@@ -643,7 +659,10 @@ def _pandas_series(series: Any) -> pl.Series:
     name = str(series.name) if series.name is not None else ""
     if not isinstance(series.dtype, pd.CategoricalDtype):
         try:
-            return pl.from_pandas(series).rename(name)
+            try:
+                return pl.from_pandas(series).rename(name)
+            except ImportError:  # Polars reads some pandas dtypes through pyarrow only
+                return _pandas_values(series, name)
         except (TypeError, ValueError, pl.exceptions.PolarsError) as e:
             # an object column mixing numbers and strings, say: Polars's message names
             # neither the column nor the cause
@@ -656,6 +675,14 @@ def _pandas_series(series: Any) -> pl.Series:
     codes = pl.Series(series.cat.codes.to_numpy()).cast(pl.Int64)
     index = pl.select(pl.when(codes >= 0).then(codes)).to_series()
     return _pandas_categories(series.dtype).gather(index).rename(name)
+
+
+def _pandas_values(series: Any, name: str) -> pl.Series:
+    """A pandas column Polars would read through pyarrow (object, string, nullable numbers,
+    decimals), read without it: its values as Python objects, missing ones (None, NaN,
+    pd.NA, NaT) as nulls, one type throughout (strict: mixed numbers and strings raise)."""
+    values = series.astype(object).where(series.notna(), None).tolist()
+    return pl.Series(name, values, strict=True)
 
 
 def _pandas_categories(dtype: Any) -> pl.Series:
@@ -685,7 +712,7 @@ def _pandas_orders(X: Any) -> Ordinals:
 def _as_frame(X: Any) -> pl.DataFrame | NDArray[np.floating] | Any:
     """A Polars DataFrame, a NumPy array the core reads in place (see `_numeric_matrix`), or
     a SciPy sparse X as a canonical CSC matrix of float64 (see `_compressed`)."""
-    X = from_pandas(X)
+    X = as_polars(X)
     if isinstance(X, pl.LazyFrame):
         X = X.collect()
     if isinstance(X, pl.DataFrame):

@@ -75,7 +75,7 @@ from ._validation import (
     _encode,
     _infer_features,
     _pandas_orders,
-    from_pandas,
+    as_polars,
     ordinals,
 )
 
@@ -192,14 +192,14 @@ def _targets(pieces: list[list[Any]]) -> list[tuple[Any, Any]]:
 
 
 def _y_dtype(y_meta: Any, classification: bool) -> str | None:
-    return _dtype_name(from_pandas(y_meta)) if classification else None
+    return _dtype_name(as_polars(y_meta)) if classification else None
 
 
 def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing: str) -> Schema:
     """The fit's schema as the in-memory fit of the same rows would infer it (from the
     collection's meta: categories must be known up front)."""
     if p.layout.frame:
-        meta = from_pandas(p.meta)
+        meta = as_polars(p.meta)
         for series in meta.iter_columns():
             unknown = isinstance(series.dtype, pl.Enum) and "__UNKNOWN_CATEGORIES__" in (
                 series.dtype.categories.to_list()
@@ -376,9 +376,7 @@ def _fit(
         _, classes = _class_targets(labels, len(labels))
     n_classes = 0 if classes is None else len(classes)
     params = asdict(model._params_for(checked, n_rows, len(schema.features), n_classes))
-    empty = _encode(
-        from_pandas(p.meta) if p.layout.frame else np.empty((0, p.layout.dtypes)), schema
-    )
+    empty = _encode(as_polars(p.meta) if p.layout.frame else np.empty((0, p.layout.dtypes)), schema)
     setup = Setup(p.layout, schema, classes, params, budget, empty)
     fit = setup.fit(empty)
     # Empty partitions add nothing; the others' rows of positive weight are numbered on.

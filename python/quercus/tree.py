@@ -60,9 +60,9 @@ from ._validation import (
     LabelledData,
     Schema,
     TrainingData,
+    as_polars,
     class_counts,
     frame_rows,
-    from_pandas,
     is_pandas_frame,
     is_sparse,
     labelled_data,
@@ -1349,7 +1349,7 @@ class _BaseTree(EstimatorBase, ABC):
             rows = pandas_rows(X, self._state.schema)
             if rows is not None:
                 return rows
-        X = from_pandas(X)
+        X = as_polars(X)
         if type(X) is pl.DataFrame:
             rows = (
                 small_frame(X, self._state.schema)
