@@ -360,6 +360,7 @@ def test_cli_ctrl_c_exits_130_with_one_line(tmp_path):
             str(data),
             "--target",
             "y",
+            "--classification",  # the task given: no notice of the one read from y
             "-o",
             str(tmp_path / "m.qrc"),
         ],
