@@ -197,8 +197,9 @@ def zipped(*parts: Any) -> tuple[Any, ...]:
 
 def predicted(part: Any, model: Any, method: str) -> Any:
     """`model.method` on one partition (`model`: an in-memory estimator): a Series (or a
-    frame of probabilities) on the partition's index, or an array for an array's block."""
-    out = getattr(model, method)(part)
+    frame of probabilities) on the partition's index, or an array for an array's block. An
+    empty partition (after a filter) gives an empty piece of output."""
+    out = getattr(model, method)(part) if len(part) else _nothing(model, method)
     if hasattr(part, "index"):  # a pandas partition
         import pandas as pd  # the partition's own library
 
@@ -206,6 +207,15 @@ def predicted(part: Any, model: Any, method: str) -> Any:
             return pd.Series(out, index=part.index)
         return pd.DataFrame(out, index=part.index, columns=proba_columns(model))
     return out
+
+
+def _nothing(model: Any, method: str) -> np.ndarray:
+    """`model.method`'s answer for no rows: its dtype, its columns."""
+    if method == "predict_proba":
+        return np.empty((0, len(model.classes_)))
+    dtype = model.classes_.dtype if model._estimator_type == "classifier" else np.float64
+    outputs = model.n_outputs_
+    return np.empty((0, outputs) if outputs > 1 else 0, dtype=dtype)
 
 
 def proba_columns(model: Any) -> list[str]:

@@ -24,9 +24,12 @@ bits. `reduction="tree"` reduces every pass by the tree (faster with many worker
 regression tree may then differ from the in-memory one in the last bits of its numbers).
 
 Empty partitions add nothing. A partition whose columns or dtypes differ from the
-collection's (its `meta`) is an error naming the column; categorical columns need known
-categories (`ddf.categorize()`), as a category first met in a later partition would change
-the codes of earlier ones.
+collection's (its `meta`) is an error naming the column. A categorical column needs its
+categories up front, as a category first met in a later partition would change the codes of
+earlier ones: where Dask does not know them (text columns, categories read from files) one
+pass over those columns finds them, as `compute()` would give them (see `_known_categories`).
+X and y may come from one DataFrame however Dask partitions their projections: they are
+joined into one collection, aligned as Dask aligns columns.
 
 Dask and distributed are an optional extra: `pip install quercus[dask]`.
 """
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -111,59 +115,42 @@ def _partitions(
     X: Any, y: Any, sample_weight: Any, target: str | None, classification: bool
 ) -> _Partitions:
     if isinstance(X, dd.DataFrame):
-        meta = X._meta
         if target is not None:
             if y is not None:
                 raise ValueError("pass either y or target=, not both")
-            if not isinstance(target, str) or target not in meta.columns:
+            if not isinstance(target, str) or target not in X._meta.columns:
                 raise ValueError(f"target={target!r} is not a column of the Dask DataFrame")
             if sample_weight is not None and (
-                not isinstance(sample_weight, str) or sample_weight not in meta.columns
+                not isinstance(sample_weight, str) or sample_weight not in X._meta.columns
             ):
                 raise ValueError(
                     "with target=, sample_weight names a column of the Dask DataFrame; "
                     f"{sample_weight!r} is not one"
                 )
-            features = meta.drop(columns=[c for c in (target, sample_weight) if c is not None])
-            layout = Layout(True, target, sample_weight, tuple(features.dtypes.items()))
-            parts = list(X.to_delayed())
-            columns = [c for c in (target, sample_weight) if c is not None]
-            projected = X[columns].to_delayed()
-            if len(projected) != len(parts):  # Dask keeps a projection's partitions
-                projected = parts
-            targets = [
-                (d[target], None if sample_weight is None else d[sample_weight]) for d in projected
-            ]
-            y_dtype = _y_dtype(meta[target], classification)
-            return _Partitions(layout, parts, targets, features, target, y_dtype)
+            return _framed(X, target, sample_weight, target, classification)
         if not isinstance(y, dd.Series):
             raise TypeError(
                 "a Dask DataFrame X takes a Dask Series y (or target= naming its column), "
                 f"got {type(y).__name__}"
             )
-        pieces = [X, y] + ([sample_weight] if sample_weight is not None else [])
-        if not all(isinstance(p, dd.Series | dd.DataFrame) for p in pieces):
+        if sample_weight is not None and not isinstance(sample_weight, dd.Series):
             raise TypeError("sample_weight of a Dask DataFrame X must be a Dask Series")
-        if len({p.npartitions for p in pieces}) != 1 or (
-            all(p.known_divisions for p in pieces) and len({p.divisions for p in pieces}) != 1
-        ):
-            raise ValueError(
-                "X, y (and sample_weight) must be partitioned alike (the same divisions): "
-                "take them from one Dask DataFrame, or fit with target= naming a column"
-            )
-        layout = Layout(True, None, None, tuple(meta.dtypes.items()))
-        delayed = [p.to_delayed() for p in pieces]
-        parts = _zip_delayed(delayed, sample_weight is None)
+        joined, target, weight = _joined(X, y, sample_weight)
         name = y.name if isinstance(y.name, str) and y.name else "y"
-        y_dtype = _y_dtype(y._meta, classification)
-        return _Partitions(layout, parts, _targets(delayed), meta, name, y_dtype)
+        return _framed(joined, target, weight, name, classification)
     if isinstance(X, da.Array):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (rows x features), got shape {X.shape}")
+        # A Series (or a one-column frame's) values, by the lengths of its partitions.
+        if isinstance(y, dd.Series):
+            y = y.to_dask_array(lengths=True)
+        if isinstance(sample_weight, dd.Series):
+            sample_weight = sample_weight.to_dask_array(lengths=True)
         if not isinstance(y, da.Array) or y.ndim != 1:
-            raise TypeError("a Dask Array X takes a 1-D Dask Array y")
+            raise TypeError("a Dask Array X takes a 1-D Dask Array (or Dask Series) y")
         if sample_weight is not None and not isinstance(sample_weight, da.Array):
             raise TypeError("sample_weight of a Dask Array X must be a 1-D Dask Array")
+        _check_lengths(X, y, sample_weight)
         if target is not None:
             raise ValueError("target= names a column of a Dask DataFrame, not of an array")
         X = X.rechunk({1: -1})
@@ -178,6 +165,102 @@ def _partitions(
         f"quercus.dask fits a Dask DataFrame or Array, got {type(X).__name__}; "
         "in-memory data takes quercus.DecisionTreeClassifier / Regressor"
     )
+
+
+def _framed(
+    frame: dd.DataFrame, target: str, weight: str | None, name: str, classification: bool
+) -> _Partitions:
+    """The partitions of one DataFrame holding the features, the target column and (if
+    `weight`) the weights column; `name` is the target's name in the model."""
+    frame = _known_categories(frame, [c for c in (target, weight) if c is not None])
+    meta = frame._meta
+    features = meta.drop(columns=[c for c in (target, weight) if c is not None])
+    layout = Layout(True, target, weight, tuple(features.dtypes.items()))
+    parts = list(frame.to_delayed())
+    projected = frame[[c for c in (target, weight) if c is not None]].to_delayed()
+    # Dask may combine the partitions of a projection otherwise than the whole frame's
+    # (its optimizer merges small ones): then the census reads the whole partitions.
+    if len(projected) != len(parts):
+        projected = parts
+    targets = [(d[target], None if weight is None else d[weight]) for d in projected]
+    return _Partitions(
+        layout, parts, targets, features, name, _y_dtype(meta[target], classification)
+    )
+
+
+def _known_categories(frame: dd.DataFrame, besides: list[str]) -> dd.DataFrame:
+    """`frame` with every categorical feature's categories known up front, which a fit
+    needs (a category first met in a later partition would change the codes of earlier
+    ones), found in one pass over those columns: a `category` column whose categories Dask
+    does not know (read from files) gets the ones `compute()` would give (each partition's,
+    in partition order), a text column its sorted distinct values (as the in-memory fit
+    sorts text). Either way the tree is the in-memory fit's of `frame.compute()`."""
+    meta = frame._meta
+    unknown, text = [], []
+    for name, dtype in meta.dtypes.items():
+        if name in besides:
+            continue
+        if isinstance(dtype, pd.CategoricalDtype):
+            if not frame[name].cat.known:
+                unknown.append(name)
+        elif pd.api.types.is_string_dtype(dtype):
+            text.append(name)
+    if not unknown and not text:
+        return frame
+    found = dask.compute(
+        *(frame[n].map_partitions(_categories_of, meta=(n, object)) for n in unknown),
+        *(frame[n].dropna().unique() for n in text),
+    )
+    dtypes = {
+        n: pd.CategoricalDtype(pd.unique(np.asarray(c, dtype=object)), ordered=meta[n].cat.ordered)
+        for n, c in zip(unknown, found[: len(unknown)], strict=True)
+    }
+    dtypes |= {
+        n: pd.CategoricalDtype(sorted(v)) for n, v in zip(text, found[len(unknown) :], strict=True)
+    }
+    return frame.astype(dtypes)
+
+
+def _categories_of(column: pd.Series) -> pd.Series:
+    """A partition's categories (its dtype's, used or not), as a column of them."""
+    return pd.Series(column.cat.categories, dtype=object)
+
+
+def _joined(X: dd.DataFrame, y: dd.Series, weight: Any) -> tuple[dd.DataFrame, str, str | None]:
+    """X with y (and the weights) as columns of one collection, aligned as Dask aligns
+    them (by index: collections of one DataFrame, or known divisions), whose partitions
+    then hold the same rows; two collections' `to_delayed()` need not line up even when
+    their `npartitions` do (Dask's optimizer combines a projection's partitions its own
+    way). Returns the frame and the names given to y's and the weights' columns."""
+    taken = {str(c) for c in X._meta.columns}
+    target = next(
+        f"__quercus_y{i}__" for i in range(len(taken) + 1) if f"__quercus_y{i}__" not in taken
+    )
+    extra = {target: y}
+    weight_name = None
+    if weight is not None:
+        weight_name = f"{target}w"
+        extra[weight_name] = weight
+    try:
+        joined = X.assign(**extra)
+        joined._meta  # noqa: B018  (Dask checks the alignment while building the collection)
+    except (ValueError, NotImplementedError, TypeError) as error:
+        raise ValueError(
+            "X and y (and sample_weight) are not aligned: take them from one Dask DataFrame "
+            "(ddf.drop(columns=...), ddf[column]) or give them known, equal divisions, or fit "
+            f"with target= naming a column ({type(error).__name__}: {error})"
+        ) from error
+    return joined, target, weight_name
+
+
+def _check_lengths(X: Any, y: Any, weight: Any) -> None:
+    """Rows of X, y and the weights agree where Dask knows them (else at compute)."""
+    for what, other in (("y", y), ("sample_weight", weight)):
+        if other is None:
+            continue
+        n, m = X.shape[0], other.shape[0]
+        if not (math.isnan(n) or math.isnan(m)) and n != m:
+            raise ValueError(f"X has {n} rows, {what} {m}")
 
 
 def _zip_delayed(pieces: list[list[Any]], unweighted: bool) -> list[Any]:
@@ -197,21 +280,9 @@ def _y_dtype(y_meta: Any, classification: bool) -> str | None:
 
 def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing: str) -> Schema:
     """The fit's schema as the in-memory fit of the same rows would infer it (from the
-    collection's meta: categories must be known up front)."""
+    collection's meta, its categories known: `_known_categories`)."""
     if p.layout.frame:
         meta = as_polars(p.meta)
-        for series in meta.iter_columns():
-            unknown = isinstance(series.dtype, pl.Enum) and "__UNKNOWN_CATEGORIES__" in (
-                series.dtype.categories.to_list()
-            )
-            if unknown or isinstance(series.dtype, pl.String | pl.Categorical):
-                raise TypeError(
-                    f"column {series.name!r} has no known categories ({series.dtype}): a "
-                    "Dask fit needs them up front (a category first met in a later "
-                    "partition would change the codes of earlier ones); use "
-                    f"ddf.categorize(columns=[{series.name!r}]) or an ordered pandas "
-                    "CategoricalDtype"
-                )
         ordinal = {**_pandas_orders(p.meta), **ordinal}
         features = _infer_features(meta, ordinal)
     else:
