@@ -997,7 +997,7 @@ mod tests {
     use crate::criterion::Criterion;
     use crate::data::{CategoricalColumn, Target};
     use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
-    use crate::tree::{Side, SplitTag, TreeMeta};
+    use crate::tree::{NodeKind, Side, SplitTag, Summary, SurrogateSet, TreeMeta, Writer};
 
     /// SplitMix64: reproducible data with no dependency.
     struct Rng(u64);
@@ -1237,7 +1237,7 @@ mod tests {
                     ..TreeParams::default()
                 };
                 let tree = grow_on(&train.ordered(first), &train, regression, &params);
-                let tags = &tree.tag;
+                let tags = &tree.arena().tag;
                 assert!(tags.contains(&SplitTag::Numeric), "{missing:?}");
                 assert!(tags
                     .iter()
@@ -1446,33 +1446,26 @@ mod tests {
     fn deep_random_trees_agree() {
         let mut rng = Rng(3);
         for features in [1usize, 3] {
-            let mut tree = Tree::empty(TreeMeta::new(
+            let mut tree = Writer::new(TreeMeta::new(
                 Criterion::Gini,
                 vec![FeatureKind::Numeric; features],
                 vec![3],
             ));
-            let mut leaves = vec![tree.push_node(None, 1.0)];
+            let mut leaves = vec![tree.root(1.0)];
             while tree.n_nodes() < 20_001 {
                 let pick = leaves.len() - 1 - (rng.below(4) as usize).min(leaves.len() - 1);
                 let node = leaves.swap_remove(pick);
-                let i = node.index();
-                tree.tag[i] = SplitTag::Numeric;
-                tree.feature[i] = rng.below(features as u64) as u32;
-                tree.threshold[i] = (rng.below(64) as f64 - 32.0) * 0.5;
+                let test = NodeKind::Numeric {
+                    feature: rng.below(features as u64) as usize,
+                    threshold: (rng.below(64) as f64 - 32.0) * 0.5,
+                };
                 let share = rng.unit();
-                let left = tree.push_node(Some(node), share);
-                let right = tree.push_node(Some(node), 1.0 - share);
-                tree.first_child[i] = left.0;
-                tree.n_children[i] = 2;
-                for child in [left, right] {
-                    for c in 0..3 {
-                        tree.value[child.index() * 3 + c] = rng.below(4) as f64;
-                    }
-                    tree.label[child.index()] = rng.below(3) as u32;
+                for child in tree.split(node, &test, &[share, 1.0 - share]) {
+                    random_leaf(&mut tree, child, &mut rng);
+                    leaves.push(child);
                 }
-                leaves.push(left);
-                leaves.push(right);
             }
+            let tree = tree.finish().expect("a valid tree");
             assert!(tree.max_depth() > 100, "depth {}", tree.max_depth());
             let n = 3000;
             let values: Vec<f64> = (0..n * features)
@@ -1521,54 +1514,66 @@ mod tests {
                 ordered: true,
             },
         ];
-        let mut tree = Tree::empty(TreeMeta::new(Criterion::Gini, kinds, vec![3]));
-        let mut leaves = vec![tree.push_node(None, 1.0)];
+        let mut tree = Writer::new(TreeMeta::new(Criterion::Gini, kinds, vec![3]));
+        let mut leaves = vec![tree.root(1.0)];
         while tree.n_nodes() < 3001 {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
             let node = leaves.swap_remove(pick);
-            let i = node.index();
             let kinds = if nodes == Nodes::Every { 4 } else { 2 };
-            let (tag, feature, count) = match rng.below(kinds) {
-                0 => (SplitTag::Numeric, 0, 2),
-                1 => (SplitTag::Subset, 1, 2),
-                2 => (SplitTag::Ordered, 2, 2),
-                _ => (SplitTag::Multiway, 2, 3),
+            let (tag, count) = match rng.below(kinds) {
+                0 => (SplitTag::Numeric, 2),
+                1 => (SplitTag::Subset, 2),
+                2 => (SplitTag::Ordered, 2),
+                _ => (SplitTag::Multiway, 3),
             };
-            tree.tag[i] = tag;
-            tree.feature[i] = feature;
-            tree.threshold[i] = match tag {
-                SplitTag::Numeric => (rng.below(16) as f64 - 8.0) * 0.5,
-                SplitTag::Ordered => rng.below(3) as f64,
-                _ => f64::NAN,
-            };
-            if tag == SplitTag::Subset {
-                tree.subset_offset[i] = tree.sides.len() as u32;
-                for _ in 0..150 {
-                    tree.sides.push(match rng.below(5) {
+            let mut sides = Vec::new();
+            let test = match tag {
+                SplitTag::Numeric => NodeKind::Numeric {
+                    feature: 0,
+                    threshold: (rng.below(16) as f64 - 8.0) * 0.5,
+                },
+                SplitTag::Ordered => NodeKind::Ordered {
+                    feature: 2,
+                    threshold: rng.below(3) as u32,
+                },
+                SplitTag::Subset => {
+                    sides.extend((0..150).map(|_| match rng.below(5) {
                         0 => Side::Unseen,
                         1 | 2 => Side::Left,
                         _ => Side::Right,
-                    });
+                    }));
+                    NodeKind::Subset {
+                        feature: 1,
+                        sides: &sides,
+                    }
                 }
-            }
-            if nodes == Nodes::TwoWay || rng.below(2) == 0 {
-                tree.missing_child[i] = rng.below(count) as u32;
-            }
+                _ => NodeKind::Multiway { feature: 2 },
+            };
+            let missing_child =
+                (nodes == Nodes::TwoWay || rng.below(2) == 0).then(|| rng.below(count) as usize);
             let shares: Vec<f64> = (0..count).map(|_| rng.unit() + 0.01).collect();
             let total: f64 = shares.iter().sum();
-            let first = tree.n_nodes() as u32;
-            for share in shares {
-                let child = tree.push_node(Some(node), share / total);
-                for c in 0..3 {
-                    tree.value[child.index() * 3 + c] = rng.below(4) as f64;
-                }
-                tree.label[child.index()] = rng.below(3) as u32;
+            let fractions: Vec<f64> = shares.iter().map(|s| s / total).collect();
+            for child in tree.split(node, &test, &fractions) {
+                random_leaf(&mut tree, child, rng);
                 leaves.push(child);
             }
-            tree.first_child[i] = first;
-            tree.n_children[i] = count as u32;
+            tree.set_missing_rule(node, missing_child, &SurrogateSet::default(), 0.0);
         }
-        tree
+        tree.finish().expect("a valid tree")
+    }
+
+    /// Gives a new leaf of a random three-class tree random class weights and label.
+    fn random_leaf(tree: &mut Writer, leaf: NodeId, rng: &mut Rng) {
+        let value: Vec<f64> = (0..3).map(|_| rng.below(4) as f64).collect();
+        let summary = Summary {
+            weight: 0.0,
+            n_rows: 0.0,
+            impurity: 0.0,
+            value: &value,
+            labels: &[rng.below(3) as u32],
+        };
+        tree.set_summary(leaf, &summary);
     }
 
     /// Random trees of every node kind ([`random_tree`]), and rows with missing values (or,

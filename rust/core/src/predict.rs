@@ -109,7 +109,7 @@ impl Tree {
     pub(crate) fn classes_of(&self, reached: &[Reached], proba: &mut [f64], dst: &mut [u32]) {
         proba.iter_mut().for_each(|p| *p = 0.0);
         self.mix(reached, proba);
-        let j48 = self.meta.conventions == crate::params::Conventions::J48;
+        let j48 = self.conventions() == crate::params::Conventions::J48;
         for ((k, (start, len)), slot) in self.output_ranges().enumerate().zip(dst) {
             let block = proba.get(start..start + len).unwrap_or(&[]);
             if j48 {

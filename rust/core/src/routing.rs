@@ -157,12 +157,7 @@ impl Tree {
     /// among its children).
     pub(crate) fn missing_rule(&self, node: NodeId) -> MissingRule<'_> {
         MissingRule {
-            child: self
-                .missing_child
-                .get(node.index())
-                .copied()
-                .filter(|&c| c != NONE)
-                .map(|c| c as usize),
+            child: self.missing_child_index(node),
             surrogates: self.surrogate_set(node),
         }
     }

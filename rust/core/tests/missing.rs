@@ -343,7 +343,7 @@ fn pruning_keeps_and_uses_the_routing() {
     let y = [0, 0, 0, 1, 1, 1, 1, 0];
     let cols = [OwnedCol::Num(x)];
     let tree = fit(&cols, &y, MissingStrategy::MajorityBranch);
-    let copy = compact(&tree, &[]);
+    let copy = compact(&tree, &[]).unwrap();
     assert_eq!(copy.missing_strategy(), MissingStrategy::MajorityBranch);
     assert_eq!(
         copy.missing_child(NodeId::ROOT),

@@ -173,7 +173,7 @@ impl<T: Copy + Default> Flat<T> {
             ids,
             position,
             depth,
-            tests: vec![false; tree.meta.kinds.len()],
+            tests: vec![false; tree.meta().kinds.len()],
             answers: Vec::new(),
         };
         for i in 0..flat.ids.len() {
@@ -252,7 +252,7 @@ impl<T: Copy + Default> Flat<T> {
     fn compact(&mut self, tree: &Tree, id: NodeId, here: u32, to: u32) -> Option<Node> {
         let categorical = |f: usize| {
             matches!(
-                tree.meta.kinds.get(f),
+                tree.meta().kinds.get(f),
                 Some(FeatureKind::Categorical { .. })
             )
         };
@@ -262,7 +262,7 @@ impl<T: Copy + Default> Flat<T> {
             // A NaN threshold (no fitted tree has one) sends every row left: general
             // routing's business.
             NodeKind::Numeric { feature, threshold }
-                if tree.meta.kinds.get(feature) == Some(&FeatureKind::Numeric)
+                if tree.meta().kinds.get(feature) == Some(&FeatureKind::Numeric)
                     && two
                     && !threshold.is_nan() =>
             {

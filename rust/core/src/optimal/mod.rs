@@ -334,11 +334,11 @@ fn run(
     // have proven its tree optimal.
     let lower = outcome.lower.min(cost);
     let proven = cost <= lower + 1e-9 * cost.abs().max(total_weight);
-    tree.optimality = Some(Optimality {
+    tree.set_optimality(Optimality {
         objective: cost / total_weight,
         lower_bound: if proven { cost } else { lower.max(0.0) } / total_weight,
     });
-    Ok(tree)
+    tree.finish()
 }
 
 /// What the search starts from.

@@ -74,7 +74,7 @@ pub fn collapse_controlled(tree: &Tree, control: &Control) -> Result<Tree> {
         }
     }
     control.check()?;
-    Ok(compact(tree, &leaf))
+    compact(tree, &leaf)
 }
 
 /// The training weight a node misclassifies as a leaf (J48's `numIncorrect`): its weight less

@@ -125,11 +125,7 @@ pub fn pessimistic_controlled(
     }
     control.check()?;
     let redone = pruner.redone.changed.iter().any(|&c| c);
-    Ok(rebuild(
-        tree,
-        &pruner.shape,
-        redone.then_some(&pruner.redone),
-    ))
+    rebuild(tree, &pruner.shape, redone.then_some(&pruner.redone))
 }
 
 /// The error estimate of a leaf: `Stats.addErrs` of Weka J48, after C4.5 release 8.

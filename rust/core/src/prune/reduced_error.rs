@@ -151,7 +151,7 @@ pub fn reduced_error_controlled(
             *c = kept;
         }
     }
-    Ok((compact(tree, &collapse), steps))
+    Ok((compact(tree, &collapse)?, steps))
 }
 
 /// Validation error of every node of `tree` as if it were a leaf.

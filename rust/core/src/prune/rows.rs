@@ -190,7 +190,7 @@ impl<'a, 'd> Rows<'a, 'd> {
             Fractions::Observed => observed_fractions(&known),
         };
         // Under rpart's surrogates a row the rule cannot send stays in the node.
-        let spreads = tree.meta.missing != MissingStrategy::Surrogate;
+        let spreads = tree.meta().missing != MissingStrategy::Surrogate;
         for (s, &fk) in sets.iter_mut().zip(&f) {
             if spreads && fk > 0.0 {
                 s.extend(missing.iter().map(|m| Seg {

@@ -8,7 +8,7 @@ use crate::error::{CoreError, Result};
 use crate::split::hist::{Binned, Bins, Cuts};
 use crate::split::missing::Plan;
 use crate::split::{Candidate, SplitRule};
-use crate::tree::{FeatureScore, NodeId, Side, Tree, TreeMeta};
+use crate::tree::{FeatureScore, NodeId, Side, TreeMeta, Writer};
 
 /// Little-endian u64 words, as [`super::Sketch::to_bytes`] writes.
 #[derive(Default)]
@@ -209,7 +209,7 @@ impl StreamFit {
             total_weight,
             unit,
             shift,
-            draft: Tree::empty(TreeMeta::new(
+            draft: Writer::new(TreeMeta::new(
                 self.params.criterion,
                 self.kinds.clone(),
                 vec![self.n_classes],

@@ -42,7 +42,7 @@ use crate::split::hist::{
 };
 use crate::split::missing::plan_with;
 use crate::split::{choose, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule};
-use crate::tree::{NodeId, Tree, TreeMeta};
+use crate::tree::{NodeId, Tree, TreeMeta, Writer};
 use crate::{Control, Sample};
 pub use binned::BinnedBatch;
 use coded::{Coded, Labels, NO_CATEGORY};
@@ -288,7 +288,9 @@ struct Growing {
     total_weight: f64,
     unit: f64,
     shift: f64,
-    draft: Tree,
+    /// The tree as the passes decide it, never finished: read for the nodes' parents and
+    /// weights while they are decided ([`replay`] writes the fitted tree).
+    draft: Writer,
     nodes: Vec<Grown>,
     /// Nodes created and not yet decided, in creation order.
     open: Vec<usize>,
@@ -620,12 +622,12 @@ impl StreamFit {
         } else {
             0.0
         };
-        let mut draft = Tree::empty(TreeMeta::new(
+        let mut draft = Writer::new(TreeMeta::new(
             self.params.criterion,
             self.kinds.clone(),
             vec![self.n_classes],
         ));
-        let root = draft.push_node(None, 1.0);
+        let root = draft.root(1.0);
         self.state = Some(Growing {
             cuts,
             bins,
@@ -1114,13 +1116,13 @@ impl StreamFit {
             return Err(order("tree", "the tree is still growing"));
         }
         let searcher = self.searcher(g);
-        Ok(replay::replay(
+        replay::replay(
             &self.params,
             &self.kinds,
             self.n_classes,
             &g.nodes,
             &searcher,
-        ))
+        )
     }
 
     /// The in-memory fit's searcher: counting rows in units of the lightest weight,
