@@ -13,17 +13,17 @@ use rayon::prelude::*;
 use crate::control::Control;
 use crate::criterion::{better, g_test_p_value, Criterion};
 use crate::data::{
-    validate_training_weights, validate_weights, Column, Dataset, Kept, Sample, Target,
+    validate_training_weights, validate_weights, Column, Dataset, KeptRows, Sample, Target,
 };
+use crate::draws::Draws;
 use crate::error::{CoreError, Result};
 use crate::labels::{class_of, label_of};
 use crate::params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::routing::{send, Values};
-use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::j48::{self, TrainingValues};
-use crate::split::missing::{self, Fill};
 use crate::split::monotonic::{value_of, Bounds};
+use crate::split::placement::{self, Fill};
 use crate::split::presort::{presorts, Order, Routes, Sorted};
 use crate::split::rpart::{Rpart, RpartOrder};
 use crate::split::scales::ClassScales;
@@ -248,7 +248,7 @@ fn grow_searching(
     let order = (params.missing == MissingStrategy::Surrogate).then(|| RpartOrder::of(data));
     // Rows of weight 0 are absent: dropped here, after the checks, so that errors name the
     // caller's rows.
-    if let Some(kept) = Kept::of(train, control) {
+    if let Some(kept) = KeptRows::of(train, control) {
         let order = order.map(|o| o.kept(train.weights));
         return kept?
             .with(|train| grow_checked(train, params, validation, presort, control, order));
@@ -342,9 +342,9 @@ fn grow_checked(
             Vec::new()
         },
         random: splitter == Splitter::Random,
-        sampler: params
+        draws: params
             .draws(data.n_features())
-            .then(|| Sampler::new(params.random_state, params.max_features)),
+            .then(|| Draws::new(params.random_state, params.max_features)),
         control,
     };
     let mut tree = Writer::new(TreeMeta {
@@ -458,7 +458,7 @@ fn grow_frontier(
             continue;
         }
         let kind = split.kind();
-        let rule = split.missing.rule();
+        let rule = split.missing_plan.rule();
         // Children at the depth limit are leaves, never searched: an exact search hands
         // them no lists (a tenth of the hand-downs of a depth-8 fit on the flights).
         let children_searched = !(matches!(p.index, Index::Sorted(_))
@@ -612,7 +612,7 @@ struct Grower<'g, 'a, 'd> {
     /// Random tests (`splitter="random"`) rather than the best thresholds.
     random: bool,
     /// The fit's random choices, when it asks for some (features drawn, random tests).
-    sampler: Option<Sampler>,
+    draws: Option<Draws>,
     control: &'g Control,
 }
 
@@ -624,7 +624,7 @@ impl Grower<'_, '_, '_> {
         let threads = rayon::current_num_threads();
         (threads > 1
             && self.params.max_leaf_nodes.is_none()
-            && self.sampler.is_none()
+            && self.draws.is_none()
             && self.bins.is_none())
         .then(|| n_rows / (4 * threads))
     }
@@ -844,13 +844,13 @@ impl Grower<'_, '_, '_> {
         let fill = (self.params.missing == MissingStrategy::ClassMajority)
             .then(|| Fill::new(self.train.data, self.train.target, rows, usable));
         let mut searcher = self.searcher.bounded(bounds);
-        if let (true, Some(sampler)) = (self.random, &self.sampler) {
-            searcher = searcher.randomised(sampler, node);
+        if let (true, Some(draws)) = (self.random, &self.draws) {
+            searcher = searcher.randomised(draws, node);
         }
         let at = searcher.at_node(rows, fill.as_ref(), prepared);
-        let mut candidates = match &self.sampler {
-            Some(sampler) => {
-                let (order, k) = sampler.feature_order(node, usable);
+        let mut candidates = match &self.draws {
+            Some(draws) => {
+                let (order, k) = draws.feature_order(node, usable);
                 let mut drawn = vec![false; usable.len()];
                 for &f in order.iter().take(k) {
                     if let Some(d) = drawn.get_mut(f) {
@@ -926,15 +926,15 @@ impl Grower<'_, '_, '_> {
             return (None, scores);
         }
         let (searcher, surrogates) = (&self.searcher, self.params.max_surrogates);
-        split.missing = match self.missing_weight(&split, rows) {
-            Some(w) => missing::plan_with(searcher, &split, rows, fill.as_ref(), surrogates, w),
-            None => missing::plan(searcher, &split, rows, fill.as_ref(), surrogates),
+        split.missing_plan = match self.missing_weight(&split, rows) {
+            Some(w) => placement::plan_with(searcher, &split, rows, fill.as_ref(), surrogates, w),
+            None => placement::plan(searcher, &split, rows, fill.as_ref(), surrogates),
         };
         (Some(split), scores)
     }
 
     /// The weight of the node's rows missing the value of a numeric split's feature, as
-    /// [`missing::plan`] sums it, when known without routing every row: none is missing in
+    /// [`placement::plan`] sums it, when known without routing every row: none is missing in
     /// the column, or the rows' bins tell. `None` otherwise.
     fn missing_weight(&self, split: &Candidate, rows: &NodeRows) -> Option<f64> {
         let NodeKind::Numeric { feature, .. } = split.kind() else {
@@ -1546,13 +1546,8 @@ fn record_scores(tree: &mut Writer, node: NodeId, scores: &[FeatureScore], contr
 /// Turns a leaf into a split and allocates its children, contiguous, each with its r̃_v.
 pub(crate) fn split_node(tree: &mut Writer, node: NodeId, split: &Candidate) -> Vec<NodeId> {
     let children = tree.split(node, &split.kind(), &split.fractions);
-    let missing = &split.missing;
-    tree.set_missing_rule(
-        node,
-        missing.child,
-        &missing.surrogates.set(),
-        missing.weight,
-    );
+    let plan = &split.missing_plan;
+    tree.set_missing_rule(node, plan.child, &plan.surrogates.set(), plan.weight);
     children
 }
 
@@ -1617,7 +1612,7 @@ mod tests {
             let mut columns: Vec<Column<'_>> = numeric.iter().map(|v| Column::numeric(v)).collect();
             columns.push(Column::Categorical(CategoricalColumn {
                 codes: &codes,
-                missing: Some(&missing),
+                missing_mask: Some(&missing),
                 n_categories: 4,
                 ordered: false,
             }));

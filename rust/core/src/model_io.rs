@@ -823,7 +823,7 @@ mod tests {
             Column::numeric(&x),
             Column::Categorical(crate::data::CategoricalColumn {
                 codes: &codes,
-                missing: Some(&missing),
+                missing_mask: Some(&missing),
                 n_categories: 3,
                 ordered: false,
             }),

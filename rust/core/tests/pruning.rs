@@ -13,11 +13,11 @@ use proptest::test_runner::{RngSeed, TestCaseError};
 use quercus_core::prune::{
     compact, cost_complexity, cost_complexity_controlled, cost_complexity_path,
     cost_complexity_path_controlled, pessimistic, reduced_error, PruneStep, Risk, Sequence,
-    Training,
 };
 use quercus_core::Control;
 use quercus_core::{
-    grow, CategoricalSplit, CoreError, Criterion, NodeId, NodeKind, Target, Tree, TreeParams,
+    grow, CategoricalSplit, CoreError, Criterion, NodeId, NodeKind, Sample, Target, Tree,
+    TreeParams,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -556,7 +556,7 @@ fn pessimistic_collapses_a_node_whose_leaves_are_too_small() {
     // With raising: the largest branch of the root is g = 1 (8 rows like g = 0; J48's maxBag
     // takes the last of equals), now a leaf, so errorsLargestBranch is the root's own leaf
     // estimate (8.84): nothing is raised and the result is the same.
-    let training = Training {
+    let training = Sample {
         data: &dataset(&cols),
         target: &target,
         weights: &w,
@@ -634,7 +634,7 @@ fn pessimistic_raises_the_largest_branch_when_it_explains_the_small_one() {
     // the leaf, 9.92, is worse): the h1 subtree replaces the root and the two g = b rows join
     // leaf h1 = 0, h2 = 0. Pruned again, nothing more goes (the new largest branch, h1 = 0
     // with 10 rows, would cost 5.56 + 5.39 = 10.95).
-    let training = Training {
+    let training = Sample {
         data: &dataset(&cols),
         target: &target,
         weights: &w,
@@ -694,7 +694,7 @@ fn pessimistic_rejects_bad_parameters() {
         pessimistic(
             &tree,
             0.25,
-            Some(Training {
+            Some(Sample {
                 data,
                 target,
                 weights,
@@ -1103,7 +1103,7 @@ fn deep_chain_is_pruned_without_recursion() {
     assert!(pruned.n_leaves() <= tree.n_leaves());
 
     for raising in [false, true] {
-        let training = Training {
+        let training = Sample {
             data: &data,
             target: &target,
             weights: &w,
@@ -1588,7 +1588,7 @@ proptest! {
 
         if case.n_classes > 0 {
             for raising in [false, true] {
-                let training = Training { data: &data, target: &target, weights: w };
+                let training = Sample { data: &data, target: &target, weights: w };
                 let p = pessimistic(&tree, case.confidence, raising.then_some(training)).unwrap();
                 assert_well_formed(&p);
                 let j48 = J48 {

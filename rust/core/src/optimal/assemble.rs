@@ -6,7 +6,7 @@
 //! prediction reproduces. [`sol_of_tree`] reads a greedy tree in the search's terms, to start
 //! the search from it.
 
-use super::columns::{Columns, Missing, Scale, Threshold};
+use super::columns::{Columns, MissingRank, Scale, Threshold};
 use super::solution::{Sol, Test};
 use crate::control::Control;
 use crate::criterion::{misclassification, Criterion};
@@ -37,7 +37,7 @@ struct NodeTest {
     threshold: f64,
     sides: Vec<Side>,
     /// Child of the rows missing the tested value (0 or 1), if the test decides it.
-    missing: Option<usize>,
+    missing_child: Option<usize>,
 }
 
 impl NodeTest {
@@ -137,7 +137,7 @@ pub(crate) fn assemble(
             .iter()
             .map(|&r| weights.get(r as usize).copied().unwrap_or(0.0))
             .fold(0.0, |a, w| a + w);
-        let missing_child = match (missing_rows.is_empty(), test.missing, setting.missing) {
+        let missing_child = match (missing_rows.is_empty(), test.missing_child, setting.missing) {
             (false, Some(c), _) => Some(c),
             (false, None, _) => Some(heavier),
             (true, _, MissingStrategy::Fractional) => None,
@@ -265,8 +265,8 @@ fn node_test(columns: &Columns, test: Test, rows: &[u32]) -> NodeTest {
                 .filter(|&k| k > left)
                 .min()
                 .unwrap_or(left + 1);
-            let decided = |missing_left: bool| match o.missing {
-                Missing::None => None,
+            let decided = |missing_left: bool| match o.missing_rank {
+                MissingRank::None => None,
                 _ => Some(usize::from(!missing_left)),
             };
             let (tag, threshold, missing) = match o.threshold(left, right) {
@@ -288,7 +288,7 @@ fn node_test(columns: &Columns, test: Test, rows: &[u32]) -> NodeTest {
                 feature: o.feature,
                 threshold,
                 sides: Vec::new(),
-                missing,
+                missing_child: missing,
             }
         }
         Test::Subset { nominal, left } => {
@@ -325,7 +325,7 @@ fn node_test(columns: &Columns, test: Test, rows: &[u32]) -> NodeTest {
                 feature: n.feature,
                 threshold: f64::NAN,
                 sides,
-                missing,
+                missing_child: missing,
             }
         }
     }
@@ -338,7 +338,7 @@ fn leaf_like() -> NodeTest {
         feature: 0,
         threshold: f64::NAN,
         sides: Vec::new(),
-        missing: None,
+        missing_child: None,
     }
 }
 
@@ -361,10 +361,10 @@ pub(crate) fn sol_of_tree(tree: &Tree, columns: &Columns) -> Option<Sol> {
         let ordering_of = |feature: usize| {
             columns.orderings.iter().enumerate().find(|(_, o)| {
                 o.feature == feature
-                    && match o.missing {
-                        Missing::None => true,
-                        Missing::First => missing_left,
-                        Missing::Last => !missing_left,
+                    && match o.missing_rank {
+                        MissingRank::None => true,
+                        MissingRank::First => missing_left,
+                        MissingRank::Last => !missing_left,
                     }
             })
         };
@@ -376,7 +376,7 @@ pub(crate) fn sol_of_tree(tree: &Tree, columns: &Columns) -> Option<Sol> {
                     Scale::Bins { hi, .. } => hi.partition_point(|&v| v <= threshold),
                     Scale::Codes(_) => return None,
                 } as u32;
-                let offset = u32::from(o.missing == Missing::First);
+                let offset = u32::from(o.missing_rank == MissingRank::First);
                 Test::Threshold {
                     column: c as u32,
                     left: below.checked_sub(1)? + offset,
@@ -385,7 +385,7 @@ pub(crate) fn sol_of_tree(tree: &Tree, columns: &Columns) -> Option<Sol> {
             }
             NodeKind::Ordered { feature, threshold } => {
                 let (c, o) = ordering_of(feature)?;
-                let offset = u32::from(o.missing == Missing::First);
+                let offset = u32::from(o.missing_rank == MissingRank::First);
                 Test::Threshold {
                     column: c as u32,
                     left: threshold + offset,

@@ -10,7 +10,7 @@
 //!
 //! Every pass reads its input and never changes it. What they share lives here: [`compact`]
 //! (the output arena, numbered the way the builder numbers), `Shape` (the working form of a
-//! tree while it is pruned) and `Rows` (data rows routed down a tree with C4.5's fractions,
+//! tree while it is pruned) and `RoutedRows` (data rows routed down a tree with C4.5's fractions,
 //! for the validation errors of reduced-error pruning and the re-distribution of subtree
 //! raising). Nothing recurses: trees can be 100,000 levels deep.
 
@@ -18,16 +18,16 @@ mod collapse;
 mod cost_complexity;
 mod pessimistic;
 mod reduced_error;
-mod rows;
+mod routed;
 
 pub use collapse::{collapse, collapse_controlled};
 pub use cost_complexity::{
     cost_complexity, cost_complexity_controlled, cost_complexity_path,
     cost_complexity_path_controlled, CostComplexityPath, Risk, Sequence,
 };
-pub use pessimistic::{pessimistic, pessimistic_controlled, Training};
+pub use pessimistic::{pessimistic, pessimistic_controlled};
 pub use reduced_error::{reduced_error, reduced_error_controlled, PruneStep};
-pub(crate) use rows::{Fractions, RowSet, Rows, Seg, Visit};
+pub(crate) use routed::{Fractions, RoutedRows, RowSet, Seg, Visit};
 
 use crate::data::{validate_weights, Dataset, Target};
 use crate::error::{CoreError, Result};

@@ -1,6 +1,6 @@
 //! Reduced-error pruning with validation data (text 000 §4.3.2; text 004, Algorithm 2).
 
-use super::{check_rows, compact, Fractions, Rows, Seg, Shape, Visit};
+use super::{check_rows, compact, Fractions, RoutedRows, Seg, Shape, Visit};
 use crate::control::Control;
 use crate::criterion::better;
 use crate::data::{Dataset, Target};
@@ -156,7 +156,7 @@ pub fn reduced_error_controlled(
 
 /// Validation error of every node of `tree` as if it were a leaf.
 fn leaf_errors(tree: &Tree, data: &Dataset<'_>, target: &Target<'_>, weights: &[f64]) -> Vec<f64> {
-    let (mut rows, set) = Rows::new(data, weights);
+    let (mut rows, set) = RoutedRows::new(data, weights);
     let mut errors = LeafErrors {
         tree,
         target,
@@ -184,7 +184,7 @@ struct LeafErrors<'a, 't, 'd> {
 }
 
 impl Visit for LeafErrors<'_, '_, '_> {
-    fn node(&mut self, node: NodeId, _is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]) {
+    fn node(&mut self, node: NodeId, _is_leaf: bool, rows: &RoutedRows<'_, '_>, set: &[Seg]) {
         self.stats.iter_mut().for_each(|s| *s = 0.0);
         let tree = self.tree;
         let value = tree.value(node);

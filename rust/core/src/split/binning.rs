@@ -128,7 +128,7 @@ pub(super) fn code(
         codes
             .into_iter()
             .zip(merged)
-            .map(|(codes, r)| Binned::dense(codes, r.lo, r.hi, r.missing > 0))
+            .map(|(codes, r)| Binned::dense(codes, r.lo, r.hi, r.n_missing > 0))
             .collect(),
     )
 }
@@ -138,7 +138,7 @@ pub(super) fn code(
 pub(super) struct Ranges {
     pub(super) lo: Vec<f64>,
     pub(super) hi: Vec<f64>,
-    pub(super) missing: usize,
+    pub(super) n_missing: usize,
 }
 
 impl Ranges {
@@ -160,7 +160,7 @@ impl Ranges {
         Ranges {
             lo: vec![f64::INFINITY; n_bins],
             hi: vec![f64::NEG_INFINITY; n_bins],
-            missing: 0,
+            n_missing: 0,
         }
     }
 
@@ -175,7 +175,7 @@ impl Ranges {
             .iter_mut()
             .zip(&later.hi)
             .for_each(|(a, &b)| *a = a.max(b));
-        self.missing += later.missing;
+        self.n_missing += later.n_missing;
     }
 }
 
@@ -194,7 +194,7 @@ pub(super) fn code_rows<T: Float>(
     values.for_rows(rows, |x| {
         let x: f64 = x.into();
         let code = if x.is_nan() {
-            ranges.missing += 1;
+            ranges.n_missing += 1;
             missing
         } else {
             let b = locate.bin(x);

@@ -115,7 +115,7 @@ impl Binned {
             codes,
             ranges.lo,
             ranges.hi,
-            ranges.missing > 0,
+            ranges.n_missing > 0,
         ))
     }
 
@@ -750,7 +750,7 @@ impl Bins {
         Some(BinOrder {
             order,
             bin,
-            missing,
+            missing_positions: missing,
         })
     }
 
@@ -779,7 +779,7 @@ impl Bins {
     }
 
     /// The weight of the node's `rows` missing dense numeric `feature`, summed in row order
-    /// from +0.0 (as [`super::missing::plan`] sums it), read from the rows' bins; `None`
+    /// from +0.0 (as [`super::placement::plan`] sums it), read from the rows' bins; `None`
     /// for a sparse or categorical feature.
     pub(crate) fn missing_weight(&self, feature: usize, rows: &NodeRows) -> Option<f64> {
         let column = self.column(feature).filter(|c| c.zero.is_none())?;
@@ -885,7 +885,7 @@ pub(super) struct BinOrder {
     /// The bin of each entry of `order`.
     pub bin: Vec<u8>,
     /// Positions of the rows missing the feature.
-    pub missing: Vec<u32>,
+    pub missing_positions: Vec<u32>,
 }
 
 /// Per-node histograms: for each usable numeric feature, per bin (the missing bin last) the
@@ -1532,7 +1532,7 @@ mod tests {
                 1,
                 Column::Categorical(CategoricalColumn {
                     codes: &cats,
-                    missing: None,
+                    missing_mask: None,
                     n_categories: 3,
                     ordered: false,
                 }),
@@ -1636,7 +1636,7 @@ mod tests {
             Column::numeric(&DENSITY),
             Column::Categorical(CategoricalColumn {
                 codes: &TEXTURE,
-                missing: None,
+                missing_mask: None,
                 n_categories: 3,
                 ordered: false,
             }),
