@@ -183,6 +183,31 @@ pub(crate) struct Redistributed {
     pub fraction: Vec<f64>,
 }
 
+impl Redistributed {
+    /// The class weights (`k` of them) and rows that reached a changed `node`; an error if
+    /// the pass left them out (its bug), rather than a node silently summarised as empty.
+    fn of(&self, node: NodeId, k: usize) -> Result<(&[f64], f64)> {
+        let i = node.index();
+        let dist = self.dist.get(i * k..(i + 1) * k);
+        match (dist, self.n_rows.get(i)) {
+            (Some(dist), Some(&n_rows)) => Ok((dist, n_rows)),
+            _ => Err(left_out("statistics", node)),
+        }
+    }
+
+    /// The share of its parent's known weight `node` receives now.
+    fn fraction_of(&self, node: NodeId) -> Result<f64> {
+        let fraction = self.fraction.get(node.index()).copied();
+        fraction.ok_or_else(|| left_out("branch fraction", node))
+    }
+}
+
+fn left_out(what: &str, node: NodeId) -> CoreError {
+    CoreError::BrokenTree {
+        reason: format!("subtree raising left node {}'s {what} out", node.0),
+    }
+}
+
 /// Writes the tree `shape` describes into a new arena, numbered as the builder numbers (so an
 /// unpruned shape reproduces the input): a node's children are allocated when the node is
 /// reached, and the first child is reached first.
@@ -196,7 +221,7 @@ pub(crate) fn rebuild(tree: &Tree, shape: &Shape, redone: Option<&Redistributed>
     while let Some((node, new)) = stack.pop() {
         let changed = redone.filter(|r| r.changed.get(node.index()).copied() == Some(true));
         match changed {
-            Some(r) => summarise_redistributed(&mut out, tree, r, node, new),
+            Some(r) => summarise_redistributed(&mut out, tree, r, node, new)?,
             None => copy_summary(&mut out, tree, node, new),
         }
         if shape.is_leaf(node) {
@@ -204,11 +229,13 @@ pub(crate) fn rebuild(tree: &Tree, shape: &Shape, redone: Option<&Redistributed>
         }
         let test = shape.occupant(node);
         let kids: Vec<NodeId> = shape.children(tree, node).collect();
-        let fractions = kids.iter().map(|child| {
-            redone
-                .and_then(|r| r.fraction.get(child.index()).copied())
-                .unwrap_or_else(|| tree.branch_fraction(*child))
-        });
+        let fractions = kids
+            .iter()
+            .map(|&child| match redone {
+                Some(r) => r.fraction_of(child),
+                None => Ok(tree.branch_fraction(child)),
+            })
+            .collect::<Result<Vec<f64>>>()?;
         let new_kids = out.split_like(new, tree, test, fractions);
         let rule = tree.missing_rule(test);
         out.set_missing_rule(new, rule.child, &rule.surrogates, tree.missing_weight(test));
@@ -235,12 +262,8 @@ fn summarise_redistributed(
     redone: &Redistributed,
     node: NodeId,
     new: NodeId,
-) {
-    let k = tree.value_width();
-    let dist = redone
-        .dist
-        .get(node.index() * k..(node.index() + 1) * k)
-        .unwrap_or(&[]);
+) -> Result<()> {
+    let (dist, n_rows) = redone.of(node, tree.value_width())?;
     let weight: f64 = dist.iter().sum();
     let parent = out.parent(new);
     if weight > 0.0 {
@@ -252,7 +275,7 @@ fn summarise_redistributed(
         );
         let summary = Summary {
             weight,
-            n_rows: redone.n_rows.get(node.index()).copied().unwrap_or(0.0),
+            n_rows,
             impurity: tree.meta().criterion.impurity(dist),
             value: dist,
             labels: &[label],
@@ -269,6 +292,7 @@ fn summarise_redistributed(
         };
         out.set_summary(new, &summary);
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -43,6 +43,10 @@ pub struct Tree {
     optimality: Option<Optimality>,
 }
 
+/// The read methods take node ids from their callers and never panic: an id outside the tree
+/// reads as an empty leaf (no test, no children, nothing recorded), the one rule behind their
+/// defaults. Inside the tree every per-node vector has the node's slot and every offset its
+/// table's entries, which the writer's check ([`check`]) verifies.
 impl Tree {
     /// A tree with no nodes, grown as `meta` says (what [`Writer`] starts from).
     fn empty(meta: TreeMeta) -> Self {
