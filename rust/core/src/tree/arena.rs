@@ -5,9 +5,9 @@
 //! after its parent, so a reverse index sweep visits children before parents (used for
 //! bottom-up passes without recursion).
 //!
-//! A [`super::Tree`] lends its arena out read-only ([`super::Tree::arena`]), for the model
-//! file and the compact prediction layouts; only [`super::Writer`] changes one, and a model
-//! file's arena becomes a tree only through it ([`super::Writer::from_arena`]), checked.
+//! A [`super::Tree`] lends its arena out read-only ([`super::Tree::arena`]) to the model
+//! file, which stores it as it is; only [`super::Writer`] changes one, and a model file's
+//! arena becomes a tree only through it ([`super::Writer::from_arena`]), checked.
 
 use super::node::{FeatureScore, NodeId, Side, SplitTag};
 use crate::control::Control;
