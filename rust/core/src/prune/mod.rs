@@ -95,6 +95,22 @@ pub(crate) fn check_rows(
     validate_weights(weights, data.n_rows())
 }
 
+/// Entry `node` of a pass's per-node table (one entry per node of the tree it prunes); an
+/// error if the table does not cover the node, which would be the pass's bug, rather than a
+/// figure read as 0.
+pub(crate) fn entry<T: Copy>(table: &[T], node: NodeId) -> Result<T> {
+    table
+        .get(node.index())
+        .copied()
+        .ok_or_else(|| CoreError::BrokenTree {
+            reason: format!(
+                "node {} outside a per-node table of {} entries",
+                node.0,
+                table.len()
+            ),
+        })
+}
+
 // ---------------------------------------------------------------------------------------------
 // The working form of a tree being pruned.
 

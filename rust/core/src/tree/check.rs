@@ -336,7 +336,11 @@ pub(super) fn check(t: &Tree) -> Checked<()> {
                         .arena
                         .surrogate_children
                         .get(map..map.saturating_add(width))
-                        .unwrap_or(&[]);
+                        .ok_or_else(|| {
+                            node(format!(
+                                "surrogate split {k}'s child map lies outside the maps"
+                            ))
+                        })?;
                     if let Some(c) = entries.iter().find(|&&c| c != NONE && c >= n_children) {
                         return Err(node(format!(
                             "surrogate split {k} sends rows to child {c} of its {n_children}"
