@@ -16,7 +16,7 @@ mod frame;
 pub(crate) mod rows;
 use flat::{descend, Flat, NAN_FOLDED, NAN_STOPS, NO_NAN};
 pub use frame::{Codes, Frame, FrameColumn};
-pub use rows::{Csr, Matrix, Order, Real, Rows};
+pub use rows::{Csr, Matrix, Order, PredictRows, Real};
 
 use crate::control::Control;
 use crate::data::{CategoricalColumn, Column, Dataset, FeatureKind};
@@ -69,35 +69,38 @@ impl<'t> Predictor<'t> {
     }
 
     /// See [`Tree::predict_proba`].
-    pub fn proba<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
+    pub fn proba<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<f64>> {
         self.run(rows.into(), &Proba(self.tree))
     }
 
     /// See [`Tree::predict_class`].
-    pub fn class<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+    pub fn class<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<u32>> {
         self.run(rows.into(), &Class(self.tree))
     }
 
     /// See [`Tree::predict_value`].
-    pub fn value<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
+    pub fn value<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<f64>> {
         self.run(rows.into(), &Value(self.tree))
     }
 
     /// See [`Tree::apply`].
-    pub fn apply<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+    pub fn apply<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<u32>> {
         self.run(rows.into(), &Leaf)
     }
 
     /// The leaf each row reaches alone, or [`SPREAD`] for a row that C4.5's fractions spread
     /// over several leaves (the general walk, [`Tree::reach`], finds those).
-    pub(crate) fn sole_leaf<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+    pub(crate) fn sole_leaf<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<u32>> {
         self.run(rows.into(), &SoleLeaf)
     }
 
     /// See [`Tree::decision_path`]. A row that reaches one leaf passes through that leaf's
     /// ancestors, found from the compact walk's leaf; only a row spread over several leaves
     /// is walked again, by the general routing. Blocks of rows share the thread pool.
-    pub fn decision_path<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<(Vec<u64>, Vec<u32>)> {
+    pub fn decision_path<'a>(
+        &self,
+        rows: impl Into<PredictRows<'a>>,
+    ) -> Result<(Vec<u64>, Vec<u32>)> {
         let rows = rows.into();
         let leaves = self.sole_leaf(rows)?;
         let tree = self.tree;
@@ -123,7 +126,7 @@ impl<'t> Predictor<'t> {
         Ok((indptr, indices))
     }
 
-    fn run<O: Output>(&self, rows: Rows<'_>, output: &O) -> Result<Vec<O::Item>> {
+    fn run<O: Output>(&self, rows: PredictRows<'_>, output: &O) -> Result<Vec<O::Item>> {
         if self.n_jobs == Some(0) {
             return Err(CoreError::InvalidParameter {
                 name: "n_jobs",
@@ -132,19 +135,19 @@ impl<'t> Predictor<'t> {
         }
         let kinds = self.tree.feature_kinds();
         match rows {
-            Rows::Columns(data) => {
+            PredictRows::Columns(data) => {
                 let given = data.columns().iter().map(Column::kind_name);
                 self.checked(&ColumnsView::new(data), given, output)
                     .ok_or_else(|| self.explain(data.validate_for_predict(kinds)))
             }
-            Rows::F64(m) => self.matrix(m, output),
-            Rows::F32(m) => self.matrix(m, output),
-            Rows::Csr(m) => {
+            PredictRows::F64(m) => self.matrix(m, output),
+            PredictRows::F32(m) => self.matrix(m, output),
+            PredictRows::Csr(m) => {
                 let given = std::iter::repeat_n("numeric", m.n_features);
                 self.checked(&m, given, output)
                     .ok_or_else(|| self.explain(validate_csr(kinds, &m)))
             }
-            Rows::Frame(m) => self
+            PredictRows::Frame(m) => self
                 .checked(m, m.kind_names(), output)
                 .ok_or_else(|| self.explain(m.validate(kinds))),
         }
@@ -477,13 +480,17 @@ fn flag_gaps<T: Real>(column: &[T], gaps: &mut [bool]) -> Option<()> {
 }
 
 /// `f` of `rows` read as the general routing reads them.
-fn with_values<R>(rows: Rows<'_>, kinds: &[FeatureKind], f: impl FnOnce(&dyn Values) -> R) -> R {
+fn with_values<R>(
+    rows: PredictRows<'_>,
+    kinds: &[FeatureKind],
+    f: impl FnOnce(&dyn Values) -> R,
+) -> R {
     match rows {
-        Rows::Columns(data) => f(&ColumnsView::new(data)),
-        Rows::F64(m) => with_dense(m, kinds, f),
-        Rows::F32(m) => with_dense(m, kinds, f),
-        Rows::Csr(m) => f(&m),
-        Rows::Frame(m) => f(m),
+        PredictRows::Columns(data) => f(&ColumnsView::new(data)),
+        PredictRows::F64(m) => with_dense(m, kinds, f),
+        PredictRows::F32(m) => with_dense(m, kinds, f),
+        PredictRows::Csr(m) => f(&m),
+        PredictRows::Frame(m) => f(m),
     }
 }
 
@@ -997,7 +1004,7 @@ mod tests {
     use crate::criterion::Criterion;
     use crate::data::{CategoricalColumn, Target};
     use crate::params::{CategoricalSplit, MissingStrategy, TreeParams};
-    use crate::tree::{Side, SplitTag, TreeMeta};
+    use crate::tree::{NodeKind, Side, SplitTag, Summary, SurrogateSet, TreeMeta, Writer};
 
     /// SplitMix64: reproducible data with no dependency.
     struct Rng(u64);
@@ -1024,7 +1031,7 @@ mod tests {
     struct Table {
         numeric: Vec<Vec<f64>>,
         codes: Vec<Vec<u32>>,
-        missing: Vec<Vec<bool>>,
+        missing_masks: Vec<Vec<bool>>,
     }
 
     const CATEGORIES: u32 = 5;
@@ -1055,7 +1062,7 @@ mod tests {
                 codes: (0..categorical)
                     .map(|_| (0..rows).map(|_| rng.below(codes) as u32).collect())
                     .collect(),
-                missing: (0..categorical)
+                missing_masks: (0..categorical)
                     .map(|_| (0..rows).map(|_| rng.below(12) == 0).collect())
                     .collect(),
             }
@@ -1075,11 +1082,11 @@ mod tests {
             let categorical = self
                 .codes
                 .iter()
-                .zip(&self.missing)
+                .zip(&self.missing_masks)
                 .map(|(codes, missing)| {
                     Column::Categorical(CategoricalColumn {
                         codes,
-                        missing: Some(missing),
+                        missing_mask: Some(missing),
                         n_categories: CATEGORIES,
                         ordered: false,
                     })
@@ -1145,7 +1152,7 @@ mod tests {
     /// Every prediction of `rows` equals the general walk's, bit for bit, at any thread count.
     fn agrees<'a, V: Values + ?Sized>(
         tree: &Tree,
-        rows: impl Fn() -> Rows<'a>,
+        rows: impl Fn() -> PredictRows<'a>,
         values: &V,
         n: usize,
     ) {
@@ -1237,12 +1244,17 @@ mod tests {
                     ..TreeParams::default()
                 };
                 let tree = grow_on(&train.ordered(first), &train, regression, &params);
-                let tags = &tree.tag;
+                let tags = &tree.arena().tag;
                 assert!(tags.contains(&SplitTag::Numeric), "{missing:?}");
                 assert!(tags
                     .iter()
                     .any(|t| !matches!(t, SplitTag::Numeric | SplitTag::Leaf)));
-                agrees(&tree, || Rows::Columns(&data), data.columns(), test.rows());
+                agrees(
+                    &tree,
+                    || PredictRows::Columns(&data),
+                    data.columns(),
+                    test.rows(),
+                );
             }
         }
     }
@@ -1271,9 +1283,9 @@ mod tests {
             let rows = Matrix::new(&by_rows, n, 5, Order::RowMajor).expect("a matrix");
             let columns = Matrix::new(&by_columns, n, 5, Order::ColumnMajor).expect("a matrix");
             let small = Matrix::new(&narrow, n, 5, Order::RowMajor).expect("a matrix");
-            agrees(&tree, || Rows::F64(rows), data.columns(), n);
-            agrees(&tree, || Rows::F64(columns), data.columns(), n);
-            agrees(&tree, || Rows::F32(small), data.columns(), n);
+            agrees(&tree, || PredictRows::F64(rows), data.columns(), n);
+            agrees(&tree, || PredictRows::F64(columns), data.columns(), n);
+            agrees(&tree, || PredictRows::F32(small), data.columns(), n);
         }
     }
 
@@ -1291,7 +1303,7 @@ mod tests {
             Some(column) => column[i],
             None => {
                 let k = j - test.numeric.len();
-                if test.missing[k][i] {
+                if test.missing_masks[k][i] {
                     f64::NAN
                 } else {
                     f64::from(test.codes[k][i])
@@ -1318,8 +1330,13 @@ mod tests {
                 let rows = Matrix::new(&by_rows, n, width, Order::RowMajor).expect("a matrix");
                 let columns =
                     Matrix::new(&by_columns, n, width, Order::ColumnMajor).expect("a matrix");
-                agrees(&tree, || Rows::F64(rows.coded()), data.columns(), n);
-                agrees(&tree, || Rows::F64(columns.coded()), data.columns(), n);
+                agrees(&tree, || PredictRows::F64(rows.coded()), data.columns(), n);
+                agrees(
+                    &tree,
+                    || PredictRows::F64(columns.coded()),
+                    data.columns(),
+                    n,
+                );
                 // Uncoded, the categorical columns are refused by kind.
                 assert!(matches!(
                     tree.predict_class(rows),
@@ -1353,7 +1370,7 @@ mod tests {
         }
         map[1] = CATEGORIES + 7;
         let frame_code = |j: usize, i: usize| -> u32 {
-            match (test.missing[j][i], i % 17) {
+            match (test.missing_masks[j][i], i % 17) {
                 (true, 0) => 10,
                 (true, 1) => 0,
                 (true, _) => 9,
@@ -1366,7 +1383,7 @@ mod tests {
         // Without a map: the tree's codes, a missing value as a code past the categories.
         let own: Vec<u32> = (0..n)
             .map(|i| {
-                if test.missing[1][i] {
+                if test.missing_masks[1][i] {
                     CATEGORIES + 1
                 } else {
                     test.codes[1][i]
@@ -1410,7 +1427,7 @@ mod tests {
                 ])
                 .expect("a frame");
                 assert_eq!(frame.n_rows(), n);
-                agrees(&tree, || Rows::Frame(&frame), data.columns(), n);
+                agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
             }
         }
         let tree = grow(&train, false, &TreeParams::default());
@@ -1446,33 +1463,26 @@ mod tests {
     fn deep_random_trees_agree() {
         let mut rng = Rng(3);
         for features in [1usize, 3] {
-            let mut tree = Tree::empty(TreeMeta::new(
+            let mut tree = Writer::new(TreeMeta::new(
                 Criterion::Gini,
                 vec![FeatureKind::Numeric; features],
                 vec![3],
             ));
-            let mut leaves = vec![tree.push_node(None, 1.0)];
+            let mut leaves = vec![tree.root(1.0)];
             while tree.n_nodes() < 20_001 {
                 let pick = leaves.len() - 1 - (rng.below(4) as usize).min(leaves.len() - 1);
                 let node = leaves.swap_remove(pick);
-                let i = node.index();
-                tree.tag[i] = SplitTag::Numeric;
-                tree.feature[i] = rng.below(features as u64) as u32;
-                tree.threshold[i] = (rng.below(64) as f64 - 32.0) * 0.5;
+                let test = NodeKind::Numeric {
+                    feature: rng.below(features as u64) as usize,
+                    threshold: (rng.below(64) as f64 - 32.0) * 0.5,
+                };
                 let share = rng.unit();
-                let left = tree.push_node(Some(node), share);
-                let right = tree.push_node(Some(node), 1.0 - share);
-                tree.first_child[i] = left.0;
-                tree.n_children[i] = 2;
-                for child in [left, right] {
-                    for c in 0..3 {
-                        tree.value[child.index() * 3 + c] = rng.below(4) as f64;
-                    }
-                    tree.label[child.index()] = rng.below(3) as u32;
+                for child in tree.split(node, &test, &[share, 1.0 - share]) {
+                    random_leaf(&mut tree, child, &mut rng);
+                    leaves.push(child);
                 }
-                leaves.push(left);
-                leaves.push(right);
             }
+            let tree = tree.finish().expect("a valid tree");
             assert!(tree.max_depth() > 100, "depth {}", tree.max_depth());
             let n = 3000;
             let values: Vec<f64> = (0..n * features)
@@ -1486,7 +1496,7 @@ mod tests {
             let m = Matrix::new(&values, n, features, Order::RowMajor).expect("a matrix");
             agrees(
                 &tree,
-                || Rows::F64(m),
+                || PredictRows::F64(m),
                 &Dense::<f64, true>::new(m, tree.feature_kinds()),
                 n,
             );
@@ -1521,54 +1531,66 @@ mod tests {
                 ordered: true,
             },
         ];
-        let mut tree = Tree::empty(TreeMeta::new(Criterion::Gini, kinds, vec![3]));
-        let mut leaves = vec![tree.push_node(None, 1.0)];
+        let mut tree = Writer::new(TreeMeta::new(Criterion::Gini, kinds, vec![3]));
+        let mut leaves = vec![tree.root(1.0)];
         while tree.n_nodes() < 3001 {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
             let node = leaves.swap_remove(pick);
-            let i = node.index();
             let kinds = if nodes == Nodes::Every { 4 } else { 2 };
-            let (tag, feature, count) = match rng.below(kinds) {
-                0 => (SplitTag::Numeric, 0, 2),
-                1 => (SplitTag::Subset, 1, 2),
-                2 => (SplitTag::Ordered, 2, 2),
-                _ => (SplitTag::Multiway, 2, 3),
+            let (tag, count) = match rng.below(kinds) {
+                0 => (SplitTag::Numeric, 2),
+                1 => (SplitTag::Subset, 2),
+                2 => (SplitTag::Ordered, 2),
+                _ => (SplitTag::Multiway, 3),
             };
-            tree.tag[i] = tag;
-            tree.feature[i] = feature;
-            tree.threshold[i] = match tag {
-                SplitTag::Numeric => (rng.below(16) as f64 - 8.0) * 0.5,
-                SplitTag::Ordered => rng.below(3) as f64,
-                _ => f64::NAN,
-            };
-            if tag == SplitTag::Subset {
-                tree.subset_offset[i] = tree.sides.len() as u32;
-                for _ in 0..150 {
-                    tree.sides.push(match rng.below(5) {
+            let mut sides = Vec::new();
+            let test = match tag {
+                SplitTag::Numeric => NodeKind::Numeric {
+                    feature: 0,
+                    threshold: (rng.below(16) as f64 - 8.0) * 0.5,
+                },
+                SplitTag::Ordered => NodeKind::Ordered {
+                    feature: 2,
+                    threshold: rng.below(3) as u32,
+                },
+                SplitTag::Subset => {
+                    sides.extend((0..150).map(|_| match rng.below(5) {
                         0 => Side::Unseen,
                         1 | 2 => Side::Left,
                         _ => Side::Right,
-                    });
+                    }));
+                    NodeKind::Subset {
+                        feature: 1,
+                        sides: &sides,
+                    }
                 }
-            }
-            if nodes == Nodes::TwoWay || rng.below(2) == 0 {
-                tree.missing_child[i] = rng.below(count) as u32;
-            }
+                _ => NodeKind::Multiway { feature: 2 },
+            };
+            let missing_child =
+                (nodes == Nodes::TwoWay || rng.below(2) == 0).then(|| rng.below(count) as usize);
             let shares: Vec<f64> = (0..count).map(|_| rng.unit() + 0.01).collect();
             let total: f64 = shares.iter().sum();
-            let first = tree.n_nodes() as u32;
-            for share in shares {
-                let child = tree.push_node(Some(node), share / total);
-                for c in 0..3 {
-                    tree.value[child.index() * 3 + c] = rng.below(4) as f64;
-                }
-                tree.label[child.index()] = rng.below(3) as u32;
+            let fractions: Vec<f64> = shares.iter().map(|s| s / total).collect();
+            for child in tree.split(node, &test, &fractions) {
+                random_leaf(&mut tree, child, rng);
                 leaves.push(child);
             }
-            tree.first_child[i] = first;
-            tree.n_children[i] = count as u32;
+            tree.set_missing_rule(node, missing_child, &SurrogateSet::default(), 0.0);
         }
-        tree
+        tree.finish().expect("a valid tree")
+    }
+
+    /// Gives a new leaf of a random three-class tree random class weights and label.
+    fn random_leaf(tree: &mut Writer, leaf: NodeId, rng: &mut Rng) {
+        let value: Vec<f64> = (0..3).map(|_| rng.below(4) as f64).collect();
+        let summary = Summary {
+            weight: 0.0,
+            n_rows: 0.0,
+            impurity: 0.0,
+            value: &value,
+            labels: &[rng.below(3) as u32],
+        };
+        tree.set_summary(leaf, &summary);
     }
 
     /// Random trees of every node kind ([`random_tree`]), and rows with missing values (or,
@@ -1609,7 +1631,7 @@ mod tests {
             .expect("a matrix")
             .coded();
         let coded = Dense::<f64, true>::new(m, tree.feature_kinds());
-        agrees(tree, || Rows::F64(m), &coded, n);
+        agrees(tree, || PredictRows::F64(m), &coded, n);
         let numbers: Vec<f64> = values.iter().step_by(3).copied().collect();
         let codes = |j: usize| -> Vec<u32> {
             values
@@ -1632,19 +1654,19 @@ mod tests {
             Column::numeric(&numbers),
             Column::Categorical(CategoricalColumn {
                 codes: &codes1,
-                missing: Some(&missing1),
+                missing_mask: Some(&missing1),
                 n_categories: 150,
                 ordered: false,
             }),
             Column::Categorical(CategoricalColumn {
                 codes: &codes2,
-                missing: Some(&missing2),
+                missing_mask: Some(&missing2),
                 n_categories: 3,
                 ordered: true,
             }),
         ])
         .expect("valid data");
-        agrees(tree, || Rows::Columns(&data), data.columns(), n);
+        agrees(tree, || PredictRows::Columns(&data), data.columns(), n);
         // Frame codes: column 1's as they are (255: missing), column 2's through a map that
         // swaps codes 0 and 2 (3: missing, past the map).
         let small: Vec<u8> = (0..n)
@@ -1668,7 +1690,7 @@ mod tests {
             },
         ])
         .expect("a frame");
-        agrees(tree, || Rows::Frame(&frame), data.columns(), n);
+        agrees(tree, || PredictRows::Frame(&frame), data.columns(), n);
     }
 
     /// A 100,000-deep chain in the compact layout: built and walked without recursion.
@@ -1685,7 +1707,7 @@ mod tests {
         let m = Matrix::new(&x, n, 1, Order::ColumnMajor).expect("a matrix");
         agrees(
             &tree,
-            || Rows::F64(m),
+            || PredictRows::F64(m),
             &Dense::<f64, false>::new(m, tree.feature_kinds()),
             n,
         );

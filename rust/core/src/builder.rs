@@ -13,24 +13,24 @@ use rayon::prelude::*;
 use crate::control::Control;
 use crate::criterion::{better, g_test_p_value, Criterion};
 use crate::data::{
-    validate_training_weights, validate_weights, Column, Dataset, Kept, Sample, Target,
+    validate_training_weights, validate_weights, Column, Dataset, KeptRows, Sample, Target,
 };
+use crate::draws::Draws;
 use crate::error::{CoreError, Result};
 use crate::labels::{class_of, label_of};
 use crate::params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::routing::{send, Values};
-use crate::sampling::Sampler;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::j48::{self, TrainingValues};
-use crate::split::missing::{self, Fill};
 use crate::split::monotonic::{value_of, Bounds};
+use crate::split::placement::{self, Fill};
 use crate::split::presort::{presorts, Order, Routes, Sorted};
 use crate::split::rpart::{Rpart, RpartOrder};
 use crate::split::scales::ClassScales;
 use crate::split::{choose, holds_rows, Candidate, NodeRows, Prepared, Searcher, SplitRule};
 use crate::subtrees;
 use crate::threads::in_pool;
-use crate::tree::{FeatureScore, NodeId, NodeKind, SplitTag, Tree, TreeMeta, NONE};
+use crate::tree::{FeatureScore, NodeId, NodeKind, Summary, Tree, TreeMeta, Writer};
 
 /// A node waiting to be expanded.
 struct Pending {
@@ -248,7 +248,7 @@ fn grow_searching(
     let order = (params.missing == MissingStrategy::Surrogate).then(|| RpartOrder::of(data));
     // Rows of weight 0 are absent: dropped here, after the checks, so that errors name the
     // caller's rows.
-    if let Some(kept) = Kept::of(train, control) {
+    if let Some(kept) = KeptRows::of(train, control) {
         let order = order.map(|o| o.kept(train.weights));
         return kept?
             .with(|train| grow_checked(train, params, validation, presort, control, order));
@@ -342,12 +342,12 @@ fn grow_checked(
             Vec::new()
         },
         random: splitter == Splitter::Random,
-        sampler: params
+        draws: params
             .draws(data.n_features())
-            .then(|| Sampler::new(params.random_state, params.max_features)),
+            .then(|| Draws::new(params.random_state, params.max_features)),
         control,
     };
-    let mut tree = Tree::empty(TreeMeta {
+    let mut tree = Writer::new(TreeMeta {
         missing: params.missing,
         conventions: params.conventions,
         splitter,
@@ -359,7 +359,7 @@ fn grow_checked(
         ..TreeMeta::new(params.criterion, data.kinds(), outputs)
     });
     tree.reserve_nodes(1, control).ok_or_else(stop)?;
-    let root = tree.push_node(None, 1.0);
+    let root = tree.root(1.0);
     let all = |n: usize, w: &[f64]| -> Result<NodeRows> {
         let mut rows = control.vec(n).ok_or_else(stop)?;
         rows.extend(0..n as u32);
@@ -409,16 +409,18 @@ fn grow_checked(
     let apart = grower.apart_rows(data.n_rows());
     let deferred = grow_frontier(&grower, &mut tree, frontier, apart)?;
     if deferred.is_empty() {
-        return Ok(tree);
+        return tree.finish();
     }
     // Nodes left to grow apart: each its own tree, side by side, then one tree again.
     let nodes: Vec<NodeId> = deferred.iter().map(|p| p.node).collect();
-    let grown: Vec<Tree> = deferred
+    let grown: Vec<Writer> = deferred
         .into_par_iter()
         .map(|p| grower.grow_apart(&tree, p))
         .collect::<Result<_>>()?;
-    let apart: Vec<(NodeId, Tree)> = nodes.into_iter().zip(grown).collect();
-    subtrees::assemble(&tree, &apart, control).ok_or_else(stop)
+    let apart: Vec<(NodeId, Writer)> = nodes.into_iter().zip(grown).collect();
+    subtrees::assemble(&tree, &apart, control)
+        .ok_or_else(stop)?
+        .finish()
 }
 
 /// Expands the frontier's nodes, and their children in turn, until none is left. With
@@ -426,7 +428,7 @@ fn grow_checked(
 /// not expanded but returned, to be grown apart ([`Grower::grow_apart`]).
 fn grow_frontier(
     grower: &Grower<'_, '_, '_>,
-    tree: &mut Tree,
+    tree: &mut Writer,
     mut frontier: Frontier,
     apart: Option<usize>,
 ) -> Result<Vec<Pending>> {
@@ -456,7 +458,7 @@ fn grow_frontier(
             continue;
         }
         let kind = split.kind();
-        let rule = split.missing.rule();
+        let rule = split.missing_plan.rule();
         // Children at the depth limit are leaves, never searched: an exact search hands
         // them no lists (a tenth of the hand-downs of a depth-8 fit on the flights).
         let children_searched = !(matches!(p.index, Index::Sorted(_))
@@ -610,7 +612,7 @@ struct Grower<'g, 'a, 'd> {
     /// Random tests (`splitter="random"`) rather than the best thresholds.
     random: bool,
     /// The fit's random choices, when it asks for some (features drawn, random tests).
-    sampler: Option<Sampler>,
+    draws: Option<Draws>,
     control: &'g Control,
 }
 
@@ -622,14 +624,14 @@ impl Grower<'_, '_, '_> {
         let threads = rayon::current_num_threads();
         (threads > 1
             && self.params.max_leaf_nodes.is_none()
-            && self.sampler.is_none()
+            && self.draws.is_none()
             && self.bins.is_none())
         .then(|| n_rows / (4 * threads))
     }
 
     /// Grows the subtree of `p`'s node of `tree` in a tree of its own, whose root is a copy
     /// of that node ([`subtrees::assemble`] puts it back).
-    fn grow_apart(&self, tree: &Tree, mut p: Pending) -> Result<Tree> {
+    fn grow_apart(&self, tree: &Tree, mut p: Pending) -> Result<Writer> {
         let mut apart =
             subtrees::root_copy(tree, p.node, self.control).ok_or_else(|| reason(self.control))?;
         p.node = NodeId::ROOT;
@@ -644,7 +646,7 @@ impl Grower<'_, '_, '_> {
     /// feature scores are recorded afterwards in the nodes' order, so the tree is the same
     /// on any number of threads). Each node comes with its rows, validation rows, index and
     /// value bounds (monotonic constraints); `usable` are the features left to split on.
-    fn create(&self, tree: &mut Tree, nodes: Vec<NewNode>, usable: &[bool]) -> Vec<Pending> {
+    fn create(&self, tree: &mut Writer, nodes: Vec<NewNode>, usable: &[bool]) -> Vec<Pending> {
         for n in &nodes {
             self.summarise(tree, n.node, &n.rows);
             if self.searcher.is_constrained() {
@@ -670,7 +672,7 @@ impl Grower<'_, '_, '_> {
             .zip(found)
             .map(|(n, (split, scores))| {
                 if let Some(scores) = scores {
-                    record_scores(tree, n.node, scores, self.control);
+                    record_scores(tree, n.node, &scores, self.control);
                 }
                 Pending {
                     node: n.node,
@@ -723,25 +725,36 @@ impl Grower<'_, '_, '_> {
     /// stores them (rather than class weights): their sum is exactly 1, so every leaf
     /// clipped to one bound predicts bit for bit the same probabilities, which the
     /// constraint's equalities need. The label follows the clipped value.
-    fn clip(&self, tree: &mut Tree, node: NodeId, bounds: Bounds) {
-        let i = node.index();
-        let width = tree.value_width();
-        match *tree.value(node) {
-            [mean] => set(&mut tree.value, i * width, &[bounds.clip(mean)]),
+    fn clip(&self, tree: &mut Writer, node: NodeId, bounds: Bounds) {
+        let node_summary = tree.summary(node);
+        let (weight, n_rows, impurity) = (
+            node_summary.weight,
+            node_summary.n_rows,
+            node_summary.impurity,
+        );
+        let (value, labels) = match *node_summary.value {
+            [mean] => (vec![bounds.clip(mean)], node_summary.labels.to_vec()),
             [first, second] => {
                 let w = first + second;
                 if w <= 0.0 {
                     return;
                 }
                 let p = bounds.clip(first / w);
-                let stats = [p, 1.0 - p];
-                set(&mut tree.value, i * width, &stats);
+                let value = vec![p, 1.0 - p];
                 let parent = tree.parent(node).map(|p| tree.label(p));
-                let label = class_of(&stats, parent, self.params.cost_matrix.as_deref());
-                set_one(&mut tree.label, i, label);
+                let label = class_of(&value, parent, self.params.cost_matrix.as_deref());
+                (value, vec![label])
             }
-            _ => {}
-        }
+            _ => return,
+        };
+        let clipped = Summary {
+            weight,
+            n_rows,
+            impurity,
+            value: &value,
+            labels: &labels,
+        };
+        tree.set_summary(node, &clipped);
     }
 
     /// The children's indexes: sorted lists handed down, or histograms — for a binary split
@@ -831,23 +844,27 @@ impl Grower<'_, '_, '_> {
         let fill = (self.params.missing == MissingStrategy::ClassMajority)
             .then(|| Fill::new(self.train.data, self.train.target, rows, usable));
         let mut searcher = self.searcher.bounded(bounds);
-        if let (true, Some(sampler)) = (self.random, &self.sampler) {
-            searcher = searcher.randomised(sampler, node);
+        if let (true, Some(draws)) = (self.random, &self.draws) {
+            searcher = searcher.randomised(draws, node);
         }
         let at = searcher.at_node(rows, fill.as_ref(), prepared);
-        let mut candidates = match &self.sampler {
-            Some(sampler) => {
-                let (order, k) = sampler.feature_order(node, usable);
+        let mut candidates = match &self.draws {
+            Some(draws) => {
+                let (order, k) = draws.feature_order(node, usable);
                 let mut drawn = vec![false; usable.len()];
                 for &f in order.iter().take(k) {
-                    set_one(&mut drawn, f, true);
+                    if let Some(d) = drawn.get_mut(f) {
+                        *d = true;
+                    }
                 }
                 let mut found = at.features(&drawn);
                 // scikit-learn's rule: no valid split among the drawn features, draw more.
                 if found.iter().all(Option::is_none) {
                     for &f in order.iter().skip(k) {
                         if let Some(c) = at.feature(f) {
-                            set_one(&mut found, f, Some(c));
+                            if let Some(slot) = found.get_mut(f) {
+                                *slot = Some(c);
+                            }
                             break;
                         }
                     }
@@ -909,15 +926,15 @@ impl Grower<'_, '_, '_> {
             return (None, scores);
         }
         let (searcher, surrogates) = (&self.searcher, self.params.max_surrogates);
-        split.missing = match self.missing_weight(&split, rows) {
-            Some(w) => missing::plan_with(searcher, &split, rows, fill.as_ref(), surrogates, w),
-            None => missing::plan(searcher, &split, rows, fill.as_ref(), surrogates),
+        split.missing_plan = match self.missing_weight(&split, rows) {
+            Some(w) => placement::plan_with(searcher, &split, rows, fill.as_ref(), surrogates, w),
+            None => placement::plan(searcher, &split, rows, fill.as_ref(), surrogates),
         };
         (Some(split), scores)
     }
 
     /// The weight of the node's rows missing the value of a numeric split's feature, as
-    /// [`missing::plan`] sums it, when known without routing every row: none is missing in
+    /// [`placement::plan`] sums it, when known without routing every row: none is missing in
     /// the column, or the rows' bins tell. `None` otherwise.
     fn missing_weight(&self, split: &Candidate, rows: &NodeRows) -> Option<f64> {
         let NodeKind::Numeric { feature, .. } = split.kind() else {
@@ -955,7 +972,7 @@ impl Grower<'_, '_, '_> {
 
     /// Fills a node's weight, distribution, impurity and labels from its rows. An empty node
     /// keeps its parent's distribution and labels (Algorithm 4.1, line 12).
-    fn summarise(&self, tree: &mut Tree, node: NodeId, rows: &NodeRows) {
+    fn summarise(&self, tree: &mut Writer, node: NodeId, rows: &NodeRows) {
         let target = self.train.target;
         let stats = (rows.len() > 0).then(|| stats_of(target, rows));
         let criterion = self.params.criterion;
@@ -1120,7 +1137,7 @@ impl<F: FnOnce(&[f64]) -> (Vec<f64>, f64)> RegressionFigures for F {}
 /// (`None`: no row). An empty node keeps its parent's distribution and labels (Algorithm
 /// 4.1, line 12).
 pub(crate) fn summarise<W, R>(
-    tree: &mut Tree,
+    tree: &mut Writer,
     node: NodeId,
     stats: Option<&[f64]>,
     figures: NodeFigures<W, R>,
@@ -1130,11 +1147,12 @@ pub(crate) fn summarise<W, R>(
     W: FnOnce(f64) -> f64,
     R: RegressionFigures,
 {
-    let i = node.index();
     let parent = tree.parent(node);
-    let (width, k) = (tree.value_width(), tree.n_outputs());
-    let (value, labels, impurity) = match (parent, stats) {
+    // An empty node holds no weight (nor rows) and its parent's prediction.
+    let (weight, n_rows, value, labels, impurity) = match (parent, stats) {
         (Some(p), None) => (
+            0.0,
+            0.0,
             tree.value(p).to_vec(),
             tree.labels(p).to_vec(),
             tree.impurity(p),
@@ -1143,9 +1161,7 @@ pub(crate) fn summarise<W, R>(
         (_, Some(stats)) => {
             let target = searcher.target;
             let weight = searcher.weight_of(stats);
-            set_one(&mut tree.weight, i, weight);
-            let row_weight = (figures.row_weight)(weight);
-            set_one(&mut tree.n_rows, i, searcher.rows_of(row_weight));
+            let n_rows = searcher.rows_of((figures.row_weight)(weight));
             // rpart (missing="surrogate") breaks a tie for the first class (`gini.c`), the
             // texts for the parent's.
             let parent_labels = parent
@@ -1157,20 +1173,23 @@ pub(crate) fn summarise<W, R>(
             match target {
                 Target::Values(_) | Target::MultiValues { .. } => {
                     let (value, impurity) = (figures.regression)(&value);
-                    (value, labels, impurity)
+                    (weight, n_rows, value, labels, impurity)
                 }
                 Target::Classes { .. } | Target::MultiClasses { .. } => {
                     let impurity = searcher.node_impurity(stats);
-                    (value, labels, impurity)
+                    (weight, n_rows, value, labels, impurity)
                 }
             }
         }
     };
-    set(&mut tree.value, i * width, &value);
-    if let Some(dst) = tree.label.get_mut(i * k..(i + 1) * k) {
-        dst.copy_from_slice(&labels);
-    }
-    set_one(&mut tree.impurity, i, impurity);
+    let summary = Summary {
+        weight,
+        n_rows,
+        impurity,
+        value: &value,
+        labels: &labels,
+    };
+    tree.set_summary(node, &summary);
 }
 
 /// A regression node's mean from its statistics (weight, Σwy, Σwy²).
@@ -1516,72 +1535,19 @@ fn two_pass_variance(y: &[f64], width: usize, k: usize, rows: &NodeRows, means: 
     ss / weight
 }
 
-fn set(v: &mut [f64], start: usize, src: &[f64]) {
-    if let Some(dst) = v.get_mut(start..start + src.len()) {
-        dst.copy_from_slice(src);
-    }
-}
-
-fn set_one<T>(v: &mut [T], i: usize, x: T) {
-    if let Some(slot) = v.get_mut(i) {
-        *slot = x;
-    }
-}
-
 /// Keeps the node's per-feature scores (not when their memory cannot be had: the fit then
 /// stops at its next check).
-fn record_scores(tree: &mut Tree, node: NodeId, scores: Vec<FeatureScore>, control: &Control) {
-    if control.reserve(&mut tree.scores, scores.len()).is_none() {
-        return;
+fn record_scores(tree: &mut Writer, node: NodeId, scores: &[FeatureScore], control: &Control) {
+    if tree.reserve_scores(scores.len(), control).is_some() {
+        tree.set_scores(node, scores);
     }
-    let offset = tree.scores.len() as u32;
-    tree.scores.extend(scores);
-    set_one(&mut tree.score_offset, node.index(), offset);
 }
 
 /// Turns a leaf into a split and allocates its children, contiguous, each with its r̃_v.
-pub(crate) fn split_node(tree: &mut Tree, node: NodeId, split: &Candidate) -> Vec<NodeId> {
-    let i = node.index();
-    let (tag, threshold) = match &split.rule {
-        SplitRule::Numeric { threshold } => (SplitTag::Numeric, *threshold),
-        SplitRule::Multiway { .. } => (SplitTag::Multiway, f64::NAN),
-        SplitRule::Oblique {
-            features,
-            weights,
-            threshold,
-        } => {
-            tree.set_linear_terms(node, features, weights);
-            (SplitTag::Oblique, *threshold)
-        }
-        SplitRule::Ordered { threshold } => (SplitTag::Ordered, f64::from(*threshold)),
-        SplitRule::Subset { sides } => {
-            let offset = tree.sides.len() as u32;
-            tree.sides.extend_from_slice(sides);
-            set_one(&mut tree.subset_offset, i, offset);
-            (SplitTag::Subset, f64::NAN)
-        }
-    };
-    set_one(&mut tree.tag, i, tag);
-    set_one(&mut tree.feature, i, split.feature as u32);
-    set_one(&mut tree.threshold, i, threshold);
-    let children: Vec<NodeId> = split
-        .fractions
-        .iter()
-        .map(|&f| tree.push_node(Some(node), f))
-        .collect();
-    set_one(
-        &mut tree.first_child,
-        i,
-        children.first().map_or(NONE, |c| c.0),
-    );
-    set_one(&mut tree.n_children, i, children.len() as u32);
-    let missing = &split.missing;
-    tree.set_missing_rule(
-        node,
-        missing.child,
-        &missing.surrogates.set(),
-        missing.weight,
-    );
+pub(crate) fn split_node(tree: &mut Writer, node: NodeId, split: &Candidate) -> Vec<NodeId> {
+    let children = tree.split(node, &split.kind(), &split.fractions);
+    let plan = &split.missing_plan;
+    tree.set_missing_rule(node, plan.child, &plan.surrogates.set(), plan.weight);
     children
 }
 
@@ -1646,7 +1612,7 @@ mod tests {
             let mut columns: Vec<Column<'_>> = numeric.iter().map(|v| Column::numeric(v)).collect();
             columns.push(Column::Categorical(CategoricalColumn {
                 codes: &codes,
-                missing: Some(&missing),
+                missing_mask: Some(&missing),
                 n_categories: 4,
                 ordered: false,
             }));
@@ -1710,9 +1676,13 @@ mod tests {
                 // Subtracted histograms differ in the last bits, so the recorded scores may
                 // too; the tree must not.
                 let what = format!("hist: seed {seed}, {criterion:?}, {missing:?}");
-                assert_eq!(binned.tag, sorted.tag, "{what}");
-                assert_eq!(binned.feature, sorted.feature, "{what}");
-                assert_eq!(binned.n_children, sorted.n_children, "{what}");
+                assert_eq!(binned.arena().tag, sorted.arena().tag, "{what}");
+                assert_eq!(binned.arena().feature, sorted.arena().feature, "{what}");
+                assert_eq!(
+                    binned.arena().n_children,
+                    sorted.arena().n_children,
+                    "{what}"
+                );
                 let same = |a: &[f64], b: &[f64]| {
                     a.len() == b.len()
                         && a.iter().zip(b).all(|(x, y)| {
@@ -1721,10 +1691,16 @@ mod tests {
                                 || (x - y).abs() <= 1e-9 * (1.0 + x.abs())
                         })
                 };
-                assert!(same(&binned.threshold, &sorted.threshold), "{what}");
-                assert!(same(&binned.value, &sorted.value), "{what}");
                 assert!(
-                    same(&binned.branch_fraction, &sorted.branch_fraction),
+                    same(&binned.arena().threshold, &sorted.arena().threshold),
+                    "{what}"
+                );
+                assert!(same(&binned.arena().value, &sorted.arena().value), "{what}");
+                assert!(
+                    same(
+                        &binned.arena().branch_fraction,
+                        &sorted.arena().branch_fraction
+                    ),
                     "{what}"
                 );
             }

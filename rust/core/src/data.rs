@@ -14,7 +14,7 @@ use crate::error::{CoreError, Result};
 pub struct CategoricalColumn<'a> {
     pub codes: &'a [u32],
     /// `true` where the value is missing; the code there is ignored.
-    pub missing: Option<&'a [bool]>,
+    pub missing_mask: Option<&'a [bool]>,
     pub n_categories: u32,
     /// Ordered categories (a Polars `Enum`) may split by threshold on their codes.
     pub ordered: bool,
@@ -26,7 +26,7 @@ impl CategoricalColumn<'_> {
     #[inline]
     pub fn code(&self, row: usize) -> Option<u32> {
         if self
-            .missing
+            .missing_mask
             .and_then(|m| m.get(row))
             .copied()
             .unwrap_or(false)
@@ -380,7 +380,7 @@ impl<'a> Dataset<'a> {
                 c.check(j)?;
             }
             if let Column::Categorical(c) = col {
-                if let Some(m) = c.missing {
+                if let Some(m) = c.missing_mask {
                     if m.len() != n_rows {
                         return Err(CoreError::ShapeMismatch {
                             what: format!("missing mask of column {j}"),
@@ -472,7 +472,11 @@ impl<'a> Dataset<'a> {
                 Column::Sparse(c) => c.first_non_finite(j)?,
                 Column::Categorical(c) => {
                     for (row, &code) in c.codes.iter().enumerate() {
-                        let missing = c.missing.and_then(|m| m.get(row)).copied().unwrap_or(false);
+                        let missing = c
+                            .missing_mask
+                            .and_then(|m| m.get(row))
+                            .copied()
+                            .unwrap_or(false);
                         if !missing && code >= c.n_categories {
                             return Err(CoreError::CategoryOutOfRange {
                                 column: j,
@@ -884,7 +888,7 @@ pub(crate) fn validate_training_weights(weights: &[f64], n_rows: usize) -> Resul
 /// the rows of weight 0 before anything else grows, byte for byte, the tree it grows without
 /// them (bins, sorted lists and row masses never see them). The copy costs the kept rows'
 /// size once per fit, and only when some weight is 0.
-pub(crate) struct Kept {
+pub(crate) struct KeptRows {
     columns: Vec<KeptColumn>,
     target: KeptTarget,
     weights: Vec<f64>,
@@ -900,7 +904,7 @@ enum KeptColumn {
     },
     Categorical {
         codes: Vec<u32>,
-        missing: Option<Vec<bool>>,
+        missing_mask: Option<Vec<bool>>,
         n_categories: u32,
         ordered: bool,
     },
@@ -954,14 +958,14 @@ fn pick_strided<T: Float>(
     Some(out)
 }
 
-impl Kept {
+impl KeptRows {
     /// The sample without its rows of weight 0; `None` when it has none, `Some(Err)` when the
     /// copy's memory cannot be had.
-    pub(crate) fn of(sample: &Sample<'_, '_>, control: &Control) -> Option<Result<Kept>> {
+    pub(crate) fn of(sample: &Sample<'_, '_>, control: &Control) -> Option<Result<KeptRows>> {
         if sample.weights.iter().all(|&w| w > 0.0) {
             return None;
         }
-        Some(Kept::copy(sample, control).ok_or_else(|| {
+        Some(KeptRows::copy(sample, control).ok_or_else(|| {
             control
                 .check()
                 .err()
@@ -969,7 +973,7 @@ impl Kept {
         }))
     }
 
-    fn copy(sample: &Sample<'_, '_>, control: &Control) -> Option<Kept> {
+    fn copy(sample: &Sample<'_, '_>, control: &Control) -> Option<KeptRows> {
         let positive = |r: &usize| sample.weights.get(*r).is_some_and(|&w| w > 0.0);
         let mut keep = control.vec((0..sample.weights.len()).filter(positive).count())?;
         keep.extend((0..sample.weights.len()).filter(positive));
@@ -1019,7 +1023,7 @@ impl Kept {
                 }
                 Column::Categorical(c) => KeptColumn::Categorical {
                     codes: pick(c.codes, &keep, control)?,
-                    missing: match c.missing {
+                    missing_mask: match c.missing_mask {
                         Some(m) => Some(pick(m, &keep, control)?),
                         None => None,
                     },
@@ -1043,7 +1047,7 @@ impl Kept {
                 n_outputs: *n_outputs,
             },
         };
-        Some(Kept {
+        Some(KeptRows {
             columns,
             target,
             weights: pick(sample.weights, &keep, control)?,
@@ -1069,12 +1073,12 @@ impl Kept {
                 }),
                 KeptColumn::Categorical {
                     codes,
-                    missing,
+                    missing_mask,
                     n_categories,
                     ordered,
                 } => Column::Categorical(CategoricalColumn {
                     codes,
-                    missing: missing.as_deref(),
+                    missing_mask: missing_mask.as_deref(),
                     n_categories: *n_categories,
                     ordered: *ordered,
                 }),

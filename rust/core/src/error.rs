@@ -63,6 +63,11 @@ pub enum CoreError {
         version_hint(*.found, *.supported)
     )]
     UnsupportedVersion { found: u32, supported: u32 },
+    #[error(
+        "internal error: quercus made a tree that breaks its own rules ({reason}); please report \
+         it"
+    )]
+    BrokenTree { reason: String },
     #[error("the work was cancelled before it finished")]
     Cancelled,
     #[error("the work did not finish within max_time = {seconds} s")]

@@ -17,6 +17,7 @@ mod builder;
 mod control;
 pub mod criterion;
 pub mod data;
+mod draws;
 pub mod error;
 mod labels;
 pub mod measures;
@@ -27,7 +28,6 @@ pub mod params;
 mod predict;
 pub mod prune;
 mod routing;
-mod sampling;
 mod scores;
 mod split;
 mod spread;
@@ -36,7 +36,7 @@ mod subtrees;
 mod threads;
 pub mod tree;
 
-pub use batch::{Codes, Csr, Frame, FrameColumn, Matrix, Order, Predictor, Real, Rows};
+pub use batch::{Codes, Csr, Frame, FrameColumn, Matrix, Order, PredictRows, Predictor, Real};
 pub use builder::{check_poisson_target, grow, grow_controlled, grow_with};
 pub use control::Control;
 pub use criterion::Criterion;
@@ -52,7 +52,7 @@ pub use params::{
 };
 pub use scores::{split_scores, NoSplit};
 pub use spread::NodeSpread;
-pub use stream::{BinnedBatch, Kept, Pass, Sketch, StreamFit, Sums};
+pub use stream::{BinnedBatch, KeptBatches, Pass, Sketch, StreamFit, Sums};
 pub use tree::{
     FeatureScore, NodeId, NodeKind, Optimality, Side, SplitTag, Surrogate, Tree, TreeMeta,
 };

@@ -9,8 +9,9 @@
 //!
 //! Loading trusts nothing. Every declared size is checked against the bytes that remain
 //! *before* anything is allocated, so memory stays proportional to the input; then the arena
-//! is validated as a whole (indices in range, every child numbered after its parent and
-//! claimed by exactly one parent, depths consistent, numbers finite) in one linear pass. A
+//! becomes a tree through the tree's writer, which checks it as a whole (indices in range,
+//! every child numbered after its parent and claimed by exactly one parent, depths
+//! consistent, numbers finite) in one linear pass, whatever the build. A
 //! damaged or hostile input yields [`CoreError::CorruptModel`] or
 //! [`CoreError::UnsupportedVersion`]: never a panic, an unbounded allocation or a hang.
 
@@ -18,7 +19,7 @@ use crate::criterion::Criterion;
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
 use crate::params::{Conventions, MissingStrategy, Splitter, MAX_BINS};
-use crate::tree::{FeatureScore, Optimality, Side, SplitTag, Tree, TreeMeta, NONE};
+use crate::tree::{self, Arena, FeatureScore, Optimality, Side, SplitTag, Tree, TreeMeta, NONE};
 
 /// The first eight bytes of every model file. As in PNG: a non-ASCII first byte, the name, and
 /// CR LF / Ctrl-Z / LF, so text-mode transfers that rewrite line ends are detected.
@@ -55,9 +56,6 @@ const EXT_OPTIMALITY: u32 = 2;
 const EXT_CONVENTIONS: u32 = 3;
 /// Every NaN is written with this bit pattern, so equal models give equal bytes.
 const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
-/// Rounding slack allowed in a stored branch fraction (a share of a sum of weights) and in the
-/// sum of a split's fractions; a real sum of k shares is off by about k × 1e-16.
-const FRACTION_SLACK: f64 = 1e-9;
 
 /// A decoded model file: the tree and the metadata blob stored with it.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,19 +83,18 @@ impl Tree {
 /// The model file of `tree` with `metadata` as its metadata blob. The same tree and metadata
 /// always give the same bytes (NaNs are written canonically).
 pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
-    // Every field by name, with no `..`: a field added to `Tree` fails to compile here until
-    // the format says how it is stored (or that it is not).
-    let Tree {
-        meta:
-            TreeMeta {
-                criterion,
-                kinds,
-                outputs,
-                missing,
-                conventions,
-                splitter,
-                max_bins,
-            },
+    // Every field by name, with no `..`: a field added to the record or the arena fails to
+    // compile here until the format says how it is stored (or that it is not).
+    let TreeMeta {
+        criterion,
+        kinds,
+        outputs,
+        missing,
+        conventions,
+        splitter,
+        max_bins,
+    } = tree.meta();
+    let Arena {
         tag,
         feature,
         threshold,
@@ -128,8 +125,8 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         score_offset,
         scores,
         missing_weight,
-        optimality,
-    } = tree;
+    } = tree.arena();
+    let optimality = tree.optimality();
     let n_nodes = tag.len();
     let width = tree.value_width();
     let several = outputs.len() > 1;
@@ -138,7 +135,7 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
     } else {
         OLDEST_READABLE
     };
-    let mut w = Writer::with_capacity(
+    let mut w = Encoder::with_capacity(
         HEADER_LEN
             + 64
             + kinds.len() * FEATURE_BYTES
@@ -260,13 +257,14 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
     w.out
 }
 
-struct Writer {
+/// The bytes of a model file as they are written.
+struct Encoder {
     out: Vec<u8>,
 }
 
-impl Writer {
+impl Encoder {
     fn with_capacity(n: usize) -> Self {
-        Writer {
+        Encoder {
             out: Vec::with_capacity(n),
         }
     }
@@ -509,16 +507,16 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         )));
     }
 
-    let tree = Tree {
-        meta: TreeMeta {
-            criterion,
-            kinds,
-            outputs,
-            missing,
-            conventions,
-            splitter,
-            max_bins,
-        },
+    let meta = TreeMeta {
+        criterion,
+        kinds,
+        outputs,
+        missing,
+        conventions,
+        splitter,
+        max_bins,
+    };
+    let arena = Arena {
         tag,
         feature,
         threshold,
@@ -549,9 +547,8 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         score_offset,
         scores,
         missing_weight,
-        optimality,
     };
-    validate(&tree)?;
+    let tree = tree::Writer::from_arena(meta, arena, optimality).finish()?;
     Ok(Model { tree, metadata })
 }
 
@@ -791,422 +788,6 @@ fn split_tag(t: u8) -> Option<SplitTag> {
     })
 }
 
-// ---------------------------------------------------------------------------------------------
-// Validation of a decoded arena.
-
-fn at<T: Copy>(v: &[T], i: usize, what: &str) -> Result<T> {
-    v.get(i)
-        .copied()
-        .ok_or_else(|| corrupt(format!("{what} of node {i} is missing")))
-}
-
-/// Everything prediction, rendering and pruning rely on, in one pass linear in the arena:
-///
-/// - the criterion matches the kind of tree (regression ⇔ 0 classes);
-/// - node 0 is the root (no parent, depth 0); every other node names a parent numbered before
-///   it, lies in that parent's child range, and has the parent's depth + 1;
-/// - a leaf has no feature, children, subset mask or linear terms; a split tests a feature
-///   that exists and has the right kind (an oblique split: numeric features through its
-///   linear terms), its children are numbered after it and inside the arena, and it has as
-///   many children as its test has outcomes (2, or the feature's categories for a multiway
-///   split); every child slot is claimed by exactly the node whose range holds it, so the
-///   nodes form one tree and nothing is shared or cyclic;
-/// - numeric and oblique thresholds are finite, ordered thresholds are category codes, subset
-///   masks lie inside the mask array, linear terms inside the term arrays (each term checked
-///   once: finite coefficient, numeric feature), recorded scores inside the score array;
-/// - branch fractions lie in [0, 1] and a split's add up to 1; weights, row counts and class
-///   weights are finite and non-negative, impurities and means finite, labels name a class.
-fn validate(t: &Tree) -> Result<()> {
-    let n = t.tag.len();
-    let n_features = t.meta.kinds.len();
-    let n_outputs = t.n_outputs();
-    if t.meta.outputs.contains(&0) && t.n_classes() > 0 {
-        return Err(corrupt(format!(
-            "the outputs have {:?} classes: every output is classes or every output real",
-            t.meta.outputs
-        )));
-    }
-    match (t.meta.criterion.is_regression(), t.n_classes()) {
-        (true, 0) => {}
-        (true, k) => {
-            return Err(corrupt(format!(
-                "the regression criterion {:?} comes with {k} classes",
-                t.meta.criterion.name()
-            )))
-        }
-        (false, 0) => {
-            return Err(corrupt(format!(
-                "the classification criterion {:?} comes with no classes",
-                t.meta.criterion.name()
-            )))
-        }
-        (false, _) => {}
-    }
-    // Every linear term, once (node ranges may overlap, so checking them per node could cost
-    // n_nodes × n_terms on a hostile file).
-    for (k, (&f, &w)) in t.linear_features.iter().zip(&t.linear_weights).enumerate() {
-        if t.meta.kinds.get(f as usize) != Some(&FeatureKind::Numeric) {
-            return Err(corrupt(format!(
-                "linear term {k} uses feature {f}, which is not one of the {n_features} features \
-                 or not numeric"
-            )));
-        }
-        if !w.is_finite() {
-            return Err(corrupt(format!(
-                "linear term {k} has weight {w}, not finite"
-            )));
-        }
-    }
-    // Every surrogate split, once: an existing feature, a finite threshold on a numeric one, a
-    // finite agreement, and a child map (2 entries, or one per category) inside the maps.
-    let n_maps = t.surrogate_children.len() as u64;
-    for k in 0..t.surrogate_feature.len() {
-        let f = at(&t.surrogate_feature, k, "the surrogate feature")?;
-        let threshold = at(&t.surrogate_threshold, k, "the surrogate threshold")?;
-        let agreement = at(&t.surrogate_agreement, k, "the surrogate agreement")?;
-        let map = at(&t.surrogate_map, k, "the surrogate child map")?;
-        let surrogate = |what: String| corrupt(format!("surrogate split {k}: {what}"));
-        let width = match t.meta.kinds.get(f as usize) {
-            Some(FeatureKind::Numeric) if threshold.is_finite() => 2,
-            Some(FeatureKind::Numeric) => {
-                return Err(surrogate(format!(
-                    "numeric threshold {threshold} is not finite"
-                )))
-            }
-            // Prediction reads a NaN threshold as "by category code".
-            Some(FeatureKind::Categorical { n_categories, .. }) if threshold.is_nan() => {
-                u64::from(*n_categories)
-            }
-            Some(FeatureKind::Categorical { .. }) => {
-                return Err(surrogate(format!(
-                    "a categorical feature with threshold {threshold} (NaN expected)"
-                )))
-            }
-            None => {
-                return Err(surrogate(format!(
-                    "feature {f} is not one of the {n_features} features"
-                )))
-            }
-        };
-        if !agreement.is_finite() {
-            return Err(surrogate(format!("agreement {agreement} is not finite")));
-        }
-        if u64::from(map) + width > n_maps {
-            return Err(surrogate(format!(
-                "its child map at {map} with {width} entries lies outside the {n_maps} entries"
-            )));
-        }
-    }
-    // Which node owns each surrogate: a node's surrogates are its own, so checking their
-    // child maps per node costs the size of the maps once, whatever a hostile file declares.
-    let mut owned = vec![false; t.surrogate_feature.len()];
-    let width = t.value_width();
-    // How many nodes name each node as their parent, and the sum of their branch fractions.
-    let mut claimed = vec![0u32; n];
-    let mut fractions = vec![0.0f64; n];
-    for i in 0..n {
-        let tag = at(&t.tag, i, "the tag")?;
-        let feature = at(&t.feature, i, "the feature")?;
-        let threshold = at(&t.threshold, i, "the threshold")?;
-        let first = at(&t.first_child, i, "the first child")?;
-        let n_children = at(&t.n_children, i, "the number of children")?;
-        let subset = at(&t.subset_offset, i, "the subset offset")?;
-        let linear = at(&t.linear_offset, i, "the linear-term offset")?;
-        let linear_len = at(&t.linear_len, i, "the linear-term count")?;
-        let parent = at(&t.parent, i, "the parent")?;
-        let depth = at(&t.depth, i, "the depth")?;
-        let missing_child = at(&t.missing_child, i, "the missing-value child")?;
-        let surrogates = at(&t.surrogate_offset, i, "the surrogate offset")?;
-        let n_surrogates = at(&t.surrogate_len, i, "the surrogate count")?;
-        let node = |what: String| corrupt(format!("node {i}: {what}"));
-
-        if i == 0 {
-            if parent != NONE || depth != 0 {
-                return Err(node(format!(
-                    "the root must have no parent and depth 0, has parent {parent} and depth \
-                     {depth}"
-                )));
-            }
-        } else {
-            let p = parent as usize;
-            if parent == NONE || p >= i {
-                return Err(node(format!(
-                    "its parent {} is not a node numbered before it (a cycle or a dangling index)",
-                    if parent == NONE {
-                        "(none)".to_string()
-                    } else {
-                        parent.to_string()
-                    }
-                )));
-            }
-            let p_first = at(&t.first_child, p, "the first child")?;
-            let p_count = at(&t.n_children, p, "the number of children")?;
-            let inside = p_first != NONE
-                && u64::from(p_first) <= i as u64
-                && (i as u64) < u64::from(p_first) + u64::from(p_count);
-            if !inside {
-                return Err(node(format!(
-                    "it names node {p} as its parent, but is not among that node's children"
-                )));
-            }
-            let p_depth = at(&t.depth, p, "the depth")?;
-            if p_depth.checked_add(1) != Some(depth) {
-                return Err(node(format!(
-                    "its depth is {depth}, but its parent {p} has depth {p_depth}"
-                )));
-            }
-            if let Some(c) = claimed.get_mut(p) {
-                *c += 1;
-            }
-            if let Some(f) = fractions.get_mut(p) {
-                *f += at(&t.branch_fraction, i, "the branch fraction")?;
-            }
-        }
-
-        if tag == SplitTag::Leaf {
-            if feature != NONE
-                || first != NONE
-                || n_children != 0
-                || subset != NONE
-                || linear != NONE
-                || linear_len != 0
-                || missing_child != NONE
-                || surrogates != NONE
-                || n_surrogates != 0
-            {
-                return Err(node(
-                    "a leaf with a feature, children, a subset mask, linear terms or \
-                     missing-value routing"
-                        .to_string(),
-                ));
-            }
-        } else {
-            let kind = if tag == SplitTag::Oblique && feature == NONE {
-                FeatureKind::Numeric
-            } else {
-                t.meta.kinds.get(feature as usize).copied().ok_or_else(|| {
-                    node(format!(
-                        "it tests feature {feature}, but the model has {n_features} features"
-                    ))
-                })?
-            };
-            let expected_children = match (tag, kind) {
-                (SplitTag::Oblique, _) => {
-                    let end = u64::from(linear) + u64::from(linear_len);
-                    if linear == NONE || linear_len == 0 || end > t.linear_features.len() as u64 {
-                        return Err(node(format!(
-                            "its {linear_len} linear terms at {linear} lie outside the {} terms",
-                            t.linear_features.len()
-                        )));
-                    }
-                    if !threshold.is_finite() {
-                        return Err(node(format!("oblique threshold {threshold} is not finite")));
-                    }
-                    2
-                }
-                (SplitTag::Numeric, FeatureKind::Numeric) => {
-                    // +∞ sends every known value left and the missing ones to child 1.
-                    let known_vs_missing = threshold == f64::INFINITY && missing_child == 1;
-                    if !(threshold.is_finite() || known_vs_missing) {
-                        return Err(node(format!(
-                            "numeric threshold {threshold} is neither finite nor +inf with \
-                             missing values sent to child 1"
-                        )));
-                    }
-                    2
-                }
-                // Missing values as a category of their own add a last child for them.
-                (SplitTag::Multiway, FeatureKind::Categorical { n_categories, .. })
-                    if missing_child == n_categories =>
-                {
-                    n_categories.saturating_add(1)
-                }
-                (SplitTag::Multiway, FeatureKind::Categorical { n_categories, .. }) => n_categories,
-                (SplitTag::Subset, FeatureKind::Categorical { n_categories, .. }) => {
-                    let end = u64::from(subset) + u64::from(n_categories);
-                    if subset == NONE || end > t.sides.len() as u64 {
-                        return Err(node(format!(
-                            "its subset mask at {subset} with {n_categories} entries lies \
-                             outside the {} mask entries",
-                            t.sides.len()
-                        )));
-                    }
-                    2
-                }
-                (
-                    SplitTag::Ordered,
-                    FeatureKind::Categorical {
-                        n_categories,
-                        ordered: true,
-                    },
-                ) => {
-                    let code_ok = threshold.fract() == 0.0
-                        && threshold >= 0.0
-                        && threshold < f64::from(n_categories);
-                    if !code_ok {
-                        return Err(node(format!(
-                            "ordered threshold {threshold} is not one of the {n_categories} \
-                             category codes"
-                        )));
-                    }
-                    2
-                }
-                (tag, kind) => {
-                    return Err(node(format!(
-                        "a {tag:?} test on feature {feature}, which is {kind:?}"
-                    )))
-                }
-            };
-            if tag != SplitTag::Subset && subset != NONE {
-                return Err(node(format!("a {tag:?} test with a subset mask")));
-            }
-            if tag != SplitTag::Oblique && (linear != NONE || linear_len != 0) {
-                return Err(node(format!("a {tag:?} test with linear terms")));
-            }
-            if n_children != expected_children || n_children == 0 {
-                return Err(node(format!(
-                    "a {tag:?} test with {n_children} children; expected {expected_children}"
-                )));
-            }
-            let end = u64::from(first) + u64::from(n_children);
-            if first == NONE || (first as usize) <= i || end > n as u64 {
-                return Err(node(format!(
-                    "its children {first}..{end} are not numbered after it inside the {n} nodes"
-                )));
-            }
-            if missing_child != NONE && missing_child >= n_children {
-                return Err(node(format!(
-                    "missing values go to child {missing_child} of its {n_children}"
-                )));
-            }
-            if surrogates != NONE || n_surrogates != 0 {
-                let start = surrogates as usize;
-                let range = owned
-                    .get_mut(start..start.saturating_add(n_surrogates as usize))
-                    .filter(|_| surrogates != NONE)
-                    .ok_or_else(|| {
-                        node(format!(
-                            "its {n_surrogates} surrogate splits at {surrogates} lie outside \
-                             the {} surrogates",
-                            t.surrogate_feature.len()
-                        ))
-                    })?;
-                if range.iter().any(|&o| o) {
-                    return Err(node("it shares surrogate splits with another node".into()));
-                }
-                range.iter_mut().for_each(|o| *o = true);
-                for k in start..start + n_surrogates as usize {
-                    let f = at(&t.surrogate_feature, k, "the surrogate feature")?;
-                    let map = at(&t.surrogate_map, k, "the surrogate child map")? as usize;
-                    let width = match t.meta.kinds.get(f as usize) {
-                        Some(FeatureKind::Categorical { n_categories, .. }) => {
-                            *n_categories as usize
-                        }
-                        _ => 2,
-                    };
-                    let entries = t
-                        .surrogate_children
-                        .get(map..map.saturating_add(width))
-                        .unwrap_or(&[]);
-                    if let Some(c) = entries.iter().find(|&&c| c != NONE && c >= n_children) {
-                        return Err(node(format!(
-                            "surrogate split {k} sends rows to child {c} of its {n_children}"
-                        )));
-                    }
-                }
-            }
-        }
-
-        let fraction = at(&t.branch_fraction, i, "the branch fraction")?;
-        if !(0.0..=1.0 + FRACTION_SLACK).contains(&fraction) {
-            return Err(node(format!("branch fraction {fraction} is not in [0, 1]")));
-        }
-        for (what, x) in [
-            ("weight", at(&t.weight, i, "the weight")?),
-            ("row count", at(&t.n_rows, i, "the row count")?),
-            (
-                "missing weight",
-                at(&t.missing_weight, i, "the missing weight")?,
-            ),
-        ] {
-            if !(x.is_finite() && x >= 0.0) {
-                return Err(node(format!("{what} {x} is not finite and non-negative")));
-            }
-        }
-        let impurity = at(&t.impurity, i, "the impurity")?;
-        if !impurity.is_finite() {
-            return Err(node(format!("impurity {impurity} is not finite")));
-        }
-        for (k, &classes) in t.meta.outputs.iter().enumerate() {
-            let label = at(&t.label, i * n_outputs + k, "the label")?;
-            let label_ok = if classes == 0 {
-                label == 0
-            } else {
-                (label as usize) < classes
-            };
-            if !label_ok {
-                let of = if n_outputs > 1 {
-                    format!(" of output {k}")
-                } else {
-                    String::new()
-                };
-                return Err(node(format!(
-                    "label {label}{of} does not name one of the {classes} classes"
-                )));
-            }
-        }
-        let values = t
-            .value
-            .get(i * width..(i + 1) * width)
-            .ok_or_else(|| node("its values are missing".to_string()))?;
-        let classes = t.n_classes() > 0;
-        if let Some(v) = values
-            .iter()
-            .find(|v| !v.is_finite() || (classes && **v < 0.0))
-        {
-            return Err(node(format!(
-                "value {v} is not {}",
-                if classes {
-                    "a finite non-negative class weight"
-                } else {
-                    "a finite mean"
-                }
-            )));
-        }
-        let scores = at(&t.score_offset, i, "the score offset")?;
-        if scores != NONE && u64::from(scores) + n_features as u64 > t.scores.len() as u64 {
-            return Err(node(format!(
-                "its recorded scores at {scores} lie outside the {} scores",
-                t.scores.len()
-            )));
-        }
-    }
-    // Each child slot lies in its parent's range (checked above), and a split has exactly as
-    // many slots as nodes naming it: so the ranges are disjoint and cover nodes 1..n.
-    // A row missing the tested value (without a missing-value child) follows every child
-    // with its fraction, so the fractions must add up to 1 or predicted probabilities would
-    // not.
-    for (i, (((&count, &n_children), &sum), &missing_child)) in claimed
-        .iter()
-        .zip(&t.n_children)
-        .zip(&fractions)
-        .zip(&t.missing_child)
-        .enumerate()
-    {
-        if count != n_children {
-            return Err(corrupt(format!(
-                "node {i} has {n_children} child slots but {count} nodes name it as their parent"
-            )));
-        }
-        if n_children > 0 && missing_child == NONE && (sum - 1.0).abs() > FRACTION_SLACK {
-            return Err(corrupt(format!(
-                "the branch fractions of node {i}'s children add up to {sum}, not 1"
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// CRC-32 (IEEE 802.3, as zlib's `crc32` and Python's `zlib.crc32`) of `bytes`.
 pub fn crc32(bytes: &[u8]) -> u32 {
     crc32fast::hash(bytes)
@@ -1242,7 +823,7 @@ mod tests {
             Column::numeric(&x),
             Column::Categorical(crate::data::CategoricalColumn {
                 codes: &codes,
-                missing: Some(&missing),
+                missing_mask: Some(&missing),
                 n_categories: 3,
                 ordered: false,
             }),
@@ -1264,45 +845,46 @@ mod tests {
         let back = read(&bytes).expect("read");
         assert_eq!(back.metadata, b"{}");
         let b = &back.tree;
-        assert_eq!(b.meta.criterion, tree.meta.criterion);
-        assert_eq!(b.meta.kinds, tree.meta.kinds);
-        assert_eq!(b.meta.outputs, tree.meta.outputs);
-        assert_eq!(b.tag, tree.tag);
-        assert_eq!(b.feature, tree.feature);
-        assert!(same_f64(&b.threshold, &tree.threshold));
-        assert_eq!(b.first_child, tree.first_child);
-        assert_eq!(b.n_children, tree.n_children);
-        assert!(same_f64(&b.branch_fraction, &tree.branch_fraction));
-        assert_eq!(b.subset_offset, tree.subset_offset);
-        assert_eq!(b.sides, tree.sides);
-        assert_eq!(b.parent, tree.parent);
-        assert_eq!(b.depth, tree.depth);
-        assert!(same_f64(&b.weight, &tree.weight));
-        assert!(same_f64(&b.n_rows, &tree.n_rows));
-        assert!(same_f64(&b.impurity, &tree.impurity));
-        assert_eq!(b.label, tree.label);
-        assert!(same_f64(&b.value, &tree.value));
-        assert_eq!(b.score_offset, tree.score_offset);
-        assert_eq!(b.meta.missing, tree.meta.missing);
-        assert_eq!(b.missing_child, tree.missing_child);
-        assert_eq!(b.surrogate_offset, tree.surrogate_offset);
-        assert_eq!(b.surrogate_len, tree.surrogate_len);
-        assert_eq!(b.surrogate_feature, tree.surrogate_feature);
-        assert!(same_f64(&b.surrogate_threshold, &tree.surrogate_threshold));
-        assert!(same_f64(&b.surrogate_agreement, &tree.surrogate_agreement));
-        assert_eq!(b.surrogate_map, tree.surrogate_map);
-        assert_eq!(b.surrogate_children, tree.surrogate_children);
-        assert!(same_f64(&b.missing_weight, &tree.missing_weight));
-        assert_eq!(b.linear_offset, tree.linear_offset);
-        assert_eq!(b.linear_len, tree.linear_len);
-        assert_eq!(b.linear_features, tree.linear_features);
-        assert!(same_f64(&b.linear_weights, &tree.linear_weights));
+        let (ba, ta) = (b.arena(), tree.arena());
+        assert_eq!(b.meta().criterion, tree.meta().criterion);
+        assert_eq!(b.meta().kinds, tree.meta().kinds);
+        assert_eq!(b.meta().outputs, tree.meta().outputs);
+        assert_eq!(ba.tag, ta.tag);
+        assert_eq!(ba.feature, ta.feature);
+        assert!(same_f64(&ba.threshold, &ta.threshold));
+        assert_eq!(ba.first_child, ta.first_child);
+        assert_eq!(ba.n_children, ta.n_children);
+        assert!(same_f64(&ba.branch_fraction, &ta.branch_fraction));
+        assert_eq!(ba.subset_offset, ta.subset_offset);
+        assert_eq!(ba.sides, ta.sides);
+        assert_eq!(ba.parent, ta.parent);
+        assert_eq!(ba.depth, ta.depth);
+        assert!(same_f64(&ba.weight, &ta.weight));
+        assert!(same_f64(&ba.n_rows, &ta.n_rows));
+        assert!(same_f64(&ba.impurity, &ta.impurity));
+        assert_eq!(ba.label, ta.label);
+        assert!(same_f64(&ba.value, &ta.value));
+        assert_eq!(ba.score_offset, ta.score_offset);
+        assert_eq!(b.meta().missing, tree.meta().missing);
+        assert_eq!(ba.missing_child, ta.missing_child);
+        assert_eq!(ba.surrogate_offset, ta.surrogate_offset);
+        assert_eq!(ba.surrogate_len, ta.surrogate_len);
+        assert_eq!(ba.surrogate_feature, ta.surrogate_feature);
+        assert!(same_f64(&ba.surrogate_threshold, &ta.surrogate_threshold));
+        assert!(same_f64(&ba.surrogate_agreement, &ta.surrogate_agreement));
+        assert_eq!(ba.surrogate_map, ta.surrogate_map);
+        assert_eq!(ba.surrogate_children, ta.surrogate_children);
+        assert!(same_f64(&ba.missing_weight, &ta.missing_weight));
+        assert_eq!(ba.linear_offset, ta.linear_offset);
+        assert_eq!(ba.linear_len, ta.linear_len);
+        assert_eq!(ba.linear_features, ta.linear_features);
+        assert!(same_f64(&ba.linear_weights, &ta.linear_weights));
         let flat = |s: &[FeatureScore]| -> Vec<f64> {
             s.iter()
                 .flat_map(|s| [s.score, s.gain, s.iv, s.threshold, s.rho])
                 .collect()
         };
-        assert!(same_f64(&flat(&b.scores), &flat(&tree.scores)));
+        assert!(same_f64(&flat(&ba.scores), &flat(&ta.scores)));
         assert_eq!(write(b, b"{}"), bytes);
     }
 

@@ -6,7 +6,7 @@
 //! fractional path is only taken by rows that need it. Batches first run
 //! the compact walk of [`crate::batch`], which hands the rows it cannot finish to this one.
 
-use crate::batch::rows::Rows;
+use crate::batch::rows::PredictRows;
 use crate::error::Result;
 use crate::routing::{send, Values};
 use crate::tree::{NodeId, NodeKind, Tree};
@@ -72,7 +72,7 @@ impl Tree {
     /// Class probabilities, row-major `n_rows × n_classes`: the reached leaves' class
     /// distributions, normalised and mixed by the row's weight shares. A multi-output tree
     /// gives each output's probabilities in turn ([`Tree::output_ranges`]).
-    pub fn predict_proba<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
+    pub fn predict_proba<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<f64>> {
         self.predictor(None).proba(rows)
     }
 
@@ -99,7 +99,7 @@ impl Tree {
     /// Class codes, row-major `n_rows × n_outputs`: the most probable class of each output;
     /// ties go to the label of the first reached leaf whose label is among them (so a
     /// single-path row keeps its leaf's tie-broken label).
-    pub fn predict_class<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+    pub fn predict_class<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<u32>> {
         self.predictor(None).class(rows)
     }
 
@@ -109,7 +109,7 @@ impl Tree {
     pub(crate) fn classes_of(&self, reached: &[Reached], proba: &mut [f64], dst: &mut [u32]) {
         proba.iter_mut().for_each(|p| *p = 0.0);
         self.mix(reached, proba);
-        let j48 = self.meta.conventions == crate::params::Conventions::J48;
+        let j48 = self.conventions() == crate::params::Conventions::J48;
         for ((k, (start, len)), slot) in self.output_ranges().enumerate().zip(dst) {
             let block = proba.get(start..start + len).unwrap_or(&[]);
             if j48 {
@@ -133,7 +133,7 @@ impl Tree {
 
     /// Regression predictions, row-major `n_rows × n_outputs`: the reached leaves' means
     /// mixed by weight share.
-    pub fn predict_value<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<f64>> {
+    pub fn predict_value<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<f64>> {
         self.predictor(None).value(rows)
     }
 
@@ -150,7 +150,10 @@ impl Tree {
     /// The nodes each row passes through, as a CSR matrix's row pointers (`n_rows + 1`) and
     /// ascending node ids: every node the row reaches with a positive share, routed as
     /// prediction routes it (scikit-learn's `decision_path`).
-    pub fn decision_path<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<(Vec<u64>, Vec<u32>)> {
+    pub fn decision_path<'a>(
+        &self,
+        rows: impl Into<PredictRows<'a>>,
+    ) -> Result<(Vec<u64>, Vec<u32>)> {
         self.predictor(None).decision_path(rows)
     }
 
@@ -185,7 +188,7 @@ impl Tree {
 
     /// The leaf each row reaches; for a row split across branches, the leaf with the largest
     /// share (the first such leaf on ties).
-    pub fn apply<'a>(&self, rows: impl Into<Rows<'a>>) -> Result<Vec<u32>> {
+    pub fn apply<'a>(&self, rows: impl Into<PredictRows<'a>>) -> Result<Vec<u32>> {
         self.predictor(None).apply(rows)
     }
 

@@ -7,7 +7,7 @@ use crate::data::{Column, Numbers};
 use crate::tree::{NodeId, NodeKind, Side, SurrogateSet, Tree, NONE};
 
 /// Reads feature values for routing and search: the data's own columns, or the values the
-/// class-majority strategy fills in at fit (`split::missing::Filled`).
+/// class-majority strategy fills in at fit (`split::placement::Filled`).
 pub(crate) trait Values {
     /// Feature `f` of `row` as a number; NaN when missing or not numeric.
     fn number(&self, f: usize, row: usize) -> f64;
@@ -157,12 +157,7 @@ impl Tree {
     /// among its children).
     pub(crate) fn missing_rule(&self, node: NodeId) -> MissingRule<'_> {
         MissingRule {
-            child: self
-                .missing_child
-                .get(node.index())
-                .copied()
-                .filter(|&c| c != NONE)
-                .map(|c| c as usize),
+            child: self.missing_child_index(node),
             surrogates: self.surrogate_set(node),
         }
     }

@@ -2,7 +2,7 @@
 
 use crate::control::Control;
 use crate::criterion::Criterion;
-use crate::data::{validate_training_weights, Column, Dataset, Kept, Sample, Target};
+use crate::data::{validate_training_weights, Column, Dataset, KeptRows, Sample, Target};
 use crate::error::Result;
 use crate::params::{CategoricalSplit, TreeParams};
 use crate::split::{NodeRows, Prepared, Searcher};
@@ -55,7 +55,7 @@ pub fn split_scores(
         target,
         weights,
     };
-    if let Some(kept) = Kept::of(&sample, &Control::new()) {
+    if let Some(kept) = KeptRows::of(&sample, &Control::new()) {
         return kept?
             .with(|s| split_scores(s.data, s.target, s.weights, criterion, categorical_split));
     }

@@ -101,7 +101,7 @@ fn fit_bytes(
         .collect();
     columns.push(Column::Categorical(CategoricalColumn {
         codes: &d.codes,
-        missing: None,
+        missing_mask: None,
         n_categories: 3,
         ordered: false,
     }));

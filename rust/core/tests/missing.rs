@@ -7,9 +7,10 @@
 mod common;
 
 use common::{dataset, OwnedCol};
-use quercus_core::prune::{compact, pessimistic, reduced_error, Training};
+use quercus_core::prune::{compact, pessimistic, reduced_error};
 use quercus_core::{
-    grow, CategoricalSplit, Criterion, MissingStrategy, NodeId, NodeKind, Target, Tree, TreeParams,
+    grow, CategoricalSplit, Criterion, MissingStrategy, NodeId, NodeKind, Sample, Target, Tree,
+    TreeParams,
 };
 
 const NAN: f64 = f64::NAN;
@@ -343,7 +344,7 @@ fn pruning_keeps_and_uses_the_routing() {
     let y = [0, 0, 0, 1, 1, 1, 1, 0];
     let cols = [OwnedCol::Num(x)];
     let tree = fit(&cols, &y, MissingStrategy::MajorityBranch);
-    let copy = compact(&tree, &[]);
+    let copy = compact(&tree, &[]).unwrap();
     assert_eq!(copy.missing_strategy(), MissingStrategy::MajorityBranch);
     assert_eq!(
         copy.missing_child(NodeId::ROOT),
@@ -372,7 +373,7 @@ fn pruning_keeps_and_uses_the_routing() {
     let raised = pessimistic(
         &tree,
         0.25,
-        Some(Training {
+        Some(Sample {
             data: &data,
             target: &target,
             weights: &[1.0; 8],

@@ -13,11 +13,11 @@ use proptest::test_runner::{RngSeed, TestCaseError};
 use quercus_core::prune::{
     compact, cost_complexity, cost_complexity_controlled, cost_complexity_path,
     cost_complexity_path_controlled, pessimistic, reduced_error, PruneStep, Risk, Sequence,
-    Training,
 };
 use quercus_core::Control;
 use quercus_core::{
-    grow, CategoricalSplit, CoreError, Criterion, NodeId, NodeKind, Target, Tree, TreeParams,
+    grow, CategoricalSplit, CoreError, Criterion, NodeId, NodeKind, Sample, Target, Tree,
+    TreeParams,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -451,13 +451,16 @@ fn reduced_error_rejects_bad_validation_data() {
 #[test]
 fn compact_without_collapse_copies_the_tree() {
     let (_, tree) = fig_4_4();
-    assert_same_tree(&compact(&tree, &[]), &tree);
-    assert_same_tree(&compact(&tree, &vec![false; tree.n_nodes()]), &tree);
+    assert_same_tree(&compact(&tree, &[]).unwrap(), &tree);
+    assert_same_tree(
+        &compact(&tree, &vec![false; tree.n_nodes()]).unwrap(),
+        &tree,
+    );
     // Collapsing leaves changes nothing either.
     let leaves: Vec<bool> = (0..tree.n_nodes() as u32)
         .map(|i| tree.kind(NodeId(i)) == NodeKind::Leaf)
         .collect();
-    assert_same_tree(&compact(&tree, &leaves), &tree);
+    assert_same_tree(&compact(&tree, &leaves).unwrap(), &tree);
 }
 
 #[test]
@@ -468,7 +471,7 @@ fn compact_preserves_predictions_outside_the_collapsed_subtree() {
     // Collapse text node ⑤ (our 8): its six descendants go.
     let mut collapse = vec![false; tree.n_nodes()];
     collapse[8] = true;
-    let small = compact(&tree, &collapse);
+    let small = compact(&tree, &collapse).unwrap();
     assert_same_tree(&tree, &before);
     assert_well_formed(&small);
     assert_eq!(small.n_nodes(), tree.n_nodes() - 6);
@@ -502,7 +505,7 @@ fn compact_preserves_predictions_outside_the_collapsed_subtree() {
     }
 
     // Collapsing the root leaves one leaf with the root's statistics.
-    let stump = compact(&tree, &[true]);
+    let stump = compact(&tree, &[true]).unwrap();
     assert_eq!(stump.n_nodes(), 1);
     assert_eq!(stump.value(NodeId::ROOT), tree.value(NodeId::ROOT));
     assert_eq!(stump.label(NodeId::ROOT), tree.label(NodeId::ROOT));
@@ -553,7 +556,7 @@ fn pessimistic_collapses_a_node_whose_leaves_are_too_small() {
     // With raising: the largest branch of the root is g = 1 (8 rows like g = 0; J48's maxBag
     // takes the last of equals), now a leaf, so errorsLargestBranch is the root's own leaf
     // estimate (8.84): nothing is raised and the result is the same.
-    let training = Training {
+    let training = Sample {
         data: &dataset(&cols),
         target: &target,
         weights: &w,
@@ -631,7 +634,7 @@ fn pessimistic_raises_the_largest_branch_when_it_explains_the_small_one() {
     // the leaf, 9.92, is worse): the h1 subtree replaces the root and the two g = b rows join
     // leaf h1 = 0, h2 = 0. Pruned again, nothing more goes (the new largest branch, h1 = 0
     // with 10 rows, would cost 5.56 + 5.39 = 10.95).
-    let training = Training {
+    let training = Sample {
         data: &dataset(&cols),
         target: &target,
         weights: &w,
@@ -691,7 +694,7 @@ fn pessimistic_rejects_bad_parameters() {
         pessimistic(
             &tree,
             0.25,
-            Some(Training {
+            Some(Sample {
                 data,
                 target,
                 weights,
@@ -1086,7 +1089,7 @@ fn deep_chain_is_pruned_without_recursion() {
     let data = dataset(&cols);
     let tree = grow(&data, &target, &w, &TreeParams::default()).unwrap();
     assert_eq!(tree.max_depth(), N - 1);
-    assert_same_tree(&compact(&tree, &[]), &tree);
+    assert_same_tree(&compact(&tree, &[]).unwrap(), &tree);
 
     // Validation: every other row, labels flipped, so deep splits only hurt.
     let vy: Vec<u32> = y.iter().map(|c| 1 - c).collect();
@@ -1100,7 +1103,7 @@ fn deep_chain_is_pruned_without_recursion() {
     assert!(pruned.n_leaves() <= tree.n_leaves());
 
     for raising in [false, true] {
-        let training = Training {
+        let training = Sample {
             data: &data,
             target: &target,
             weights: &w,
@@ -1564,7 +1567,7 @@ proptest! {
         let tree = grow(&data, &target, w, &params(case.criterion, case.split)).unwrap();
         let copy = tree.clone();
         let leaves = tree.n_leaves();
-        assert_same_tree(&compact(&tree, &[]), &tree);
+        assert_same_tree(&compact(&tree, &[]).unwrap(), &tree);
 
         let (pruned, steps) = reduced_error(
             &tree,
@@ -1585,7 +1588,7 @@ proptest! {
 
         if case.n_classes > 0 {
             for raising in [false, true] {
-                let training = Training { data: &data, target: &target, weights: w };
+                let training = Sample { data: &data, target: &target, weights: w };
                 let p = pessimistic(&tree, case.confidence, raising.then_some(training)).unwrap();
                 assert_well_formed(&p);
                 let j48 = J48 {

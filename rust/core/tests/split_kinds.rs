@@ -1030,7 +1030,7 @@ fn error_shape_mismatch() {
     let mask = [false, true];
     let r = Dataset::new(vec![Column::Categorical(CategoricalColumn {
         codes: &codes,
-        missing: Some(&mask),
+        missing_mask: Some(&mask),
         n_categories: 2,
         ordered: false,
     })]);
@@ -1152,7 +1152,7 @@ fn error_class_and_category_out_of_range() {
     let codes = [0u32, 1, 3];
     let cat = Dataset::new(vec![Column::Categorical(CategoricalColumn {
         codes: &codes,
-        missing: None,
+        missing_mask: None,
         n_categories: 3,
         ordered: false,
     })])
@@ -1170,7 +1170,7 @@ fn error_class_and_category_out_of_range() {
     let mask = [false, false, true];
     let masked = Dataset::new(vec![Column::Categorical(CategoricalColumn {
         codes: &codes,
-        missing: Some(&mask),
+        missing_mask: Some(&mask),
         n_categories: 3,
         ordered: false,
     })])
@@ -1315,7 +1315,7 @@ fn error_kind_mismatch_at_predict() {
         Column::numeric(&x),
         Column::Categorical(CategoricalColumn {
             codes: &codes,
-            missing: None,
+            missing_mask: None,
             n_categories: 2,
             ordered: false,
         }),
@@ -1326,7 +1326,7 @@ fn error_kind_mismatch_at_predict() {
     let swapped = Dataset::new(vec![
         Column::Categorical(CategoricalColumn {
             codes: &codes,
-            missing: None,
+            missing_mask: None,
             n_categories: 2,
             ordered: false,
         }),

@@ -9,7 +9,8 @@
 use quercus_core::model_io::write;
 use quercus_core::{
     grow, BinnedBatch, CategoricalColumn, CategoricalSplit, Column, Control, Criterion, Dataset,
-    FeatureKind, Kept, MissingStrategy, Sample, Splitter, StreamFit, Target, Tree, TreeParams,
+    FeatureKind, KeptBatches, MissingStrategy, Sample, Splitter, StreamFit, Target, Tree,
+    TreeParams,
 };
 
 struct Rng(u64);
@@ -115,7 +116,7 @@ impl Data {
                 1,
                 Column::Categorical(CategoricalColumn {
                     codes: &codes[rows.clone()],
-                    missing: Some(&missing[rows.clone()]),
+                    missing_mask: Some(&missing[rows.clone()]),
                     n_categories: self.n_categories,
                     ordered,
                 }),
@@ -201,7 +202,7 @@ fn streamed(
     }
     fit.start(sketch).unwrap();
     let mut kept = match source {
-        Source::Kept(bytes) => Some(Kept::new(bytes)),
+        Source::Kept(bytes) => Some(KeptBatches::new(bytes)),
         Source::Batches | Source::Binned => None,
     };
     let mut binned: Option<Vec<BinnedBatch>> = None;
@@ -431,7 +432,7 @@ fn a_replica_only_adds() {
     };
     let (mut fit, params) = started(&s);
     // No pass kept its batches: the kept ones cannot serve this pass.
-    let mut nothing = Kept::new(1 << 20);
+    let mut nothing = KeptBatches::new(1 << 20);
     let mut sums = fit.sums().unwrap();
     let err = fit
         .add_kept(&mut sums, &mut nothing, &Control::new())

@@ -212,7 +212,7 @@ pub fn dataset<'a>(held: &'a HeldColumns<'_>) -> PyResult<Dataset<'a>> {
                 ordered,
             } => Ok(Column::Categorical(CategoricalColumn {
                 codes: whole(&held.codes, *codes, j)?,
-                missing: Some(whole(&held.missing, *missing, j)?),
+                missing_mask: Some(whole(&held.missing, *missing, j)?),
                 n_categories: *n_categories,
                 ordered: *ordered,
             })),

@@ -2,7 +2,7 @@
 
 use pyo3::create_exception;
 use pyo3::exceptions::{
-    PyKeyboardInterrupt, PyMemoryError, PyTimeoutError, PyTypeError, PyValueError,
+    PyKeyboardInterrupt, PyMemoryError, PyRuntimeError, PyTimeoutError, PyTypeError, PyValueError,
 };
 use pyo3::PyErr;
 use quercus_core::CoreError;
@@ -25,14 +25,16 @@ cannot load the model: not a quercus model: it does not start with the magic byt
 );
 
 /// Converts a core error: a column of the wrong kind is a `TypeError`, work stopped early is
-/// what Python raises for the reason (`KeyboardInterrupt`, `TimeoutError`, `MemoryError`),
-/// everything else a `QuercusError` (a `ValueError`), with the core's message.
+/// what Python raises for the reason (`KeyboardInterrupt`, `TimeoutError`, `MemoryError`), a
+/// tree that breaks the arena's rules is a bug (`RuntimeError`), everything else a
+/// `QuercusError` (a `ValueError`), with the core's message.
 pub fn to_py(err: CoreError) -> PyErr {
     match err {
         CoreError::ColumnKindMismatch { .. } => PyTypeError::new_err(err.to_string()),
         CoreError::Cancelled => PyKeyboardInterrupt::new_err(err.to_string()),
         CoreError::TimedOut { .. } => PyTimeoutError::new_err(err.to_string()),
         CoreError::OutOfMemory { .. } => PyMemoryError::new_err(err.to_string()),
+        CoreError::BrokenTree { .. } => PyRuntimeError::new_err(err.to_string()),
         CoreError::EmptyData { .. }
         | CoreError::ShapeMismatch { .. }
         | CoreError::InfiniteFeature { .. }

@@ -5,7 +5,7 @@
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use quercus_core::{BinnedBatch, Control, Kept, Pass, Sketch, StreamFit};
+use quercus_core::{BinnedBatch, Control, KeptBatches, Pass, Sketch, StreamFit};
 
 use crate::control::watched;
 use crate::convert::{dataset, hold_columns, HeldSample};
@@ -17,7 +17,7 @@ use crate::tree::PyTree;
 pub struct PyStreamFit {
     inner: StreamFit,
     /// The batches `add(..., keep=True)` kept binned for the later passes.
-    kept: Option<Kept>,
+    kept: Option<KeptBatches>,
     /// The sketch `sketch_batch` adds to (held here: sending it as bytes after each batch
     /// would copy it three times).
     sketch: Option<Sketch>,
@@ -203,7 +203,9 @@ impl PyStreamFit {
         let held = HeldSample::hold(columns, y, sample_weight, &[self.n_classes()])?;
         let inner = &self.inner;
         let kept = if keep {
-            let store = self.kept.get_or_insert_with(|| Kept::new(self.budget));
+            let store = self
+                .kept
+                .get_or_insert_with(|| KeptBatches::new(self.budget));
             held.with(|b| py.detach(|| inner.add_keeping(&mut s, b, store)))?
         } else {
             held.with(|b| py.detach(|| inner.add(&mut s, b, offset)))?
@@ -217,7 +219,7 @@ impl PyStreamFit {
     fn has_kept(&self) -> bool {
         self.kept
             .as_ref()
-            .and_then(Kept::pass)
+            .and_then(KeptBatches::pass)
             .is_some_and(|p| p < self.inner.passes())
     }
 

@@ -8,8 +8,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use quercus_core::{
-    Control, Csr as CsrMatrix, FeatureScore, Matrix, NodeId, Order, Predictor, Real, Rows, Side,
-    Tree,
+    Control, Csr as CsrMatrix, FeatureScore, Matrix, NodeId, Order, PredictRows, Predictor, Real,
+    Side, Tree,
 };
 
 use crate::control::{watched, Units};
@@ -65,10 +65,10 @@ fn predict<T: Send>(
     py: Python<'_>,
     rows: &Bound<'_, PyAny>,
     progress: Option<Py<PyAny>>,
-    f: impl Fn(Rows<'_>, Option<&Control>) -> quercus_core::Result<T> + Sync,
+    f: impl Fn(PredictRows<'_>, Option<&Control>) -> quercus_core::Result<T> + Sync,
 ) -> PyResult<(usize, T)> {
     let control = Control::new();
-    let run = |rows: Rows<'_>, n: usize| {
+    let run = |rows: PredictRows<'_>, n: usize| {
         let out = if n < DETACH_ROWS {
             f(rows, None).map_err(to_py)
         } else if n < WATCH_ROWS {
@@ -82,28 +82,28 @@ fn predict<T: Send>(
     if let Ok(columns) = rows.cast::<PyList>() {
         let held = hold_columns(columns)?;
         let data = dataset(&held)?;
-        return run(Rows::Columns(&data), data.n_rows());
+        return run(PredictRows::Columns(&data), data.n_rows());
     }
     if let Ok(array) = rows.extract::<PyReadonlyArray2<'_, f64>>() {
         let (m, n) = matrix(&array)?;
-        return run(Rows::F64(m), n);
+        return run(PredictRows::F64(m), n);
     }
     if let Ok(array) = rows.extract::<PyReadonlyArray2<'_, f32>>() {
         let (m, n) = matrix(&array)?;
-        return run(Rows::F32(m), n);
+        return run(PredictRows::F32(m), n);
     }
     if let Ok((kind, columns, _)) = rows.extract::<(String, Bound<'_, PyList>, Bound<'_, PyAny>)>()
     {
         if kind == "frame" {
             let held = hold_frame(&columns)?;
             let data = frame(&held)?;
-            return run(Rows::Frame(&data), data.n_rows());
+            return run(PredictRows::Frame(&data), data.n_rows());
         }
     }
     if let Ok((kind, array)) = rows.extract::<(String, PyReadonlyArray2<'_, f64>)>() {
         if kind == "codes" {
             let (m, n) = matrix(&array)?;
-            return run(Rows::F64(m.coded()), n);
+            return run(PredictRows::F64(m.coded()), n);
         }
     }
     if let Ok((kind, indptr, indices, values, n_features)) = rows.extract::<CsrTuple<'_>>() {
@@ -117,7 +117,7 @@ fn predict<T: Send>(
                 n_features,
             )
             .map_err(to_py)?;
-            return run(Rows::Csr(m), indptr.len().saturating_sub(1));
+            return run(PredictRows::Csr(m), indptr.len().saturating_sub(1));
         }
     }
     Err(PyTypeError::new_err(

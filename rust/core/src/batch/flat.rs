@@ -106,7 +106,7 @@ pub(super) struct Flat<T> {
     /// Where a row missing a node's tested value goes: the child the node's missing-value
     /// rule always picks (a missing child and no surrogates), else the node itself, where
     /// the row stops for the general routing (surrogates, C4.5's fractions).
-    missing: Vec<u32>,
+    missing_next: Vec<u32>,
     /// Whether a numeric node stops the rows missing its value (a rule with no single
     /// child: surrogates, C4.5's fractions): only then do the walks look for NaN first.
     pub(super) nan_stops: bool,
@@ -159,7 +159,7 @@ impl<T: Copy + Default> Flat<T> {
         }
         let mut flat = Flat {
             nodes: Vec::with_capacity(n),
-            missing: Vec::with_capacity(n),
+            missing_next: Vec::with_capacity(n),
             nan_stops: false,
             left: Vec::new(),
             seen: Vec::new(),
@@ -173,7 +173,7 @@ impl<T: Copy + Default> Flat<T> {
             ids,
             position,
             depth,
-            tests: vec![false; tree.meta.kinds.len()],
+            tests: vec![false; tree.meta().kinds.len()],
             answers: Vec::new(),
         };
         for i in 0..flat.ids.len() {
@@ -211,7 +211,7 @@ impl<T: Copy + Default> Flat<T> {
                 None => Node::stay(here),
             };
             flat.nodes.push(node);
-            flat.missing.push(missing);
+            flat.missing_next.push(missing);
         }
         if flat.tables && flat.subsets != NO_SUBSETS {
             flat.subsets = MIXED;
@@ -252,7 +252,7 @@ impl<T: Copy + Default> Flat<T> {
     fn compact(&mut self, tree: &Tree, id: NodeId, here: u32, to: u32) -> Option<Node> {
         let categorical = |f: usize| {
             matches!(
-                tree.meta.kinds.get(f),
+                tree.meta().kinds.get(f),
                 Some(FeatureKind::Categorical { .. })
             )
         };
@@ -262,7 +262,7 @@ impl<T: Copy + Default> Flat<T> {
             // A NaN threshold (no fitted tree has one) sends every row left: general
             // routing's business.
             NodeKind::Numeric { feature, threshold }
-                if tree.meta.kinds.get(feature) == Some(&FeatureKind::Numeric)
+                if tree.meta().kinds.get(feature) == Some(&FeatureKind::Numeric)
                     && two
                     && !threshold.is_nan() =>
             {
@@ -339,7 +339,7 @@ impl<T: Copy + Default> Flat<T> {
     /// Where a row missing the value node `at` tests goes.
     #[inline]
     fn missing_of(&self, at: u32) -> u32 {
-        self.missing.get(at as usize).copied().unwrap_or(at)
+        self.missing_next.get(at as usize).copied().unwrap_or(at)
     }
 
     /// Where categorical node `node` (at `at`) sends a row of category `code`, the branchy

@@ -166,7 +166,7 @@ impl<'a> Csr<'a> {
 
 /// The rows a prediction reads.
 #[derive(Debug, Clone, Copy)]
-pub enum Rows<'a> {
+pub enum PredictRows<'a> {
     Columns(&'a Dataset<'a>),
     F64(Matrix<'a, f64>),
     F32(Matrix<'a, f32>),
@@ -174,32 +174,32 @@ pub enum Rows<'a> {
     Frame(&'a Frame<'a>),
 }
 
-impl<'a, 'd: 'a> From<&'a Dataset<'d>> for Rows<'a> {
+impl<'a, 'd: 'a> From<&'a Dataset<'d>> for PredictRows<'a> {
     fn from(data: &'a Dataset<'d>) -> Self {
-        Rows::Columns(data)
+        PredictRows::Columns(data)
     }
 }
 
-impl<'a> From<Matrix<'a, f64>> for Rows<'a> {
+impl<'a> From<Matrix<'a, f64>> for PredictRows<'a> {
     fn from(m: Matrix<'a, f64>) -> Self {
-        Rows::F64(m)
+        PredictRows::F64(m)
     }
 }
 
-impl<'a> From<Matrix<'a, f32>> for Rows<'a> {
+impl<'a> From<Matrix<'a, f32>> for PredictRows<'a> {
     fn from(m: Matrix<'a, f32>) -> Self {
-        Rows::F32(m)
+        PredictRows::F32(m)
     }
 }
 
-impl<'a> From<&'a Frame<'a>> for Rows<'a> {
+impl<'a> From<&'a Frame<'a>> for PredictRows<'a> {
     fn from(m: &'a Frame<'a>) -> Self {
-        Rows::Frame(m)
+        PredictRows::Frame(m)
     }
 }
 
-impl<'a> From<Csr<'a>> for Rows<'a> {
+impl<'a> From<Csr<'a>> for PredictRows<'a> {
     fn from(m: Csr<'a>) -> Self {
-        Rows::Csr(m)
+        PredictRows::Csr(m)
     }
 }

@@ -6,7 +6,7 @@
 //! prediction reproduces. [`sol_of_tree`] reads a greedy tree in the search's terms, to start
 //! the search from it.
 
-use super::columns::{Columns, Missing, Scale, Threshold};
+use super::columns::{Columns, MissingRank, Scale, Threshold};
 use super::solution::{Sol, Test};
 use crate::control::Control;
 use crate::criterion::{misclassification, Criterion};
@@ -14,7 +14,9 @@ use crate::data::{Sample, Target};
 use crate::labels::class_of;
 use crate::params::{MissingStrategy, Splitter};
 use crate::routing::route;
-use crate::tree::{NodeId, NodeKind, Side, SplitTag, Tree, TreeMeta, NONE};
+use crate::tree::{
+    NodeId, NodeKind, Side, SplitTag, Summary, SurrogateSet, Tree, TreeMeta, Writer,
+};
 
 /// What the arena tree records beyond its tests.
 pub(crate) struct Setting<'a> {
@@ -29,13 +31,32 @@ pub(crate) struct Setting<'a> {
 }
 
 /// A node's test as the arena stores it.
-struct Arena {
+struct NodeTest {
     tag: SplitTag,
     feature: usize,
     threshold: f64,
     sides: Vec<Side>,
     /// Child of the rows missing the tested value (0 or 1), if the test decides it.
-    missing: Option<usize>,
+    missing_child: Option<usize>,
+}
+
+impl NodeTest {
+    fn kind(&self) -> NodeKind<'_> {
+        match self.tag {
+            SplitTag::Numeric => NodeKind::Numeric {
+                feature: self.feature,
+                threshold: self.threshold,
+            },
+            SplitTag::Ordered => NodeKind::Ordered {
+                feature: self.feature,
+                threshold: self.threshold as u32,
+            },
+            _ => NodeKind::Subset {
+                feature: self.feature,
+                sides: &self.sides,
+            },
+        }
+    }
 }
 
 fn set<T>(v: &mut [T], i: usize, x: T) {
@@ -44,16 +65,17 @@ fn set<T>(v: &mut [T], i: usize, x: T) {
     }
 }
 
-/// The arena tree of `sol` over the training `sample`, and its cost: the leaves' errors
-/// (misclassification cost or squared error, in weight units) plus `alpha` per leaf. `None`
-/// when the memory cannot be had (recorded in `control`).
+/// The arena tree of `sol` over the training `sample`, unfinished (the search adds what it
+/// proved), and its cost: the leaves' errors (misclassification cost or squared error, in
+/// weight units) plus `alpha` per leaf. `None` when the memory cannot be had (recorded in
+/// `control`).
 pub(crate) fn assemble(
     sample: &Sample<'_, '_>,
     columns: &Columns,
     sol: &Sol,
     setting: &Setting<'_>,
     control: &Control,
-) -> Option<(Tree, f64)> {
+) -> Option<(Writer, f64)> {
     let (data, target, weights) = (sample.data, sample.target, sample.weights);
     let (criterion, n_classes) = match target {
         Target::Classes { n_classes, .. } => (Criterion::Misclassification, *n_classes),
@@ -61,7 +83,7 @@ pub(crate) fn assemble(
         // Refused at the search's entry (`grow_optimal`).
         Target::MultiClasses { .. } | Target::MultiValues { .. } => return None,
     };
-    let mut tree = Tree::empty(TreeMeta {
+    let mut tree = Writer::new(TreeMeta {
         missing: setting.missing,
         splitter: setting.splitter,
         max_bins: setting.max_bins,
@@ -73,7 +95,7 @@ pub(crate) fn assemble(
         .copied()
         .filter(|&w| w > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let root = tree.push_node(None, 1.0);
+    let root = tree.root(1.0);
     let mut all = control.vec(data.n_rows())?;
     all.extend(0..data.n_rows() as u32);
     let mut stack = vec![(root, 0usize, all)];
@@ -84,21 +106,8 @@ pub(crate) fn assemble(
             cost += err + setting.alpha;
             continue;
         };
-        let arena = arena_test(columns, *test, &rows);
-        let kind = match arena.tag {
-            SplitTag::Numeric => NodeKind::Numeric {
-                feature: arena.feature,
-                threshold: arena.threshold,
-            },
-            SplitTag::Ordered => NodeKind::Ordered {
-                feature: arena.feature,
-                threshold: arena.threshold as u32,
-            },
-            _ => NodeKind::Subset {
-                feature: arena.feature,
-                sides: &arena.sides,
-            },
-        };
+        let test = node_test(columns, *test, &rows);
+        let kind = test.kind();
         let mut parts: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
         let mut known = [0.0; 2];
         let mut missing_rows = Vec::new();
@@ -128,7 +137,7 @@ pub(crate) fn assemble(
             .iter()
             .map(|&r| weights.get(r as usize).copied().unwrap_or(0.0))
             .fold(0.0, |a, w| a + w);
-        let missing_child = match (missing_rows.is_empty(), arena.missing, setting.missing) {
+        let missing_child = match (missing_rows.is_empty(), test.missing_child, setting.missing) {
             (false, Some(c), _) => Some(c),
             (false, None, _) => Some(heavier),
             (true, _, MissingStrategy::Fractional) => None,
@@ -140,24 +149,15 @@ pub(crate) fn assemble(
                 p.sort_unstable();
             }
         }
-        let i = node.index();
-        set(&mut tree.tag, i, arena.tag);
-        set(&mut tree.feature, i, arena.feature as u32);
-        set(&mut tree.threshold, i, arena.threshold);
-        if arena.tag == SplitTag::Subset {
-            set(&mut tree.subset_offset, i, tree.sides.len() as u32);
-            tree.sides.extend_from_slice(&arena.sides);
-        }
-        let left = tree.push_node(Some(node), fractions[0]);
-        let right = tree.push_node(Some(node), fractions[1]);
-        set(&mut tree.first_child, i, left.0);
-        set(&mut tree.n_children, i, 2);
-        set(
-            &mut tree.missing_child,
-            i,
-            missing_child.map_or(NONE, |c| c as u32),
+        let [left, right] = tree.split(node, &kind, &fractions)[..] else {
+            return None;
+        };
+        tree.set_missing_rule(
+            node,
+            missing_child,
+            &SurrogateSet::default(),
+            missing_weight,
         );
-        set(&mut tree.missing_weight, i, missing_weight);
         let right_at = subtree_end(&sol.nodes, at + 1);
         let [l_rows, r_rows] = parts;
         stack.push((right, right_at, r_rows));
@@ -183,20 +183,17 @@ fn subtree_end(nodes: &[Option<Test>], start: usize) -> usize {
 /// Fills a node's weight, rows, impurity, label and value from its rows, as the builder
 /// does; returns its error as a leaf.
 fn summarise(
-    tree: &mut Tree,
+    tree: &mut Writer,
     node: NodeId,
     rows: &[u32],
     sample: &Sample<'_, '_>,
     costs: Option<&[f64]>,
     unit: f64,
 ) -> f64 {
-    let i = node.index();
     let parent_label = tree.parent(node).map(|p| tree.label(p));
     let w_of = |r: u32| sample.weights.get(r as usize).copied().unwrap_or(0.0);
     let weight: f64 = rows.iter().map(|&r| w_of(r)).sum();
-    set(&mut tree.weight, i, weight);
-    set(&mut tree.n_rows, i, weight / unit);
-    match sample.target {
+    let (value, label, impurity, err) = match sample.target {
         Target::Classes { codes, n_classes } => {
             let mut counts = vec![0.0; *n_classes];
             for &r in rows {
@@ -219,12 +216,8 @@ fn summarise(
                     }
                 })
                 .sum();
-            set(&mut tree.impurity, i, misclassification(&counts));
-            set(&mut tree.label, i, label);
-            if let Some(v) = tree.value.get_mut(i * k..(i + 1) * k) {
-                v.copy_from_slice(&counts);
-            }
-            err
+            let impurity = misclassification(&counts);
+            (counts, label, impurity, err)
         }
         Target::Values(y) => {
             let y_of = |r: u32| y.get(r as usize).copied().unwrap_or(0.0);
@@ -240,22 +233,26 @@ fn summarise(
                     w_of(r) * d * d
                 })
                 .sum();
-            set(&mut tree.value, i, mean);
-            set(
-                &mut tree.impurity,
-                i,
-                if weight > 0.0 { sse / weight } else { 0.0 },
-            );
-            sse
+            let impurity = if weight > 0.0 { sse / weight } else { 0.0 };
+            (vec![mean], 0, impurity, sse)
         }
         // Refused at the search's entry (`grow_optimal`).
-        Target::MultiClasses { .. } | Target::MultiValues { .. } => 0.0,
-    }
+        Target::MultiClasses { .. } | Target::MultiValues { .. } => return 0.0,
+    };
+    let summary = Summary {
+        weight,
+        n_rows: weight / unit,
+        impurity,
+        value: &value,
+        labels: &[label],
+    };
+    tree.set_summary(node, &summary);
+    err
 }
 
-/// The arena form of `test` at a node holding `rows`: thresholds midway between the node's
+/// The arena's form of `test` at a node holding `rows`: thresholds midway between the node's
 /// adjacent values, categories absent from the node marked unseen.
-fn arena_test(columns: &Columns, test: Test, rows: &[u32]) -> Arena {
+fn node_test(columns: &Columns, test: Test, rows: &[u32]) -> NodeTest {
     match test {
         Test::Threshold { column, left, .. } => {
             let Some(o) = columns.orderings.get(column as usize) else {
@@ -268,8 +265,8 @@ fn arena_test(columns: &Columns, test: Test, rows: &[u32]) -> Arena {
                 .filter(|&k| k > left)
                 .min()
                 .unwrap_or(left + 1);
-            let decided = |missing_left: bool| match o.missing {
-                Missing::None => None,
+            let decided = |missing_left: bool| match o.missing_rank {
+                MissingRank::None => None,
                 _ => Some(usize::from(!missing_left)),
             };
             let (tag, threshold, missing) = match o.threshold(left, right) {
@@ -286,12 +283,12 @@ fn arena_test(columns: &Columns, test: Test, rows: &[u32]) -> Arena {
                     Scale::Codes(n) => (SplitTag::Ordered, f64::from(n.saturating_sub(1)), Some(1)),
                 },
             };
-            Arena {
+            NodeTest {
                 tag,
                 feature: o.feature,
                 threshold,
                 sides: Vec::new(),
-                missing,
+                missing_child: missing,
             }
         }
         Test::Subset { nominal, left } => {
@@ -323,25 +320,25 @@ fn arena_test(columns: &Columns, test: Test, rows: &[u32]) -> Arena {
             let missing = n
                 .missing_slot()
                 .map(|s| usize::from(!goes_left(s as usize)));
-            Arena {
+            NodeTest {
                 tag: SplitTag::Subset,
                 feature: n.feature,
                 threshold: f64::NAN,
                 sides,
-                missing,
+                missing_child: missing,
             }
         }
     }
 }
 
 /// Never built: a test naming no column (the search only makes tests of its columns).
-fn leaf_like() -> Arena {
-    Arena {
+fn leaf_like() -> NodeTest {
+    NodeTest {
         tag: SplitTag::Subset,
         feature: 0,
         threshold: f64::NAN,
         sides: Vec::new(),
-        missing: None,
+        missing_child: None,
     }
 }
 
@@ -364,10 +361,10 @@ pub(crate) fn sol_of_tree(tree: &Tree, columns: &Columns) -> Option<Sol> {
         let ordering_of = |feature: usize| {
             columns.orderings.iter().enumerate().find(|(_, o)| {
                 o.feature == feature
-                    && match o.missing {
-                        Missing::None => true,
-                        Missing::First => missing_left,
-                        Missing::Last => !missing_left,
+                    && match o.missing_rank {
+                        MissingRank::None => true,
+                        MissingRank::First => missing_left,
+                        MissingRank::Last => !missing_left,
                     }
             })
         };
@@ -379,7 +376,7 @@ pub(crate) fn sol_of_tree(tree: &Tree, columns: &Columns) -> Option<Sol> {
                     Scale::Bins { hi, .. } => hi.partition_point(|&v| v <= threshold),
                     Scale::Codes(_) => return None,
                 } as u32;
-                let offset = u32::from(o.missing == Missing::First);
+                let offset = u32::from(o.missing_rank == MissingRank::First);
                 Test::Threshold {
                     column: c as u32,
                     left: below.checked_sub(1)? + offset,
@@ -388,7 +385,7 @@ pub(crate) fn sol_of_tree(tree: &Tree, columns: &Columns) -> Option<Sol> {
             }
             NodeKind::Ordered { feature, threshold } => {
                 let (c, o) = ordering_of(feature)?;
-                let offset = u32::from(o.missing == Missing::First);
+                let offset = u32::from(o.missing_rank == MissingRank::First);
                 Test::Threshold {
                     column: c as u32,
                     left: threshold + offset,

@@ -25,7 +25,7 @@ use std::sync::{Mutex, PoisonError};
 
 use rayon::prelude::*;
 
-use super::columns::{Columns, Missing};
+use super::columns::{Columns, MissingRank};
 use super::loss::Loss;
 use super::node::Node;
 use super::pairs::{compose, tree, Best, Counted};
@@ -126,7 +126,7 @@ impl Binary {
             && columns
                 .orderings
                 .iter()
-                .all(|o| o.missing == Missing::None && o.rank.iter().all(|&r| r <= 1));
+                .all(|o| o.missing_rank == MissingRank::None && o.rank.iter().all(|&r| r <= 1));
         if !binary {
             return None;
         }

@@ -16,7 +16,7 @@ use crate::split::numeric::midpoint;
 
 /// Where the rows missing an ordering's feature are ranked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Missing {
+pub(crate) enum MissingRank {
     /// No training row misses the feature.
     None,
     /// Ranked first (rank 0): every threshold sends them left.
@@ -30,7 +30,7 @@ pub(crate) enum Missing {
 #[derive(Debug)]
 pub(crate) struct Ordering {
     pub feature: usize,
-    pub missing: Missing,
+    pub missing_rank: MissingRank,
     pub scale: Scale,
     /// Each training row's rank.
     pub rank: Vec<u32>,
@@ -63,9 +63,9 @@ pub(crate) enum Threshold {
 impl Ordering {
     /// The known-value index a rank stands for (`None` for the missing rank).
     fn known(&self, rank: u32) -> Option<u32> {
-        match self.missing {
-            Missing::First => rank.checked_sub(1),
-            Missing::Last if rank == self.n_known() => None,
+        match self.missing_rank {
+            MissingRank::First => rank.checked_sub(1),
+            MissingRank::Last if rank == self.n_known() => None,
             _ => Some(rank),
         }
     }
@@ -84,14 +84,14 @@ impl Ordering {
     /// so the search skips it here.
     #[inline]
     pub(crate) fn is_duplicate(&self, left: u32) -> bool {
-        self.missing == Missing::First && left == 0
+        self.missing_rank == MissingRank::First && left == 0
     }
 
     /// The test between adjacent node ranks `left < right`: the midpoint of their values (the
     /// texts' rule, computed as every other search computes it), or of the bins' facing
     /// values.
     pub(crate) fn threshold(&self, left: u32, right: u32) -> Threshold {
-        let missing_left = self.missing == Missing::First;
+        let missing_left = self.missing_rank == MissingRank::First;
         let (Some(a), b) = (self.known(left), self.known(right)) else {
             // `left` is the missing rank of a missing-first ordering: never asked (duplicate).
             return Threshold::KnownVsMissing;
@@ -250,22 +250,22 @@ impl Columns {
                     }
                     if c.ordered {
                         let n_categories = c.n_categories;
-                        let sides: &[Missing] = if has_missing {
-                            &[Missing::First, Missing::Last]
+                        let sides: &[MissingRank] = if has_missing {
+                            &[MissingRank::First, MissingRank::Last]
                         } else {
-                            &[Missing::None]
+                            &[MissingRank::None]
                         };
                         for &missing in sides {
                             let mut rank = control.vec(n).ok_or_else(oom)?;
                             rank.extend((0..n).map(|r| match (c.code(r), missing) {
-                                (Some(k), Missing::First) => k + 1,
+                                (Some(k), MissingRank::First) => k + 1,
                                 (Some(k), _) => k,
-                                (None, Missing::First) => 0,
+                                (None, MissingRank::First) => 0,
                                 (None, _) => n_categories,
                             }));
                             columns.orderings.push(Ordering {
                                 feature,
-                                missing,
+                                missing_rank: missing,
                                 scale: Scale::Codes(n_categories),
                                 rank,
                             });
@@ -329,14 +329,14 @@ impl Columns {
         if n_known < 2 && !(has_missing && n_known == 1) {
             return Ok(());
         }
-        let sides: &[Missing] = if has_missing {
-            &[Missing::First, Missing::Last]
+        let sides: &[MissingRank] = if has_missing {
+            &[MissingRank::First, MissingRank::Last]
         } else {
-            &[Missing::None]
+            &[MissingRank::None]
         };
         for &missing in sides {
             let (offset, missing_rank) = match missing {
-                Missing::First => (1, 0),
+                MissingRank::First => (1, 0),
                 _ => (0, n_known as u32),
             };
             let mut rank = control.vec(n_rows).ok_or_else(|| {
@@ -348,7 +348,7 @@ impl Columns {
             rank.extend((0..n_rows).map(|r| known(r).map_or(missing_rank, |k| k + offset)));
             self.orderings.push(Ordering {
                 feature,
-                missing,
+                missing_rank: missing,
                 scale: scale(),
                 rank,
             });
@@ -414,7 +414,7 @@ mod tests {
         let codes: Vec<u32> = (0..30).collect();
         let data = Dataset::new(vec![Column::Categorical(CategoricalColumn {
             codes: &codes,
-            missing: None,
+            missing_mask: None,
             n_categories: 30,
             ordered: false,
         })])

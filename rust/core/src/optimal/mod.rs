@@ -49,7 +49,7 @@ mod sweep;
 use crate::builder::grow_controlled;
 use crate::control::Control;
 use crate::criterion::Criterion;
-use crate::data::{validate_training_weights, Column, Dataset, Kept, Sample, Target};
+use crate::data::{validate_training_weights, Column, Dataset, KeptRows, Sample, Target};
 use crate::error::{CoreError, Result};
 use crate::params::{CategoricalSplit, MissingStrategy, Splitter, TreeParams};
 use crate::split::hist::Bins;
@@ -108,7 +108,7 @@ pub fn grow_optimal(
     params.validate_for(data, n_classes)?;
     check(params, target, data, ccp_alpha)?;
     // Rows of weight 0 are absent (as in `grow`).
-    if let Some(kept) = Kept::of(train, control) {
+    if let Some(kept) = KeptRows::of(train, control) {
         return kept?.with(|train| grow_optimal(train, params, ccp_alpha, control));
     }
     in_pool(params.n_jobs, || run(train, params, ccp_alpha, control))
@@ -334,11 +334,11 @@ fn run(
     // have proven its tree optimal.
     let lower = outcome.lower.min(cost);
     let proven = cost <= lower + 1e-9 * cost.abs().max(total_weight);
-    tree.optimality = Some(Optimality {
+    tree.set_optimality(Optimality {
         objective: cost / total_weight,
         lower_bound: if proven { cost } else { lower.max(0.0) } / total_weight,
     });
-    Ok(tree)
+    tree.finish()
 }
 
 /// What the search starts from.

@@ -15,7 +15,7 @@ use std::ops::AddAssign;
 
 use rayon::prelude::*;
 
-use super::columns::Missing;
+use super::columns::MissingRank;
 use super::loss::Loss;
 use super::node::Node;
 use super::search::Ctx;
@@ -80,7 +80,7 @@ impl Local {
                 .columns
                 .orderings
                 .get(self.column)
-                .is_some_and(|o| o.missing != Missing::First),
+                .is_some_and(|o| o.missing_rank != MissingRank::First),
             Kind::Slots(_) => true,
         }
     }

@@ -287,13 +287,13 @@ struct Swept {
 /// (the boxes at either end, where every column splits a few rows well) then costs a tree
 /// over those few boxes, not over the whole sweep: on a flat subproblem of 62,500 rows,
 /// one column in each interior box, against every column for the whole sweep.
-struct Kept {
+struct KeptTrees {
     spans: [Vec<Option<(usize, usize)>>; 2],
     /// Per box, the least bound of the columns without a tree there.
     stand_in: Vec<[f64; 2]>,
 }
 
-impl Kept {
+impl KeptTrees {
     /// Whether column `b`'s tree on side `s` is kept in box `k`.
     fn in_box(&self, s: usize, b: usize, k: usize) -> bool {
         self.spans
@@ -304,7 +304,7 @@ impl Kept {
 }
 
 /// Which second columns can matter in which of `a`'s open boxes (bound `u`).
-fn kept<L: Loss>(ctx: &Ctx<'_, L>, boxes: &[RootBox], u: f64) -> Kept {
+fn kept<L: Loss>(ctx: &Ctx<'_, L>, boxes: &[RootBox], u: f64) -> KeptTrees {
     let f = ctx.columns.orderings.len();
     let alpha = ctx.alpha;
     let least = |v: &[f64]| v.iter().fold(f64::INFINITY, |m, &x| m.min(x));
@@ -329,7 +329,7 @@ fn kept<L: Loss>(ctx: &Ctx<'_, L>, boxes: &[RootBox], u: f64) -> Kept {
             }
         }
     }
-    let mut kept = Kept {
+    let mut kept = KeptTrees {
         spans,
         stand_in: Vec::with_capacity(boxes.len()),
     };
@@ -524,7 +524,7 @@ struct Plan<'a> {
     a: usize,
     positions: &'a Positions,
     boxes: &'a [RootBox],
-    kept: &'a Kept,
+    kept: &'a KeptTrees,
     u: f64,
 }
 

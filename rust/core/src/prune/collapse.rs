@@ -9,7 +9,7 @@
 //! decides, O(nodes) with explicit stacks. The decisions are J48's: a node's subtree errors
 //! are those of the grown tree below it, since J48 only collapses below nodes it keeps.
 
-use super::compact;
+use super::{compact, entry};
 use crate::control::Control;
 use crate::error::{CoreError, Result};
 use crate::tree::{NodeId, SplitTag, Tree};
@@ -44,8 +44,8 @@ pub fn collapse_controlled(tree: &Tree, control: &Control) -> Result<Tree> {
             node_errors(tree, node)
         } else {
             tree.children(node)
-                .map(|c| subtree.get(c.index()).copied().unwrap_or(0.0))
-                .sum()
+                .map(|c| entry(&subtree, c))
+                .sum::<Result<f64>>()?
         };
         if let Some(slot) = subtree.get_mut(i) {
             *slot = errors;
@@ -64,7 +64,7 @@ pub fn collapse_controlled(tree: &Tree, control: &Control) -> Result<Tree> {
         if tree.tag(node) == SplitTag::Leaf {
             continue;
         }
-        let below = subtree.get(node.index()).copied().unwrap_or(0.0);
+        let below = entry(&subtree, node)?;
         if below >= node_errors(tree, node) - MARGIN {
             if let Some(l) = leaf.get_mut(node.index()) {
                 *l = true;
@@ -74,7 +74,7 @@ pub fn collapse_controlled(tree: &Tree, control: &Control) -> Result<Tree> {
         }
     }
     control.check()?;
-    Ok(compact(tree, &leaf))
+    compact(tree, &leaf)
 }
 
 /// The training weight a node misclassifies as a leaf (J48's `numIncorrect`): its weight less

@@ -218,7 +218,7 @@ pub fn cost_complexity_controlled(
         |_, _, _| control.advance(1),
     );
     control.check()?;
-    Ok(compact(tree, &collapse))
+    compact(tree, &collapse)
 }
 
 impl Sequence {

@@ -10,7 +10,7 @@
 //!
 //! Every pass reads its input and never changes it. What they share lives here: [`compact`]
 //! (the output arena, numbered the way the builder numbers), `Shape` (the working form of a
-//! tree while it is pruned) and `Rows` (data rows routed down a tree with C4.5's fractions,
+//! tree while it is pruned) and `RoutedRows` (data rows routed down a tree with C4.5's fractions,
 //! for the validation errors of reduced-error pruning and the re-distribution of subtree
 //! raising). Nothing recurses: trees can be 100,000 levels deep.
 
@@ -18,21 +18,21 @@ mod collapse;
 mod cost_complexity;
 mod pessimistic;
 mod reduced_error;
-mod rows;
+mod routed;
 
 pub use collapse::{collapse, collapse_controlled};
 pub use cost_complexity::{
     cost_complexity, cost_complexity_controlled, cost_complexity_path,
     cost_complexity_path_controlled, CostComplexityPath, Risk, Sequence,
 };
-pub use pessimistic::{pessimistic, pessimistic_controlled, Training};
+pub use pessimistic::{pessimistic, pessimistic_controlled};
 pub use reduced_error::{reduced_error, reduced_error_controlled, PruneStep};
-pub(crate) use rows::{Fractions, RowSet, Rows, Seg, Visit};
+pub(crate) use routed::{Fractions, RoutedRows, RowSet, Seg, Visit};
 
 use crate::data::{validate_weights, Dataset, Target};
 use crate::error::{CoreError, Result};
 use crate::labels::label_of;
-use crate::tree::{NodeId, NodeKind, SplitTag, Tree};
+use crate::tree::{NodeId, NodeKind, SplitTag, Summary, Tree, Writer};
 
 /// Collapses every node `i` with `collapse[i] == true` into a leaf (keeping its value, label,
 /// weight and impurity), drops the nodes this makes unreachable and renumbers the rest as the
@@ -40,7 +40,7 @@ use crate::tree::{NodeId, NodeKind, SplitTag, Tree};
 /// their parent) when it is reached in depth-first order. Subset masks and recorded scores of
 /// kept nodes are copied; depths are recomputed. A `collapse` shorter than the tree leaves the
 /// nodes it does not cover as they are; an all-`false` mask returns a copy of the tree.
-pub fn compact(tree: &Tree, collapse: &[bool]) -> Tree {
+pub fn compact(tree: &Tree, collapse: &[bool]) -> Result<Tree> {
     let mut shape = Shape::of(tree);
     for (i, _) in collapse.iter().enumerate().filter(|(_, &c)| c) {
         shape.collapse(NodeId(i as u32));
@@ -95,6 +95,22 @@ pub(crate) fn check_rows(
     validate_weights(weights, data.n_rows())
 }
 
+/// Entry `node` of a pass's per-node table (one entry per node of the tree it prunes); an
+/// error if the table does not cover the node, which would be the pass's bug, rather than a
+/// figure read as 0.
+pub(crate) fn entry<T: Copy>(table: &[T], node: NodeId) -> Result<T> {
+    table
+        .get(node.index())
+        .copied()
+        .ok_or_else(|| CoreError::BrokenTree {
+            reason: format!(
+                "node {} outside a per-node table of {} entries",
+                node.0,
+                table.len()
+            ),
+        })
+}
+
 // ---------------------------------------------------------------------------------------------
 // The working form of a tree being pruned.
 
@@ -111,7 +127,9 @@ impl Shape {
     pub(crate) fn of(tree: &Tree) -> Shape {
         Shape {
             occupant: (0..tree.n_nodes() as u32).collect(),
-            leaf: tree.tag.iter().map(|t| *t == SplitTag::Leaf).collect(),
+            leaf: (0..tree.n_nodes() as u32)
+                .map(|i| tree.tag(NodeId(i)) == SplitTag::Leaf)
+                .collect(),
         }
     }
 
@@ -181,66 +199,72 @@ pub(crate) struct Redistributed {
     pub fraction: Vec<f64>,
 }
 
+impl Redistributed {
+    /// The class weights (`k` of them) and rows that reached a changed `node`; an error if
+    /// the pass left them out (its bug), rather than a node silently summarised as empty.
+    fn of(&self, node: NodeId, k: usize) -> Result<(&[f64], f64)> {
+        let i = node.index();
+        let dist = self.dist.get(i * k..(i + 1) * k);
+        match (dist, self.n_rows.get(i)) {
+            (Some(dist), Some(&n_rows)) => Ok((dist, n_rows)),
+            _ => Err(left_out("statistics", node)),
+        }
+    }
+
+    /// The share of its parent's known weight `node` receives now.
+    fn fraction_of(&self, node: NodeId) -> Result<f64> {
+        let fraction = self.fraction.get(node.index()).copied();
+        fraction.ok_or_else(|| left_out("branch fraction", node))
+    }
+}
+
+fn left_out(what: &str, node: NodeId) -> CoreError {
+    CoreError::BrokenTree {
+        reason: format!("subtree raising left node {}'s {what} out", node.0),
+    }
+}
+
 /// Writes the tree `shape` describes into a new arena, numbered as the builder numbers (so an
 /// unpruned shape reproduces the input): a node's children are allocated when the node is
 /// reached, and the first child is reached first.
-pub(crate) fn rebuild(tree: &Tree, shape: &Shape, redone: Option<&Redistributed>) -> Tree {
-    let mut out = tree.like();
+pub(crate) fn rebuild(tree: &Tree, shape: &Shape, redone: Option<&Redistributed>) -> Result<Tree> {
+    let mut out = Writer::like(tree);
     if tree.n_nodes() == 0 {
-        return out;
+        return out.finish();
     }
-    let root = out.push_node(None, tree.branch_fraction(NodeId::ROOT));
+    let root = out.root(tree.branch_fraction(NodeId::ROOT));
     let mut stack = vec![(NodeId::ROOT, root)];
     while let Some((node, new)) = stack.pop() {
         let changed = redone.filter(|r| r.changed.get(node.index()).copied() == Some(true));
         match changed {
-            Some(r) => summarise_redistributed(&mut out, tree, r, node, new),
+            Some(r) => summarise_redistributed(&mut out, tree, r, node, new)?,
             None => copy_summary(&mut out, tree, node, new),
         }
         if shape.is_leaf(node) {
             continue;
         }
         let test = shape.occupant(node);
-        copy_test(&mut out, tree, test, new);
-        let kids: Vec<(NodeId, NodeId)> = shape
-            .children(tree, node)
-            .map(|child| {
-                let fraction = redone
-                    .and_then(|r| r.fraction.get(child.index()).copied())
-                    .unwrap_or_else(|| tree.branch_fraction(child));
-                (child, out.push_node(Some(new), fraction))
+        let kids: Vec<NodeId> = shape.children(tree, node).collect();
+        let fractions = kids
+            .iter()
+            .map(|&child| match redone {
+                Some(r) => r.fraction_of(child),
+                None => Ok(tree.branch_fraction(child)),
             })
-            .collect();
-        if let (Some(first), Some(slot), Some(n)) = (
-            kids.first(),
-            out.first_child.get_mut(new.index()),
-            out.n_children.get_mut(new.index()),
-        ) {
-            *slot = first.1 .0;
-            *n = kids.len() as u32;
-        }
-        stack.extend(kids.into_iter().rev());
+            .collect::<Result<Vec<f64>>>()?;
+        let new_kids = out.split_like(new, tree, test, fractions);
+        let rule = tree.missing_rule(test);
+        out.set_missing_rule(new, rule.child, &rule.surrogates, tree.missing_weight(test));
+        stack.extend(kids.into_iter().zip(new_kids).rev());
     }
-    out
+    out.finish()
 }
 
 /// Copies a node's statistics and recorded scores unchanged.
-fn copy_summary(out: &mut Tree, tree: &Tree, node: NodeId, new: NodeId) {
-    let j = new.index();
-    set(&mut out.weight, j, tree.weight(node));
-    set(&mut out.n_rows, j, tree.n_rows(node));
-    set(&mut out.impurity, j, tree.impurity(node));
-    let k = tree.n_outputs();
-    if let Some(dst) = out.label.get_mut(j * k..(j + 1) * k) {
-        dst.copy_from_slice(tree.labels(node));
-    }
-    let w = tree.value_width();
-    if let Some(dst) = out.value.get_mut(j * w..(j + 1) * w) {
-        dst.copy_from_slice(tree.value(node));
-    }
+fn copy_summary(out: &mut Writer, tree: &Tree, node: NodeId, new: NodeId) {
+    out.set_summary(new, &tree.summary(node));
     if let Some(scores) = tree.node_scores(node) {
-        set(&mut out.score_offset, j, out.scores.len() as u32);
-        out.scores.extend_from_slice(scores);
+        out.set_scores(new, scores);
     }
 }
 
@@ -249,72 +273,42 @@ fn copy_summary(out: &mut Tree, tree: &Tree, node: NodeId, new: NodeId) {
 /// (Algorithm 4.1, line 12); the label's ties break as the tree's conventions say. Its recorded scores
 /// described other rows, so they are dropped.
 fn summarise_redistributed(
-    out: &mut Tree,
+    out: &mut Writer,
     tree: &Tree,
     redone: &Redistributed,
     node: NodeId,
     new: NodeId,
-) {
-    let (k, j) = (tree.value_width(), new.index());
-    let dist = redone
-        .dist
-        .get(node.index() * k..(node.index() + 1) * k)
-        .unwrap_or(&[]);
+) -> Result<()> {
+    let (dist, n_rows) = redone.of(node, tree.value_width())?;
     let weight: f64 = dist.iter().sum();
     let parent = out.parent(new);
     if weight > 0.0 {
-        set(&mut out.weight, j, weight);
-        let n_rows = redone.n_rows.get(node.index()).copied().unwrap_or(0.0);
-        set(&mut out.n_rows, j, n_rows);
-        set(&mut out.impurity, j, tree.meta.criterion.impurity(dist));
         let label = label_of(
             dist,
             parent.map(|p| out.label(p)),
             None,
-            tree.meta.conventions,
+            tree.meta().conventions,
         );
-        set(&mut out.label, j, label);
-        if let Some(dst) = out.value.get_mut(j * k..(j + 1) * k) {
-            dst.copy_from_slice(dist);
-        }
+        let summary = Summary {
+            weight,
+            n_rows,
+            impurity: tree.meta().criterion.impurity(dist),
+            value: dist,
+            labels: &[label],
+        };
+        out.set_summary(new, &summary);
     } else if let Some(p) = parent {
-        let (value, label, impurity) = (out.value(p).to_vec(), out.label(p), out.impurity(p));
-        set(&mut out.label, j, label);
-        set(&mut out.impurity, j, impurity);
-        if let Some(dst) = out.value.get_mut(j * k..(j + 1) * k) {
-            dst.copy_from_slice(&value);
-        }
+        let (value, labels) = (out.value(p).to_vec(), out.labels(p).to_vec());
+        let summary = Summary {
+            weight: 0.0,
+            n_rows: 0.0,
+            impurity: out.impurity(p),
+            value: &value,
+            labels: &labels,
+        };
+        out.set_summary(new, &summary);
     }
-}
-
-/// Copies the test of input node `test` (tag, feature, threshold, subset mask) onto `new`.
-fn copy_test(out: &mut Tree, tree: &Tree, test: NodeId, new: NodeId) {
-    let (i, j) = (test.index(), new.index());
-    set(&mut out.tag, j, tree.tag(test));
-    if let Some(&f) = tree.feature.get(i) {
-        set(&mut out.feature, j, f);
-    }
-    if let Some(&t) = tree.threshold.get(i) {
-        set(&mut out.threshold, j, t);
-    }
-    let rule = tree.missing_rule(test);
-    out.set_missing_rule(new, rule.child, &rule.surrogates, tree.missing_weight(test));
-    match tree.kind(test) {
-        NodeKind::Subset { sides, .. } => {
-            set(&mut out.subset_offset, j, out.sides.len() as u32);
-            out.sides.extend_from_slice(sides);
-        }
-        NodeKind::Oblique {
-            features, weights, ..
-        } => out.set_linear_terms(new, features, weights),
-        _ => {}
-    }
-}
-
-fn set<T>(v: &mut [T], i: usize, x: T) {
-    if let Some(slot) = v.get_mut(i) {
-        *slot = x;
-    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -332,50 +326,51 @@ mod tests {
     #[test]
     fn deep_chain_is_pruned_without_recursion() {
         let depth = 100_000u32;
-        let mut tree = Tree::empty(TreeMeta::new(
+        let mut tree = Writer::new(TreeMeta::new(
             Criterion::Gini,
             vec![FeatureKind::Numeric],
             vec![2],
         ));
-        let mut node = tree.push_node(None, 1.0);
+        let mut node = tree.root(1.0);
         let counts = |from: u32| {
             let n = f64::from(depth - from + 1);
             // Odd x in from..=depth: those in 0..=depth less those below `from`.
             let odd = f64::from(depth.div_ceil(2) - from / 2);
             [n - odd, odd]
         };
-        let fill = |tree: &mut Tree, v: NodeId, c: [f64; 2]| {
-            let i = v.index();
-            tree.weight[i] = c[0] + c[1];
-            tree.n_rows[i] = c[0] + c[1];
-            tree.impurity[i] = gini(&c);
-            tree.label[i] = u32::from(c[1] > c[0]);
-            tree.value[2 * i..2 * i + 2].copy_from_slice(&c);
+        let fill = |tree: &mut Writer, v: NodeId, c: [f64; 2]| {
+            let summary = Summary {
+                weight: c[0] + c[1],
+                n_rows: c[0] + c[1],
+                impurity: gini(&c),
+                value: &c,
+                labels: &[u32::from(c[1] > c[0])],
+            };
+            tree.set_summary(v, &summary);
         };
         for d in 0..depth {
-            let i = node.index();
             fill(&mut tree, node, counts(d));
-            tree.tag[i] = SplitTag::Numeric;
-            tree.feature[i] = 0;
-            tree.threshold[i] = f64::from(d) + 0.5;
+            let test = NodeKind::Numeric {
+                feature: 0,
+                threshold: f64::from(d) + 0.5,
+            };
             let n = f64::from(depth - d + 1);
-            let left = tree.push_node(Some(node), 1.0 / n);
-            let right = tree.push_node(Some(node), (n - 1.0) / n);
-            tree.first_child[i] = left.0;
-            tree.n_children[i] = 2;
+            let children = tree.split(node, &test, &[1.0 / n, (n - 1.0) / n]);
             let one = if d % 2 == 0 { [1.0, 0.0] } else { [0.0, 1.0] };
-            fill(&mut tree, left, one);
-            node = right;
+            fill(&mut tree, children[0], one);
+            node = children[1];
         }
         fill(&mut tree, node, counts(depth));
+        let tree = tree.finish().expect("a valid chain");
         assert_eq!(tree.max_depth(), depth as usize);
 
-        let same = compact(&tree, &[]);
+        let same = compact(&tree, &[]).expect("a copy");
         assert_eq!(same.n_nodes(), tree.n_nodes());
         assert_eq!(same.max_depth(), depth as usize);
         let mut collapse = vec![false; tree.n_nodes()];
         collapse[tree.n_nodes() / 2] = true;
-        assert!(compact(&tree, &collapse).max_depth() < depth as usize);
+        let collapsed = compact(&tree, &collapse).expect("a pruned tree");
+        assert!(collapsed.max_depth() < depth as usize);
 
         // Validation: both ends, and a row missing x that follows every branch.
         let x = [0.0, f64::from(depth), f64::NAN];

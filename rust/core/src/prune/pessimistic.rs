@@ -8,16 +8,12 @@
 
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::rows::observed_fractions;
-use super::{check_rows, rebuild, Fractions, Redistributed, RowSet, Rows, Seg, Shape, Visit};
+use super::routed::observed_fractions;
+use super::{check_rows, rebuild, Fractions, Redistributed, RoutedRows, RowSet, Seg, Shape, Visit};
 use crate::control::Control;
 use crate::data::{Sample, Target};
 use crate::error::{CoreError, Result};
 use crate::tree::{NodeId, Tree};
-
-/// Training data for C4.5's subtree raising, which re-distributes the training rows.
-/// Must be the data, target and weights the tree was grown on.
-pub type Training<'a, 'd> = Sample<'a, 'd>;
 
 /// Weka's `Utils.SMALL`: its comparisons of error estimates tolerate this much.
 const SMALL: f64 = 1e-6;
@@ -35,8 +31,8 @@ const SMALL: f64 = 1e-6;
 /// errorsLargestBranch is estimated with all of the node's training rows sent down that
 /// branch; the rows are then re-distributed down the raised subtree (missing values by the
 /// shares of the rows at hand, as J48's `resetDistribution`), and the node is pruned again.
-/// That re-distribution is why raising needs the training data; with `None`, no subtree
-/// raising. J48's `collapse()`, which runs before its pruning, is [`super::collapse`].
+/// That re-distribution is why raising needs the training data (`raising`: the sample the
+/// tree was grown on, its data, target and weights); with `None`, no subtree raising. J48's `collapse()`, which runs before its pruning, is [`super::collapse`].
 ///
 /// The decisions are J48's, the work is less: J48 sends all of a node's rows down its
 /// largest branch, O(rows × depth) per node (cubic in the depth of a chain whose leaves
@@ -52,11 +48,7 @@ const SMALL: f64 = 1e-6;
 /// Errors: classification trees only, `confidence` in (0, 0.5] (J48 ignores higher values),
 /// and training rows checked as prediction data with a matching target and weights, whose
 /// total weight must be the weight the tree was grown on.
-pub fn pessimistic(
-    tree: &Tree,
-    confidence: f64,
-    raising: Option<Training<'_, '_>>,
-) -> Result<Tree> {
+pub fn pessimistic(tree: &Tree, confidence: f64, raising: Option<Sample<'_, '_>>) -> Result<Tree> {
     pessimistic_controlled(tree, confidence, raising, &Control::new())
 }
 
@@ -65,7 +57,7 @@ pub fn pessimistic(
 pub fn pessimistic_controlled(
     tree: &Tree,
     confidence: f64,
-    raising: Option<Training<'_, '_>>,
+    raising: Option<Sample<'_, '_>>,
     control: &Control,
 ) -> Result<Tree> {
     if tree.is_regression() {
@@ -115,7 +107,7 @@ pub fn pessimistic_controlled(
     match raising {
         None => pruner.run(None, RowSet::new(), control),
         Some(t) => {
-            let (rows, all) = Rows::new(t.data, t.weights);
+            let (rows, all) = RoutedRows::new(t.data, t.weights);
             let raising = Raising {
                 rows,
                 target: t.target,
@@ -125,11 +117,7 @@ pub fn pessimistic_controlled(
     }
     control.check()?;
     let redone = pruner.redone.changed.iter().any(|&c| c);
-    Ok(rebuild(
-        tree,
-        &pruner.shape,
-        redone.then_some(&pruner.redone),
-    ))
+    rebuild(tree, &pruner.shape, redone.then_some(&pruner.redone))
 }
 
 /// The error estimate of a leaf: `Stats.addErrs` of Weka J48, after C4.5 release 8.
@@ -194,7 +182,7 @@ fn sm_or_eq(a: f64, b: f64) -> bool {
 
 /// The training rows and target that subtree raising re-distributes.
 struct Raising<'a, 'd> {
-    rows: Rows<'a, 'd>,
+    rows: RoutedRows<'a, 'd>,
     target: &'a Target<'d>,
 }
 
@@ -232,7 +220,7 @@ struct Pruner<'t> {
     /// Weight of each split's training rows that miss the value it tests now (0 for leaves).
     /// Where no row misses a test, the shares of the missing rows do not matter, and a raised
     /// branch needs only the rows that join it ([`Joining`]).
-    missing: Vec<f64>,
+    missing_weight: Vec<f64>,
     /// Nodes whose rows changed since they were last pruned (all, at first). J48 prunes a
     /// raised node's new subtree again; a node whose rows did not change is pruned already,
     /// and pruning it again would decide the same, so only these are visited.
@@ -266,7 +254,7 @@ impl<'t> Pruner<'t> {
                     .map(|i| tree.branch_fraction(NodeId(i)))
                     .collect(),
             },
-            missing: (0..n as u32)
+            missing_weight: (0..n as u32)
                 .map(|i| tree.missing_weight(NodeId(i)))
                 .collect(),
             dirty: vec![true; n],
@@ -426,7 +414,7 @@ impl<'t> Pruner<'t> {
         joining: RowSet,
     ) -> Option<(f64, Joined)> {
         let mut walk = Joining {
-            missing: &self.missing,
+            missing_weight: &self.missing_weight,
             target: raising.target,
             k: self.tree.value_width(),
             reached: Vec::new(),
@@ -516,8 +504,12 @@ impl<'t> Pruner<'t> {
                 }
             }
         }
-        let branch_missing = self.missing.get(branch.index()).copied().unwrap_or(0.0);
-        if let Some(slot) = self.missing.get_mut(node.index()) {
+        let branch_missing = self
+            .missing_weight
+            .get(branch.index())
+            .copied()
+            .unwrap_or(0.0);
+        if let Some(slot) = self.missing_weight.get_mut(node.index()) {
             *slot = branch_missing;
         }
     }
@@ -563,7 +555,7 @@ impl<'t> Pruner<'t> {
             target: raising.target,
             dist: &mut self.dist,
             redone: &mut self.redone,
-            missing: &mut self.missing,
+            missing_weight: &mut self.missing_weight,
             dirty: &mut self.dirty,
         };
         raising.rows.walk(
@@ -601,7 +593,7 @@ struct LeafSum<'a, 'd> {
 }
 
 impl Visit for LeafSum<'_, '_> {
-    fn node(&mut self, _node: NodeId, is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]) {
+    fn node(&mut self, _node: NodeId, is_leaf: bool, rows: &RoutedRows<'_, '_>, set: &[Seg]) {
         if is_leaf {
             self.stats.iter_mut().for_each(|s| *s = 0.0);
             rows.accumulate(set, self.target, 0.0, &mut self.stats);
@@ -613,7 +605,7 @@ impl Visit for LeafSum<'_, '_> {
 /// The class weights of rows joining a branch at every node they reach, as long as none of
 /// them, and none of the branch's own rows at a split they pass, misses the tested value.
 struct Joining<'p, 'a, 'd> {
-    missing: &'p [f64],
+    missing_weight: &'p [f64],
     target: &'a Target<'d>,
     k: usize,
     reached: Joined,
@@ -621,8 +613,15 @@ struct Joining<'p, 'a, 'd> {
 }
 
 impl Visit for Joining<'_, '_, '_> {
-    fn node(&mut self, node: NodeId, is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]) {
-        if !is_leaf && self.missing.get(node.index()).copied().unwrap_or(0.0) > 0.0 {
+    fn node(&mut self, node: NodeId, is_leaf: bool, rows: &RoutedRows<'_, '_>, set: &[Seg]) {
+        if !is_leaf
+            && self
+                .missing_weight
+                .get(node.index())
+                .copied()
+                .unwrap_or(0.0)
+                > 0.0
+        {
             self.blocked = true;
             return;
         }
@@ -655,12 +654,12 @@ struct Refill<'p, 'a, 'd> {
     target: &'a Target<'d>,
     dist: &'p mut Vec<f64>,
     redone: &'p mut Redistributed,
-    missing: &'p mut Vec<f64>,
+    missing_weight: &'p mut Vec<f64>,
     dirty: &'p mut Vec<bool>,
 }
 
 impl Visit for Refill<'_, '_, '_> {
-    fn node(&mut self, node: NodeId, _is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]) {
+    fn node(&mut self, node: NodeId, _is_leaf: bool, rows: &RoutedRows<'_, '_>, set: &[Seg]) {
         if node == self.top {
             return;
         }
@@ -692,7 +691,7 @@ impl Visit for Refill<'_, '_, '_> {
                 *slot = f;
             }
         }
-        if let Some(slot) = self.missing.get_mut(node.index()) {
+        if let Some(slot) = self.missing_weight.get_mut(node.index()) {
             *slot = missing;
         }
     }

@@ -1,6 +1,6 @@
 //! Reduced-error pruning with validation data (text 000 §4.3.2; text 004, Algorithm 2).
 
-use super::{check_rows, compact, Fractions, Rows, Seg, Shape, Visit};
+use super::{check_rows, compact, entry, Fractions, RoutedRows, Seg, Shape, Visit};
 use crate::control::Control;
 use crate::criterion::better;
 use crate::data::{Dataset, Target};
@@ -112,18 +112,18 @@ pub fn reduced_error_controlled(
     let mut total: f64 = (0..n as u32)
         .map(NodeId)
         .filter(|&v| shape.is_leaf(v))
-        .map(|v| as_leaf.get(v.index()).copied().unwrap_or(0.0))
-        .sum();
+        .map(|v| entry(&as_leaf, v))
+        .sum::<Result<f64>>()?;
     let mut collapse = vec![false; n];
     let mut steps = Vec::with_capacity(internal.len());
     for node in internal {
         control.check()?;
         control.advance(1);
-        let subtree: f64 = tree
+        let subtree = tree
             .children(node)
-            .map(|c| current.get(c.index()).copied().unwrap_or(0.0))
-            .sum();
-        let leaf = as_leaf.get(node.index()).copied().unwrap_or(0.0);
+            .map(|c| entry(&current, c))
+            .sum::<Result<f64>>()?;
+        let leaf = entry(&as_leaf, node)?;
         let pruned = if prune_ties {
             !better(leaf, subtree, noise)
         } else {
@@ -151,12 +151,12 @@ pub fn reduced_error_controlled(
             *c = kept;
         }
     }
-    Ok((compact(tree, &collapse), steps))
+    Ok((compact(tree, &collapse)?, steps))
 }
 
 /// Validation error of every node of `tree` as if it were a leaf.
 fn leaf_errors(tree: &Tree, data: &Dataset<'_>, target: &Target<'_>, weights: &[f64]) -> Vec<f64> {
-    let (mut rows, set) = Rows::new(data, weights);
+    let (mut rows, set) = RoutedRows::new(data, weights);
     let mut errors = LeafErrors {
         tree,
         target,
@@ -184,7 +184,7 @@ struct LeafErrors<'a, 't, 'd> {
 }
 
 impl Visit for LeafErrors<'_, '_, '_> {
-    fn node(&mut self, node: NodeId, _is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]) {
+    fn node(&mut self, node: NodeId, _is_leaf: bool, rows: &RoutedRows<'_, '_>, set: &[Seg]) {
         self.stats.iter_mut().for_each(|s| *s = 0.0);
         let tree = self.tree;
         let value = tree.value(node);

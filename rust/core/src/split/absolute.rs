@@ -245,11 +245,11 @@ impl Searcher<'_, '_> {
         (ranks, node): (&Ranks, &NodeRows),
         order: &[u32],
         cut_after: impl Fn(usize) -> bool,
-        missing: &[u32],
+        missing_rows: &[u32],
         (node_weight, sign): (f64, i8),
     ) -> Option<Cut> {
         let n = order.len();
-        let place = self.places_missing() && !missing.is_empty();
+        let place = self.places_missing() && !missing_rows.is_empty();
         if n == 0 || (n < 2 && !place) {
             return None;
         }
@@ -266,11 +266,13 @@ impl Searcher<'_, '_> {
             (Pass::default(), Pass::default(), Pass::default());
         let (mut scored, mut scored_error, mut mw) = (known, known_error, 0.0);
         if place {
-            forward_m = self.pass(&mut set, missing, order.iter().copied(), medians)?;
+            forward_m = self.pass(&mut set, missing_rows, order.iter().copied(), medians)?;
             let reversed = order.iter().rev().copied();
-            backward_m = self.pass(&mut set, missing, reversed, medians)?.reversed();
-            alone = self.pass(&mut set, &[], missing.iter().copied(), medians)?;
-            let missing_stats = self.stats_of(node, missing);
+            backward_m = self
+                .pass(&mut set, missing_rows, reversed, medians)?
+                .reversed();
+            alone = self.pass(&mut set, &[], missing_rows.iter().copied(), medians)?;
+            let missing_stats = self.stats_of(node, missing_rows);
             mw = self.weight_of(&missing_stats);
             scored = sum(&scored, &missing_stats);
             scored_error = forward_m.last_error();
@@ -346,7 +348,7 @@ impl Searcher<'_, '_> {
         if place
             && kw >= least
             && mw >= least
-            && allowed(known_median, alone.median(missing.len() - 1))
+            && allowed(known_median, alone.median(missing_rows.len() - 1))
         {
             offer([known_error, missing_error], n, Some(1));
         }
@@ -365,7 +367,7 @@ impl Searcher<'_, '_> {
         rule: SplitRule,
         node: &NodeRows,
         order: &[u32],
-        missing: &[u32],
+        missing_rows: &[u32],
         cut: Cut,
         node_weight: f64,
     ) -> Option<Candidate> {
@@ -375,10 +377,10 @@ impl Searcher<'_, '_> {
         let known = sum(&children[0], &children[1]);
         let (scored, rows) = match cut.side {
             Some(side) => {
-                let missing_stats = self.stats_of(node, missing);
+                let missing_stats = self.stats_of(node, missing_rows);
                 if let (Some(c), Some(k)) = (children.get_mut(side), counts.get_mut(side)) {
                     add_into(c, &missing_stats);
-                    *k += missing.len();
+                    *k += missing_rows.len();
                 }
                 let rows = MissingRows::Placed {
                     child: side,
@@ -538,7 +540,7 @@ impl Searcher<'_, '_> {
         let BinOrder {
             order,
             bin,
-            missing,
+            missing_positions: missing,
         } = match self.data.columns().get(feature)? {
             Column::Sparse(c) => bins.node_order(feature, node, Some(c))?,
             _ => bins.node_order(feature, node, None)?,
@@ -663,7 +665,7 @@ impl Searcher<'_, '_> {
         &self,
         feature: usize,
         by_category: &[Vec<u32>],
-        missing: &[u32],
+        missing_rows: &[u32],
         (ranks, node): (&Ranks, &NodeRows),
         node_weight: f64,
     ) -> Option<Candidate> {
@@ -681,23 +683,23 @@ impl Searcher<'_, '_> {
         let all_known: Vec<u32> = by_category.iter().flatten().copied().collect();
         let known = self.stats_of(node, &all_known);
         let known_error = set.error_with(&all_known);
-        let place = self.places_missing() && !missing.is_empty();
+        let place = self.places_missing() && !missing_rows.is_empty();
         let (scored, scored_error, rows) = if place {
-            let missing_stats = self.stats_of(node, missing);
-            let both: Vec<u32> = all_known.iter().chain(missing).copied().collect();
+            let missing_stats = self.stats_of(node, missing_rows);
+            let both: Vec<u32> = all_known.iter().chain(missing_rows).copied().collect();
             let all_error = set.error_with(&both);
             let all = sum(&known, &missing_stats);
             let child = if self.missing == MissingStrategy::Separate {
-                errors.push(set.error_with(missing));
+                errors.push(set.error_with(missing_rows));
                 children.push(missing_stats);
-                counts.push(missing.len());
+                counts.push(missing_rows.len());
                 by_category.len()
             } else {
                 // The child whose known rows the missing ones join best.
                 let total: f64 = errors.iter().sum();
                 let scale = self.noise_scale(&all);
                 let aw = self.weight_of(&all);
-                set.add_all(missing);
+                set.add_all(missing_rows);
                 let mut best: Option<(usize, f64, f64)> = None;
                 for (c, rows) in by_category.iter().enumerate() {
                     if rows.is_empty() {
@@ -715,7 +717,7 @@ impl Searcher<'_, '_> {
                     (children.get_mut(c), counts.get_mut(c), errors.get_mut(c))
                 {
                     add_into(s, &missing_stats);
-                    *n += missing.len();
+                    *n += missing_rows.len();
                     *e = joined;
                 }
                 c
@@ -801,29 +803,29 @@ mod tests {
         y: &[f64],
         node: &NodeRows,
         divisions: &[(Vec<usize>, Vec<usize>)],
-        missing: &[usize],
+        missing_rows: &[usize],
     ) -> Option<f64> {
         let node_weight = weight(node, &(0..node.len()).collect::<Vec<_>>());
-        let place = s.places_missing() && !missing.is_empty();
+        let place = s.places_missing() && !missing_rows.is_empty();
         let known: Vec<usize> = divisions
             .first()
             .map(|(l, r)| l.iter().chain(r).copied().collect())
             .unwrap_or_default();
-        let all: Vec<usize> = known.iter().chain(missing).copied().collect();
+        let all: Vec<usize> = known.iter().chain(missing_rows).copied().collect();
         let scored: &[usize] = if place { &all } else { &known };
         let (sw, base) = (weight(node, scored), direct_error(y, node, scored));
         let least = s.least_side(sw, node_weight).plain();
         let mut options: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
         for (l, r) in divisions {
             if place {
-                options.push((l.iter().chain(missing).copied().collect(), r.clone()));
-                options.push((l.clone(), r.iter().chain(missing).copied().collect()));
+                options.push((l.iter().chain(missing_rows).copied().collect(), r.clone()));
+                options.push((l.clone(), r.iter().chain(missing_rows).copied().collect()));
             } else {
                 options.push((l.clone(), r.clone()));
             }
         }
         if place {
-            options.push((known.clone(), missing.to_vec()));
+            options.push((known.clone(), missing_rows.to_vec()));
         }
         options
             .iter()
@@ -872,7 +874,7 @@ mod tests {
                 Column::numeric(&x),
                 Column::Categorical(CategoricalColumn {
                     codes: &codes,
-                    missing: Some(&absent),
+                    missing_mask: Some(&absent),
                     n_categories: 4,
                     ordered,
                 }),

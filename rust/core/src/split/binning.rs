@@ -1,10 +1,10 @@
 //! The passes that bin a fit's dense numeric columns ([`super::hist::Bins::new`]): count
 //! their known values, gather the values their bin edges are drawn from, and code every row,
-//! each over all the columns a block of rows at a time ([`crate::blocks`]).
+//! each over all the columns a block of rows at a time ([`crate::blocks`]); and the search
+//! that places a value in its bin ([`Locator`]), which the histogram search's bins share.
 
 use std::ops::Range;
 
-use super::hist::{Binned, Cuts, Locator};
 use crate::blocks::{blocks, each_part, parts};
 use crate::control::Control;
 use crate::data::{with_numbers, Float, Numbers, Strided};
@@ -75,14 +75,14 @@ fn push_known(out: &mut Vec<f64>, values: impl Iterator<Item = f64>) {
     out.extend(values.filter(|x| !x.is_nan()));
 }
 
-/// The `n` rows of `columns` coded by their `cuts`, with each bin's least and greatest
+/// The `n` rows of `columns` coded by their `locators`, with each bin's least and greatest
 /// value. `None` when the codes' memory cannot be had (recorded in `control`).
 pub(super) fn code(
     columns: &[Numbers<'_>],
-    cuts: &[Cuts],
+    locators: &[Locator<'_>],
     n: usize,
     control: Option<&Control>,
-) -> Option<Vec<Binned>> {
+) -> Option<Vec<(Vec<u8>, Ranges)>> {
     let mut codes: Vec<Vec<u8>> = Vec::with_capacity(columns.len());
     for _ in columns {
         codes.push(match control {
@@ -90,7 +90,6 @@ pub(super) fn code(
             None => vec![0; n],
         });
     }
-    let locators: Vec<Locator<'_>> = cuts.iter().map(Cuts::locator).collect();
     let ranges = parts(n);
     // Each task's slice of every column's codes.
     let mut slices: Vec<(Range<usize>, Vec<&mut [u8]>)> =
@@ -105,10 +104,10 @@ pub(super) fn code(
         }
     }
     let code_part = |(range, mut mine): (Range<usize>, Vec<&mut [u8]>)| -> Vec<Ranges> {
-        let mut ranges: Vec<Ranges> = cuts.iter().map(|c| Ranges::empty(c.n_bins())).collect();
+        let mut ranges: Vec<Ranges> = locators.iter().map(|l| Ranges::empty(l.n_bins())).collect();
         for block in blocks(range.clone()) {
             let at = block.start - range.start..block.end - range.start;
-            let columns = columns.iter().zip(&locators).zip(&mut ranges);
+            let columns = columns.iter().zip(locators).zip(&mut ranges);
             for (((column, locate), r), codes) in columns.zip(&mut mine) {
                 let Some(codes) = codes.get_mut(at.clone()) else {
                     continue;
@@ -118,19 +117,13 @@ pub(super) fn code(
         }
         ranges
     };
-    let mut merged: Vec<Ranges> = cuts.iter().map(|c| Ranges::empty(c.n_bins())).collect();
+    let mut merged: Vec<Ranges> = locators.iter().map(|l| Ranges::empty(l.n_bins())).collect();
     for part in each_part(slices, code_part) {
         for (m, p) in merged.iter_mut().zip(part) {
             m.widen_to(&p);
         }
     }
-    Some(
-        codes
-            .into_iter()
-            .zip(merged)
-            .map(|(codes, r)| Binned::dense(codes, r.lo, r.hi, r.missing > 0))
-            .collect(),
-    )
+    Some(codes.into_iter().zip(merged).collect())
 }
 
 /// Each bin's least and greatest value seen so far (+inf and -inf while empty), and the
@@ -138,7 +131,7 @@ pub(super) fn code(
 pub(super) struct Ranges {
     pub(super) lo: Vec<f64>,
     pub(super) hi: Vec<f64>,
-    pub(super) missing: usize,
+    pub(super) n_missing: usize,
 }
 
 impl Ranges {
@@ -160,7 +153,7 @@ impl Ranges {
         Ranges {
             lo: vec![f64::INFINITY; n_bins],
             hi: vec![f64::NEG_INFINITY; n_bins],
-            missing: 0,
+            n_missing: 0,
         }
     }
 
@@ -175,7 +168,7 @@ impl Ranges {
             .iter_mut()
             .zip(&later.hi)
             .for_each(|(a, &b)| *a = a.max(b));
-        self.missing += later.missing;
+        self.n_missing += later.n_missing;
     }
 }
 
@@ -194,7 +187,7 @@ pub(super) fn code_rows<T: Float>(
     values.for_rows(rows, |x| {
         let x: f64 = x.into();
         let code = if x.is_nan() {
-            ranges.missing += 1;
+            ranges.n_missing += 1;
             missing
         } else {
             let b = locate.bin(x);
@@ -205,4 +198,78 @@ pub(super) fn code_rows<T: Float>(
             *c = code;
         }
     });
+}
+
+/// Slices of a column's range that [`Locator`] places values in first.
+const BUCKETS: usize = 4096;
+
+/// Finds a value's bin with two comparisons rather than a search over every edge (binning
+/// is a search per row): the value's slice of the sampled range, among `BUCKETS` equal ones,
+/// holds the only edges that can lie either side of it. Exact: the slice of a value is
+/// monotone in it, so an edge in an earlier slice is below the value and one in a later slice
+/// is not. Used when no slice holds more than two edges (most columns); a skewed column, with
+/// its edges crowded into a few slices, gets a plain binary search.
+pub(super) struct Locator<'e> {
+    edges: &'e [f64],
+    origin: f64,
+    /// Slices per unit of value.
+    scale: f64,
+    /// Edges in the slices before each slice (`BUCKETS + 1` entries; at most 254 edges);
+    /// empty for a plain search.
+    before: Vec<u8>,
+}
+
+impl<'e> Locator<'e> {
+    /// `min` and `max` bound the sampled values (the edges lie between them).
+    pub(super) fn new(edges: &'e [f64], min: Option<&f64>, max: Option<&f64>) -> Locator<'e> {
+        let origin = min.copied().unwrap_or(0.0);
+        let scale = BUCKETS as f64 / (max.copied().unwrap_or(0.0) - origin);
+        let mut locator = Locator {
+            edges,
+            origin,
+            scale,
+            before: Vec::new(),
+        };
+        if !scale.is_finite() {
+            return locator;
+        }
+        let mut before = Vec::with_capacity(BUCKETS + 1);
+        let mut below = 0;
+        for j in 0..=BUCKETS {
+            let start = below;
+            while edges.get(below).is_some_and(|&e| locator.slice(e) < j) {
+                below += 1;
+            }
+            if j > 0 && below - start > 2 {
+                return locator;
+            }
+            before.push(below as u8);
+        }
+        locator.before = before;
+        locator
+    }
+
+    /// Bins of the column: one more than its edges.
+    pub(super) fn n_bins(&self) -> usize {
+        self.edges.len() + 1
+    }
+
+    /// The slice of `x`: monotone in `x` (a saturating cast of a monotone product).
+    #[inline]
+    fn slice(&self, x: f64) -> usize {
+        (((x - self.origin) * self.scale) as usize).min(BUCKETS - 1)
+    }
+
+    /// The number of edges below `x`, i.e. the first bin whose upper edge is >= x, so that
+    /// `x <= edges[b]` ⇔ `bin(x) <= b`.
+    #[inline]
+    pub(super) fn bin(&self, x: f64) -> usize {
+        let j = self.slice(x);
+        let (Some(&a), Some(&b)) = (self.before.get(j), self.before.get(j + 1)) else {
+            return self.edges.partition_point(|&e| e < x);
+        };
+        let (a, b) = (usize::from(a), usize::from(b));
+        let below = |k: usize| usize::from((k < b) & self.edges.get(k).is_some_and(|&e| e < x));
+        a + below(a) + below(a + 1)
+    }
 }

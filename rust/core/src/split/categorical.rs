@@ -55,7 +55,7 @@ impl Searcher<'_, '_> {
                 }
                 None => {
                     cats.n_missing += 1;
-                    self.accumulate(&mut cats.missing, r as usize, w);
+                    self.accumulate(&mut cats.missing_stats, r as usize, w);
                 }
             }
         }
@@ -87,10 +87,10 @@ impl Searcher<'_, '_> {
             return self.finish(feature, rule, &cats.known(), &part, node_weight, rows);
         }
         let known = cats.known();
-        let all = sum(&known, &cats.missing);
+        let all = sum(&known, &cats.missing_stats);
         let mut counts = cats.counts.clone();
         let child = if self.missing == MissingStrategy::Separate {
-            children.push(cats.missing.clone());
+            children.push(cats.missing_stats.clone());
             counts.push(cats.n_missing);
             k
         } else {
@@ -100,7 +100,7 @@ impl Searcher<'_, '_> {
             for &c in &present {
                 let mut trial = children.clone();
                 if let Some(s) = trial.get_mut(c) {
-                    add_into(s, &cats.missing);
+                    add_into(s, &cats.missing_stats);
                 }
                 let (dec, _) =
                     self.assess(&all, &trial.iter().map(Vec::as_slice).collect::<Vec<_>>());
@@ -110,7 +110,7 @@ impl Searcher<'_, '_> {
             }
             let (c, _) = best?;
             if let (Some(s), Some(n)) = (children.get_mut(c), counts.get_mut(c)) {
-                add_into(s, &cats.missing);
+                add_into(s, &cats.missing_stats);
                 *n += cats.n_missing;
             }
             c
@@ -265,7 +265,7 @@ impl Searcher<'_, '_> {
         let known_rows: usize = cats.counts.iter().sum();
         let least = self.least_side(known_w, node_weight);
         let place = self.places_missing() && cats.n_missing > 0;
-        let all = sum(&known, &cats.missing);
+        let all = sum(&known, &cats.missing_stats);
         let scale = self.noise_scale(if place { &all } else { &known });
         let pseudo: Vec<f64> = if limits.l2 > 0.0 && known_w > 0.0 {
             known.iter().map(|x| x * limits.l2 / known_w).collect()
@@ -308,8 +308,8 @@ impl Searcher<'_, '_> {
                 for &side in sides {
                     let (mut l, mut r) = (left.clone(), right.clone());
                     match side {
-                        Some(0) => add_into(&mut l, &cats.missing),
-                        Some(_) => add_into(&mut r, &cats.missing),
+                        Some(0) => add_into(&mut l, &cats.missing_stats),
+                        Some(_) => add_into(&mut r, &cats.missing_stats),
                         None => {}
                     }
                     let (wl, wr) = (self.weight_of(&l), self.weight_of(&r));
@@ -411,7 +411,7 @@ impl Searcher<'_, '_> {
         let known_w = self.weight_of(&known);
         let least = self.least_side(known_w, node_weight);
         let place = self.places_missing() && cats.n_missing > 0;
-        let all = sum(&known, &cats.missing);
+        let all = sum(&known, &cats.missing_stats);
         let scale = self.noise_scale(if place { &all } else { &known });
         // (decrease, (candidate, side)): the missing rows right or not placed, and left.
         let mut best: Option<(f64, (usize, Option<usize>))> = None;
@@ -443,10 +443,10 @@ impl Searcher<'_, '_> {
             if place {
                 for side in 0..2 {
                     let (l, r) = if side == 0 {
-                        copy_sum(&mut with, &left, &cats.missing);
+                        copy_sum(&mut with, &left, &cats.missing_stats);
                         (&with, &right)
                     } else {
-                        copy_sum(&mut with, &right, &cats.missing);
+                        copy_sum(&mut with, &right, &cats.missing_stats);
                         (&left, &with)
                     };
                     if !self.monotone(sign, l, r) {
@@ -500,14 +500,14 @@ impl Searcher<'_, '_> {
         let (scored, rows) = match side {
             Some(side) => {
                 if let (Some(c), Some(n)) = (children.get_mut(side), counts.get_mut(side)) {
-                    add_into(c, &cats.missing);
+                    add_into(c, &cats.missing_stats);
                     *n += cats.n_missing;
                 }
                 let rows = MissingRows::Placed {
                     child: side,
                     known_weight: self.weight_of(&known),
                 };
-                (sum(&known, &cats.missing), rows)
+                (sum(&known, &cats.missing_stats), rows)
             }
             None => (known, MissingRows::Left),
         };
@@ -542,7 +542,7 @@ pub(crate) struct Categories {
     /// Rows whose value is missing (or an unseen category).
     pub(super) n_missing: usize,
     /// Statistics of those rows.
-    missing: Vec<f64>,
+    missing_stats: Vec<f64>,
 }
 
 impl Categories {
@@ -554,7 +554,7 @@ impl Categories {
             width,
             counts: vec![0; k],
             n_missing: 0,
-            missing: searcher.zero_stats(),
+            missing_stats: searcher.zero_stats(),
         }
     }
 
@@ -571,7 +571,7 @@ impl Categories {
             out.extend_from_slice(s);
             out.push(n as f64);
         }
-        out.extend_from_slice(&self.missing);
+        out.extend_from_slice(&self.missing_stats);
         out.push(self.n_missing as f64);
     }
 
@@ -588,7 +588,7 @@ impl Categories {
             }
             *n = input.next()? as usize;
         }
-        for x in self.missing.iter_mut() {
+        for x in self.missing_stats.iter_mut() {
             *x = input.next()?;
         }
         self.n_missing = input.next()? as usize;
@@ -605,9 +605,9 @@ impl Categories {
             .iter_mut()
             .zip(&other.counts)
             .for_each(|(n, m)| *n += m);
-        self.missing
+        self.missing_stats
             .iter_mut()
-            .zip(&other.missing)
+            .zip(&other.missing_stats)
             .for_each(|(a, b)| *a += b);
         self.n_missing += other.n_missing;
     }
@@ -656,7 +656,7 @@ impl Categories {
         for (s, &n) in self.stats.iter_mut().zip(known) {
             *s += f64::from(n);
         }
-        for (s, &n) in self.missing.iter_mut().zip(absent) {
+        for (s, &n) in self.missing_stats.iter_mut().zip(absent) {
             *s += f64::from(n);
         }
     }

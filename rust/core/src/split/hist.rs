@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::binning::{self, code_rows, Ranges};
+use super::binning::{self, code_rows, Locator, Ranges};
 use super::fill::RowStats;
 use super::kernel::Kernel;
 use super::numeric::{midpoint, KNOWN_VS_MISSING};
@@ -115,7 +115,7 @@ impl Binned {
             codes,
             ranges.lo,
             ranges.hi,
-            ranges.missing > 0,
+            ranges.n_missing > 0,
         ))
     }
 
@@ -279,75 +279,6 @@ impl Cuts {
     /// Cuts sent as [`Self::parts`].
     pub(crate) fn from_parts(edges: Vec<f64>, min: Option<f64>, max: Option<f64>) -> Cuts {
         Cuts { edges, min, max }
-    }
-}
-
-/// Slices of a column's range that [`Locator`] places values in first.
-const BUCKETS: usize = 4096;
-
-/// Finds a value's bin with two comparisons rather than a search over every edge (binning
-/// is a search per row): the value's slice of the sampled range, among `BUCKETS` equal ones,
-/// holds the only edges that can lie either side of it. Exact: the slice of a value is
-/// monotone in it, so an edge in an earlier slice is below the value and one in a later slice
-/// is not. Used when no slice holds more than two edges (most columns); a skewed column, with
-/// its edges crowded into a few slices, gets a plain binary search.
-pub(super) struct Locator<'e> {
-    edges: &'e [f64],
-    origin: f64,
-    /// Slices per unit of value.
-    scale: f64,
-    /// Edges in the slices before each slice (`BUCKETS + 1` entries; at most 254 edges);
-    /// empty for a plain search.
-    before: Vec<u8>,
-}
-
-impl<'e> Locator<'e> {
-    /// `min` and `max` bound the sampled values (the edges lie between them).
-    fn new(edges: &'e [f64], min: Option<&f64>, max: Option<&f64>) -> Locator<'e> {
-        let origin = min.copied().unwrap_or(0.0);
-        let scale = BUCKETS as f64 / (max.copied().unwrap_or(0.0) - origin);
-        let mut locator = Locator {
-            edges,
-            origin,
-            scale,
-            before: Vec::new(),
-        };
-        if !scale.is_finite() {
-            return locator;
-        }
-        let mut before = Vec::with_capacity(BUCKETS + 1);
-        let mut below = 0;
-        for j in 0..=BUCKETS {
-            let start = below;
-            while edges.get(below).is_some_and(|&e| locator.slice(e) < j) {
-                below += 1;
-            }
-            if j > 0 && below - start > 2 {
-                return locator;
-            }
-            before.push(below as u8);
-        }
-        locator.before = before;
-        locator
-    }
-
-    /// The slice of `x`: monotone in `x` (a saturating cast of a monotone product).
-    #[inline]
-    fn slice(&self, x: f64) -> usize {
-        (((x - self.origin) * self.scale) as usize).min(BUCKETS - 1)
-    }
-
-    /// The number of edges below `x`, i.e. the first bin whose upper edge is >= x, so that
-    /// `x <= edges[b]` ⇔ `bin(x) <= b`.
-    #[inline]
-    pub(super) fn bin(&self, x: f64) -> usize {
-        let j = self.slice(x);
-        let (Some(&a), Some(&b)) = (self.before.get(j), self.before.get(j + 1)) else {
-            return self.edges.partition_point(|&e| e < x);
-        };
-        let (a, b) = (usize::from(a), usize::from(b));
-        let below = |k: usize| usize::from((k < b) & self.edges.get(k).is_some_and(|&e| e < x));
-        a + below(a) + below(a + 1)
     }
 }
 
@@ -666,7 +597,10 @@ impl Bins {
         if stopped() {
             return None;
         }
-        let mut dense = binning::code(&dense, &cuts, n, control)?.into_iter();
+        let locators: Vec<Locator<'_>> = cuts.iter().map(Cuts::locator).collect();
+        let mut dense = binning::code(&dense, &locators, n, control)?
+            .into_iter()
+            .map(|(codes, r)| Binned::dense(codes, r.lo, r.hi, r.n_missing > 0));
         let bin_sparse = |column: &Column<'_>| match column {
             Column::Sparse(_) if stopped() => None,
             Column::Sparse(c) => Binned::sparse(c, max_bins, &sample, control).map(Some),
@@ -750,7 +684,7 @@ impl Bins {
         Some(BinOrder {
             order,
             bin,
-            missing,
+            missing_positions: missing,
         })
     }
 
@@ -779,7 +713,7 @@ impl Bins {
     }
 
     /// The weight of the node's `rows` missing dense numeric `feature`, summed in row order
-    /// from +0.0 (as [`super::missing::plan`] sums it), read from the rows' bins; `None`
+    /// from +0.0 (as [`super::placement::plan`] sums it), read from the rows' bins; `None`
     /// for a sparse or categorical feature.
     pub(crate) fn missing_weight(&self, feature: usize, rows: &NodeRows) -> Option<f64> {
         let column = self.column(feature).filter(|c| c.zero.is_none())?;
@@ -885,7 +819,7 @@ pub(super) struct BinOrder {
     /// The bin of each entry of `order`.
     pub bin: Vec<u8>,
     /// Positions of the rows missing the feature.
-    pub missing: Vec<u32>,
+    pub missing_positions: Vec<u32>,
 }
 
 /// Per-node histograms: for each usable numeric feature, per bin (the missing bin last) the
@@ -1532,7 +1466,7 @@ mod tests {
                 1,
                 Column::Categorical(CategoricalColumn {
                     codes: &cats,
-                    missing: None,
+                    missing_mask: None,
                     n_categories: 3,
                     ordered: false,
                 }),
@@ -1636,7 +1570,7 @@ mod tests {
             Column::numeric(&DENSITY),
             Column::Categorical(CategoricalColumn {
                 codes: &TEXTURE,
-                missing: None,
+                missing_mask: None,
                 n_categories: 3,
                 ordered: false,
             }),

@@ -7,9 +7,9 @@
 use crate::control::Control;
 use crate::criterion::{better, split_information, Criterion, Measure};
 use crate::data::{with_numbers, Column, Dataset, Target};
+use crate::draws::Draws;
 use crate::params::{CategoricalSplit, CategoryLimits, Conventions, MissingStrategy, TreeParams};
 use crate::routing::Values;
-use crate::sampling::Sampler;
 use crate::tree::{FeatureScore, NodeId, Side};
 
 mod absolute;
@@ -19,10 +19,10 @@ mod fill;
 pub(crate) mod hist;
 pub(crate) mod j48;
 mod kernel;
-pub(crate) mod missing;
 pub(crate) mod monotonic;
 pub(crate) mod numeric;
 mod oblique;
+pub(crate) mod placement;
 pub(crate) mod presort;
 mod random;
 pub(crate) mod rpart;
@@ -101,8 +101,8 @@ pub(crate) struct Candidate {
     /// The child the search put the node's missing rows in (learned, separate); `None` when
     /// they were left out of the score (C4.5's known rows × ρ) or there were none.
     pub placed: Option<usize>,
-    /// Where missing values go, decided once the split is chosen ([`missing::plan`]).
-    pub missing: missing::Plan,
+    /// Where missing values go, decided once the split is chosen ([`placement::plan`]).
+    pub missing_plan: placement::Plan,
 }
 
 impl Candidate {
@@ -194,8 +194,8 @@ pub(crate) struct Searcher<'a, 'd> {
     monotonic: Option<&'a [i8]>,
     /// The range a constrained node's children's values must stay in.
     bounds: Bounds,
-    /// Random tests (`splitter="random"`): the fit's sampler and the node searched.
-    random: Option<(&'a Sampler, NodeId)>,
+    /// Random tests (`splitter="random"`): the fit's draws and the node searched.
+    random: Option<(&'a Draws, NodeId)>,
 }
 
 /// Known-row statistics of each child of a candidate.
@@ -310,10 +310,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
         self.weight_of(&all) * self.impurity(&all) - parts
     }
 
-    /// This searcher drawing one random test per feature at `node` from `sampler`.
-    pub(crate) fn randomised(self, sampler: &'a Sampler, node: NodeId) -> Searcher<'a, 'd> {
+    /// This searcher drawing one random test per feature at `node` from `draws`.
+    pub(crate) fn randomised(self, draws: &'a Draws, node: NodeId) -> Searcher<'a, 'd> {
         Searcher {
-            random: Some((sampler, node)),
+            random: Some((draws, node)),
             ..self
         }
     }
@@ -537,7 +537,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         &self,
         node: &NodeRows,
         usable: &[bool],
-        fill: Option<&missing::Fill>,
+        fill: Option<&placement::Fill>,
         prepared: Prepared<'_>,
     ) -> (Vec<Option<Candidate>>, f64) {
         let at = self.at_node(node, fill, prepared);
@@ -552,7 +552,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
     pub(crate) fn at_node<'n>(
         &self,
         node: &'n NodeRows,
-        fill: Option<&'n missing::Fill>,
+        fill: Option<&'n placement::Fill>,
         prepared: Prepared<'n>,
     ) -> NodeSearch<'n, 'a, 'd> {
         let mut total = self.zero_stats();
@@ -590,7 +590,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
         total: Vec<f64>,
         centred_total: Option<Vec<f64>>,
         node: &'n NodeRows,
-        fill: Option<&'n missing::Fill>,
+        fill: Option<&'n placement::Fill>,
         prepared: Prepared<'n>,
     ) -> NodeSearch<'n, 'a, 'd> {
         let node_weight = self.weight_of(&total);
@@ -955,7 +955,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             },
             children: part.children.to_vec(),
             placed: placed.map(|(child, _)| child),
-            missing: missing::Plan::default(),
+            missing_plan: placement::Plan::default(),
         })
     }
 
@@ -999,7 +999,7 @@ pub(crate) struct NodeSearch<'n, 'a, 'd> {
     pub scale: f64,
     /// The statistics of all the node's rows (centred as `centred` centres them).
     total: Vec<f64>,
-    fill: Option<&'n missing::Fill>,
+    fill: Option<&'n placement::Fill>,
     prepared: Prepared<'n>,
     /// The node's ranked targets, for absolute error's scans (`None` for the criteria of
     /// sums).
@@ -1043,8 +1043,8 @@ impl NodeSearch<'_, '_, '_> {
     fn search<V: Values + ?Sized>(&self, f: usize, values: &V) -> Option<Candidate> {
         let s = &self.centred;
         match s.random {
-            Some((sampler, at)) => {
-                let mut rng = sampler.feature_stream(at, f);
+            Some((draws, at)) => {
+                let mut rng = draws.feature_stream(at, f);
                 s.random_test(
                     f,
                     self.node,

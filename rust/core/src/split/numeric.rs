@@ -240,7 +240,7 @@ impl Searcher<'_, '_> {
         feature: usize,
         items: &S,
         x_at: impl Fn(usize) -> Option<f64>,
-        missing: Vec<f64>,
+        missing_stats: Vec<f64>,
         n_missing: usize,
         node_weight: f64,
     ) -> Option<Candidate> {
@@ -248,12 +248,19 @@ impl Searcher<'_, '_> {
             return None;
         }
         let sign = self.constraint(feature);
-        let scan = self.sweep(items, items.len(), &missing, n_missing, node_weight, sign)?;
+        let scan = self.sweep(
+            items,
+            items.len(),
+            &missing_stats,
+            n_missing,
+            node_weight,
+            sign,
+        )?;
         let threshold = match x_at(scan.at) {
             Some(hi) => self.threshold(feature, x_at(scan.at.checked_sub(1)?)?, hi),
             None => KNOWN_VS_MISSING,
         };
-        self.numeric_candidate(feature, threshold, items, scan, &missing, node_weight)
+        self.numeric_candidate(feature, threshold, items, scan, &missing_stats, node_weight)
     }
 
     /// The threshold of a cut between adjacent values `lo < hi` of `feature`: their midpoint
@@ -293,7 +300,7 @@ impl Searcher<'_, '_> {
         &self,
         items: &S,
         n: usize,
-        missing: &[f64],
+        missing_stats: &[f64],
         n_missing: usize,
         node_weight: f64,
         sign: i8,
@@ -302,7 +309,7 @@ impl Searcher<'_, '_> {
         // and single-output regression keep their sums in arrays, whose known length lets
         // the per-cut sums and impurities unroll; the arithmetic is the same, so are the
         // trees.
-        let scan = (items, n, missing, n_missing, node_weight, sign);
+        let scan = (items, n, missing_stats, n_missing, node_weight, sign);
         let width = self.target.stats_width();
         match Which::of(self) {
             Which::Gini => match width {
@@ -463,7 +470,7 @@ impl Searcher<'_, '_> {
         threshold: f64,
         items: &S,
         scan: Scan,
-        missing: &[f64],
+        missing_stats: &[f64],
         node_weight: f64,
     ) -> Option<Candidate> {
         let Scan {
@@ -488,11 +495,11 @@ impl Searcher<'_, '_> {
         let (scored, rows) = match side {
             Some(side) => {
                 if let (Some(c), Some(k)) = (children.get_mut(side), counts.get_mut(side)) {
-                    add_into(c, missing);
+                    add_into(c, missing_stats);
                     *k += n_missing;
                 }
                 let known_weight = self.weight_of(&total);
-                let all = sum(&total, missing);
+                let all = sum(&total, missing_stats);
                 (
                     all,
                     MissingRows::Placed {

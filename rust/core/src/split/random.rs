@@ -22,7 +22,7 @@
 use super::absolute::Ranks;
 use super::categorical::{canonical, sides_of, Categories};
 use super::*;
-use crate::sampling::{coin, uniform_threshold, Stream};
+use crate::draws::{coin, uniform_threshold, Stream};
 
 impl Searcher<'_, '_> {
     /// The random test of `feature` at the node, drawn from `rng`; `None` if the feature is

@@ -1,9 +1,10 @@
 //! A batch binned once and held where it lies ([`BinnedBatch`]): a Dask partition on its
 //! worker. Every pass after the first grow pass reads it instead of the source, as the
-//! LazyFrame fit reads its kept batches ([`super::Kept`]), but nothing in it changes between
-//! passes: each pass routes its rows from the root by their codes through the tree grown so
-//! far ([`StreamFit::add_binned`]), so the pass's sums are a pure function of the batch and
-//! the fit's frontier, and a scheduler that loses the batch recomputes it from the source.
+//! LazyFrame fit reads its kept batches ([`super::KeptBatches`]), but nothing in it changes
+//! between passes: each pass routes its rows from the root by their codes through the tree
+//! grown so far ([`StreamFit::add_binned`]), so the pass's sums are a pure function of the
+//! batch and the fit's frontier, and a scheduler that loses the batch recomputes it from the
+//! source.
 
 use std::time::Instant;
 
@@ -75,10 +76,10 @@ impl BinnedBatch {
         put(&mut out, MAGIC);
         put(&mut out, self.key);
         put(&mut out, self.coded.len() as u64);
-        put(&mut out, self.coded.missing.len() as u64);
+        put(&mut out, self.coded.has_missing.len() as u64);
         put(&mut out, u64::from(self.coded.has_classes()));
         for (f, range) in self.ranges.iter().enumerate() {
-            let missing = self.coded.missing.get(f).copied().unwrap_or(false);
+            let missing = self.coded.has_missing.get(f).copied().unwrap_or(false);
             put(&mut out, u64::from(missing));
             match range {
                 None => put(&mut out, u64::MAX),

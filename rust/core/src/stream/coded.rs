@@ -32,7 +32,7 @@ pub(crate) struct Coded {
     /// no fractional split (C4.5's weights) on the way.
     pub nodes: Vec<u32>,
     /// Per feature, whether some row misses its value (the others add no missing weight).
-    pub missing: Vec<bool>,
+    pub has_missing: Vec<bool>,
 }
 
 impl Coded {
@@ -74,7 +74,7 @@ impl Coded {
     /// Bytes of the rows' codes, categories, targets and weights.
     pub fn bytes_without_nodes(&self) -> usize {
         let n = self.len();
-        let numeric = self.missing.len() - self.cats.iter().flatten().count();
+        let numeric = self.has_missing.len() - self.cats.iter().flatten().count();
         let labels = if self.has_classes() { 4 } else { 8 };
         n * (numeric + 4 * self.cats.iter().flatten().count() + labels + 8)
     }
@@ -130,7 +130,7 @@ impl Coded {
     pub fn read_rows(
         bytes: &[u8],
         n: usize,
-        missing: &[bool],
+        has_missing: &[bool],
         categorical: &[bool],
         classes: bool,
     ) -> Option<Coded> {
@@ -167,7 +167,7 @@ impl Coded {
             Labels::Values(floats(take(8 * n)?))
         };
         let weights = floats(take(8 * n)?);
-        if !rest.is_empty() || missing.len() != categorical.len() {
+        if !rest.is_empty() || has_missing.len() != categorical.len() {
             return None;
         }
         Some(Coded {
@@ -176,7 +176,7 @@ impl Coded {
             labels,
             weights,
             nodes: Vec::new(),
-            missing: missing.to_vec(),
+            has_missing: has_missing.to_vec(),
         })
     }
 }

@@ -6,9 +6,9 @@
 use super::{Growing, Grown, StreamFit};
 use crate::error::{CoreError, Result};
 use crate::split::hist::{Binned, Bins, Cuts};
-use crate::split::missing::Plan;
+use crate::split::placement::Plan;
 use crate::split::{Candidate, SplitRule};
-use crate::tree::{FeatureScore, NodeId, Side, Tree, TreeMeta};
+use crate::tree::{FeatureScore, NodeId, Side, TreeMeta, Writer};
 
 /// Little-endian u64 words, as [`super::Sketch::to_bytes`] writes.
 #[derive(Default)]
@@ -209,7 +209,7 @@ impl StreamFit {
             total_weight,
             unit,
             shift,
-            draft: Tree::empty(TreeMeta::new(
+            draft: Writer::new(TreeMeta::new(
                 self.params.criterion,
                 self.kinds.clone(),
                 vec![self.n_classes],
@@ -250,8 +250,8 @@ fn write_split(w: &mut Words, s: &Candidate) -> Result<()> {
         SplitRule::Oblique { .. } => return Err(bad()),
     }
     w.floats(&s.fractions);
-    w.put(u64::from(s.missing.child.is_some()));
-    w.put(s.missing.child.unwrap_or(0) as u64);
+    w.put(u64::from(s.missing_plan.child.is_some()));
+    w.put(s.missing_plan.child.unwrap_or(0) as u64);
     Ok(())
 }
 
@@ -298,7 +298,7 @@ fn read_split(r: &mut Reader<'_>) -> Result<Candidate> {
         fractions,
         children: Vec::new(),
         placed: None,
-        missing: Plan {
+        missing_plan: Plan {
             child: has_child.then_some(child),
             ..Plan::default()
         },

@@ -13,7 +13,7 @@ use crate::error::{CoreError, Result};
 use crate::split::hist::Bins;
 
 /// The batches of one pass of a fit, kept for its later passes.
-pub struct Kept {
+pub struct KeptBatches {
     budget: usize,
     /// The pass whose batches these are.
     pass: Option<u64>,
@@ -38,7 +38,7 @@ struct Record {
     at: u64,
     len: usize,
     rows: usize,
-    missing: Vec<bool>,
+    has_missing: Vec<bool>,
 }
 
 fn spill_error(e: &std::io::Error) -> CoreError {
@@ -52,10 +52,10 @@ fn spill_error(e: &std::io::Error) -> CoreError {
     }
 }
 
-impl Kept {
+impl KeptBatches {
     /// A store holding up to `budget` bytes of binned rows in memory.
-    pub fn new(budget: usize) -> Kept {
-        Kept {
+    pub fn new(budget: usize) -> KeptBatches {
+        KeptBatches {
             budget,
             pass: None,
             memory: Vec::new(),
@@ -149,7 +149,7 @@ impl Kept {
                 .seek(SeekFrom::Start(r.at))
                 .and_then(|_| spill.file.read_exact(&mut spill.buf));
             read.map_err(|e| spill_error(&e))?;
-            let mut coded = Coded::read(&spill.buf, r.rows, &r.missing, shape)
+            let mut coded = Coded::read(&spill.buf, r.rows, &r.has_missing, shape)
                 .ok_or_else(|| spill_error(&std::io::ErrorKind::UnexpectedEof.into()))?;
             self.io += start.elapsed().as_secs_f64();
             f(&mut coded)?;
@@ -180,7 +180,7 @@ impl Spill {
             at: self.end,
             len: self.buf.len(),
             rows: coded.len(),
-            missing: coded.missing.clone(),
+            has_missing: coded.has_missing.clone(),
         });
         self.end += self.buf.len() as u64;
         Ok(())
@@ -202,6 +202,6 @@ fn shape_of(coded: &Coded) -> Coded {
         },
         weights: Vec::new(),
         nodes: Vec::new(),
-        missing: Vec::new(),
+        has_missing: Vec::new(),
     }
 }

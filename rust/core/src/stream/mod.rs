@@ -40,13 +40,13 @@ use crate::routing::{send, Values};
 use crate::split::hist::{
     row_hash, sample_threshold, Binned, Bins, Cuts, Histograms, Sketch as ColumnSketch,
 };
-use crate::split::missing::plan_with;
+use crate::split::placement::plan_with;
 use crate::split::{choose, Candidate, Categories, NodeRows, Prepared, Searcher, SplitRule};
-use crate::tree::{NodeId, Tree, TreeMeta};
+use crate::tree::{NodeId, Tree, TreeMeta, Writer};
 use crate::{Control, Sample};
 pub use binned::BinnedBatch;
 use coded::{Coded, Labels, NO_CATEGORY};
-pub use kept::Kept;
+pub use kept::KeptBatches;
 use profile::{Profile, Step};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -288,7 +288,9 @@ struct Growing {
     total_weight: f64,
     unit: f64,
     shift: f64,
-    draft: Tree,
+    /// The tree as the passes decide it, never finished: read for the nodes' parents and
+    /// weights while they are decided ([`replay`] writes the fitted tree).
+    draft: Writer,
     nodes: Vec<Grown>,
     /// Nodes created and not yet decided, in creation order.
     open: Vec<usize>,
@@ -620,12 +622,12 @@ impl StreamFit {
         } else {
             0.0
         };
-        let mut draft = Tree::empty(TreeMeta::new(
+        let mut draft = Writer::new(TreeMeta::new(
             self.params.criterion,
             self.kinds.clone(),
             vec![self.n_classes],
         ));
-        let root = draft.push_node(None, 1.0);
+        let root = draft.root(1.0);
         self.state = Some(Growing {
             cuts,
             bins,
@@ -718,7 +720,7 @@ impl StreamFit {
         &self,
         sums: &mut Sums,
         batch: &Sample<'_, '_>,
-        kept: &mut Kept,
+        kept: &mut KeptBatches,
     ) -> Result<u64> {
         let coded = self.add_batch(sums, batch)?;
         let n = coded.len() as u64;
@@ -733,7 +735,12 @@ impl StreamFit {
     /// routes the rows to count each node's, so that the larger child of each family, whose
     /// histograms [`Growing::absorb`] derives by subtraction, is not summed (the in-memory
     /// fit sums only the smaller child's too).
-    pub fn add_kept(&self, sums: &mut Sums, kept: &mut Kept, control: &Control) -> Result<()> {
+    pub fn add_kept(
+        &self,
+        sums: &mut Sums,
+        kept: &mut KeptBatches,
+        control: &Control,
+    ) -> Result<()> {
         let g = self.growing("add_kept")?;
         if sums.pass != self.pass {
             return Err(order("add_kept", "these sums belong to another pass"));
@@ -875,7 +882,7 @@ impl StreamFit {
             labels,
             nodes: vec![0; weights.len()],
             weights,
-            missing,
+            has_missing: missing,
         };
         self.profile.add(Step::Bin, start);
         coded
@@ -1009,8 +1016,8 @@ impl StreamFit {
                 }
             }
             s.rows += rows.len() as f64;
-            for (f, m) in s.missing.iter_mut().enumerate() {
-                if !coded.missing.get(f).copied().unwrap_or(false) {
+            for (f, m) in s.missing_weight.iter_mut().enumerate() {
+                if !coded.has_missing.get(f).copied().unwrap_or(false) {
                     continue;
                 }
                 let code = missing_codes.get(f).copied().flatten();
@@ -1114,13 +1121,13 @@ impl StreamFit {
             return Err(order("tree", "the tree is still growing"));
         }
         let searcher = self.searcher(g);
-        Ok(replay::replay(
+        replay::replay(
             &self.params,
             &self.kinds,
             self.n_classes,
             &g.nodes,
             &searcher,
-        ))
+        )
     }
 
     /// The in-memory fit's searcher: counting rows in units of the lightest weight,
@@ -1158,7 +1165,7 @@ fn step<'n, V: Values + ?Sized>(n: &'n Grown, values: &V, r: usize) -> Move<'n> 
     let Some(split) = n.split.as_ref().filter(|_| !n.children.is_empty()) else {
         return Move::Stop;
     };
-    match send(&split.kind(), || split.missing.rule(), values, r) {
+    match send(&split.kind(), || split.missing_plan.rule(), values, r) {
         Some(c) => n.children.get(c).map_or(Move::Stop, |&c| Move::To(c)),
         None => Move::Spread(&n.children, &split.fractions),
     }
@@ -1192,7 +1199,7 @@ fn widen(lo: &mut [f64], hi: &mut [f64], other_lo: &[f64], other_hi: &[f64]) {
         .for_each(|(x, y)| *x = x.max(*y));
 }
 
-/// The rows of positive weight (the rows a fit learns from; see `data::Kept`).
+/// The rows of positive weight (the rows a fit learns from; see `data::KeptRows`).
 fn kept_rows(weights: &[f64]) -> Vec<usize> {
     (0..weights.len())
         .filter(|&r| weights.get(r).is_some_and(|&w| w > 0.0))
@@ -1341,8 +1348,8 @@ impl Growing {
                             admits(params, searcher, weights, c, scale)
                         })
                         .map(|mut c| {
-                            let weight = s.missing.get(c.feature).copied().unwrap_or(0.0);
-                            c.missing = plan_with(searcher, &c, &none, None, 0, weight);
+                            let weight = s.missing_weight.get(c.feature).copied().unwrap_or(0.0);
+                            c.missing_plan = plan_with(searcher, &c, &none, None, 0, weight);
                             let rows = match s.cats.get(c.feature) {
                                 Some(Some(cats)) => cats.rows_by_code(),
                                 _ => hist.rows_by_code(c.feature).unwrap_or_default(),
@@ -1446,7 +1453,7 @@ fn shape_of(kinds: &[FeatureKind]) -> Vec<Column<'static>> {
                 ordered,
             } => Column::Categorical(CategoricalColumn {
                 codes: &[],
-                missing: None,
+                missing_mask: None,
                 n_categories,
                 ordered,
             }),

@@ -9,9 +9,10 @@ use std::collections::BinaryHeap;
 use super::Grown;
 use crate::builder::{split_node, summarise};
 use crate::data::FeatureKind;
+use crate::error::Result;
 use crate::params::{Splitter, TreeParams};
 use crate::split::Searcher;
-use crate::tree::{NodeId, Tree, TreeMeta};
+use crate::tree::{NodeId, Tree, TreeMeta, Writer};
 
 /// A node waiting in the best-first heap: the builder's order (`builder::Ranked`).
 struct Ranked {
@@ -48,15 +49,15 @@ pub(super) fn replay(
     n_classes: usize,
     nodes: &[Grown],
     searcher: &Searcher<'_, '_>,
-) -> Tree {
-    let mut tree = Tree::empty(TreeMeta {
+) -> Result<Tree> {
+    let mut tree = Writer::new(TreeMeta {
         missing: params.missing,
         conventions: params.conventions,
         splitter: Splitter::Hist,
         max_bins: params.max_bins as u32,
         ..TreeMeta::new(params.criterion, kinds.to_vec(), vec![n_classes])
     });
-    let put = |tree: &mut Tree, id: NodeId, g: &Grown| {
+    let put = |tree: &mut Writer, id: NodeId, g: &Grown| {
         summarise(
             tree,
             id,
@@ -67,9 +68,9 @@ pub(super) fn replay(
         );
     };
     let Some(root) = nodes.first() else {
-        return tree;
+        return tree.finish();
     };
-    let id = tree.push_node(None, 1.0);
+    let id = tree.root(1.0);
     put(&mut tree, id, root);
     let best_first = params.max_leaf_nodes.is_some();
     let mut stack: Vec<(NodeId, usize)> = Vec::new();
@@ -133,5 +134,5 @@ pub(super) fn replay(
             stack.extend(pairs.into_iter().rev());
         }
     }
-    tree
+    tree.finish()
 }

@@ -17,7 +17,7 @@ pub(crate) struct NodeSums {
     /// Rows (a row spread over several children counts in each).
     pub rows: f64,
     /// Per feature, the weight of the rows whose value is missing (summed from +0.0).
-    pub missing: Vec<f64>,
+    pub missing_weight: Vec<f64>,
     /// Histograms of the numeric features, laid out by `Histograms::layout`.
     pub hist: Vec<f64>,
     /// Per feature, the per-category sums of a usable categorical feature.
@@ -31,7 +31,7 @@ impl NodeSums {
         out.extend_from_slice(&self.stats);
         out.extend_from_slice(&self.centred);
         out.push(self.rows);
-        out.extend_from_slice(&self.missing);
+        out.extend_from_slice(&self.missing_weight);
         out.extend_from_slice(&self.hist);
         for c in self.cats.iter().flatten() {
             c.write_to(out);
@@ -45,7 +45,7 @@ impl NodeSums {
             .iter_mut()
             .chain(self.centred.iter_mut())
             .chain(std::iter::once(&mut self.rows))
-            .chain(self.missing.iter_mut())
+            .chain(self.missing_weight.iter_mut())
             .chain(self.hist.iter_mut())
         {
             *x = input.next()?;
@@ -62,7 +62,7 @@ impl NodeSums {
         add(&mut self.stats, &other.stats);
         add(&mut self.centred, &other.centred);
         self.rows += other.rows;
-        add(&mut self.missing, &other.missing);
+        add(&mut self.missing_weight, &other.missing_weight);
         add(&mut self.hist, &other.hist);
         for (a, b) in self.cats.iter_mut().zip(&other.cats) {
             if let (Some(a), Some(b)) = (a, b) {
@@ -173,7 +173,7 @@ pub(crate) fn empty_node(
             Vec::new()
         },
         rows: 0.0,
-        missing: vec![0.0; n_features],
+        missing_weight: vec![0.0; n_features],
         hist: vec![0.0; hist_len],
         cats,
         squares: -0.0,

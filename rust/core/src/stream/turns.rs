@@ -62,7 +62,7 @@ impl<'g> Turns<'g> {
         let hi = g.bin_tops();
         let table = |n: &Grown| -> Option<Table> {
             let split = n.split.as_ref().filter(|_| !n.children.is_empty())?;
-            if split.missing.surrogates.set().len() > 0 {
+            if split.missing_plan.surrogates.set().len() > 0 {
                 return None;
             }
             let f = split.feature;

@@ -236,7 +236,7 @@ impl OwnedCol {
                 ordered,
             } => Column::Categorical(CategoricalColumn {
                 codes,
-                missing: Some(missing),
+                missing_mask: Some(missing),
                 n_categories: *n_categories,
                 ordered: *ordered,
             }),

@@ -226,7 +226,7 @@ impl Case {
         for ((codes, &ordered), absent) in self.codes.iter().zip(&self.ordered).zip(&self.absent) {
             columns.push(Column::Categorical(CategoricalColumn {
                 codes,
-                missing: Some(absent),
+                missing_mask: Some(absent),
                 n_categories: self.n_categories,
                 ordered,
             }));
@@ -302,7 +302,7 @@ fn params(depth: usize, leaves: Option<usize>, regression: bool, missing: bool) 
 fn objective_by_prediction(tree: &Tree, brute: &Brute<'_>, data: &Dataset<'_>) -> f64 {
     let leaves = tree
         .predictor(Some(1))
-        .apply(crate::Rows::Columns(data))
+        .apply(crate::PredictRows::Columns(data))
         .unwrap();
     let mut by_leaf: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
     for (r, &leaf) in leaves.iter().enumerate() {
@@ -646,7 +646,7 @@ fn xor_is_solved_at_depth_two() {
     .unwrap();
     let wrong = greedy
         .predictor(Some(1))
-        .class(crate::Rows::Columns(&data))
+        .class(crate::PredictRows::Columns(&data))
         .unwrap()
         .iter()
         .zip(&labels)

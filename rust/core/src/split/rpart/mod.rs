@@ -73,7 +73,7 @@ impl RpartOrder {
         RpartOrder { ranks }
     }
 
-    /// The order of the rows of positive weight, renumbered as [`crate::data::Kept`] keeps
+    /// The order of the rows of positive weight, renumbered as [`crate::data::KeptRows`] keeps
     /// them (their relative order unchanged).
     pub(crate) fn kept(self, weights: &[f64]) -> RpartOrder {
         let keep = |r: usize| weights.get(r).is_some_and(|&w| w > 0.0);

@@ -1,5 +1,6 @@
-//! Missing values beyond C4.5's fractions: the values the class-majority strategy fills in,
-//! rpart's surrogate splits, and the child each strategy sends a missing value to at predict.
+//! Where the missing-value strategies beyond C4.5's fractions place a missing value: the
+//! values the class-majority strategy fills in, rpart's surrogate splits, and the child each
+//! strategy sends a missing value to at predict (a split's [`Plan`]).
 //!
 //! C4.5's own rule (score on the known rows × ρ, send a missing row to every child with
 //! r̃_v) lives in the search and the routing ([`crate::routing::send`]); the strategies that place

@@ -12,7 +12,7 @@ use crate::tree::NodeId;
 
 /// The seed every stream of a fit is cut from.
 #[derive(Debug, Clone)]
-pub(crate) struct Sampler {
+pub(crate) struct Draws {
     seed: u64,
     /// Features a node searches before it looks further (at least 1).
     max_features: usize,
@@ -21,10 +21,10 @@ pub(crate) struct Sampler {
 /// A stream of draws: ChaCha8 with its 64-bit stream number set.
 pub(crate) type Stream = ChaCha8Rng;
 
-impl Sampler {
+impl Draws {
     /// `max_features`: `None` searches every feature.
-    pub(crate) fn new(seed: u64, max_features: Option<usize>) -> Sampler {
-        Sampler {
+    pub(crate) fn new(seed: u64, max_features: Option<usize>) -> Draws {
+        Draws {
             seed,
             max_features: max_features.unwrap_or(usize::MAX).max(1),
         }
@@ -95,8 +95,8 @@ mod tests {
 
     #[test]
     fn streams_depend_on_seed_node_and_purpose_only() {
-        let a = Sampler::new(7, Some(3));
-        let b = Sampler::new(7, Some(3));
+        let a = Draws::new(7, Some(3));
+        let b = Draws::new(7, Some(3));
         let usable = vec![true; 10];
         assert_eq!(
             a.feature_order(NodeId(5), &usable),
@@ -108,7 +108,7 @@ mod tests {
             a.feature_order(NodeId(5), &usable),
             b.feature_order(NodeId(5), &usable)
         );
-        let other = Sampler::new(8, Some(3));
+        let other = Draws::new(8, Some(3));
         let differs = (0..20).any(|n| {
             a.feature_order(NodeId(n), &usable) != other.feature_order(NodeId(n), &usable)
         });
@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn feature_order_is_a_permutation_of_the_usable_features() {
-        let s = Sampler::new(1, Some(2));
+        let s = Draws::new(1, Some(2));
         let usable = [true, false, true, true, false, true];
         for node in 0..50 {
             let (order, k) = s.feature_order(NodeId(node), &usable);
@@ -133,14 +133,14 @@ mod tests {
             assert!(order[0] < order[1]);
         }
         // Searching every usable feature draws nothing: ascending order.
-        let all = Sampler::new(1, Some(4));
+        let all = Draws::new(1, Some(4));
         assert_eq!(all.feature_order(NodeId(3), &usable), (vec![0, 2, 3, 5], 4));
     }
 
     /// Each feature is drawn among the first k about k/n of the time.
     #[test]
     fn features_are_drawn_uniformly() {
-        let s = Sampler::new(42, Some(3));
+        let s = Draws::new(42, Some(3));
         let usable = vec![true; 12];
         let mut hits = [0usize; 12];
         let nodes = 12_000;
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn thresholds_lie_in_the_range() {
-        let mut rng = Sampler::new(3, None).feature_stream(NodeId(0), 0);
+        let mut rng = Draws::new(3, None).feature_stream(NodeId(0), 0);
         for _ in 0..1000 {
             let t = uniform_threshold(&mut rng, -2.0, 5.0);
             assert!((-2.0..5.0).contains(&t));

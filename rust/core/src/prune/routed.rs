@@ -18,7 +18,7 @@ pub(crate) enum Fractions {
     Observed,
 }
 
-/// Entries `start..end` of a [`Rows`] buffer, each counting its weight × `scale`: the product
+/// Entries `start..end` of a [`RoutedRows`] buffer, each counting its weight × `scale`: the product
 /// of the fractions of the missing-value branches its rows followed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Seg {
@@ -31,10 +31,10 @@ pub(crate) struct Seg {
 /// every child.
 pub(crate) type RowSet = Vec<Seg>;
 
-/// What a walk ([`Rows::walk`]) reports.
+/// What a walk ([`RoutedRows::walk`]) reports.
 pub(crate) trait Visit {
     /// Every node reached, parents first, with the rows that reach it.
-    fn node(&mut self, node: NodeId, is_leaf: bool, rows: &Rows<'_, '_>, set: &[Seg]);
+    fn node(&mut self, node: NodeId, is_leaf: bool, rows: &RoutedRows<'_, '_>, set: &[Seg]);
     /// Every split passed: its children, the share of a missing row's weight each received,
     /// and the weight of the rows that missed the tested value (left to the fractions).
     fn split(&mut self, _node: NodeId, _children: &[NodeId], _fractions: &[f64], _missing: f64) {}
@@ -55,7 +55,7 @@ pub(crate) trait Visit {
 /// (plus the parent's missing part, scaled). Reordering inside a segment leaves every other
 /// node's segments describing the same rows, which is what lets a pruning pass keep the rows
 /// of a whole root-to-node path for the price of the buffer and a few segments per node.
-pub(crate) struct Rows<'a, 'd> {
+pub(crate) struct RoutedRows<'a, 'd> {
     columns: &'a [Column<'d>],
     row: Vec<u32>,
     weight: Vec<f64>,
@@ -63,11 +63,11 @@ pub(crate) struct Rows<'a, 'd> {
     scratch: Vec<(u32, f64)>,
 }
 
-impl<'a, 'd> Rows<'a, 'd> {
+impl<'a, 'd> RoutedRows<'a, 'd> {
     /// All rows of `data` with `weights`, and the set holding them all.
-    pub(crate) fn new(data: &'a Dataset<'d>, weights: &[f64]) -> (Rows<'a, 'd>, RowSet) {
+    pub(crate) fn new(data: &'a Dataset<'d>, weights: &[f64]) -> (RoutedRows<'a, 'd>, RowSet) {
         let n = data.n_rows().min(weights.len());
-        let rows = Rows {
+        let rows = RoutedRows {
             columns: data.columns(),
             row: (0..n as u32).collect(),
             weight: weights.get(..n).unwrap_or(&[]).to_vec(),
@@ -190,7 +190,7 @@ impl<'a, 'd> Rows<'a, 'd> {
             Fractions::Observed => observed_fractions(&known),
         };
         // Under rpart's surrogates a row the rule cannot send stays in the node.
-        let spreads = tree.meta.missing != MissingStrategy::Surrogate;
+        let spreads = tree.meta().missing != MissingStrategy::Surrogate;
         for (s, &fk) in sets.iter_mut().zip(&f) {
             if spreads && fk > 0.0 {
                 s.extend(missing.iter().map(|m| Seg {
