@@ -31,7 +31,7 @@ import pandas as pd
 import polars as pl
 
 import quercus
-from quercus._missing import STRATEGIES
+from quercus.inputs.missing import STRATEGIES
 from quercus.tree import _CLASS_CRITERIA, _REGRESSION_CRITERIA
 
 SEED = 15

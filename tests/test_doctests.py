@@ -25,7 +25,7 @@ MODULES = (
     "quercus.native",
     "quercus.serving",
     "quercus.datasets",
-    "quercus._params",
+    "quercus.estimators.constraints",
 )
 USER_GUIDE = Path(__file__).resolve().parent.parent / "docs" / "user_guide"
 # Optional packages an example imports, each example skipped without them.

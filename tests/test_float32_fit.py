@@ -143,7 +143,7 @@ def test_the_callers_matrix_is_not_copied_or_changed() -> None:
     itself, and left as it was."""
     X, y, _ = float32_data()
     before = X.copy()
-    from quercus._validation import _as_frame, _matrix_columns
+    from quercus.inputs.validation import _as_frame, _matrix_columns
 
     matrix = _as_frame(X)
     assert matrix is X

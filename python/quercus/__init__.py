@@ -21,7 +21,7 @@ _NAMES = {
     "DecisionTreeRegressor": "tree",
     "ExtraTreeClassifier": "tree",
     "ExtraTreeRegressor": "tree",
-    "InvalidParameterError": "_params",
+    "InvalidParameterError": "estimators.constraints",
     "NotFittedError": "tree",
     "QuercusError": "_core",
     "RuleSet": "rules",
@@ -52,7 +52,7 @@ __all__ = [
 if TYPE_CHECKING:
     from . import datasets
     from ._core import QuercusError
-    from ._params import InvalidParameterError
+    from .estimators.constraints import InvalidParameterError
     from .native import predict_expr
     from .rules import RuleSet
     from .tree import (

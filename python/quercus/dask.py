@@ -52,9 +52,21 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from . import _core, _stream
+from . import _core
 from . import tree as _tree
-from ._dask_tasks import (
+from .estimators.fitted import FittedTree
+from .inputs.validation import (
+    Schema,
+    _class_targets,
+    _dtype_name,
+    _encode,
+    _infer_features,
+    _pandas_orders,
+    as_polars,
+    ordinals,
+)
+from .scale import stream as _stream
+from .scale.dask_tasks import (
     Layout,
     Setup,
     aligned,
@@ -70,17 +82,6 @@ from ._dask_tasks import (
     proba_columns,
     tail_lowest,
     zipped,
-)
-from ._fitted import FittedTree
-from ._validation import (
-    Schema,
-    _class_targets,
-    _dtype_name,
-    _encode,
-    _infer_features,
-    _pandas_orders,
-    as_polars,
-    ordinals,
 )
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]

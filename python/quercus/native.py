@@ -30,13 +30,13 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from ._validation import Classes, Schema, label_dtype
+from .inputs.validation import Classes, Schema, label_dtype
 from .rules import STAYS, node_conditions, node_predictions, quote_identifier, quote_value
 
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
 
-    from ._fitted import FittedTree
+    from .estimators.fitted import FittedTree
 
 
 class Predicting(Protocol):

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import Feature
+from .inputs.validation import Feature
 from .render import _preorder
 from .rules import (
     Condition,

@@ -27,12 +27,13 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _missing
-from ._validation import fill_column, ordinals, training_data
+from . import _core
+from .inputs import missing as _missing
+from .inputs.validation import fill_column, ordinals, training_data
 
 if TYPE_CHECKING:
-    from ._fitted import FittedTree
-    from ._validation import TrainingData
+    from .estimators.fitted import FittedTree
+    from .inputs.validation import TrainingData
     from .tree import _BaseTree
 
 __all__ = ["CostComplexityCV"]

@@ -41,8 +41,8 @@ import polars as pl
 from numpy.typing import NDArray
 
 from ._core import MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
-from ._temporal import dtype_of, time_sql, time_text
-from ._validation import (
+from .inputs.temporal import dtype_of, time_sql, time_text
+from .inputs.validation import (
     Feature,
     Schema,
     class_codes,

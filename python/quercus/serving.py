@@ -34,11 +34,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._core import LEAF, NUMERIC, OBLIQUE, ORDERED, SUBSET
-from ._validation import dense_column, n_rows_of, transform
+from .inputs.validation import dense_column, n_rows_of, transform
 from .rules import STAYS
 
 if TYPE_CHECKING:
-    from ._fitted import FittedTree
+    from .estimators.fitted import FittedTree
 
 __all__ = ["onnx_input", "register_skl2onnx", "to_onnx", "to_treelite"]
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from . import _core
 
 if TYPE_CHECKING:
-    from ._validation import LabelledData
+    from .inputs.validation import LabelledData
 
 __all__ = ["QUANTILES", "Spread"]
 

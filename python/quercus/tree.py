@@ -22,21 +22,11 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import (
-    _core,
-    _docstrings,
-    _growth,
-    _missing,
-    model_io,
-    native,
-    pictures,
-    render,
-    serving,
-    spread,
-)
-from ._base import ClassifierBase, DataConversionWarning, EstimatorBase, RegressorBase
-from ._fitted import FittedTree, is_dense
-from ._params import (
+from . import _core, model_io, native, pictures, render, serving, spread
+from .estimators import docstrings as _docstrings
+from .estimators import growth as _growth
+from .estimators.base import ClassifierBase, DataConversionWarning, EstimatorBase, RegressorBase
+from .estimators.constraints import (
     ArrayLike,
     Boolean,
     Constraints,
@@ -52,9 +42,11 @@ from ._params import (
     check,
     check_params,
 )
-from ._progress import Progress
-from ._sklearn import TreeView, path_matrix, sklearn_flavoured
-from ._validation import (
+from .estimators.fitted import FittedTree, is_dense
+from .estimators.progress import Progress
+from .estimators.sklearn_view import TreeView, path_matrix, sklearn_flavoured
+from .inputs import missing as _missing
+from .inputs.validation import (
     SMALL_FRAME,
     Classes,
     LabelledData,
@@ -792,7 +784,7 @@ class _BaseTree(EstimatorBase, ABC):
                     f"{name} needs the class counts first; a LazyFrame fit "
                     "takes sample_weight= (a column) instead"
                 )
-        from . import _stream
+        from .scale import stream as _stream
 
         _stream.check_streamable(checked, pruning.method)
         tree, schema, classes = _stream.fit(

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from . import _core
-from ._validation import (
+from .. import _core
+from ..inputs.validation import (
     Schema,
     _encode,
     as_polars,

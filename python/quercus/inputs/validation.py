@@ -18,12 +18,12 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from ._temporal import on_fit_scale, time_of
+from .temporal import on_fit_scale, time_of
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ._core import CodedRows, Column, CsrRows, FrameColumn, FrameRows
+    from .._core import CodedRows, Column, CsrRows, FrameColumn, FrameRows
 
 Kind = Literal["numeric", "categorical"]
 

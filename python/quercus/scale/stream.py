@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from . import _core
-from ._progress import Progress
-from ._validation import (
+from .. import _core
+from ..estimators.progress import Progress
+from ..inputs.validation import (
     Schema,
     _class_targets,
     _dtype_name,
@@ -36,7 +36,7 @@ from ._validation import (
 )
 
 if TYPE_CHECKING:
-    from ._core import Column
+    from .._core import Column
 
 # Histogram bytes a pass may hold by default (and bytes of binned rows kept in memory), and
 # rows per batch: batches of 2**18 rows of 20 float32 columns keep a 2M-row fit's peak at
