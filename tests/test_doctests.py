@@ -20,10 +20,10 @@ import quercus
 # The modules whose docstrings the API reference renders.
 MODULES = (
     "quercus.tree",
-    "quercus.rules",
+    "quercus.explain.rules",
     "quercus.pruning",
-    "quercus.native",
-    "quercus.serving",
+    "quercus.export.native",
+    "quercus.export.serving",
     "quercus.datasets",
     "quercus.estimators.constraints",
 )

@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, model_io, native, pictures, render, serving, spread
+from . import _core
 from .estimators import docstrings as _docstrings
 from .estimators import growth as _growth
 from .estimators.base import ClassifierBase, DataConversionWarning, EstimatorBase, RegressorBase
@@ -45,6 +45,10 @@ from .estimators.constraints import (
 from .estimators.fitted import FittedTree, is_dense
 from .estimators.progress import Progress
 from .estimators.sklearn_view import TreeView, path_matrix, sklearn_flavoured
+from .explain import pictures, spread
+from .explain import text as render
+from .explain.rules import MAX_CATEGORIES, RuleSet
+from .export import model_io, native, serving
 from .inputs import missing as _missing
 from .inputs.validation import (
     SMALL_FRAME,
@@ -71,7 +75,6 @@ from .inputs.validation import (
     transform,
 )
 from .pruning import CostComplexityCV
-from .rules import MAX_CATEGORIES, RuleSet
 
 if TYPE_CHECKING:
     from os import PathLike
