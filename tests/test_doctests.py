@@ -20,10 +20,20 @@ import quercus
 # The modules whose docstrings the API reference renders.
 MODULES = (
     "quercus.tree",
+    "quercus.estimators.parameters",
+    "quercus.estimators.state",
+    "quercus.estimators.fitting",
+    "quercus.estimators.pruning",
+    "quercus.estimators.exports",
+    "quercus.estimators.persistence",
+    "quercus.estimators.scores",
     "quercus.explain.rules",
     "quercus.pruning",
     "quercus.export.native",
-    "quercus.export.serving",
+    "quercus.export.servable",
+    "quercus.export.onnx",
+    "quercus.export.skl2onnx",
+    "quercus.export.treelite",
     "quercus.datasets",
     "quercus.estimators.constraints",
 )

@@ -55,6 +55,7 @@ import polars as pl
 from . import _core
 from . import tree as _tree
 from .estimators.fitted import FittedTree
+from .estimators.parameters import with_defaults
 from .inputs.validation import (
     Schema,
     _class_targets,
@@ -516,7 +517,7 @@ class DecisionTreeClassifier(_tree.DecisionTreeClassifier):
     def __init__(self, *, splitter: str = "hist", **params: Any) -> None:
         super().__init__(splitter=splitter, **params)
 
-    __init__.__signature__ = _tree._with_defaults(  # type: ignore[attr-defined]
+    __init__.__signature__ = with_defaults(  # type: ignore[attr-defined]
         inspect.signature(_tree.DecisionTreeClassifier.__init__), splitter="hist"
     )
 
@@ -554,7 +555,7 @@ class DecisionTreeRegressor(_tree.DecisionTreeRegressor):
     def __init__(self, *, splitter: str = "hist", **params: Any) -> None:
         super().__init__(splitter=splitter, **params)
 
-    __init__.__signature__ = _tree._with_defaults(  # type: ignore[attr-defined]
+    __init__.__signature__ = with_defaults(  # type: ignore[attr-defined]
         inspect.signature(_tree.DecisionTreeRegressor.__init__), splitter="hist"
     )
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import polars as pl
@@ -33,8 +33,8 @@ from .inputs.validation import fill_column, ordinals, training_data
 
 if TYPE_CHECKING:
     from .estimators.fitted import FittedTree
+    from .estimators.parameters import PruningSettings
     from .inputs.validation import TrainingData
-    from .tree import _BaseTree
 
 __all__ = ["CostComplexityCV"]
 
@@ -42,6 +42,34 @@ __all__ = ["CostComplexityCV"]
 # the sums behind two equal complexities run in different orders.
 _SAME_ALPHA = 1e-9
 RULES = ("1se", "min")
+
+
+class Grower(Protocol):
+    """What cross-validation asks of an estimator (the estimators' own methods): its checked
+    parameters, its class factors and costs, growth on encoded rows, prediction, pruning."""
+
+    _estimator_type: str
+    _fitted: FittedTree
+
+    def _checked(self) -> dict[str, Any]: ...
+
+    def _validated_pruning(self, checked: dict[str, Any]) -> PruningSettings: ...
+
+    def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None: ...
+
+    def _cost_list(self, n_classes: int | list[int]) -> list[float] | None: ...
+
+    def _grow(
+        self,
+        checked: dict[str, Any],
+        data: TrainingData,
+        factors: NDArray[np.float64] | None,
+        pruning: PruningSettings,
+    ) -> FittedTree: ...
+
+    def _predicted(self, method: str, rows: Any) -> Any: ...
+
+    def prune(self, method: str, *, ccp_alpha: float = 0.0) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -78,7 +106,7 @@ class CostComplexityCV:
 
     table: pl.DataFrame
     root_risk: float
-    estimator: _BaseTree
+    estimator: Grower
     predictions: NDArray[Any]
 
     def row(self, rule: str = "1se") -> int:
@@ -176,7 +204,7 @@ class CostComplexityCV:
         """
         return float(self.table["cp"][self.row(rule)])
 
-    def pruned(self, rule: str = "1se") -> _BaseTree:
+    def pruned(self, rule: str = "1se") -> Grower:
         """The estimator pruned at the alpha a rule picks.
 
         Parameters
@@ -207,7 +235,7 @@ class CostComplexityCV:
 
 
 def cross_validate(
-    model: _BaseTree,
+    model: Grower,
     X: Any,
     y: Any,
     folds: Any,
@@ -344,7 +372,7 @@ def _table_rows(
 
 
 def _predict(
-    model: _BaseTree, grown: FittedTree, pruned: _core.Tree, columns: list[_core.Column]
+    model: Grower, grown: FittedTree, pruned: _core.Tree, columns: list[_core.Column]
 ) -> NDArray[Any]:
     """The predictions of `pruned` (grown as `grown`) on encoded `columns`, as `predict`
     makes them: class codes, or values."""
@@ -359,7 +387,7 @@ def _predict(
 
 
 def _row_errors(
-    model: _BaseTree,
+    model: Grower,
     predicted: NDArray[Any],
     truth: NDArray[Any],
     costs: list[float] | None,
