@@ -283,7 +283,7 @@ def quercus_training(model, X, y):
     """The arguments `_core.fit` takes for `model` on X, y (as `fit` builds them)."""
     from dataclasses import asdict
 
-    from quercus.inputs.validation import training_data
+    from quercus.inputs.training import training_data
 
     data = training_data(X, y, target=None, sample_weight=None, classification=True)
     params = asdict(model._validated_params(model._checked(), data))

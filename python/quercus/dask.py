@@ -56,16 +56,10 @@ from . import _core
 from . import tree as _tree
 from .estimators.fitted import FittedTree
 from .estimators.parameters import with_defaults
-from .inputs.validation import (
-    Schema,
-    _class_targets,
-    _dtype_name,
-    _encode,
-    _infer_features,
-    _pandas_orders,
-    as_polars,
-    ordinals,
-)
+from .inputs.encoding import encode, infer_features
+from .inputs.frames import as_polars, pandas_orders
+from .inputs.schema import Schema, ordinals
+from .inputs.targets import class_targets, dtype_name
 from .scale import stream as _stream
 from .scale.dask_tasks import (
     Layout,
@@ -277,7 +271,7 @@ def _targets(pieces: list[list[Any]]) -> list[tuple[Any, Any]]:
 
 
 def _y_dtype(y_meta: Any, classification: bool) -> str | None:
-    return _dtype_name(as_polars(y_meta)) if classification else None
+    return dtype_name(as_polars(y_meta)) if classification else None
 
 
 def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing: str) -> Schema:
@@ -285,10 +279,10 @@ def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing:
     collection's meta, its categories known: `_known_categories`)."""
     if p.layout.frame:
         meta = as_polars(p.meta)
-        ordinal = {**_pandas_orders(p.meta), **ordinal}
-        features = _infer_features(meta, ordinal)
+        ordinal = {**pandas_orders(p.meta), **ordinal}
+        features = infer_features(meta, ordinal)
     else:
-        features = _infer_features(p.meta, ordinal)
+        features = infer_features(p.meta, ordinal)
     by_position = not p.layout.frame  # a Dask array: features named x0, x1, ...
     return Schema(features, p.target, p.target_dtype, missing=missing, by_position=by_position)
 
@@ -446,10 +440,10 @@ def _fit(
         labels = pl.concat([c[3] for c in counts if c[3] is not None and len(c[3])])
         if labels.null_count():
             raise ValueError(f"target {schema.target!r} holds missing values")
-        _, classes = _class_targets(labels, len(labels))
+        _, classes = class_targets(labels, len(labels))
     n_classes = 0 if classes is None else len(classes)
     params = asdict(model._params_for(checked, n_rows, len(schema.features), n_classes))
-    empty = _encode(as_polars(p.meta) if p.layout.frame else np.empty((0, p.layout.dtypes)), schema)
+    empty = encode(as_polars(p.meta) if p.layout.frame else np.empty((0, p.layout.dtypes)), schema)
     setup = Setup(p.layout, schema, classes, params, budget, empty)
     fit = setup.fit(empty)
     # Empty partitions add nothing; the others' rows of positive weight are numbered on.

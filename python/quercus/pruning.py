@@ -29,12 +29,14 @@ from numpy.typing import NDArray
 
 from . import _core
 from .inputs import missing as _missing
-from .inputs.validation import fill_column, ordinals, training_data
+from .inputs.encoding import fill_column
+from .inputs.schema import ordinals
+from .inputs.training import training_data
 
 if TYPE_CHECKING:
     from .estimators.fitted import FittedTree
     from .estimators.parameters import PruningSettings
-    from .inputs.validation import TrainingData
+    from .inputs.schema import TrainingData
 
 __all__ = ["CostComplexityCV"]
 

@@ -37,16 +37,10 @@ from .estimators.pruning import Pruning, PruningPath
 from .estimators.scores import split_scores
 from .estimators.state import NotFittedError
 from .export import model_io, native
-from .inputs.validation import (
-    Classes,
-    TrainingData,
-    class_counts,
-    n_rows_of,
-    output_columns,
-    regression_targets,
-    sample_weights,
-    target_values,
-)
+from .inputs.schema import Classes, TrainingData, class_counts
+from .inputs.targets import output_columns, regression_targets, target_values
+from .inputs.values import n_rows_of
+from .inputs.weights import sample_weights
 
 if TYPE_CHECKING:
     from os import PathLike

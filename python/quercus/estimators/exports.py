@@ -15,7 +15,7 @@ from ..explain import pictures, spread
 from ..explain import text as render
 from ..explain.rules import MAX_CATEGORIES, RuleSet
 from ..export import native, onnx, treelite
-from ..inputs.validation import labelled_data
+from ..inputs.training import labelled_data
 from .constraints import Constraints, Integer, Real, check
 from .scores import score_frame
 from .state import FittedState

@@ -16,7 +16,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from .. import _core
-from ..inputs.validation import Classes, Schema
+from ..inputs.schema import Classes, Schema
 from .sklearn_view import TreeView
 
 __all__ = ["FittedTree"]

@@ -19,15 +19,8 @@ from numpy.typing import NDArray
 
 from .. import _core
 from ..inputs import missing as _missing
-from ..inputs.validation import (
-    Classes,
-    LabelledData,
-    Schema,
-    TrainingData,
-    labelled_data,
-    ordinals,
-    training_data,
-)
+from ..inputs.schema import Classes, LabelledData, Schema, TrainingData, ordinals
+from ..inputs.training import labelled_data, training_data
 from ..scale import stream as _stream
 from .base import DataConversionWarning
 from .fitted import FittedTree

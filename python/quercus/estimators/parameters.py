@@ -33,7 +33,7 @@ from .constraints import (
 )
 
 if TYPE_CHECKING:
-    from ..inputs.validation import TrainingData
+    from ..inputs.schema import TrainingData
 
 
 # algorithm presets; "optimal" is the branch and bound of rust/core/src/optimal (subsets)

@@ -12,7 +12,7 @@ from .. import _core
 from ..explain import spread
 
 if TYPE_CHECKING:
-    from ..inputs.validation import LabelledData
+    from ..inputs.schema import LabelledData
     from .fitted import FittedTree
     from .parameters import PruningSettings
 

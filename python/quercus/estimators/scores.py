@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from .. import _core
-from ..inputs.validation import training_data
+from ..inputs.training import training_data
 from .constraints import Options, check
 from .parameters import CRITERIA, REGRESSION_CRITERIA
 

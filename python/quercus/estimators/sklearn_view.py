@@ -230,7 +230,7 @@ class TreeView:
         or missing child if it has them, else follows every branch with a positive training
         share (C4.5), so all nodes it reaches with a positive share are marked."""
         if not isinstance(columns, list):  # scikit-learn's X: a NumPy or SciPy sparse matrix
-            from ..inputs.validation import tree_columns  # not at load: it imports Polars
+            from ..inputs.sparse import tree_columns  # not at load: it imports Polars
 
             columns = tree_columns(columns)
         return path_matrix(*self.core.decision_path(columns), self.n_nodes)
@@ -302,6 +302,6 @@ def path_matrix(indptr: NDArray[np.int64], indices: NDArray[np.int64], n_nodes: 
 def _readable(rows: Any) -> Any:
     """A SciPy sparse X as the core's CSR arrays (scikit-learn's `Tree.apply` and
     `decision_path` take sparse X); anything else as it is."""
-    from ..inputs.validation import is_sparse, tree_rows  # not at load: it imports Polars
+    from ..inputs.sparse import is_sparse, tree_rows  # not at load: it imports Polars
 
     return tree_rows(rows) if is_sparse(rows) else rows

@@ -15,18 +15,11 @@ import polars as pl
 from numpy.typing import NDArray
 
 from .. import _core
-from ..inputs.validation import (
-    SMALL_FRAME,
-    as_polars,
-    frame_rows,
-    is_pandas_frame,
-    is_sparse,
-    n_rows_of,
-    pandas_rows,
-    small_frame,
-    sparse_rows,
-    transform,
-)
+from ..inputs.encoding import transform
+from ..inputs.frames import as_polars
+from ..inputs.rows import SMALL_FRAME, frame_rows, is_pandas_frame, pandas_rows, small_frame
+from ..inputs.sparse import is_sparse, sparse_rows
+from ..inputs.values import n_rows_of
 from . import growth as _growth
 from .fitted import FittedTree, is_dense
 from .parameters import Parameters

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..inputs.validation import Feature
+from ..inputs.schema import Feature
 from .rules import (
     Condition,
     Precondition,

@@ -41,16 +41,12 @@ import polars as pl
 from numpy.typing import NDArray
 
 from .._core import MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
+from ..inputs.encoding import dense_column, transform
+from ..inputs.schema import Feature, Schema
+from ..inputs.targets import class_codes
 from ..inputs.temporal import dtype_of, time_sql, time_text
-from ..inputs.validation import (
-    Feature,
-    Schema,
-    class_codes,
-    dense_column,
-    n_rows_of,
-    sample_weights,
-    transform,
-)
+from ..inputs.values import n_rows_of
+from ..inputs.weights import sample_weights
 
 # `missing_child` of a split where a row no surrogate sends stays in the node and takes its
 # prediction (rpart's split of two sides of equal weight, which leaves no majority side).

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from .. import _core
 
 if TYPE_CHECKING:
-    from ..inputs.validation import LabelledData
+    from ..inputs.schema import LabelledData
 
 __all__ = ["QUANTILES", "Spread"]
 

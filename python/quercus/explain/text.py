@@ -13,7 +13,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from .._core import MULTIWAY
-from ..inputs.validation import Feature
+from ..inputs.schema import Feature
 from .rules import (
     MAX_CATEGORIES,
     STAYS,

@@ -31,8 +31,8 @@ from numpy.typing import NDArray
 from .. import _core
 from .._core import QuercusError
 from ..estimators.fitted import FittedTree
+from ..inputs.schema import Classes, Feature, Schema
 from ..inputs.temporal import dtype_of
-from ..inputs.validation import Classes, Feature, Schema
 
 FORMAT = "quercus-model"
 METADATA_VERSION = 1  # of the JSON below; readers ignore keys they do not know
@@ -366,7 +366,7 @@ def _schema(metadata: dict[str, Any], tree: _core.Tree) -> Schema:
 def _known_dtype(name: Any) -> str | None:
     """A target dtype name this version knows ("Enum" or one of `_LABEL_DTYPES`), else None:
     the labels' own type decides."""
-    from ..inputs.validation import _LABEL_DTYPES
+    from ..inputs.targets import _LABEL_DTYPES
 
     if isinstance(name, str) and (name == "Enum" or name in _LABEL_DTYPES):
         return name

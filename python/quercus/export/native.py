@@ -31,7 +31,8 @@ import polars as pl
 from numpy.typing import NDArray
 
 from ..explain.rules import STAYS, node_conditions, node_predictions, quote_identifier, quote_value
-from ..inputs.validation import Classes, Schema, label_dtype
+from ..inputs.schema import Classes, Schema
+from ..inputs.targets import label_dtype
 
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then

@@ -21,7 +21,8 @@ from numpy.typing import NDArray
 
 from .._core import LEAF, NUMERIC, OBLIQUE, ORDERED, SUBSET
 from ..explain.rules import STAYS
-from ..inputs.validation import dense_column, n_rows_of, transform
+from ..inputs.encoding import dense_column, transform
+from ..inputs.values import n_rows_of
 
 if TYPE_CHECKING:
     from ..estimators.fitted import FittedTree

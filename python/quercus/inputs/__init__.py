@@ -1,7 +1,9 @@
 """The way in: what a fit, a prediction or an export is given, made into what the core reads.
 
-NumPy matrices, Polars, pandas and Arrow frames and SciPy sparse matrices become the core's
-encoded columns and rows, with the schema that reads them again (`validation`); the
-`missing=` strategies done on the data itself (`missing`); dates and times read as numbers
-on the scale of the fit (`temporal`). Nothing here knows an estimator.
+Bottom up: plain values checked (`values`), any table or matrix read as a Polars frame or a
+float matrix (`frames`, `sparse` for SciPy's), encoded as the core's columns through a schema
+(`schema`, `encoding`; dates and times by `temporal`), the target and the row weights
+(`targets`, `weights`), assembled into the data a fit is given (`training`) or the rows a
+prediction reads (`rows`); the `missing=` strategies done on the data itself (`missing`).
+Nothing here knows an estimator.
 """

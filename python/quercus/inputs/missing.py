@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .validation import Feature, TrainingData, fill_column, missing_mask
+from .encoding import fill_column, missing_mask
+from .schema import Feature, TrainingData
 
 if TYPE_CHECKING:
     from .._core import Column
