@@ -1,24 +1,17 @@
-"""Rule sets: a tree read as one rule per leaf (`quercus.explain.rules` holds them).
+"""Rule sets: a tree read as one rule per leaf.
 
-This is the public path of the rule classes and of the helpers that word their conditions;
-the code lives with the other explanations in `quercus.explain`.
+The public path of the rule classes and of the helpers that word their conditions; the code
+lives with the other explanations in `quercus.explain` (`rules`, `conditions`, `paths`,
+`wording`).
 """
 
 from __future__ import annotations
 
-from .explain.rules import (
+from .explain.conditions import Condition, Interval, Known, Linear, Membership, Operator
+from .explain.paths import STAYS, Precondition, Routed, node_conditions, node_predictions, unsent
+from .explain.rules import Rule, RuleSet
+from .explain.wording import (
     MAX_CATEGORIES,
-    STAYS,
-    Condition,
-    Interval,
-    Known,
-    Linear,
-    Membership,
-    Operator,
-    Precondition,
-    Routed,
-    Rule,
-    RuleSet,
     bound_text,
     braced,
     format_number,
@@ -26,12 +19,9 @@ from .explain.rules import (
     format_weight,
     linear_terms,
     linear_text,
-    node_conditions,
-    node_predictions,
     quote_identifier,
     quote_string,
     quote_value,
-    unsent,
 )
 
 __all__ = [

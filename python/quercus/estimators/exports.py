@@ -13,7 +13,8 @@ from numpy.typing import NDArray
 
 from ..explain import pictures, spread
 from ..explain import text as render
-from ..explain.rules import MAX_CATEGORIES, RuleSet
+from ..explain.rules import RuleSet
+from ..explain.wording import MAX_CATEGORIES
 from ..export import native, onnx, treelite
 from ..inputs.training import labelled_data
 from .constraints import Constraints, Integer, Real, check

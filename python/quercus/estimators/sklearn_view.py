@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from .. import _core
 from .._core import LEAF, MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
-from ..explain.rules import STAYS
+from ..explain.paths import STAYS
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix

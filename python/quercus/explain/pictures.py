@@ -29,18 +29,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..inputs.schema import Feature
-from .rules import (
-    Condition,
-    Precondition,
-    _confidences,
-    format_number,
-    format_prediction,
-    format_weight,
-    node_conditions,
-    node_predictions,
-)
+from .conditions import Condition
+from .paths import Precondition, node_conditions, node_predictions
+from .rules import confidences
 from .spread import QUANTILES, Spread, of_tree
 from .text import _preorder
+from .wording import format_number, format_prediction, format_weight
 
 __all__ = ["DEFAULT_WIDTH", "PALETTE", "PICTURE_CATEGORIES", "to_dot", "to_svg"]
 
@@ -644,7 +638,7 @@ def _fills(nodes: dict[str, NDArray[Any]], regression: bool) -> list[str]:
         ramp = _ramp(np.nan_to_num(strength, nan=0.0))
         return [_tint(_REGRESSION_COLOUR, s) for s in ramp.tolist()]
     n_classes = nodes["value"].shape[1]
-    confidence = np.asarray(_confidences(nodes, False), dtype=np.float64)
+    confidence = np.asarray(confidences(nodes, False), dtype=np.float64)
     floor = 1 / n_classes
     purity = (confidence - floor) / (1 - floor) if n_classes > 1 else np.ones_like(confidence)
     ramp = _ramp(np.clip(np.nan_to_num(purity, nan=0.0), 0.0, 1.0))

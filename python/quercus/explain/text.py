@@ -14,16 +14,8 @@ from numpy.typing import NDArray
 
 from .._core import MULTIWAY
 from ..inputs.schema import Feature
-from .rules import (
-    MAX_CATEGORIES,
-    STAYS,
-    bound_text,
-    braced,
-    format_prediction,
-    format_weight,
-    node_conditions,
-    node_predictions,
-)
+from .paths import STAYS, node_conditions, node_predictions
+from .wording import MAX_CATEGORIES, bound_text, braced, format_prediction, format_weight
 
 
 def export_text(

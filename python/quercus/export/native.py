@@ -30,7 +30,8 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from ..explain.rules import STAYS, node_conditions, node_predictions, quote_identifier, quote_value
+from ..explain.paths import STAYS, node_conditions, node_predictions
+from ..explain.wording import quote_identifier, quote_value
 from ..inputs.schema import Classes, Schema
 from ..inputs.targets import label_dtype
 

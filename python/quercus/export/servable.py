@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core import LEAF, NUMERIC, OBLIQUE, ORDERED, SUBSET
-from ..explain.rules import STAYS
+from ..explain.paths import STAYS
 from ..inputs.encoding import dense_column, transform
 from ..inputs.values import n_rows_of
 
