@@ -11,8 +11,9 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from ..explain import pictures, spread
+from ..explain import dot, spread, svg
 from ..explain import text as render
+from ..explain.pictures import PICTURE_CATEGORIES
 from ..explain.rules import RuleSet
 from ..explain.wording import MAX_CATEGORIES
 from ..export import native, onnx, treelite
@@ -346,7 +347,7 @@ class Exports(FittedState):
         self,
         *,
         decimals: int = 3,
-        max_categories: int | None = pictures.PICTURE_CATEGORIES,
+        max_categories: int | None = PICTURE_CATEGORIES,
         data: tuple[Any, ...] | None = None,
     ) -> str:
         """The tree as Graphviz DOT text, for ``dot``: boxes coloured by majority class.
@@ -386,7 +387,7 @@ class Exports(FittedState):
         state = self._state
         state.single_output("to_dot()")
         nodes = state.tree.nodes()
-        return pictures.to_dot(
+        return dot.to_dot(
             nodes,
             state.schema.features,
             state.labels,
@@ -401,8 +402,8 @@ class Exports(FittedState):
         *,
         decimals: int = 3,
         max_depth: int | None = None,
-        width: float | None = pictures.DEFAULT_WIDTH,
-        max_categories: int | None = pictures.PICTURE_CATEGORIES,
+        width: float | None = svg.DEFAULT_WIDTH,
+        max_categories: int | None = PICTURE_CATEGORIES,
         data: tuple[Any, ...] | None = None,
     ) -> str:
         """The tree as a standalone SVG picture, laid out by quercus (no Graphviz needed).
@@ -458,7 +459,7 @@ class Exports(FittedState):
         state = self._state
         state.single_output("to_svg()")
         nodes = state.tree.nodes()
-        return pictures.to_svg(
+        return svg.to_svg(
             nodes,
             state.schema.features,
             state.labels,
