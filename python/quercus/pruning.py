@@ -32,6 +32,7 @@ from .inputs import missing as _missing
 from .inputs.encoding import fill_column
 from .inputs.schema import ordinals
 from .inputs.training import training_data
+from .inputs.weights import folded
 
 if TYPE_CHECKING:
     from .estimators.fitted import FittedTree
@@ -278,8 +279,7 @@ def cross_validate(
     alphas, splits, risks = _table_rows(path, pruning.ccp_alpha)
     root_risk = float(path["impurities"][-1])  # the root alone: per unit of its weight
     # Risks in the rows' absolute units (rpart's), and the folds' weights to rescale alphas.
-    factor = np.ones(len(data.y)) if factors is None else factors[data.y]
-    weighed = data.sample_weight * factor  # the weights the trees are grown with
+    weighed = folded(data, factors).sample_weight  # the weights the trees are grown with
     case_total = data.sample_weight.sum()
     # rpart's `xval.c`: each row is predicted at the geometric mean of its alpha and the
     # next larger one, the first row at 10 × its alpha ("close enough to infinity").

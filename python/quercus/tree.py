@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC
-from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -37,6 +35,7 @@ from .estimators.pruning import Pruning, PruningPath
 from .estimators.scores import split_scores
 from .estimators.state import NotFittedError
 from .export import model_io, native
+from .inputs import weights
 from .inputs.schema import Classes, TrainingData, class_counts
 from .inputs.targets import output_columns, regression_targets, target_values
 from .inputs.values import n_rows_of
@@ -110,43 +109,15 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
     )
 
     def _reweighted(self, data: TrainingData) -> TrainingData:
-        """`class_weight` folded into the row weights: a dict label -> weight, or "balanced"
-        (n_rows / (n_classes * class count)) as in scikit-learn. A multi-output y takes a list
-        of dicts, one per output, or "balanced"; a row's weight is multiplied by its class
-        weight in every output (scikit-learn's `compute_sample_weight`)."""
+        """A multi-output y's data with `class_weight` folded into its row weights
+        (`quercus.inputs.weights.output_weighted`)."""
         if self.class_weight is None:
             return data
-        assert data.classes is not None  # a classifier's data
-        classes = data.classes if isinstance(data.classes, list) else [data.classes]
-        codes = data.y.reshape(len(data.y), -1)
-        n_outputs = len(classes)
-        given = self.class_weight
-        if isinstance(given, str):
-            per_output: list[Any] = [given] * n_outputs
-        elif isinstance(given, Mapping):
-            if n_outputs > 1:
-                raise ValueError(
-                    "For multi-output, class_weight should be a list of dicts, or the string "
-                    "'balanced'."
-                )
-            per_output = [given]
-        else:
-            if len(given) != n_outputs:
-                raise ValueError(
-                    "For multi-output, number of elements in class_weight should match number "
-                    f"of outputs. (got {len(given)}, y has {n_outputs})"
-                )
-            per_output = list(given)
-        factor = np.ones(len(codes))
-        for k, (weights, labels) in enumerate(zip(per_output, classes, strict=True)):
-            factor *= _class_weights(weights, labels, codes[:, k])[codes[:, k]]
-        return replace(data, sample_weight=data.sample_weight * factor)
+        return weights.output_weighted(data, self.class_weight)
 
     def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None:
-        """The factor each class's row weights are multiplied by: `class_weight` (a dict
-        label -> weight, or "balanced": n_rows / (n_classes * class count), as in
-        scikit-learn) or `priors` (rpart's: class k's factor is π_k / f_k, f_k its weighted
-        share of the rows, so that each class weighs its prior). They re-weight the criterion
+        """The factor each class's row weights are multiplied by: `class_weight` or `priors`
+        (`quercus.inputs.weights.class_factors`), given alone. They re-weight the criterion
         and the leaves; the size rules still count rows."""
         if self.class_weight is not None and self.priors is not None:
             raise ValueError(
@@ -155,22 +126,7 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
             )
         if self.altered_priors and self.cost_matrix is None:
             raise ValueError("altered_priors=True puts cost_matrix into the split: give one")
-        assert data.classes is not None  # a classifier's data
-        if self.priors is not None:
-            return _prior_factors(self.priors, data)
-        if self.class_weight is None:
-            return None
-        counts = np.bincount(data.y, minlength=data.n_classes)
-        if isinstance(self.class_weight, str):
-            return len(data.y) / (data.n_classes * np.maximum(counts, 1))
-        labels = data.classes.tolist()
-        unknown = [k for k in self.class_weight if k not in labels]
-        if unknown:
-            raise ValueError(f"class_weight names classes not in y: {unknown!r}")
-        per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in labels])
-        if not np.all(np.isfinite(per_class) & (per_class > 0)):
-            raise ValueError("class_weight values must be finite and positive")
-        return per_class
+        return weights.class_factors(data, self.class_weight, self.priors)
 
     def _checked_state(self, state: FittedTree) -> FittedTree:
         """A loaded state whose cost matrix fits its classes."""
@@ -405,24 +361,6 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         return float(np.average(correct, weights=sample_weights(sample_weight, n_rows)))
 
 
-def _class_weights(given: Any, labels: NDArray[Any], codes: NDArray[np.uint32]) -> NDArray[Any]:
-    """One output's weight per class (in `labels` order): "balanced" (n_rows / (n_classes *
-    class count), as scikit-learn), or a dict label -> weight (1 for a class it omits)."""
-    if isinstance(given, str):
-        counts = np.bincount(codes, minlength=len(labels))
-        return len(codes) / (len(labels) * np.maximum(counts, 1))
-    if not isinstance(given, Mapping):
-        raise TypeError(f"class_weight lists dicts (one per output); got {given!r}")
-    listed = labels.tolist()
-    unknown = [k for k in given if k not in listed]
-    if unknown:
-        raise ValueError(f"class_weight names classes not in y: {unknown!r}")
-    weights = np.array([float(given.get(c, 1.0)) for c in listed])
-    if not np.all(np.isfinite(weights) & (weights > 0)):
-        raise ValueError("class_weight values must be finite and positive")
-    return weights
-
-
 def _indicator(labels: NDArray[Any]) -> bool:
     """Whether every label is 0 or 1 (numbers or booleans): scikit-learn's multilabel
     indicator, whose multi-output accuracy is defined."""
@@ -540,35 +478,6 @@ def _r2(truth: NDArray[np.float64], predicted: NDArray[np.float64], weights: Any
     if total == 0:  # constant y: perfect or not at all, as scikit-learn reports it
         return 1.0 if residual == 0 else 0.0
     return float(1 - residual / total)
-
-
-def _prior_factors(priors: Any, data: TrainingData) -> NDArray[np.float64]:
-    """rpart's priors as class factors π_k / f_k, f_k class k's share of the row weight:
-    `priors` is a dict label -> prior or a sequence in `classes_` order, each > 0, summing
-    to 1."""
-    assert data.classes is not None
-    labels = data.classes.tolist()
-    if isinstance(priors, dict):
-        unknown = [k for k in priors if k not in labels]
-        missing = [c for c in labels if c not in priors]
-        if unknown or missing:
-            raise ValueError(
-                f"priors must give every class of y one prior; unknown {unknown!r}, "
-                f"missing {missing!r}"
-            )
-        values = [priors[c] for c in labels]
-    else:
-        values = list(np.asarray(priors).ravel())
-    if len(values) != len(labels):
-        raise ValueError(f"priors must hold one value per class ({len(labels)}), got {len(values)}")
-    try:
-        prior = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"priors must be numbers; got {values!r}") from None
-    if not (np.all(np.isfinite(prior) & (prior > 0)) and abs(prior.sum() - 1.0) <= 1e-9):
-        raise ValueError(f"priors must be positive and sum to 1; got {prior.tolist()}")
-    share = np.bincount(data.y, weights=data.sample_weight, minlength=len(labels))
-    return prior / (share / share.sum())
 
 
 class ExtraTreeClassifier(DecisionTreeClassifier):

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from .. import _core
 from ..inputs import missing as _missing
+from ..inputs import weights
 from ..inputs.schema import Classes, LabelledData, Schema, TrainingData, ordinals
 from ..inputs.training import labelled_data, training_data
 from ..scale import stream as _stream
@@ -207,8 +208,10 @@ class Fitting(FittedState):
         if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
             raise ValueError(CONSTRAINED_PESSIMISTIC)
         if factors is not None:
-            data = replace(data, sample_weight=data.sample_weight * factors[data.y])
             params = replace(params, class_weights=factors.tolist())
+        # The rows as the core grows from them: the class factors folded into their weights,
+        # then the `missing=` strategies done on the data.
+        data = weights.folded(data, factors)
         data = _missing.prepare(data, checked["missing"], checked["drop_features_above"])
         prepruning = checked["prepruning"] == "validation"
         if (prepruning or pruning.method == "reduced_error") and validation is None:
