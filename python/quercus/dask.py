@@ -311,7 +311,7 @@ class _Passes:
         self.tree = reduction == "tree" or (reduction == "auto" and exact)
         # The persisted binned partitions, from the first grow pass on.
         self.binned: list[Any] | None = None
-        # Wall-clock seconds of each kind of round (`quercus._stream.profiled()` reports them).
+        # Wall-clock seconds of each kind of round (`quercus.scale.stream.profiled()` reports them).
         self.seconds: dict[str, float] = {}
 
     @contextmanager

@@ -1,7 +1,7 @@
 """Fitting: the way from `fit(X, y, sample_weight)` to a grown, post-pruned tree.
 
 The order is fixed: the parameters are checked (`Parameters._checked`), the data are
-validated and converted once (`quercus.inputs.validation.training_data`), the classifier's
+validated and converted once (`quercus.inputs.training.training_data`), the classifier's
 class weights are folded into the row weights, the `missing=` strategies done on the data
 are applied (`quercus.inputs.missing`), the core grows the tree and `post_prune` prunes it.
 A fit that fails leaves the estimator as it was.
@@ -158,7 +158,7 @@ class Fitting(FittedState):
         memory_budget: int | None,
         batch_rows: int | None,
     ) -> FittedTree:
-        """The fitted state of a tree grown over a LazyFrame's batches (`quercus._stream`).
+        """The fitted state of a tree grown over a LazyFrame's batches (`quercus.scale.stream`).
         Node quantiles are not recorded: they would need every target again (pictures draw
         mean ± sd, as for a loaded model)."""
         for name in ("class_weight", "priors"):

@@ -1,5 +1,6 @@
-"""Pictures of a fitted tree: Graphviz DOT text, and an SVG that quercus lays out and draws
-itself, so that a picture needs neither the Graphviz binary nor a plotting library.
+"""What the pictures of a fitted tree show, shared by the SVG that quercus lays out and draws
+itself (`svg`, so that a picture needs neither the Graphviz binary nor a plotting library)
+and by Graphviz DOT text (`dot`).
 
 Both are pure functions of `Tree.nodes()` and the fit schema, as `quercus.render` is. A box per
 node holds its test (the feature it splits on) or the leaf's prediction, its training weight

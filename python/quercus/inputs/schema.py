@@ -35,7 +35,7 @@ class Feature:
     fill: float | str | None = None
     # drop_features_above: missing in too many training rows, so no split tests it.
     ignored: bool = False
-    # A date, time or duration column: the dtype it was fit on (`_temporal.time_of`), whose
+    # A date, time or duration column: the dtype it was fit on (`temporal.time_of`), whose
     # scale later inputs are put on and whose wording thresholds take; None for numbers.
     time: str | None = None
 
@@ -55,7 +55,7 @@ class Schema:
     # Polars predictions keep it; None for regression, a NumPy y or a dtype not in
     # `_LABEL_DTYPES` (then the labels' own NumPy type decides).
     target_dtype: str | None = None
-    # The `missing=` strategy of the fit (see `quercus._missing`).
+    # The `missing=` strategy of the fit (see `quercus.inputs.missing`).
     missing: str = "fractional"
     # A multi-output y (2-D, one column per output): each output's name (a frame's column
     # names, else y0, y1, ...) and dtype as `target_dtype` reads; () for a 1-D y.
