@@ -62,12 +62,9 @@ class Grower(Protocol):
 
     def _cost_list(self, n_classes: int | list[int]) -> list[float] | None: ...
 
+    # `Fitting._grow`: the tree grown on encoded `data`, then pruned as `pruning` says.
     def _grow(
-        self,
-        checked: dict[str, Any],
-        data: TrainingData,
-        factors: NDArray[np.float64] | None,
-        pruning: PruningSettings,
+        self, checked: dict[str, Any], data: TrainingData, factors: Any, pruning: Any
     ) -> FittedTree: ...
 
     def _predicted(self, method: str, rows: Any) -> Any: ...
