@@ -293,7 +293,7 @@ def quercus_training(model, X, y):
 def test_progress_lines_on_a_log_and_on_a_terminal():
     import io
 
-    from quercus.estimators.progress import Progress
+    from quercus.scale.progress import Progress
 
     log = io.StringIO()
     quiet = Progress("fit", stream=log, interactive=False)

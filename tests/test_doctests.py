@@ -35,7 +35,7 @@ MODULES = (
     "quercus.export.native",
     "quercus.export.servable",
     "quercus.export.onnx",
-    "quercus.export.skl2onnx",
+    "quercus.serving",
     "quercus.export.treelite",
     "quercus.datasets",
     "quercus.estimators.constraints",

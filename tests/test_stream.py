@@ -165,7 +165,7 @@ def test_progress_counts_passes_when_asked(parquet, monkeypatch, capsys):
     lf = pl.scan_parquet(parquet).drop("y", "w")
     DecisionTreeClassifier(splitter="hist", max_depth=2).fit(lf, target="label")
     assert capsys.readouterr().err == ""  # not asked: silent
-    monkeypatch.setattr("quercus.estimators.progress._QUIET_SECONDS", 0.0)
+    monkeypatch.setattr("quercus.scale.progress._QUIET_SECONDS", 0.0)
     model = DecisionTreeClassifier(splitter="hist", max_depth=2, verbose=1)
     model.fit(lf, target="label")
     lines = capsys.readouterr().err.splitlines()

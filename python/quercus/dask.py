@@ -54,8 +54,8 @@ import polars as pl
 
 from . import _core
 from . import tree as _tree
-from .estimators.fitted import FittedTree
 from .estimators.parameters import with_defaults
+from .fitted.state import FittedTree
 from .inputs.encoding import encode, infer_features
 from .inputs.frames import as_polars, pandas_orders
 from .inputs.schema import Schema, ordinals

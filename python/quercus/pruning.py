@@ -35,8 +35,8 @@ from .inputs.training import training_data
 from .inputs.weights import folded
 
 if TYPE_CHECKING:
-    from .estimators.fitted import FittedTree
     from .estimators.parameters import PruningSettings
+    from .fitted.state import FittedTree
     from .inputs.schema import TrainingData
 
 __all__ = ["CostComplexityCV"]

@@ -21,7 +21,6 @@ from .estimators import docstrings as _docstrings
 from .estimators.base import ClassifierBase, EstimatorBase, RegressorBase
 from .estimators.constraints import ArrayLike, Boolean, Constraints, Dict, Dicts, Options
 from .estimators.exports import Exports
-from .estimators.fitted import FittedTree
 from .estimators.parameters import (
     CLASS_CRITERIA,
     CONSTRAINTS,
@@ -35,6 +34,7 @@ from .estimators.pruning import Pruning, PruningPath
 from .estimators.scores import split_scores
 from .estimators.state import NotFittedError
 from .export import model_io, native
+from .fitted.state import FittedTree
 from .inputs import weights
 from .inputs.schema import Classes, TrainingData, class_counts
 from .inputs.targets import output_columns, regression_targets, target_values

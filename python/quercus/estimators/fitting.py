@@ -18,13 +18,13 @@ import polars as pl
 from numpy.typing import NDArray
 
 from .. import _core
+from ..fitted.state import FittedTree
 from ..inputs import missing as _missing
 from ..inputs import weights
 from ..inputs.schema import Classes, LabelledData, Schema, TrainingData, ordinals
 from ..inputs.training import labelled_data, training_data
 from ..scale import stream as _stream
 from .base import DataConversionWarning
-from .fitted import FittedTree
 from .parameters import GrowthParams, PruningSettings
 from .post_pruning import CONSTRAINED_PESSIMISTIC, post_prune
 from .state import FittedState

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Self
 from .. import _core
 from ..explain import spread
 from ..export import model_io
-from .fitted import FittedTree
+from ..fitted.state import FittedTree
 from .state import FittedState
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from .. import _core
 from ..explain import spread
 
 if TYPE_CHECKING:
+    from ..fitted.state import FittedTree
     from ..inputs.schema import LabelledData
-    from .fitted import FittedTree
     from .parameters import PruningSettings
 
 

@@ -15,16 +15,16 @@ import polars as pl
 from numpy.typing import NDArray
 
 from .. import _core
+from ..fitted.sklearn_view import TreeView, path_matrix, sklearn_flavoured
+from ..fitted.state import FittedTree, is_dense
 from ..inputs.encoding import transform
 from ..inputs.frames import as_polars
 from ..inputs.rows import SMALL_FRAME, frame_rows, is_pandas_frame, pandas_rows, small_frame
 from ..inputs.sparse import is_sparse, sparse_rows
 from ..inputs.values import n_rows_of
+from ..scale.progress import Progress
 from . import growth as _growth
-from .fitted import FittedTree, is_dense
 from .parameters import Parameters
-from .progress import Progress
-from .sklearn_view import TreeView, path_matrix, sklearn_flavoured
 
 if TYPE_CHECKING:
     from typing import TypeAlias

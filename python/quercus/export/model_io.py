@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from .. import _core
 from .._core import QuercusError
-from ..estimators.fitted import FittedTree
+from ..fitted.state import FittedTree
 from ..inputs.schema import Classes, Feature, Schema
 from ..inputs.temporal import dtype_of
 

@@ -38,7 +38,7 @@ from ..inputs.targets import label_dtype
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
 
-    from ..estimators.fitted import FittedTree
+    from ..fitted.state import FittedTree
 
 
 class Predicting(Protocol):

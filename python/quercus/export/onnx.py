@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from .servable import EQ, LEQ, MEMBER, Binary, binary, fitted_state
 
 if TYPE_CHECKING:
-    from ..estimators.fitted import FittedTree
+    from ..fitted.state import FittedTree
 
 _ML_OPSET = 5  # the first ai.onnx.ml opset with TreeEnsemble
 _ONNX_OPSET = 21

@@ -25,7 +25,7 @@ from ..inputs.encoding import dense_column, transform
 from ..inputs.values import n_rows_of
 
 if TYPE_CHECKING:
-    from ..estimators.fitted import FittedTree
+    from ..fitted.state import FittedTree
 
 # A test's mode: ai.onnx.ml's TreeEnsemble node modes, which treelite's builder reads too.
 LEQ, EQ, MEMBER = 0, 4, 6

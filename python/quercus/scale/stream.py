@@ -23,11 +23,11 @@ import numpy as np
 import polars as pl
 
 from .. import _core
-from ..estimators.progress import Progress
 from ..inputs.encoding import encode, infer_features
 from ..inputs.schema import Schema
 from ..inputs.targets import class_codes, class_targets, dtype_name, regression_targets
 from ..inputs.weights import sample_weights
+from .progress import Progress
 
 if TYPE_CHECKING:
     from .._core import Column
