@@ -35,7 +35,6 @@ from .inputs.training import training_data
 from .inputs.weights import folded
 
 if TYPE_CHECKING:
-    from .estimators.parameters import PruningSettings
     from .fitted.state import FittedTree
     from .inputs.schema import TrainingData
 
@@ -56,7 +55,7 @@ class Grower(Protocol):
 
     def _checked(self) -> dict[str, Any]: ...
 
-    def _validated_pruning(self, checked: dict[str, Any]) -> PruningSettings: ...
+    def _validated_pruning(self, checked: dict[str, Any]) -> Any: ...
 
     def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None: ...
 
