@@ -30,9 +30,10 @@ from .estimators.parameters import (
     with_defaults,
 )
 from .estimators.persistence import Persistence
-from .estimators.pruning import Pruning, PruningPath
-from .estimators.scores import split_scores
-from .estimators.state import NotFittedError
+from .estimators.pruning import Pruning
+from .estimators.pruning import PruningPath as PruningPath
+from .estimators.scores import split_scores as split_scores
+from .estimators.state import NotFittedError as NotFittedError
 from .export import model_io, native
 from .fitted.state import FittedTree
 from .inputs import weights
@@ -45,18 +46,6 @@ if TYPE_CHECKING:
     from os import PathLike
 
     from .estimators.state import Rows
-
-__all__ = [
-    "DecisionTreeClassifier",
-    "DecisionTreeRegressor",
-    "ExtraTreeClassifier",
-    "ExtraTreeRegressor",
-    "NotFittedError",
-    "PruningPath",
-    "from_bytes",
-    "load",
-    "split_scores",
-]
 
 
 class _BaseTree(Persistence, Exports, Pruning, EstimatorBase, ABC):

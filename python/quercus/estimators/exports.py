@@ -23,7 +23,7 @@ from .scores import score_frame
 from .state import FittedState
 
 _REPR_SVG_WIDTH = 960  # px: a notebook cell's width
-# The core's limit on threads (params.rs MAX_JOBS): beyond the cores they only cost memory.
+# Export options: how many levels to show, how many categories to list (None: all).
 _LEVELS: Constraints = (Integer(1), None)
 _LISTED: Constraints = (Integer(1), None)
 
