@@ -19,7 +19,7 @@ import numpy as np
 
 import quercus
 from quercus import spread
-from quercus._validation import LabelledData
+from quercus.inputs.schema import LabelledData
 
 SETTINGS = (
     {"max_depth": 8},

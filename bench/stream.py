@@ -107,8 +107,8 @@ def run_dask(path: str, test: str, depth: int, budget: int) -> dict[str, Any]:
     from distributed import Client, get_task_stream
 
     import quercus
-    from quercus import _stream
     from quercus.dask import DecisionTreeClassifier
+    from quercus.scale import stream as _stream
 
     with _cluster() as cluster, Client(cluster) as client:
         # Workers import quercus and Dask's collections before the clock starts.
@@ -216,7 +216,8 @@ def run_spark(path: str, test: str, depth: int) -> dict[str, Any]:
 
 def run(mode: str, path: str, test: str, args: argparse.Namespace) -> dict[str, Any]:
     import quercus
-    from quercus import DecisionTreeClassifier, _stream
+    from quercus import DecisionTreeClassifier
+    from quercus.scale import stream as _stream
 
     if mode == "spark":
         return run_spark(path, test, args.depth)

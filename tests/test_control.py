@@ -283,7 +283,7 @@ def quercus_training(model, X, y):
     """The arguments `_core.fit` takes for `model` on X, y (as `fit` builds them)."""
     from dataclasses import asdict
 
-    from quercus._validation import training_data
+    from quercus.inputs.training import training_data
 
     data = training_data(X, y, target=None, sample_weight=None, classification=True)
     params = asdict(model._validated_params(model._checked(), data))
@@ -293,7 +293,7 @@ def quercus_training(model, X, y):
 def test_progress_lines_on_a_log_and_on_a_terminal():
     import io
 
-    from quercus._progress import Progress
+    from quercus.scale.progress import Progress
 
     log = io.StringIO()
     quiet = Progress("fit", stream=log, interactive=False)

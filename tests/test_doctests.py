@@ -20,12 +20,25 @@ import quercus
 # The modules whose docstrings the API reference renders.
 MODULES = (
     "quercus.tree",
-    "quercus.rules",
+    "quercus.estimators.parameters",
+    "quercus.estimators.state",
+    "quercus.estimators.fitting",
+    "quercus.estimators.pruning",
+    "quercus.estimators.exports",
+    "quercus.estimators.persistence",
+    "quercus.estimators.scores",
+    "quercus.explain.rules",
+    "quercus.explain.conditions",
+    "quercus.explain.paths",
+    "quercus.explain.wording",
     "quercus.pruning",
-    "quercus.native",
+    "quercus.export.native",
+    "quercus.export.servable",
+    "quercus.export.onnx",
     "quercus.serving",
+    "quercus.export.treelite",
     "quercus.datasets",
-    "quercus._params",
+    "quercus.estimators.constraints",
 )
 USER_GUIDE = Path(__file__).resolve().parent.parent / "docs" / "user_guide"
 # Optional packages an example imports, each example skipped without them.

@@ -143,9 +143,10 @@ def test_the_callers_matrix_is_not_copied_or_changed() -> None:
     itself, and left as it was."""
     X, y, _ = float32_data()
     before = X.copy()
-    from quercus._validation import _as_frame, _matrix_columns
+    from quercus.inputs.encoding import _matrix_columns
+    from quercus.inputs.frames import as_frame
 
-    matrix = _as_frame(X)
+    matrix = as_frame(X)
     assert matrix is X
     columns = _matrix_columns(matrix, ["a", "b", "c", "d"])
     assert all(np.shares_memory(column[1], X) for column in columns)

@@ -14,7 +14,7 @@ import pytest
 from helpers import to_pandas
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
-from quercus._validation import SMALL_FRAME, _code_map
+from quercus.inputs.rows import SMALL_FRAME, _code_map
 
 COLOURS = ["red", "green", "blue", "teal", "plum"]
 SIZES = ["S", "M", "L"]

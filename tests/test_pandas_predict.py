@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
-from quercus._validation import pandas_rows
+from quercus.inputs.rows import pandas_rows
 
 COLOURS = ["red", "green", "blue", "teal", "plum"]
 SIZES = ["S", "M", "L", "XL"]

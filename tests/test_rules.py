@@ -18,7 +18,7 @@ from helpers import LEAF, NUMERIC, breast_cancer, load_xy, watermelon3, watermel
 
 import quercus
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor, RuleSet
-from quercus._validation import Feature, Schema
+from quercus.inputs.schema import Feature, Schema
 from quercus.rules import Interval, Membership, Rule
 
 # --- running the renderings -------------------------------------------------------------------

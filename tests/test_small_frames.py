@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
-from quercus._validation import SMALL_FRAME
+from quercus.inputs.rows import SMALL_FRAME
 
 COLOURS = ["red", "green", "blue", "teal", "plum"]
 SIZES = ["S", "M", "L"]

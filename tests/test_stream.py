@@ -165,7 +165,7 @@ def test_progress_counts_passes_when_asked(parquet, monkeypatch, capsys):
     lf = pl.scan_parquet(parquet).drop("y", "w")
     DecisionTreeClassifier(splitter="hist", max_depth=2).fit(lf, target="label")
     assert capsys.readouterr().err == ""  # not asked: silent
-    monkeypatch.setattr("quercus._progress._QUIET_SECONDS", 0.0)
+    monkeypatch.setattr("quercus.scale.progress._QUIET_SECONDS", 0.0)
     model = DecisionTreeClassifier(splitter="hist", max_depth=2, verbose=1)
     model.fit(lf, target="label")
     lines = capsys.readouterr().err.splitlines()
@@ -178,7 +178,7 @@ def test_later_passes_read_the_batches_kept_binned(parquet, tmp_path, monkeypatc
     """The first grow pass keeps the batches binned, in memory within the budget and beyond it
     in a temporary file that has no name (nothing is left in TMPDIR); the profile names the
     steps of the fit."""
-    from quercus import _stream
+    from quercus.scale import stream as _stream
 
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     lf = pl.scan_parquet(parquet).drop("y", "w")

@@ -21,7 +21,7 @@ _NAMES = {
     "DecisionTreeRegressor": "tree",
     "ExtraTreeClassifier": "tree",
     "ExtraTreeRegressor": "tree",
-    "InvalidParameterError": "_params",
+    "InvalidParameterError": "estimators.constraints",
     "NotFittedError": "tree",
     "QuercusError": "_core",
     "RuleSet": "rules",
@@ -52,7 +52,7 @@ __all__ = [
 if TYPE_CHECKING:
     from . import datasets
     from ._core import QuercusError
-    from ._params import InvalidParameterError
+    from .estimators.constraints import InvalidParameterError
     from .native import predict_expr
     from .rules import RuleSet
     from .tree import (
@@ -67,10 +67,15 @@ if TYPE_CHECKING:
     )
 
 
+# Public modules reachable as attributes before anything imports them
+# (`except quercus.serving.NotServableError` after `import quercus`).
+_MODULES = ("model_io", "native", "pictures", "pruning", "render", "rules", "serving", "spread")
+
+
 def __getattr__(name: str) -> Any:
-    if name not in _NAMES:
+    if name not in _NAMES and name not in _MODULES:
         raise AttributeError(f"module 'quercus' has no attribute {name!r}")
-    module = _NAMES[name]
+    module = _NAMES.get(name)
     if module is None:  # a submodule of its own
         value: Any = importlib.import_module(f".{name}", __name__)
     else:

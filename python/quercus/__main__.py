@@ -319,7 +319,7 @@ def _is_many(path_text: str) -> bool:
 
 def _fit_streamed(args: argparse.Namespace) -> None:
     """`quercus fit` of a directory or glob of Parquet files: a histogram tree grown batch by
-    batch (quercus._stream), never holding the rows in memory; the training score is
+    batch (quercus.scale.stream), never holding the rows in memory; the training score is
     counted batch by batch as well."""
     params: dict[str, Any] = {"algorithm": args.algorithm, "splitter": "hist"}
     params["pruning"] = "none" if args.prune is None else args.prune

@@ -52,9 +52,16 @@ import numpy as np
 import pandas as pd
 import polars as pl
 
-from . import _core, _stream
+from . import _core
 from . import tree as _tree
-from ._dask_tasks import (
+from .estimators.parameters import with_defaults
+from .fitted.state import FittedTree
+from .inputs.encoding import encode, infer_features
+from .inputs.frames import as_polars, pandas_orders
+from .inputs.schema import Schema, ordinals
+from .inputs.targets import class_targets, dtype_name
+from .scale import stream as _stream
+from .scale.dask_tasks import (
     Layout,
     Setup,
     aligned,
@@ -70,17 +77,6 @@ from ._dask_tasks import (
     proba_columns,
     tail_lowest,
     zipped,
-)
-from ._fitted import FittedTree
-from ._validation import (
-    Schema,
-    _class_targets,
-    _dtype_name,
-    _encode,
-    _infer_features,
-    _pandas_orders,
-    as_polars,
-    ordinals,
 )
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
@@ -275,7 +271,7 @@ def _targets(pieces: list[list[Any]]) -> list[tuple[Any, Any]]:
 
 
 def _y_dtype(y_meta: Any, classification: bool) -> str | None:
-    return _dtype_name(as_polars(y_meta)) if classification else None
+    return dtype_name(as_polars(y_meta)) if classification else None
 
 
 def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing: str) -> Schema:
@@ -283,10 +279,10 @@ def _schema(p: _Partitions, ordinal: dict[str, tuple[str, ...] | None], missing:
     collection's meta, its categories known: `_known_categories`)."""
     if p.layout.frame:
         meta = as_polars(p.meta)
-        ordinal = {**_pandas_orders(p.meta), **ordinal}
-        features = _infer_features(meta, ordinal)
+        ordinal = {**pandas_orders(p.meta), **ordinal}
+        features = infer_features(meta, ordinal)
     else:
-        features = _infer_features(p.meta, ordinal)
+        features = infer_features(p.meta, ordinal)
     by_position = not p.layout.frame  # a Dask array: features named x0, x1, ...
     return Schema(features, p.target, p.target_dtype, missing=missing, by_position=by_position)
 
@@ -315,7 +311,7 @@ class _Passes:
         self.tree = reduction == "tree" or (reduction == "auto" and exact)
         # The persisted binned partitions, from the first grow pass on.
         self.binned: list[Any] | None = None
-        # Wall-clock seconds of each kind of round (`quercus._stream.profiled()` reports them).
+        # Wall-clock seconds of each kind of round (`quercus.scale.stream.profiled()` reports them).
         self.seconds: dict[str, float] = {}
 
     @contextmanager
@@ -444,10 +440,10 @@ def _fit(
         labels = pl.concat([c[3] for c in counts if c[3] is not None and len(c[3])])
         if labels.null_count():
             raise ValueError(f"target {schema.target!r} holds missing values")
-        _, classes = _class_targets(labels, len(labels))
+        _, classes = class_targets(labels, len(labels))
     n_classes = 0 if classes is None else len(classes)
     params = asdict(model._params_for(checked, n_rows, len(schema.features), n_classes))
-    empty = _encode(as_polars(p.meta) if p.layout.frame else np.empty((0, p.layout.dtypes)), schema)
+    empty = encode(as_polars(p.meta) if p.layout.frame else np.empty((0, p.layout.dtypes)), schema)
     setup = Setup(p.layout, schema, classes, params, budget, empty)
     fit = setup.fit(empty)
     # Empty partitions add nothing; the others' rows of positive weight are numbered on.
@@ -515,7 +511,7 @@ class DecisionTreeClassifier(_tree.DecisionTreeClassifier):
     def __init__(self, *, splitter: str = "hist", **params: Any) -> None:
         super().__init__(splitter=splitter, **params)
 
-    __init__.__signature__ = _tree._with_defaults(  # type: ignore[attr-defined]
+    __init__.__signature__ = with_defaults(  # type: ignore[attr-defined]
         inspect.signature(_tree.DecisionTreeClassifier.__init__), splitter="hist"
     )
 
@@ -553,7 +549,7 @@ class DecisionTreeRegressor(_tree.DecisionTreeRegressor):
     def __init__(self, *, splitter: str = "hist", **params: Any) -> None:
         super().__init__(splitter=splitter, **params)
 
-    __init__.__signature__ = _tree._with_defaults(  # type: ignore[attr-defined]
+    __init__.__signature__ = with_defaults(  # type: ignore[attr-defined]
         inspect.signature(_tree.DecisionTreeRegressor.__init__), splitter="hist"
     )
 

@@ -21,19 +21,22 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core, _missing
-from ._validation import fill_column, ordinals, training_data
+from . import _core
+from .inputs import missing as _missing
+from .inputs.encoding import fill_column
+from .inputs.schema import ordinals
+from .inputs.training import training_data
+from .inputs.weights import folded
 
 if TYPE_CHECKING:
-    from ._fitted import FittedTree
-    from ._validation import TrainingData
-    from .tree import _BaseTree
+    from .fitted.state import FittedTree
+    from .inputs.schema import TrainingData
 
 __all__ = ["CostComplexityCV"]
 
@@ -41,6 +44,31 @@ __all__ = ["CostComplexityCV"]
 # the sums behind two equal complexities run in different orders.
 _SAME_ALPHA = 1e-9
 RULES = ("1se", "min")
+
+
+class Grower(Protocol):
+    """What cross-validation asks of an estimator (the estimators' own methods): its checked
+    parameters, its class factors and costs, growth on encoded rows, prediction, pruning."""
+
+    _estimator_type: str
+    _fitted: FittedTree
+
+    def _checked(self) -> dict[str, Any]: ...
+
+    def _validated_pruning(self, checked: dict[str, Any]) -> Any: ...
+
+    def _class_factors(self, data: TrainingData) -> NDArray[np.float64] | None: ...
+
+    def _cost_list(self, n_classes: int | list[int]) -> list[float] | None: ...
+
+    # `Fitting._grow`: the tree grown on encoded `data`, then pruned as `pruning` says.
+    def _grow(
+        self, checked: dict[str, Any], data: TrainingData, factors: Any, pruning: Any
+    ) -> FittedTree: ...
+
+    def _predicted(self, method: str, rows: Any) -> Any: ...
+
+    def prune(self, method: str, *, ccp_alpha: float = 0.0) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +105,7 @@ class CostComplexityCV:
 
     table: pl.DataFrame
     root_risk: float
-    estimator: _BaseTree
+    estimator: Grower
     predictions: NDArray[Any]
 
     def row(self, rule: str = "1se") -> int:
@@ -175,7 +203,7 @@ class CostComplexityCV:
         """
         return float(self.table["cp"][self.row(rule)])
 
-    def pruned(self, rule: str = "1se") -> _BaseTree:
+    def pruned(self, rule: str = "1se") -> Grower:
         """The estimator pruned at the alpha a rule picks.
 
         Parameters
@@ -206,7 +234,7 @@ class CostComplexityCV:
 
 
 def cross_validate(
-    model: _BaseTree,
+    model: Grower,
     X: Any,
     y: Any,
     folds: Any,
@@ -247,8 +275,7 @@ def cross_validate(
     alphas, splits, risks = _table_rows(path, pruning.ccp_alpha)
     root_risk = float(path["impurities"][-1])  # the root alone: per unit of its weight
     # Risks in the rows' absolute units (rpart's), and the folds' weights to rescale alphas.
-    factor = np.ones(len(data.y)) if factors is None else factors[data.y]
-    weighed = data.sample_weight * factor  # the weights the trees are grown with
+    weighed = folded(data, factors).sample_weight  # the weights the trees are grown with
     case_total = data.sample_weight.sum()
     # rpart's `xval.c`: each row is predicted at the geometric mean of its alpha and the
     # next larger one, the first row at 10 × its alpha ("close enough to infinity").
@@ -343,7 +370,7 @@ def _table_rows(
 
 
 def _predict(
-    model: _BaseTree, grown: FittedTree, pruned: _core.Tree, columns: list[_core.Column]
+    model: Grower, grown: FittedTree, pruned: _core.Tree, columns: list[_core.Column]
 ) -> NDArray[Any]:
     """The predictions of `pruned` (grown as `grown`) on encoded `columns`, as `predict`
     makes them: class codes, or values."""
@@ -358,7 +385,7 @@ def _predict(
 
 
 def _row_errors(
-    model: _BaseTree,
+    model: Grower,
     predicted: NDArray[Any],
     truth: NDArray[Any],
     costs: list[float] | None,

@@ -15,9 +15,9 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
-from . import _core
-from ._sklearn import TreeView
-from ._validation import Classes, Schema
+from .. import _core
+from ..inputs.schema import Classes, Schema
+from .sklearn_view import TreeView
 
 __all__ = ["FittedTree"]
 

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import Feature, TrainingData, fill_column, missing_mask
+from .encoding import fill_column, missing_mask
+from .schema import Feature, TrainingData
 
 if TYPE_CHECKING:
-    from ._core import Column
+    from .._core import Column
 
 # Every `missing=` value; the core's own strategies first.
 CORE_STRATEGIES = (

@@ -22,21 +22,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from . import _core
-from ._progress import Progress
-from ._validation import (
-    Schema,
-    _class_targets,
-    _dtype_name,
-    _encode,
-    _infer_features,
-    class_codes,
-    regression_targets,
-    sample_weights,
-)
+from .. import _core
+from ..inputs.encoding import encode, infer_features
+from ..inputs.schema import Schema
+from ..inputs.targets import class_codes, class_targets, dtype_name, regression_targets
+from ..inputs.weights import sample_weights
+from .progress import Progress
 
 if TYPE_CHECKING:
-    from ._core import Column
+    from .._core import Column
 
 # Histogram bytes a pass may hold by default (and bytes of binned rows kept in memory), and
 # rows per batch: batches of 2**18 rows of 20 float32 columns keep a 2M-row fit's peak at
@@ -129,15 +123,15 @@ def schema_of(
                 f"column {series.name!r} is {series.dtype}: a LazyFrame fit needs its "
                 "categories up front, cast it to pl.Enum([...])"
             )
-    features_ = _infer_features(empty, ordinal)
+    features_ = infer_features(empty, ordinal)
     classes = None
     y_dtype = lf.collect_schema()[target]
     if classification:
         labels = lf.select(pl.col(target).unique()).collect(engine="streaming").to_series()
         if labels.null_count():
             raise ValueError(f"target column {target!r} holds missing values")
-        _, classes = _class_targets(labels, len(labels))
-    name = _dtype_name(pl.Series(target, [], dtype=y_dtype)) if classification else None
+        _, classes = class_targets(labels, len(labels))
+    name = dtype_name(pl.Series(target, [], dtype=y_dtype)) if classification else None
     return Schema(features_, target, name), classes
 
 
@@ -159,7 +153,7 @@ class _Batches:
 
     def encoded(self, frame: pl.DataFrame) -> tuple[list[Column], np.ndarray, np.ndarray]:
         n = frame.height
-        columns = _encode(frame.select(self.schema.names), self.schema)
+        columns = encode(frame.select(self.schema.names), self.schema)
         y = frame.get_column(self.schema.target)
         if y.null_count():
             raise ValueError(f"target column {self.schema.target!r} holds missing values")
@@ -189,7 +183,7 @@ class _Batches:
             del encoded
 
     def empty(self) -> list[Column]:
-        return _encode(
+        return encode(
             pl.DataFrame(schema=self.lf.select(self.schema.names).collect_schema()), self.schema
         )
 

@@ -15,15 +15,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from . import _core
-from ._validation import (
-    Schema,
-    _encode,
-    as_polars,
-    class_codes,
-    regression_targets,
-    sample_weights,
-)
+from .. import _core
+from ..inputs.encoding import encode
+from ..inputs.frames import as_polars
+from ..inputs.schema import Schema
+from ..inputs.targets import class_codes, regression_targets
+from ..inputs.weights import sample_weights
 
 
 @dataclass(frozen=True)
@@ -99,7 +96,7 @@ class Setup:
         X, y, w = self.layout.split(part)
         X = as_polars(X) if self.layout.frame else np.asarray(X, dtype=np.float64, order="F")
         n = X.shape[0]
-        columns = _encode(X, self.schema)
+        columns = encode(X, self.schema)
         y = as_polars(y)
         if isinstance(y, pl.Series) and y.null_count():
             raise ValueError(f"target {self.schema.target!r} holds missing values")

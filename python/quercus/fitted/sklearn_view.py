@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from . import _core
-from ._core import LEAF, MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
-from .rules import STAYS
+from .. import _core
+from .._core import LEAF, MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
+from ..explain.paths import STAYS
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
-    from ._core import Column
+    from .._core import Column
 
 __all__ = ["TREE_LEAF", "TREE_UNDEFINED", "TreeView", "sklearn_flavoured"]
 
@@ -230,7 +230,7 @@ class TreeView:
         or missing child if it has them, else follows every branch with a positive training
         share (C4.5), so all nodes it reaches with a positive share are marked."""
         if not isinstance(columns, list):  # scikit-learn's X: a NumPy or SciPy sparse matrix
-            from ._validation import tree_columns  # not at load: it imports Polars
+            from ..inputs.sparse import tree_columns  # not at load: it imports Polars
 
             columns = tree_columns(columns)
         return path_matrix(*self.core.decision_path(columns), self.n_nodes)
@@ -302,6 +302,6 @@ def path_matrix(indptr: NDArray[np.int64], indices: NDArray[np.int64], n_nodes: 
 def _readable(rows: Any) -> Any:
     """A SciPy sparse X as the core's CSR arrays (scikit-learn's `Tree.apply` and
     `decision_path` take sparse X); anything else as it is."""
-    from ._validation import is_sparse, tree_rows  # not at load: it imports Polars
+    from ..inputs.sparse import is_sparse, tree_rows  # not at load: it imports Polars
 
     return tree_rows(rows) if is_sparse(rows) else rows
