@@ -31,14 +31,14 @@ import pandas as pd
 import polars as pl
 
 import quercus
-from quercus.estimators import parameters
-from quercus.inputs.missing import STRATEGIES
+from quercus import _choices
+from quercus._choices import STRATEGIES
 
 SEED = 15
 # Every criterion and `missing=` value the package knows ("log_loss" is entropy by another
 # name: the same trees).
-CLASS_CRITERIA = tuple(c for c in parameters.CLASS_CRITERIA if c != "log_loss")
-REGRESSION_CRITERIA = parameters.REGRESSION_CRITERIA
+CLASS_CRITERIA = tuple(c for c in _choices.CLASS_CRITERIA if c != "log_loss")
+REGRESSION_CRITERIA = _choices.REGRESSION_CRITERIA
 MISSING = STRATEGIES
 SIZES = (60, 300, 2_000, 2_000, 12_000, 40_000)
 LARGE = 250_000  # beyond the 200,000-row sample of bin edges

@@ -26,31 +26,10 @@ from typing import Any, Literal, TypeAlias, final
 import numpy as np
 from numpy.typing import NDArray
 
-# The string choices, spelled out so that editors complete them and type checkers catch a
-# misspelt one.
-_Criterion: TypeAlias = Literal[
-    "entropy",
-    "log_loss",
-    "gain_ratio",
-    "gini",
-    "misclassification",
-    "likelihood_ratio",
-    "dkm",
-    "distance",
-    "twoing",
-    "ort",
-    "kolmogorov_smirnov",
-    "auc",
-    "squared_error",
-    "friedman_mse",
-    "absolute_error",
-    "poisson",
-]
-_MissingStrategy: TypeAlias = Literal[
-    "fractional", "majority_branch", "class_majority", "separate", "learned", "surrogate"
-]
-_CcpRisk: TypeAlias = Literal["impurity", "misclassification"]
-_CcpSequence: TypeAlias = Literal["weakest_link", "rpart"]
+from quercus._choices import CcpRisk as _CcpRisk
+from quercus._choices import CcpSequence as _CcpSequence
+from quercus._choices import CoreMissing as _MissingStrategy
+from quercus._choices import Criterion as _Criterion
 
 NumericColumn: TypeAlias = (
     tuple[Literal["numeric"], NDArray[np.float64] | NDArray[np.float32]]

@@ -17,18 +17,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _core
+from ._choices import CLASS_CRITERIA, REGRESSION_CRITERIA, Splitter
 from .estimators import docstrings as _docstrings
 from .estimators.base import ClassifierBase, EstimatorBase, RegressorBase
 from .estimators.constraints import ArrayLike, Boolean, Constraints, Dict, Dicts, Options
 from .estimators.exports import Exports
-from .estimators.parameters import (
-    CLASS_CRITERIA,
-    CONSTRAINTS,
-    REGRESSION_CRITERIA,
-    SPLITS,
-    extended_signature,
-    with_defaults,
-)
+from .estimators.parameters import CONSTRAINTS, SPLITS, extended_signature, with_defaults
 from .estimators.persistence import Persistence
 from .estimators.pruning import Pruning
 from .estimators.pruning import PruningPath as PruningPath
@@ -473,7 +467,7 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
     # The docstring, with every parameter, is assembled below the class (`_docstrings`).
 
     def __init__(
-        self, *, splitter: str = "random", max_features: Any = "sqrt", **params: Any
+        self, *, splitter: Splitter = "random", max_features: Any = "sqrt", **params: Any
     ) -> None:
         super().__init__(splitter=splitter, max_features=max_features, **params)
 
@@ -487,7 +481,9 @@ class ExtraTreeClassifier(DecisionTreeClassifier):
 class ExtraTreeRegressor(DecisionTreeRegressor):
     # The docstring, with every parameter, is assembled below the class (`_docstrings`).
 
-    def __init__(self, *, splitter: str = "random", max_features: Any = 1.0, **params: Any) -> None:
+    def __init__(
+        self, *, splitter: Splitter = "random", max_features: Any = 1.0, **params: Any
+    ) -> None:
         super().__init__(splitter=splitter, max_features=max_features, **params)
 
     __init__.__signature__ = with_defaults(  # type: ignore[attr-defined]

@@ -14,6 +14,24 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
+from .._choices import (
+    CRITERIA,
+    PRUNINGS,
+    SPLITTERS,
+    STRATEGIES,
+    Algorithm,
+    CategoricalSplit,
+    CcpRisk,
+    CcpSequence,
+    Conventions,
+    Criterion,
+    FeatureShare,
+    Missing,
+    Prepruning,
+    Pruning,
+    Splits,
+    Splitter,
+)
 from ..inputs import missing as _missing
 from . import growth as _growth
 from .constraints import (
@@ -60,27 +78,6 @@ _MISSING = {"id3": "fractional", "c4.5": "fractional", "cart": "learned", "optim
 # Presets whose "best" splitter is the exact search at every size (not histograms from 200,000
 # rows): a user who asks for ID3 or C4.5 gets their thresholds; splitter="hist" still bins.
 _EXACT_PRESETS = ("id3", "c4.5")
-# The class criteria of texts 000 and 002 §3 ("log_loss" is scikit-learn's name for
-# entropy: the same tree, recorded as "entropy"), and scikit-learn's regression criteria.
-CLASS_CRITERIA = (
-    "entropy",
-    "log_loss",
-    "gain_ratio",
-    "gini",
-    "misclassification",
-    "likelihood_ratio",
-    "dkm",
-    "distance",
-    "twoing",
-    "ort",
-    "kolmogorov_smirnov",
-    "auc",
-)
-REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "absolute_error", "poisson")
-CRITERIA = (*CLASS_CRITERIA, *REGRESSION_CRITERIA)
-PRUNINGS = ("none", "reduced_error", "pessimistic", "cost_complexity")
-# "best" is scikit-learn's name for "auto"; "random" draws one test per feature (ExtraTree).
-_SPLITTERS = ("best", "random", "exact", "hist", "auto")
 # The core's limit on threads (params.rs MAX_JOBS): beyond the cores they only cost memory.
 _MAX_JOBS = 1024
 
@@ -113,10 +110,10 @@ CONSTRAINTS: dict[str, Constraints] = {
     "subtree_raising": (Boolean(),),
     "collapse": (Boolean(), None),
     "splits": (Options(("axis", "oblique")),),
-    "missing": (Options(_missing.STRATEGIES), None),
+    "missing": (Options(STRATEGIES), None),
     "max_surrogates": (Integer(0, 64),),
     "drop_features_above": (Real(0.0, 1.0), None),
-    "splitter": (Options(_SPLITTERS),),
+    "splitter": (Options(SPLITTERS),),
     "max_features": (Integer(1), RealNotInt(0.0, 1.0), Options(("sqrt", "log2")), None),
     "random_state": (Seed(), None),
     "monotonic_cst": (ArrayLike(), None),  # -1 / 0 / 1 per feature, checked at fit
@@ -236,9 +233,9 @@ class Parameters:
     def __init__(
         self,
         *,
-        algorithm: str = "cart",
-        criterion: str | None = None,
-        categorical_split: str | None = None,
+        algorithm: Algorithm = "cart",
+        criterion: Criterion | None = None,
+        categorical_split: CategoricalSplit | None = None,
         max_depth: int | None = None,
         min_samples_split: int | float = 2,
         min_samples_leaf: int | float = 1,
@@ -250,22 +247,22 @@ class Parameters:
         max_p_value: float | None = None,
         min_objects: float | None = None,
         numeric_gain_correction: bool | None = None,
-        conventions: str | None = None,
-        prepruning: str | None = None,
-        pruning: str | None = None,
+        conventions: Conventions | None = None,
+        prepruning: Prepruning | None = None,
+        pruning: Pruning | None = None,
         ccp_alpha: float = 0.0,
-        ccp_risk: str = "impurity",
-        ccp_sequence: str = "weakest_link",
+        ccp_risk: CcpRisk = "impurity",
+        ccp_sequence: CcpSequence = "weakest_link",
         confidence: float = 0.25,
         prune_ties: bool = True,
         subtree_raising: bool = True,
         collapse: bool | None = None,
-        splits: str = "axis",
-        missing: str | None = None,
+        splits: Splits = "axis",
+        missing: Missing | None = None,
         max_surrogates: int = 5,
         drop_features_above: float | None = None,
-        splitter: str = "best",
-        max_features: int | float | str | None = None,
+        splitter: Splitter = "best",
+        max_features: int | float | FeatureShare | None = None,
         random_state: Any = None,
         monotonic_cst: Any = None,
         max_bins: int = 255,

@@ -11,10 +11,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import _core
+from .._choices import PRUNINGS
 from ..pruning import CostComplexityCV, cross_validate
 from .constraints import Options, check
 from .fitting import Fitting
-from .parameters import CONSTRAINTS, PRUNINGS, PruningSettings
+from .parameters import CONSTRAINTS, PruningSettings
 from .post_pruning import CONSTRAINED_PESSIMISTIC, post_prune
 
 

@@ -8,9 +8,9 @@ from typing import Any
 import polars as pl
 
 from .. import _core
+from .._choices import CRITERIA, REGRESSION_CRITERIA
 from ..inputs.training import training_data
 from .constraints import Options, check
-from .parameters import CRITERIA, REGRESSION_CRITERIA
 
 _SCORE_COLUMNS = ("score", "gain", "iv", "threshold", "rho")
 

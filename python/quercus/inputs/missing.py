@@ -23,22 +23,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._choices import CORE_STRATEGIES
 from .encoding import fill_column, missing_mask
 from .schema import Feature, TrainingData
 
 if TYPE_CHECKING:
     from .._core import Column
-
-# Every `missing=` value; the core's own strategies first.
-CORE_STRATEGIES = (
-    "fractional",
-    "majority_branch",
-    "class_majority",
-    "separate",
-    "learned",
-    "surrogate",
-)
-STRATEGIES = (*CORE_STRATEGIES, "impute_mean", "drop_rows")
 
 
 def core_strategy(strategy: str) -> str:
