@@ -44,6 +44,8 @@ Missing = Literal[CoreMissing, "impute_mean", "drop_rows"]
 # "best" is scikit-learn's name for "auto"; "random" draws one test per feature (ExtraTree).
 Splitter = Literal["best", "random", "exact", "hist", "auto"]
 FeatureShare = Literal["sqrt", "log2"]
+# The databases `to_sql` writes for ("ansi": standard SQL, which DuckDB and PostgreSQL run).
+SqlDialectName = Literal["ansi", "duckdb", "postgresql", "sqlite", "spark"]
 
 ALGORITHMS: tuple[str, ...] = get_args(Algorithm)
 CLASS_CRITERIA: tuple[str, ...] = get_args(ClassCriterion)

@@ -11,11 +11,12 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from .._choices import SqlDialectName
 from ..explain import dot, spread, svg
 from ..explain import text as render
 from ..explain.pictures import PICTURE_CATEGORIES
 from ..explain.rules import RuleSet
-from ..explain.wording import MAX_CATEGORIES
+from ..explain.wording import MAX_CATEGORIES, sql_dialect
 from ..export import native, onnx, treelite
 from ..inputs.training import labelled_data
 from .constraints import Constraints, Integer, Real, check
@@ -242,7 +243,7 @@ class Exports(FittedState):
         dtype = native.prediction_dtype(state.schema, state.classes)
         return native.tree_expr(state.tree.nodes(), state.schema, state.labels, dtype)
 
-    def to_sql(self, table: str | None = None) -> str:
+    def to_sql(self, table: str | None = None, *, dialect: SqlDialectName = "ansi") -> str:
         """The tree as an SQL ``CASE`` expression, one nested ``CASE`` per internal node.
 
         Missing values (NULL) are treated as by :meth:`to_polars_expr`; the columns must
@@ -252,6 +253,9 @@ class Exports(FittedState):
         ----------
         table : str, optional
             With it, a whole ``SELECT CASE ... END AS "target" FROM "table"``.
+        dialect : {"ansi", "duckdb", "postgresql", "sqlite", "spark"}, default="ansi"
+            The database the SQL runs in, as for :meth:`quercus.RuleSet.to_sql` ("spark":
+            Spark SQL, which scores a table in Spark without Python).
 
         Returns
         -------
@@ -263,6 +267,8 @@ class Exports(FittedState):
         ------
         NotFittedError
             Before ``fit``.
+        ValueError
+            An unknown ``dialect``, or a temporal feature in SQLite's.
 
         Examples
         --------
@@ -282,8 +288,9 @@ class Exports(FittedState):
             END
         END
         """
+        sql = sql_dialect(dialect)
         state = self._state
-        return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table)
+        return native.tree_sql(state.tree.nodes(), state.schema, state.labels, table, sql)
 
     def to_onnx(self, *, dtype: Any = np.float64, ml_opset: int = 5) -> Any:
         """The model as an ONNX model for onnxruntime (see :func:`quercus.serving.to_onnx`).

@@ -16,21 +16,21 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from .._choices import SqlDialectName
 from ..inputs.encoding import dense_column
 from ..inputs.schema import Feature, Schema
 from ..inputs.temporal import dtype_of, time_sql
 from ..inputs.values import n_rows_of
 from .wording import (
     OR_MISSING,
+    SqlDialect,
     all_of,
     bound_text,
     braced,
     format_number,
     linear_text,
     polars_in,
-    quote_identifier,
-    quote_string,
-    sql_in,
+    sql_dialect,
     sql_number,
     tighter,
 )
@@ -250,13 +250,18 @@ class Interval:
             return all_of(tests) | value.is_null() | value.is_nan()
         return all_of(tests)
 
-    def to_sql(self) -> str:
+    def to_sql(self, *, dialect: SqlDialectName = "ansi") -> str:
         """The precondition as an SQL expression.
+
+        Parameters
+        ----------
+        dialect : {"ansi", "duckdb", "postgresql", "sqlite", "spark"}, default="ansi"
+            The database's spelling (see :meth:`quercus.RuleSet.to_sql`).
 
         Returns
         -------
         str
-            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+            A boolean SQL expression; identifiers quoted, NULL for a missing value.
 
         Examples
         --------
@@ -264,20 +269,24 @@ class Interval:
         >>> Interval("sugar", 0.126, 0.2045).to_sql()
         '"sugar" > 0.126 AND "sugar" <= 0.2045'
         """
-        column = quote_identifier(self.feature)
+        sql = sql_dialect(dialect)
+        column = sql.identifier(self.feature)
+        numeric = self.time is None  # NaN is a float's: a date column has none
         if self.lower == math.inf:  # past the known-versus-missing split: no value passes
-            return f"{column} IS NULL" if self.missing else "FALSE"
-        tests = [] if self.lower is None else [f"{column} > {self._sql(self.lower)}"]
+            return sql.missing(column, numeric) if self.missing else "FALSE"
+        tests = []
+        if self.lower is not None:
+            tests.append(sql.above(column, self._sql(self.lower, sql), numeric))
         if self.upper == math.inf:  # the known side of that split: every value passes
-            tests.append(f"{column} IS NOT NULL")
+            tests.append(sql.known(column, numeric))
         elif self.upper is not None:
-            tests.append(f"{column} <= {self._sql(self.upper)}")
+            tests.append(f"{column} <= {self._sql(self.upper, sql)}")
         if self.missing:
-            return f"({' AND '.join(tests)} OR {column} IS NULL)"
+            return f"({' AND '.join(tests)} OR {sql.missing(column, numeric)})"
         return " AND ".join(tests)
 
-    def _sql(self, bound: float) -> str:
-        return sql_number(bound) if self.time is None else time_sql(self.time, bound)
+    def _sql(self, bound: float, sql: SqlDialect) -> str:
+        return sql_number(bound) if self.time is None else sql.time(time_sql(self.time, bound))
 
     def _parts(self) -> tuple[Interval, ...]:
         """Each bound on its own: pruning may drop one and keep the other."""
@@ -402,13 +411,18 @@ class Membership:
         unseen = ~polars_in(value, self.universe) if self.universe else pl.lit(False)
         return test | value.is_null() | unseen
 
-    def to_sql(self) -> str:
+    def to_sql(self, *, dialect: SqlDialectName = "ansi") -> str:
         """The precondition as an SQL expression.
+
+        Parameters
+        ----------
+        dialect : {"ansi", "duckdb", "postgresql", "sqlite", "spark"}, default="ansi"
+            The database's spelling (see :meth:`quercus.RuleSet.to_sql`).
 
         Returns
         -------
         str
-            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+            A boolean SQL expression; identifiers quoted, NULL for a missing value.
 
         Examples
         --------
@@ -416,14 +430,15 @@ class Membership:
         >>> print(Membership("texture", ("clear", "blurry")).to_sql())
         "texture" IN ('clear', 'blurry')
         """
-        column = quote_identifier(self.feature)
-        test = sql_in(column, self.categories)
+        sql = sql_dialect(dialect)
+        column = sql.identifier(self.feature)
+        test = sql.among(column, self.categories)
         if not self.missing:
             return test
         # A category unseen at fit is read as missing, so it passes where missing values do.
-        tests = [test, f"{column} IS NULL"]
+        tests = [test, sql.missing(column, numeric=False)]
         if self.universe:
-            tests.append(f"{column} NOT IN ({', '.join(map(quote_string, self.universe))})")
+            tests.append(f"{column} NOT IN ({', '.join(map(sql.string, self.universe))})")
         return "(" + " OR ".join(t for t in tests if t != "FALSE") + ")"
 
     def _parts(self) -> tuple[Membership, ...]:
@@ -553,13 +568,18 @@ class Linear:
             )
         return passed
 
-    def to_sql(self) -> str:
+    def to_sql(self, *, dialect: SqlDialectName = "ansi") -> str:
         """The precondition as an SQL expression.
+
+        Parameters
+        ----------
+        dialect : {"ansi", "duckdb", "postgresql", "sqlite", "spark"}, default="ansi"
+            The database's spelling (see :meth:`quercus.RuleSet.to_sql`).
 
         Returns
         -------
         str
-            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+            A boolean SQL expression; identifiers quoted, NULL for a missing value.
 
         Examples
         --------
@@ -567,10 +587,12 @@ class Linear:
         >>> Linear((("density", 1.0), ("sugar", 1.0)), 0.5).to_sql()
         '(1.0 * "density" + 1.0 * "sugar") <= 0.5'
         """
-        z = " + ".join(f"{sql_number(w)} * {quote_identifier(n)}" for n, w in self.terms)
-        test = f"({z}) {'>' if self.above else '<='} {sql_number(self.threshold)}"
+        sql = sql_dialect(dialect)
+        z = " + ".join(f"{sql_number(w)} * {sql.identifier(n)}" for n, w in self.terms)
+        bound = sql_number(self.threshold)
+        test = sql.above(f"({z})", bound, numeric=True) if self.above else f"({z}) <= {bound}"
         if self.missing:
-            nulls = " OR ".join(f"{quote_identifier(n)} IS NULL" for n, _ in self.terms)
+            nulls = " OR ".join(sql.missing(sql.identifier(n), numeric=True) for n, _ in self.terms)
             return f"({test} OR {nulls})"
         return test
 
@@ -657,13 +679,18 @@ class Known:
         value = pl.col(self.feature).cast(pl.String)
         return value.is_in(list(self.categories)).fill_null(False)
 
-    def to_sql(self) -> str:
+    def to_sql(self, *, dialect: SqlDialectName = "ansi") -> str:
         """The precondition as an SQL expression.
+
+        Parameters
+        ----------
+        dialect : {"ansi", "duckdb", "postgresql", "sqlite", "spark"}, default="ansi"
+            The database's spelling (see :meth:`quercus.RuleSet.to_sql`).
 
         Returns
         -------
         str
-            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+            A boolean SQL expression; identifiers quoted, NULL for a missing value.
 
         Examples
         --------
@@ -671,12 +698,13 @@ class Known:
         >>> print(Known("texture", ("clear", "blurry")).to_sql())
         ("texture" IS NOT NULL AND "texture" IN ('clear', 'blurry'))
         """
-        column = quote_identifier(self.feature)
+        sql = sql_dialect(dialect)
+        column = sql.identifier(self.feature)
         if self.categories is None:
-            return f"{column} IS NOT NULL"
+            return sql.known(column, numeric=True)
         if not self.categories:
             return "FALSE"
-        listed = ", ".join(map(quote_string, self.categories))
+        listed = ", ".join(map(sql.string, self.categories))
         return f"({column} IS NOT NULL AND {column} IN ({listed}))"
 
     def _mask(self, column: Column, feature: Feature) -> NDArray[np.bool_]:

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from .._choices import SqlDialectName
 from .._core import MULTIWAY, NUMERIC, OBLIQUE, ORDERED, SUBSET
 from ..inputs.schema import Feature, Schema
 from .conditions import Condition, Interval, Known, Linear, Membership
@@ -156,13 +157,18 @@ class Routed:
             return ~decided & chain
         return self.test.to_polars().fill_null(False) | (~decided & chain)
 
-    def to_sql(self) -> str:
+    def to_sql(self, *, dialect: SqlDialectName = "ansi") -> str:
         """The precondition as an SQL expression, its surrogates as a ``CASE``.
+
+        Parameters
+        ----------
+        dialect : {"ansi", "duckdb", "postgresql", "sqlite", "spark"}, default="ansi"
+            The database's spelling (see :meth:`quercus.RuleSet.to_sql`).
 
         Returns
         -------
         str
-            A boolean SQL expression; identifiers double-quoted, NULL for a missing value.
+            A boolean SQL expression; identifiers quoted, NULL for a missing value.
 
         Examples
         --------
@@ -175,15 +181,15 @@ class Routed:
             CASE WHEN "sugar" IS NOT NULL THEN ("sugar" <= 0.204) ELSE FALSE END))
         """
         arms = " ".join(
-            f"WHEN {known.to_sql()} THEN {_sql_bool(sends)}" for known, sends in self.surrogates
+            f"WHEN {known.to_sql(dialect=dialect)} THEN {_sql_bool(sends, dialect)}"
+            for known, sends in self.surrogates
         )
-        chain = (
-            f"CASE {arms} ELSE {_sql_bool(self.default)} END" if arms else _sql_bool(self.default)
-        )
-        known = " AND ".join(k.to_sql() for k in self.known)
+        default = _sql_bool(self.default, dialect)
+        chain = f"CASE {arms} ELSE {default} END" if arms else default
+        known = " AND ".join(k.to_sql(dialect=dialect) for k in self.known)
         if self.test is None:
             return f"(NOT ({known}) AND {chain})"
-        return f"({self.test.to_sql()} OR (NOT ({known}) AND {chain}))"
+        return f"({self.test.to_sql(dialect=dialect)} OR (NOT ({known}) AND {chain}))"
 
     def _parts(self) -> tuple[Routed, ...]:
         return (self,)
@@ -247,7 +253,10 @@ def node_conditions(
         if node_kind == MULTIWAY:
             for k in range(n_children[node]):
                 if k == len(categories):  # missing="separate": the child of missing values
-                    edges[first + k] = (Condition(name, "=", "?"), Membership(name, ()))
+                    edges[first + k] = (
+                        Condition(name, "=", "?"),
+                        Membership(name, (), universe=categories),
+                    )
                     continue
                 category = categories[k]
                 edges[first + k] = (
@@ -406,10 +415,10 @@ def _surrogate_text(sends: Interval | Membership | bool, decimals: int, limit: i
     return sends.to_text(decimals, limit)
 
 
-def _sql_bool(value: Interval | Membership | bool) -> str:
+def _sql_bool(value: Interval | Membership | bool, dialect: SqlDialectName) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    return f"({value.to_sql()})"
+    return f"({value.to_sql(dialect=dialect)})"
 
 
 def node_predictions(nodes: dict[str, NDArray[Any]], labels: Sequence[Any] | None) -> list[Any]:

@@ -37,6 +37,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from .._choices import SqlDialectName
 from ..inputs.encoding import dense_column, transform
 from ..inputs.schema import Schema
 from ..inputs.targets import class_codes
@@ -49,8 +50,7 @@ from .wording import (
     all_of,
     format_prediction,
     format_weight,
-    quote_identifier,
-    quote_value,
+    sql_dialect,
 )
 
 if TYPE_CHECKING:
@@ -498,19 +498,30 @@ class RuleSet:
         assert chain is not None  # a tree has at least one leaf
         return chain.otherwise(pl.lit(self.default)).alias(self.target)
 
-    def to_sql(self, table: str | None = None) -> str:
+    def to_sql(self, table: str | None = None, *, dialect: SqlDialectName = "ansi") -> str:
         """The rules as an SQL ``CASE WHEN ... THEN ... ELSE default END`` expression.
 
-        Identifiers are double-quoted and strings single-quoted (each quote doubled), so any
-        name is safe. The columns must hold what quercus was fitted on: categories as their
-        strings (booleans as 'false' / 'true'), numbers as numbers (dates as their day
-        count), missing values as NULL (not NaN).
+        Identifiers are quoted and strings single-quoted (each quote doubled), so any name is
+        safe. The columns must hold what quercus was fitted on: categories as their strings
+        (booleans as 'false' / 'true'), numbers as numbers, dates and times as the database's
+        date and time types, missing values as NULL (and, in Spark, NaN).
 
         Parameters
         ----------
         table : str, optional
             With it, a whole ``SELECT CASE ... END AS "target" FROM "table"`` (the table
             quoted as one identifier).
+        dialect : {"ansi", "duckdb", "postgresql", "sqlite", "spark"}, default="ansi"
+            The database the SQL runs in. "ansi" is standard SQL (identifiers in double
+            quotes), which DuckDB and PostgreSQL run as it is, and so do "duckdb" and
+            "postgresql"; "sqlite" is the same but refuses a temporal feature (SQLite has no
+            date type); "spark" is Spark SQL's (identifiers in backticks, backslashes in
+            strings escaped, a NaN in a numeric column missing, as Spark keeps pandas' NaN).
+
+        Raises
+        ------
+        ValueError
+            An unknown ``dialect``, or a temporal feature in SQLite's.
 
         Returns
         -------
@@ -533,15 +544,17 @@ class RuleSet:
         END AS "PlayTennis"
         FROM "days"
         """
+        sql = sql_dialect(dialect)
         lines = ["CASE"]
         for rule in self.rules:
-            test = " AND ".join(condition.to_sql() for condition in rule.conditions) or "TRUE"
-            lines.append(f"    WHEN {test} THEN {quote_value(rule.prediction)}")
-        lines += [f"    ELSE {quote_value(self.default)}", "END"]
+            tests = (condition.to_sql(dialect=dialect) for condition in rule.conditions)
+            test = " AND ".join(tests) or "TRUE"
+            lines.append(f"    WHEN {test} THEN {sql.value(rule.prediction)}")
+        lines += [f"    ELSE {sql.value(self.default)}", "END"]
         case = "\n".join(lines)
         if table is None:
             return case
-        return f"SELECT {case} AS {quote_identifier(self.target)}\nFROM {quote_identifier(table)}"
+        return f"SELECT {case} AS {sql.identifier(self.target)}\nFROM {sql.identifier(table)}"
 
     def _default_text(self, decimals: int) -> str:
         return format_prediction(self.default, self.regression, decimals)

@@ -8,6 +8,7 @@ import functools
 import math
 import operator
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,27 +74,100 @@ def format_number(number: float, decimals: int) -> str:
     return f"{value:.{decimals}f}"
 
 
-def quote_identifier(name: str) -> str:
-    """An SQL identifier in double quotes, inner double quotes doubled."""
-    return '"' + name.replace('"', '""') + '"'
+@dataclass(frozen=True)
+class SqlDialect:
+    """How one database spells what the SQL renderings write. They differ in the quotes of
+    an identifier, in strings (Spark reads a backslash as an escape), in whether a float
+    column holds NaN where the data had a missing value (Spark keeps pandas' NaN: NaN is
+    then missing, as quercus reads it, where other databases hold NULL) and in typed date
+    and time literals (SQLite has none)."""
+
+    name: str
+    quote: str = '"'
+    backslash_escapes: bool = False
+    nan_is_missing: bool = False
+    typed_times: bool = True
+
+    def identifier(self, name: str) -> str:
+        """`name` quoted, inner quotes doubled."""
+        return self.quote + name.replace(self.quote, self.quote * 2) + self.quote
+
+    def string(self, text: str) -> str:
+        """A string literal in single quotes, inner single quotes doubled."""
+        if self.backslash_escapes:
+            text = text.replace("\\", "\\\\")
+        return "'" + text.replace("'", "''") + "'"
+
+    def value(self, value: Any) -> str:
+        """A prediction as a literal: a label string, a boolean or a number."""
+        if isinstance(value, str):
+            return self.string(value)
+        if isinstance(value, bool | np.bool_):
+            return "TRUE" if value else "FALSE"
+        if isinstance(value, int | np.integer):
+            return str(int(value))
+        if isinstance(value, float | np.floating) and math.isfinite(value):
+            return sql_number(value)
+        raise TypeError(f"cannot write {value!r} as an SQL literal")
+
+    def among(self, column: str, categories: Sequence[str]) -> str:
+        """`column` is one of `categories` (never true for a NULL)."""
+        if not categories:
+            return "FALSE"
+        if len(categories) == 1:
+            return f"{column} = {self.string(categories[0])}"
+        return f"{column} IN ({', '.join(map(self.string, categories))})"
+
+    def missing(self, column: str, numeric: bool) -> str:
+        """`column` holds a missing value."""
+        if numeric and self.nan_is_missing:
+            return f"({column} IS NULL OR isnan({column}))"
+        return f"{column} IS NULL"
+
+    def known(self, column: str, numeric: bool) -> str:
+        """`column` holds a value."""
+        if numeric and self.nan_is_missing:
+            return f"({column} IS NOT NULL AND NOT isnan({column}))"
+        return f"{column} IS NOT NULL"
+
+    def above(self, value: str, bound: str, numeric: bool) -> str:
+        """`value > bound`, never true for a missing value (NaN is above every number in
+        Spark, so where NaN is missing the test says it is not)."""
+        if numeric and self.nan_is_missing:
+            return f"({value} > {bound} AND NOT isnan({value}))"
+        return f"{value} > {bound}"
+
+    def time(self, literal: str) -> str:
+        """A typed date, time or duration literal, where the database has such types."""
+        if not self.typed_times:
+            raise ValueError(
+                f"{self.name} has no date, time or duration type to compare a temporal "
+                "feature's threshold with; write the SQL for another dialect"
+            )
+        return literal
 
 
-def quote_string(text: str) -> str:
-    """An SQL string literal in single quotes, inner single quotes doubled."""
-    return "'" + text.replace("'", "''") + "'"
+# The SQL the renderings write runs as it is in DuckDB and PostgreSQL (standard SQL).
+SQL_DIALECTS = {
+    "ansi": SqlDialect("ansi"),
+    "duckdb": SqlDialect("duckdb"),
+    "postgresql": SqlDialect("postgresql"),
+    "sqlite": SqlDialect("sqlite", typed_times=False),
+    "spark": SqlDialect("spark", quote="`", backslash_escapes=True, nan_is_missing=True),
+}
 
 
-def quote_value(value: Any) -> str:
-    """A prediction as an SQL literal: a label string, a boolean or a number."""
-    if isinstance(value, str):
-        return quote_string(value)
-    if isinstance(value, bool | np.bool_):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int | np.integer):
-        return str(int(value))
-    if isinstance(value, float | np.floating) and math.isfinite(value):
-        return sql_number(value)
-    raise TypeError(f"cannot write {value!r} as an SQL literal")
+def sql_dialect(name: str) -> SqlDialect:
+    """The dialect called `name`, or ValueError listing the known ones."""
+    if not isinstance(name, str) or name not in SQL_DIALECTS:
+        raise ValueError(f"dialect must be one of {', '.join(SQL_DIALECTS)}; got {name!r}")
+    return SQL_DIALECTS[name]
+
+
+# Standard SQL's quoting, by the names quercus.rules has always handed on.
+quote_identifier = SQL_DIALECTS["ansi"].identifier
+quote_string = SQL_DIALECTS["ansi"].string
+quote_value = SQL_DIALECTS["ansi"].value
 
 
 def sql_number(value: float | np.floating[Any]) -> str:
@@ -124,15 +198,6 @@ def polars_in(value: pl.Expr, categories: Sequence[str]) -> pl.Expr:
     if len(categories) == 1:
         return value == categories[0]
     return value.is_in(list(categories))
-
-
-def sql_in(column: str, categories: Sequence[str]) -> str:
-    """SQL's `column` is one of `categories` (never true for a NULL)."""
-    if not categories:
-        return "FALSE"
-    if len(categories) == 1:
-        return f"{column} = {quote_string(categories[0])}"
-    return f"{column} IN ({', '.join(map(quote_string, categories))})"
 
 
 def braced(categories: Sequence[str], limit: int | None = None) -> str:

@@ -31,7 +31,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from ..explain.paths import STAYS, node_conditions, node_predictions
-from ..explain.wording import quote_identifier, quote_value
+from ..explain.wording import SqlDialect
 from ..inputs.schema import Classes, Schema
 from ..inputs.targets import label_dtype
 
@@ -266,30 +266,33 @@ def tree_sql(
     nodes: dict[str, NDArray[Any]],
     schema: Schema,
     labels: Sequence[Any] | None,
-    table: str | None = None,
+    table: str | None,
+    sql: SqlDialect,
 ) -> str:
     """The tree as nested `CASE WHEN ... THEN ... ELSE ... END`, one per internal node (the
     branch missing values take is the `ELSE`); with `table`, a whole
     `SELECT CASE ... END AS "target" FROM "table"`. Quoting and the columns expected are
-    those of `RuleSet.to_sql`.
+    those of `RuleSet.to_sql`, in the dialect `sql`.
 
     A multi-output tree gives one `CASE` per output, each named after its output
     (`CASE ... END AS "a",\nCASE ... END AS "b"`): a select list, whole with `table`."""
     predictions = node_predictions(nodes, labels)
     if schema.outputs:
         cases = [
-            f"{_case(nodes, schema, [p[k] for p in predictions])} AS {quote_identifier(name)}"
+            f"{_case(nodes, schema, [p[k] for p in predictions], sql)} AS {sql.identifier(name)}"
             for k, name in enumerate(schema.outputs)
         ]
         selected = ",\n".join(cases)
-        return selected if table is None else f"SELECT {selected}\nFROM {quote_identifier(table)}"
-    case = _case(nodes, schema, predictions)
+        return selected if table is None else f"SELECT {selected}\nFROM {sql.identifier(table)}"
+    case = _case(nodes, schema, predictions, sql)
     if table is None:
         return case
-    return f"SELECT {case} AS {quote_identifier(schema.target)}\nFROM {quote_identifier(table)}"
+    return f"SELECT {case} AS {sql.identifier(schema.target)}\nFROM {sql.identifier(table)}"
 
 
-def _case(nodes: dict[str, NDArray[Any]], schema: Schema, predictions: list[Any]) -> str:
+def _case(
+    nodes: dict[str, NDArray[Any]], schema: Schema, predictions: list[Any], sql: SqlDialect
+) -> str:
     """The nested `CASE` of the tree with `predictions` (one per node) at its leaves."""
     edges = node_conditions(nodes, schema.features)
     first_child = nodes["first_child"].tolist()
@@ -306,19 +309,20 @@ def _case(nodes: dict[str, NDArray[Any]], schema: Schema, predictions: list[Any]
         node, prefix, level = item
         pad = "    " * level
         if n_children[node] == 0:
-            lines.append(f"{pad}{prefix}{quote_value(predictions[node])}")
+            lines.append(f"{pad}{prefix}{sql.value(predictions[node])}")
             continue
         lines.append(f"{pad}{prefix}CASE")
         stack.append(f"{pad}END")
         default = takes_missing[node]
         if default == node:  # a row no child takes stays here (rpart)
-            stack.append(f"{pad}    ELSE {quote_value(predictions[node])}")
+            stack.append(f"{pad}    ELSE {sql.value(predictions[node])}")
         else:
             stack.append((default, "ELSE ", level + 1))
         first = first_child[node]
         for child in range(first + n_children[node] - 1, first - 1, -1):
             if child != default:
-                stack.append((child, f"WHEN {edges[child][1].to_sql()} THEN ", level + 1))
+                test = edges[child][1].to_sql(dialect=sql.name)
+                stack.append((child, f"WHEN {test} THEN ", level + 1))
     return "\n".join(lines)
 
 
