@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .servable import EQ, LEQ, MEMBER, Binary, binary, fitted_state
+from .servable import EQ, LEQ, MEMBER, Binary, binary, check_servable, fitted_state
 
 if TYPE_CHECKING:
     from ..fitted.state import FittedTree
@@ -84,10 +84,11 @@ def to_onnx(
     >>> (labels == model.predict(X)).all(), (proba == model.predict_proba(X)).all()
     (np.True_, np.True_)
     """
+    state = fitted_state(model)
+    check_servable(state, state.nodes())  # said first: with onnx installed or not
     import onnx
     from onnx import TensorProto, helper
 
-    state = fitted_state(model)
     if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be float64 or float32; got {np.dtype(dtype)}")
     n_features = len(state.schema.features)

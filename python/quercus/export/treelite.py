@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .servable import LEQ, MEMBER, binary, fitted_state
+from .servable import LEQ, MEMBER, binary, check_servable, fitted_state
 
 
 def to_treelite(model: Any) -> Any:
@@ -47,6 +47,8 @@ def to_treelite(model: Any) -> Any:
     >>> (proba[:, 0, :] == model.predict_proba(X)).all()
     np.True_
     """
+    state = fitted_state(model)
+    check_servable(state, state.nodes())  # said first: with treelite installed or not
     from treelite.model_builder import (
         Metadata,
         ModelBuilder,
@@ -54,7 +56,6 @@ def to_treelite(model: Any) -> Any:
         TreeAnnotation,
     )
 
-    state = fitted_state(model)
     tree = binary(state)
     nodes = state.nodes()
     n_features = len(state.schema.features)
