@@ -21,9 +21,9 @@ import quercus
 MODULES = (
     "quercus.tree",
     "quercus.estimators.parameters",
-    "quercus.estimators.state",
+    "quercus.estimators.attributes",
     "quercus.estimators.fitting",
-    "quercus.estimators.pruning",
+    "quercus.estimators.pruning_methods",
     "quercus.estimators.exports",
     "quercus.estimators.persistence",
     "quercus.estimators.scores",

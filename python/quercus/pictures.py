@@ -7,7 +7,7 @@ a picture shows of each node; `svg` and `dot`: the two ways of drawing it).
 from __future__ import annotations
 
 from .explain.dot import to_dot
-from .explain.pictures import PALETTE, PICTURE_CATEGORIES
+from .explain.drawing import PALETTE, PICTURE_CATEGORIES
 from .explain.svg import DEFAULT_WIDTH, to_svg
 
 __all__ = ["DEFAULT_WIDTH", "PALETTE", "PICTURE_CATEGORIES", "to_dot", "to_svg"]

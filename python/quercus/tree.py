@@ -19,15 +19,15 @@ from numpy.typing import NDArray
 from . import _core
 from ._choices import CLASS_CRITERIA, REGRESSION_CRITERIA, Splitter
 from .estimators import docstrings as _docstrings
+from .estimators.attributes import NotFittedError as NotFittedError
 from .estimators.base import ClassifierBase, EstimatorBase, RegressorBase
 from .estimators.constraints import ArrayLike, Boolean, Constraints, Dict, Dicts, Options
 from .estimators.exports import Exports
 from .estimators.parameters import CONSTRAINTS, SPLITS, extended_signature, with_defaults
 from .estimators.persistence import Persistence
-from .estimators.pruning import Pruning
-from .estimators.pruning import PruningPath as PruningPath
+from .estimators.pruning_methods import Pruning
+from .estimators.pruning_methods import PruningPath as PruningPath
 from .estimators.scores import split_scores as split_scores
-from .estimators.state import NotFittedError as NotFittedError
 from .export import model_io, native
 from .fitted.state import FittedTree
 from .inputs import weights
@@ -39,13 +39,13 @@ from .inputs.weights import sample_weights
 if TYPE_CHECKING:
     from os import PathLike
 
-    from .estimators.state import Rows
+    from .estimators.attributes import Rows
 
 
 class _BaseTree(Persistence, Exports, Pruning, EstimatorBase, ABC):
     """Both estimators' shared behaviour, one concern a base: the parameters
-    (`estimators.parameters`), the fitted state (`estimators.state`), fitting
-    (`estimators.fitting`), pruning (`estimators.pruning`), the exports
+    (`estimators.parameters`), the fitted state (`estimators.attributes`), fitting
+    (`estimators.fitting`), pruning (`estimators.pruning_methods`), the exports
     (`estimators.exports`) and the model format and pickling (`estimators.persistence`)."""
 
 

@@ -14,14 +14,14 @@ from numpy.typing import NDArray
 from .._choices import SqlDialectName
 from ..explain import dot, spread, svg
 from ..explain import text as render
-from ..explain.pictures import PICTURE_CATEGORIES
+from ..explain.drawing import PICTURE_CATEGORIES
 from ..explain.rules import RuleSet
 from ..explain.wording import MAX_CATEGORIES, sql_dialect
 from ..export import native, onnx, treelite
 from ..inputs.training import labelled_data
+from .attributes import FittedState
 from .constraints import Constraints, Integer, Real, check
 from .scores import score_frame
-from .state import FittedState
 
 _REPR_SVG_WIDTH = 960  # px: a notebook cell's width
 # Export options: how many levels to show, how many categories to list (None: all).

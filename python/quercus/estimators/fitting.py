@@ -24,10 +24,10 @@ from ..inputs import weights
 from ..inputs.schema import Classes, LabelledData, Schema, TrainingData, ordinals
 from ..inputs.training import labelled_data, training_data
 from ..scale import stream as _stream
+from .attributes import FittedState
 from .base import DataConversionWarning
 from .parameters import GrowthParams, PruningSettings
 from .post_pruning import CONSTRAINED_PESSIMISTIC, post_prune
-from .state import FittedState
 
 
 class Fitting(FittedState):

@@ -14,7 +14,7 @@ from .. import _core
 from ..explain import spread
 from ..export import model_io
 from ..fitted.state import FittedTree
-from .state import FittedState
+from .attributes import FittedState
 
 if TYPE_CHECKING:
     from os import PathLike

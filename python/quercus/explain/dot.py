@@ -11,8 +11,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from ..inputs.schema import Feature
-from .paths import node_conditions
-from .pictures import (
+from .drawing import (
     BORDER,
     EDGE,
     INK,
@@ -26,6 +25,7 @@ from .pictures import (
     node_boxes,
     strip_axis,
 )
+from .paths import node_conditions
 from .spread import Spread
 from .text import _preorder
 

@@ -15,8 +15,7 @@ from numpy.typing import NDArray
 
 from ..inputs.schema import Feature
 from .conditions import Condition
-from .paths import Precondition, node_conditions
-from .pictures import (
+from .drawing import (
     BORDER,
     EDGE,
     EDGE_SIZE,
@@ -38,6 +37,7 @@ from .pictures import (
     text_width,
     wrapped,
 )
+from .paths import Precondition, node_conditions
 from .spread import Spread, of_tree
 from .text import _preorder
 from .wording import format_number
