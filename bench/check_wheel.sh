@@ -10,11 +10,20 @@
 #   3. `maturin sdist`, then `pip install` of that sdist in another fresh venv (a source
 #      build with the Rust toolchain): the tests pass there too.
 #
+# With --demo (what .ci/run runs, a few minutes): step 1 only, then the wheel alone
+# installs into a fresh venv with no Rust toolchain on PATH and `python -m quercus demo`
+# runs from it, as a user of a published wheel would.
+#
 # Every artefact goes to a temporary directory, removed on exit; the repository is only
-# read. Usage: bash bench/check_wheel.sh [python]   (default: python3)
+# read. Usage: bash bench/check_wheel.sh [--demo] [python]   (default: python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+demo=false
+if [[ ${1:-} == --demo ]]; then
+    demo=true
+    shift
+fi
 python=${1:-python3}
 work=$(mktemp -d /tmp/quercus-wheel.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -66,6 +75,28 @@ print(f"{len(names)} files; extension: {extensions}; data files: {len(required) 
 if missing or len(extensions) != 1:
     sys.exit(f"FAIL: the wheel lacks {missing or 'its one extension module'}")
 EOF
+
+if $demo; then
+    say "fresh venv without a Rust toolchain: the wheel alone, then its demo"
+    no_rust=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e cargo -e rustup | paste -sd: -)
+    "$python" -m venv "$work/venv-demo"
+    (
+        cd "$work"
+        export PATH="$no_rust"
+        if command -v cargo >/dev/null || command -v rustc >/dev/null; then
+            echo "FAIL: a Rust toolchain is still on PATH" >&2
+            exit 1
+        fi
+        "$work/venv-demo/bin/pip" install -q "$wheel"
+        "$work/venv-demo/bin/python" -m quercus demo >"$work/demo.txt"
+    )
+    grep -q "== c4.5 tree on watermelon3 ==" "$work/demo.txt" || {
+        echo "FAIL: the demo did not print its trees" >&2
+        exit 1
+    }
+    say "OK: the wheel installs without Rust and its demo runs"
+    exit 0
+fi
 
 say "fresh venv: the wheel with its test extras"
 "$python" -m venv "$work/venv-wheel"
