@@ -459,6 +459,9 @@ def complete_data(draw):
     max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    # The same examples every run, so CI is not a lottery: the known case below was found by
+    # an unseeded run (and a regression tree with tied category splits, by another).
+    derandomize=True,
 )
 @given(
     data=complete_data(),
@@ -725,3 +728,25 @@ def test_a_majority_side_still_takes_unsent_rows():
     model = DecisionTreeRegressor(missing="surrogate", min_samples_split=4).fit(X, y)
     nodes = model.tree_.nodes()
     assert nodes["missing_child"][0] == 1 and list(nodes["weight"][1:3]) == [10, 13]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known defect, not yet traced: on complete data C4.5's subtree raising removes "
+    "the root split of this oblique tree under every missing-value strategy but "
+    "'surrogate' (the unpruned trees are the same; with subtree_raising=False too)",
+)
+def test_surrogate_splits_change_nothing_on_complete_data_under_c45_raising():
+    X = pl.DataFrame(
+        {
+            "num": [3.0, 0, 0, 5, 5, 3, 0, 2, 1, 5],
+            "cat": list("addbdacaba"),
+            "num2": [-1.5, -1.5, -1.5, 2, -1.5, -1.5, 0, 0, 0, 2],
+            "size": pl.Series(list("SSMLLMSSLS")).cast(pl.Enum(["S", "M", "L"])),
+        }
+    )
+    y = np.array(list("qqrqppqrpp"))
+    params = dict(algorithm="c4.5", splits="oblique")
+    fractional = DecisionTreeClassifier(**params).fit(X, y)
+    surrogate = DecisionTreeClassifier(**params, missing="surrogate").fit(X, y)
+    assert surrogate.export_text() == fractional.export_text()
