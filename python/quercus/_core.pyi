@@ -181,7 +181,10 @@ class Tree:
         -1 for leaves; children are contiguous: first_child .. first_child + n_children),
         ``n_children`` (int64), ``parent`` (int64, -1 for the root), ``depth`` (int64),
         ``weight`` (float64, training weight that reached the node, fractions included),
-        ``n_rows`` (float64, rows that reached the node, each fragment counted once),
+        ``n_rows`` (float64, the size rules' count: the node's weight in units of the
+        lightest training row's, a C4.5 fragment counted by its fraction),
+        ``n_samples`` (int64, training rows of positive weight that reached the node, each
+        counted once: a row split by a missing value counts in every node it reached),
         ``impurity`` (float64, the criterion's impurity: for regression the variance, the
         mean absolute deviation from the median, or the half Poisson deviance),
         ``label`` (int64, the node's class code; -1 for regression; shape (n_nodes,

@@ -208,9 +208,10 @@ class TreeView:
 
     @cached_property
     def n_node_samples(self) -> NDArray[np.int64]:
-        """Training rows that reached each node (a row split by a missing value counts once
-        in every node it reached)."""
-        return _frozen(np.rint(self._arena["n_rows"]).astype(np.int64))
+        """Training rows of positive weight that reached each node, as scikit-learn counts
+        them whatever the sample weights (a row split by a missing value counts once in every
+        node it reached; `weighted_n_node_samples` holds the weight)."""
+        return _frozen(self._arena["n_samples"])
 
     @cached_property
     def weighted_n_node_samples(self) -> NDArray[np.float64]:

@@ -1586,6 +1586,7 @@ mod tests {
         let summary = Summary {
             weight: 0.0,
             n_rows: 0.0,
+            n_samples: 0,
             impurity: 0.0,
             value: &value,
             labels: &[rng.below(3) as u32],

@@ -727,9 +727,10 @@ impl Grower<'_, '_, '_> {
     /// constraint's equalities need. The label follows the clipped value.
     fn clip(&self, tree: &mut Writer, node: NodeId, bounds: Bounds) {
         let node_summary = tree.summary(node);
-        let (weight, n_rows, impurity) = (
+        let (weight, n_rows, n_samples, impurity) = (
             node_summary.weight,
             node_summary.n_rows,
+            node_summary.n_samples,
             node_summary.impurity,
         );
         let (value, labels) = match *node_summary.value {
@@ -750,6 +751,7 @@ impl Grower<'_, '_, '_> {
         let clipped = Summary {
             weight,
             n_rows,
+            n_samples,
             impurity,
             value: &value,
             labels: &labels,
@@ -1022,6 +1024,7 @@ impl Grower<'_, '_, '_> {
             node,
             stats.as_deref(),
             NodeFigures {
+                samples: rows.len() as u64,
                 row_weight,
                 regression,
             },
@@ -1121,10 +1124,12 @@ pub(crate) fn admits(
         .is_some_and(|max_p| g_test_p_value(&split.children) > max_p)
 }
 
-/// What [`summarise`] cannot read from a node's statistics: the weight of its rows without
-/// class factors, given the weighted one (`row_weight`), and a regression target's value row
-/// and impurity, given the outputs' means (`regression`: its criterion's, from its rows).
+/// What [`summarise`] cannot read from a node's statistics: how many rows reached it
+/// (`samples`, [`crate::tree::Tree::n_samples`]), the weight of its rows without class
+/// factors, given the weighted one (`row_weight`), and a regression target's value row and
+/// impurity, given the outputs' means (`regression`: its criterion's, from its rows).
 pub(crate) struct NodeFigures<W, R> {
+    pub(crate) samples: u64,
     pub(crate) row_weight: W,
     pub(crate) regression: R,
 }
@@ -1149,6 +1154,7 @@ pub(crate) fn summarise<W, R>(
 {
     let parent = tree.parent(node);
     // An empty node holds no weight (nor rows) and its parent's prediction.
+    let samples = figures.samples;
     let (weight, n_rows, value, labels, impurity) = match (parent, stats) {
         (Some(p), None) => (
             0.0,
@@ -1185,6 +1191,7 @@ pub(crate) fn summarise<W, R>(
     let summary = Summary {
         weight,
         n_rows,
+        n_samples: samples,
         impurity,
         value: &value,
         labels: &labels,

@@ -54,6 +54,8 @@ const EXT_SPLITTER: u32 = 1;
 const EXT_OPTIMALITY: u32 = 2;
 /// Extension record tag of the conventions the tree was grown with (a name).
 const EXT_CONVENTIONS: u32 = 3;
+/// Extension record tag of the training rows that reached each node (one u64 per node).
+const EXT_SAMPLES: u32 = 4;
 /// Every NaN is written with this bit pattern, so equal models give equal bytes.
 const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
 
@@ -119,6 +121,7 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         depth,
         weight,
         n_rows,
+        n_samples,
         impurity,
         label,
         value,
@@ -224,10 +227,15 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
     w.bytes(metadata);
     // Extension records: the splitter (tag 1), written for histogram and random trees only,
     // so exact trees keep the bytes quercus 0.1.0 wrote; what the optimal search proved (tag 2),
-    // written for its trees only; the conventions (tag 3), written for J48's only.
+    // written for its trees only; the conventions (tag 3), written for J48's only; the rows
+    // that reached each node (tag 4), written only where they are not the size rules' count
+    // (sample weights, or C4.5's fractions of rows), which a reader takes for them otherwise.
     let searched = *splitter != Splitter::Exact;
     let j48 = *conventions == Conventions::J48;
-    w.u32(u32::from(searched) + u32::from(optimality.is_some()) + u32::from(j48));
+    let counted = n_samples.iter().zip(n_rows).any(|(&k, &n)| k as f64 != n);
+    w.u32(
+        u32::from(searched) + u32::from(optimality.is_some()) + u32::from(j48) + u32::from(counted),
+    );
     if searched {
         w.u32(EXT_SPLITTER);
         let name = splitter.name();
@@ -246,6 +254,11 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         let name = conventions.name();
         w.u64((1 + name.len()) as u64);
         w.name(name);
+    }
+    if counted {
+        w.u32(EXT_SAMPLES);
+        w.u64((n_samples.len() * 8) as u64);
+        n_samples.iter().for_each(|&k| w.u64(k));
     }
 
     let total = (w.out.len() + TRAILER_LEN) as u64;
@@ -484,6 +497,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     let (mut splitter, mut max_bins) = (Splitter::Exact, 0);
     let mut conventions = Conventions::Texts;
     let mut optimality = None;
+    let mut n_samples = None;
     for k in 0..n_extensions {
         let tag = r.u32("an extension tag")?;
         let len = r.u64("an extension length")?;
@@ -497,6 +511,8 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
             optimality = Some(read_optimality(bytes)?);
         } else if tag == EXT_CONVENTIONS {
             conventions = read_conventions(bytes)?;
+        } else if tag == EXT_SAMPLES {
+            n_samples = Some(read_samples(bytes, n_nodes)?);
         }
     }
     if r.remaining() > 0 {
@@ -540,6 +556,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         parent,
         depth,
         weight,
+        n_samples: n_samples.unwrap_or_else(|| n_rows.iter().map(|&n| counted_rows(n)).collect()),
         n_rows,
         impurity,
         label,
@@ -550,6 +567,28 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     };
     let tree = tree::Writer::from_arena(meta, arena, optimality).finish()?;
     Ok(Model { tree, metadata })
+}
+
+/// The sample counts extension record: one u64 per node, and nothing else.
+fn read_samples(bytes: &[u8], n_nodes: usize) -> Result<Vec<u64>> {
+    if bytes.len() != n_nodes.saturating_mul(8) {
+        return Err(corrupt(format!(
+            "the sample counts record holds {} bytes, not 8 for each of {n_nodes} nodes",
+            bytes.len()
+        )));
+    }
+    Ok(bytes.chunks_exact(8).map(le_u64).collect())
+}
+
+/// A node's rows when the file records none: the size rules' count, exact for a file written
+/// since the record exists (it is written whenever the two differ); for an older file of
+/// weighted rows, the nearest count, at least 1 for a node any weight reached.
+fn counted_rows(n_rows: f64) -> u64 {
+    match n_rows.round() {
+        _ if n_rows <= 0.0 => 0,
+        k if k < 1.0 => 1,
+        k => k as u64,
+    }
 }
 
 /// The conventions extension record: a name [`Conventions::parse`] knows, and nothing else.
@@ -861,6 +900,7 @@ mod tests {
         assert_eq!(ba.depth, ta.depth);
         assert!(same_f64(&ba.weight, &ta.weight));
         assert!(same_f64(&ba.n_rows, &ta.n_rows));
+        assert_eq!(ba.n_samples, ta.n_samples);
         assert!(same_f64(&ba.impurity, &ta.impurity));
         assert_eq!(ba.label, ta.label);
         assert!(same_f64(&ba.value, &ta.value));
@@ -915,5 +955,30 @@ mod tests {
             record.extend_from_slice(&bins.to_le_bytes());
             assert!(read_splitter(&record).is_err(), "{name} {bins}");
         }
+    }
+
+    /// Weighted rows: the rows each node holds are recorded (they are not the size rules'
+    /// count) and read back; a record of the wrong length is refused by name.
+    #[test]
+    fn weighted_rows_record_their_counts() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let data = Dataset::new(vec![Column::numeric(&x)]).expect("data");
+        let y = [0, 0, 0, 1, 1, 1];
+        let target = Target::Classes {
+            codes: &y,
+            n_classes: 2,
+        };
+        let weights = [1.0, 1.0, 1.0, 1.0, 1.0, 0.01];
+        let tree = crate::grow(&data, &target, &weights, &TreeParams::default()).expect("fit");
+        let counts: Vec<u64> = (0..3)
+            .map(|i| tree.n_samples(crate::tree::NodeId(i)))
+            .collect();
+        assert_eq!(counts, [6, 3, 3]);
+        let bytes = write(&tree, b"{}");
+        let back = read(&bytes).expect("read");
+        assert_eq!(back.tree.arena().n_samples, tree.arena().n_samples);
+        assert_eq!(write(&back.tree, b"{}"), bytes);
+        assert!(read_samples(&[0; 16], 3).is_err());
+        assert_eq!(read_samples(&[0; 24], 3).ok(), Some(vec![0; 3]));
     }
 }

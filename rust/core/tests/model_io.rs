@@ -540,8 +540,9 @@ fn round_trip_keeps_every_field_and_every_prediction() {
     }
 }
 
-/// The splitter record (extension tag 1) ends a histogram tree's file, before the CRC:
-/// tag, length, the name "hist" and the bins. A damaged record is refused by name.
+/// The splitter record (extension tag 1) is a histogram tree's first: tag, length, the name
+/// "hist" and the bins (the rows each node holds follow it, this tree's rows being split by
+/// missing values). A damaged record is refused by name.
 #[test]
 fn splitter_record_is_read_and_checked() {
     let (_, tree) = models()
@@ -565,14 +566,17 @@ fn splitter_record_is_read_and_checked() {
             ),
         }
     };
-    let bins = body - 4;
+    let record = Layout::of(&bytes).extensions + 4;
+    assert_eq!(u32_at(&bytes, record), 1);
+    let bins = record + 4 + 8 + 1 + 4;
+    let end = bins + 4;
     let name = bins - 4;
     assert!(
-        damaged(&|b| b[bins..body].copy_from_slice(&999u32.to_le_bytes()))
+        damaged(&|b| b[bins..end].copy_from_slice(&999u32.to_le_bytes()))
             .contains("splitter record is malformed")
     );
     assert!(
-        damaged(&|b| b[bins..body].copy_from_slice(&1u32.to_le_bytes()))
+        damaged(&|b| b[bins..end].copy_from_slice(&1u32.to_le_bytes()))
             .contains("splitter record is malformed")
     );
     assert!(damaged(&|b| b[name..bins].copy_from_slice(b"fast")).contains("unknown splitter"));
@@ -1271,7 +1275,8 @@ fn unknown_extension_records_are_skipped() {
     let b = cart_bytes();
     let file = edited(&b, |b, l| {
         let at = l.extensions;
-        put(b, at, &2u32.to_le_bytes());
+        let count = u32_at(b, at) + 2;
+        put(b, at, &count.to_le_bytes());
         let mut records = Vec::new();
         for (tag, payload) in [(77u32, &b"future"[..]), (78, &b""[..])] {
             records.extend_from_slice(&tag.to_le_bytes());

@@ -430,6 +430,10 @@ impl PyTree {
         d.set_item("depth", i64s(&|n| t.depth(n) as i64).into_pyarray(py))?;
         d.set_item("weight", f64s(&|n| t.weight(n)).into_pyarray(py))?;
         d.set_item("n_rows", f64s(&|n| t.n_rows(n)).into_pyarray(py))?;
+        d.set_item(
+            "n_samples",
+            i64s(&|n| i64::try_from(t.n_samples(n)).unwrap_or(i64::MAX)).into_pyarray(py),
+        )?;
         d.set_item("impurity", f64s(&|n| t.impurity(n)).into_pyarray(py))?;
         let regression = t.is_regression();
         let label: Vec<i64> = ids

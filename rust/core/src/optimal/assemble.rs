@@ -242,6 +242,7 @@ fn summarise(
     let summary = Summary {
         weight,
         n_rows: weight / unit,
+        n_samples: rows.iter().filter(|&&r| w_of(r) > 0.0).count() as u64,
         impurity,
         value: &value,
         labels: &[label],

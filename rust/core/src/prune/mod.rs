@@ -196,17 +196,18 @@ pub(crate) struct Redistributed {
     /// Class weights, `n_classes` per node.
     pub dist: Vec<f64>,
     pub n_rows: Vec<f64>,
+    pub n_samples: Vec<u64>,
     pub fraction: Vec<f64>,
 }
 
 impl Redistributed {
     /// The class weights (`k` of them) and rows that reached a changed `node`; an error if
     /// the pass left them out (its bug), rather than a node silently summarised as empty.
-    fn of(&self, node: NodeId, k: usize) -> Result<(&[f64], f64)> {
+    fn of(&self, node: NodeId, k: usize) -> Result<(&[f64], f64, u64)> {
         let i = node.index();
         let dist = self.dist.get(i * k..(i + 1) * k);
-        match (dist, self.n_rows.get(i)) {
-            (Some(dist), Some(&n_rows)) => Ok((dist, n_rows)),
+        match (dist, self.n_rows.get(i), self.n_samples.get(i)) {
+            (Some(dist), Some(&n_rows), Some(&n_samples)) => Ok((dist, n_rows, n_samples)),
             _ => Err(left_out("statistics", node)),
         }
     }
@@ -279,7 +280,7 @@ fn summarise_redistributed(
     node: NodeId,
     new: NodeId,
 ) -> Result<()> {
-    let (dist, n_rows) = redone.of(node, tree.value_width())?;
+    let (dist, n_rows, n_samples) = redone.of(node, tree.value_width())?;
     let weight: f64 = dist.iter().sum();
     let parent = out.parent(new);
     if weight > 0.0 {
@@ -292,6 +293,7 @@ fn summarise_redistributed(
         let summary = Summary {
             weight,
             n_rows,
+            n_samples,
             impurity: tree.meta().criterion.impurity(dist),
             value: dist,
             labels: &[label],
@@ -302,6 +304,7 @@ fn summarise_redistributed(
         let summary = Summary {
             weight: 0.0,
             n_rows: 0.0,
+            n_samples: 0,
             impurity: out.impurity(p),
             value: &value,
             labels: &labels,
@@ -342,6 +345,7 @@ mod tests {
             let summary = Summary {
                 weight: c[0] + c[1],
                 n_rows: c[0] + c[1],
+                n_samples: (c[0] + c[1]) as u64,
                 impurity: gini(&c),
                 value: &c,
                 labels: &[u32::from(c[1] > c[0])],

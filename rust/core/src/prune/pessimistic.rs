@@ -214,6 +214,8 @@ struct Pruner<'t> {
     /// Class weights of each node's training rows (zero for an empty node, whose stored value
     /// is its parent's); updated below a raised branch.
     dist: Vec<f64>,
+    /// Training rows that reach each node ([`Tree::n_samples`]); updated with `dist`.
+    samples: Vec<u64>,
     /// Estimated errors of each node's subtree once pruned.
     est: Vec<f64>,
     redone: Redistributed,
@@ -245,11 +247,13 @@ impl<'t> Pruner<'t> {
             estimate,
             shape: Shape::of(tree),
             dist,
+            samples: (0..n as u32).map(|i| tree.n_samples(NodeId(i))).collect(),
             est: vec![0.0; n],
             redone: Redistributed {
                 changed: vec![false; n],
                 dist: Vec::new(),
                 n_rows: vec![0.0; n],
+                n_samples: vec![0; n],
                 fraction: (0..n as u32)
                     .map(|i| tree.branch_fraction(NodeId(i)))
                     .collect(),
@@ -433,7 +437,7 @@ impl<'t> Pruner<'t> {
         }
         let mut errors = self.est(branch);
         let mut sum = vec![0.0; self.tree.value_width()];
-        for (node, joined) in &walk.reached {
+        for (node, joined, _) in &walk.reached {
             if self.shape.is_leaf(*node) {
                 copy_sum(&mut sum, self.dist(*node), joined);
                 errors += self.estimate.of_leaf(&sum) - self.leaf_estimate(*node);
@@ -470,12 +474,15 @@ impl<'t> Pruner<'t> {
     fn refill_joined(&mut self, node: NodeId, branch: NodeId, reached: &Joined) {
         let k = self.tree.value_width();
         let rows_per_weight = self.rows_per_weight();
-        for (m, joined) in reached {
+        for (m, joined, rows) in reached {
             if *m == branch {
                 continue;
             }
             if let Some(d) = self.dist.get_mut(m.index() * k..(m.index() + 1) * k) {
                 add_into(d, joined);
+            }
+            if let Some(n) = self.samples.get_mut(m.index()) {
+                *n += rows;
             }
             self.mark_redistributed(*m, rows_per_weight);
         }
@@ -483,7 +490,7 @@ impl<'t> Pruner<'t> {
         for &c in &children {
             self.mark_redistributed(c, rows_per_weight);
         }
-        for (m, _) in reached {
+        for (m, _, _) in reached {
             let parent = if *m == branch { node } else { *m };
             if self.shape.is_leaf(parent) {
                 continue;
@@ -537,6 +544,9 @@ impl<'t> Pruner<'t> {
         if let Some(n) = self.redone.n_rows.get_mut(i) {
             *n = weight * rows_per_weight;
         }
+        if let (Some(n), Some(&rows)) = (self.redone.n_samples.get_mut(i), self.samples.get(i)) {
+            *n = rows;
+        }
         if let Some(d) = self.dirty.get_mut(i) {
             *d = true;
         }
@@ -554,6 +564,7 @@ impl<'t> Pruner<'t> {
             rows_per_weight: self.rows_per_weight(),
             target: raising.target,
             dist: &mut self.dist,
+            samples: &mut self.samples,
             redone: &mut self.redone,
             missing_weight: &mut self.missing_weight,
             dirty: &mut self.dirty,
@@ -569,8 +580,8 @@ impl<'t> Pruner<'t> {
     }
 }
 
-/// The class weights that joined each node a raised branch's new rows reached.
-type Joined = Vec<(NodeId, Vec<f64>)>;
+/// The class weights and the rows that joined each node a raised branch's new rows reached.
+type Joined = Vec<(NodeId, Vec<f64>, u64)>;
 
 /// `dst = a + b`, element by element.
 fn copy_sum(dst: &mut [f64], a: &[f64], b: &[f64]) {
@@ -627,7 +638,7 @@ impl Visit for Joining<'_, '_, '_> {
         }
         let mut stats = vec![0.0; self.k];
         rows.accumulate(set, self.target, 0.0, &mut stats);
-        self.reached.push((node, stats));
+        self.reached.push((node, stats, rows.count(set)));
     }
 
     fn split(&mut self, _node: NodeId, _children: &[NodeId], _fractions: &[f64], missing: f64) {
@@ -653,6 +664,7 @@ struct Refill<'p, 'a, 'd> {
     rows_per_weight: f64,
     target: &'a Target<'d>,
     dist: &'p mut Vec<f64>,
+    samples: &'p mut Vec<u64>,
     redone: &'p mut Redistributed,
     missing_weight: &'p mut Vec<f64>,
     dirty: &'p mut Vec<bool>,
@@ -679,6 +691,10 @@ impl Visit for Refill<'_, '_, '_> {
         }
         if let Some(n) = self.redone.n_rows.get_mut(i) {
             *n = weight * self.rows_per_weight;
+        }
+        let count = rows.count(set);
+        if let (Some(n), Some(r)) = (self.samples.get_mut(i), self.redone.n_samples.get_mut(i)) {
+            (*n, *r) = (count, count);
         }
         if let Some(d) = self.dirty.get_mut(i) {
             *d = true;

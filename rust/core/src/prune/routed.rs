@@ -95,6 +95,11 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
         })
     }
 
+    /// How many rows of `set` carry a positive weight ([`Tree::n_samples`]).
+    pub(crate) fn count(&self, set: &[Seg]) -> u64 {
+        self.entries(set).filter(|&(_, w)| w > 0.0).count() as u64
+    }
+
     /// `target`'s statistics of `set` (class weights, or (w, Σw(y−shift), Σw(y−shift)²)) added
     /// to `stats`.
     pub(crate) fn accumulate(

@@ -242,6 +242,8 @@ impl Grown {
     fn figures(&self, params: &TreeParams) -> NodeFigures<fn(f64) -> f64, impl RegressionFigures> {
         let (value, impurity) = self.regression(params);
         NodeFigures {
+            // A whole count: the batches' row counts, summed.
+            samples: self.rows as u64,
             row_weight: std::convert::identity,
             regression: move |_: &[f64]| (vec![value], impurity),
         }

@@ -58,6 +58,7 @@ pub(crate) struct Arena {
     pub depth: Vec<u32>,
     pub weight: Vec<f64>,
     pub n_rows: Vec<f64>,
+    pub n_samples: Vec<u64>,
     pub impurity: Vec<f64>,
     /// The node's class of each output (ties broken toward the parent's), `n_outputs` per
     /// node; 0 for regression.
@@ -100,6 +101,7 @@ impl Arena {
         ] {
             control.reserve(v, k)?;
         }
+        control.reserve(&mut self.n_samples, k)?;
         control.reserve(&mut self.label, k.saturating_mul(outputs))?;
         for v in [
             &mut self.threshold,
@@ -142,6 +144,7 @@ impl Arena {
         self.depth.push(depth);
         self.weight.push(0.0);
         self.n_rows.push(0.0);
+        self.n_samples.push(0);
         self.impurity.push(0.0);
         self.label.extend(std::iter::repeat_n(0, outputs));
         self.value.extend(std::iter::repeat_n(0.0, width));

@@ -366,6 +366,7 @@ pub(super) fn check(t: &Tree) -> Checked<()> {
                 return Err(node(format!("{what} {x} is not finite and non-negative")));
             }
         }
+        at(&t.arena.n_samples, i, "the sample count")?;
         let impurity = at(&t.arena.impurity, i, "the impurity")?;
         if !impurity.is_finite() {
             return Err(node(format!("impurity {impurity} is not finite")));

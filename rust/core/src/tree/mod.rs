@@ -242,6 +242,15 @@ impl Tree {
         self.arena.n_rows.get(node.index()).copied().unwrap_or(0.0)
     }
 
+    /// Training rows of positive weight that reached the node, each counted once: a row
+    /// split among the children by a missing value counts in every node it reached, whatever
+    /// fraction it carries there (scikit-learn's `n_node_samples`; [`Self::n_rows`] is the
+    /// weight the size rules count).
+    #[inline]
+    pub fn n_samples(&self, node: NodeId) -> u64 {
+        self.arena.n_samples.get(node.index()).copied().unwrap_or(0)
+    }
+
     #[inline]
     pub fn impurity(&self, node: NodeId) -> f64 {
         self.arena
@@ -415,6 +424,7 @@ impl Tree {
         Summary {
             weight: self.weight(node),
             n_rows: self.n_rows(node),
+            n_samples: self.n_samples(node),
             impurity: self.impurity(node),
             value: self.value(node),
             labels: self.labels(node),
@@ -451,6 +461,7 @@ impl Tree {
             let summary = Summary {
                 weight: 0.0,
                 n_rows: 0.0,
+                n_samples: 0,
                 impurity: 0.0,
                 value: &value,
                 labels: &[class],

@@ -157,6 +157,9 @@ pub(crate) struct Summary<'t> {
     pub weight: f64,
     /// Training rows that reached the node, each counted by how much of a row it is.
     pub n_rows: f64,
+    /// Training rows of positive weight that reached the node, each counted once
+    /// ([`super::Tree::n_samples`]).
+    pub n_samples: u64,
     pub impurity: f64,
     /// Class weights, or the mean of each output ([`super::Tree::value`]).
     pub value: &'t [f64],

@@ -144,16 +144,23 @@ impl Writer {
         let slots = (
             a.weight.get_mut(i),
             a.n_rows.get_mut(i),
+            a.n_samples.get_mut(i),
             a.impurity.get_mut(i),
             a.label.get_mut(i * k..(i + 1) * k),
             a.value.get_mut(i * w..(i + 1) * w),
         );
         match slots {
-            (Some(weight), Some(n_rows), Some(impurity), Some(labels), Some(value))
-                if labels.len() == summary.labels.len() && value.len() == summary.value.len() =>
-            {
+            (
+                Some(weight),
+                Some(n_rows),
+                Some(n_samples),
+                Some(impurity),
+                Some(labels),
+                Some(value),
+            ) if labels.len() == summary.labels.len() && value.len() == summary.value.len() => {
                 *weight = summary.weight;
                 *n_rows = summary.n_rows;
+                *n_samples = summary.n_samples;
                 *impurity = summary.impurity;
                 labels.copy_from_slice(summary.labels);
                 value.copy_from_slice(summary.value);
@@ -408,6 +415,7 @@ mod tests {
         let summary = Summary {
             weight: 1.0,
             n_rows: 1.0,
+            n_samples: 1,
             impurity: 0.0,
             value: &[1.0, 0.0, 0.0],
             labels: &[0],
