@@ -730,13 +730,12 @@ def test_a_majority_side_still_takes_unsent_rows():
     assert nodes["missing_child"][0] == 1 and list(nodes["weight"][1:3]) == [10, 13]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect, not yet traced: on complete data C4.5's subtree raising removes "
-    "the root split of this oblique tree under every missing-value strategy but "
-    "'surrogate' (the unpruned trees are the same; with subtree_raising=False too)",
-)
 def test_surrogate_splits_change_nothing_on_complete_data_under_c45_raising():
+    """Under J48's conventions an oblique split's threshold is its projections' midpoint
+    whatever the missing-value strategy. missing="surrogate" once moved it to the float below
+    (rpart's `x < midpoint`), and a row of another branch projecting exactly onto the
+    midpoint (row 8: 1 x w_num, half of row 7's 2 x w_num) then went the other way when
+    C4.5's subtree raising sent it down: the raise that the other strategies make was lost."""
     X = pl.DataFrame(
         {
             "num": [3.0, 0, 0, 5, 5, 3, 0, 2, 1, 5],
@@ -750,3 +749,6 @@ def test_surrogate_splits_change_nothing_on_complete_data_under_c45_raising():
     fractional = DecisionTreeClassifier(**params).fit(X, y)
     surrogate = DecisionTreeClassifier(**params, missing="surrogate").fit(X, y)
     assert surrogate.export_text() == fractional.export_text()
+    ours, theirs = surrogate.tree_.nodes(), fractional.tree_.nodes()
+    for key in ("kind", "threshold", "linear_weights", "weight", "value", "label"):
+        np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)

@@ -266,9 +266,11 @@ impl Searcher<'_, '_> {
     /// The threshold of a cut between adjacent values `lo < hi` of `feature`: their midpoint
     /// (the texts), J48's largest training value not above the midpoint (`usize::MAX`, an
     /// oblique projection, keeps the midpoint: its values are no training values), or
-    /// rpart's with `missing="surrogate"` (see [`rpart_threshold`]). J48's comes first: a
-    /// training value sends every training value the side the cut does, so rpart's
-    /// adjustment (for a value exactly at the midpoint) has nothing left to decide.
+    /// rpart's with `missing="surrogate"` (see [`rpart_threshold`]). J48's conventions come
+    /// first, an oblique projection's midpoint included: a training value sends every
+    /// training value the side the cut does, so rpart's adjustment (for a value exactly at
+    /// the midpoint) has nothing left to decide, and a projection's midpoint stays the one
+    /// the other strategies cut at (another branch's row can project exactly onto it).
     pub(super) fn threshold(&self, feature: usize, lo: f64, hi: f64) -> f64 {
         let cut = midpoint(lo, hi);
         if let (Conventions::J48, Some(values)) = (self.conventions, self.training_values) {
@@ -282,7 +284,7 @@ impl Searcher<'_, '_> {
                 _ => {}
             }
         }
-        if self.missing == MissingStrategy::Surrogate {
+        if self.missing == MissingStrategy::Surrogate && self.conventions != Conventions::J48 {
             rpart_threshold(lo, hi)
         } else {
             cut
