@@ -227,8 +227,11 @@ def run_contree(X, y, depth, limit, python=None):
     """ConTree on the numeric columns, in a child process of `python`; CPU seconds of the fit
     (it runs on one thread)."""
     python = python or sys.executable
-    probe = subprocess.run([python, "-c", "import pycontree"], capture_output=True)
-    if probe.returncode != 0:
+    try:
+        probe = subprocess.run([python, "-c", "import pycontree"], capture_output=True)
+    except OSError:  # no such interpreter
+        probe = None
+    if probe is None or probe.returncode != 0:
         return None, f"not installed (pycontree in {python})", float("nan")
     values = numeric(X).to_numpy().astype(np.float64)
     with tempfile.TemporaryDirectory() as folder:
