@@ -1,11 +1,13 @@
-"""Optimal trees side by side: quercus (algorithm="optimal", raw features) against STreeD
-(pystreed) and GOSDT (gosdt), each on the binarisation it needs, in one run.
+"""Optimal trees side by side: quercus (algorithm="optimal", raw features) against ConTree
+(pycontree, raw continuous features), STreeD (pystreed) and GOSDT (gosdt), the last two on
+the binarisation they need, in one run.
 
     pip install -e ".[optimal-bench]"
     python bench/optimal.py                    # the README table (minutes)
     python bench/optimal.py --tiny             # breast cancer at depth 2, seconds (CI)
     python bench/optimal.py --depths 3 --only "generated 100k x 20" --solvers quercus \
         --time-limit 60 --n-jobs 2             # depth 3 on 100k x 20 raw, on 2 threads
+    python bench/optimal.py --solvers quercus,contree --contree-python /tmp/vcontree/bin/python
 
 Data: breast cancer (scikit-learn), the Weka example sets diabetes, ionosphere, credit-g and
 segment-challenge (Debian's `weka` package: /usr/share/doc/weka/examples), and two generated
@@ -25,6 +27,13 @@ same search space, so both must prove the same optimum, and the times compare th
 alone). Reported: training errors (on each solver's own input), whether the solver
 proved optimality ("yes"; else its gap or "no"), and the CPU seconds of `fit` (one thread
 each: on an idle machine, its wall-clock time).
+
+ConTree (Brița, van der Linden & Demirović, AAAI 2025) searches every threshold of the raw
+numeric features, as quercus does, so where both prove an optimum it must be the same; it
+takes no nominal features, so it gets the numeric columns only, and so does "quercus
+numeric" (on sets without nominal features, the same fit as "quercus raw"). It runs in a
+child process of `--contree-python` (default: this interpreter), so it may live in another
+environment; the column says "not installed" when that interpreter lacks pycontree.
 """
 
 from __future__ import annotations
@@ -32,7 +41,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -187,6 +198,55 @@ def run_quercus_hist(X, y, depth, limit, bins, n_jobs=1):
     return errors, quercus_proof(model, clock, n_jobs), clock.seconds
 
 
+def numeric(X: pl.DataFrame) -> pl.DataFrame:
+    """The numeric columns (ConTree's input)."""
+    return X.select([c for c in X.columns if X[c].dtype != pl.Categorical])
+
+
+# ConTree's fit in a child process (its interpreter may be another environment's): reads X and
+# y from an .npz file, prints errors, whether it finished within the limit, CPU and wall s.
+CONTREE_WORKER = """
+import json, sys, time, warnings
+import numpy as np
+from pycontree import ConTree
+data = np.load(sys.argv[1])
+X, y = data["X"], data["y"]
+model = ConTree(max_depth=int(sys.argv[2]), time_limit=float(sys.argv[3]))
+cpu, wall = time.process_time(), time.perf_counter()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    model.fit(X, y)
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+stopped = any("time limit" in str(w.message) for w in caught)
+errors = int((model.predict(X) != y).sum())
+print(json.dumps({"errors": errors, "stopped": stopped, "cpu": cpu, "wall": wall}))
+"""
+
+
+def run_contree(X, y, depth, limit, python=None):
+    """ConTree on the numeric columns, in a child process of `python`; CPU seconds of the fit
+    (it runs on one thread)."""
+    python = python or sys.executable
+    try:
+        probe = subprocess.run([python, "-c", "import pycontree"], capture_output=True)
+    except OSError:  # no such interpreter
+        probe = None
+    if probe is None or probe.returncode != 0:
+        return None, f"not installed (pycontree in {python})", float("nan")
+    values = numeric(X).to_numpy().astype(np.float64)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "data.npz"
+        np.savez(path, X=values, y=np.asarray(y, dtype=np.int32))
+        done = subprocess.run(
+            [python, "-c", CONTREE_WORKER, str(path), str(depth), str(limit)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["errors"], "no" if result["stopped"] else "yes", result["cpu"]
+
+
 def run_streed(B, y, depth, limit):
     from pystreed import STreeDClassifier
 
@@ -250,7 +310,14 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=300.0, help="seconds per fit")
     parser.add_argument("--thresholds", type=int, default=10, help="quantiles per feature")
     parser.add_argument("--only", help="comma-separated data set names")
-    parser.add_argument("--solvers", default="quercus,quercus-hist,quercus-binary,streed,gosdt")
+    parser.add_argument(
+        "--solvers",
+        default="quercus,quercus-numeric,contree,quercus-hist,quercus-binary,streed,gosdt",
+    )
+    parser.add_argument(
+        "--contree-python",
+        help="the Python interpreter whose environment has pycontree (default: this one)",
+    )
     parser.add_argument("--out", help="write the rows as JSON here")
     parser.add_argument(
         "--n-jobs",
@@ -265,10 +332,10 @@ def main() -> None:
         args.time_limit = min(args.time_limit, 10.0)
     rows = []
     print(f"cpus available: {len(os.sched_getaffinity(0))}, load: {os.getloadavg()[0]:.1f}")
-    names = ("quercus raw", "quercus hist", "quercus binary", "STreeD", "GOSDT")
-    cells = " | ".join(f"{s}: errors, proven, s" for s in names)
+    names = ("quercus raw", "quercus numeric", "ConTree", "quercus hist", "quercus binary")
+    cells = " | ".join(f"{s}: errors, proven, s" for s in (*names, "STreeD", "GOSDT"))
     print(f"| data | rows x features (binary) | depth | {cells} |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|" + "---|" * 7)
     for name, X, y in datasets(args.tiny):
         if args.only and name not in args.only.split(","):
             continue
@@ -276,20 +343,25 @@ def main() -> None:
         for depth in depths:
             jobs = args.n_jobs
             hist = partial(run_quercus_hist, bins=args.thresholds + 1, n_jobs=jobs)
+            nominal = numeric(X).width < X.width
             solvers = {
                 "quercus": (partial(run_quercus, n_jobs=jobs), X),
+                "quercus-numeric": (partial(run_quercus, n_jobs=jobs), numeric(X)),
+                "contree": (partial(run_contree, python=args.contree_python), X),
                 "quercus-hist": (hist, X),
                 "quercus-binary": (partial(run_quercus_binary, n_jobs=jobs), B),
                 "streed": (run_streed, B),
                 "gosdt": (run_gosdt, B),
             }
             chosen = args.solvers.split(",")
-            results = {
-                k: cell(run, data, y, depth, args.time_limit)
-                if k in chosen
-                else (None, "not run", float("nan"))
-                for k, (run, data) in solvers.items()
-            }
+            results = {}
+            for k, (run, data) in solvers.items():
+                if k not in chosen:
+                    results[k] = (None, "not run", float("nan"))
+                elif k == "quercus-numeric" and not nominal and "quercus" in chosen:
+                    results[k] = results["quercus"]  # the same fit
+                else:
+                    results[k] = cell(run, data, y, depth, args.time_limit)
 
             def show(r):
                 errors, proof, seconds = r

@@ -138,6 +138,8 @@ def _compare_ratios(report: dict[str, Any]) -> Table:
 
 _SOLVERS = {
     "quercus": "quercus raw",
+    "quercus-numeric": "quercus numeric",
+    "contree": "ConTree",
     "quercus-hist": "quercus hist",
     "quercus-binary": "quercus binary",
     "streed": "STreeD",
@@ -148,7 +150,7 @@ _SOLVERS = {
 def _optimal(report: dict[str, Any]) -> Table:
     """bench/optimal.py's table (errors, proven, CPU seconds), the solvers that ran."""
     rows = report["rows"]
-    ran = [k for k in _SOLVERS if any(r[f"{k}_proof"] != "not run" for r in rows)]
+    ran = [k for k in _SOLVERS if any(r.get(f"{k}_proof", "not run") != "not run" for r in rows)]
     head = ["data", "rows x features (binary)", "depth"]
     head += [f"{_SOLVERS[k]}: errors, proven, s" for k in ran]
     body = []
