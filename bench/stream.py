@@ -20,6 +20,7 @@ import argparse
 import hashlib
 import importlib.util
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -312,6 +313,7 @@ def main() -> None:
             if m not in needs or importlib.util.find_spec(needs[m]) is not None
         ]
         results = {}
+        load_at_start = os.getloadavg()  # the figures are read with the machine's load
         for mode in modes:
             child = [sys.executable, __file__, "--child", mode, str(path), str(test)]
             for flag in ("depth", "budget", "batch_rows"):
@@ -346,6 +348,8 @@ def main() -> None:
                 "depth": args.depth,
                 "budget": args.budget,
                 "parquet_mib": size,
+                "load_average_at_start": load_at_start,
+                "load_average_at_end": os.getloadavg(),
                 "results": results,
             }
             Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
