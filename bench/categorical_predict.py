@@ -66,9 +66,7 @@ def made(train: int, rows: int) -> dict[str, Any]:
     numeric = data.train.polars.select(NUMERIC)
     return {
         "tree": tree,
-        "numeric tree": quercus.DecisionTreeClassifier(max_depth=DEPTH).fit(
-            numeric, data.y_train
-        ),
+        "numeric tree": quercus.DecisionTreeClassifier(max_depth=DEPTH).fit(numeric, data.y_train),
         "matrix tree": quercus.DecisionTreeClassifier(max_depth=DEPTH).fit(
             numeric.to_numpy(), data.y_train
         ),
