@@ -209,3 +209,36 @@ def test_arrow_tables_the_fast_path_declines_predict_alike(models, test) -> None
         compat_level=pl.CompatLevel.newest()
     )
     same_as_enum(models, views, test, fast=False)
+
+
+def test_string_columns_are_read_as_their_views(models, test) -> None:
+    """A String column reaches the core as its Arrow string views: labels of more than 12
+    bytes (in the views' data buffers, several of them), the empty label, nulls, an offset
+    into the buffers, and a label the fit never saw."""
+    long = [f"a category label of more than twelve bytes, number {k}" for k in range(40)]
+    labels = ["", "short", *long]
+    rng = np.random.default_rng(5)
+    n = 30_000
+    train = pl.DataFrame(
+        {
+            "x": rng.normal(size=n),
+            "label": pl.Series(rng.choice(labels, n), dtype=pl.Enum(labels)),
+        }
+    )
+    y = (train["label"].to_physical().to_numpy() % 3) + (train["x"].to_numpy() > 0)
+    fitted = [
+        DecisionTreeClassifier(max_depth=8).fit(train, y),
+        DecisionTreeClassifier(algorithm="c4.5", missing="fractional").fit(train, y),
+    ]
+    values = pl.Series(rng.choice([*labels, "never seen"], n)).set(
+        pl.Series(rng.random(n) < 0.05), None
+    )
+    text = train.with_columns(label=values)
+    enum = text.with_columns(pl.col("label").cast(pl.Enum([*labels, "never seen"])))
+    column = fitted[0]._rows(text)[1][1]
+    assert column[0] == "text" and len(column[3]) > 2  # several data buffers
+    same_as_enum(fitted, text, enum)
+    same_as_enum(fitted, text.slice(777, 20_000), enum.slice(777, 20_000))
+    no_nulls = text.drop_nulls()
+    assert fitted[0]._rows(no_nulls)[1][1][4] is None  # no validity bitmap
+    same_as_enum(fitted, no_nulls, enum.drop_nulls())

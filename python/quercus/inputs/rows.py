@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from .._core import TextLookup
 from .encoding import dtype_kind, feature_kind
 from .frames import by_categories, pandas_labels
 from .schema import Schema
@@ -101,10 +102,10 @@ def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
     Float64 numbers as they are (a null or NaN is missing), other numbers as float64, and
     categories as codes with a map to the fit's codes (`_coded`): an Enum's or a
     Categorical's own physical codes (no copy; the map made from their few hundred
-    categories, not from the rows), a Boolean's as 0 and 1, a String's through the fit's
-    Enum (one hash a row, the only per-row work). None when only `transform` can encode it
-    (imputed features) or word its error (a feature absent, or of another kind or dtype than
-    at fit)."""
+    categories, not from the rows), a Boolean's as 0 and 1; a String column as its Arrow
+    string views, whose labels the core looks up as it walks the rows (`_text`). None when
+    only `transform` can encode it (imputed features) or word its error (a feature absent,
+    or of another kind or dtype than at fit)."""
     features = schema.features
     if any(feature.fill is not None for feature in features):
         return None
@@ -112,10 +113,17 @@ def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
     kinds = [dtype_kind(dtypes.get(f.name, pl.Null())) for f in features]
     if any(kind != feature.kind for kind, feature in zip(kinds, features, strict=True)):
         return None
+    texts = {
+        f.name: text
+        for f in features
+        if f.categories is not None
+        and dtypes[f.name] == pl.String
+        and (text := _text(frame.get_column(f.name), f.categories)) is not None
+    }
     coded = {
         f.name: _coded(f.name, f.categories, dtypes[f.name], frame.height)
         for f in features
-        if f.categories is not None
+        if f.categories is not None and f.name not in texts
     }
     # Every categorical column's codes in one query, which Polars runs column by column on
     # its threads: a query per column costs about 30 us, most of the call's Python time on
@@ -132,6 +140,10 @@ def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
                 # Filled in Polars: `to_numpy` fills nulls several times slower.
                 series = series.fill_null(_NAN)
             columns.append(("numeric", series.to_numpy()))
+            continue
+        text = texts.get(feature.name)
+        if text is not None:
+            columns.append(text)
             continue
         codes, code_map = codes_of[feature.name], coded[feature.name][1]
         if codes.null_count():
@@ -155,9 +167,43 @@ def _coded(
             return column.to_physical(), code_map
     elif dtype == pl.Boolean:  # a Boolean column's categories are "false" and "true"
         return column.cast(pl.UInt8), _code_map(categories, ("false", "true"))
-    # A String (or a Categorical `_categorical_map` declines): through the fit's Enum, where
-    # an unseen value becomes null.
+    # A String `_text` cannot read (without pyarrow), or a Categorical `_categorical_map`
+    # declines: through the fit's Enum, where an unseen value becomes null.
     return column.cast(pl.String).cast(enum_dtype(categories), strict=False).to_physical(), None
+
+
+def _text(series: pl.Series, categories: tuple[str, ...]) -> FrameColumn | None:
+    """A String column as the core reads it in place: its Arrow string views (16 bytes a
+    row: a label of up to 12 bytes inline, a longer one's place in the data buffers, here
+    one after another), its validity bitmap, and the lookup of the fit's categories; the
+    core finds each row's label as it walks the rows (a null or an unseen label: missing),
+    on the walk's threads. None without pyarrow, through which Polars hands the views over
+    (without a copy)."""
+    try:
+        array = series.to_arrow(compat_level=pl.CompatLevel.newest())
+    except ImportError:
+        return None
+    buffers = array.buffers()
+    first, n = array.offset, len(array)
+    views = np.frombuffer(buffers[1], dtype=np.uint8)[_VIEW * first : _VIEW * (first + n)]
+    parts = [np.frombuffer(buffer, dtype=np.uint8) for buffer in buffers[2:]]
+    data = parts[0] if len(parts) == 1 else np.concatenate([_NO_BYTES, *parts])
+    starts = np.cumsum([0, *map(len, parts)], dtype=np.uint64)
+    valid = None if array.null_count == 0 else np.frombuffer(buffers[0], dtype=np.uint8)
+    return ("text", views, data, starts, valid, first, _text_lookup(categories))
+
+
+# Bytes of an Arrow string view.
+_VIEW = 16
+
+
+_NO_BYTES = np.empty(0, dtype=np.uint8)
+
+
+@functools.lru_cache(maxsize=256)
+def _text_lookup(categories: tuple[str, ...]) -> TextLookup:
+    """The core's lookup of a feature's categories, made once."""
+    return TextLookup(list(categories))
 
 
 # A Categorical's code map may have this many entries per row of the frame, and this many
