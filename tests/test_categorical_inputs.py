@@ -2,9 +2,10 @@
 (quercus issue 38): Polars Enum, Categorical (global categories, a named one filled in
 another order, one whose categories hold many strings before the fit's), String and Boolean
 columns; pandas `category`; pyarrow tables and record batches of dictionary columns (one or
-several chunks, dictionaries of their own order, null indices, unsigned indices) and of plain
-text. Unseen categories and nulls are missing in all of them. The kinds with a fast path are
-read without a per-call cast of their rows (`frame_rows`, `arrow_rows`, `pandas_rows`)."""
+several chunks, dictionaries of their own order, null indices, unsigned indices), of plain
+text and of text views. Unseen categories and nulls are missing in all of them. The kinds
+with a fast path are read without a per-call cast of their rows (`frame_rows`,
+`arrow_rows`, `pandas_rows`)."""
 
 from __future__ import annotations
 
@@ -200,15 +201,20 @@ def test_arrow_dictionaries_predict_as_the_enum(models, test) -> None:
     same_as_enum(models, text.cast(pa.schema(narrow)), test)
 
 
+def test_arrow_text_views_predict_as_the_enum(models, test) -> None:
+    text = test.with_columns(pl.col(pl.Enum).cast(pl.String), pl.col("flag").cast(pl.String))
+    views = text.to_arrow(compat_level=pl.CompatLevel.newest())
+    assert views.schema.field("colour").type == pa.string_view()
+    same_as_enum(models, views, test)
+    chunked = pa.concat_tables([views.slice(0, 7000), views.slice(7000)])
+    same_as_enum(models, chunked, test)
+
+
 def test_arrow_tables_the_fast_path_declines_predict_alike(models, test) -> None:
-    """A Boolean column, text views and a table with one column twice go through Polars."""
+    """A Boolean column goes through Polars."""
     table = dictionary_table(test)
     assert pa.types.is_boolean(table.schema.field("flag").type)
     same_as_enum(models, table, test, fast=False)
-    views = test.with_columns(pl.col(pl.Enum).cast(pl.String)).to_arrow(
-        compat_level=pl.CompatLevel.newest()
-    )
-    same_as_enum(models, views, test, fast=False)
 
 
 def test_string_columns_are_read_as_their_views(models, test) -> None:

@@ -1,8 +1,9 @@
 """A pyarrow Table or RecordBatch read for prediction as `rows.frame_rows` reads a Polars frame,
 without making a Polars frame of it (which re-encodes every dictionary column's rows into
 Polars' categories): numbers as NumPy views of their buffers, a dictionary column as its
-indices with a map from its dictionary (a few hundred labels) to the fit's codes, a plain
-string column through one hash a row (`pyarrow.compute.index_in`).
+indices with a map from its dictionary (a few hundred labels) to the fit's codes, text
+views as a Polars String column's (`rows.text_views`), other text through one hash a row
+(`pyarrow.compute.index_in`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .rows import _UNSEEN, _code_map
+from .rows import _UNSEEN, _code_map, text_views
 from .schema import Feature, Schema
 from .values import in_place
 
@@ -34,7 +35,8 @@ def arrow_rows(table: Any, schema: Schema) -> FrameRows | None:
     feature's column found by name: float32 and float64 columns in place (a null or NaN is
     missing; a column with nulls or in several chunks is copied), integers as float64,
     dictionary columns of text as their indices through a map to the fit's codes (a null or
-    a label the fit never saw is missing), plain text through the fit's categories. None
+    a label the fit never saw is missing), text views as `rows.text_views` reads them,
+    other text through the fit's categories (`index_in`, one hash a row). None
     when the Polars path must read the table (a feature absent or of another type:
     booleans, dates, decimals, ...; two columns of one name; imputed features), which also
     words any error."""
@@ -79,8 +81,8 @@ def _numbers(chunks: list[Any], feature: Feature) -> FrameColumn | None:
 
 
 def _codes(chunks: list[Any], feature: Feature) -> FrameColumn | None:
-    """A categorical column as codes and a map to the fit's codes; None for a type the
-    Polars path reads (booleans, numbers, a dictionary of numbers, text views)."""
+    """A categorical column as codes and a map to the fit's codes (or as text views); None
+    for a type the Polars path reads (booleans, numbers, a dictionary of numbers)."""
     import pyarrow as pa
 
     assert feature.categories is not None  # a categorical feature's column
@@ -99,13 +101,12 @@ def _codes(chunks: list[Any], feature: Feature) -> FrameColumn | None:
         # Chunks may each have a dictionary of their own: each through its map, as one column.
         parts = [_through(codes, code_map, len(categories)) for codes, code_map in read]
         return ("codes", np.concatenate(parts), None, len(categories))
+    if kind == pa.string_view():
+        return text_views(chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks), categories)
     if _is_text(kind):
         import pyarrow.compute as pc
 
-        try:
-            found = [pc.index_in(chunk, value_set=_value_set(categories)) for chunk in chunks]
-        except pa.ArrowNotImplementedError:  # text views: the Polars path reads them
-            return None
+        found = [pc.index_in(chunk, value_set=_value_set(categories)) for chunk in chunks]
         parts = [_unsigned(chunk.fill_null(-1)) for chunk in found]
         codes = parts[0] if len(parts) == 1 else np.concatenate(parts)
         return ("codes", codes, None, len(categories))

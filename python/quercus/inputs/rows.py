@@ -173,16 +173,21 @@ def _coded(
 
 
 def _text(series: pl.Series, categories: tuple[str, ...]) -> FrameColumn | None:
-    """A String column as the core reads it in place: its Arrow string views (16 bytes a
-    row: a label of up to 12 bytes inline, a longer one's place in the data buffers, here
-    one after another), its validity bitmap, and the lookup of the fit's categories; the
-    core finds each row's label as it walks the rows (a null or an unseen label: missing),
-    on the walk's threads. None without pyarrow, through which Polars hands the views over
-    (without a copy)."""
+    """A String column as the core reads it in place (`text_views`); None without pyarrow,
+    through which Polars hands its views over (without a copy)."""
     try:
         array = series.to_arrow(compat_level=pl.CompatLevel.newest())
     except ImportError:
         return None
+    return text_views(array, categories)
+
+
+def text_views(array: Any, categories: tuple[str, ...]) -> FrameColumn:
+    """A pyarrow StringViewArray as the core reads it in place: its views (16 bytes a row: a
+    label of up to 12 bytes inline, a longer one's place in the data buffers, here one after
+    another), its validity bitmap, and the lookup of the fit's categories; the core finds
+    each row's label as it walks the rows (a null or an unseen label: missing), on the
+    walk's threads."""
     buffers = array.buffers()
     first, n = array.offset, len(array)
     views = np.frombuffer(buffers[1], dtype=np.uint8)[_VIEW * first : _VIEW * (first + n)]
