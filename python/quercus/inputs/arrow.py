@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .rows import _UNSEEN, _code_map, text_views
+from .rows import _UNSEEN, SMALL_FRAME, _code_map, text_views
 from .schema import Feature, Schema
 from .values import in_place
 
@@ -39,9 +39,11 @@ def arrow_rows(table: Any, schema: Schema) -> FrameRows | None:
     other text through the fit's categories (`index_in`, one hash a row). None
     when the Polars path must read the table (a feature absent or of another type:
     booleans, dates, decimals, ...; two columns of one name; imputed features), which also
-    words any error."""
+    words any error, or when it reads it faster: a table of at most `SMALL_FRAME` rows,
+    which it encodes value by value (`rows.small_frame`) where reading each column's
+    dictionary here costs tens of µs."""
     features = schema.features
-    if table.num_rows == 0 or any(feature.fill is not None for feature in features):
+    if table.num_rows <= SMALL_FRAME or any(feature.fill is not None for feature in features):
         return None
     names = table.column_names
     where = {name: i for i, name in enumerate(names)}

@@ -1,9 +1,10 @@
 //! Prediction rows from a data frame's columns read in place: numbers as `f32` or `f64`,
 //! categories as the frame's own dictionary codes (`u8`, `u16` or `u32`: Polars' and Arrow's
 //! physical codes) with a table from those codes to the tree's, and text as Arrow string
-//! views looked up in the tree's categories ([`Text`]). Nothing is converted up front: the walk stages each chunk of rows into one small column-major block of 64-bit
-//! words (numbers' bits, or tree codes), which stays in the L1 cache, so the hot loop reads
-//! one layout whatever the columns' types.
+//! views looked up among the tree's categories ([`Text`]). Nothing is converted up front:
+//! the walk stages each chunk of rows into one small column-major block of 64-bit words
+//! (numbers' bits, or tree codes), which stays in the L1 cache, so the hot loop reads one
+//! layout whatever the columns' types.
 
 use std::ops::Range;
 

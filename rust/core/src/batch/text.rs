@@ -55,8 +55,12 @@ impl TextLookup {
             let key = view & (u128::MAX >> (96 - 8 * len));
             return self.short.get(&key).copied();
         }
-        let start = usize::try_from(*starts.get(word(64))?).ok()? + word(96);
-        self.long.get(data.get(start..start + len)?).copied()
+        let start = usize::try_from(*starts.get(word(64))?)
+            .ok()?
+            .checked_add(word(96))?;
+        self.long
+            .get(data.get(start..start.checked_add(len)?)?)
+            .copied()
     }
 }
 
