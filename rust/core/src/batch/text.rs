@@ -216,6 +216,39 @@ mod tests {
     }
 
     #[test]
+    fn thousands_of_labels_each_find_their_code() {
+        let labels: Vec<String> = (0..5000).map(|k| format!("k{k}")).collect();
+        let lookup = TextLookup::new(&labels);
+        let rows: Vec<String> = (0..6000).rev().map(|k| format!("k{k}")).collect();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let (views, data, starts) = views(&rows);
+        let text = Text {
+            views: &views,
+            data: &data,
+            starts: &starts,
+            valid: None,
+            lookup: &lookup,
+        };
+        let codes: Vec<_> = (0..rows.len()).map(|row| text.code(row)).collect();
+        let expected: Vec<_> = (0..6000u32)
+            .rev()
+            .map(|k| (k < 5000).then_some(k))
+            .collect();
+        assert_eq!(codes, expected);
+        // A label listed twice keeps its first code.
+        let twice = TextLookup::new(&["a", "b", "a"]);
+        let (views, data, starts) = super::views(&["a"]);
+        let text = Text {
+            views: &views,
+            data: &data,
+            starts: &starts,
+            valid: None,
+            lookup: &twice,
+        };
+        assert_eq!(text.code(0), Some(0));
+    }
+
+    #[test]
     fn dirty_bytes_past_a_short_string_and_bad_offsets_are_harmless() {
         let lookup = TextLookup::new(&["ab", "a-label-longer-than-twelve"]);
         let (mut views, data, starts) = views(&["ab", "a-label-longer-than-twelve"]);
