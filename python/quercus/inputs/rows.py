@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from .._core import TextLookup
 from .encoding import dtype_kind, feature_kind
 from .frames import by_categories, pandas_labels
 from .schema import Schema
@@ -99,10 +100,12 @@ _UNSEEN = int(np.iinfo(np.uint32).max)
 def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
     """A Polars frame as columns the core reads in place (`_core.FrameRows`): Float32 and
     Float64 numbers as they are (a null or NaN is missing), other numbers as float64, and
-    categories as the frame's own physical codes with a map to the fit's codes (made once per
-    feature and dtype, `_code_map`), so a frame costs no copy of its numbers and no cast of
-    its categories. None when only `transform` can encode it (imputed features) or word its
-    error (a feature absent, or of another kind or dtype than at fit)."""
+    categories as codes with a map to the fit's codes (`_coded`): an Enum's or a
+    Categorical's own physical codes (no copy; the map made from their few hundred
+    categories, not from the rows), a Boolean's as 0 and 1; a String column as its Arrow
+    string views, whose labels the core looks up as it walks the rows (`_text`). None when
+    only `transform` can encode it (imputed features) or word its error (a feature absent,
+    or of another kind or dtype than at fit)."""
     features = schema.features
     if any(feature.fill is not None for feature in features):
         return None
@@ -110,38 +113,132 @@ def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
     kinds = [dtype_kind(dtypes.get(f.name, pl.Null())) for f in features]
     if any(kind != feature.kind for kind, feature in zip(kinds, features, strict=True)):
         return None
-    # The Enum columns' codes in one query: a `to_physical` per column costs a query each
-    # (about 30 us, most of the call's Python time on a frame with a few such columns).
-    enums = [f.name for f in features if isinstance(dtypes[f.name], pl.Enum)]
-    codes_of = frame.select(pl.col(enums).to_physical()).get_columns() if enums else []
-    physical = dict(zip(enums, codes_of, strict=True))
+    texts = {
+        f.name: text
+        for f in features
+        if f.categories is not None
+        and dtypes[f.name] == pl.String
+        and (text := _text(frame.get_column(f.name), f.categories)) is not None
+    }
+    coded = {
+        f.name: _coded(f.name, f.categories, dtypes[f.name], frame.height)
+        for f in features
+        if f.categories is not None and f.name not in texts
+    }
+    # Every categorical column's codes in one query, which Polars runs column by column on
+    # its threads: a query per column costs about 30 us, most of the call's Python time on
+    # a frame with a few such columns.
+    queried = frame.select([query for query, _ in coded.values()]).get_columns() if coded else []
+    codes_of = dict(zip(coded, queried, strict=True))
     columns: list[FrameColumn] = []
     for feature in features:
         series = frame.get_column(feature.name)
-        dtype = dtypes[feature.name]
         if feature.categories is None:
-            if dtype not in (pl.Float32, pl.Float64):
+            if dtypes[feature.name] not in (pl.Float32, pl.Float64):
                 series = on_fit_scale(series, feature.time).cast(pl.Float64)
             if series.null_count():
                 # Filled in Polars: `to_numpy` fills nulls several times slower.
                 series = series.fill_null(_NAN)
             columns.append(("numeric", series.to_numpy()))
             continue
-        code_map = None
-        n_codes = len(feature.categories)
-        if isinstance(dtype, pl.Enum):
-            code_map = _code_map(feature.categories, tuple(dtype.categories.to_list()))
-            if code_map is not None:
-                n_codes = len(code_map)
-            codes = physical[feature.name]
-        else:
-            # Through the fit's Enum: an unseen value becomes null.
-            series = series.cast(pl.String).cast(enum_dtype(feature.categories), strict=False)
-            codes = series.to_physical()
+        text = texts.get(feature.name)
+        if text is not None:
+            columns.append(text)
+            continue
+        codes, code_map = codes_of[feature.name], coded[feature.name][1]
         if codes.null_count():
+            n_codes = len(feature.categories) if code_map is None else len(code_map)
             codes = _fill_missing_code(codes, n_codes)
         columns.append(("codes", codes.to_numpy(), code_map, len(feature.categories)))
     return ("frame", columns, frame)
+
+
+def _coded(
+    name: str, categories: tuple[str, ...], dtype: pl.DataType, n_rows: int
+) -> tuple[pl.Expr, NDArray[np.uint32] | None]:
+    """The query of a categorical column's codes (a null where missing), with the map from
+    those codes to the fit's (None: they are the fit's)."""
+    column = pl.col(name)
+    if isinstance(dtype, pl.Enum):
+        return column.to_physical(), _code_map(categories, tuple(dtype.categories.to_list()))
+    if isinstance(dtype, pl.Categorical):
+        code_map = _categorical_map(categories, dtype.categories, n_rows)
+        if code_map is not None:
+            return column.to_physical(), code_map
+    elif dtype == pl.Boolean:  # a Boolean column's categories are "false" and "true"
+        return column.cast(pl.UInt8), _code_map(categories, ("false", "true"))
+    # A String `_text` cannot read (without pyarrow), or a Categorical `_categorical_map`
+    # declines: through the fit's Enum, where an unseen value becomes null.
+    return column.cast(pl.String).cast(enum_dtype(categories), strict=False).to_physical(), None
+
+
+def _text(series: pl.Series, categories: tuple[str, ...]) -> FrameColumn | None:
+    """A String column as the core reads it in place (`text_views`); None without pyarrow,
+    through which Polars hands its views over (without a copy)."""
+    try:
+        array = series.to_arrow(compat_level=pl.CompatLevel.newest())
+    except ImportError:
+        return None
+    return text_views(array, categories)
+
+
+def text_views(array: Any, categories: tuple[str, ...]) -> FrameColumn:
+    """A pyarrow StringViewArray as the core reads it in place: its views (16 bytes a row: a
+    label of up to 12 bytes inline, a longer one's place in the data buffers, here one after
+    another), its validity bitmap, and the lookup of the fit's categories; the core finds
+    each row's label as it walks the rows (a null or an unseen label: missing), on the
+    walk's threads."""
+    buffers = array.buffers()
+    first, n = array.offset, len(array)
+    views = np.frombuffer(buffers[1], dtype=np.uint8)[_VIEW * first : _VIEW * (first + n)]
+    parts = [np.frombuffer(buffer, dtype=np.uint8) for buffer in buffers[2:]]
+    data = parts[0] if len(parts) == 1 else np.concatenate([_NO_BYTES, *parts])
+    starts = np.cumsum([0, *map(len, parts)], dtype=np.uint64)
+    valid = None if array.null_count == 0 else np.frombuffer(buffers[0], dtype=np.uint8)
+    return ("text", views, data, starts, valid, first, _text_lookup(categories))
+
+
+# Bytes of an Arrow string view.
+_VIEW = 16
+
+
+_NO_BYTES = np.empty(0, dtype=np.uint8)
+
+
+@functools.lru_cache(maxsize=256)
+def _text_lookup(categories: tuple[str, ...]) -> TextLookup:
+    """The core's lookup of a feature's categories, made once."""
+    return TextLookup(list(categories))
+
+
+# A Categorical's code map may have this many entries per row of the frame, and this many
+# more, before a pass over the rows (a cast through the fit's Enum) costs less than filling
+# it.
+_MAP_PER_ROW = 8
+_MAP_FLOOR = 1 << 16
+
+
+def _categorical_map(
+    categories: tuple[str, ...], given: pl.Categories, n_rows: int
+) -> NDArray[np.uint32] | None:
+    """The fit's code of each physical code of a Categorical of categories `given` (a code
+    the fit never saw, or past the map: missing), found by looking each of the fit's
+    categories up in `given` (which may hold millions of strings: the global categories
+    hold every string any Categorical of the process took); made per call, since `given`
+    grows as the process goes. None when the map would hold more than `_MAP_PER_ROW`
+    entries a row (the fit's categories came late to a large `given`)."""
+    physical = np.fromiter(
+        (given[label] if label in given else -1 for label in categories),
+        dtype=np.int64,
+        count=len(categories),
+    )
+    size = int(physical.max(initial=-1)) + 1
+    if size > _MAP_PER_ROW * n_rows + _MAP_FLOOR:
+        return None
+    code_map = np.full(size, _UNSEEN, dtype=np.uint32)
+    known = physical >= 0
+    code_map[physical[known]] = np.flatnonzero(known)
+    return code_map
 
 
 def _fill_missing_code(codes: pl.Series, n_codes: int) -> pl.Series:

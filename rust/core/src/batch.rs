@@ -14,9 +14,11 @@ use rayon::prelude::*;
 mod flat;
 mod frame;
 pub(crate) mod rows;
+mod text;
 use flat::{descend, Flat, NAN_FOLDED, NAN_STOPS, NO_NAN};
 pub use frame::{Codes, Frame, FrameColumn};
 pub use rows::{Csr, Matrix, Order, PredictRows, Real};
+pub use text::{Text, TextLookup};
 
 use crate::control::Control;
 use crate::data::{CategoricalColumn, Column, Dataset, FeatureKind};
@@ -1390,6 +1392,36 @@ mod tests {
                 }
             })
             .collect();
+        // The second categorical column as text: labels short and long (code 5's one the
+        // tree never saw), a missing value as a null (its view left as a seen label's) or as
+        // an unseen label.
+        let labels: Vec<String> = (0..=CATEGORIES)
+            .map(|k| match k % 2 {
+                0 => format!("cat {k}"),
+                _ => format!("a label longer than a view, {k}"),
+            })
+            .collect();
+        let lookup = TextLookup::new(&labels[..CATEGORIES as usize]);
+        let row_labels: Vec<&str> = (0..n)
+            .map(|i| match (test.missing_masks[1][i], i % 3) {
+                (true, 0) => "a label the tree never saw",
+                (true, _) => "cat 3",
+                (false, _) => &labels[test.codes[1][i] as usize],
+            })
+            .collect();
+        let (views, bytes, starts) = text::views(&row_labels);
+        // Bit 3 + i of the validity bitmap: clear for a null.
+        let mut valid = vec![0u8; (n + 3).div_ceil(8)];
+        for i in (0..n).filter(|&i| !(test.missing_masks[1][i] && i % 3 == 1)) {
+            valid[(3 + i) / 8] |= 1 << ((3 + i) % 8);
+        }
+        let text = Text {
+            views: &views,
+            data: &bytes,
+            starts: &starts,
+            valid: Some((&valid, 3)),
+            lookup: &lookup,
+        };
         let categorical = |codes, map| FrameColumn::Categorical {
             codes,
             map,
@@ -1429,6 +1461,15 @@ mod tests {
                 assert_eq!(frame.n_rows(), n);
                 agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
             }
+            let frame = Frame::new(vec![
+                FrameColumn::F64(&test.numeric[0]),
+                FrameColumn::F32(&narrow),
+                FrameColumn::F64(&test.numeric[2]),
+                categorical(Codes::U32(&wide), Some(&map)),
+                FrameColumn::Text(text),
+            ])
+            .expect("a frame");
+            agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
         }
         let tree = grow(&train, false, &TreeParams::default());
         let mut infinite = test.numeric[2].clone();

@@ -36,7 +36,9 @@ mod subtrees;
 mod threads;
 pub mod tree;
 
-pub use batch::{Codes, Csr, Frame, FrameColumn, Matrix, Order, PredictRows, Predictor, Real};
+pub use batch::{
+    Codes, Csr, Frame, FrameColumn, Matrix, Order, PredictRows, Predictor, Real, Text, TextLookup,
+};
 pub use builder::{check_poisson_target, grow, grow_controlled, grow_with};
 pub use control::Control;
 pub use criterion::Criterion;

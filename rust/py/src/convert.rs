@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use quercus_core::{
     CategoricalColumn, Codes, Column, Dataset, Float, Frame, FrameColumn, Numbers, Sample,
-    SparseColumn, Strided, Target,
+    SparseColumn, Strided, Target, Text, TextLookup,
 };
 
 /// A column kept borrowed from NumPy for the duration of a call.
@@ -375,6 +375,30 @@ enum HeldFrameColumn<'py> {
         map: Option<PyReadonlyArray1<'py, u32>>,
         n_categories: u32,
     },
+    Text {
+        views: PyReadonlyArray1<'py, u8>,
+        data: PyReadonlyArray1<'py, u8>,
+        starts: PyReadonlyArray1<'py, u64>,
+        valid: Option<(PyReadonlyArray1<'py, u8>, usize)>,
+        lookup: Bound<'py, PyTextLookup>,
+    },
+}
+
+/// A feature's categories as the lookup of its text columns' labels (see [`TextLookup`]),
+/// made once per feature by the facade.
+#[pyclass(frozen, name = "TextLookup", module = "quercus._core")]
+pub struct PyTextLookup {
+    inner: TextLookup,
+}
+
+#[pymethods]
+impl PyTextLookup {
+    #[new]
+    fn new(categories: Vec<String>) -> Self {
+        PyTextLookup {
+            inner: TextLookup::new(&categories),
+        }
+    }
 }
 
 enum HeldCodes<'py> {
@@ -387,7 +411,8 @@ enum HeldCodes<'py> {
 pub struct HeldFrame<'py>(Vec<HeldFrameColumn<'py>>);
 
 /// Reads `("numeric", float32 or float64 values)` / `("codes", uint8, uint16 or uint32 codes,
-/// uint32 map or None, n_categories)` per column.
+/// uint32 map or None, n_categories)` / `("text", uint8 views, uint8 data, uint64 starts,
+/// uint8 validity bitmap or None, its first row's bit, TextLookup)` per column.
 pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>> {
     let mut held = Vec::with_capacity(columns.len());
     for (j, item) in columns.iter().enumerate() {
@@ -419,6 +444,18 @@ pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>>
                     codes,
                     map: t.get_item(2)?.extract()?,
                     n_categories: t.get_item(3)?.extract()?,
+                }
+            }
+            "text" => {
+                let valid: Option<PyReadonlyArray1<'py, u8>> = t.get_item(4)?.extract()?;
+                HeldFrameColumn::Text {
+                    views: values.extract()?,
+                    data: t.get_item(2)?.extract()?,
+                    starts: t.get_item(3)?.extract()?,
+                    valid: valid
+                        .map(|v| Ok::<_, PyErr>((v, t.get_item(5)?.extract()?)))
+                        .transpose()?,
+                    lookup: t.get_item(6)?.cast_into::<PyTextLookup>()?,
                 }
             }
             other => {
@@ -455,6 +492,22 @@ pub fn frame<'a>(held: &'a HeldFrame<'_>) -> PyResult<Frame<'a>> {
                     map: map.as_ref().map(|m| slice(m, j)).transpose()?,
                     n_categories: *n_categories,
                 },
+                HeldFrameColumn::Text {
+                    views,
+                    data,
+                    starts,
+                    valid,
+                    lookup,
+                } => FrameColumn::Text(Text {
+                    views: slice(views, j)?,
+                    data: slice(data, j)?,
+                    starts: slice(starts, j)?,
+                    valid: match valid {
+                        Some((bits, first)) => Some((slice(bits, j)?, *first)),
+                        None => None,
+                    },
+                    lookup: &lookup.get().inner,
+                }),
             })
         })
         .collect::<PyResult<Vec<_>>>()?;

@@ -199,6 +199,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTree>()?;
     m.add_class::<stream::PyStreamFit>()?;
     m.add_class::<stream::PyBinnedBatch>()?;
+    m.add_class::<convert::PyTextLookup>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit_optimal, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_reduced_error, m)?)?;

@@ -1,12 +1,14 @@
-//! Prediction rows from a data frame's columns read in place: numbers as `f32` or `f64`, and
+//! Prediction rows from a data frame's columns read in place: numbers as `f32` or `f64`,
 //! categories as the frame's own dictionary codes (`u8`, `u16` or `u32`: Polars' and Arrow's
-//! physical codes) with a table from those codes to the tree's. Nothing is converted up
-//! front: the walk stages each chunk of rows into one small column-major block of 64-bit
-//! words (numbers' bits, or tree codes), which stays in the L1 cache, so the hot loop reads
-//! one layout whatever the columns' types.
+//! physical codes) with a table from those codes to the tree's, and text as Arrow string
+//! views looked up among the tree's categories ([`Text`]). Nothing is converted up front:
+//! the walk stages each chunk of rows into one small column-major block of 64-bit words
+//! (numbers' bits, or tree codes), which stays in the L1 cache, so the hot loop reads one
+//! layout whatever the columns' types.
 
 use std::ops::Range;
 
+use super::text::Text;
 use super::{any_special, flag_gaps, scan_columns, Read, Real, Source, CHUNK};
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
@@ -71,6 +73,9 @@ pub enum FrameColumn<'a> {
         map: Option<&'a [u32]>,
         n_categories: u32,
     },
+    /// Labels, each found among the tree's categories (a null or a label the tree never
+    /// saw reads as missing).
+    Text(Text<'a>),
 }
 
 impl FrameColumn<'_> {
@@ -79,11 +84,12 @@ impl FrameColumn<'_> {
             FrameColumn::F32(v) => v.len(),
             FrameColumn::F64(v) => v.len(),
             FrameColumn::Categorical { codes, .. } => codes.len(),
+            FrameColumn::Text(text) => text.len(),
         }
     }
 
     fn is_numeric(&self) -> bool {
-        !matches!(self, FrameColumn::Categorical { .. })
+        matches!(self, FrameColumn::F32(_) | FrameColumn::F64(_))
     }
 }
 
@@ -162,7 +168,7 @@ impl<'a> Frame<'a> {
             let infinite = match c {
                 FrameColumn::F32(v) => v.iter().position(|x| x.is_infinite()),
                 FrameColumn::F64(v) => v.iter().position(|x| x.is_infinite()),
-                FrameColumn::Categorical { .. } => None,
+                FrameColumn::Categorical { .. } | FrameColumn::Text(_) => None,
             };
             if let Some(row) = infinite {
                 return Err(CoreError::InfiniteFeature { column, row });
@@ -184,16 +190,18 @@ impl Values for Frame<'_> {
 
     #[inline]
     fn code(&self, f: usize, row: usize) -> Option<u32> {
-        let Some(&FrameColumn::Categorical {
-            codes,
-            map,
-            n_categories,
-        }) = self.columns.get(f)
-        else {
-            return None;
-        };
-        let c = tree_code(map, n_categories, codes.get(row)?);
-        (c != MISSING).then_some(c)
+        match *self.columns.get(f)? {
+            FrameColumn::Categorical {
+                codes,
+                map,
+                n_categories,
+            } => {
+                let c = tree_code(map, n_categories, codes.get(row)?);
+                (c != MISSING).then_some(c)
+            }
+            FrameColumn::Text(text) => text.code(row),
+            FrameColumn::F32(_) | FrameColumn::F64(_) => None,
+        }
     }
 }
 
@@ -293,7 +301,13 @@ impl<'a> Source for Frame<'a> {
             let special = match *column {
                 FrameColumn::F32(v) => numbers(v.get(rows).unwrap_or(&[]), tested, block, gaps)?,
                 FrameColumn::F64(v) => numbers(v.get(rows).unwrap_or(&[]), tested, block, gaps)?,
-                FrameColumn::Categorical { .. } if !tested => false,
+                FrameColumn::Categorical { .. } | FrameColumn::Text(_) if !tested => false,
+                FrameColumn::Text(text) => {
+                    for (d, row) in block.iter_mut().zip(rows) {
+                        *d = u64::from(text.code(row).unwrap_or(MISSING));
+                    }
+                    false
+                }
                 FrameColumn::Categorical {
                     codes: frame_codes,
                     map,
