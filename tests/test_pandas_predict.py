@@ -223,3 +223,21 @@ def test_small_float_frames_read_as_one_matrix() -> None:
     infinite.iloc[1, 3] = np.inf
     with pytest.raises(ValueError, match="column 'd' has an infinite value"):
         model.predict(infinite)
+
+
+def test_a_category_column_of_booleans_is_the_boolean_feature():
+    """A pandas `category` column of truth values and a bool column are one feature: its
+    labels read "false" / "true" either way (they once read "False" / "True" from the
+    categories, which a fit on a bool column had never seen: every row then went as missing,
+    with no error)."""
+    rng = np.random.default_rng(0)
+    flag, x = rng.random(300) < 0.5, rng.random(300)
+    y = np.where(flag, "a", "b")
+    as_category = pd.DataFrame({"flag": pd.Series(flag).astype("category"), "x": x})
+    as_bool = pd.DataFrame({"flag": flag, "x": x})
+    for fitted_on in (pl.DataFrame({"flag": flag, "x": x}), as_bool, as_category):
+        model = DecisionTreeClassifier(max_depth=2).fit(fitted_on, y)
+        assert "flag = true" in model.export_text()
+        for given in (as_category, as_bool, pl.from_pandas(as_bool)):
+            np.testing.assert_array_equal(model.predict(given), y)
+        np.testing.assert_array_equal(model.predict(as_category.iloc[:1]), y[:1])

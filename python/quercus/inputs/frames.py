@@ -112,7 +112,7 @@ def pandas_orders(X: Any) -> Ordinals:
     if pd is None or not isinstance(X, pd.DataFrame):
         return {}
     return {
-        str(name): tuple(str(c) for c in dtype.categories)
+        str(name): tuple(_label(c) for c in dtype.categories)
         for name, dtype in X.dtypes.items()
         if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered
     }
@@ -177,8 +177,17 @@ def by_categories(cache: dict[int, tuple[Any, _T]], dtype: Any, make: Callable[[
 
 
 def pandas_labels(dtype: Any) -> tuple[str, ...]:
-    """A pandas `category` dtype's categories as the fit reads them (each as `str`), made once
-    per categories: reading thousands of them costs milliseconds."""
+    """A pandas `category` dtype's categories as the fit reads them (each as `str`, a truth
+    value as a Boolean column's "false" / "true"), made once per categories: reading thousands
+    of them costs milliseconds."""
     return by_categories(
-        _PANDAS_LABELS, dtype, lambda: tuple(str(c) for c in dtype.categories.tolist())
+        _PANDAS_LABELS, dtype, lambda: tuple(_label(c) for c in dtype.categories.tolist())
     )
+
+
+def _label(category: Any) -> str:
+    """A category's label: its text, a truth value as a Boolean column's category reads (so
+    a `category` column of booleans and a bool column are one feature to a fit)."""
+    if isinstance(category, (bool, np.bool_)):
+        return "true" if category else "false"
+    return str(category)
