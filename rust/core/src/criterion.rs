@@ -507,6 +507,13 @@ pub(crate) fn better(a: f64, b: f64, scale: f64) -> bool {
     a > b + 1e-9 * a.abs().max(b.abs()).max(scale.abs())
 }
 
+/// What every score [`better`] than `b` exceeds (its tolerance without the candidate's own
+/// magnitude, which only raises it): a bound below which a scan may skip a cut.
+#[inline]
+pub(crate) fn least_better(b: f64, scale: f64) -> f64 {
+    b + 1e-9 * b.abs().max(scale.abs())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
@@ -665,6 +672,13 @@ mod tests {
     fn ties_are_noise_tolerant() {
         assert!(!better(0.458 + 1e-15, 0.458, 0.0));
         assert!(better(0.459, 0.458, 0.0));
+        // Nothing at or below `least_better` is better; just above it (relative to the
+        // larger tolerance of a large candidate) is.
+        for (b, scale) in [(0.458, 0.0), (-3.0, 1.0), (0.0, 1.0), (1e6, 1.0)] {
+            let least = least_better(b, scale);
+            assert!(!better(least, b, scale));
+            assert!(better(least + 2e-9 * least.abs().max(scale), b, scale));
+        }
     }
 
     #[test]
