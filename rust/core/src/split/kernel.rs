@@ -11,7 +11,7 @@
 
 use super::running::Figure;
 use super::Searcher;
-use crate::criterion::{gini, stats_weight, variance, Criterion, Measure};
+use crate::criterion::{gini, stats_weight, sum_over_classes, variance, Criterion, Measure};
 use crate::data::{add_class, add_value, Layout, Target};
 use crate::measures::entropy;
 
@@ -111,7 +111,7 @@ impl Kernel for Gini {
         (kw, base): (f64, f64),
         bar: f64,
     ) -> bool {
-        let squares = |s: &[f64]| s.iter().map(|c| c * c).sum::<f64>();
+        let squares = |s: &[f64]| sum_over_classes(s, |c| c * c);
         proxy_at_most(
             squares(left),
             squares(right),

@@ -18,6 +18,7 @@
 
 use super::kernel::Kernel;
 use super::sweep::Sweep;
+use crate::criterion::each_class_weight;
 
 /// The unit roundoff of f64.
 const U: f64 = f64::EPSILON / 2.0;
@@ -110,14 +111,15 @@ impl Side {
     /// The side summed afresh from its class weights.
     fn of(figure: Figure, stats: &[f64]) -> Side {
         let (mut w, mut w_abs, mut f, mut f_terms, mut f_abs) = (0.0, 0.0, 0.0, 0.0, 0.0);
-        for &c in stats {
+        // A class of weight 0 adds nothing to any of the sums.
+        each_class_weight(stats, |c| {
             let (t, e) = figure.term(c);
             w += c;
             w_abs += c.abs();
             f += t;
             f_terms += e;
             f_abs += t.abs();
-        }
+        });
         let n = stats.len() as f64;
         Side {
             w,
@@ -362,7 +364,7 @@ mod tests {
         assert_eq!(v(&mut running, 5.0, Some(0.2)), Some(Verdict::TooSmall));
         assert_eq!(v(&mut running, 4.0, Some(0.2)), None);
         // Entropy: 1 − (0.8113 + 0.8113)/2 = 0.1887.
-        let mut running = Running::new(Figure::CLogC, &left, &right);
+        let running = Running::new(Figure::CLogC, &left, &right);
         let node = (8.0, 1.0);
         let v = |limit| running.clone().verdict(&left, &right, 1.0, node, limit);
         assert_eq!(v(Some(0.19)), Some(Verdict::Beaten));
