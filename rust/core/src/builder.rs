@@ -1111,12 +1111,15 @@ pub(crate) fn admits(
     let min_decrease = params.min_impurity_decrease;
     // Absolute error's impurity is no function of the children's sums: its decrease is
     // the one the scan measured on the rows (the gain), weighed by the node's weight.
-    let weighted_decrease = if params.criterion.is_additive() {
-        searcher.weighted_decrease(&split.children)
-    } else {
-        node_weight * split.score.gain
+    // Computed only when asked for: it reads every class of both children.
+    let weighted_decrease = || {
+        if params.criterion.is_additive() {
+            searcher.weighted_decrease(&split.children)
+        } else {
+            node_weight * split.score.gain
+        }
     };
-    if min_decrease > 0.0 && weighted_decrease / total_weight + f64::EPSILON < min_decrease {
+    if min_decrease > 0.0 && weighted_decrease() / total_weight + f64::EPSILON < min_decrease {
         return false;
     }
     !params

@@ -408,21 +408,76 @@ pub(crate) fn stats_weight(stats: &[f64], regression: bool) -> f64 {
     if regression {
         stats.first().copied().unwrap_or(0.0)
     } else {
-        stats.iter().sum()
+        class_sum(stats)
+    }
+}
+
+/// From this many classes on, the sums over class weights read only the non-zero ones: a
+/// node of many classes holds few of them (quercus issue 38), and a sum in order waits on
+/// each add; below it the loops unroll over every class.
+const SPARSE_CLASSES: usize = 9;
+
+/// `Σ f(c)` over the class weights `counts` in order, as `counts.iter().map(f).sum()` adds
+/// them, for an `f` with f(±0) = +0: from [`SPARSE_CLASSES`] classes on, over the non-zero
+/// weights only. Adding +0 leaves every sum but −0 unchanged, so the two agree but for the
+/// sign of a zero sum.
+#[inline(always)]
+pub(crate) fn sum_over_classes(counts: &[f64], f: impl Fn(f64) -> f64) -> f64 {
+    if counts.len() < SPARSE_CLASSES {
+        return counts.iter().map(|&c| f(c)).sum();
+    }
+    let mut sum = -0.0;
+    each_class_weight(counts, |c| sum += f(c));
+    sum
+}
+
+/// Calls `visit` on the class weights `counts` in order: on every one below
+/// [`SPARSE_CLASSES`] classes, on the non-zero ones from there on. Blocks of 8 are tested
+/// whole, by their bits bar the signs (or-ed as integers, which vectorises), with a branch
+/// the compiler keeps: per class it computes `visit` anyway and selects.
+#[inline(always)]
+pub(crate) fn each_class_weight(counts: &[f64], mut visit: impl FnMut(f64)) {
+    if counts.len() < SPARSE_CLASSES {
+        counts.iter().for_each(|&c| visit(c));
+        return;
+    }
+    let mut some = |block: &[f64]| {
+        for &c in block {
+            if c != 0.0 {
+                visit(c);
+            }
+        }
+    };
+    let blocks = counts.chunks_exact(8);
+    let rest = blocks.remainder();
+    for block in blocks {
+        if block.iter().fold(0u64, |any, &c| any | (c.to_bits() << 1)) != 0 {
+            some(block);
+        }
+    }
+    some(rest);
+}
+
+/// The total of class weights, bit for bit `counts.iter().sum()` (a zero total, which only
+/// the signs of its zeros tell apart, is summed in full).
+#[inline(always)]
+pub(crate) fn class_sum(counts: &[f64]) -> f64 {
+    let total = sum_over_classes(counts, |c| c);
+    if total == 0.0 {
+        counts.iter().sum()
+    } else {
+        total
     }
 }
 
 /// Gini(D) = 1 − Σ p_k².
 #[inline]
 pub fn gini(counts: &[f64]) -> f64 {
-    let total: f64 = counts.iter().sum();
+    let total = class_sum(counts);
     if total <= 0.0 {
         return 0.0;
     }
-    1.0 - counts
-        .iter()
-        .map(|&c| (c / total) * (c / total))
-        .sum::<f64>()
+    1.0 - sum_over_classes(counts, |c| (c / total) * (c / total))
 }
 
 /// Misclassification error 1 − max_k p_k.
@@ -507,6 +562,13 @@ pub(crate) fn better(a: f64, b: f64, scale: f64) -> bool {
     a > b + 1e-9 * a.abs().max(b.abs()).max(scale.abs())
 }
 
+/// What every score [`better`] than `b` exceeds (its tolerance without the candidate's own
+/// magnitude, which only raises it): a bound below which a scan may skip a cut.
+#[inline]
+pub(crate) fn least_better(b: f64, scale: f64) -> f64 {
+    b + 1e-9 * b.abs().max(scale.abs())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
@@ -522,6 +584,61 @@ mod tests {
         assert!(close(entropy(&[8.0, 9.0]), 0.9975));
         assert_eq!(entropy(&[5.0, 0.0]), 0.0);
         assert!(close(entropy(&[1.0, 1.0, 1.0, 1.0]), 2.0));
+    }
+
+    /// The sums that skip zero class weights (total, Gini, entropy) are the full sums, to
+    /// the bit: zeros of both
+    /// signs, residues below 0, all-zero and empty vectors, narrow and wide.
+    #[test]
+    fn sums_over_present_classes_are_the_full_sums() {
+        let mut state = 7u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut cases: Vec<Vec<f64>> = vec![
+            vec![],
+            vec![0.0; 12],
+            vec![-0.0; 12],
+            [vec![-0.0; 6], vec![0.0; 6]].concat(),
+            [vec![0.0; 10], vec![1e-17, -1e-17]].concat(),
+        ];
+        for _ in 0..500 {
+            let width = 1 + next(40) as usize;
+            cases.push(
+                (0..width)
+                    .map(|_| match next(6) {
+                        0 => 0.0,
+                        1 => -0.0,
+                        2 => -(next(3) as f64) * 1e-17,
+                        3 => 1.0,
+                        _ => next(1000) as f64 / 37.0,
+                    })
+                    .collect(),
+            );
+        }
+        for counts in &cases {
+            let total: f64 = counts.iter().sum();
+            assert_eq!(class_sum(counts).to_bits(), total.to_bits(), "{counts:?}");
+            let full = if total <= 0.0 {
+                0.0
+            } else {
+                1.0 - counts
+                    .iter()
+                    .map(|&c| (c / total) * (c / total))
+                    .sum::<f64>()
+            };
+            assert_eq!(gini(counts).to_bits(), full.to_bits(), "{counts:?}");
+            let sum: f64 = counts
+                .iter()
+                .filter(|&&c| c > 0.0)
+                .map(|&c| (c / total) * (c / total).log2())
+                .sum();
+            let full = if total <= 0.0 { 0.0 } else { (-sum).max(0.0) };
+            assert_eq!(entropy(counts).to_bits(), full.to_bits(), "{counts:?}");
+        }
     }
 
     #[test]
@@ -665,6 +782,13 @@ mod tests {
     fn ties_are_noise_tolerant() {
         assert!(!better(0.458 + 1e-15, 0.458, 0.0));
         assert!(better(0.459, 0.458, 0.0));
+        // Nothing at or below `least_better` is better; just above it (relative to the
+        // larger tolerance of a large candidate) is.
+        for (b, scale) in [(0.458, 0.0), (-3.0, 1.0), (0.0, 1.0), (1e6, 1.0)] {
+            let least = least_better(b, scale);
+            assert!(!better(least, b, scale));
+            assert!(better(least + 2e-9 * least.abs().max(scale), b, scale));
+        }
     }
 
     #[test]

@@ -2,21 +2,22 @@
 //! impurity, and the entropy they build on. Each takes class weights;
 //! [`crate::criterion::Criterion`] dispatches to them.
 
+use crate::criterion::{class_sum, each_class_weight};
+
 /// Ent(D) = −Σ p_k log2 p_k over class weights.
 #[inline]
 pub fn entropy(counts: &[f64]) -> f64 {
-    let total: f64 = counts.iter().sum();
+    let total = class_sum(counts);
     if total <= 0.0 {
         return 0.0;
     }
-    let sum: f64 = counts
-        .iter()
-        .filter(|&&c| c > 0.0)
-        .map(|&c| {
+    let mut sum = -0.0;
+    each_class_weight(counts, |c| {
+        if c > 0.0 {
             let p = c / total;
-            p * p.log2()
-        })
-        .sum();
+            sum += p * p.log2();
+        }
+    });
     // A pure node gives −0.0; report it as 0.
     (-sum).max(0.0)
 }

@@ -9,8 +9,9 @@
 //! division ([`Kernel::at_most`]): a scan skips the exact score of a cut that cannot beat its
 //! best by more than noise, which no cut of a continuous feature but a few does.
 
+use super::running::Figure;
 use super::Searcher;
-use crate::criterion::{gini, stats_weight, variance, Criterion, Measure};
+use crate::criterion::{gini, stats_weight, sum_over_classes, variance, Criterion, Measure};
 use crate::data::{add_class, add_value, Layout, Target};
 use crate::measures::entropy;
 
@@ -42,6 +43,12 @@ pub(super) trait Kernel: Copy {
         _bar: f64,
     ) -> bool {
         false
+    }
+    /// The figure a side's weighted impurity follows from in O(1) a moved row
+    /// ([`super::running`]); `None` for the kernels that keep none.
+    #[inline(always)]
+    fn figure(self) -> Option<Figure> {
+        None
     }
 }
 
@@ -88,6 +95,11 @@ impl Kernel for Gini {
         gini(stats)
     }
 
+    #[inline(always)]
+    fn figure(self) -> Option<Figure> {
+        Some(Figure::Squares)
+    }
+
     /// `w/kw · Gini = (w − Σc²/w)/kw`, so the decrease is `base − (wl + wr)/kw + p/kw` with
     /// `p = Σl²/wl + Σr²/wr`, at most `bar` when `p ≤ q = kw(bar − base) + wl + wr`.
     #[inline(always)]
@@ -99,7 +111,7 @@ impl Kernel for Gini {
         (kw, base): (f64, f64),
         bar: f64,
     ) -> bool {
-        let squares = |s: &[f64]| s.iter().map(|c| c * c).sum::<f64>();
+        let squares = |s: &[f64]| sum_over_classes(s, |c| c * c);
         proxy_at_most(
             squares(left),
             squares(right),
@@ -127,6 +139,11 @@ impl Kernel for Entropy {
     #[inline(always)]
     fn impurity(self, stats: &[f64]) -> f64 {
         entropy(stats)
+    }
+
+    #[inline(always)]
+    fn figure(self) -> Option<Figure> {
+        Some(Figure::CLogC)
     }
 }
 

@@ -26,6 +26,7 @@ pub(crate) mod placement;
 pub(crate) mod presort;
 mod random;
 pub(crate) mod rpart;
+mod running;
 pub(crate) mod scales;
 pub(crate) mod sparse;
 mod sweep;

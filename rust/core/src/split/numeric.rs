@@ -3,8 +3,10 @@
 
 use super::kernel::{self, Any, Kernel, Which, BOUND_SLACK};
 use super::presort::{position, NEW_VALUE};
+use super::running::{Running, Verdict};
 use super::sweep::{Known, Sweep};
 use super::*;
+use crate::criterion::least_better;
 
 /// A node row's search weight and [`crate::data::Target::label`], gathered once per node for
 /// all its numeric features ([`Searcher::facts`]): each feature's gather then reads this
@@ -48,6 +50,13 @@ impl Sweep for Steps<'_> {
     fn cut_after(&self, i: usize, _gap: f64) -> bool {
         self.list.get(i + 1).is_some_and(|&e| e & NEW_VALUE != 0)
     }
+
+    #[inline(always)]
+    fn row(&self, i: usize) -> Option<(u64, f64)> {
+        self.facts.get(i).map(|k| (k.label, k.w))
+    }
+
+    const ROWS: bool = true;
 }
 
 /// A scan's running sums: a `Vec` of any width, or an array whose length the compiler
@@ -393,9 +402,31 @@ impl Searcher<'_, '_> {
             slack: (impurity_decrease && !j48)
                 .then_some(BOUND_SLACK * (base.abs().max(whole.1.abs()) + scale.abs())),
         };
+        // Many classes: the sides' figures follow the rows moved, and prove most cuts
+        // beaten without reading their classes ([`super::running`]). Where the class
+        // factors, the constraints or the placed missing rows need the sums, and for J48's
+        // comparisons, the scan reads them at every cut as before.
+        let mut running = match k.figure() {
+            Some(figure)
+                if S::ROWS
+                    && width >= RUNNING_WIDTH
+                    && best.slack.is_some()
+                    && !place
+                    && !constrained
+                    && self.scales.is_none() =>
+            {
+                Some(Running::new(figure, left.as_ref(), right.as_ref()))
+            }
+            _ => None,
+        };
         for i in 0..items.len().saturating_sub(1) {
-            items.add(k, i, left.as_mut(), 1.0);
-            items.add(k, i, right.as_mut(), -1.0);
+            match running.as_mut() {
+                Some(run) => run.shift(k, items, i, left.as_mut(), right.as_mut()),
+                None => {
+                    items.add(k, i, left.as_mut(), 1.0);
+                    items.add(k, i, right.as_mut(), -1.0);
+                }
+            }
             if !items.cut_after(i, gap) {
                 continue;
             }
@@ -420,6 +451,23 @@ impl Searcher<'_, '_> {
                     }
                 }
                 continue;
+            }
+            if let Some(run) = running.as_mut() {
+                let node = (kw, base);
+                match run.verdict(
+                    left.as_ref(),
+                    right.as_ref(),
+                    least.plain(),
+                    node,
+                    best.limit(),
+                ) {
+                    Some(Verdict::TooSmall) => continue,
+                    Some(Verdict::Beaten) => {
+                        cuts.tried += 1;
+                        continue;
+                    }
+                    None => {}
+                }
             }
             let (left, right) = (left.as_ref(), right.as_ref());
             let (wl, wr) = (k.weight(left), k.weight(right));
@@ -579,6 +627,10 @@ impl Searcher<'_, '_> {
     }
 }
 
+/// From this many classes on, a scan follows its sides' figures row by row
+/// ([`super::running`]) rather than reading every class at every cut.
+const RUNNING_WIDTH: usize = 9;
+
 /// The threshold of the split that sends every known value left and the missing ones right:
 /// `x <= +∞` holds for every value a tree is given (infinities are refused).
 pub(crate) const KNOWN_VS_MISSING: f64 = f64::INFINITY;
@@ -603,6 +655,12 @@ struct Best {
 impl Best {
     fn slot(side: Option<usize>) -> usize {
         usize::from(side == Some(0))
+    }
+
+    /// What a cut with the missing rows not placed must exceed to replace the best of its
+    /// side (by [`improves`]); `None` while there is none.
+    fn limit(&self) -> Option<f64> {
+        self.right.map(|(b, _)| least_better(b, self.scale))
     }
 
     #[inline(always)]
@@ -633,7 +691,7 @@ impl Best {
         *best = Some((dec, (at, side)));
         if let (Some(slack), Some(bar)) = (self.slack, self.bar.get_mut(slot)) {
             // A later cut wins only above this ([`better`]'s tolerance at the least).
-            *bar = dec + 1e-9 * dec.abs().max(self.scale.abs()) - slack;
+            *bar = least_better(dec, self.scale) - slack;
         }
     }
 }
@@ -644,7 +702,8 @@ mod tests {
     use super::*;
     use crate::params::TreeParams;
 
-    /// The specialised kernels, with their bounds that skip cuts, choose the very cut the
+    /// The specialised kernels, with their bounds that skip cuts (and, from
+    /// [`RUNNING_WIDTH`] classes on, their running figures), choose the very cut the
     /// searcher's own arithmetic chooses (the scan before kernels): random rows with ties in
     /// value and in score, fractional weights, missing rows placed or left out, Gini,
     /// entropy and squared error.
@@ -661,7 +720,7 @@ mod tests {
         let data = Dataset::new(vec![Column::numeric(&column)]).unwrap();
         for case in 0..400u64 {
             let n = 2 + next(300) as usize;
-            let n_classes = 2 + (case % 4) as usize;
+            let n_classes = [2, 3, 4, 5, 9, 17, 60][(case % 7) as usize];
             let distinct = [2, 5, 50, 1000][(case % 4) as usize];
             let mut x: Vec<f64> = (0..n).map(|_| next(distinct) as f64).collect();
             x.sort_by(f64::total_cmp);
@@ -721,6 +780,72 @@ mod tests {
                 let general = searcher.sweep_in::<_, _, Vec<f64>>(Any(&searcher), scan);
                 let fast = searcher.sweep(items.as_slice(), n, &missing, n_missing, node_weight, 0);
                 let key = |s: &Option<Scan>| s.as_ref().map(|s| (s.at, s.side, s.cuts.tried));
+                assert_eq!(key(&fast), key(&general), "case {case}, {criterion:?}");
+            }
+        }
+    }
+
+    /// Many classes, two rows each (issue 38's data: every cut between pairs ties under
+    /// Gini), side by side or scattered, with unit, fractional and wildly spread weights:
+    /// the running figures' scan chooses the general scan's cut, its left side to the bit.
+    #[test]
+    fn running_figures_choose_the_general_scans_cut() {
+        let mut state = 5u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let column = vec![0.0; 1];
+        let data = Dataset::new(vec![Column::numeric(&column)]).unwrap();
+        for case in 0..60u64 {
+            let n_classes = [9, 40, 150, 400][(case % 4) as usize];
+            let n = 2 * n_classes;
+            let mut classes: Vec<u32> = (0..n).map(|i| (i / 2) as u32).collect();
+            if case % 2 == 1 {
+                for i in (1..n).rev() {
+                    classes.swap(i, next(i as u64 + 1) as usize);
+                }
+            }
+            let weights: Vec<f64> = (0..n)
+                .map(|_| match case % 3 {
+                    0 => 1.0,
+                    1 => (1 + next(1000)) as f64 / 97.0,
+                    _ => 10f64.powi(next(13) as i32 - 6),
+                })
+                .collect();
+            let target = Target::Classes {
+                codes: &classes,
+                n_classes,
+            };
+            for criterion in [Criterion::Gini, Criterion::Entropy, Criterion::GainRatio] {
+                let params = TreeParams {
+                    criterion,
+                    min_samples_leaf: 1 + (case % 5) as usize,
+                    ..TreeParams::default()
+                };
+                let total: f64 = weights.iter().sum();
+                let searcher = Searcher::new(&data, &target, &params, total);
+                // Positions on a line, some shared (no cut between equal values).
+                let items: Vec<Known> = (0..n)
+                    .map(|i| Known {
+                        x: if case % 5 == 4 {
+                            (i / 3) as f64
+                        } else {
+                            i as f64
+                        },
+                        w: weights[i],
+                        label: target.label(i),
+                    })
+                    .collect();
+                let scan = (items.as_slice(), n, &[][..], 0, total, 0i8);
+                let general = searcher.sweep_in::<_, _, Vec<f64>>(Any(&searcher), scan);
+                let fast = searcher.sweep(items.as_slice(), n, &[], 0, total, 0);
+                let key = |s: &Option<Scan>| {
+                    s.as_ref()
+                        .map(|s| (s.at, s.cuts.tried, s.cuts.distinct, s.left.clone()))
+                };
                 assert_eq!(key(&fast), key(&general), "case {case}, {criterion:?}");
             }
         }

@@ -149,6 +149,16 @@ impl Sweep for Gapped<'_> {
             _ => false,
         }
     }
+
+    fn row(&self, i: usize) -> Option<(u64, f64)> {
+        match i.cmp(&self.zero_at) {
+            std::cmp::Ordering::Less => self.known.row(i),
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Greater => self.known.row(i - 1),
+        }
+    }
+
+    const ROWS: bool = true;
 }
 
 impl Searcher<'_, '_> {

@@ -25,6 +25,14 @@ pub(super) trait Sweep {
     /// Whether a threshold may fall between item `i` and the next: their values differ by
     /// more than `gap` (0: distinct values).
     fn cut_after(&self, i: usize, gap: f64) -> bool;
+    /// Item `i` as one row's label and weight (as `add` adds it), `None` for a block of rows.
+    #[inline(always)]
+    fn row(&self, _i: usize) -> Option<(u64, f64)> {
+        None
+    }
+    /// Whether the items are rows (but for a few blocks), so that a scan may follow its
+    /// sides' figures row by row ([`super::running`]).
+    const ROWS: bool = false;
 }
 
 impl Sweep for [Known] {
@@ -47,4 +55,11 @@ impl Sweep for [Known] {
             _ => false,
         }
     }
+
+    #[inline(always)]
+    fn row(&self, i: usize) -> Option<(u64, f64)> {
+        self.get(i).map(|k| (k.label, k.w))
+    }
+
+    const ROWS: bool = true;
 }
