@@ -14,6 +14,7 @@
 mod batch;
 mod blocks;
 mod builder;
+mod class_sums;
 mod control;
 pub mod criterion;
 pub mod data;

@@ -2,7 +2,7 @@
 //! impurity, and the entropy they build on. Each takes class weights;
 //! [`crate::criterion::Criterion`] dispatches to them.
 
-use crate::criterion::{class_sum, each_class_weight};
+use crate::class_sums::{class_sum, each_class_weight};
 
 /// Ent(D) = −Σ p_k log2 p_k over class weights.
 #[inline]

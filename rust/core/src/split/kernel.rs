@@ -11,7 +11,8 @@
 
 use super::running::Figure;
 use super::Searcher;
-use crate::criterion::{gini, stats_weight, sum_over_classes, variance, Criterion, Measure};
+use crate::class_sums::sum_over_classes;
+use crate::criterion::{gini, stats_weight, variance, Criterion, Measure};
 use crate::data::{add_class, add_value, Layout, Target};
 use crate::measures::entropy;
 

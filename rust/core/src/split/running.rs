@@ -18,7 +18,7 @@
 
 use super::kernel::Kernel;
 use super::sweep::Sweep;
-use crate::criterion::each_class_weight;
+use crate::class_sums::each_class_weight;
 
 /// The unit roundoff of f64.
 const U: f64 = f64::EPSILON / 2.0;
