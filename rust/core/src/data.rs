@@ -1106,3 +1106,17 @@ impl KeptRows {
         })
     }
 }
+
+/// `values` cut into consecutive blocks of the lengths `lens` (each output's numbers, say);
+/// it stops at the first block `values` is too short for, rather than make one up.
+pub(crate) fn blocks<'v, T>(
+    values: &'v [T],
+    lens: impl IntoIterator<Item = usize>,
+) -> impl Iterator<Item = &'v [T]> {
+    let mut rest = values;
+    lens.into_iter().map_while(move |len| {
+        let (block, tail) = rest.split_at_checked(len)?;
+        rest = tail;
+        Some(block)
+    })
+}

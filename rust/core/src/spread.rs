@@ -328,10 +328,8 @@ impl Tree {
         let mut stack = vec![NodeId::ROOT];
         while let Some(node) = stack.pop() {
             order.push(node);
-            // Children are numbered consecutively: pushed last to first, first popped first.
-            let first = self.children(node).next().map_or(0, |c| c.0);
-            let n = self.children(node).count() as u32;
-            stack.extend((first..first + n).rev().map(NodeId));
+            // Pushed last to first, first popped first.
+            stack.extend(self.children(node).rev());
         }
         order
     }
