@@ -1121,3 +1121,18 @@ pub(crate) fn blocks<'v, T>(
         Some(block)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::blocks;
+
+    #[test]
+    fn blocks_cut_by_length_and_never_make_one_up() {
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let cut: Vec<&[f64]> = blocks(&values, [2, 3]).collect();
+        assert_eq!(cut, [&[1.0, 2.0][..], &[3.0, 4.0, 5.0][..]]);
+        // Too short for the second block: it stops rather than give an empty one.
+        let cut: Vec<&[f64]> = blocks(&values, [4, 2, 1]).collect();
+        assert_eq!(cut, [&[1.0, 2.0, 3.0, 4.0][..]]);
+    }
+}

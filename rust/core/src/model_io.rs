@@ -858,6 +858,37 @@ mod tests {
     use crate::data::{Column, Dataset, Target};
     use crate::params::{CategoricalSplit, TreeParams};
 
+    /// A fixed-width field, or an array of them, that the input cuts short is refused
+    /// naming the field: no missing byte is read as 0.
+    #[test]
+    fn a_field_cut_short_is_refused_naming_it() {
+        let mut r = Reader {
+            bytes: &[1, 2, 3],
+            pos: 1,
+        };
+        assert_eq!(
+            r.u32("the number of nodes"),
+            Err(CoreError::CorruptModel {
+                reason: "truncated: the number of nodes needs 4 bytes at offset 1, but only 2 \
+                         remain"
+                    .into()
+            })
+        );
+        let mut r = Reader {
+            bytes: &[0; 7],
+            pos: 0,
+        };
+        assert!(matches!(
+            r.array(2, "the depths", u32::from_le_bytes),
+            Err(CoreError::CorruptModel { .. })
+        ));
+        let mut r = Reader {
+            bytes: &[1, 0, 0, 0, 2, 0, 0, 0],
+            pos: 0,
+        };
+        assert_eq!(r.array(2, "the depths", u32::from_le_bytes), Ok(vec![1, 2]));
+    }
+
     #[test]
     fn crc_matches_the_standard_check_value() {
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
