@@ -1110,10 +1110,10 @@ impl KeptRows {
 
 /// `values` cut into consecutive blocks of the lengths `lens` (each output's numbers, say);
 /// it stops at the first block `values` is too short for, rather than make one up.
-pub(crate) fn blocks<'v, T>(
-    values: &'v [T],
+pub(crate) fn blocks<T>(
+    values: &[T],
     lens: impl IntoIterator<Item = usize>,
-) -> impl Iterator<Item = &'v [T]> {
+) -> impl Iterator<Item = &[T]> {
     let mut rest = values;
     lens.into_iter().map_while(move |len| {
         let (block, tail) = rest.split_at_checked(len)?;
