@@ -154,7 +154,7 @@ impl Frontier {
                     priority: p
                         .split
                         .as_ref()
-                        .map_or(f64::NEG_INFINITY, |s| s.score.gain * tree.weight(p.node)),
+                        .map_or(f64::NEG_INFINITY, |s| s.score.gain * tree.weight(p.node)), // no split: last
                     pending: p,
                 }
             })),
@@ -554,13 +554,13 @@ fn grow_frontier(
             .zip(parts)
             .zip(val_parts)
             .zip(indexes)
-            .enumerate()
-            .map(|(c, (((node, rows), validation), index))| NewNode {
+            .zip(bounds)
+            .map(|((((node, rows), validation), index), bounds)| NewNode {
                 node,
                 rows,
                 validation,
                 index,
-                bounds: bounds.get(c).copied().unwrap_or(Bounds::NONE),
+                bounds,
             })
             .collect();
         let pending = grower.create(tree, nodes, &usable);
@@ -881,7 +881,7 @@ impl Grower<'_, '_, '_> {
         let scores = self.bins.is_none().then(|| {
             candidates
                 .iter()
-                .map(|c| c.as_ref().map_or(FeatureScore::NONE, |c| c.score))
+                .map(|c| c.as_ref().map_or(FeatureScore::NONE, |c| c.score)) // not searched
                 .collect()
         });
         let chosen = match self.params.conventions {
@@ -1202,7 +1202,8 @@ pub(crate) fn summarise<W, R>(
     tree.set_summary(node, &summary);
 }
 
-/// A regression node's mean from its statistics (weight, Σwy, Σwy²).
+/// A regression node's mean from its statistics (weight, Σwy, Σwy²: a [`Target`]'s width,
+/// so the 0.0 is never read).
 pub(crate) fn mean_of(stats: &[f64]) -> f64 {
     stats.get(1).copied().unwrap_or(0.0) / crate::criterion::stats_weight(stats, true)
 }
@@ -1221,14 +1222,11 @@ fn prediction(
     let parent_of = |k: usize| parent.and_then(|p| p.get(k).copied());
     match target {
         Target::Values(_) | Target::MultiValues { .. } => {
-            let w = stats.first().copied().unwrap_or(0.0);
-            let means: Vec<f64> = stats
-                .get(1..)
-                .unwrap_or(&[])
-                .iter()
-                .step_by(2)
-                .map(|s| s / w)
-                .collect();
+            // (weight, then Σwy and Σwy² of each output)
+            let means: Vec<f64> = match stats.split_first() {
+                Some((w, sums)) => sums.iter().step_by(2).map(|s| s / w).collect(),
+                None => Vec::new(),
+            };
             let n = means.len();
             (means, vec![0; n])
         }
@@ -1237,20 +1235,18 @@ fn prediction(
             vec![label_of(stats, parent_of(0), costs, conventions)],
         ),
         Target::MultiClasses { n_classes, .. } => {
-            let mut offset = 0;
-            let mut labels = Vec::with_capacity(n_classes.len());
-            for (k, &n) in n_classes.iter().enumerate() {
-                let block = stats.get(offset..offset + n).unwrap_or(&[]);
-                labels.push(label_of(block, parent_of(k), None, conventions));
-                offset += n;
-            }
+            let labels = crate::data::blocks(stats, n_classes.iter().copied())
+                .enumerate()
+                .map(|(k, block)| label_of(block, parent_of(k), None, conventions))
+                .collect();
             (stats.to_vec(), labels)
         }
     }
 }
 
 /// Weighted error of `rows` at a leaf predicting `labels` (classification) or the means
-/// `value`, summed over the outputs.
+/// `value`, summed over the outputs. The rows are the target's, so its reads never take
+/// their defaults.
 fn validation_error(target: &Target<'_>, rows: &NodeRows, value: &[f64], labels: &[u32]) -> f64 {
     let squared = |y: f64, mean: f64| (y - mean) * (y - mean);
     rows.iter()
@@ -1354,7 +1350,8 @@ fn partition(
     Some(parts)
 }
 
-/// The error a stopped control reports: a guard that failed stopped it.
+/// The error a stopped control reports: a guard that failed stopped it (or, once none
+/// fails, a cancellation).
 fn reason(control: &Control) -> CoreError {
     control.check().err().unwrap_or(CoreError::Cancelled)
 }
@@ -1362,11 +1359,10 @@ fn reason(control: &Control) -> CoreError {
 /// Counts and rates only: the Poisson deviance needs y ≥ 0 and a positive mean, checked on
 /// every row given (weights aside), with scikit-learn's messages (`sklearn/tree/_classes.py`).
 pub fn check_poisson_target(y: &[f64]) -> Result<()> {
-    let reason = if let Some(row) = y.iter().position(|&v| v < 0.0) {
+    let reason = if let Some((row, v)) = y.iter().enumerate().find(|(_, &v)| v < 0.0) {
         format!(
-            "Some value(s) of y are negative (row {row}: {}), which is not allowed for Poisson \
-             regression (criterion \"poisson\")",
-            y.get(row).copied().unwrap_or(f64::NAN)
+            "Some value(s) of y are negative (row {row}: {v}), which is not allowed for Poisson \
+             regression (criterion \"poisson\")"
         )
     } else if y.iter().sum::<f64>() <= 0.0 {
         "Sum of y is not positive which is necessary for Poisson regression (criterion \
@@ -1437,7 +1433,8 @@ fn regression_node(criterion: Criterion, y: &[f64], rows: &NodeRows) -> (f64, f6
     output_column_node(criterion, y, 1, 0, rows)
 }
 
-/// [`Criterion::regression_node`] of output `k` of row-major targets `width` wide.
+/// [`Criterion::regression_node`] of output `k` of row-major targets `width` wide (`rows`
+/// are rows of `y`: the 0.0 is never read).
 fn output_column_node(
     criterion: Criterion,
     y: &[f64],
@@ -1449,7 +1446,7 @@ fn output_column_node(
         rows.iter()
             .map(move |(r, w)| (y.get(r * width + k).copied().unwrap_or(0.0), w))
     };
-    criterion.regression_node(targets).unwrap_or((0.0, 0.0))
+    criterion.regression_node(targets).unwrap_or((0.0, 0.0)) // a node without weight
 }
 
 /// What a multi-output target (several outputs) may be grown with: the impurity criteria
@@ -1533,7 +1530,8 @@ pub(crate) fn check_outputs(params: &TreeParams, target: &Target<'_>) -> Result<
 
 /// Σw(y − ȳ)²/Σw of output `k` of `width` (row-major `y`), summed around its mean in `means`:
 /// unlike Σwy²/Σw − ȳ², a node whose targets are all equal gets exactly 0, so it is
-/// recognised as pure whatever the magnitude of y.
+/// recognised as pure whatever the magnitude of y. `rows` are rows of `y` and `means` has
+/// `width` entries, so the defaults are never read.
 fn two_pass_variance(y: &[f64], width: usize, k: usize, rows: &NodeRows, means: &[f64]) -> f64 {
     let mean = means.get(k).copied().unwrap_or(0.0);
     let (mut ss, mut weight) = (0.0, 0.0);

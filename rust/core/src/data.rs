@@ -62,7 +62,8 @@ impl SparseColumn<'_> {
             return f64::NAN;
         };
         match self.rows.binary_search(&row) {
-            // + 0.0: a stored −0.0 is +0.0 (the rest unchanged).
+            // + 0.0: a stored −0.0 is +0.0 (the rest unchanged). Rows and values are of
+            // equal number (`check`), so the 0.0 is never read.
             Ok(at) => self.values.get(at).map_or(0.0, |x| x + 0.0),
             Err(_) if (row as usize) < self.n_rows => 0.0,
             Err(_) => f64::NAN,
@@ -101,11 +102,16 @@ impl SparseColumn<'_> {
     /// The first stored value that is not finite: an infinity, or a NaN (sparse columns
     /// cannot mark missing values).
     fn first_non_finite(&self, column: usize) -> Result<()> {
-        let Some(k) = self.values.iter().position(|x| !x.is_finite()) else {
+        let first = self
+            .rows
+            .iter()
+            .zip(self.values.iter())
+            .find(|(_, x)| !x.is_finite());
+        let Some((&row, x)) = first else {
             return Ok(());
         };
-        let row = self.rows.get(k).copied().unwrap_or_default() as usize;
-        if self.values.get(k).is_some_and(|x| x.is_nan()) {
+        let row = row as usize;
+        if x.is_nan() {
             Err(CoreError::SparseMissing { column, row })
         } else {
             Err(CoreError::InfiniteFeature { column, row })
@@ -617,6 +623,7 @@ impl<'a> Target<'a> {
     #[inline]
     pub(crate) fn label(&self, row: usize) -> u64 {
         match self {
+            // Rows are the target's: the defaults are never read.
             Target::Classes { codes, .. } => codes.get(row).map_or(u64::MAX, |&c| u64::from(c)),
             Target::Values(v) => v.get(row).copied().unwrap_or(f64::NAN).to_bits(),
             Target::MultiClasses { .. } | Target::MultiValues { .. } => row as u64,
@@ -732,10 +739,10 @@ impl<'a> Target<'a> {
             }
             Target::MultiClasses { codes, n_classes } => check_classes(codes, n_classes)?,
             Target::Values(v) | Target::MultiValues { values: v, .. } => {
-                if let Some(i) = v.iter().position(|y| !y.is_finite()) {
+                if let Some((i, &value)) = v.iter().enumerate().find(|(_, y)| !y.is_finite()) {
                     return Err(CoreError::NonFiniteTarget {
                         row: i / outputs,
-                        value: v.get(i).copied().unwrap_or(f64::NAN),
+                        value,
                     });
                 }
             }
@@ -755,7 +762,7 @@ fn check_classes(codes: &[u32], n_classes: &[usize]) -> Result<()> {
     }
     let k = n_classes.len().max(1);
     for (i, &code) in codes.iter().enumerate() {
-        let n = n_classes.get(i % k).copied().unwrap_or(0);
+        let n = n_classes.get(i % k).copied().unwrap_or(0); // no outputs: no code fits
         if code as usize >= n {
             return Err(CoreError::ClassOutOfRange {
                 row: i / k,
@@ -807,32 +814,24 @@ impl Layout<'_> {
         match *self {
             Layout::One => f(stats),
             Layout::Classes(classes) => {
-                let mut offset = 0;
-                let mut total = 0.0;
-                for &n in classes {
-                    total += f(stats.get(offset..offset + n).unwrap_or(&[]));
-                    offset += n;
-                }
+                let total = blocks(stats, classes.iter().copied()).fold(0.0, |t, b| t + f(b));
                 total / classes.len().max(1) as f64
             }
             Layout::Values(k) => {
-                let w = stats.first().copied().unwrap_or(0.0);
-                let total: f64 = stats
-                    .get(1..)
-                    .unwrap_or(&[])
-                    .chunks_exact(2)
-                    .map(|pair| match pair {
-                        [s, ss] => f(&[w, *s, *ss]),
-                        _ => 0.0,
-                    })
-                    .sum();
+                // The weight, then each output's Σwy and Σwy².
+                let Some((&w, sums)) = stats.split_first() else {
+                    return 0.0;
+                };
+                let (sums, _) = sums.as_chunks::<2>();
+                let total: f64 = sums.iter().map(|&[s, ss]| f(&[w, s, ss])).sum();
                 total / k.max(1) as f64
             }
         }
     }
 
     /// The statistics of the first output as a single output's vector (the categorical
-    /// heuristic orders categories by it).
+    /// heuristic orders categories by it). `stats` has the layout's width, so the empty
+    /// defaults are never read.
     pub(crate) fn first_output<'s>(&self, stats: &'s [f64]) -> &'s [f64] {
         match *self {
             Layout::One => stats,
@@ -863,11 +862,12 @@ pub(crate) fn validate_weights(weights: &[f64], n_rows: usize) -> Result<()> {
             got: weights.len(),
         });
     }
-    match weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
-        Some(row) => Err(CoreError::InvalidWeight {
-            row,
-            value: weights.get(row).copied().unwrap_or(f64::NAN),
-        }),
+    match weights
+        .iter()
+        .enumerate()
+        .find(|(_, w)| !(w.is_finite() && **w >= 0.0))
+    {
+        Some((row, &value)) => Err(CoreError::InvalidWeight { row, value }),
         None => Ok(()),
     }
 }
@@ -940,6 +940,7 @@ fn pick_rows<T: Copy>(
 ) -> Option<Vec<T>> {
     let mut out = control.vec(keep.len().saturating_mul(width))?;
     for &r in keep {
+        // `keep` holds rows of `values`: never the empty default.
         out.extend_from_slice(values.get(r * width..(r + 1) * width).unwrap_or(&[]));
     }
     Some(out)
@@ -969,7 +970,7 @@ impl KeptRows {
             control
                 .check()
                 .err()
-                .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
+                .unwrap_or(CoreError::OutOfMemory { bytes: 0 }) // no guard failed: memory
         }))
     }
 
@@ -1104,5 +1105,34 @@ impl KeptRows {
             target: &target,
             weights: &self.weights,
         })
+    }
+}
+
+/// `values` cut into consecutive blocks of the lengths `lens` (each output's numbers, say);
+/// it stops at the first block `values` is too short for, rather than make one up.
+pub(crate) fn blocks<T>(
+    values: &[T],
+    lens: impl IntoIterator<Item = usize>,
+) -> impl Iterator<Item = &[T]> {
+    let mut rest = values;
+    lens.into_iter().map_while(move |len| {
+        let (block, tail) = rest.split_at_checked(len)?;
+        rest = tail;
+        Some(block)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blocks;
+
+    #[test]
+    fn blocks_cut_by_length_and_never_make_one_up() {
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let cut: Vec<&[f64]> = blocks(&values, [2, 3]).collect();
+        assert_eq!(cut, [&[1.0, 2.0][..], &[3.0, 4.0, 5.0][..]]);
+        // Too short for the second block: it stops rather than give an empty one.
+        let cut: Vec<&[f64]> = blocks(&values, [4, 2, 1]).collect();
+        assert_eq!(cut, [&[1.0, 2.0, 3.0, 4.0][..]]);
     }
 }

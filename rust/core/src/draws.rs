@@ -49,8 +49,10 @@ impl Draws {
     /// `max_features` are searched together; the others one by one while no valid split is
     /// found (scikit-learn's documented rule).
     pub(crate) fn feature_order(&self, node: NodeId, usable: &[bool]) -> (Vec<usize>, usize) {
-        let mut order: Vec<usize> = (0..usable.len())
-            .filter(|&f| usable.get(f).copied().unwrap_or(false))
+        let mut order: Vec<usize> = usable
+            .iter()
+            .enumerate()
+            .filter_map(|(f, &u)| u.then_some(f))
             .collect();
         let k = self.max_features.min(order.len());
         if k < order.len() {

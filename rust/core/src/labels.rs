@@ -10,24 +10,39 @@ use crate::split::j48;
 /// class. Ties go to the parent's class if it is among them, else the first.
 pub(crate) fn class_of(weights: &[f64], parent: Option<u32>, costs: Option<&[f64]>) -> u32 {
     let k = weights.len();
-    // Score to maximise: class weight, or minus the expected cost of predicting the class.
-    let score = |j: usize| -> f64 {
+    // Score to maximise: class weight, or minus the expected cost of predicting class j
+    // (column j of the k × k cost matrix, which parameter validation sized; k ≥ 1 whenever
+    // a class is scored).
+    let score = |j: usize, w: f64| -> f64 {
         match costs {
-            Some(c) => -(0..k)
-                .map(|i| {
-                    weights.get(i).copied().unwrap_or(0.0)
-                        * c.get(i * k + j).copied().unwrap_or(0.0)
-                })
+            Some(c) => -weights
+                .iter()
+                .zip(c.iter().skip(j).step_by(k))
+                .map(|(w, c)| w * c)
                 .sum::<f64>(),
-            None => weights.get(j).copied().unwrap_or(0.0),
+            None => w,
         }
     };
-    let best = (0..k).map(score).fold(f64::NEG_INFINITY, f64::max);
-    let tied = |j: usize| j < k && !better(best, score(j), 0.0);
-    if let Some(p) = parent.filter(|&p| tied(p as usize)) {
+    let best = weights
+        .iter()
+        .enumerate()
+        .map(|(j, &w)| score(j, w))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let tied = |j: usize, w: f64| !better(best, score(j, w), 0.0);
+    let parent_tied = |&p: &u32| {
+        weights
+            .get(p as usize)
+            .is_some_and(|&w| tied(p as usize, w))
+    };
+    if let Some(p) = parent.filter(parent_tied) {
         return p;
     }
-    (0..k).find(|&j| tied(j)).unwrap_or(0) as u32
+    // Class 0 when none ties: a node without classes.
+    weights
+        .iter()
+        .enumerate()
+        .position(|(j, &w)| tied(j, w))
+        .unwrap_or(0) as u32
 }
 
 /// The class a node predicts under `conventions`: [`class_of`] (the texts), or J48's

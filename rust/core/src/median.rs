@@ -137,6 +137,7 @@ impl Fenwick {
 
     /// The weighted median of the rows added, as a target value (`sorted` holds the targets
     /// by rank); the upper of the two middle values where the weight splits exactly in half.
+    /// No rows: 0.0 (here and below), as for a node without weight.
     pub(crate) fn median(&self, sorted: &[f64]) -> f64 {
         let (rank, _, _) = self.median_rank();
         let last = sorted.len().saturating_sub(1);

@@ -333,9 +333,11 @@ fn corrupt(reason: impl Into<String>) -> CoreError {
 /// Decodes and validates a model file (see the module documentation for what is checked).
 pub fn read(bytes: &[u8]) -> Result<Model> {
     let version = check_envelope(bytes)?;
-    let body_end = bytes.len().saturating_sub(TRAILER_LEN);
+    let (body, _) = bytes
+        .split_last_chunk::<TRAILER_LEN>()
+        .ok_or_else(|| corrupt("the input is shorter than its checksum"))?;
     let mut r = Reader {
-        bytes: bytes.get(..body_end).unwrap_or(&[]),
+        bytes: body,
         pos: HEADER_LEN,
     };
 
@@ -370,12 +372,11 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         ))
     })?;
 
-    let kinds = r.array(n_features, FEATURE_BYTES, "the feature kinds", |c| {
-        (
-            c.first().copied().unwrap_or(0),
-            le_u32(c.get(1..).unwrap_or(&[])),
-        )
-    })?;
+    let kinds = r.array(
+        n_features,
+        "the feature kinds",
+        |[code, a, b, c, d]: [u8; FEATURE_BYTES]| (code, u32::from_le_bytes([a, b, c, d])),
+    )?;
     let kinds = kinds
         .into_iter()
         .enumerate()
@@ -419,44 +420,40 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
             )))
         }
     }
-    let tags = r.array(n_nodes, 1, "the node tags", |c| {
-        c.first().copied().unwrap_or(u8::MAX)
-    })?;
+    let tags = r.array(n_nodes, "the node tags", |[t]| t)?;
     let tag = tags
         .into_iter()
         .enumerate()
         .map(|(i, t)| split_tag(t).ok_or_else(|| corrupt(format!("node {i} has unknown tag {t}"))))
         .collect::<Result<Vec<_>>>()?;
-    let feature = r.array(n_nodes, 4, "the node features", le_u32)?;
-    let threshold = r.array(n_nodes, 8, "the node thresholds", le_f64)?;
-    let first_child = r.array(n_nodes, 4, "the first children", le_u32)?;
-    let n_children = r.array(n_nodes, 4, "the numbers of children", le_u32)?;
-    let branch_fraction = r.array(n_nodes, 8, "the branch fractions", le_f64)?;
-    let subset_offset = r.array(n_nodes, 4, "the subset offsets", le_u32)?;
-    let linear_offset = r.array(n_nodes, 4, "the linear-term offsets", le_u32)?;
-    let linear_len = r.array(n_nodes, 4, "the linear-term counts", le_u32)?;
-    let missing_child = r.array(n_nodes, 4, "the missing-value children", le_u32)?;
-    let surrogate_offset = r.array(n_nodes, 4, "the surrogate offsets", le_u32)?;
-    let surrogate_len = r.array(n_nodes, 4, "the surrogate counts", le_u32)?;
-    let missing_weight = r.array(n_nodes, 8, "the missing weights", le_f64)?;
-    let parent = r.array(n_nodes, 4, "the parents", le_u32)?;
-    let depth = r.array(n_nodes, 4, "the depths", le_u32)?;
-    let weight = r.array(n_nodes, 8, "the node weights", le_f64)?;
-    let n_rows = r.array(n_nodes, 8, "the node row counts", le_f64)?;
-    let impurity = r.array(n_nodes, 8, "the impurities", le_f64)?;
+    let feature = r.array(n_nodes, "the node features", u32::from_le_bytes)?;
+    let threshold = r.array(n_nodes, "the node thresholds", f64::from_le_bytes)?;
+    let first_child = r.array(n_nodes, "the first children", u32::from_le_bytes)?;
+    let n_children = r.array(n_nodes, "the numbers of children", u32::from_le_bytes)?;
+    let branch_fraction = r.array(n_nodes, "the branch fractions", f64::from_le_bytes)?;
+    let subset_offset = r.array(n_nodes, "the subset offsets", u32::from_le_bytes)?;
+    let linear_offset = r.array(n_nodes, "the linear-term offsets", u32::from_le_bytes)?;
+    let linear_len = r.array(n_nodes, "the linear-term counts", u32::from_le_bytes)?;
+    let missing_child = r.array(n_nodes, "the missing-value children", u32::from_le_bytes)?;
+    let surrogate_offset = r.array(n_nodes, "the surrogate offsets", u32::from_le_bytes)?;
+    let surrogate_len = r.array(n_nodes, "the surrogate counts", u32::from_le_bytes)?;
+    let missing_weight = r.array(n_nodes, "the missing weights", f64::from_le_bytes)?;
+    let parent = r.array(n_nodes, "the parents", u32::from_le_bytes)?;
+    let depth = r.array(n_nodes, "the depths", u32::from_le_bytes)?;
+    let weight = r.array(n_nodes, "the node weights", f64::from_le_bytes)?;
+    let n_rows = r.array(n_nodes, "the node row counts", f64::from_le_bytes)?;
+    let impurity = r.array(n_nodes, "the impurities", f64::from_le_bytes)?;
     let n_labels = n_nodes
         .checked_mul(n_outputs)
         .ok_or_else(|| corrupt("the node labels overflow"))?;
-    let label = r.array(n_labels, 4, "the labels", le_u32)?;
-    let score_offset = r.array(n_nodes, 4, "the score offsets", le_u32)?;
+    let label = r.array(n_labels, "the labels", u32::from_le_bytes)?;
+    let score_offset = r.array(n_nodes, "the score offsets", u32::from_le_bytes)?;
     let n_values = n_nodes
         .checked_mul(width)
         .ok_or_else(|| corrupt("the node values overflow"))?;
-    let value = r.array(n_values, 8, "the node values", le_f64)?;
+    let value = r.array(n_values, "the node values", f64::from_le_bytes)?;
 
-    let sides = r.array(n_sides, 1, "the subset masks", |c| {
-        c.first().copied().unwrap_or(u8::MAX)
-    })?;
+    let sides = r.array(n_sides, "the subset masks", |[s]| s)?;
     let sides = sides
         .into_iter()
         .enumerate()
@@ -469,25 +466,38 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
             ))),
         })
         .collect::<Result<Vec<_>>>()?;
-    let linear_features = r.array(n_linear, 4, "the linear-term features", le_u32)?;
-    let linear_weights = r.array(n_linear, 8, "the linear-term weights", le_f64)?;
-    let surrogate_feature = r.array(n_surrogates, 4, "the surrogate features", le_u32)?;
-    let surrogate_threshold = r.array(n_surrogates, 8, "the surrogate thresholds", le_f64)?;
-    let surrogate_agreement = r.array(n_surrogates, 8, "the surrogate agreements", le_f64)?;
-    let surrogate_map = r.array(n_surrogates, 4, "the surrogate child maps", le_u32)?;
-    let surrogate_children = r.array(n_surrogate_children, 4, "the surrogate children", le_u32)?;
-    let scores = r.array(n_scores, SCORE_BYTES, "the recorded scores", |c| {
-        let f = |k: usize| le_f64(c.get(8 * k..8 * k + 8).unwrap_or(&[]));
-        FeatureScore {
-            score: f(0),
-            gain: f(1),
-            iv: f(2),
-            threshold: f(3),
-            rho: f(4),
-        }
-    })?;
+    let linear_features = r.array(n_linear, "the linear-term features", u32::from_le_bytes)?;
+    let linear_weights = r.array(n_linear, "the linear-term weights", f64::from_le_bytes)?;
+    let surrogate_feature = r.array(n_surrogates, "the surrogate features", u32::from_le_bytes)?;
+    let surrogate_threshold =
+        r.array(n_surrogates, "the surrogate thresholds", f64::from_le_bytes)?;
+    let surrogate_agreement =
+        r.array(n_surrogates, "the surrogate agreements", f64::from_le_bytes)?;
+    let surrogate_map = r.array(n_surrogates, "the surrogate child maps", u32::from_le_bytes)?;
+    let surrogate_children = r.array(
+        n_surrogate_children,
+        "the surrogate children",
+        u32::from_le_bytes,
+    )?;
+    // Five f64 per score (SCORE_BYTES).
+    let n_floats = n_scores
+        .checked_mul(SCORE_BYTES / 8)
+        .ok_or_else(|| corrupt("the recorded scores overflow the address space"))?;
+    let floats = r.array(n_floats, "the recorded scores", f64::from_le_bytes)?;
+    let (scores, _) = floats.as_chunks::<{ SCORE_BYTES / 8 }>();
+    let scores = scores
+        .iter()
+        .map(|&[score, gain, iv, threshold, rho]| FeatureScore {
+            score,
+            gain,
+            iv,
+            threshold,
+            rho,
+        })
+        .collect();
 
     let metadata_len = r.u64("the metadata length")?;
+    // A length past this machine's address space is more than the file holds: `take` refuses it.
     let metadata_len = usize::try_from(metadata_len).unwrap_or(usize::MAX);
     let metadata = r.take(metadata_len, "the metadata")?.to_vec();
 
@@ -502,7 +512,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         let tag = r.u32("an extension tag")?;
         let len = r.u64("an extension length")?;
         let bytes = r.take(
-            usize::try_from(len).unwrap_or(usize::MAX),
+            usize::try_from(len).unwrap_or(usize::MAX), // refused by `take`, as above
             &format!("extension record {k}"),
         )?;
         if tag == EXT_SPLITTER {
@@ -556,6 +566,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         parent,
         depth,
         weight,
+        // No record 4: the size rules' count is the row count (module documentation).
         n_samples: n_samples.unwrap_or_else(|| n_rows.iter().map(|&n| counted_rows(n)).collect()),
         n_rows,
         impurity,
@@ -577,7 +588,8 @@ fn read_samples(bytes: &[u8], n_nodes: usize) -> Result<Vec<u64>> {
             bytes.len()
         )));
     }
-    Ok(bytes.chunks_exact(8).map(le_u64).collect())
+    let (counts, _) = bytes.as_chunks::<8>();
+    Ok(counts.iter().map(|&c| u64::from_le_bytes(c)).collect())
 }
 
 /// A node's rows when the file records none: the size rules' count, exact for a file written
@@ -619,7 +631,7 @@ fn read_outputs(r: &mut Reader<'_>, n_classes: usize) -> Result<Vec<usize>> {
         )));
     }
     let outputs: Vec<usize> = r
-        .array(n, 4, "the outputs' classes", le_u32)?
+        .array(n, "the outputs' classes", u32::from_le_bytes)?
         .into_iter()
         .map(|k| k as usize)
         .collect();
@@ -662,8 +674,8 @@ fn read_splitter(bytes: &[u8]) -> Result<(Splitter, u32)> {
 /// The optimality record: a finite objective ≥ 0 and a lower bound between 0 and it.
 fn read_optimality(bytes: &[u8]) -> Result<Optimality> {
     let mut r = Reader { bytes, pos: 0 };
-    let objective = le_f64(r.take(8, "the optimality record")?);
-    let lower_bound = le_f64(r.take(8, "the optimality record")?);
+    let objective = r.f64("the optimality record")?;
+    let lower_bound = r.f64("the optimality record")?;
     if r.remaining() > 0 || !(objective.is_finite() && (0.0..=objective).contains(&lower_bound)) {
         return Err(corrupt(format!(
             "the optimality record is malformed (objective {objective}, lower bound \
@@ -684,6 +696,7 @@ fn check_envelope(bytes: &[u8]) -> Result<u32> {
     if bytes.is_empty() {
         return Err(corrupt("not a quercus model: the input is empty"));
     }
+    // An input shorter than the magic is compared on its length.
     let magic = bytes.get(..MAGIC.len()).unwrap_or(bytes);
     if magic != MAGIC.get(..magic.len()).unwrap_or(&MAGIC) {
         return Err(corrupt(
@@ -713,13 +726,15 @@ fn check_envelope(bytes: &[u8]) -> Result<u32> {
             )
         }));
     }
-    if bytes.len() < HEADER_LEN + TRAILER_LEN {
-        return Err(corrupt(format!(
-            "the header declares {declared} bytes, fewer than a header and a checksum"
-        )));
-    }
-    let (body, trailer) = bytes.split_at(bytes.len() - TRAILER_LEN);
-    let stored = le_u32(trailer);
+    let (body, trailer) = match bytes.split_last_chunk::<TRAILER_LEN>() {
+        Some(parts) if bytes.len() >= HEADER_LEN + TRAILER_LEN => parts,
+        _ => {
+            return Err(corrupt(format!(
+                "the header declares {declared} bytes, fewer than a header and a checksum"
+            )))
+        }
+    };
+    let stored = u32::from_le_bytes(*trailer);
     let computed = crc32(body);
     if stored != computed {
         return Err(corrupt(format!(
@@ -740,36 +755,54 @@ impl<'a> Reader<'a> {
         self.bytes.len().saturating_sub(self.pos)
     }
 
+    /// The bytes not read yet (none once `pos` is past the end).
+    fn rest(&self) -> &'a [u8] {
+        self.bytes.get(self.pos..).unwrap_or(&[])
+    }
+
+    fn truncated(&self, n: usize, what: &str) -> CoreError {
+        corrupt(format!(
+            "truncated: {what} needs {n} bytes at offset {}, but only {} remain",
+            self.pos,
+            self.remaining()
+        ))
+    }
+
     /// The next `n` bytes, or an error naming `what` if fewer remain. Nothing is allocated.
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        let rest = self.bytes.get(self.pos..).unwrap_or(&[]);
-        let out = rest.get(..n).ok_or_else(|| {
-            corrupt(format!(
-                "truncated: {what} needs {n} bytes at offset {}, but only {} remain",
-                self.pos,
-                rest.len()
-            ))
-        })?;
+        let out = self
+            .rest()
+            .get(..n)
+            .ok_or_else(|| self.truncated(n, what))?;
         self.pos += n;
         Ok(out)
     }
 
-    /// `count` items of `size` bytes each. The byte count is checked against the input before
+    /// [`Self::take`] of `W` bytes, as an array.
+    fn take_array<const W: usize>(&mut self, what: &str) -> Result<[u8; W]> {
+        let out = *self
+            .rest()
+            .first_chunk::<W>()
+            .ok_or_else(|| self.truncated(W, what))?;
+        self.pos += W;
+        Ok(out)
+    }
+
+    /// `count` items of `W` bytes each. The byte count is checked against the input before
     /// the vector is allocated, so a huge declared count costs nothing.
-    fn array<T>(
+    fn array<const W: usize, T>(
         &mut self,
         count: usize,
-        size: usize,
         what: &str,
-        item: impl Fn(&[u8]) -> T,
+        item: impl Fn([u8; W]) -> T,
     ) -> Result<Vec<T>> {
-        let n = count.checked_mul(size).ok_or_else(|| {
+        let n = count.checked_mul(W).ok_or_else(|| {
             corrupt(format!(
-                "{what}: {count} items of {size} bytes overflow the address space"
+                "{what}: {count} items of {W} bytes overflow the address space"
             ))
         })?;
-        let raw = self.take(n, what)?;
-        Ok(raw.chunks_exact(size.max(1)).map(item).collect())
+        let (items, _) = self.take(n, what)?.as_chunks::<W>();
+        Ok(items.iter().map(|&c| item(c)).collect())
     }
 
     /// A length byte (1 to [`MAX_NAME`]) and that many bytes of UTF-8.
@@ -785,34 +818,20 @@ impl<'a> Reader<'a> {
     }
 
     fn u8(&mut self, what: &str) -> Result<u8> {
-        Ok(self.take(1, what)?.first().copied().unwrap_or(0))
+        self.take_array(what).map(|[b]| b)
     }
 
     fn u32(&mut self, what: &str) -> Result<u32> {
-        self.take(4, what).map(le_u32)
+        self.take_array(what).map(u32::from_le_bytes)
     }
 
     fn u64(&mut self, what: &str) -> Result<u64> {
-        self.take(8, what).map(le_u64)
+        self.take_array(what).map(u64::from_le_bytes)
     }
-}
 
-/// Little-endian integers from a slice the caller sized (missing bytes read as 0, which the
-/// callers never produce: the slices come from `take` / `chunks_exact`).
-fn le_u32(c: &[u8]) -> u32 {
-    let mut a = [0u8; 4];
-    a.iter_mut().zip(c).for_each(|(d, s)| *d = *s);
-    u32::from_le_bytes(a)
-}
-
-fn le_u64(c: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    a.iter_mut().zip(c).for_each(|(d, s)| *d = *s);
-    u64::from_le_bytes(a)
-}
-
-fn le_f64(c: &[u8]) -> f64 {
-    f64::from_bits(le_u64(c))
+    fn f64(&mut self, what: &str) -> Result<f64> {
+        self.take_array(what).map(f64::from_le_bytes)
+    }
 }
 
 fn split_tag(t: u8) -> Option<SplitTag> {
@@ -838,6 +857,37 @@ mod tests {
     use super::*;
     use crate::data::{Column, Dataset, Target};
     use crate::params::{CategoricalSplit, TreeParams};
+
+    /// A fixed-width field, or an array of them, that the input cuts short is refused
+    /// naming the field: no missing byte is read as 0.
+    #[test]
+    fn a_field_cut_short_is_refused_naming_it() {
+        let mut r = Reader {
+            bytes: &[1, 2, 3],
+            pos: 1,
+        };
+        assert_eq!(
+            r.u32("the number of nodes"),
+            Err(CoreError::CorruptModel {
+                reason: "truncated: the number of nodes needs 4 bytes at offset 1, but only 2 \
+                         remain"
+                    .into()
+            })
+        );
+        let mut r = Reader {
+            bytes: &[0; 7],
+            pos: 0,
+        };
+        assert!(matches!(
+            r.array(2, "the depths", u32::from_le_bytes),
+            Err(CoreError::CorruptModel { .. })
+        ));
+        let mut r = Reader {
+            bytes: &[1, 0, 0, 0, 2, 0, 0, 0],
+            pos: 0,
+        };
+        assert_eq!(r.array(2, "the depths", u32::from_le_bytes), Ok(vec![1, 2]));
+    }
 
     #[test]
     fn crc_matches_the_standard_check_value() {

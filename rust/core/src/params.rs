@@ -91,6 +91,7 @@ impl MissingStrategy {
             })
     }
 
+    /// The table names every strategy, so its default is never read (nor `code`'s).
     pub fn name(&self) -> &'static str {
         MISSING_NAMES
             .iter()
@@ -205,6 +206,7 @@ impl Splitter {
             })
     }
 
+    /// The table names every splitter, so its default is never read.
     pub fn name(&self) -> &'static str {
         SPLITTER_NAMES
             .iter()

@@ -55,10 +55,8 @@ impl Tree {
                 // in the node and takes its prediction.
                 None if self.keeps_unsent(node) => out.push((node, w)),
                 None => {
-                    // Children are contiguous: pushed last to first, with no list to collect.
-                    let first = self.children(node).next().map_or(0, |c| c.0);
-                    let n = self.children(node).count() as u32;
-                    for child in (first..first + n).rev().map(NodeId) {
+                    // Pushed last to first, so the first child is walked first.
+                    for child in self.children(node).rev() {
                         let f = self.branch_fraction(child);
                         if f > 0.0 {
                             stack.push((child, w * f));
@@ -110,8 +108,7 @@ impl Tree {
         proba.iter_mut().for_each(|p| *p = 0.0);
         self.mix(reached, proba);
         let j48 = self.conventions() == crate::params::Conventions::J48;
-        for ((k, (start, len)), slot) in self.output_ranges().enumerate().zip(dst) {
-            let block = proba.get(start..start + len).unwrap_or(&[]);
+        for ((k, block), slot) in self.by_output(proba).enumerate().zip(dst) {
             if j48 {
                 *slot = crate::split::j48::max_class(block);
                 continue;
@@ -126,8 +123,8 @@ impl Tree {
                 .iter()
                 .filter_map(|&(leaf, _)| self.labels(leaf).get(k).copied())
                 .find(|&l| tied(l))
-                .or_else(|| (0..len as u32).find(|&c| tied(c)))
-                .unwrap_or(0);
+                .or_else(|| (0..block.len() as u32).find(|&c| tied(c)))
+                .unwrap_or(0); // none ties: NaN probabilities
         }
     }
 
@@ -142,6 +139,7 @@ impl Tree {
         for (k, slot) in dst.iter_mut().enumerate() {
             *slot = reached
                 .iter()
+                // A regression leaf holds a mean per output ([`Tree::value`]): never the 0.0.
                 .map(|&(leaf, share)| share * self.value(leaf).get(k).copied().unwrap_or(0.0))
                 .sum();
         }
@@ -200,7 +198,7 @@ impl Tree {
                 best = Some(r);
             }
         }
-        best.map_or(NodeId::ROOT, |(leaf, _)| leaf)
+        best.map_or(NodeId::ROOT, |(leaf, _)| leaf) // a row that reached no leaf: the root
     }
 }
 

@@ -25,7 +25,7 @@ impl Values for [Column<'_>] {
     #[inline]
     fn number(&self, f: usize, row: usize) -> f64 {
         match self.get(f) {
-            Some(Column::Numeric(v)) => v.get(row).unwrap_or(f64::NAN),
+            Some(Column::Numeric(v)) => v.get(row).unwrap_or(f64::NAN), // missing past the end
             Some(Column::Sparse(c)) => c.value(row),
             _ => f64::NAN,
         }

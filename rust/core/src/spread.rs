@@ -170,7 +170,7 @@ impl Tree {
     ) -> Result<NodeSpread> {
         let y = self.spread_checks(sample, probs, n_jobs)?;
         let weights = sample.weights;
-        let weight = |row: usize| weights.get(row).copied().unwrap_or(0.0);
+        let weight = |row: usize| weights.get(row).copied().unwrap_or(0.0); // rows of `sample`
 
         // Each row's leaf by the batch walk; a row spread over several leaves keeps its
         // (row, leaf, share) fragments aside, sorted by row.
@@ -203,10 +203,13 @@ impl Tree {
         n_jobs: Option<usize>,
         control: &Control,
     ) -> Result<NodeSpread> {
+        // A stop no guard explains is a cancellation.
         let stopped = || control.check().err().unwrap_or(CoreError::Cancelled);
         let each_piece = |f: &mut dyn FnMut(u32, f64, f64)| pieces.each(f);
 
-        // Each leaf's range, leaves in preorder; each node's weight and weighted sum.
+        // Each leaf's range, leaves in preorder; each node's weight and weighted sum. These
+        // per-node tables have an entry for every node and are read at this tree's nodes
+        // only, so their reads below never take their defaults.
         let n_nodes = self.n_nodes();
         let order = self.preorder();
         let mut total = vec![0.0; n_nodes];
@@ -328,10 +331,8 @@ impl Tree {
         let mut stack = vec![NodeId::ROOT];
         while let Some(node) = stack.pop() {
             order.push(node);
-            // Children are numbered consecutively: pushed last to first, first popped first.
-            let first = self.children(node).next().map_or(0, |c| c.0);
-            let n = self.children(node).count() as u32;
-            stack.extend((first..first + n).rev().map(NodeId));
+            // Pushed last to first, first popped first.
+            stack.extend(self.children(node).rev());
         }
         order
     }
@@ -441,7 +442,7 @@ fn merge<P: Piece>(
         out += 1;
     }
     // What is left of the right run is in place already; the left run's rest goes last.
-    let rest = scratch.get(i..).unwrap_or(&[]);
+    let rest = scratch.get(i..).unwrap_or(&[]); // i is at most its length: the loop stops there
     if let Some(slots) = run.get_mut(out..out + rest.len()) {
         slots.copy_from_slice(rest);
     }

@@ -85,11 +85,7 @@ fn node_errors(tree: &Tree, node: NodeId) -> f64 {
     if weight <= 0.0 {
         return 0.0;
     }
-    let value = tree.value(node);
-    tree.output_ranges()
-        .map(|(start, len)| {
-            let block = value.get(start..start + len).unwrap_or(&[]);
-            weight - block.iter().copied().fold(0.0, f64::max)
-        })
+    tree.by_output(tree.value(node))
+        .map(|block| weight - block.iter().copied().fold(0.0, f64::max))
         .sum()
 }

@@ -72,12 +72,13 @@ impl Risk<'_> {
             Risk::Misclassification { costs } => {
                 let value = tree.value(node);
                 let k = value.len();
+                // Column j of the k × k matrix `validate` sized (k ≥ 1 whenever j is asked).
                 let cost_of = |j: usize| -> f64 {
                     match costs {
                         Some(c) => value
                             .iter()
-                            .enumerate()
-                            .map(|(i, w)| w * c.get(i * k + j).copied().unwrap_or(0.0))
+                            .zip(c.iter().skip(j).step_by(k))
+                            .map(|(w, c)| w * c)
                             .sum(),
                         None => value
                             .iter()
@@ -292,13 +293,10 @@ impl<'t> Branches<'t> {
         for i in (0..n).rev() {
             let node = NodeId(i as u32);
             let (r, l) = if shape.is_leaf(node) {
-                (r_node.get(i).copied().unwrap_or(0.0), 1)
+                (at(&r_node, i), 1)
             } else {
                 tree.children(node).fold((0.0, 0), |(r, l), c| {
-                    (
-                        r + r_branch.get(c.index()).copied().unwrap_or(0.0),
-                        l + leaves.get(c.index()).copied().unwrap_or(0),
-                    )
+                    (r + at(&r_branch, c.index()), l + at(&leaves, c.index()))
                 })
             };
             if let (Some(rb), Some(lb)) = (r_branch.get_mut(i), leaves.get_mut(i)) {
@@ -321,17 +319,15 @@ impl<'t> Branches<'t> {
 
     /// Whether node `i` is still an internal node of the tree.
     fn live(&self, i: usize) -> bool {
-        self.in_tree.get(i).copied().unwrap_or(false)
-            && !self.collapse.get(i).copied().unwrap_or(true)
-            && !self.shape.is_leaf(NodeId(i as u32))
+        at(&self.in_tree, i) && !at(&self.collapse, i) && !self.shape.is_leaf(NodeId(i as u32))
     }
 
     fn root_risk(&self) -> f64 {
-        self.r_branch.first().copied().unwrap_or(0.0)
+        at(&self.r_branch, 0)
     }
 
     fn root_collapsed(&self) -> bool {
-        self.collapse.first().copied().unwrap_or(true)
+        at(&self.collapse, 0)
     }
 
     /// Collapses node `i` into a leaf; `ancestor(j)` is called for each ancestor j, whose
@@ -345,8 +341,7 @@ impl<'t> Branches<'t> {
                 if *t {
                     *t = false;
                     // A node collapsed earlier lost its split then.
-                    let collapsed = self.collapse.get(d.index()).copied().unwrap_or(true);
-                    if !self.shape.is_leaf(d) && !collapsed {
+                    if !self.shape.is_leaf(d) && !at(&self.collapse, d.index()) {
                         self.splits = self.splits.saturating_sub(1);
                     }
                     below.extend(tree.children(d));
@@ -356,9 +351,9 @@ impl<'t> Branches<'t> {
         if let Some(c) = self.collapse.get_mut(i) {
             *c = true;
         }
-        let pruned_leaves = self.leaves.get(i).copied().unwrap_or(1).saturating_sub(1);
-        let r_leaf = self.r_node.get(i).copied().unwrap_or(0.0);
-        let r_diff = r_leaf - self.r_branch.get(i).copied().unwrap_or(0.0);
+        let pruned_leaves = at(&self.leaves, i).saturating_sub(1);
+        let r_leaf = at(&self.r_node, i);
+        let r_diff = r_leaf - at(&self.r_branch, i);
         if let (Some(rb), Some(l)) = (self.r_branch.get_mut(i), self.leaves.get_mut(i)) {
             *rb = r_leaf;
             *l = 1;
@@ -377,13 +372,20 @@ impl<'t> Branches<'t> {
 
     /// g(t) = (R(t) − R(T_t)) / (|leaves(T_t)| − 1) of node `i`'s current branch.
     fn alpha(&self, i: usize) -> f64 {
-        let gain = self.r_node.get(i).copied().unwrap_or(0.0)
-            - self.r_branch.get(i).copied().unwrap_or(0.0);
-        let extra = self.leaves.get(i).copied().unwrap_or(1).saturating_sub(1);
+        let gain = at(&self.r_node, i) - at(&self.r_branch, i);
+        let extra = at(&self.leaves, i).saturating_sub(1);
         // A node over a single leaf (never grown here) costs nothing to collapse.
         let alpha = if extra == 0 { 0.0 } else { gain / extra as f64 };
         alpha + 0.0 // −0.0 → 0.0, so it does not sort before 0.0
     }
+}
+
+/// Node `i`'s entry of one of this module's per-node tables. Each is made with one entry per
+/// node of the tree being pruned, and each `i` is one of its nodes (children and parents are,
+/// by the writer's check), so the default is never read: one statement of the invariant
+/// rather than a `Result` through every step of the weakest-link loop.
+fn at<T: Copy + Default>(table: &[T], i: usize) -> T {
+    table.get(i).copied().unwrap_or_default()
 }
 
 /// A candidate in the heap of weakest links: ordered by effective alpha, then preorder rank
@@ -436,7 +438,7 @@ fn weakest_links(
     let link = |i: usize, alpha: f64, version: u32| {
         Reverse(Link {
             alpha,
-            rank: rank.get(i).copied().unwrap_or(u32::MAX),
+            rank: at(&rank, i),
             node: i as u32,
             version,
         })
@@ -479,7 +481,7 @@ fn rpart_links(
 ) {
     let n = branches.tree.n_nodes();
     let complexity = rpart_complexities(branches, floor);
-    let scale = branches.r_node.first().copied().unwrap_or(0.0);
+    let scale = at(&branches.r_node, 0);
     // Children before parents: a branch whose complexity is at the floor goes first.
     for i in (0..n).rev() {
         if branches.live(i) && complexity.get(i).is_some_and(|&c| !better(c, floor, scale)) {
@@ -488,16 +490,17 @@ fn rpart_links(
     }
     record(floor, branches.root_risk(), branches.splits);
     let mut order: Vec<usize> = (0..n).filter(|&i| branches.live(i)).collect();
-    // Increasing complexity; among equals, descendants (higher ids) first.
+    // Increasing complexity; among equals (NaN is equal to all), descendants (higher ids)
+    // first.
     order.sort_by(|&a, &b| {
-        let (ca, cb) = (complexity.get(a), complexity.get(b));
-        ca.partial_cmp(&cb)
+        at(&complexity, a)
+            .partial_cmp(&at(&complexity, b))
             .unwrap_or(Ordering::Equal)
             .then(b.cmp(&a))
     });
     let mut k = 0;
     while let Some(&i) = order.get(k) {
-        let value = complexity.get(i).copied().unwrap_or(0.0);
+        let value = at(&complexity, i);
         if stop(value) {
             break;
         }
@@ -543,7 +546,7 @@ fn rpart_complexities(branches: &Branches<'_>, floor: f64) -> Vec<f64> {
     }
     let tree = branches.tree;
     let n = tree.n_nodes();
-    let r_of = |i: usize| branches.r_node.get(i).copied().unwrap_or(0.0);
+    let r_of = |i: usize| at(&branches.r_node, i);
     let scale = r_of(0);
     let above = |a: f64, b: f64| better(a, b, scale);
     let mut own = vec![floor; n];
@@ -610,7 +613,7 @@ fn rpart_complexities(branches: &Branches<'_>, floor: f64) -> Vec<f64> {
         order.sort_by(|&a, &b| {
             let (ca, cb) = (kids.get(a).map(|k| k.1), kids.get(b).map(|k| k.1));
             ca.partial_cmp(&cb)
-                .unwrap_or(Ordering::Equal)
+                .unwrap_or(Ordering::Equal) // NaN is equal to all
                 .then(b.cmp(&a))
         });
         let mut current = value(&kids);

@@ -133,6 +133,7 @@ impl Shape {
         }
     }
 
+    /// A node outside the tree is a leaf that holds itself, as [`Tree`]'s reads have it.
     pub(crate) fn is_leaf(&self, node: NodeId) -> bool {
         self.leaf.get(node.index()).copied().unwrap_or(true)
     }

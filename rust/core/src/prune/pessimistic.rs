@@ -207,6 +207,9 @@ impl Frame {
     }
 }
 
+/// Every per-node table below is made with an entry for each node of `tree` (`dist`, a
+/// block of [`Tree::value_width`] each) and indexed only by its nodes, so their reads never
+/// take their defaults (here and in [`Joining`] and [`Refill`], which borrow them).
 struct Pruner<'t> {
     tree: &'t Tree,
     estimate: Estimate,
@@ -351,7 +354,7 @@ impl<'t> Pruner<'t> {
             });
             // Prune all subtrees first (after a raise, those whose rows changed).
             if let Some(&child) = children.get(frame.next) {
-                let set = kids.get(frame.next).cloned().unwrap_or_default();
+                let set = kids.get(frame.next).cloned().unwrap_or_default(); // one per child
                 frame.next += 1;
                 if self.is_dirty(child) {
                     stack.push(Frame::new(child, set));

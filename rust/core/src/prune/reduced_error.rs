@@ -179,6 +179,8 @@ fn leaf_errors(tree: &Tree, data: &Dataset<'_>, target: &Target<'_>, weights: &[
 struct LeafErrors<'a, 't, 'd> {
     tree: &'t Tree,
     target: &'a Target<'d>,
+    /// Of the target's width ([`Target::stats_width`]), so its reads below never take their
+    /// defaults.
     stats: Vec<f64>,
     out: Vec<f64>,
 }
@@ -211,10 +213,10 @@ impl Visit for LeafErrors<'_, '_, '_> {
             Target::Classes { .. } | Target::MultiClasses { .. } => {
                 // Each output's reached weight minus that of its label's class.
                 rows.accumulate(set, self.target, 0.0, &mut self.stats);
-                tree.output_ranges()
+                tree.by_output(&self.stats)
                     .zip(tree.labels(node))
-                    .map(|((start, len), &label)| {
-                        let block = self.stats.get(start..start + len).unwrap_or(&[]);
+                    .map(|(block, &label)| {
+                        // A label names one of its output's classes (the writer's check).
                         let right = block.get(label as usize).copied().unwrap_or(0.0);
                         block.iter().sum::<f64>() - right
                     })

@@ -27,6 +27,14 @@ pub(crate) struct Seg {
     scale: f64,
 }
 
+impl Seg {
+    /// The segment's part of one of the buffers. Segments are made only by [`RoutedRows`]
+    /// (`new` and `partition`), inside its buffers, so the range is always there.
+    fn of<'b, T>(&self, buffer: &'b [T]) -> &'b [T] {
+        buffer.get(self.start..self.end).unwrap_or(&[])
+    }
+}
+
 /// The rows reaching a node: several segments, since a row missing a tested value reaches
 /// every child.
 pub(crate) type RowSet = Vec<Seg>;
@@ -70,7 +78,7 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
         let rows = RoutedRows {
             columns: data.columns(),
             row: (0..n as u32).collect(),
-            weight: weights.get(..n).unwrap_or(&[]).to_vec(),
+            weight: weights.iter().copied().take(n).collect(),
             bucket: Vec::new(),
             scratch: Vec::new(),
         };
@@ -87,10 +95,9 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
     /// Each entry of `set` as (row, weight × scale).
     pub(crate) fn entries<'s>(&'s self, set: &'s [Seg]) -> impl Iterator<Item = (usize, f64)> + 's {
         set.iter().flat_map(move |s| {
-            let rows = self.row.get(s.start..s.end).unwrap_or(&[]);
-            let weights = self.weight.get(s.start..s.end).unwrap_or(&[]);
-            rows.iter()
-                .zip(weights)
+            s.of(&self.row)
+                .iter()
+                .zip(s.of(&self.weight))
                 .map(move |(&r, &w)| (r as usize, w * s.scale))
         })
     }
@@ -219,12 +226,12 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
         seg: &Seg,
     ) -> Vec<usize> {
         let columns = self.columns;
-        let rows = self.row.get(seg.start..seg.end).unwrap_or(&[]);
+        let rows = seg.of(&self.row);
         self.bucket.clear();
         self.bucket.extend(rows.iter().map(|&r| {
             send(kind, || *rule, columns, r as usize)
                 .filter(|&c| c < n)
-                .unwrap_or(n)
+                .unwrap_or(n) // no child: C4.5's fractions
         }));
         let mut bounds = vec![0usize; n + 2];
         for &b in &self.bucket {
@@ -241,7 +248,7 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
         let mut next: Vec<usize> = bounds.iter().map(|b| b - seg.start).collect();
         self.scratch.clear();
         self.scratch.resize(self.bucket.len(), (0, 0.0));
-        let weights = self.weight.get(seg.start..seg.end).unwrap_or(&[]);
+        let weights = seg.of(&self.weight);
         for ((&b, &r), &w) in self.bucket.iter().zip(rows).zip(weights) {
             if let Some(slot) = next.get_mut(b) {
                 if let Some(dst) = self.scratch.get_mut(*slot) {

@@ -203,6 +203,7 @@ impl Values for CodedValues<'_> {
     fn number(&self, f: usize, row: usize) -> f64 {
         let code = self.coded.code(f, row);
         match (code, self.hi.get(f)) {
+            // The missing code is past the tops: NaN, a missing value.
             (Some(c), Some(hi)) => hi.get(usize::from(c)).copied().unwrap_or(f64::NAN),
             _ => f64::NAN,
         }

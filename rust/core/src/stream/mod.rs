@@ -224,11 +224,11 @@ impl Grown {
     /// A regression node's value and impurity, as [`Criterion::regression_node`] computes
     /// them from its rows: the same sums, in the same order.
     fn regression(&self, params: &TreeParams) -> (f64, f64) {
-        let Some(stats) = self.stats.as_deref() else {
+        // No statistics: a node no row reached.
+        let Some(stats @ &[weight, ..]) = self.stats.as_deref() else {
             return (0.0, 0.0);
         };
         let mean = mean_of(stats);
-        let weight = stats.first().copied().unwrap_or(0.0);
         let loss = if params.criterion.loss_is_zero(mean) {
             0.0
         } else {
@@ -844,7 +844,7 @@ impl StreamFit {
             .map(|col| match col {
                 Column::Categorical(c) => Some(
                     kept.iter()
-                        .map(|&r| c.code(r).unwrap_or(NO_CATEGORY))
+                        .map(|&r| c.code(r).unwrap_or(NO_CATEGORY)) // missing
                         .collect(),
                 ),
                 _ => None,
@@ -914,7 +914,7 @@ impl StreamFit {
         let mut stack = Vec::new();
         for (i, &w) in weights.iter().enumerate() {
             let node = nodes.as_deref_mut().and_then(|n| n.get_mut(i));
-            let mut at = node.as_deref().map_or(0, |&n| n as usize);
+            let mut at = node.as_deref().map_or(0, |&n| n as usize); // no nodes: the root
             let mut spread = None;
             loop {
                 if let Some(s) = served(at) {
@@ -1201,7 +1201,9 @@ fn widen(lo: &mut [f64], hi: &mut [f64], other_lo: &[f64], other_hi: &[f64]) {
         .for_each(|(x, y)| *x = x.max(*y));
 }
 
-/// The rows of positive weight (the rows a fit learns from; see `data::KeptRows`).
+/// The rows of positive weight (the rows a fit learns from; see `data::KeptRows`). The batch
+/// passed `check` (its columns, target and weights have its rows), so reading a kept row
+/// never takes the defaults this module writes for it (NaN, 0.0, class 0).
 fn kept_rows(weights: &[f64]) -> Vec<usize> {
     (0..weights.len())
         .filter(|&r| weights.get(r).is_some_and(|&w| w > 0.0))
@@ -1391,21 +1393,16 @@ impl Growing {
         let slots = if n_classes == 0 { 4 } else { n_classes + 1 };
         let mut bytes = 0;
         let mut take = 0;
-        while let Some(&i) = self.open.get(take) {
+        while let Some(rest @ &[i, ..]) = self.open.get(take..) {
             let parent = self.nodes.get(i).and_then(|n| n.parent);
-            let family = self
-                .open
-                .get(take..)
-                .unwrap_or_default()
+            let family = rest
                 .iter()
                 .take_while(|&&j| self.nodes.get(j).and_then(|n| n.parent) == parent)
                 .count()
                 .max(1);
-            let cost: usize = self
-                .open
-                .get(take..take + family)
-                .unwrap_or_default()
+            let cost: usize = rest
                 .iter()
+                .take(family)
                 .filter_map(|&j| self.nodes.get(j))
                 .map(|n| Histograms::layout(&self.bins, &n.usable, slots).1 * 8)
                 .sum();

@@ -67,7 +67,7 @@ impl<'g> Turns<'g> {
             }
             let f = split.feature;
             let turn = |number: f64, code: Option<u32>| match step(n, &One { f, number, code }, 0) {
-                Move::To(child) => u32::try_from(child).unwrap_or(STOP),
+                Move::To(child) => u32::try_from(child).unwrap_or(STOP), // node ids fit u32
                 Move::Spread(..) => SPREAD,
                 Move::Stop => STOP,
             };
@@ -177,6 +177,7 @@ impl Bound<'_> {
         };
         let missing = to.len().saturating_sub(1);
         let code = match codes {
+            // `r` is a row of the batch the codes are of: `missing` is for its missing code.
             Codes::Bins(c) => c.get(r).map_or(missing, |&c| usize::from(c)),
             Codes::Categories(c) => match c.get(r) {
                 Some(&NO_CATEGORY) | None => missing,
@@ -184,6 +185,7 @@ impl Bound<'_> {
             },
         };
         match to.get(code).copied().unwrap_or(STOP) {
+            // a code the table has no turn for
             STOP => Move::Stop,
             SPREAD => match n.split.as_ref() {
                 Some(split) => Move::Spread(&n.children, &split.fractions),

@@ -142,6 +142,15 @@ impl Tree {
         })
     }
 
+    /// `values`, laid out as a node's [`Tree::value`], cut into each output's numbers
+    /// ([`crate::data::blocks`]).
+    pub fn by_output<'s, 'v>(
+        &'s self,
+        values: &'v [f64],
+    ) -> impl Iterator<Item = &'v [f64]> + use<'s, 'v> {
+        crate::data::blocks(values, self.output_ranges().map(|(_, len)| len))
+    }
+
     pub fn check(&self, node: NodeId) -> Result<NodeId> {
         if node.index() < self.n_nodes() {
             Ok(node)
@@ -202,7 +211,10 @@ impl Tree {
     }
 
     #[inline]
-    pub fn children(&self, node: NodeId) -> impl Iterator<Item = NodeId> {
+    pub fn children(
+        &self,
+        node: NodeId,
+    ) -> impl DoubleEndedIterator<Item = NodeId> + ExactSizeIterator {
         let i = node.index();
         let first = self.arena.first_child.get(i).copied().unwrap_or(NONE);
         let n = if first == NONE {
