@@ -62,16 +62,21 @@ impl Sweep for Steps<'_> {
 /// A scan's running sums: a `Vec` of any width, or an array whose length the compiler
 /// knows, so that the loops over a side's sums unroll.
 pub(super) trait Sums: Clone + AsRef<[f64]> + AsMut<[f64]> {
+    /// Sums of any width (a `Vec`), the only ones wide enough for the running figures: an
+    /// array's scan then compiles without them (its arrays are at most 8 wide).
+    const ANY_WIDTH: bool;
     fn zeros(width: usize) -> Self;
 }
 
 impl Sums for Vec<f64> {
+    const ANY_WIDTH: bool = true;
     fn zeros(width: usize) -> Self {
         vec![0.0; width]
     }
 }
 
 impl<const K: usize> Sums for [f64; K] {
+    const ANY_WIDTH: bool = false;
     fn zeros(_: usize) -> Self {
         [0.0; K]
     }
@@ -408,7 +413,8 @@ impl Searcher<'_, '_> {
         // comparisons, the scan reads them at every cut as before.
         let mut running = match k.figure() {
             Some(figure)
-                if S::ROWS
+                if B::ANY_WIDTH
+                    && S::ROWS
                     && width >= RUNNING_WIDTH
                     && best.slack.is_some()
                     && !place
