@@ -9,7 +9,6 @@
 //! division ([`Kernel::at_most`]): a scan skips the exact score of a cut that cannot beat its
 //! best by more than noise, which no cut of a continuous feature but a few does.
 
-use super::running::Figure;
 use super::Searcher;
 use crate::class_sums::sum_over_classes;
 use crate::criterion::{gini, stats_weight, variance, Criterion, Measure};
@@ -20,6 +19,16 @@ use crate::measures::entropy;
 /// 1e-15 of the node's impurity or noise scale), far below the 1e-9 a cut must win by
 /// ([`crate::criterion::better`]).
 pub(super) const BOUND_SLACK: f64 = 1e-11;
+
+/// The sum of class weights a criterion's impurity needs besides their total, which a scan
+/// of many classes follows row by row ([`super::running`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Figure {
+    /// Σc²: w·Gini = w − Σc²/w.
+    Squares,
+    /// Σc·log2 c over the positive weights: w·Ent = w·log2 w − Σc·log2 c.
+    CLogC,
+}
 
 /// The per-cut arithmetic of a scan (see the module's documentation).
 pub(super) trait Kernel: Copy {

@@ -16,21 +16,12 @@
 //! (n − 1)u·Σ|terms| of the true sum, each running update within u of its result, and a
 //! libm log2 within a few ulps (counted generously).
 
-use super::kernel::Kernel;
+use super::kernel::{Figure, Kernel};
 use super::sweep::Sweep;
 use crate::class_sums::each_class_weight;
 
 /// The unit roundoff of f64.
 const U: f64 = f64::EPSILON / 2.0;
-
-/// The sum of class weights a criterion's impurity needs besides their total.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Figure {
-    /// Σc²: w·Gini = w − Σc²/w.
-    Squares,
-    /// Σc·log2 c over the positive weights: w·Ent = w·log2 w − Σc·log2 c.
-    CLogC,
-}
 
 impl Figure {
     /// A class weight's term of the figure and a bound on its rounding error.
