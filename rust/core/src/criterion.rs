@@ -101,6 +101,7 @@ impl Criterion {
             })
     }
 
+    /// The table names every criterion, so "unknown" is never read.
     pub fn name(&self) -> &'static str {
         NAMES
             .iter()
@@ -281,6 +282,8 @@ impl Criterion {
         base: f64,
         child_impurity: f64,
     ) -> f64 {
+        // The binary-split criteria see two children only (`check_criterion` refuses them a
+        // multiway split), so their 0.0 is never read.
         match self {
             Criterion::Distance => {
                 let joint = measures::joint_entropy(children);
@@ -369,11 +372,8 @@ impl<'a> Measure<'a> {
     pub fn weight(&self, stats: &[f64]) -> f64 {
         match self.layout {
             Layout::One => stats_weight(stats, self.criterion.is_regression()),
-            Layout::Classes(classes) => {
-                let n = classes.first().copied().unwrap_or(0);
-                stats.get(..n).unwrap_or(&[]).iter().sum()
-            }
-            Layout::Values(_) => stats.first().copied().unwrap_or(0.0),
+            Layout::Classes(_) => self.layout.first_output(stats).iter().sum(),
+            Layout::Values(_) => stats_weight(stats, true),
         }
     }
 
@@ -391,19 +391,24 @@ pub fn cost_gini(counts: &[f64], costs: &[f64]) -> f64 {
     if total <= 0.0 {
         return 0.0;
     }
-    let k = counts.len();
     let mut sum = 0.0;
-    for (i, &ci) in counts.iter().enumerate() {
-        for (j, &cj) in counts.iter().enumerate() {
+    // Row i of the k × k matrix parameter validation sized.
+    for (i, (&ci, row)) in counts
+        .iter()
+        .zip(costs.chunks_exact(counts.len().max(1)))
+        .enumerate()
+    {
+        for (j, (&cj, &cost)) in counts.iter().zip(row).enumerate() {
             if i != j {
-                sum += costs.get(i * k + j).copied().unwrap_or(0.0) * (ci / total) * (cj / total);
+                sum += cost * (ci / total) * (cj / total);
             }
         }
     }
     sum
 }
 
-/// Total weight of a statistics vector.
+/// Total weight of a statistics vector. A regression vector is (Σw, Σwy, Σwy²) (a
+/// [`crate::data::Target`]'s width), so its 0.0 is never read.
 #[inline(always)]
 pub(crate) fn stats_weight(stats: &[f64], regression: bool) -> f64 {
     if regression {
@@ -474,11 +479,15 @@ pub fn split_information(weights: impl IntoIterator<Item = f64>) -> f64 {
 /// over the total, χ² with (branches − 1)(classes − 1) degrees of freedom over the non-empty
 /// rows and columns. 1 when there is nothing to test.
 pub fn g_test_p_value(table: &[Vec<f64>]) -> f64 {
-    let width = table.iter().map(Vec::len).max().unwrap_or(0);
     let rows: Vec<f64> = table.iter().map(|r| r.iter().sum()).collect();
-    let cols: Vec<f64> = (0..width)
-        .map(|k| table.iter().map(|r| r.get(k).copied().unwrap_or(0.0)).sum())
-        .collect();
+    // Each class's total over the branches (a shorter row holds no weight in the rest).
+    let mut cols: Vec<f64> = Vec::new();
+    for row in table {
+        if cols.len() < row.len() {
+            cols.resize(row.len(), 0.0);
+        }
+        cols.iter_mut().zip(row).for_each(|(c, o)| *c += o);
+    }
     let n: f64 = rows.iter().sum();
     let mut g2 = 0.0;
     for (row, &rt) in table.iter().zip(&rows) {
@@ -495,6 +504,7 @@ pub fn g_test_p_value(table: &[Vec<f64>]) -> f64 {
         return 1.0;
     }
     use statrs::distribution::{ChiSquared, ContinuousCDF};
+    // df ≥ 1 here, which the distribution takes: the 1.0 is never read.
     ChiSquared::new(df as f64).map_or(1.0, |d| d.sf(g2.max(0.0)))
 }
 

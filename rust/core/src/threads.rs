@@ -24,12 +24,13 @@ static POOLS: Mutex<Pools> = Mutex::new(Pools {
 
 /// Threads when `n_jobs` is `None`: one per core.
 fn every_core() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get) // unknown: one
 }
 
 /// The pool of `threads` threads of this process, made if need be (`None` if the system
 /// refuses the threads).
 fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
+    // Poisoned only by a panic, which the core does not raise: go on rather than panic too.
     let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
     let pid = std::process::id();
     if pools.pid != pid {
