@@ -260,14 +260,7 @@ fn validate_matrix<T: Real>(kinds: &[FeatureKind], m: &Matrix<'_, T>) -> Result<
                 got: "numeric",
             });
         }
-        let value = |row: usize| {
-            let at = match m.order {
-                Order::RowMajor => row * m.n_features + column,
-                Order::ColumnMajor => column * m.n_rows + row,
-            };
-            m.values.get(at).map_or(0.0, |x| x.to_f64())
-        };
-        if let Some(row) = (0..m.n_rows).find(|&row| value(row).is_infinite()) {
+        if let Some(row) = m.column(column).position(|x| x.to_f64().is_infinite()) {
             return Err(CoreError::InfiniteFeature { column, row });
         }
     }
@@ -383,6 +376,8 @@ trait Source: Values + Sync {
     /// `rows.start + i` misses a numeric value (and leaves the other flags alone). `gaps` is
     /// empty where the walk needs no flags (no node stops a NaN). Most chunks hold neither
     /// NaN nor infinity, and their scan is one pass of vector folds.
+    /// `rows` lie within `0..n_rows()` (the walk cuts them from it), so an input's slices of
+    /// them are always there: their empty defaults below are never read.
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool>;
     /// The chunk `rows` (at most [`CHUNK`]) scanned as [`Source::scan`] does (`None`, or
     /// whether a value is NaN, and its `gaps`) with its reader, staged into `staged` where
@@ -562,7 +557,7 @@ impl<'a, T: Real, const ROW_MAJOR: bool> Dense<'a, T, ROW_MAJOR> {
         } else {
             f * m.n_rows + row
         };
-        m.values.get(i).map_or(f64::NAN, |x| x.to_f64())
+        m.values.get(i).map_or(f64::NAN, |x| x.to_f64()) // missing past the end ([`Read`])
     }
 }
 
@@ -605,7 +600,7 @@ impl<T: Real, const ROW_MAJOR: bool> Read for Dense<'_, T, ROW_MAJOR> {
     }
 }
 
-impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
+impl<'a, T: Real, const ROW_MAJOR: bool> Source for Dense<'a, T, ROW_MAJOR> {
     in_place!();
 
     fn n_rows(&self) -> usize {
@@ -629,11 +624,8 @@ impl<T: Real, const ROW_MAJOR: bool> Source for Dense<'_, T, ROW_MAJOR> {
             }
             Some(true)
         } else {
-            let column = |f: usize| {
-                let start = f * m.n_rows + rows.start;
-                m.values.get(start..start + rows.len()).unwrap_or(&[])
-            };
-            scan_columns((0..m.n_features).map(column), gaps)
+            let part = |column: &'a [T]| column.get(rows.clone()).unwrap_or(&[]);
+            scan_columns(m.columns().map(part), gaps)
         }
     }
 }
@@ -664,6 +656,7 @@ impl<'a> ColumnsView<'a> {
         let numeric = columns
             .iter()
             .map(|c| match c {
+                // An [`indirect`] column has no slice: it is read through `columns`.
                 Column::Numeric(v) => v.as_f64().unwrap_or(&[]),
                 Column::Categorical(_) | Column::Sparse(_) => &[],
             })
@@ -726,7 +719,7 @@ impl Source for ColumnsView<'_> {
         let slices = self
             .numeric
             .iter()
-            .map(|c| c.get(rows.clone()).unwrap_or(&[]));
+            .map(|c| c.get(rows.clone()).unwrap_or(&[])); // empty: an indirect column's
         let mut nan = scan_columns(slices, gaps)?;
         if !self.sparse {
             return Some(nan);
@@ -742,7 +735,7 @@ impl Source for ColumnsView<'_> {
                 }
                 Column::Numeric(v) if v.as_f64().is_none() => {
                     for (i, r) in rows.clone().enumerate() {
-                        let x = v.get(r).unwrap_or(f64::NAN);
+                        let x = v.get(r).unwrap_or(f64::NAN); // `rows` are the column's
                         if x.is_infinite() {
                             return None;
                         }
@@ -976,6 +969,7 @@ impl<S: Source, O: Output> Walk<'_, S, O> {
         let width = self.width;
         let i = at as usize;
         let dst = out.get_mut((row - first) * width..(row - first + 1) * width)?;
+        // `at` is a compact node's position (the flat layout's links), so `leaf` has it.
         if flat.leaf.get(i).copied().unwrap_or(false) {
             match (dst, flat.answers.get(i * width..(i + 1) * width)) {
                 ([one], Some([answer])) => *one = *answer,

@@ -153,9 +153,7 @@ impl<T: Copy + Default> Flat<T> {
             }
             ids.push(id);
             depth = depth.max(d);
-            let first = tree.children(id).next().map_or(0, |c| c.0);
-            let count = tree.children(id).count() as u32;
-            stack.extend((first..first + count).rev().map(|c| (NodeId(c), d + 1)));
+            stack.extend(tree.children(id).rev().map(|c| (c, d + 1)));
         }
         let mut flat = Flat {
             nodes: Vec::with_capacity(n),
@@ -336,7 +334,8 @@ impl<T: Copy + Default> Flat<T> {
         }
     }
 
-    /// Where a row missing the value node `at` tests goes.
+    /// Where a row missing the value node `at` tests goes (`missing_next` has every node's:
+    /// the default, staying, is never read).
     #[inline]
     fn missing_of(&self, at: u32) -> u32 {
         self.missing_next.get(at as usize).copied().unwrap_or(at)
@@ -357,7 +356,7 @@ impl<T: Copy + Default> Flat<T> {
                 .children
                 .get(offset + code as usize)
                 .copied()
-                .unwrap_or(at),
+                .unwrap_or(at), // code < count: the node's table has it
             _ => at,
         }
     }

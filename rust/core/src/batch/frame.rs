@@ -45,6 +45,7 @@ impl Codes<'_> {
 
     /// The codes of `rows` through `tree_code`, written to `dst` (one per row).
     fn stage(&self, rows: Range<usize>, dst: &mut [u64], tree_code: impl Fn(u32) -> u32) {
+        // `rows` lie within the column ([`Source::scan`]): the empty default is never read.
         fn each<T: Copy>(src: Option<&[T]>, dst: &mut [u64], f: impl Fn(T) -> u32) {
             for (d, &x) in dst.iter_mut().zip(src.unwrap_or(&[])) {
                 *d = u64::from(f(x));
@@ -97,7 +98,7 @@ impl FrameColumn<'_> {
 #[inline]
 fn tree_code(map: Option<&[u32]>, n_categories: u32, code: u32) -> u32 {
     let c = match map {
-        Some(map) => map.get(code as usize).copied().unwrap_or(MISSING),
+        Some(map) => map.get(code as usize).copied().unwrap_or(MISSING), // past the map
         None => code,
     };
     if c < n_categories {
@@ -117,7 +118,7 @@ pub struct Frame<'a> {
 impl<'a> Frame<'a> {
     /// Checks that the columns have as many rows each.
     pub fn new(columns: Vec<FrameColumn<'a>>) -> Result<Self> {
-        let n_rows = columns.first().map_or(0, FrameColumn::len);
+        let n_rows = columns.first().map_or(0, FrameColumn::len); // no columns, no rows
         if let Some(c) = columns.iter().find(|c| c.len() != n_rows) {
             return Err(CoreError::ShapeMismatch {
                 what: "a column of the frame".into(),
@@ -179,6 +180,7 @@ impl<'a> Frame<'a> {
 }
 
 impl Values for Frame<'_> {
+    /// NaN past the end, as a missing value (as the data set's columns read).
     #[inline]
     fn number(&self, f: usize, row: usize) -> f64 {
         match self.columns.get(f) {
@@ -228,6 +230,8 @@ pub(super) struct StagedRows<'s> {
 }
 
 impl StagedRows<'_> {
+    /// `None` past the staged values: a spare lane's read ([`Read`]), whose value the walk
+    /// ignores, so the readers below make one up.
     #[inline]
     fn at(&self, row: usize, f: usize) -> Option<u64> {
         let at = f * STRIDE + row.wrapping_sub(self.first);
@@ -296,7 +300,7 @@ impl<'a> Source for Frame<'a> {
         let mut nan = false;
         let blocks = staged.values.chunks_mut(STRIDE);
         for ((column, block), &tested) in self.columns.iter().zip(blocks).zip(tests) {
-            let block = block.get_mut(..n).unwrap_or(&mut []);
+            let block = block.get_mut(..n).unwrap_or(&mut []); // n ≤ CHUNK < STRIDE
             let rows = rows.clone();
             let special = match *column {
                 FrameColumn::F32(v) => numbers(v.get(rows).unwrap_or(&[]), tested, block, gaps)?,
@@ -304,7 +308,7 @@ impl<'a> Source for Frame<'a> {
                 FrameColumn::Categorical { .. } | FrameColumn::Text(_) if !tested => false,
                 FrameColumn::Text(text) => {
                     for (d, row) in block.iter_mut().zip(rows) {
-                        *d = u64::from(text.code(row).unwrap_or(MISSING));
+                        *d = u64::from(text.code(row).unwrap_or(MISSING)); // null or unseen
                     }
                     false
                 }

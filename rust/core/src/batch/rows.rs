@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use crate::batch::frame::Frame;
-use crate::data::Dataset;
+use crate::data::{self, Dataset};
 use crate::error::{CoreError, Result};
 
 /// Real numbers a [`Matrix`] may hold. Both convert to `f64` exactly, so a `f32` matrix
@@ -78,12 +78,32 @@ impl<'a, T: Real> Matrix<'a, T> {
             ..self
         }
     }
+
+    /// Column `f`'s values, row by row (`n_rows` of them for a column of the matrix).
+    pub(super) fn column(&self, f: usize) -> impl Iterator<Item = &'a T> {
+        let (start, step) = match self.order {
+            Order::RowMajor => (f, self.n_features),
+            Order::ColumnMajor => (f.saturating_mul(self.n_rows), 1),
+        };
+        self.values
+            .iter()
+            .skip(start)
+            .step_by(step.max(1))
+            .take(self.n_rows)
+    }
+
+    /// A column-major matrix's columns, in order (of a row-major one, its rows).
+    pub(super) fn columns(&self) -> impl Iterator<Item = &'a [T]> {
+        self.values.chunks_exact(self.n_rows.max(1))
+    }
 }
 
 /// A CSR matrix of numeric features read in place (SciPy's layout): row `i` holds the values
 /// `values[indptr[i]..indptr[i + 1]]` in the columns `indices[..]` of the same range,
 /// strictly ascending; every other cell is 0.0 (a stored −0.0 reads as +0.0). No value may
 /// be NaN: sparse input cannot mark missing values (see [`crate::data::SparseColumn`]).
+/// [`Csr::new`] checks the layout, so the reads of a row below [`Csr::n_rows`] (`span`, `at`)
+/// never take their defaults.
 #[derive(Debug, Clone, Copy)]
 pub struct Csr<'a> {
     pub(super) indptr: &'a [u64],
@@ -124,8 +144,11 @@ impl<'a> Csr<'a> {
         if let Some(row) = indptr.windows(2).position(|w| w.first() > w.last()) {
             return invalid(format!("the row pointers decrease at row {row}"));
         }
-        for row in 0..m.n_rows() {
-            let columns = m.indices.get(m.span(row)).unwrap_or(&[]);
+        let lens = indptr
+            .iter()
+            .zip(indptr.iter().skip(1))
+            .map(|(a, b)| b.saturating_sub(*a) as usize);
+        for (row, columns) in data::blocks(indices, lens).enumerate() {
             if columns.windows(2).any(|w| w.first() >= w.last()) {
                 return invalid(format!(
                     "row {row}'s column indices are not strictly ascending"
