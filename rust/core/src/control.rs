@@ -116,6 +116,7 @@ impl Control {
         }
         Err(match self.state.load(Ordering::Relaxed) {
             TIMED_OUT => CoreError::TimedOut {
+                // Only a deadline times out: the 0.0 is never read.
                 seconds: self.deadline.map_or(0.0, |(_, limit)| limit.as_secs_f64()),
             },
             OUT_OF_MEMORY => CoreError::OutOfMemory {
@@ -123,6 +124,15 @@ impl Control {
             },
             _ => CoreError::Cancelled,
         })
+    }
+
+    /// Why a step returned nothing on this control's account (a buffer [`Self::vec`] could
+    /// not have, or a stop it saw): [`Self::check`]'s reason. Such a step stops the control
+    /// first, so the out-of-memory default is never read.
+    pub(crate) fn stop_reason(&self) -> CoreError {
+        self.check()
+            .err()
+            .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
     }
 
     /// Records that `bytes` could not be allocated: the work stops with

@@ -966,12 +966,7 @@ impl KeptRows {
         if sample.weights.iter().all(|&w| w > 0.0) {
             return None;
         }
-        Some(KeptRows::copy(sample, control).ok_or_else(|| {
-            control
-                .check()
-                .err()
-                .unwrap_or(CoreError::OutOfMemory { bytes: 0 }) // no guard failed: memory
-        }))
+        Some(KeptRows::copy(sample, control).ok_or_else(|| control.stop_reason()))
     }
 
     fn copy(sample: &Sample<'_, '_>, control: &Control) -> Option<KeptRows> {

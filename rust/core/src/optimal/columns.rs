@@ -99,6 +99,7 @@ impl Ordering {
         let Some(b) = b else {
             return Threshold::KnownVsMissing;
         };
+        // `a` and `b` are known ranks, below the scale's length: the defaults are never read.
         match &self.scale {
             Scale::Values(values) => {
                 let lo = values.get(a as usize).copied().unwrap_or(0.0);
@@ -169,12 +170,6 @@ impl Columns {
         bins: Option<&Bins>,
         control: &Control,
     ) -> Result<Columns> {
-        let oom = || {
-            control
-                .check()
-                .err()
-                .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
-        };
         let mut columns = Columns::default();
         for (feature, column) in data.columns().iter().enumerate() {
             control.check()?;
@@ -213,7 +208,7 @@ impl Columns {
             let dense: Vec<f64>;
             let column = match column {
                 Column::Sparse(c) => {
-                    let mut values = control.vec(c.n_rows).ok_or_else(oom)?;
+                    let mut values = control.vec(c.n_rows).ok_or_else(|| control.stop_reason())?;
                     values.extend((0..c.n_rows).map(|r| c.value(r)));
                     dense = values;
                     &Column::numeric(&dense)
@@ -222,12 +217,13 @@ impl Columns {
             };
             match column {
                 Column::Numeric(v) => {
-                    let mut values: Vec<f64> = control.vec(v.len()).ok_or_else(oom)?;
+                    let mut values: Vec<f64> =
+                        control.vec(v.len()).ok_or_else(|| control.stop_reason())?;
                     with_numbers!(v, |v| values.extend(v.iter().filter(|x| !x.is_nan())));
                     values.sort_unstable_by(f64::total_cmp);
                     values.dedup();
                     let known = |r: usize| {
-                        let x = v.get(r).unwrap_or(f64::NAN);
+                        let x = v.get(r).unwrap_or(f64::NAN); // r < v.len()
                         (!x.is_nan()).then(|| values.partition_point(|&k| k < x) as u32)
                     };
                     let scale = || Scale::Values(values.clone());
@@ -256,7 +252,7 @@ impl Columns {
                             &[MissingRank::None]
                         };
                         for &missing in sides {
-                            let mut rank = control.vec(n).ok_or_else(oom)?;
+                            let mut rank = control.vec(n).ok_or_else(|| control.stop_reason())?;
                             rank.extend((0..n).map(|r| match (c.code(r), missing) {
                                 (Some(k), MissingRank::First) => k + 1,
                                 (Some(k), _) => k,
@@ -283,7 +279,8 @@ impl Columns {
                             });
                         }
                         let categories: Vec<u32> = (0..c.n_categories)
-                            .filter(|&k| present.get(k as usize).copied().unwrap_or(false))
+                            .zip(&present)
+                            .filter_map(|(k, &p)| p.then_some(k))
                             .collect();
                         let mut slot_of = vec![0u32; c.n_categories as usize];
                         for (slot, &k) in categories.iter().enumerate() {
@@ -292,11 +289,11 @@ impl Columns {
                             }
                         }
                         let missing_slot = categories.len() as u32;
-                        let mut code = control.vec(n).ok_or_else(oom)?;
+                        let mut code = control.vec(n).ok_or_else(|| control.stop_reason())?;
                         code.extend((0..n).map(|r| {
                             c.code(r)
                                 .and_then(|k| slot_of.get(k as usize).copied())
-                                .unwrap_or(missing_slot)
+                                .unwrap_or(missing_slot) // a missing code
                         }));
                         columns.nominals.push(Nominal {
                             feature,
@@ -339,13 +336,9 @@ impl Columns {
                 MissingRank::First => (1, 0),
                 _ => (0, n_known as u32),
             };
-            let mut rank = control.vec(n_rows).ok_or_else(|| {
-                control
-                    .check()
-                    .err()
-                    .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
-            })?;
-            rank.extend((0..n_rows).map(|r| known(r).map_or(missing_rank, |k| k + offset)));
+            let mut rank = control.vec(n_rows).ok_or_else(|| control.stop_reason())?;
+            let rank_of = |r| known(r).map_or(missing_rank, |k| k + offset); // missing: its rank
+            rank.extend((0..n_rows).map(rank_of));
             self.orderings.push(Ordering {
                 feature,
                 missing_rank: missing,

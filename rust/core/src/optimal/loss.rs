@@ -9,6 +9,8 @@
 //! the two sides of a split changes the split's optimum by at most Σ_{r∈M} move_cost(r)
 //! (MurTree's similarity bound, ConTree's neighbourhood pruning).
 
+use crate::error::{CoreError, Result};
+
 /// A leaf's error and its statistics. `Copy`: a value is a few references and numbers.
 pub(crate) trait Loss: Copy + Send + Sync {
     /// Numbers per statistics vector.
@@ -59,7 +61,10 @@ pub(crate) trait Loss: Copy + Send + Sync {
     }
 }
 
-/// Classification: weighted misclassification, or cost with a cost matrix.
+/// Classification: weighted misclassification, or cost with a cost matrix. [`ClassLoss::new`]
+/// checks that the tables fit the classes and each other, statistics are `n_classes` wide,
+/// and the search adds only rows of the sample: so the reads below never take their
+/// defaults (stated once, not checked per row).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ClassLoss<'a> {
     labels: &'a [u32],
@@ -74,34 +79,61 @@ pub(crate) struct ClassLoss<'a> {
 }
 
 impl<'a> ClassLoss<'a> {
-    /// `worst` must be [`ClassLoss::worst_costs`] of the same classes and costs.
+    /// `worst` must be [`ClassLoss::worst_costs`] of the same classes and costs. An error if
+    /// the tables do not fit: a weight per label, every label a class, a cost matrix of
+    /// `n_classes²` entries and a worst cost per class (the fit's validation makes them so).
     pub(crate) fn new(
         labels: &'a [u32],
         weights: &'a [f64],
         n_classes: usize,
         costs: Option<&'a [f64]>,
         worst: &'a [f64],
-    ) -> Self {
-        ClassLoss {
+    ) -> Result<Self> {
+        let fits = |what: &str, expected: usize, got: usize| {
+            (expected == got)
+                .then_some(())
+                .ok_or(CoreError::ShapeMismatch {
+                    what: what.into(),
+                    expected,
+                    got,
+                })
+        };
+        fits("sample_weight", labels.len(), weights.len())?;
+        fits("the worst costs", n_classes, worst.len())?;
+        if let Some(c) = costs {
+            fits("cost_matrix", n_classes.saturating_mul(n_classes), c.len())?;
+        }
+        if let Some((row, &code)) = labels
+            .iter()
+            .enumerate()
+            .find(|(_, &c)| c as usize >= n_classes)
+        {
+            return Err(CoreError::ClassOutOfRange {
+                row,
+                code,
+                n_classes,
+            });
+        }
+        Ok(ClassLoss {
             labels,
             weights,
             n_classes,
             costs,
             worst,
             unit: weights.iter().all(|&w| w == 1.0),
-        }
+        })
     }
 
     /// Per class, the largest cost of a wrong prediction.
     pub(crate) fn worst_costs(n_classes: usize, costs: Option<&[f64]>) -> Vec<f64> {
-        (0..n_classes)
-            .map(|y| match costs {
-                Some(c) => (0..n_classes)
-                    .filter_map(|j| c.get(y * n_classes + j).copied())
-                    .fold(0.0, f64::max),
-                None => 1.0,
-            })
-            .collect()
+        match costs {
+            Some(c) => c
+                .chunks_exact(n_classes.max(1))
+                .take(n_classes)
+                .map(|row| row.iter().copied().fold(0.0, f64::max))
+                .collect(),
+            None => vec![1.0; n_classes],
+        }
     }
 
     #[inline]
@@ -113,14 +145,18 @@ impl<'a> ClassLoss<'a> {
         }
     }
 
-    /// min over predicted classes j of Σ_y count(y) · cost(y, j), for counts `count(y)`.
+    /// min over predicted classes j of Σ_y count(y) · cost(y, j), for the class counts
+    /// `counts`.
     #[inline]
-    fn least_cost(&self, costs: &[f64], count: impl Fn(usize) -> f64) -> f64 {
+    fn least_cost(&self, costs: &[f64], counts: impl Iterator<Item = f64> + Clone) -> f64 {
         let k = self.n_classes;
         (0..k)
             .map(|j| {
-                (0..k)
-                    .map(|y| count(y) * costs.get(y * k + j).copied().unwrap_or(0.0))
+                // Column j of the k × k matrix.
+                counts
+                    .clone()
+                    .zip(costs.iter().skip(j).step_by(k))
+                    .map(|(count, c)| count * c)
                     .sum::<f64>()
             })
             .fold(f64::INFINITY, f64::min)
@@ -154,7 +190,7 @@ impl Loss for ClassLoss<'_> {
                     .fold((0.0, 0.0f64), |(s, m), &c| (s + c, m.max(c)));
                 sum - max
             }
-            Some(costs) => self.least_cost(costs, |y| stats.get(y).copied().unwrap_or(0.0)),
+            Some(costs) => self.least_cost(costs, stats.iter().copied()),
         }
     }
 
@@ -170,9 +206,7 @@ impl Loss for ClassLoss<'_> {
                     });
                 sum - max
             }
-            Some(costs) => self.least_cost(costs, |y| {
-                total.get(y).copied().unwrap_or(0.0) - part.get(y).copied().unwrap_or(0.0)
-            }),
+            Some(costs) => self.least_cost(costs, total.iter().zip(part).map(|(t, p)| t - p)),
         }
     }
 
@@ -222,10 +256,10 @@ impl Loss for ClassLoss<'_> {
         // The error of a slot's rows `s` if predicted as class j.
         let cost = |s: &[f64], j: usize| match self.costs {
             None => s.iter().sum::<f64>() - s.get(j).copied().unwrap_or(0.0),
-            Some(costs) => (0..k)
-                .map(|y| {
-                    s.get(y).copied().unwrap_or(0.0) * costs.get(y * k + j).copied().unwrap_or(0.0)
-                })
+            Some(costs) => s
+                .iter()
+                .zip(costs.iter().skip(j).step_by(k))
+                .map(|(x, c)| x * c)
                 .sum(),
         };
         let mut best: Option<(f64, u64)> = None;
@@ -262,7 +296,9 @@ impl Loss for ClassLoss<'_> {
     }
 }
 
-/// Regression: the weighted squared error Σ w (y − ȳ)² of a leaf.
+/// Regression: the weighted squared error Σ w (y − ȳ)² of a leaf. [`SquaredLoss::new`]
+/// checks a weight per target, and the search adds only rows of the sample: so `yw` never
+/// takes its defaults.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SquaredLoss<'a> {
     y: &'a [f64],
@@ -276,14 +312,22 @@ pub(crate) struct SquaredLoss<'a> {
 }
 
 impl<'a> SquaredLoss<'a> {
-    pub(crate) fn new(y: &'a [f64], weights: &'a [f64]) -> Self {
-        SquaredLoss {
+    /// An error unless there is a weight per target.
+    pub(crate) fn new(y: &'a [f64], weights: &'a [f64]) -> Result<Self> {
+        if y.len() != weights.len() {
+            return Err(CoreError::ShapeMismatch {
+                what: "sample_weight".into(),
+                expected: y.len(),
+                got: weights.len(),
+            });
+        }
+        Ok(SquaredLoss {
             y,
             weights,
             shift: 0.0,
             lo: f64::NEG_INFINITY,
             hi: f64::INFINITY,
-        }
+        })
     }
 
     #[inline]
@@ -416,7 +460,7 @@ mod tests {
         let labels = [0, 1, 1, 2];
         let w = [1.0; 4];
         let worst = ClassLoss::worst_costs(3, None);
-        let l = ClassLoss::new(&labels, &w, 3, None, &worst);
+        let l = ClassLoss::new(&labels, &w, 3, None, &worst).unwrap();
         let s = l.stats([0u32, 1, 2, 3].into_iter());
         assert_eq!(s, vec![1.0, 2.0, 1.0]);
         assert_eq!(l.err(&s), 2.0);
@@ -426,7 +470,7 @@ mod tests {
         let costs = [0.0, 5.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0];
         let worst = ClassLoss::worst_costs(3, Some(&costs));
         assert_eq!(worst, vec![5.0, 1.0, 1.0]);
-        let l = ClassLoss::new(&labels, &w, 3, Some(&costs), &worst);
+        let l = ClassLoss::new(&labels, &w, 3, Some(&costs), &worst).unwrap();
         // Predicting 0 costs 2 · 1 + 1 · 1, predicting 2 costs 1 + 2 · 1, predicting 1 costs 6.
         assert_eq!(l.err(&s), 3.0);
         assert_eq!(l.move_cost(0), 5.0);
@@ -436,12 +480,64 @@ mod tests {
     fn squared_error_is_centred() {
         let y = [1e9 + 1.0, 1e9 + 3.0, 1e9 + 5.0];
         let w = [1.0, 1.0, 2.0];
-        let l = SquaredLoss::new(&y, &w).at(&[0, 1, 2]);
+        let l = SquaredLoss::new(&y, &w).unwrap().at(&[0, 1, 2]);
         let s = l.stats(0..3u32);
         // mean 1e9 + 3.5: 6.25 + 0.25 + 2 · 2.25
         assert!((l.err(&s) - 11.0).abs() < 1e-9);
         let part = l.stats([0u32].into_iter());
         assert!((l.err_rest(&s, &part) - 8.0 / 3.0).abs() < 1e-9);
         assert_eq!(l.move_cost(0), 16.0);
+    }
+
+    /// Tables that do not fit are refused where the loss is made, rather than read later as
+    /// a class 0, a weight 0 or a cost 0.
+    #[test]
+    fn tables_that_do_not_fit_are_errors() {
+        let worst = ClassLoss::worst_costs(2, None);
+        assert_eq!(
+            ClassLoss::new(&[0, 2, 1], &[1.0; 3], 2, None, &worst).err(),
+            Some(CoreError::ClassOutOfRange {
+                row: 1,
+                code: 2,
+                n_classes: 2
+            })
+        );
+        let short = ClassLoss::new(&[0, 1, 1], &[1.0; 2], 2, None, &worst).err();
+        assert!(matches!(
+            short,
+            Some(CoreError::ShapeMismatch {
+                expected: 3,
+                got: 2,
+                ..
+            })
+        ));
+        let costs = [0.0, 1.0, 1.0];
+        let cut = ClassLoss::new(&[0, 1], &[1.0; 2], 2, Some(&costs), &worst).err();
+        assert!(matches!(
+            cut,
+            Some(CoreError::ShapeMismatch {
+                expected: 4,
+                got: 3,
+                ..
+            })
+        ));
+        let cut = ClassLoss::new(&[0, 1], &[1.0; 2], 2, None, &worst[..1]).err();
+        assert!(matches!(
+            cut,
+            Some(CoreError::ShapeMismatch {
+                expected: 2,
+                got: 1,
+                ..
+            })
+        ));
+        let short = SquaredLoss::new(&[1.0, 2.0], &[1.0]).err();
+        assert!(matches!(
+            short,
+            Some(CoreError::ShapeMismatch {
+                expected: 2,
+                got: 1,
+                ..
+            })
+        ));
     }
 }

@@ -106,21 +106,24 @@ pub fn grow_optimal(
         }
     };
     params.validate_for(data, n_classes)?;
-    check(params, target, data, ccp_alpha)?;
+    let depth = check(params, target, data, ccp_alpha)?;
     // Rows of weight 0 are absent (as in `grow`).
     if let Some(kept) = KeptRows::of(train, control) {
         return kept?.with(|train| grow_optimal(train, params, ccp_alpha, control));
     }
-    in_pool(params.n_jobs, || run(train, params, ccp_alpha, control))
+    in_pool(params.n_jobs, || {
+        run(train, params, depth, ccp_alpha, control)
+    })
 }
 
-/// Refuses what the optimal search does not do, naming the parameter and what to use.
+/// Refuses what the optimal search does not do, naming the parameter and what to use; else
+/// the depth limit it searches within.
 fn check(
     params: &TreeParams,
     target: &Target<'_>,
     data: &Dataset<'_>,
     ccp_alpha: f64,
-) -> Result<()> {
+) -> Result<usize> {
     let depth = params.max_depth.ok_or_else(|| {
         invalid(
             "max_depth",
@@ -257,22 +260,17 @@ fn check(
             ))
         }
     }
-    Ok(())
+    Ok(depth)
 }
 
-/// The search on validated data with no row of weight 0.
+/// The search on validated data with no row of weight 0, within `depth` ([`check`]'s).
 fn run(
     train: &Sample<'_, '_>,
     params: &TreeParams,
+    depth: usize,
     ccp_alpha: f64,
     control: &Control,
 ) -> Result<Tree> {
-    let stop = || {
-        control
-            .check()
-            .err()
-            .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
-    };
     // The columns, the greedy tree and the sorted root must exist for the search to return
     // anything: the time limit waits for them.
     control.hold_deadline(true);
@@ -285,10 +283,9 @@ fn run(
     } = prepared?;
     let total_weight: f64 = train.weights.iter().sum();
     let alpha = ccp_alpha * total_weight;
-    let depth = params.max_depth.unwrap_or(1);
     let leaves = params
         .max_leaf_nodes
-        .unwrap_or(usize::MAX)
+        .unwrap_or(usize::MAX) // no limit
         .min(1usize << depth);
     let costs = params.cost_matrix.as_deref();
     let setting = Setting {
@@ -302,14 +299,14 @@ fn run(
     let outcome = match train.target {
         Target::Classes { codes, n_classes } => {
             let worst = ClassLoss::worst_costs(*n_classes, costs);
-            let loss = ClassLoss::new(codes, train.weights, *n_classes, costs, &worst);
+            let loss = ClassLoss::new(codes, train.weights, *n_classes, costs, &worst)?;
             let scale = total_weight * worst.iter().copied().fold(1.0, f64::max);
             search(
                 &columns, &root, loss, alpha, scale, depth, leaves, seed, n_rows, control,
             )
         }
         Target::Values(y) => {
-            let loss = SquaredLoss::new(y, train.weights);
+            let loss = SquaredLoss::new(y, train.weights)?;
             let root_loss = loss.at(&root.rows);
             let scale = root_loss
                 .err(&root_loss.stats(root.rows.iter().copied()))
@@ -321,15 +318,15 @@ fn run(
         // Refused at the search's entry (`grow_optimal`).
         Target::MultiClasses { .. } | Target::MultiValues { .. } => None,
     }
-    .ok_or_else(stop)?;
+    .ok_or_else(|| control.stop_reason())?;
     // Past the time limit the best tree found is the result; a cancel or a failed
     // allocation is an error.
     match control.check() {
         Ok(()) | Err(CoreError::TimedOut { .. }) => {}
         Err(e) => return Err(e),
     }
-    let (mut tree, cost) =
-        assemble(train, &columns, &outcome.sol, &setting, control).ok_or_else(stop)?;
+    let (mut tree, cost) = assemble(train, &columns, &outcome.sol, &setting, control)
+        .ok_or_else(|| control.stop_reason())?;
     // Every bound stays valid when the search stops early, so a stopped search may still
     // have proven its tree optimal.
     let lower = outcome.lower.min(cost);
@@ -355,17 +352,12 @@ fn prepare(
     ccp_alpha: f64,
     control: &Control,
 ) -> Result<Start> {
-    let stop = || {
-        control
-            .check()
-            .err()
-            .unwrap_or(CoreError::OutOfMemory { bytes: 0 })
-    };
     // splitter="hist": the histogram splitter's bins, so the search takes its thresholds.
     let bins = match params.splitter {
-        Splitter::Hist => {
-            Some(Bins::new(train.data, params.max_bins, Some(control)).ok_or_else(stop)?)
-        }
+        Splitter::Hist => Some(
+            Bins::new(train.data, params.max_bins, Some(control))
+                .ok_or_else(|| control.stop_reason())?,
+        ),
         _ => None,
     };
     let columns = Columns::new(
@@ -383,7 +375,8 @@ fn prepare(
         alpha: ccp_alpha * total_weight,
     };
     let seed = greedy(train, params, &columns, &setting, control)?;
-    let root = Node::root(&columns, train.data.n_rows(), &RowKeys, control).ok_or_else(stop)?;
+    let root = Node::root(&columns, train.data.n_rows(), &RowKeys, control)
+        .ok_or_else(|| control.stop_reason())?;
     Ok(Start {
         columns,
         seed,

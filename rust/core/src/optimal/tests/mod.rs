@@ -915,7 +915,7 @@ fn binary_counts_are_reused_and_roots_ruled_out() {
     let worst = ClassLoss::worst_costs(2, None);
     let ctx = Ctx {
         columns: &cols,
-        loss: ClassLoss::new(&labels, &weights, 2, None, &worst),
+        loss: ClassLoss::new(&labels, &weights, 2, None, &worst).unwrap(),
         alpha: 0.0,
         tol: 1e-9 * n as f64,
         keys: RowKeys,
