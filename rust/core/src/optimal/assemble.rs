@@ -68,7 +68,8 @@ fn set<T>(v: &mut [T], i: usize, x: T) {
 /// The arena tree of `sol` over the training `sample`, unfinished (the search adds what it
 /// proved), and its cost: the leaves' errors (misclassification cost or squared error, in
 /// weight units) plus `alpha` per leaf. `None` when the memory cannot be had (recorded in
-/// `control`).
+/// `control`). Rows are the sample's and the weights one per row (the fit's validation), so
+/// the weights' 0.0 here and in [`summarise`] is never read.
 pub(crate) fn assemble(
     sample: &Sample<'_, '_>,
     columns: &Columns,
@@ -205,22 +206,25 @@ fn summarise(
                 }
             }
             let label = class_of(&counts, parent_label, costs);
-            let k = *n_classes;
-            let err: f64 = (0..k)
-                .map(|y| {
-                    let c = counts.get(y).copied().unwrap_or(0.0);
-                    match costs {
-                        Some(m) => c * m.get(y * k + label as usize).copied().unwrap_or(0.0),
-                        None if y == label as usize => 0.0,
-                        None => c,
-                    }
-                })
-                .sum();
+            let label_at = label as usize;
+            let err: f64 = match costs {
+                // Column `label` of the k × k matrix parameter validation sized.
+                Some(m) => counts
+                    .iter()
+                    .zip(m.iter().skip(label_at).step_by(counts.len().max(1)))
+                    .map(|(c, cost)| c * cost)
+                    .sum(),
+                None => counts
+                    .iter()
+                    .enumerate()
+                    .map(|(y, &c)| if y == label_at { 0.0 } else { c })
+                    .sum(),
+            };
             let impurity = misclassification(&counts);
             (counts, label, impurity, err)
         }
         Target::Values(y) => {
-            let y_of = |r: u32| y.get(r as usize).copied().unwrap_or(0.0);
+            let y_of = |r: u32| y.get(r as usize).copied().unwrap_or(0.0); // rows of y
             let mean = if weight > 0.0 {
                 rows.iter().map(|&r| w_of(r) * y_of(r)).sum::<f64>() / weight
             } else {
@@ -265,7 +269,7 @@ fn node_test(columns: &Columns, test: Test, rows: &[u32]) -> NodeTest {
                 .filter_map(|&r| o.rank.get(r as usize).copied())
                 .filter(|&k| k > left)
                 .min()
-                .unwrap_or(left + 1);
+                .unwrap_or(left + 1); // none held: the next rank
             let decided = |missing_left: bool| match o.missing_rank {
                 MissingRank::None => None,
                 _ => Some(usize::from(!missing_left)),
@@ -308,8 +312,8 @@ fn node_test(columns: &Columns, test: Test, rows: &[u32]) -> NodeTest {
             }
             let goes_left = |slot: usize| slot < 64 && (left >> slot) & 1 == 1;
             let mut sides = vec![Side::Unseen; n.n_categories as usize];
-            for (slot, &category) in n.categories.iter().enumerate() {
-                if held.get(slot).copied().unwrap_or(false) {
+            for (slot, (&category, &held)) in n.categories.iter().zip(&held).enumerate() {
+                if held {
                     let side = if goes_left(slot) {
                         Side::Left
                     } else {

@@ -64,6 +64,20 @@ fn triangle(k: usize) -> usize {
     k * (k + 1) / 2
 }
 
+/// Each cell (i, j) of the upper triangle a row holding the features `held` (ascending)
+/// adds to: i and j held, j at or after i, as `visit(start(k, i) + j)`.
+#[inline]
+fn each_held_cell(k: usize, held: &[u32], mut visit: impl FnMut(usize)) {
+    let mut rest = held;
+    while let Some((&i, tail)) = rest.split_first() {
+        let base = start(k, i as usize);
+        for &j in rest {
+            visit(base + j as usize);
+        }
+        rest = tail;
+    }
+}
+
 /// Where row `i` of the upper triangle starts, less `i` (so that cell (i, j), j ≥ i, is at
 /// `start(i) + j`).
 #[inline]
@@ -141,6 +155,7 @@ impl Binary {
         for r in 0..n_rows {
             for (i, (o, &f)) in columns.orderings.iter().zip(&flip).enumerate() {
                 if (o.rank.get(r).copied().unwrap_or(0) == 1) != f {
+                    // r < n_rows
                     held.try_reserve(1).ok()?;
                     held.push(i as u32);
                 }
@@ -161,7 +176,8 @@ impl Binary {
         })
     }
 
-    /// The features row `r` holds.
+    /// The features row `r` holds (`starts` has each training row's bounds in `held`, made
+    /// with it: the empty slices are never read).
     #[inline]
     fn held(&self, r: u32) -> &[u32] {
         let r = r as usize;
@@ -171,7 +187,8 @@ impl Binary {
         }
     }
 
-    /// Whether the rows of feature `i`'s side `side` (0: rank 0, left) are those holding it.
+    /// Whether the rows of feature `i`'s side `side` (0: rank 0, left) are those holding it
+    /// (`flip` has every feature's: the default is never read, nor [`Similar::holds`]').
     #[inline]
     fn holds(&self, i: usize, side: usize) -> bool {
         (side == 1) != self.flip.get(i).copied().unwrap_or(false)
@@ -186,6 +203,7 @@ impl Binary {
         loss: &L,
         leaves: usize,
     ) -> Option<Counted> {
+        // Poisoned only by a panic, which the core does not raise: go on rather than panic too.
         let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
         let counts = self.counts_for(&mut slots, ctx, node, loss)?;
         if ctx.control.stopped() {
@@ -260,11 +278,9 @@ impl Binary {
         let w = loss.width();
         let k = self.k;
         // Features that split the node, with the statistics of the rows holding each.
-        let active: Vec<usize> = (0..k)
-            .filter(|&i| {
-                let held = counts.held_rows.get(i).copied().unwrap_or(0) as usize;
-                held > 0 && held < n
-            })
+        let active: Vec<usize> = (counts.held_rows.iter().enumerate())
+            .filter(|&(_, &held)| held > 0 && (held as usize) < n)
+            .map(|(i, _)| i)
             .collect();
         let mut diagonal = vec![0.0; k * w];
         for &i in &active {
@@ -339,18 +355,16 @@ impl Binary {
             let m = loss.move_cost(r);
             total += m;
             let held = self.held(r);
-            for (a, &i) in held.iter().enumerate() {
-                let i = i as usize;
-                if let Some(c) = held_rows.get_mut(i) {
+            for &i in held {
+                if let Some(c) = held_rows.get_mut(i as usize) {
                     *c += 1;
                 }
-                let base = start(k, i);
-                for &j in held.get(a..).unwrap_or(&[]) {
-                    if let Some(x) = moves.get_mut(base + j as usize) {
-                        *x += m;
-                    }
-                }
             }
+            each_held_cell(k, held, |at| {
+                if let Some(x) = moves.get_mut(at) {
+                    *x += m;
+                }
+            });
         }
         Some(Similar {
             k,
@@ -411,10 +425,14 @@ impl Counts {
     /// The statistics of the rows holding both `i` and `j` into `out`.
     #[inline]
     fn pair(&self, k: usize, i: usize, j: usize, out: &mut [f64]) {
-        let at = cell(k, i, j);
-        let plane = triangle(k);
-        for (c, o) in out.iter_mut().enumerate() {
-            *o = self.planes.get(c * plane + at).copied().unwrap_or(0.0);
+        // Cell (i, j) of each statistic's plane.
+        let planes = self
+            .planes
+            .iter()
+            .skip(cell(k, i, j))
+            .step_by(triangle(k).max(1));
+        for (o, &x) in out.iter_mut().zip(planes) {
+            *o = x;
         }
     }
 
@@ -433,14 +451,11 @@ impl Counts {
             let Some(cells) = self.planes.get_mut(c * plane..(c + 1) * plane) else {
                 continue;
             };
-            for (a, &i) in held.iter().enumerate() {
-                let base = start(k, i as usize);
-                for &j in held.get(a..).unwrap_or(&[]) {
-                    if let Some(x) = cells.get_mut(base + j as usize) {
-                        *x += v;
-                    }
+            each_held_cell(k, held, |at| {
+                if let Some(x) = cells.get_mut(at) {
+                    *x += v;
                 }
-            }
+            });
         }
         for (t, &s) in self.total.iter_mut().zip(stat.iter()) {
             *t += sign * s;
@@ -538,7 +553,9 @@ pub(crate) struct Similar {
 }
 
 impl Similar {
-    /// Whether feature `i` splits the node (both sides hold rows).
+    /// Whether feature `i` splits the node (both sides hold rows). `held_rows` has every
+    /// feature's and `moves` every cell's, so their defaults here and in `mass` are never
+    /// read.
     pub(crate) fn splits(&self, i: usize) -> bool {
         let held = self.held_rows.get(i).copied().unwrap_or(0) as usize;
         held > 0 && held < self.rows

@@ -177,9 +177,10 @@ pub(crate) fn root_boxes<L: Loss>(
         for j in 0..ka {
             let (start, end) = (
                 *starts.get(j)?,
-                starts.get(j + 1).copied().unwrap_or(node.len()),
+                starts.get(j + 1).copied().unwrap_or(node.len()), // the last: to the end
             );
             let mut parts = Vec::with_capacity(2);
+            // `wide` has a flag per bin, made with `starts`: the default is never read.
             if wide.get(j).copied().unwrap_or(false) && end > start + 1 {
                 parts.push((j, j + 1, (start + 1, end)));
             }
@@ -245,18 +246,18 @@ fn least_split<L: Loss>(
         // A nominal feature: its best subset, in closed form.
         return loss
             .best_subset(cells, total)
-            .map_or(f64::INFINITY, |(e, _)| e);
+            .map_or(f64::INFINITY, |(e, _)| e); // fewer than two slots held: no split
     };
     let w = loss.width();
     let (prefix, with) = scratch.split_at_mut(w);
     prefix.iter_mut().for_each(|x| *x = 0.0);
     let mut best = f64::INFINITY;
     let k = b.cells;
-    for (j, bin) in cells.chunks_exact(w).enumerate().take(k) {
+    for (j, (bin, &wide)) in cells.chunks_exact(w).zip(wide).enumerate().take(k) {
         for ((x, &p), &c) in with.iter_mut().zip(prefix.iter()).zip(bin) {
             *x = p + c;
         }
-        if wide.get(j).copied().unwrap_or(false) {
+        if wide {
             // Rows left of bin j, rows right of it; bin j's dropped.
             best = best.min(loss.err(prefix) + loss.err_rest(total, with));
         }
@@ -299,12 +300,12 @@ fn bin_columns<L: Loss>(
                 *w = true;
             }
         }
-        if starts.len() < 2 && !wide.first().copied().unwrap_or(false) {
+        if starts.len() < 2 && !matches!(wide.as_slice(), [true, ..]) {
             // One rank at the node: no threshold splits it.
             continue;
         }
-        for (j, &start) in starts.iter().enumerate() {
-            let end = starts.get(j + 1).copied().unwrap_or(n);
+        let ends = starts.iter().skip(1).copied().chain([n]); // the last bin: to the end
+        for (j, (&start, end)) in starts.iter().zip(ends).enumerate() {
             for e in list.get(start..end)? {
                 *side.get_mut(e.row as usize)? = j as u8;
             }
@@ -313,7 +314,7 @@ fn bin_columns<L: Loss>(
         index.extend(
             node.rows
                 .iter()
-                .map(|&r| side.get(r as usize).copied().unwrap_or(0)),
+                .map(|&r| side.get(r as usize).copied().unwrap_or(0)), // side has every row
         );
         out.push(Binned {
             column,
@@ -332,7 +333,7 @@ fn bin_columns<L: Loss>(
         index.extend(
             node.rows
                 .iter()
-                .map(|&r| nominal.code.get(r as usize).copied().unwrap_or(0) as u8),
+                .map(|&r| nominal.code.get(r as usize).copied().unwrap_or(0) as u8), // a training row
         );
         out.push(Binned {
             column: first + j,

@@ -99,6 +99,7 @@ impl Cache {
         depth: usize,
         leaves: usize,
     ) -> Option<Known> {
+        // Poisoned only by a panic, which the core does not raise: go on rather than panic too.
         let map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         map.get(&Self::key(set, rows, depth, leaves)).cloned()
     }
@@ -106,6 +107,7 @@ impl Cache {
     /// Records a bound and a tree: the larger bound and the cheaper tree are kept. Nothing is
     /// recorded once the cache is full or its memory cannot be had.
     pub(crate) fn put(&self, set: SetHash, rows: usize, depth: usize, leaves: usize, known: Known) {
+        // Poisoned only by a panic, which the core does not raise: go on rather than panic too.
         let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         let key = Self::key(set, rows, depth, leaves);
         if let Some(old) = map.get_mut(&key) {

@@ -52,7 +52,7 @@ impl<'a> Sides<'a> {
         let mut total = [vec![0.0; loss.width()], vec![0.0; loss.width()]];
         let mut moves = [0.0; 2];
         for &r in &node.rows {
-            let s = usize::from(side.get(r as usize).copied().unwrap_or(0) != 0);
+            let s = side_of(side, r);
             if let (Some(t), Some(m)) = (total.get_mut(s), moves.get_mut(s)) {
                 loss.add(t, r);
                 *m += loss.move_cost(r);
@@ -67,10 +67,15 @@ impl<'a> Sides<'a> {
 
     #[inline]
     fn of(&self, row: u32) -> usize {
-        self.side.map_or(0, |s| {
-            usize::from(s.get(row as usize).copied().unwrap_or(0) != 0)
-        })
+        self.side.map_or(0, |s| side_of(s, row)) // no sides: all on side 0
     }
+}
+
+/// Row `row`'s side in a table of each training row's side (the search's rows are training
+/// rows: the default is never read).
+#[inline]
+fn side_of(side: &[u8], row: u32) -> usize {
+    usize::from(side.get(row as usize).copied().unwrap_or(0) != 0)
 }
 
 /// The best depth-one tree of one side, as far as it was searched.
@@ -246,7 +251,7 @@ pub(crate) fn stumps<L: Loss>(
     let known = |c: usize| {
         floors
             .each_ref()
-            .map(|f| f.get(c).copied().unwrap_or(f64::NEG_INFINITY))
+            .map(|f| f.get(c).copied().unwrap_or(f64::NEG_INFINITY)) // empty: nothing known
     };
     let scan = |cols: &[usize], mut runs: [Run; 2]| {
         let mut proven = Vec::with_capacity(cols.len());
@@ -274,7 +279,7 @@ pub(crate) fn stumps<L: Loss>(
                 px.extend(py);
                 (merge(x, y, ctx.tol), px)
             })
-            .unwrap_or((runs, Vec::new()))
+            .unwrap_or((runs, Vec::new())) // no columns
     } else {
         scan(&columns, runs)
     };
@@ -318,7 +323,7 @@ pub(crate) fn stumps_by_column<L: Loss>(
     let best = runs
         .into_iter()
         .reduce(|x, y| merge_run(x, y, ctx.tol))
-        .unwrap_or(first);
+        .unwrap_or(first); // no columns
     (best.stump(), by_column)
 }
 
@@ -408,8 +413,10 @@ fn scan_column<L: Loss>(
                     }
                     continue;
                 }
-                if run.moved > run.skip_to && !ordering.is_duplicate(run.last) {
-                    let total = sides.total.get(s).map_or(&[][..], |t| t);
+                if let (true, Some(total)) = (
+                    run.moved > run.skip_to && !ordering.is_duplicate(run.last),
+                    sides.total.get(s),
+                ) {
                     let err = loss.err(&run.prefix) + loss.err_rest(total, &run.prefix);
                     let test = Test::Threshold {
                         column,
@@ -432,7 +439,7 @@ fn scan_column<L: Loss>(
         let slots = nominal.slots();
         let mut counts = [vec![0.0; slots * width], vec![0.0; slots * width]];
         for &r in &node.rows {
-            let slot = nominal.code.get(r as usize).copied().unwrap_or(0) as usize;
+            let slot = nominal.code.get(r as usize).copied().unwrap_or(0) as usize; // a training row
             if let Some(stats) = counts
                 .get_mut(sides.of(r))
                 .and_then(|c| c.get_mut(slot * width..(slot + 1) * width))

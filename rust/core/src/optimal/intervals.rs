@@ -102,7 +102,7 @@ pub(crate) struct Hint {
 
 impl Hint {
     /// The bound of the left (`right == false`) or right part under allocation `i`, at least
-    /// `floor`.
+    /// `floor` (just `floor` where the hint has none: an empty hint proves nothing).
     pub(crate) fn part(&self, right: bool, i: usize, floor: f64) -> f64 {
         let v = if right { &self.right } else { &self.left };
         v.get(i).copied().unwrap_or(floor).max(floor)
@@ -215,6 +215,8 @@ pub(crate) fn search_positions(
     if m == 0 {
         return;
     }
+    // `moved` has an entry per candidate, and the intervals lie within `0..m`: the defaults
+    // here and in the shrinking below are never read.
     let moved = |i: usize| positions.moved.get(i).copied().unwrap_or(0.0);
     let mut records: Vec<(usize, Evaluated)> = Vec::new();
     let mut queue = VecDeque::new();
@@ -222,8 +224,8 @@ pub(crate) fn search_positions(
     // Each stretch of runs the incumbent does not rule out is an interval; the others are
     // closed at their bounds.
     let mut open: Option<usize> = None;
-    for (k, &lower) in runs.lower.iter().enumerate() {
-        let lo = runs.starts.get(k).copied().unwrap_or(m).min(m);
+    for (&lower, &start) in runs.lower.iter().zip(&runs.starts) {
+        let lo = start.min(m);
         if inc.rules_out(lower) {
             inc.close(lower);
             if let Some(from) = open.take() {
@@ -311,7 +313,7 @@ pub(crate) fn search_positions(
         let hint = {
             let a = iv.left.and_then(|a| records.get(a));
             let b = iv.right.and_then(|b| records.get(b));
-            let n = a.or(b).map_or(0, |(_, r)| r.left.len());
+            let n = a.or(b).map_or(0, |(_, r)| r.left.len()); // no neighbour: nothing
             let mut hint = Hint {
                 left: vec![f64::NEG_INFINITY; n],
                 right: vec![f64::NEG_INFINITY; n],
@@ -417,7 +419,7 @@ pub(crate) fn search_subsets(
         if i > 0 {
             let j = i.trailing_zeros();
             gray ^= 1 << j;
-            reach -= rest.get(j as usize).map_or(0.0, |s| s.1);
+            reach -= rest.get(j as usize).map_or(0.0, |s| s.1); // j < n = rest.len()
         }
         if gray == all {
             // Every slot left: not a split.
@@ -433,7 +435,7 @@ pub(crate) fn search_subsets(
             inc.close(reach);
             continue;
         }
-        let allocations = records.front().map_or(0, |(_, r)| r.left.len());
+        let allocations = records.front().map_or(0, |(_, r)| r.left.len()); // none yet
         let mut hint = Hint {
             left: vec![side_floor; allocations],
             right: vec![side_floor; allocations],

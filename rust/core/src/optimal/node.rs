@@ -34,7 +34,8 @@ impl Node {
         self.rows.len()
     }
 
-    /// Ordering `o`'s rows in (rank, row) order.
+    /// Ordering `o`'s rows in (rank, row) order; none for a node made without its lists
+    /// ([`Node::split`]'s `lists`).
     pub(crate) fn list(&self, o: usize) -> &[Entry] {
         let n = self.rows.len();
         self.lists.get(o * n..(o + 1) * n).unwrap_or(&[])
@@ -90,7 +91,7 @@ impl Node {
         control: &Control,
     ) -> Option<(Node, Node)> {
         mark(self, columns, test, side);
-        let goes_left = |r: u32| side.get(r as usize).copied().unwrap_or(0) == 0;
+        let goes_left = |r: u32| side.get(r as usize).copied().unwrap_or(0) == 0; // side: every row
         let n_left = self.rows.iter().filter(|&&r| goes_left(r)).count();
         let n_right = self.len() - n_left;
         let mut left_rows = control.vec(n_left)?;
@@ -167,12 +168,11 @@ pub(crate) fn mark(node: &Node, columns: &Columns, test: Test, side: &mut [u8]) 
             }
         }
         Test::Subset { nominal, left } => {
-            let codes = columns
-                .nominals
-                .get(nominal as usize)
-                .map_or(&[][..], |n| &n.code[..]);
+            let Some(n) = columns.nominals.get(nominal as usize) else {
+                return;
+            };
             for &r in &node.rows {
-                let code = codes.get(r as usize).copied().unwrap_or(0);
+                let code = n.code.get(r as usize).copied().unwrap_or(0); // a training row
                 let to_left = code < 64 && (left >> code) & 1 == 1;
                 if let Some(s) = side.get_mut(r as usize) {
                     *s = u8::from(!to_left);

@@ -283,7 +283,7 @@ impl Bars {
                 stats,
                 prefix,
             );
-            *floor = found.map_or(f64::INFINITY, |(e, _)| e).min(loss.err(stats));
+            *floor = found.map_or(f64::INFINITY, |(e, _)| e).min(loss.err(stats)); // none: no split
             if found.is_some_and(|(e, _)| held.is_none_or(|(h, _)| e < h - ctx.tol)) {
                 held = found;
                 *self.leads.get_mut(side)? = Some(k);
@@ -377,6 +377,7 @@ fn locals<L: Loss>(ctx: &Ctx<'_, L>, node: &Node) -> Option<Vec<Local>> {
         }
         let mut index = ctx.control.vec(node.len())?;
         index.extend(node.rows.iter().map(|&r| {
+            // A training row's rank, one of the node's `ranks`: the defaults are never read.
             let rank = ordering.rank.get(r as usize).copied().unwrap_or(0);
             ranks.binary_search(&rank).unwrap_or(0) as u8
         }));
@@ -396,7 +397,7 @@ fn locals<L: Loss>(ctx: &Ctx<'_, L>, node: &Node) -> Option<Vec<Local>> {
         index.extend(
             node.rows
                 .iter()
-                .map(|&r| nominal.code.get(r as usize).copied().unwrap_or(0) as u8),
+                .map(|&r| nominal.code.get(r as usize).copied().unwrap_or(0) as u8), // a training row
         );
         out.push(Local {
             column: first + j,
@@ -609,6 +610,8 @@ fn nominal_root<L: Loss>(
     let mut present: Vec<usize> = (0..n)
         .filter(|&s| slot_rows.get(s).is_some_and(|&c| c > 0))
         .collect();
+    // Slots below `n`, the width of these tables and of `table`'s, `table_counts`' and
+    // `slot_total`'s blocks below: their defaults are never read.
     let moves_of = |s: usize| slot_moves.get(s).copied().unwrap_or(0.0);
     present.sort_by(|&x, &y| moves_of(y).total_cmp(&moves_of(x)).then(x.cmp(&y)));
     if let Some(rest) = present.get_mut(1..) {
@@ -650,7 +653,7 @@ fn nominal_root<L: Loss>(
             let j = i.trailing_zeros();
             gray ^= 1 << j;
             let s = *rest.get(j as usize)?;
-            let moves = slot_moves.get(s).copied().unwrap_or(0.0);
+            let moves = moves_of(s);
             reach -= moves;
             // The side losing the slot's rows may have lost its moves; the other only gained.
             bars.lose(usize::from(gray >> j & 1 == 1), moves);
@@ -686,7 +689,7 @@ fn nominal_root<L: Loss>(
                 continue;
             }
         }
-        let target = out.best.as_ref().map_or(bound, |(c, _)| c.min(bound));
+        let target = out.best.as_ref().map_or(bound, |(c, _)| c.min(bound)); // none yet: the bound
         if reach >= target - ctx.tol {
             out.floor = out.floor.min(reach);
             continue;
@@ -809,11 +812,17 @@ fn sweep<L: Loss>(
 
 /// Sums `rows` blocks of `width` numbers cumulatively: block i becomes blocks 0..=i.
 pub(crate) fn cumulate<T: Copy + AddAssign>(values: &mut [T], rows: usize, width: usize) {
-    for i in 1..rows {
-        let (done, next) = values.split_at_mut(i * width);
-        let previous = done.get((i - 1) * width..).unwrap_or(&[]);
-        for (x, &p) in next.iter_mut().take(width).zip(previous) {
+    if width == 0 {
+        return;
+    }
+    let mut blocks = values.chunks_mut(width).take(rows);
+    let Some(mut previous) = blocks.next() else {
+        return;
+    };
+    for block in blocks {
+        for (x, &p) in block.iter_mut().zip(previous.iter()) {
             *x += p;
         }
+        previous = block;
     }
 }

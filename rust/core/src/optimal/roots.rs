@@ -70,7 +70,7 @@ pub(crate) struct Span {
 /// before it).
 pub(crate) fn threshold_at(node: &Node, c: usize, p: usize) -> Test {
     let list = node.list(c);
-    let rank = |q: usize| list.get(q).map_or(0, |e| e.rank);
+    let rank = |q: usize| list.get(q).map_or(0, |e| e.rank); // `p` is a position of the list
     Test::Threshold {
         column: c as u32,
         left: rank(p.saturating_sub(1)),
@@ -116,7 +116,7 @@ pub(crate) fn root_spans<L: Loss>(
     // The runs start at candidates `edges`; the first's left part and the last's right part
     // are bounded by a leaf's penalty only.
     let edges: Vec<usize> = (0..bins).map(|j| j * m / bins).collect();
-    let moved = |i: usize| positions.moved.get(i).copied().unwrap_or(0.0);
+    let moved = |i: usize| positions.moved.get(i).copied().unwrap_or(0.0); // i < m, moved's length
     let total: f64 = node.rows.iter().map(|&r| loss.move_cost(r)).sum();
     let alpha = ctx.alpha;
     let mut lefts = vec![vec![alpha; shares.len()]];
@@ -139,12 +139,9 @@ pub(crate) fn root_spans<L: Loss>(
         // The right part at `e` closes run j − 1, whose left part is bounded.
         let before = lefts.get(j - 1)?;
         let mut right = Vec::with_capacity(shares.len());
-        for (i, &k) in shares.iter().enumerate() {
-            let ub = sought(
-                &r,
-                inc.bound() - before.get(i).copied().unwrap_or(0.0),
-                alpha,
-            );
+        // Every run's bounds are one per share.
+        for (&k, &b) in shares.iter().zip(before) {
+            let ub = sought(&r, inc.bound() - b, alpha);
             right.push(
                 solve(ctx, &r, depth - 1, leaves - k, ub, alpha, side)
                     .lower
@@ -154,12 +151,11 @@ pub(crate) fn root_spans<L: Loss>(
         rights.push(right);
         // The left part at `e` opens run j: sought under its share (by weight) of the
         // incumbent. It contains run j − 1's left part.
-        let end = edges.get(j + 1).copied().unwrap_or(m - 1);
+        let end = edges.get(j + 1).copied().unwrap_or(m - 1); // the last run: to the last
         let (wl, wr) = (moved(e), total - moved(end));
         let share = if wl + wr > 0.0 { wl / (wl + wr) } else { 0.5 };
         let mut left = Vec::with_capacity(shares.len());
-        for (i, &k) in shares.iter().enumerate() {
-            let floor = before.get(i).copied().unwrap_or(alpha);
+        for (&k, &floor) in shares.iter().zip(before) {
             let ub = sought(&l, inc.bound() * share, floor);
             left.push(
                 solve(ctx, &l, depth - 1, k, ub, floor, side)

@@ -197,7 +197,7 @@ fn solve_from<L: Loss>(
             .get(*c)
             .copied()
             .flatten()
-            .map_or(f64::INFINITY, |(e, _)| e)
+            .map_or(f64::INFINITY, |(e, _)| e) // no split beats the leaf: last
     };
     order.sort_by(|a, b| key(a).total_cmp(&key(b)).then(a.cmp(b)));
     let sub = Sub {
@@ -235,10 +235,10 @@ fn solve_from<L: Loss>(
     for (k, &c) in order.iter().enumerate() {
         if ctx.control.stopped() {
             // The columns not searched are bounded by their runs, else only by the floor.
-            for d in deep.get(k..).unwrap_or(&[]) {
+            for d in deep.iter().skip(k) {
                 inc.close(
                     d.as_ref()
-                        .map_or(split_floor, |d| d.least().max(split_floor)),
+                        .map_or(split_floor, |d| d.least().max(split_floor)), // no runs
                 );
             }
             if deep.len() <= k {
@@ -312,7 +312,7 @@ fn search_column<L: Loss>(
         let mut moves = vec![0.0; nominal.slots()];
         let mut held = vec![false; nominal.slots()];
         for &r in &node.rows {
-            let slot = nominal.code.get(r as usize).copied().unwrap_or(0) as usize;
+            let slot = nominal.code.get(r as usize).copied().unwrap_or(0) as usize; // a training row
             if let (Some(m), Some(h)) = (moves.get_mut(slot), held.get_mut(slot)) {
                 *m += loss.move_cost(r);
                 *h = true;
@@ -466,7 +466,7 @@ fn search_thresholds<L: Loss>(
         inc,
         ctx.control,
         |i, slack, hint, inc| {
-            let p = positions.at.get(i).copied().unwrap_or(0) as usize;
+            let p = positions.at.get(i).copied().unwrap_or(0) as usize; // i < m, at's length
             let test = threshold_at(node, c, p);
             let run = within.runs.of(i);
             let (floors, parts) = (within.floors.get(run), within.parts.get(run));

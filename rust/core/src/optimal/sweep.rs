@@ -99,7 +99,8 @@ impl Prefixes {
         [v, v.min(0.0), v.max(0.0)]
     }
 
-    /// Subtree or leaf `k`.
+    /// Subtree or leaf `k`, one of the tree's (below `size` plus its leaves): the defaults
+    /// are never read.
     #[inline]
     fn at(&self, k: usize) -> [f64; 3] {
         match k.checked_sub(self.size) {
@@ -171,7 +172,7 @@ impl Prepared {
         let n = node.len();
         let f = ctx.columns.orderings.len();
         let k = loss.classes();
-        let top = node.rows.last().map_or(0, |&r| r as usize + 1);
+        let top = node.rows.last().map_or(0, |&r| r as usize + 1); // rows ascend; none: 0
         let mut local = control.filled(top, 0u32)?;
         for (i, &r) in node.rows.iter().enumerate() {
             *local.get_mut(r as usize)? = i as u32;
@@ -322,9 +323,9 @@ fn kept<L: Loss>(ctx: &Ctx<'_, L>, boxes: &[RootBox], u: f64) -> KeptTrees {
                 continue;
             };
             for (c, span) in spans.iter_mut().enumerate() {
-                let floor = floors.get(c).copied().unwrap_or(0.0);
+                let floor = floors.get(c).copied().unwrap_or(0.0); // nothing known: a cost's 0
                 if floor + 2.0 * alpha + other < u - ctx.tol {
-                    *span = Some(span.map_or((k, k), |(first, _)| (first, k)));
+                    *span = Some(span.map_or((k, k), |(first, _)| (first, k))); // or opens it
                 }
             }
         }
@@ -340,7 +341,7 @@ fn kept<L: Loss>(ctx: &Ctx<'_, L>, boxes: &[RootBox], u: f64) -> KeptTrees {
                 continue;
             };
             for c in (0..f).filter(|&c| !kept.in_box(s, c, k)) {
-                *slot = slot.min(floors.get(c).copied().unwrap_or(0.0));
+                *slot = slot.min(floors.get(c).copied().unwrap_or(0.0)); // nothing known: 0
             }
         }
         kept.stand_in.push(m);
@@ -468,6 +469,7 @@ impl Side {
         for tree in self.trees.iter().flatten() {
             for (t, &(p, q)) in tree.sums.iter().zip(pairs) {
                 let (lo, hi) = t.extremes();
+                // Classes p and q of `c`, a cost per class: the defaults are never read.
                 let (cp, cq) = (
                     c.get(p).copied().unwrap_or(0.0),
                     c.get(q).copied().unwrap_or(0.0),
@@ -593,7 +595,7 @@ fn side_splits<L: Loss>(ctx: &Ctx<'_, L>, plan: Plan<'_>, s: usize) -> Option<Ve
             let Some(tree) = side.trees.get_mut(b).and_then(Option::as_mut) else {
                 continue;
             };
-            let size = tree.sums.first().map_or(1, |t| t.size);
+            let size = tree.sums.first().map_or(1, |t| t.size); // no pairs: nothing to rebuild
             let rebuild = stretch * size.trailing_zeros() as usize > size;
             for ((j, &i), deltas) in (moved_to..p)
                 .zip(rows)
@@ -628,6 +630,7 @@ fn side_splits<L: Loss>(ctx: &Ctx<'_, L>, plan: Plan<'_>, s: usize) -> Option<Ve
                 let has = side.trees.get(b).is_some_and(Option::is_some);
                 if !has && first <= k && k <= last && !*side.done.get(b)? {
                     let n = list.len();
+                    // `first..=last` are boxes (`span_of`): the defaults are never read.
                     let (rows, horizon) = if s == 0 {
                         (0..p, 0..boxes.get(last).map_or(n, |x| x.hi.clamp(p, n)))
                     } else {
