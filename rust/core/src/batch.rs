@@ -376,8 +376,7 @@ trait Source: Values + Sync {
     /// `rows.start + i` misses a numeric value (and leaves the other flags alone). `gaps` is
     /// empty where the walk needs no flags (no node stops a NaN). Most chunks hold neither
     /// NaN nor infinity, and their scan is one pass of vector folds.
-    /// `rows` lie within `0..n_rows()` (the walk cuts them from it), so an input's slices of
-    /// them are always there: their empty defaults below are never read.
+    /// `rows` lie within `0..n_rows()` (the walk cuts them from it): see [`rows_of`].
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool>;
     /// The chunk `rows` (at most [`CHUNK`]) scanned as [`Source::scan`] does (`None`, or
     /// whether a value is NaN, and its `gaps`) with its reader, staged into `staged` where
@@ -462,6 +461,14 @@ fn scan_columns<'c, T: Real>(
         nan = true;
     }
     Some(nan)
+}
+
+/// The values of `rows` in `column`. A [`Source`]'s rows lie within its columns, so this is
+/// empty only for a column with no values of its own ([`ColumnsView`]'s [`indirect`] ones):
+/// the one place the scans read that rule.
+#[inline]
+fn rows_of<'c, T>(column: &'c [T], rows: &Range<usize>) -> &'c [T] {
+    column.get(rows.clone()).unwrap_or(&[])
 }
 
 /// The flags of a column slice that holds NaN or an infinity: `None` for an infinity, else
@@ -624,8 +631,7 @@ impl<'a, T: Real, const ROW_MAJOR: bool> Source for Dense<'a, T, ROW_MAJOR> {
             }
             Some(true)
         } else {
-            let part = |column: &'a [T]| column.get(rows.clone()).unwrap_or(&[]);
-            scan_columns(m.columns().map(part), gaps)
+            scan_columns(m.columns().map(|c| rows_of(c, &rows)), gaps)
         }
     }
 }
@@ -716,10 +722,7 @@ impl Source for ColumnsView<'_> {
     /// A sparse column's stored values of the rows may not be missing: a NaN there fails the
     /// scan, as an infinity does.
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool> {
-        let slices = self
-            .numeric
-            .iter()
-            .map(|c| c.get(rows.clone()).unwrap_or(&[])); // empty: an indirect column's
+        let slices = self.numeric.iter().map(|c| rows_of(c, &rows));
         let mut nan = scan_columns(slices, gaps)?;
         if !self.sparse {
             return Some(nan);

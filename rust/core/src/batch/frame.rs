@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use super::text::Text;
-use super::{any_special, flag_gaps, scan_columns, Read, Real, Source, CHUNK};
+use super::{any_special, flag_gaps, rows_of, scan_columns, Read, Real, Source, CHUNK};
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
 use crate::routing::Values;
@@ -45,16 +45,15 @@ impl Codes<'_> {
 
     /// The codes of `rows` through `tree_code`, written to `dst` (one per row).
     fn stage(&self, rows: Range<usize>, dst: &mut [u64], tree_code: impl Fn(u32) -> u32) {
-        // `rows` lie within the column ([`Source::scan`]): the empty default is never read.
-        fn each<T: Copy>(src: Option<&[T]>, dst: &mut [u64], f: impl Fn(T) -> u32) {
-            for (d, &x) in dst.iter_mut().zip(src.unwrap_or(&[])) {
+        fn each<T: Copy>(src: &[T], dst: &mut [u64], f: impl Fn(T) -> u32) {
+            for (d, &x) in dst.iter_mut().zip(src) {
                 *d = u64::from(f(x));
             }
         }
         match self {
-            Codes::U8(c) => each(c.get(rows), dst, |x| tree_code(u32::from(x))),
-            Codes::U16(c) => each(c.get(rows), dst, |x| tree_code(u32::from(x))),
-            Codes::U32(c) => each(c.get(rows), dst, tree_code),
+            Codes::U8(c) => each(rows_of(c, &rows), dst, |x| tree_code(u32::from(x))),
+            Codes::U16(c) => each(rows_of(c, &rows), dst, |x| tree_code(u32::from(x))),
+            Codes::U32(c) => each(rows_of(c, &rows), dst, tree_code),
         }
     }
 }
@@ -272,12 +271,12 @@ impl<'a> Source for Frame<'a> {
 
     fn scan(&self, rows: Range<usize>, gaps: &mut [bool]) -> Option<bool> {
         let part = |c: &FrameColumn<'a>| match *c {
-            FrameColumn::F32(v) => Some(v.get(rows.clone()).unwrap_or(&[])),
+            FrameColumn::F32(v) => Some(rows_of(v, &rows)),
             _ => None,
         };
         let narrow = scan_columns(self.columns.iter().filter_map(part), gaps)?;
         let part = |c: &FrameColumn<'a>| match *c {
-            FrameColumn::F64(v) => Some(v.get(rows.clone()).unwrap_or(&[])),
+            FrameColumn::F64(v) => Some(rows_of(v, &rows)),
             _ => None,
         };
         Some(narrow | scan_columns(self.columns.iter().filter_map(part), gaps)?)
@@ -303,8 +302,8 @@ impl<'a> Source for Frame<'a> {
             let block = block.get_mut(..n).unwrap_or(&mut []); // n ≤ CHUNK < STRIDE
             let rows = rows.clone();
             let special = match *column {
-                FrameColumn::F32(v) => numbers(v.get(rows).unwrap_or(&[]), tested, block, gaps)?,
-                FrameColumn::F64(v) => numbers(v.get(rows).unwrap_or(&[]), tested, block, gaps)?,
+                FrameColumn::F32(v) => numbers(rows_of(v, &rows), tested, block, gaps)?,
+                FrameColumn::F64(v) => numbers(rows_of(v, &rows), tested, block, gaps)?,
                 FrameColumn::Categorical { .. } | FrameColumn::Text(_) if !tested => false,
                 FrameColumn::Text(text) => {
                     for (d, row) in block.iter_mut().zip(rows) {
