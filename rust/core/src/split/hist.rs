@@ -488,7 +488,7 @@ fn sorted(mut values: Vec<f64>) -> Vec<f64> {
     let single = |x: &f64| f64::from(*x as f32).to_bits() == x.to_bits();
     if values.len() >= RADIX_SORTED && values.iter().all(single) {
         let mut keys: Vec<u32> = values.iter().map(|&x| (x as f32).order_key()).collect();
-        radix_sort(&mut keys, |&k| k.into(), 4, None);
+        radix_sort(&mut keys, |&k| k.into(), 4, 1, None);
         for (x, &k) in values.iter_mut().zip(&keys) {
             *x = f32::of_key(k).into();
         }
@@ -498,7 +498,7 @@ fn sorted(mut values: Vec<f64>) -> Vec<f64> {
     if keys.len() < RADIX_SORTED {
         keys.sort_unstable();
     } else {
-        radix_sort(&mut keys, |&k| k, 8, None);
+        radix_sort(&mut keys, |&k| k, 8, 1, None);
     }
     for (x, &k) in values.iter_mut().zip(&keys) {
         *x = f64::of_key(k);

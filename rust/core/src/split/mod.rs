@@ -36,7 +36,7 @@ pub(crate) use categorical::Categories;
 use hist::{Bins, Histograms};
 use j48::TrainingValues;
 use monotonic::Bounds;
-use numeric::Fact;
+use numeric::Facts;
 use presort::Sorted;
 use rayon::prelude::*;
 use scales::ClassScales;
@@ -1011,7 +1011,7 @@ pub(crate) struct NodeSearch<'n, 'a, 'd> {
     exact: Option<Vec<f64>>,
     /// The node's rows' weights and labels for the sorted numeric scans (`None`: read from
     /// the data set).
-    facts: Option<Vec<Fact>>,
+    facts: Option<Facts>,
 }
 
 /// What a node's search computed once for all its features' scans.
@@ -1022,8 +1022,8 @@ pub(crate) struct NodeFacts<'n> {
     ranks: Option<&'n Ranks>,
     /// The node's class weights when their sums are exact, for sparse columns' zero blocks.
     exact: Option<&'n [f64]>,
-    /// The node's [`Fact`]s, for the sorted numeric scans.
-    facts: Option<&'n [Fact]>,
+    /// The node's [`Facts`], for the sorted numeric scans.
+    facts: Option<&'n Facts>,
 }
 
 impl NodeSearch<'_, '_, '_> {
@@ -1064,7 +1064,7 @@ impl NodeSearch<'_, '_, '_> {
                 NodeFacts {
                     ranks: self.ranks.as_ref(),
                     exact: self.exact.as_deref(),
-                    facts: self.facts.as_deref(),
+                    facts: self.facts.as_ref(),
                 },
             ),
         }

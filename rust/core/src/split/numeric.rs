@@ -22,26 +22,86 @@ impl Fact {
     const NOTHING: Fact = Fact { w: 0.0, label: 0 };
 }
 
+/// The [`Fact`]s of a node's rows, in the node's order. When every row has the same search
+/// weight (unit weights without class factors, the usual fit), that weight is kept once and
+/// the labels alone, in 32 bits where every label fits (class codes, row numbers): a quarter
+/// of the bytes of the pairs, in this table and in each feature's gathered copy
+/// ([`Steps`]), which at a large node were most of an exact search's memory besides the
+/// sorted lists (2M rows: 30 MiB each). The scans add the same weight to the same sums, so
+/// the trees are the same.
+pub(crate) enum Facts {
+    Weighted(Vec<Fact>),
+    Narrow { w: f64, labels: Vec<u32> },
+    Wide { w: f64, labels: Vec<u64> },
+}
+
+impl Facts {
+    /// Row `i`'s (search weight, label).
+    #[inline]
+    fn get(&self, i: usize) -> Option<(f64, u64)> {
+        match self {
+            Facts::Weighted(facts) => facts.get(i).map(|f| (f.w, f.label)),
+            Facts::Narrow { w, labels } => labels.get(i).map(|&l| (*w, u64::from(l))),
+            Facts::Wide { w, labels } => labels.get(i).map(|&l| (*w, l)),
+        }
+    }
+}
+
+/// A sorted list's rows' labels and weights, gathered in list order ([`Steps`]).
+pub(super) trait Gathered {
+    fn len(&self) -> usize;
+    /// Item `i`'s (label, search weight).
+    fn row(&self, i: usize) -> Option<(u64, f64)>;
+}
+
+impl Gathered for Vec<Fact> {
+    fn len(&self) -> usize {
+        <[Fact]>::len(self)
+    }
+
+    #[inline(always)]
+    fn row(&self, i: usize) -> Option<(u64, f64)> {
+        self.get(i).map(|k| (k.label, k.w))
+    }
+}
+
+/// The labels of rows that all weigh `w`.
+pub(super) struct Uniform<L> {
+    w: f64,
+    labels: Vec<L>,
+}
+
+impl<L: Copy + Into<u64>> Gathered for Uniform<L> {
+    fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    #[inline(always)]
+    fn row(&self, i: usize) -> Option<(u64, f64)> {
+        self.labels.get(i).map(|&l| (l.into(), self.w))
+    }
+}
+
 /// The known rows of a sorted list as its scan reads them ([`super::presort`]): each one's
-/// [`Fact`], gathered in list order, and no value: the list's own entries say whether a row
-/// is above the previous one (a cut) and, at the chosen cut, which rows hold its two
-/// values. Cuts between values that differ by any amount only (no J48 gap). The list is
-/// not copied into the gathered rows: at a large node the gathered rows of the features
-/// searched at once are most of the search's memory.
-pub(super) struct Steps<'l> {
-    facts: Vec<Fact>,
+/// label and weight ([`Facts`]), gathered in list order, and no value: the list's own
+/// entries say whether a row is above the previous one (a cut) and, at the chosen cut,
+/// which rows hold its two values. Cuts between values that differ by any amount only (no
+/// J48 gap). The list is not copied into the gathered rows: at a large node the gathered
+/// rows of the features searched at once are most of the search's memory.
+pub(super) struct Steps<'l, G> {
+    facts: G,
     list: &'l [u32],
 }
 
-impl Sweep for Steps<'_> {
+impl<G: Gathered> Sweep for Steps<'_, G> {
     fn len(&self) -> usize {
         self.facts.len()
     }
 
     #[inline(always)]
     fn add<K: Kernel>(&self, kernel: K, i: usize, stats: &mut [f64], sign: f64) -> usize {
-        if let Some(k) = self.facts.get(i) {
-            kernel.add(stats, k.label, sign * k.w);
+        if let Some((label, w)) = self.facts.row(i) {
+            kernel.add(stats, label, sign * w);
         }
         1
     }
@@ -53,10 +113,21 @@ impl Sweep for Steps<'_> {
 
     #[inline(always)]
     fn row(&self, i: usize) -> Option<(u64, f64)> {
-        self.facts.get(i).map(|k| (k.label, k.w))
+        self.facts.row(i)
     }
 
     const ROWS: bool = true;
+}
+
+/// `table`'s item (node order) of each entry of `list`, in list order; `nothing` where a
+/// position is outside the table (never: a list's positions index the node's rows).
+fn gather_list<T: Copy>(table: &[T], list: &[u32], mut out: Vec<T>, nothing: T) -> Vec<T> {
+    // A map of known length extends without a capacity test a row.
+    out.extend(
+        list.iter()
+            .map(|&e| table.get(position(e)).copied().unwrap_or(nothing)),
+    );
+    out
 }
 
 /// A scan's running sums: a `Vec` of any width, or an array whose length the compiler
@@ -123,14 +194,35 @@ pub(super) fn rpart_threshold(lo: f64, hi: f64) -> f64 {
 }
 
 impl Searcher<'_, '_> {
-    /// The [`Fact`] of each of the node's rows, in the node's order.
-    pub(super) fn facts(&self, node: &NodeRows) -> Option<Vec<Fact>> {
-        let mut facts = self.vec(node.len())?;
-        facts.extend(node.iter().map(|(r, w)| Fact {
-            w: self.search_weight(r, w),
-            label: self.target.label(r),
-        }));
-        Some(facts)
+    /// The [`Facts`] of the node's rows, in the node's order.
+    pub(super) fn facts(&self, node: &NodeRows) -> Option<Facts> {
+        let weight = |(r, w): (usize, f64)| self.search_weight(r, w);
+        let first = node.iter().next().map(weight);
+        let uniform =
+            first.filter(|&w0| node.iter().all(|row| weight(row).to_bits() == w0.to_bits()));
+        let label = |&r: &u32| self.target.label(r as usize);
+        Some(match uniform {
+            // A single real-valued output's label is its value's 64 bits; every other
+            // label is a class code or a row number, which fit in 32.
+            Some(w) if matches!(self.target, Target::Values(_)) => {
+                let mut labels = self.vec(node.len())?;
+                labels.extend(node.rows.iter().map(label));
+                Facts::Wide { w, labels }
+            }
+            Some(w) => {
+                let mut labels = self.vec(node.len())?;
+                labels.extend(node.rows.iter().map(|r| label(r) as u32));
+                Facts::Narrow { w, labels }
+            }
+            None => {
+                let mut facts = self.vec(node.len())?;
+                facts.extend(node.iter().map(|row| Fact {
+                    w: weight(row),
+                    label: self.target.label(row.0),
+                }));
+                Facts::Weighted(facts)
+            }
+        })
     }
 
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
@@ -149,7 +241,7 @@ impl Searcher<'_, '_> {
         node_weight: f64,
         sorted: Option<&[u32]>,
         ranks: Option<&Ranks>,
-        facts: Option<&[Fact]>,
+        facts: Option<&Facts>,
     ) -> Option<Candidate> {
         if !self.criterion.is_additive() {
             return self.absolute_numeric(feature, value, node, node_weight, sorted, ranks);
@@ -165,7 +257,7 @@ impl Searcher<'_, '_> {
         let gather = |i: usize| -> Option<Known> {
             let r = *node.rows.get(i)? as usize;
             let (w, label) = match facts {
-                Some(facts) => facts.get(i).map(|f| (f.w, f.label))?,
+                Some(facts) => facts.get(i)?,
                 None => (
                     self.search_weight(r, *node.weights.get(i)?),
                     self.target.label(r),
@@ -186,29 +278,48 @@ impl Searcher<'_, '_> {
                 }
                 let no_gap = self.conventions.same_value_gap() == 0.0;
                 if let (Some(facts), true) = (facts, no_gap) {
-                    let mut gathered = self.vec(list.len())?;
-                    // A list's positions index the node's rows, so every lookup succeeds;
-                    // a map of known length extends without a capacity test a row.
-                    gathered.extend(
-                        list.iter()
-                            .map(|&e| facts.get(position(e)).copied().unwrap_or(Fact::NOTHING)),
-                    );
-                    let steps = Steps {
-                        facts: gathered,
-                        list,
-                    };
                     let x_at = |k: usize| {
                         let entry = list.get(k)?;
                         node.rows.get(position(*entry)).map(|&r| value(r as usize))
                     };
-                    return self.numeric_known(
-                        feature,
-                        &steps,
-                        x_at,
-                        missing,
-                        n_missing,
-                        node_weight,
-                    );
+                    return match facts {
+                        Facts::Weighted(table) => {
+                            let facts =
+                                gather_list(table, list, self.vec(list.len())?, Fact::NOTHING);
+                            self.numeric_known(
+                                feature,
+                                &Steps { facts, list },
+                                x_at,
+                                missing,
+                                n_missing,
+                                node_weight,
+                            )
+                        }
+                        Facts::Narrow { w, labels } => {
+                            let labels = gather_list(labels, list, self.vec(list.len())?, 0);
+                            let facts = Uniform { w: *w, labels };
+                            self.numeric_known(
+                                feature,
+                                &Steps { facts, list },
+                                x_at,
+                                missing,
+                                n_missing,
+                                node_weight,
+                            )
+                        }
+                        Facts::Wide { w, labels } => {
+                            let labels = gather_list(labels, list, self.vec(list.len())?, 0);
+                            let facts = Uniform { w: *w, labels };
+                            self.numeric_known(
+                                feature,
+                                &Steps { facts, list },
+                                x_at,
+                                missing,
+                                n_missing,
+                                node_weight,
+                            )
+                        }
+                    };
                 }
                 let mut known = self.vec(list.len())?;
                 known.extend(list.iter().filter_map(|&e| gather(position(e))));

@@ -1,0 +1,140 @@
+"""Peak memory of a fit over the size of X: exact and histogram search, float32 and float64,
+NumPy and Polars (issue 38: at most 1.5x X for both searches).
+
+Usage:
+    python bench/fit_memory.py [--rows 2000000] [--features 20] [--max-depth 12]
+                               [--label after] [--out bench/results/fit_memory.json]
+
+The data are memory_10m.py's (standard normal features, two classes), made once as float32
+and as a float64 copy, each also as a Polars frame (its columns are the array's, copied
+once). Every fit is measured as compare.py measures one: garbage collected, freed memory
+handed back (`malloc_trim`), the kernel's peak resident set reset (writing 5 to
+/proc/self/clear_refs), then the fit; the rise of VmHWM over VmRSS before it is the fit's
+peak, the model included. The ratio divides it by the bytes of X as handed over (float64:
+twice float32's) and by the bytes of X in float32 (the same numbers), the figure the issue
+bounds. A warm-up fit first pays the thread pool and code pages. Linux only.
+
+Each run is stored under its `--label` in the JSON file, beside the other labels' runs: run
+it on the build before a change with `--label before` and after it with `--label after`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import gc
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from memory_10m import make_data, memory_kib, reset_peak
+
+from quercus import DecisionTreeClassifier
+
+_MIB = 2**20
+_LIBC = ctypes.CDLL("libc.so.6")
+RESULTS = Path(__file__).parent / "results" / "fit_memory.json"
+
+
+def settle() -> int:
+    """Collect garbage, hand freed memory back and reset the peak; the resident KiB now."""
+    gc.collect()
+    _LIBC.malloc_trim(0)
+    reset_peak()
+    return memory_kib("VmRSS")
+
+
+def measure(X: Any, y: np.ndarray, splitter: str, max_depth: int) -> tuple[float, float, int]:
+    """The fit's peak rise over the resident set before it (MiB), its seconds and leaves."""
+    model = None
+    baseline = settle()
+    start = time.perf_counter()
+    model = DecisionTreeClassifier(max_depth=max_depth, splitter=splitter).fit(X, y)
+    seconds = time.perf_counter() - start
+    return (memory_kib("VmHWM") - baseline) / 1024, seconds, model.n_leaves_
+
+
+def commit() -> str:
+    """The checkout's commit (and whether it has changes), to tell runs apart."""
+    here = Path(__file__).parent
+    git = ["git", "-C", str(here)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    )
+    return head.stdout.strip() + (" (modified)" if dirty.stdout.strip() else "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--features", type=int, default=20)
+    parser.add_argument("--max-depth", type=int, default=12)
+    parser.add_argument("--label", default="after")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--commit", help="the build measured, when quercus is not this checkout's (PYTHONPATH)"
+    )
+    args = parser.parse_args()
+
+    X32, y = make_data(args.rows, args.features, seed=0)
+    f32_mib = X32.nbytes / _MIB
+    names = [f"x{j}" for j in range(args.features)]
+    DecisionTreeClassifier(max_depth=3).fit(X32[:1000], y[:1000])  # warm-up
+    print(f"{args.rows:,} x {args.features}, depth {args.max_depth}; X float32 {f32_mib:.0f} MiB")
+    print("| input | splitter | fit (s) | peak rise (MiB) | / X as given | / X float32 | leaves |")
+    print("|---|---|---|---|---|---|---|")
+    results = []
+    for dtype in ("float32", "float64"):
+        array = X32 if dtype == "float32" else X32.astype(np.float64)
+        for kind in ("numpy", "polars"):
+            X = array if kind == "numpy" else pl.DataFrame(array, schema=names)
+            given_mib = array.nbytes / _MIB
+            for splitter in ("exact", "hist"):
+                peak, seconds, leaves = measure(X, y, splitter, args.max_depth)
+                results.append(
+                    {
+                        "input": kind,
+                        "dtype": dtype,
+                        "splitter": splitter,
+                        "fit_s": round(seconds, 3),
+                        "peak_rise_mib": round(peak, 1),
+                        "x_mib": round(given_mib, 1),
+                        "ratio_to_x": round(peak / given_mib, 3),
+                        "ratio_to_x_float32": round(peak / f32_mib, 3),
+                        "leaves": leaves,
+                    }
+                )
+                print(
+                    f"| {kind} {dtype} | {splitter} | {seconds:.2f} | {peak:.0f} | "
+                    f"{peak / given_mib:.2f} | {peak / f32_mib:.2f} | {leaves:,} |",
+                    flush=True,
+                )
+            del X
+        del array
+
+    stored = json.loads(args.out.read_text()) if args.out.exists() else {}
+    stored.setdefault("runs", {})[args.label] = {
+        "commit": args.commit or commit(),
+        "rows": args.rows,
+        "features": args.features,
+        "max_depth": args.max_depth,
+        "cpus": len(os.sched_getaffinity(0)),
+        "load_average": round(os.getloadavg()[0], 2),
+        "python": platform.python_version(),
+        "results": results,
+    }
+    args.out.write_text(json.dumps(stored, indent=1) + "\n")
+    print(f"stored under {args.label!r} in {args.out}")
+
+
+if __name__ == "__main__":
+    main()
