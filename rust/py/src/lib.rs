@@ -1,8 +1,6 @@
 //! Python bindings of quercus-core. They convert types, map errors and release the GIL
 //! around heavy work; every decision-tree algorithm lives in the core crate.
 
-#[cfg(target_os = "linux")]
-mod alloc;
 mod control;
 mod convert;
 mod errors;
@@ -24,11 +22,6 @@ use control::{watched, Units};
 use convert::{ClassCounts, HeldSample, SampleTuple};
 use errors::{to_py, QuercusError};
 use tree::{scores_dict, PyTree};
-
-/// Large buffers mapped on their own, returned to the system when freed ([`alloc`]).
-#[cfg(target_os = "linux")]
-#[global_allocator]
-static ALLOCATOR: alloc::Allocator = alloc::Allocator;
 
 /// A required key of the parameter dict the facade builds.
 fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
