@@ -23,6 +23,9 @@ use convert::{ClassCounts, HeldSample, SampleTuple};
 use errors::{to_py, QuercusError};
 use tree::{scores_dict, PyTree};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A required key of the parameter dict the facade builds.
 fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
     d: &Bound<'py, PyDict>,
