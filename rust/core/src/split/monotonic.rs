@@ -76,7 +76,7 @@ impl Searcher<'_, '_> {
     /// regression, the opposite for classification (the value is the first class's
     /// probability); 0 for a free feature, an oblique projection or no constraints at all.
     pub(crate) fn constraint(&self, f: usize) -> i8 {
-        let given = self.monotonic.and_then(|c| c.get(f)).copied().unwrap_or(0);
+        let given = self.monotonic.and_then(|c| c.get(f)).copied().unwrap_or(0); // free: 0
         if self.regression() {
             given
         } else {
@@ -87,12 +87,11 @@ impl Searcher<'_, '_> {
     /// The value a constraint applies to, from a side's statistics: the first class's share
     /// (classification) or the mean of y (regression, its centring undone).
     pub(crate) fn monotone_value(&self, stats: &[f64]) -> f64 {
-        let w = self.weight_of(stats);
-        let first = stats.first().copied().unwrap_or(0.0);
-        if self.regression() {
-            stats.get(1).copied().unwrap_or(0.0) / first + self.shift
-        } else {
-            first / w
+        match (self.regression(), stats) {
+            (true, [w, sum, ..]) => sum / w + self.shift,
+            (false, [first, ..]) => first / self.weight_of(stats),
+            // Statistics of a target's width are never this short (NaN: an empty side's 0/0).
+            _ => f64::NAN,
         }
     }
 
