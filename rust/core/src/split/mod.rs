@@ -647,10 +647,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// This searcher at a node of statistics `total` (uncentred), for the Poisson deviance's
     /// test of children whose targets sum to 0 ([`Measure::at_node_sum`]).
     pub(crate) fn with_node_sum(&self, total: &[f64]) -> Searcher<'a, 'd> {
-        let sum = if self.regression() {
-            total.get(1).copied().unwrap_or(0.0) // (w, Σwy, Σwy²): never read
-        } else {
-            0.0
+        // A regression node's Σwy (its statistics are w, Σwy, Σwy², …); a class node has none.
+        let sum = match (self.regression(), total) {
+            (true, [_, sum, ..]) => *sum,
+            _ => 0.0,
         };
         Searcher {
             measure: self.measure.at_node_sum(sum),
