@@ -292,7 +292,7 @@ fn grow_checked(
         [k] => *k,
         _ => 0,
     };
-    let scales = ClassScales::of(params, n_classes);
+    let scales = ClassScales::of(params, n_classes)?;
     let plain = Searcher::new(data, target, params, total_weight).scaled(scales.as_ref());
     // The lightest row, its class weight removed (the size rules count rows without them).
     let unit = train

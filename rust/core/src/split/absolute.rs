@@ -133,6 +133,9 @@ struct Pass {
     medians: Vec<f64>,
 }
 
+/// A pass holds one entry per position of its order and is read at positions of that order
+/// only, so the defaults of `error` and `median` are never read; an empty pass (no missing
+/// rows to place) has error 0, the rule of `last_error`.
 impl Pass {
     fn error(&self, k: usize) -> f64 {
         self.errors.get(k).copied().unwrap_or(0.0)
@@ -180,6 +183,7 @@ impl Searcher<'_, '_> {
         for k in 0..width {
             let mut order: Vec<(f64, u32)> = self.vec(node.len())?;
             order.extend(node.rows.iter().enumerate().map(|(i, &r)| {
+                // Rows are the target's: the 0.0 is never read.
                 let target = y.get(r as usize * width + k).copied().unwrap_or(0.0);
                 (target - self.shift, i as u32)
             }));
@@ -291,6 +295,7 @@ impl Searcher<'_, '_> {
         let mut offer = |errors: [f64; 2], at: usize, side: Option<usize>| {
             let quality = (scored_error - errors[0] - errors[1]) / sw;
             let Some(slot) = best.get_mut(side.unwrap_or(1)) else {
+                // (Missing rows not placed: ranked as if right, the rule above.)
                 return;
             };
             if improves(quality, slot.as_ref().map(|b| b.0), scale) {
@@ -312,12 +317,9 @@ impl Searcher<'_, '_> {
             distinct: 1,
             tried: 0,
         };
-        for k in 0..n - 1 {
-            wl += order
-                .get(k)
-                .and_then(|&i| node.weights.get(i as usize))
-                .copied()
-                .unwrap_or(0.0);
+        for (k, &i) in order.iter().enumerate().take(n - 1) {
+            // `order` holds positions of the node's rows: the 0.0 is never read.
+            wl += node.weights.get(i as usize).copied().unwrap_or(0.0);
             if !cut_after(k) {
                 continue;
             }
@@ -488,6 +490,7 @@ impl Searcher<'_, '_> {
                 &own
             }
         };
+        // Positions of the node's rows only: the NaN is never read.
         let x = |i: u32| {
             node.rows
                 .get(i as usize)
@@ -596,9 +599,9 @@ impl Searcher<'_, '_> {
                     let mut set = Sets::new(at);
                     let mut keyed: Vec<(f64, usize)> = present
                         .iter()
-                        .map(|&c| {
-                            let rows = by_category.get(c).map_or(&[][..], Vec::as_slice);
-                            (set.with_rows(rows, Sets::median), c)
+                        .filter_map(|&c| {
+                            let rows = by_category.get(c)?;
+                            Some((set.with_rows(rows, Sets::median), c))
                         })
                         .collect();
                     keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -613,10 +616,9 @@ impl Searcher<'_, '_> {
                 // The group (index in `present`) each item of `order` belongs to.
                 let group: Vec<usize> = present
                     .iter()
+                    .filter_map(|&c| by_category.get(c))
                     .enumerate()
-                    .flat_map(|(g, &c)| {
-                        std::iter::repeat_n(g, by_category.get(c).map_or(0, Vec::len))
-                    })
+                    .flat_map(|(g, rows)| std::iter::repeat_n(g, rows.len()))
                     .collect();
                 let between = |k: usize| group.get(k) != group.get(k + 1);
                 let bounds = (node_weight, self.constraint(feature));
@@ -626,7 +628,7 @@ impl Searcher<'_, '_> {
                     .at
                     .checked_sub(1)
                     .and_then(|k| group.get(k))
-                    .map_or(0, |g| g + 1);
+                    .map_or(0, |g| g + 1); // no item left: no group
                 let (rule, side) = if ordered {
                     let threshold = *present.get(n_left.checked_sub(1)?)? as u32;
                     (SplitRule::Ordered { threshold }, cut.side)
@@ -701,12 +703,11 @@ impl Searcher<'_, '_> {
                 let aw = self.weight_of(&all);
                 set.add_all(missing_rows);
                 let mut best: Option<(usize, f64, f64)> = None;
-                for (c, rows) in by_category.iter().enumerate() {
+                for (c, (rows, &own)) in by_category.iter().zip(&errors).enumerate() {
                     if rows.is_empty() {
                         continue;
                     }
                     let joined = set.error_with(rows);
-                    let own = errors.get(c).copied().unwrap_or(0.0);
                     let quality = (all_error - (total - own + joined)) / aw;
                     if improves(quality, best.map(|(_, q, _)| q), scale) {
                         best = Some((c, quality, joined));

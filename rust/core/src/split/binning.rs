@@ -44,6 +44,7 @@ pub(super) fn known_values(
             .map(|_| Vec::with_capacity(range.len()))
             .collect();
         for block in blocks(range) {
+            // Blocks of `range`, a part of the rows listed: the empty default is never read.
             let listed = rows.map(|r| r.get(block.clone()).unwrap_or_default());
             for (out, column) in values.iter_mut().zip(columns) {
                 with_numbers!(column, |v| match listed {
@@ -55,20 +56,25 @@ pub(super) fn known_values(
         }
         values
     };
-    let mut parts_of = each_part(parts(rows.map_or(n, <[u32]>::len)), gather);
-    if parts_of.len() == 1 {
-        return parts_of.pop().unwrap_or_default();
+    let listed = rows.map_or(n, <[u32]>::len); // no list: all `n` rows
+    let mut parts_of = each_part(parts(listed), gather);
+    if let [only] = parts_of.as_mut_slice() {
+        return std::mem::take(only);
     }
-    (0..columns.len())
-        .map(|j| {
-            let len = parts_of.iter().map(|p| p.get(j).map_or(0, Vec::len)).sum();
-            let mut all = Vec::with_capacity(len);
-            for part in &parts_of {
-                all.extend_from_slice(part.get(j).map_or(&[][..], Vec::as_slice));
-            }
-            all
-        })
-        .collect()
+    // Each part holds one list per column: joined column by column, each allocated once.
+    let mut lens = vec![0; columns.len()];
+    for part in &parts_of {
+        lens.iter_mut()
+            .zip(part)
+            .for_each(|(len, p)| *len += p.len());
+    }
+    let mut all: Vec<Vec<f64>> = lens.into_iter().map(Vec::with_capacity).collect();
+    for part in &parts_of {
+        all.iter_mut()
+            .zip(part)
+            .for_each(|(all, p)| all.extend_from_slice(p));
+    }
+    all
 }
 
 fn push_known(out: &mut Vec<f64>, values: impl Iterator<Item = f64>) {
@@ -222,8 +228,11 @@ pub(super) struct Locator<'e> {
 impl<'e> Locator<'e> {
     /// `min` and `max` bound the sampled values (the edges lie between them).
     pub(super) fn new(edges: &'e [f64], min: Option<&f64>, max: Option<&f64>) -> Locator<'e> {
-        let origin = min.copied().unwrap_or(0.0);
-        let scale = BUCKETS as f64 / (max.copied().unwrap_or(0.0) - origin);
+        let (origin, scale) = match (min, max) {
+            (Some(&min), Some(&max)) => (min, BUCKETS as f64 / (max - min)),
+            // No values: no slices (a plain search), as for a single value.
+            _ => (0.0, f64::INFINITY),
+        };
         let mut locator = Locator {
             edges,
             origin,

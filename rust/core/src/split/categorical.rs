@@ -149,7 +149,8 @@ impl Searcher<'_, '_> {
                 present.get(p - 1).into_iter().for_each(|&c| add(c));
             },
         )?;
-        let threshold = present.get(best - 1).copied().unwrap_or(0);
+        // `best` counts the present categories sent left (at least one).
+        let threshold = *present.get(best.checked_sub(1)?)?;
         let rule = SplitRule::Ordered {
             threshold: threshold as u32,
         };
@@ -244,7 +245,7 @@ impl Searcher<'_, '_> {
         node_weight: f64,
     ) -> Option<Candidate> {
         let limits = self.category_limits;
-        let rows = |c: usize| cats.counts.get(c).copied().unwrap_or(0);
+        let rows = |c: usize| cats.counts.get(c).copied().unwrap_or(0); // c is present: never read
         let (sortable, rare): (Vec<usize>, Vec<usize>) = present
             .into_iter()
             .partition(|&c| rows(c) as f64 >= limits.smooth);
@@ -348,6 +349,8 @@ impl Searcher<'_, '_> {
         let known = cats.known();
         let first = layout.first_output(&known);
         let part = self.order_part(first);
+        // `order` holds categories of `cats` and `part` indexes an output's statistics (as in
+        // [`Self::category_order`]): the defaults are never read.
         let node_key = first.get(part).copied().unwrap_or(0.0) / stats_weight(first, regression);
         let key = |c: usize| -> f64 {
             let s = cats.stat(c).unwrap_or(&[]);
@@ -380,6 +383,8 @@ impl Searcher<'_, '_> {
         let known = cats.known();
         let first = layout.first_output(&known);
         let part = self.order_part(first);
+        // `order` holds categories of `cats` and `part` indexes an output's statistics
+        // ([`Self::order_part`]): the defaults are never read.
         let key = |c: usize| -> f64 {
             let s = cats.stat(c).unwrap_or(&[]);
             let s = layout.first_output(s);
@@ -644,6 +649,7 @@ impl Categories {
             } else {
                 missing += 1;
             }
+            // Rows are the target's, so `width` (no class: not counted) is never read.
             let class = classes.get(r as usize).map_or(width, |&c| c as usize);
             if class < width {
                 if let Some(n) = counts.get_mut(slot * width + class) {

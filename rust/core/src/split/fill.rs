@@ -36,6 +36,7 @@ impl RowStats {
             v.extend(rows.iter().map(|(r, w)| searcher.search_weight(r, w)));
             Some(v)
         };
+        // The rows are the target's: the defaults below are never read.
         Some(match *searcher.target {
             Target::Classes { codes, n_classes } => {
                 let mut classes = searcher.vec(rows.len())?;

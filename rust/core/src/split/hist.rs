@@ -299,14 +299,13 @@ fn sampled_values(columns: &[Numbers<'_>], n: usize, sample: &[u32]) -> Vec<Vec<
         .filter(|&(_, &k)| k == n)
         .map(|(c, _)| *c)
         .collect();
-    let mut complete = binning::known_values(&complete, n, Some(sample)).into_iter();
-    let mut values: Vec<Vec<f64>> = known
-        .iter()
-        .map(|&k| match k == n {
-            true => complete.next().unwrap_or_default(),
-            false => Vec::new(),
-        })
-        .collect();
+    // One list per complete column, in the columns' order.
+    let mut values: Vec<Vec<f64>> = vec![Vec::new(); known.len()];
+    let complete_slots = values.iter_mut().zip(&known).filter(|&(_, &k)| k == n);
+    let lists = binning::known_values(&complete, n, Some(sample));
+    for ((slot, _), list) in complete_slots.zip(lists) {
+        *slot = list;
+    }
     // Columns with missing values sample their own known rows.
     values
         .par_iter_mut()
@@ -319,6 +318,7 @@ fn sampled_values(columns: &[Numbers<'_>], n: usize, sample: &[u32]) -> Vec<Vec<
                     v.get(r).is_some_and(|x| !x.is_nan())
                 }))
             });
+            // One column in, one list out: the empty default is never read.
             *values = binning::known_values(std::slice::from_ref(column), n, rows.as_deref())
                 .pop()
                 .unwrap_or_default();
@@ -407,7 +407,7 @@ pub(crate) fn sample_threshold(rows: u64) -> (u64, u64) {
         .collect();
     let low = lowest(low);
     (
-        low.iter().copied().max().unwrap_or(u64::MAX),
+        low.iter().copied().max().unwrap_or(u64::MAX), // more than SAMPLE rows: never empty
         low.len() as u64,
     )
 }
@@ -657,13 +657,15 @@ impl Bins {
                 *s += 1;
             }
         }
-        for b in 1..starts.len() {
-            let before = starts.get(b - 1).copied().unwrap_or(0);
-            if let Some(s) = starts.get_mut(b) {
-                *s += before;
-            }
+        let mut before = 0;
+        for s in &mut starts {
+            before += *s;
+            *s = before;
         }
-        let n_known = starts.get(n_bins).copied().unwrap_or(0);
+        // The missing bin's start: the rows in known bins (`starts` has n_bins + 2 entries).
+        let &[.., n_known, _] = starts.as_slice() else {
+            return None;
+        };
         let mut order = vec![0u32; n_known];
         let mut bin = vec![0u8; n_known];
         let mut missing = Vec::with_capacity(node.len() - n_known);
@@ -841,6 +843,7 @@ impl Histograms {
         let mut len = 0;
         for (f, column) in bins.columns.iter().enumerate() {
             let size = match column {
+                // `usable` has one flag per feature: the default is never read.
                 Some(c) if usable.get(f).copied().unwrap_or(false) => (c.n_bins() + 1) * slots,
                 _ => 0,
             };

@@ -359,7 +359,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
         self.scales.is_some()
     }
 
-    /// The weight row `row`, carrying `w`, has in the search (altered priors applied).
+    /// The weight row `row`, carrying `w`, has in the search (altered priors applied). Rows
+    /// are the target's, here and in [`Self::row_weight`]: the class 0 is never read.
     #[inline]
     pub(crate) fn search_weight(&self, row: usize, w: f64) -> f64 {
         match (self.scales, self.target) {
@@ -578,6 +579,8 @@ impl<'a, 'd> Searcher<'a, 'd> {
     fn centred_for(&self, total: &[f64], prepared: Prepared<'_>) -> Searcher<'a, 'd> {
         match prepared {
             Prepared::Hist { .. } | Prepared::Summed { .. } => *self,
+            // A regression node's mean, Σwy / w (a class node's shift is dropped by
+            // `centred_on`, so the 0.0 of a one-class node is never used).
             _ => self.centred_on(total.get(1).copied().unwrap_or(0.0) / self.weight_of(total)),
         }
         .with_node_sum(total)
@@ -644,10 +647,10 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// This searcher at a node of statistics `total` (uncentred), for the Poisson deviance's
     /// test of children whose targets sum to 0 ([`Measure::at_node_sum`]).
     pub(crate) fn with_node_sum(&self, total: &[f64]) -> Searcher<'a, 'd> {
-        let sum = if self.regression() {
-            total.get(1).copied().unwrap_or(0.0)
-        } else {
-            0.0
+        // A regression node's Σwy (its statistics are w, Σwy, Σwy², …); a class node has none.
+        let sum = match (self.regression(), total) {
+            (true, [_, sum, ..]) => *sum,
+            _ => 0.0,
         };
         Searcher {
             measure: self.measure.at_node_sum(sum),
@@ -1075,6 +1078,7 @@ impl NodeSearch<'_, '_, '_> {
     pub(crate) fn features(&self, search: &[bool]) -> Vec<Option<Candidate>> {
         let n = self.centred.data.n_features();
         let one = |f: usize| {
+            // A feature without a flag is not searched (`None`, as the doc says).
             if search.get(f).copied().unwrap_or(false) {
                 self.feature(f)
             } else {

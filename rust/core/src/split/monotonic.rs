@@ -76,7 +76,7 @@ impl Searcher<'_, '_> {
     /// regression, the opposite for classification (the value is the first class's
     /// probability); 0 for a free feature, an oblique projection or no constraints at all.
     pub(crate) fn constraint(&self, f: usize) -> i8 {
-        let given = self.monotonic.and_then(|c| c.get(f)).copied().unwrap_or(0);
+        let given = self.monotonic.and_then(|c| c.get(f)).copied().unwrap_or(0); // free: 0
         if self.regression() {
             given
         } else {
@@ -87,6 +87,9 @@ impl Searcher<'_, '_> {
     /// The value a constraint applies to, from a side's statistics: the first class's share
     /// (classification) or the mean of y (regression, its centring undone).
     pub(crate) fn monotone_value(&self, stats: &[f64]) -> f64 {
+        // Statistics of a target's width (w, Σwy, … or a class's weight first): the 0.0s are
+        // never read. (Matched on their shape instead, this, inlined through `monotone` into
+        // the scan's per-cut loop, cost the exact fit 2 % more instructions, unconstrained.)
         let w = self.weight_of(stats);
         let first = stats.first().copied().unwrap_or(0.0);
         if self.regression() {

@@ -46,12 +46,13 @@ impl Searcher<'_, '_> {
         if features.len() < 2 {
             return None;
         }
-        let standardised = |r: usize, k: usize| -> f64 {
-            let f = features.get(k).copied().unwrap_or(0) as usize;
-            let x = values.number(f, r);
-            (x - mean.get(k).copied().unwrap_or(0.0)) / scale.get(k).copied().unwrap_or(1.0)
+        // Row `r`'s standardised features, in the order of `features`.
+        let standardised = |r: usize| {
+            let axes = features.iter().zip(&mean).zip(&scale);
+            axes.map(move |((&f, m), s)| (values.number(f as usize, r) - m) / s)
         };
-        let start = self.initial_direction(&complete, features.len(), &standardised)?;
+        let point = |r: usize| DVector::from_vec(standardised(r).collect());
+        let start = self.initial_direction(&complete, features.len(), &point)?;
         // Absolute error ranks the node's targets once for every direction tried; Poisson
         // tells zero sums relative to the node's.
         let ranks = if self.criterion.is_additive() {
@@ -72,10 +73,7 @@ impl Searcher<'_, '_> {
                 if !features.iter().all(|&f| known(f as usize, r)) {
                     return f64::NAN;
                 }
-                w.iter()
-                    .enumerate()
-                    .map(|(k, wk)| wk * standardised(r, k))
-                    .sum()
+                w.iter().zip(standardised(r)).map(|(wk, x)| wk * x).sum()
             };
             // A test that only separates known from missing projections is no linear test:
             // the axis-parallel search offers that split on each feature.
@@ -96,7 +94,7 @@ impl Searcher<'_, '_> {
             let before = self.key(&best);
             for k in 0..best_w.len() {
                 let size = best_w.iter().fold(0.0f64, |m, w| m.max(w.abs()));
-                let current = best_w.get(k).copied().unwrap_or(0.0);
+                let current = best_w.get(k).copied().unwrap_or(0.0); // k < its length: never read
                 let trials: Vec<f64> = STEPS
                     .iter()
                     .map(|s| current + s * size)
@@ -146,30 +144,33 @@ impl Searcher<'_, '_> {
 
     /// Fisher's discriminant (S_w + λI)⁻¹(μ_a − μ_b) between the two heaviest classes, or the
     /// ridge coefficients (XᵀWX + λI)⁻¹XᵀW(y − ȳ) for a real target, on standardised
-    /// features.
+    /// features (`x(r)`: row `r`'s, `d` of them).
     fn initial_direction(
         &self,
         rows: &[(usize, f64)],
         d: usize,
-        x: &impl Fn(usize, usize) -> f64,
+        x: &impl Fn(usize) -> DVector<f64>,
     ) -> Option<Vec<f64>> {
         let mut scatter = DMatrix::<f64>::zeros(d, d);
         let target_side = match self.target {
             Target::Classes { codes, n_classes } => {
                 let mut weight = vec![0.0; *n_classes];
                 let mut sums = vec![DVector::<f64>::zeros(d); *n_classes];
+                // Rows are the target's (here and below): the class 0 is never read.
                 for &(r, w) in rows {
                     let c = codes.get(r).copied().unwrap_or(0) as usize;
                     if let (Some(wc), Some(s)) = (weight.get_mut(c), sums.get_mut(c)) {
                         *wc += w;
-                        *s += DVector::from_fn(d, |k, _| x(r, k)) * w;
+                        *s += x(r) * w;
                     }
                 }
-                let mut order: Vec<usize> = (0..*n_classes).collect();
-                let w = |c: usize| weight.get(c).copied().unwrap_or(0.0);
-                order.sort_by(|&a, &b| w(b).total_cmp(&w(a)).then(a.cmp(&b)));
-                let (a, b) = (*order.first()?, *order.get(1)?);
-                if weight.get(b).copied().unwrap_or(0.0) <= 0.0 {
+                // The classes by weight, heaviest first (equal weights by code).
+                let mut order: Vec<(f64, usize)> = weight.iter().copied().zip(0..).collect();
+                order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                let [(_, a), (wb, b), ..] = order[..] else {
+                    return None;
+                };
+                if wb <= 0.0 {
                     return None;
                 }
                 let means: Vec<DVector<f64>> = sums
@@ -179,12 +180,13 @@ impl Searcher<'_, '_> {
                     .collect();
                 for &(r, w) in rows {
                     let c = codes.get(r).copied().unwrap_or(0) as usize;
-                    let centred = DVector::from_fn(d, |k, _| x(r, k)) - means.get(c)?;
+                    let centred = x(r) - means.get(c)?;
                     scatter += &centred * centred.transpose() * w;
                 }
                 means.get(a)? - means.get(b)?
             }
             Target::Values(y) => {
+                // Rows are the target's: the 0.0 is never read.
                 let total: f64 = rows.iter().map(|&(_, w)| w).sum();
                 let y_mean = rows
                     .iter()
@@ -193,7 +195,7 @@ impl Searcher<'_, '_> {
                     / total;
                 let mut side = DVector::<f64>::zeros(d);
                 for &(r, w) in rows {
-                    let xr = DVector::from_fn(d, |k, _| x(r, k));
+                    let xr = x(r);
                     side += &xr * (w * (y.get(r).copied().unwrap_or(0.0) - y_mean));
                     scatter += &xr * xr.transpose() * w;
                 }
@@ -235,6 +237,7 @@ impl Searcher<'_, '_> {
         }
         let features: Vec<u32> = raw.iter().map(|(f, _)| *f).collect();
         let weights: Vec<f64> = raw.iter().map(|(_, c)| c / norm).collect();
+        // A row missing a term's value is a missing projection (NaN), as at prediction.
         let project = |r: usize| linear_value(values, &features, &weights, r).unwrap_or(f64::NAN);
         let mut c = self
             .numeric(usize::MAX, project, node, node_weight, None, ranks, None)

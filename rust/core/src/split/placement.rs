@@ -42,7 +42,8 @@ pub(crate) struct Fill {
 }
 
 /// The group a training row's missing cells are filled from: its class, or 0 (regression;
-/// several outputs have no one class, and are refused this strategy at fit).
+/// several outputs have no one class, and are refused this strategy at fit). Rows are the
+/// target's: the class 0 is never read.
 fn group(target: &Target<'_>, row: usize) -> usize {
     match target {
         Target::Classes { codes, .. } => codes.get(row).copied().unwrap_or(0) as usize,
@@ -67,6 +68,7 @@ impl Fill {
             .iter()
             .enumerate()
             .map(|(f, column)| {
+                // One flag per feature: the default is never read.
                 if !usable.get(f).copied().unwrap_or(false) {
                     return FeatureFill::Unused;
                 }
@@ -102,7 +104,7 @@ impl Fill {
             Some(FeatureFill::Numeric { by_group, node }) => group
                 .and_then(|g| by_group.get(g).copied())
                 .filter(|x| !x.is_nan())
-                .unwrap_or(*node),
+                .unwrap_or(*node), // a group with no known value: the node's
             _ => f64::NAN,
         }
     }
@@ -631,7 +633,6 @@ fn categorical_surrogate(
     }
     // Where a tied category goes: the heavier side of these rows (rpart's "default
     // direction"), right on a tie for a binary split.
-    let max = per_child.iter().copied().fold(0.0, f64::max);
     let default = if n_children == 2 {
         match per_child.as_slice() {
             [a, b] if a > b => 0,
@@ -639,7 +640,7 @@ fn categorical_surrogate(
             _ => primary.right,
         }
     } else {
-        per_child.iter().position(|&w| w == max).unwrap_or(0)
+        first_heaviest(&per_child, 0, 0.0).0
     };
     let (mut agreement, mut agree, mut disagree) = (0.0, 0usize, 0usize);
     let children = weight
@@ -649,14 +650,16 @@ fn categorical_surrogate(
             if n.iter().sum::<usize>() == 0 {
                 return NONE;
             }
-            let top = w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            // The default child when it is among the heaviest, else the first heaviest
+            // (`w` is not empty: its row has counts).
+            let (first, top) = first_heaviest(w, default, f64::NEG_INFINITY);
             let child = if w.get(default) == Some(&top) {
                 default
             } else {
-                w.iter().position(|&x| x == top).unwrap_or(default)
+                first
             };
-            agreement += w.get(child).copied().unwrap_or(0.0);
-            let here = n.get(child).copied().unwrap_or(0);
+            agreement += top;
+            let here = n.get(child).copied().unwrap_or(0); // `n` is as wide as `w`: never read
             agree += here;
             disagree += n.iter().sum::<usize>() - here;
             child as u32
@@ -668,4 +671,13 @@ fn categorical_surrogate(
         threshold: f64::NAN,
         children,
     })
+}
+/// The first of the heaviest weights above `floor`, with its index (`(at, floor)` when none
+/// is above it): the index comes with the value, so neither is read back with a default.
+fn first_heaviest(weights: &[f64], at: usize, floor: f64) -> (usize, f64) {
+    let heavier = |best: (usize, f64), (i, &w): (usize, &f64)| match w > best.1 {
+        true => (i, w),
+        false => best,
+    };
+    weights.iter().enumerate().fold((at, floor), heavier)
 }

@@ -268,6 +268,7 @@ impl Searcher<'_, '_> {
                 break left;
             }
         };
+        // One coin per present category, read at their positions: the default is never read.
         let sides = sides_of(cats.len(), &present, |i| {
             left.get(i).copied().unwrap_or(false)
         });

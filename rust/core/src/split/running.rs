@@ -198,6 +198,7 @@ impl Running {
         items.add(kernel, i, right, -1.0);
         match row {
             Some((c, w, l_old, r_old)) => {
+                // `c` was found in both above: the old values are never read.
                 let (l_new, r_new) = (
                     left.get(c).copied().unwrap_or(l_old),
                     right.get(c).copied().unwrap_or(r_old),

@@ -98,6 +98,7 @@ pub(crate) fn entries_at(
 /// order, the dense sort's, without the stored zeros, which are zeros like the others
 /// (a stored −0.0 too: see [`SparseColumn`]).
 pub(crate) fn by_value(column: &SparseColumn<'_>, mut entries: Vec<Entry>) -> Vec<Entry> {
+    // Entries point at stored values: the 0.0 is never read.
     let value = |e: &Entry| column.values.get(e.at as usize).copied().unwrap_or(0.0);
     entries.retain(|e| value(e) != 0.0);
     entries.sort_unstable_by(|a, b| value(a).total_cmp(&value(b)).then(a.pos.cmp(&b.pos)));

@@ -51,6 +51,7 @@ impl RpartOrder {
             .iter()
             .map(|column| {
                 let value: Box<dyn Fn(usize) -> f64> = match column {
+                    // Rows of the data: the NaN is never read (nor in `number`).
                     Column::Numeric(v) => Box::new(move |r| v.get(r).unwrap_or(f64::NAN)),
                     Column::Sparse(c) => Box::new(move |r| c.value(r)),
                     Column::Categorical(_) => return Vec::new(),
@@ -94,6 +95,7 @@ impl RpartOrder {
     /// `rows` in rpart's order for feature `f`.
     fn arrange(&self, f: usize, rows: &mut [usize]) {
         match self.ranks.get(f).filter(|r| !r.is_empty()) {
+            // A rank per row of the data: the default is never read.
             Some(rank) => rows.sort_by_key(|&r| rank.get(r).copied().unwrap_or(u32::MAX)),
             None => rows.sort_unstable(),
         }
@@ -174,6 +176,7 @@ fn insertion_sort(x: &mut [f64], rows: &mut [u32], start: usize, stop: usize) {
 
 /// The median of the first, middle and last of `x[start..=stop]`, as rpart picks it.
 fn median_of_three(x: &[f64], start: usize, stop: usize) -> f64 {
+    // `start..=stop` lies in `x` (the caller's partition): the 0.0 is never read.
     let at = |k: usize| x.get(k).copied().unwrap_or(0.0);
     let (a, m, b) = (at(start), at((start + stop) / 2), at(stop));
     if a >= m {
@@ -264,8 +267,7 @@ impl Rpart {
                 freq.iter_mut().for_each(|f| *f /= total);
                 let mut aprior = vec![0.0; k];
                 let mut sum = 0.0;
-                for (i, a) in aprior.iter_mut().enumerate() {
-                    let p = freq.get(i).copied().unwrap_or(0.0);
+                for ((i, a), &p) in aprior.iter_mut().enumerate().zip(&freq) {
                     for j in 0..k {
                         let loss = f64::from(u8::from(i != j));
                         sum += loss * p;
@@ -388,6 +390,7 @@ impl Rpart {
             self.order.arrange(0, &mut order);
         }
         let weight_of = weights_by_row(searcher, rows);
+        // Rows are the target's: the 0.0 is never read.
         let (mut sum, mut twt) = (0.0, 0.0);
         for &r in &order {
             let w = weight_of(r);
@@ -426,7 +429,7 @@ impl Rpart {
             Column::Categorical(c) => {
                 let codes: Vec<usize> = order
                     .iter()
-                    .map(|&r| c.code(r).map_or(0, |k| k as usize))
+                    .map(|&r| c.code(r).map_or(0, |k| k as usize)) // known: never read
                     .collect();
                 let k = c.n_categories as usize;
                 let left = match &self.method {
@@ -516,6 +519,7 @@ impl Rpart {
                 let centred;
                 let searcher = match searcher.target {
                     Target::Values(y) => {
+                        // Rows are the target's: the 0.0 is never read.
                         let (wy, w) = rows.iter().fold((0.0, 0.0), |(wy, tw), (r, w)| {
                             (wy + w * y.get(r).copied().unwrap_or(0.0), tw + w)
                         });
@@ -581,8 +585,8 @@ fn weights_by_row<'r>(
         .collect();
     by_row.sort_unstable_by_key(|&(r, _)| r);
     move |r| match by_row.binary_search_by_key(&r, |&(row, _)| row) {
-        Ok(i) => by_row.get(i).map_or(0.0, |&(_, w)| w),
-        Err(_) => 0.0,
+        Ok(i) => by_row.get(i).map_or(0.0, |&(_, w)| w), // found there: never read
+        Err(_) => 0.0,                                   // a row not at the node
     }
 }
 

@@ -97,6 +97,7 @@ fn ordered_categories(countn: &[usize], value: &[f64]) -> Vec<usize> {
         if n == 0 {
             continue;
         }
+        // After the last category of a lesser or equal value; first when there is none.
         let at = order
             .iter()
             .rposition(|&j| value.get(j).is_some_and(|&u| u <= v))
@@ -147,8 +148,8 @@ fn gini_start(
     let mut right = vec![0.0; k];
     let mut rwt = 0.0;
     for (&j, &w) in class.iter().zip(wt) {
-        rwt += aprior.get(j).copied().unwrap_or(0.0) * w;
-        if let Some(r) = right.get_mut(j) {
+        if let (Some(r), Some(a)) = (right.get_mut(j), aprior.get(j)) {
+            rwt += a * w;
             *r += w;
         }
     }
@@ -178,7 +179,7 @@ pub(super) fn gini_numeric(
     let mut i = 0;
     while rtot > edge {
         let (j, w) = (*class.get(i)?, *wt.get(i)?);
-        let a = aprior.get(j).copied().unwrap_or(0.0);
+        let a = *aprior.get(j)?;
         rwt -= a * w;
         lwt += a * w;
         rtot -= 1;
@@ -220,19 +221,22 @@ pub(super) fn gini_categories(
     let mut ccnt = vec![0.0; nc * k];
     let (mut awt, mut countn) = (vec![0.0; k], vec![0usize; k]);
     for ((&j, &c), &w) in class.iter().zip(codes).zip(wt) {
-        if let (Some(a), Some(n), Some(cell)) =
-            (awt.get_mut(c), countn.get_mut(c), ccnt.get_mut(j * k + c))
-        {
-            *a += aprior.get(j).copied().unwrap_or(0.0) * w;
+        if let (Some(a), Some(n), Some(cell), Some(p)) = (
+            awt.get_mut(c),
+            countn.get_mut(c),
+            ccnt.get_mut(j * k + c),
+            aprior.get(j),
+        ) {
+            *a += p * w;
             *n += 1;
             *cell += w;
         }
     }
-    let rate: Vec<f64> = (0..k)
-        .map(|c| match awt.get(c) {
-            Some(&a) if a != 0.0 => ccnt.get(c).copied().unwrap_or(0.0) / a,
-            _ => 0.0,
-        })
+    // Class 0's share of each category (its row of `ccnt` first); 0 for one without weight.
+    let rate: Vec<f64> = awt
+        .iter()
+        .zip(&ccnt)
+        .map(|(&a, &n)| if a != 0.0 { n / a } else { 0.0 })
         .collect();
     let moves: Box<dyn Iterator<Item = usize>> = if nc == 2 {
         Box::new(ordered_categories(&countn, &rate).into_iter())
@@ -242,11 +246,11 @@ pub(super) fn gini_categories(
     let mut is_left = vec![false; k];
     let (mut best, mut at) = (total_ss, None);
     for c in moves {
-        let to_left = !is_left.get(c).copied().unwrap_or(false);
-        if let Some(l) = is_left.get_mut(c) {
-            *l = to_left;
-        }
-        let (a, n) = (*awt.get(c)?, *countn.get(c)?);
+        let (Some(l), Some(&a), Some(&n)) = (is_left.get_mut(c), awt.get(c), countn.get(c)) else {
+            return None;
+        };
+        *l = !*l;
+        let to_left = *l;
         let sign = if to_left { 1.0 } else { -1.0 };
         rwt -= sign * a;
         lwt += sign * a;
@@ -258,7 +262,7 @@ pub(super) fn gini_categories(
             ltot -= n;
         }
         for j in 0..nc {
-            let cell = ccnt.get(j * k + c).copied().unwrap_or(0.0);
+            let cell = ccnt.get(j * k + c).copied().unwrap_or(0.0); // c < k, j < nc: never read
             if let (Some(r), Some(l)) = (right.get_mut(j), left.get_mut(j)) {
                 if to_left {
                     *r -= cell;
