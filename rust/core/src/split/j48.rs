@@ -45,6 +45,9 @@ pub(crate) fn min_split(known_weight: f64, n_classes: usize, min_objects: f64) -
 #[derive(Debug, Default)]
 pub(crate) struct TrainingValues {
     values: Vec<Vec<f64>>,
+    /// Per feature, whether its adjacent distinct values are all more than [`SAME_VALUE`]
+    /// apart ([`Self::spaced`]).
+    spaced: Vec<bool>,
 }
 
 impl TrainingValues {
@@ -74,7 +77,19 @@ impl TrainingValues {
             sorted.dedup();
             values.push(sorted);
         }
-        Some(TrainingValues { values })
+        let spaced = values
+            .iter()
+            .map(|v| v.windows(2).all(|w| matches!(w, [a, b] if *b > *a + SAME_VALUE)))
+            .collect();
+        Some(TrainingValues { values, spaced })
+    }
+
+    /// Whether J48's cuts of `feature` are at every change of value: its distinct training
+    /// values are all more than [`SAME_VALUE`] apart, so two distinct values of any node,
+    /// `a < b`, are too (`b` is at least `a`'s successor `v`, and `v > a + 1e-5`). A scan
+    /// then finds its cuts in a sorted list's flags without reading the values.
+    pub(crate) fn spaced(&self, feature: usize) -> bool {
+        self.spaced.get(feature).copied().unwrap_or(false)
     }
 
     /// The threshold J48 stores for a cut at `cut` of the column whose values, all training

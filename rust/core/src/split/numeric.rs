@@ -25,7 +25,8 @@ impl Fact {
 /// The known rows of a sorted list as its scan reads them ([`super::presort`]): each one's
 /// [`Fact`], gathered in list order, and no value: the list's own entries say whether a row
 /// is above the previous one (a cut) and, at the chosen cut, which rows hold its two
-/// values. Cuts between values that differ by any amount only (no J48 gap). The list is
+/// values. Cuts between values that differ by any amount only (no J48 gap, or one no two
+/// values of the feature are as close as: [`j48::TrainingValues::spaced`]). The list is
 /// not copied into the gathered rows: at a large node the gathered rows of the features
 /// searched at once are most of the search's memory.
 pub(super) struct Steps<'l> {
@@ -133,6 +134,26 @@ impl Searcher<'_, '_> {
         Some(facts)
     }
 
+    /// Adds to `stats`, in the node's order, the [`Fact`]s of the node's rows that `list`
+    /// (its known rows) leaves out, the rows missing the feature; returns how many. Found by
+    /// their positions, in node-sized memory: reading the value at each row hopped over the
+    /// whole column, most of a deep node's numeric search.
+    fn add_unlisted(&self, list: &[u32], facts: &[Fact], stats: &mut [f64]) -> Option<usize> {
+        let mut listed: Vec<bool> = self.vec(facts.len())?;
+        listed.resize(facts.len(), false);
+        for &e in list {
+            if let Some(l) = listed.get_mut(position(e)) {
+                *l = true;
+            }
+        }
+        let mut n = 0;
+        for (f, _) in facts.iter().zip(&listed).filter(|(_, &l)| !l) {
+            n += 1;
+            Any(self).add(stats, f.label, f.w);
+        }
+        Some(n)
+    }
+
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
@@ -180,12 +201,22 @@ impl Searcher<'_, '_> {
         match sorted {
             Some(list) => {
                 if list.len() < node.len() {
-                    for (i, &r) in node.rows.iter().enumerate() {
-                        tally_missing(i, value(r as usize));
+                    match facts {
+                        Some(facts) => {
+                            n_missing = self.add_unlisted(list, facts, &mut missing)?;
+                        }
+                        None => {
+                            for (i, &r) in node.rows.iter().enumerate() {
+                                tally_missing(i, value(r as usize));
+                            }
+                        }
                     }
                 }
-                let no_gap = self.conventions.same_value_gap() == 0.0;
-                if let (Some(facts), true) = (facts, no_gap) {
+                // J48's gap between values apart from a change of value only where some
+                // values of the feature are closer than it.
+                let flags_cut = self.conventions.same_value_gap() == 0.0
+                    || self.training_values.is_some_and(|v| v.spaced(feature));
+                if let (Some(facts), true) = (facts, flags_cut) {
                     let mut gathered = self.vec(list.len())?;
                     // A list's positions index the node's rows, so every lookup succeeds;
                     // a map of known length extends without a capacity test a row.
