@@ -79,7 +79,10 @@ impl TrainingValues {
         }
         let spaced = values
             .iter()
-            .map(|v| v.windows(2).all(|w| matches!(w, [a, b] if *b > *a + SAME_VALUE)))
+            .map(|v| {
+                v.windows(2)
+                    .all(|w| matches!(w, [a, b] if *b > *a + SAME_VALUE))
+            })
             .collect();
         Some(TrainingValues { values, spaced })
     }
@@ -210,6 +213,30 @@ impl Conventions {
         match self {
             Conventions::Texts => 0.0,
             Conventions::J48 => SAME_VALUE,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A feature is spaced when its distinct known values are all more than 1e-5 apart: −0.0
+    /// and +0.0 are one value, missing values are not values, and a single value is spaced.
+    #[test]
+    fn spaced_features() {
+        let nan = f64::NAN;
+        for (column, spaced) in [
+            (&[0.0, 0.001, nan, -0.0, 0.001, -2.5][..], true),
+            (&[1.0, 1.000_005, 3.0][..], false),
+            (&[1.0, 1.0 + SAME_VALUE][..], false),
+            (&[7.0, 7.0, nan][..], true),
+        ] {
+            let data = Dataset::new(vec![Column::numeric(column)]).unwrap();
+            let values = TrainingValues::of(&data, &Control::new()).unwrap();
+            assert_eq!(values.spaced(0), spaced, "{column:?}");
+            assert!(!values.spaced(1), "no such feature");
         }
     }
 }

@@ -212,8 +212,8 @@ impl Searcher<'_, '_> {
                         }
                     }
                 }
-                // J48's gap between values apart from a change of value only where some
-                // values of the feature are closer than it.
+                // Cuts at every change of value, the list's flags: J48's 1e-5 gap makes a
+                // difference only on a feature with values closer than that.
                 let flags_cut = self.conventions.same_value_gap() == 0.0
                     || self.training_values.is_some_and(|v| v.spaced(feature));
                 if let (Some(facts), true) = (facts, flags_cut) {
