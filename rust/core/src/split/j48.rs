@@ -45,6 +45,9 @@ pub(crate) fn min_split(known_weight: f64, n_classes: usize, min_objects: f64) -
 #[derive(Debug, Default)]
 pub(crate) struct TrainingValues {
     values: Vec<Vec<f64>>,
+    /// Per feature, whether its adjacent distinct values are all more than [`SAME_VALUE`]
+    /// apart ([`Self::spaced`]).
+    spaced: Vec<bool>,
 }
 
 impl TrainingValues {
@@ -74,7 +77,22 @@ impl TrainingValues {
             sorted.dedup();
             values.push(sorted);
         }
-        Some(TrainingValues { values })
+        let spaced = values
+            .iter()
+            .map(|v| {
+                v.windows(2)
+                    .all(|w| matches!(w, [a, b] if *b > *a + SAME_VALUE))
+            })
+            .collect();
+        Some(TrainingValues { values, spaced })
+    }
+
+    /// Whether J48's cuts of `feature` are at every change of value: its distinct training
+    /// values are all more than [`SAME_VALUE`] apart, so two distinct values of any node,
+    /// `a < b`, are too (`b` is at least `a`'s successor `v`, and `v > a + 1e-5`). A scan
+    /// then finds its cuts in a sorted list's flags without reading the values.
+    pub(crate) fn spaced(&self, feature: usize) -> bool {
+        self.spaced.get(feature).copied().unwrap_or(false)
     }
 
     /// The threshold J48 stores for a cut at `cut` of the column whose values, all training
@@ -195,6 +213,30 @@ impl Conventions {
         match self {
             Conventions::Texts => 0.0,
             Conventions::J48 => SAME_VALUE,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A feature is spaced when its distinct known values are all more than 1e-5 apart: −0.0
+    /// and +0.0 are one value, missing values are not values, and a single value is spaced.
+    #[test]
+    fn spaced_features() {
+        let nan = f64::NAN;
+        for (column, spaced) in [
+            (&[0.0, 0.001, nan, -0.0, 0.001, -2.5][..], true),
+            (&[1.0, 1.000_005, 3.0][..], false),
+            (&[1.0, 1.0 + SAME_VALUE][..], false),
+            (&[7.0, 7.0, nan][..], true),
+        ] {
+            let data = Dataset::new(vec![Column::numeric(column)]).unwrap();
+            let values = TrainingValues::of(&data, &Control::new()).unwrap();
+            assert_eq!(values.spaced(0), spaced, "{column:?}");
+            assert!(!values.spaced(1), "no such feature");
         }
     }
 }

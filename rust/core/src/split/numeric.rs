@@ -36,6 +36,14 @@ pub(crate) enum Facts {
 }
 
 impl Facts {
+    fn len(&self) -> usize {
+        match self {
+            Facts::Weighted(facts) => facts.len(),
+            Facts::Narrow { labels, .. } => labels.len(),
+            Facts::Wide { labels, .. } => labels.len(),
+        }
+    }
+
     /// Row `i`'s (search weight, label).
     #[inline]
     fn get(&self, i: usize) -> Option<(f64, u64)> {
@@ -86,8 +94,10 @@ impl<L: Copy + Into<u64>> Gathered for Uniform<L> {
 /// label and weight ([`Facts`]), gathered in list order, and no value: the list's own
 /// entries say whether a row is above the previous one (a cut) and, at the chosen cut,
 /// which rows hold its two values. Cuts between values that differ by any amount only (no
-/// J48 gap). The list is not copied into the gathered rows: at a large node the gathered
-/// rows of the features searched at once are most of the search's memory.
+/// J48 gap, or one no two values of the feature are as close as:
+/// [`j48::TrainingValues::spaced`]). The list is not copied into the gathered rows: at a
+/// large node the gathered rows of the features searched at once are most of the search's
+/// memory.
 pub(super) struct Steps<'l, G> {
     facts: G,
     list: &'l [u32],
@@ -225,6 +235,43 @@ impl Searcher<'_, '_> {
         })
     }
 
+    /// Adds to `stats`, in the node's order, the [`Fact`]s of the node's rows that `list`
+    /// (its known rows) leaves out, the rows missing the feature; returns how many. Found by
+    /// their positions, in node-sized memory: reading the value at each row hopped over the
+    /// whole column, most of a deep node's numeric search.
+    fn add_unlisted(&self, list: &[u32], facts: &Facts, stats: &mut [f64]) -> Option<usize> {
+        let mut listed: Vec<bool> = self.vec(facts.len())?;
+        listed.resize(facts.len(), false);
+        for &e in list {
+            if let Some(l) = listed.get_mut(position(e)) {
+                *l = true;
+            }
+        }
+        let mut n = 0;
+        let mut add = |label: u64, w: f64| {
+            n += 1;
+            Any(self).add(stats, label, w);
+        };
+        match facts {
+            Facts::Weighted(facts) => {
+                for (f, _) in facts.iter().zip(&listed).filter(|(_, &l)| !l) {
+                    add(f.label, f.w);
+                }
+            }
+            Facts::Narrow { w, labels } => {
+                for (&l, _) in labels.iter().zip(&listed).filter(|(_, &l)| !l) {
+                    add(u64::from(l), *w);
+                }
+            }
+            Facts::Wide { w, labels } => {
+                for (&l, _) in labels.iter().zip(&listed).filter(|(_, &l)| !l) {
+                    add(l, *w);
+                }
+            }
+        }
+        Some(n)
+    }
+
     /// `x <= t` at midpoints of adjacent distinct known values (text 000 §4.4.1). The
     /// threshold is chosen by impurity decrease, as C4.5 chooses it by gain before the ratio.
     /// `value(row)` reads the feature (NaN = missing); oblique search passes a projection.
@@ -272,12 +319,22 @@ impl Searcher<'_, '_> {
         match sorted {
             Some(list) => {
                 if list.len() < node.len() {
-                    for (i, &r) in node.rows.iter().enumerate() {
-                        tally_missing(i, value(r as usize));
+                    match facts {
+                        Some(facts) => {
+                            n_missing = self.add_unlisted(list, facts, &mut missing)?;
+                        }
+                        None => {
+                            for (i, &r) in node.rows.iter().enumerate() {
+                                tally_missing(i, value(r as usize));
+                            }
+                        }
                     }
                 }
-                let no_gap = self.conventions.same_value_gap() == 0.0;
-                if let (Some(facts), true) = (facts, no_gap) {
+                // Cuts at every change of value, the list's flags: J48's 1e-5 gap makes a
+                // difference only on a feature with values closer than that.
+                let flags_cut = self.conventions.same_value_gap() == 0.0
+                    || self.training_values.is_some_and(|v| v.spaced(feature));
+                if let (Some(facts), true) = (facts, flags_cut) {
                     let x_at = |k: usize| {
                         let entry = list.get(k)?;
                         node.rows.get(position(*entry)).map(|&r| value(r as usize))
