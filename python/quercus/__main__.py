@@ -771,7 +771,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def run() -> NoReturn:
+    """The `quercus` command and `python -m quercus`: `main`, then exit with its status."""
     status = main()
     if status == 130:
         # Interrupted half a second after its first line on a loaded machine, the
@@ -782,3 +783,7 @@ if __name__ == "__main__":
         sys.stderr.flush()
         os._exit(130)
     sys.exit(status)
+
+
+if __name__ == "__main__":
+    run()
