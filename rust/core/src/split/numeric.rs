@@ -339,42 +339,35 @@ impl Searcher<'_, '_> {
                         let entry = list.get(k)?;
                         node.rows.get(position(*entry)).map(|&r| value(r as usize))
                     };
+                    // One search over whichever gathered form the facts take.
+                    macro_rules! known {
+                        ($searcher:expr, $facts:expr) => {
+                            $searcher.numeric_known(
+                                feature,
+                                &Steps {
+                                    facts: $facts,
+                                    list,
+                                },
+                                x_at,
+                                missing,
+                                n_missing,
+                                node_weight,
+                            )
+                        };
+                    }
                     return match facts {
                         Facts::Weighted(table) => {
                             let facts =
                                 gather_list(table, list, self.vec(list.len())?, Fact::NOTHING);
-                            self.numeric_known(
-                                feature,
-                                &Steps { facts, list },
-                                x_at,
-                                missing,
-                                n_missing,
-                                node_weight,
-                            )
+                            known!(self, facts)
                         }
                         Facts::Narrow { w, labels } => {
                             let labels = gather_list(labels, list, self.vec(list.len())?, 0);
-                            let facts = Uniform { w: *w, labels };
-                            self.numeric_known(
-                                feature,
-                                &Steps { facts, list },
-                                x_at,
-                                missing,
-                                n_missing,
-                                node_weight,
-                            )
+                            known!(self, Uniform { w: *w, labels })
                         }
                         Facts::Wide { w, labels } => {
                             let labels = gather_list(labels, list, self.vec(list.len())?, 0);
-                            let facts = Uniform { w: *w, labels };
-                            self.numeric_known(
-                                feature,
-                                &Steps { facts, list },
-                                x_at,
-                                missing,
-                                n_missing,
-                                node_weight,
-                            )
+                            known!(self, Uniform { w: *w, labels })
                         }
                     };
                 }
