@@ -546,9 +546,7 @@ mod tests {
     fn sums_over_present_classes_are_the_full_sums() {
         let mut state = 7u64;
         let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = crate::test_draws::step(state);
             (state >> 33) % n
         };
         let mut cases: Vec<Vec<f64>> = vec![

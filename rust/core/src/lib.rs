@@ -34,6 +34,8 @@ mod split;
 mod spread;
 mod stream;
 mod subtrees;
+#[cfg(test)]
+mod test_draws;
 mod threads;
 pub mod tree;
 

@@ -186,9 +186,7 @@ mod tests {
     /// A generator of numbers in [0, 1) from `state`.
     fn uniform(mut state: u64) -> impl FnMut() -> f64 {
         move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = crate::test_draws::step(state);
             (state >> 33) as f64 / (1u64 << 31) as f64
         }
     }

@@ -770,10 +770,7 @@ mod tests {
 
     impl Lcg {
         fn unit(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            self.0 = crate::test_draws::step(self.0);
             (self.0 >> 11) as f64 / (1u64 << 53) as f64
         }
 

@@ -878,9 +878,7 @@ mod tests {
     fn kernels_choose_the_general_scans_cut() {
         let mut state = 3u64;
         let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = crate::test_draws::step(state);
             (state >> 33) % n
         };
         let column = vec![0.0; 1];
@@ -959,9 +957,7 @@ mod tests {
     fn running_figures_choose_the_general_scans_cut() {
         let mut state = 5u64;
         let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = crate::test_draws::step(state);
             (state >> 33) % n
         };
         let column = vec![0.0; 1];

@@ -704,9 +704,7 @@ mod tests {
     fn radix_sort_is_the_comparison_sort() {
         let mut state = 7u64;
         let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = crate::test_draws::step(state);
             state >> 11
         };
         let specials = [

@@ -306,9 +306,7 @@ mod tests {
     fn running_figures_stay_within_their_bounds() {
         let mut state = 11u64;
         let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = crate::test_draws::step(state);
             (state >> 33) % n
         };
         for figure in [Figure::Squares, Figure::CLogC] {
