@@ -390,3 +390,51 @@ def test_cli_ctrl_c_exits_130_with_one_line(tmp_path, delay):
     ]
     assert latency < PROMPT
     assert not (tmp_path / "m.qrc").exists()
+
+
+# A library that loses the KeyboardInterrupt raised inside it: one that swallows it (a fit ran
+# to its end in a CI run), and one that turns it into another BaseException (Polars 2.1
+# panics on it while it starts reading a file; pyo3's PanicException is a BaseException).
+_LOSSES = {
+    "swallowed": "pass",
+    "turned into a panic": "raise Panic('called unwrap() on KeyboardInterrupt')",
+}
+
+
+@pytest.mark.parametrize("loss", sorted(_LOSSES))
+def test_cli_ctrl_c_ends_the_command_when_a_library_loses_it(loss):
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        from quercus import __main__ as cli
+
+        class Panic(BaseException):
+            pass
+
+        def library_call(args):
+            try:
+                print("ready", flush=True)
+                time.sleep(60)
+            except KeyboardInterrupt:
+                {_LOSSES[loss]}
+            time.sleep(60)  # the command would go on as if not interrupted
+
+        cli._fit = library_call
+        sys.argv = ["quercus", "fit", "data.csv", "--target", "y", "-o", "m.qrc"]
+        cli.run()
+        """
+    )
+    import signal
+    import time
+
+    cli = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert cli.stdout is not None
+    assert cli.stdout.readline() == "ready\n"
+    sent = time.perf_counter()
+    cli.send_signal(signal.SIGINT)
+    out, err = cli.communicate(timeout=60)
+    latency = time.perf_counter() - sent
+    assert (cli.returncode, out, err) == (130, "", "quercus: interrupted\n")
+    assert latency < PROMPT

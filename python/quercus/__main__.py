@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -750,15 +751,56 @@ def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
     print(f"quercus: warning: {_first_line(Warning(message))}", file=sys.stderr)
 
 
+# --- Ctrl-C -------------------------------------------------------------------------------------
+
+# How long an interrupted command may take to unwind before the guard ends it (see
+# `_on_interrupt`): with it, within the second the module's docstring promises.
+_GRACE = 0.5
+_interrupted = threading.Event()  # Ctrl-C was pressed during this run
+_said = threading.Event()  # the interrupt's line is out
+_saying = threading.Lock()
+
+
+def _say_interrupted() -> None:
+    """The interrupt's one line, once, whichever of `main`, `run` and the guard gets here."""
+    with _saying:
+        if not _said.is_set():
+            print("quercus: interrupted", file=sys.stderr, flush=True)
+            _said.set()
+
+
+def _on_interrupt(signum: int, frame: object) -> NoReturn:
+    """Ctrl-C under `run`: KeyboardInterrupt, as Python's own handler raises, and a guard
+    that ends the command `_GRACE` later should the exception not get back to `main`. A
+    library that runs Python inside its native code can lose it: Polars 2.1 turns it into a
+    panic while it starts reading a file, and a fit ran to its end in one CI run."""
+    if not _interrupted.is_set():
+        _interrupted.set()
+        threading.Thread(target=_guard, name="quercus-interrupt", daemon=True).start()
+    raise KeyboardInterrupt
+
+
+def _guard() -> None:
+    if _said.wait(_GRACE):  # `main` caught it and is leaving
+        return
+    _say_interrupted()
+    sys.stdout.flush()
+    os._exit(130)
+
+
+# --- entry points -------------------------------------------------------------------------------
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 on any error)."""
+    _said.clear()
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             args = _parser().parse_args(argv)
             args.run(args)
     except KeyboardInterrupt:
-        print("quercus: interrupted", file=sys.stderr)
+        _say_interrupted()
         return 130
     except BrokenPipeError:  # stdout's reader left early (`quercus show m.qrc | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
@@ -773,7 +815,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> NoReturn:
     """The `quercus` command and `python -m quercus`: `main`, then exit with its status."""
-    status = main()
+    signal.signal(signal.SIGINT, _on_interrupt)
+    try:
+        status = main()
+    except BaseException:  # not one of main's: a library's own form of the interrupt
+        if not _interrupted.is_set():
+            raise
+        _say_interrupted()
+        status = 130
     if status == 130:
         # Interrupted half a second after its first line on a loaded machine, the
         # interpreter ended itself with SIGINT at exit in 11 of 24 runs (status -2) though
