@@ -1552,6 +1552,10 @@ mod tests {
         /// Numeric and subset nodes with random missing children: subsets that stop a row
         /// beside numeric nodes, and no node that needs the kind branch of a mixed layout.
         NumericAndSubsets,
+        /// Numeric, ordered and multiway nodes: no subsets ([`flat::NO_SUBSETS`]).
+        NumericAndTables,
+        /// Numeric nodes only ([`flat::NUMERIC_ONLY`]).
+        Numeric,
     }
 
     /// A random tree grown straight into the arena, of the `nodes` it is asked for: subsets
@@ -1574,8 +1578,13 @@ mod tests {
         while tree.n_nodes() < 3001 {
             let pick = leaves.len() - 1 - (rng.below(6) as usize).min(leaves.len() - 1);
             let node = leaves.swap_remove(pick);
-            let kinds = if nodes == Nodes::Every { 4 } else { 2 };
-            let (tag, count) = match rng.below(kinds) {
+            let kind = match nodes {
+                Nodes::Every => rng.below(4),
+                Nodes::TwoWay | Nodes::NumericAndSubsets => rng.below(2),
+                Nodes::NumericAndTables => [0, 2, 3][rng.below(3) as usize],
+                Nodes::Numeric => 0,
+            };
+            let (tag, count) = match kind {
                 0 => (SplitTag::Numeric, 2),
                 1 => (SplitTag::Subset, 2),
                 2 => (SplitTag::Ordered, 2),
@@ -1644,6 +1653,8 @@ mod tests {
             (Nodes::Every, flat::MIXED),
             (Nodes::TwoWay, flat::TWO_WAY),
             (Nodes::NumericAndSubsets, flat::THREE_WAY),
+            (Nodes::NumericAndTables, flat::NO_SUBSETS),
+            (Nodes::Numeric, flat::NUMERIC_ONLY),
         ];
         for (nodes, layout) in layouts {
             let tree = random_tree(&mut rng, nodes);

@@ -49,10 +49,14 @@ const MULTIWAY: u32 = 3;
 /// alone routes; or some that stop them, which [`Flat::seen`] routes too. [`MIXED`]: subset
 /// nodes of either kind beside ordered or multiway nodes, the only layout whose step first
 /// asks which kind of node it meets (the others' every node is numeric or subset).
-const NO_SUBSETS: u8 = 0;
+/// [`NUMERIC_ONLY`]: no categorical node at all, so the step never asks either (the test of
+/// the node's kind, and the categorical code behind it, kept the lanes' loop from being
+/// unrolled: 37 instructions a step on a fully grown numeric tree).
+pub(super) const NO_SUBSETS: u8 = 0;
 pub(super) const TWO_WAY: u8 = 1;
 pub(super) const THREE_WAY: u8 = 2;
 pub(super) const MIXED: u8 = 3;
+pub(super) const NUMERIC_ONLY: u8 = 4;
 
 /// How a walk treats NaN, as [`Flat::step`]'s `NANS` parameter: the lanes' rows hold no NaN
 /// in a numeric feature (the numeric test alone, the common case); a NaN goes where the
@@ -211,9 +215,12 @@ impl<T: Copy + Default> Flat<T> {
             flat.nodes.push(node);
             flat.missing_next.push(missing);
         }
-        if flat.tables && flat.subsets != NO_SUBSETS {
-            flat.subsets = MIXED;
-        }
+        flat.subsets = match (flat.tables, flat.subsets) {
+            (false, NO_SUBSETS) => NUMERIC_ONLY,
+            (true, NO_SUBSETS) => NO_SUBSETS,
+            (true, _) => MIXED,
+            (false, subsets) => subsets,
+        };
         let words = flat.left.len().next_power_of_two();
         flat.left.resize(words, 0);
         flat.seen.resize(words, 0);
@@ -427,7 +434,7 @@ impl<T: Copy + Default> Flat<T> {
         // fewer (3 a step on a numeric tree with NaN).
         let node = match self.nodes.get(at as usize) {
             Some(&node) => node,
-            None if SUBSETS != NO_SUBSETS => return at,
+            None if SUBSETS != NO_SUBSETS && SUBSETS != NUMERIC_ONLY => return at,
             None => Node::stay(at),
         };
         let f = (node.feature & FEATURE_MASK) as usize;
@@ -456,7 +463,7 @@ impl<T: Copy + Default> Flat<T> {
             let by_subset = self.subset::<THREE_WAY>(node, at, code);
             return select_unpredictable(numeric, by_number, by_subset);
         }
-        if kind == NUMERIC {
+        if SUBSETS == NUMERIC_ONLY || kind == NUMERIC {
             let x = src.x(row, f);
             if NANS == NAN_STOPS && x.is_nan() {
                 return self.missing_of(at);
@@ -490,7 +497,8 @@ pub(super) fn descend<T: Copy + Default, R: Read, const N: usize, const NANS: u8
     at: [u32; N],
 ) -> [u32; N] {
     match flat.subsets {
-        NO_SUBSETS => descend_numeric::<T, R, N, NANS>(flat, src, first, at),
+        NUMERIC_ONLY => descend_apart::<T, R, N, NANS, NUMERIC_ONLY>(flat, src, first, at),
+        NO_SUBSETS => descend_apart::<T, R, N, NANS, NO_SUBSETS>(flat, src, first, at),
         TWO_WAY => descend_by::<T, R, N, NANS, TWO_WAY>(flat, src, first, at),
         THREE_WAY => descend_by::<T, R, N, NANS, THREE_WAY>(flat, src, first, at),
         _ => descend_by::<T, R, N, NANS, MIXED>(flat, src, first, at),
@@ -498,16 +506,16 @@ pub(super) fn descend<T: Copy + Default, R: Read, const N: usize, const NANS: u8
 }
 
 /// [`descend`] on a layout without subsets, never inlined: inlined into [`descend`] beside
-/// the three other layouts' loops, this one took 6% more instructions (callgrind,
+/// the subset layouts' loops, the numeric one took 6% more instructions (callgrind,
 /// predict_cells.py's numeric cell); the subset layouts' loops are the faster inlined.
 #[inline(never)]
-fn descend_numeric<T: Copy + Default, R: Read, const N: usize, const NANS: u8>(
+fn descend_apart<T: Copy + Default, R: Read, const N: usize, const NANS: u8, const SUBSETS: u8>(
     flat: &Flat<T>,
     src: &R,
     first: usize,
     at: [u32; N],
 ) -> [u32; N] {
-    descend_by::<T, R, N, NANS, NO_SUBSETS>(flat, src, first, at)
+    descend_by::<T, R, N, NANS, SUBSETS>(flat, src, first, at)
 }
 
 /// [`descend`] by [`Flat::step`] with `SUBSETS`.
