@@ -1,5 +1,6 @@
 """Prediction speed against scikit-learn (and XGBoost when installed): rows per second on
-1M rows for a depth-12 classifier and a fully grown regressor with 100,000 leaves, and the
+1M rows for a depth-12 classifier, a fully grown regressor with 100,000 leaves and a fully
+grown classifier on float32 rows (with each library's first call after its fit), and the
 latency of one row. Each figure is the fastest of `--repeat` runs, so other load on the
 machine inflates it as little as possible.
 
@@ -40,6 +41,8 @@ from sklearn.tree import DecisionTreeRegressor as SkRegressor
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
 
 TRAIN = 100_000
+# The fully grown classifier's training rows (issue 38's cell: 200k x 20 float32).
+DEEP_TRAIN = 200_000
 
 
 def fastest(run: Callable[[], Any], repeat: int) -> float:
@@ -205,6 +208,39 @@ def main() -> None:
         runs |= xgboost_runs(X, y, test, **params, reg_lambda=0)
     table("fully grown regressor, predict", n, runs, args.repeat)
     one_row("fully grown regressor", ours, theirs, test[:1].copy())
+    deep_classifier(n, args.repeat)
+
+
+def deep_classifier(n: int, repeat: int) -> None:
+    """A fully grown classifier on float32 rows (issue 38's deep cell): each library's first
+    call after its fit, then the fastest of `repeat`."""
+    X, y = make_classification(n_samples=DEEP_TRAIN + n, n_features=20, random_state=0)
+    X = X.astype(np.float32)
+    train, test, y = X[:DEEP_TRAIN], X[DEEP_TRAIN:], y[:DEEP_TRAIN]
+    ours = DecisionTreeClassifier().fit(train, y)
+    theirs = SkClassifier(random_state=0).fit(train, y)
+    print(
+        f"\nfully grown classifier ({DEEP_TRAIN:,} x 20 float32): {ours.n_leaves_} leaves, "
+        f"depth {ours.depth_} (scikit-learn: {theirs.get_n_leaves()} leaves, depth "
+        f"{theirs.get_depth()})"
+    )
+    firsts = {}
+    for name, model in (("quercus", ours), ("scikit-learn", theirs)):
+        start = time.perf_counter()
+        model.predict(test)
+        firsts[name] = time.perf_counter() - start
+    ratio = firsts["scikit-learn"] / firsts["quercus"]
+    print(
+        f"  first call after the fit: quercus {firsts['quercus'] * 1e3:.1f} ms, scikit-learn "
+        f"{firsts['scikit-learn'] * 1e3:.1f} ms ({ratio:.2f}x)"
+    )
+    serial = copy.copy(ours).set_params(n_jobs=1)
+    runs = {
+        "quercus end to end": lambda: ours.predict(test),
+        "quercus end to end, n_jobs=1": lambda: serial.predict(test),
+        "scikit-learn": lambda: theirs.predict(test),
+    }
+    table("fully grown classifier, float32, predict", n, runs, repeat)
 
 
 if __name__ == "__main__":
