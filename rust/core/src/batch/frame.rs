@@ -306,9 +306,7 @@ impl<'a> Source for Frame<'a> {
                 FrameColumn::F64(v) => numbers(rows_of(v, &rows), tested, block, gaps)?,
                 FrameColumn::Categorical { .. } | FrameColumn::Text(_) if !tested => false,
                 FrameColumn::Text(text) => {
-                    for (d, row) in block.iter_mut().zip(rows) {
-                        *d = u64::from(text.code(row).unwrap_or(MISSING)); // null or unseen
-                    }
+                    text.stage(rows, block, u64::from(MISSING)); // null or unseen: missing
                     false
                 }
                 FrameColumn::Categorical {
