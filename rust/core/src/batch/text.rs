@@ -250,6 +250,24 @@ mod tests {
             None,
         ];
         assert_eq!(codes, expected);
+        // Staged a range at a time, with and without the bitmap, the codes are the same
+        // (a row past the column, missing).
+        for text in [
+            Text {
+                valid: None,
+                ..text
+            },
+            text,
+        ] {
+            for rows in [0..8, 1..4, 5..8, 3..3, 8..9] {
+                let mut staged = vec![7; rows.len()];
+                text.stage(rows.clone(), &mut staged, u64::MAX);
+                let one_by_one: Vec<_> = rows
+                    .map(|row| text.code(row).map_or(u64::MAX, u64::from))
+                    .collect();
+                assert_eq!(staged, one_by_one);
+            }
+        }
     }
 
     #[test]
