@@ -81,6 +81,14 @@ def one_row(title: str, ours: Any, theirs: Any, row: np.ndarray) -> None:
     print(f"  scikit-learn {theirs_us:7.2f} us   ({theirs_us / ours_us:.0f}x quercus)")
 
 
+def sizes(title: str, ours: Any, theirs: Any) -> None:
+    """The line that opens a fully grown tree's cell: its size beside scikit-learn's."""
+    print(
+        f"\n{title}: {ours.n_leaves_} leaves, depth {ours.depth_} "
+        f"(scikit-learn: {theirs.get_n_leaves()} leaves, depth {theirs.get_depth()})"
+    )
+
+
 def xgboost_runs(
     X: np.ndarray, y: np.ndarray, test: np.ndarray, **params: Any
 ) -> dict[str, Callable[[], Any]]:
@@ -189,10 +197,7 @@ def main() -> None:
     test32 = test.astype(np.float32)
     ours = DecisionTreeRegressor().fit(X, y)
     theirs = SkRegressor(random_state=0).fit(X, y)
-    print(
-        f"\nfully grown regressor: {ours.n_leaves_} leaves, depth {ours.depth_} "
-        f"(scikit-learn: {theirs.get_n_leaves()} leaves, depth {theirs.get_depth()})"
-    )
+    sizes("fully grown regressor", ours, theirs)
     serial = copy.copy(ours).set_params(n_jobs=1)
     runs = {
         "quercus end to end": lambda: ours.predict(test),
@@ -219,11 +224,7 @@ def deep_classifier(n: int, repeat: int) -> None:
     train, test, y = X[:DEEP_TRAIN], X[DEEP_TRAIN:], y[:DEEP_TRAIN]
     ours = DecisionTreeClassifier().fit(train, y)
     theirs = SkClassifier(random_state=0).fit(train, y)
-    print(
-        f"\nfully grown classifier ({DEEP_TRAIN:,} x 20 float32): {ours.n_leaves_} leaves, "
-        f"depth {ours.depth_} (scikit-learn: {theirs.get_n_leaves()} leaves, depth "
-        f"{theirs.get_depth()})"
-    )
+    sizes(f"fully grown classifier ({DEEP_TRAIN:,} x 20 float32)", ours, theirs)
     firsts = {}
     for name, model in (("quercus", ours), ("scikit-learn", theirs)):
         start = time.perf_counter()
