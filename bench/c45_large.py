@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -32,6 +31,7 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import weka_j48 as weka
+from run_facts import run_facts  # this directory's
 
 from quercus import DecisionTreeClassifier
 
@@ -128,10 +128,7 @@ def main() -> None:
         )
     if args.out:
         report = {
-            "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "cpus": len(os.sched_getaffinity(0)),
-            "load_average_at_end": os.getloadavg(),
+            **run_facts(),
             "rows_of_data": args.rows,
             "j48": {"seconds": j48_seconds, "leaves": j48_leaves},
             "fits": rows,

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from run_facts import run_facts  # this directory's
 
 from quercus import DecisionTreeClassifier
 
@@ -390,13 +391,7 @@ def main() -> None:
                 }
             )
     if args.out:
-        report = {
-            "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "cpus": len(os.sched_getaffinity(0)),
-            "load_average_at_end": os.getloadavg(),
-            "rows": rows,
-        }
+        report = {**run_facts(), "rows": rows}
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
 
 
