@@ -185,8 +185,8 @@ impl Run {
     /// reaches past its last row.
     #[inline]
     fn skip(&mut self, err: f64, tol: f64) {
-        self.low = self.low.min(err);
-        self.threshold = (self.target + self.margin).min(self.low);
+        self.low = lesser(self.low, err);
+        self.threshold = lesser(self.target + self.margin, self.low);
         self.skip_to = self.moved + (err - self.threshold);
         self.end = self.threshold - tol - self.leaf + self.moves;
         if self.skip_to >= self.moves && !self.done {
@@ -196,7 +196,7 @@ impl Run {
         self.trigger = if self.done {
             f64::INFINITY
         } else {
-            self.end.min(self.skip_to)
+            lesser(self.end, self.skip_to)
         };
     }
 
@@ -225,6 +225,17 @@ impl Run {
             split: self.best,
             floor: self.target,
         }
+    }
+}
+
+/// The smaller of two numbers that are never NaN: one comparison, where `f64::min` also
+/// handles NaN (this runs at every boundary a scan scores).
+#[inline]
+fn lesser(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
     }
 }
 
