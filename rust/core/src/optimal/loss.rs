@@ -27,6 +27,11 @@ pub(crate) trait Loss: Copy + Send + Sync {
     fn unit_moves(&self) -> bool {
         false
     }
+    /// Unit weights and no costs: each training row's class, all a row adds to its leaf's
+    /// statistics (one to its class's count), so that scans can read it from a byte.
+    fn counted_classes(&self) -> Option<&[u32]> {
+        None
+    }
     /// Whether a row's statistics are the same at every node, so that the counts of one
     /// node's rows can be updated into another's (regression centres them on the node's).
     fn shared_stats(&self) -> bool {
@@ -227,6 +232,10 @@ impl Loss for ClassLoss<'_> {
 
     fn unit_moves(&self) -> bool {
         self.unit && self.costs.is_none()
+    }
+
+    fn counted_classes(&self) -> Option<&[u32]> {
+        self.unit_moves().then_some(self.labels)
     }
 
     fn classes(&self) -> usize {
