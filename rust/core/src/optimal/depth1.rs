@@ -533,7 +533,8 @@ fn sweep<L: Loss>(
                 run.moved > run.skip_to && !ordering.is_duplicate(run.last),
                 sides.total.get(s),
             ) {
-                let err = loss.err(&run.prefix) + loss.err_rest(total, &run.prefix);
+                let left = loss.err(&run.prefix);
+                let err = left + loss.err_rest(total, &run.prefix);
                 let test = Test::Threshold {
                     column,
                     left: run.last,
@@ -541,6 +542,15 @@ fn sweep<L: Loss>(
                 };
                 run.offer(err, test, tol);
                 run.skip(err, tol);
+                // Every later boundary's left part holds this one's: its error is at least
+                // this left part's (a leaf's error never drops when rows join it).
+                if left >= run.threshold && !run.done {
+                    run.finish(run.threshold);
+                    if runs.iter().all(|r| r.done) {
+                        break;
+                    }
+                    continue;
+                }
             }
         }
         add(&mut run.prefix, e.row);
