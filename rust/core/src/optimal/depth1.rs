@@ -432,10 +432,12 @@ fn scan_column<L: Loss>(
                 loss,
                 sides,
                 runs,
-                |row| side_of(code, row),
-                |prefix, row| {
-                    let class = code.get(row as usize).map_or(0, |&b| usize::from(b >> 1));
-                    if let Some(count) = prefix.get_mut(class) {
+                |row| {
+                    let byte = code.get(row as usize).copied().unwrap_or(0); // a training row
+                    (usize::from(byte & 1), byte)
+                },
+                |prefix, byte| {
+                    if let Some(count) = prefix.get_mut(usize::from(byte >> 1)) {
                         *count += 1.0;
                     }
                 },
@@ -451,7 +453,7 @@ fn scan_column<L: Loss>(
                     loss,
                     sides,
                     runs,
-                    |row| sides.of(row),
+                    |row| (sides.of(row), row),
                     |prefix, row| loss.add(prefix, row),
                     |row| if unit { 1.0 } else { loss.move_cost(row) },
                 );
@@ -492,12 +494,12 @@ fn scan_column<L: Loss>(
     }
 }
 
-/// [`scan_column`] on ordering `c`'s sorted list: `side_of`, `add` and `moves` read a row's
-/// side, add its statistics to a prefix and give its move cost, so that each way of reading
-/// rows gets a loop of its own.
+/// [`scan_column`] on ordering `c`'s sorted list: `read` gives a row's side and a key to it
+/// (read once per row), `add` adds the key's statistics to a prefix and `moves` gives its
+/// move cost, so that each way of reading rows gets a loop of its own.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn sweep<L: Loss>(
+fn sweep<L: Loss, K: Copy>(
     ctx: &Ctx<'_, L>,
     c: usize,
     ordering: &Ordering,
@@ -505,14 +507,14 @@ fn sweep<L: Loss>(
     loss: &L,
     sides: &Sides<'_>,
     runs: &mut [Run; 2],
-    side_of: impl Fn(u32) -> usize,
-    add: impl Fn(&mut [f64], u32),
-    moves: impl Fn(u32) -> f64,
+    read: impl Fn(u32) -> (usize, K),
+    add: impl Fn(&mut [f64], K),
+    moves: impl Fn(K) -> f64,
 ) {
     let tol = ctx.tol;
     let column = c as u32;
     for e in node.list(c) {
-        let s = side_of(e.row);
+        let (s, key) = read(e.row);
         let Some(run) = runs.get_mut(s) else {
             continue;
         };
@@ -553,8 +555,8 @@ fn sweep<L: Loss>(
                 }
             }
         }
-        add(&mut run.prefix, e.row);
-        run.moved += moves(e.row);
+        add(&mut run.prefix, key);
+        run.moved += moves(key);
         run.last = e.rank;
     }
     for run in runs.iter_mut().filter(|r| !r.done) {
