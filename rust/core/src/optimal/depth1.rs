@@ -21,6 +21,7 @@
 
 use rayon::prelude::*;
 
+use super::columns::Ordering;
 use super::loss::Loss;
 use super::node::Node;
 use super::search::Ctx;
@@ -28,12 +29,18 @@ use super::solution::Test;
 
 /// The node's rows split between two sides (or all on side 0), with each side's statistics.
 pub(crate) struct Sides<'a> {
-    /// Each training row's side; `None`: every row is on side 0 and side 1 is empty.
+    /// Each training row's side in bit 0; `None`: every row is on side 0 and side 1 is
+    /// empty.
     pub side: Option<&'a [u8]>,
+    /// The bits above the side hold the row's class ([`Loss::counted_classes`]).
+    coded: bool,
     pub total: [Vec<f64>; 2],
     /// Σ move costs of each side's rows.
     pub moves: [f64; 2],
 }
+
+/// Classes a row's byte holds beside its side.
+const CODED_CLASSES: usize = 1 << 7;
 
 impl<'a> Sides<'a> {
     /// Every row of `node` on side 0.
@@ -42,13 +49,19 @@ impl<'a> Sides<'a> {
         let moves = node.rows.iter().map(|&r| loss.move_cost(r)).sum();
         Sides {
             side: None,
+            coded: false,
             total: [total, vec![0.0; loss.width()]],
             moves: [moves, 0.0],
         }
     }
 
-    /// The rows of `node` on the sides `side` gives them.
-    pub(crate) fn two<L: Loss>(loss: &L, node: &Node, side: &'a [u8]) -> Sides<'a> {
+    /// The rows of `node` on the sides `side` gives them (0 or 1 per row). Where rows are
+    /// counted by class, each row's class is stored in its byte above the side: a scan then
+    /// reads one byte per row.
+    pub(crate) fn two<L: Loss>(loss: &L, node: &Node, side: &'a mut [u8]) -> Sides<'a> {
+        let classes = loss
+            .counted_classes()
+            .filter(|_| loss.width() <= CODED_CLASSES);
         let mut total = [vec![0.0; loss.width()], vec![0.0; loss.width()]];
         let mut moves = [0.0; 2];
         for &r in &node.rows {
@@ -57,9 +70,14 @@ impl<'a> Sides<'a> {
                 loss.add(t, r);
                 *m += loss.move_cost(r);
             }
+            let class = classes.and_then(|c| c.get(r as usize)).copied();
+            if let (Some(byte), Some(class)) = (side.get_mut(r as usize), class) {
+                *byte |= (class as u8) << 1; // class < CODED_CLASSES
+            }
         }
         Sides {
             side: Some(side),
+            coded: classes.is_some(),
             total,
             moves,
         }
@@ -75,7 +93,7 @@ impl<'a> Sides<'a> {
 /// rows: the default is never read).
 #[inline]
 fn side_of(side: &[u8], row: u32) -> usize {
-    usize::from(side.get(row as usize).copied().unwrap_or(0) != 0)
+    usize::from(side.get(row as usize).copied().unwrap_or(0) & 1)
 }
 
 /// The best depth-one tree of one side, as far as it was searched.
@@ -185,8 +203,8 @@ impl Run {
     /// reaches past its last row.
     #[inline]
     fn skip(&mut self, err: f64, tol: f64) {
-        self.low = self.low.min(err);
-        self.threshold = (self.target + self.margin).min(self.low);
+        self.low = lesser(self.low, err);
+        self.threshold = lesser(self.target + self.margin, self.low);
         self.skip_to = self.moved + (err - self.threshold);
         self.end = self.threshold - tol - self.leaf + self.moves;
         if self.skip_to >= self.moves && !self.done {
@@ -196,7 +214,7 @@ impl Run {
         self.trigger = if self.done {
             f64::INFINITY
         } else {
-            self.end.min(self.skip_to)
+            lesser(self.end, self.skip_to)
         };
     }
 
@@ -225,6 +243,17 @@ impl Run {
             split: self.best,
             floor: self.target,
         }
+    }
+}
+
+/// The smaller of two numbers that are never NaN: one comparison, where `f64::min` also
+/// handles NaN (this runs at every boundary a scan scores).
+#[inline]
+fn lesser(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
     }
 }
 
@@ -393,46 +422,42 @@ fn scan_column<L: Loss>(
         return;
     }
     if let Some(ordering) = ctx.columns.orderings.get(c) {
-        let column = c as u32;
-        let unit = loss.unit_moves();
-        for e in node.list(c) {
-            let s = sides.of(e.row);
-            let Some(run) = runs.get_mut(s) else {
-                continue;
-            };
-            // The common step is the last three lines: rows of a finished side are added
-            // too (their sums are no longer read) rather than branched around.
-            if run.moved >= run.trigger && e.rank != run.last && run.last != NO_RANK {
-                if run.moved >= run.end {
-                    // Every later boundary is at least the leaf's error less what is left
-                    // to move.
-                    let end = run.leaf - run.moves + run.moved;
-                    run.finish(run.threshold.min(end));
-                    if runs.iter().all(|r| r.done) {
-                        break;
+        match sides.side.filter(|_| sides.coded) {
+            // Each row's byte holds its side and its class: one read, and a count.
+            Some(code) => sweep(
+                ctx,
+                c,
+                ordering,
+                node,
+                loss,
+                sides,
+                runs,
+                |row| {
+                    let byte = code.get(row as usize).copied().unwrap_or(0); // a training row
+                    (usize::from(byte & 1), byte)
+                },
+                |prefix, byte| {
+                    if let Some(count) = prefix.get_mut(usize::from(byte >> 1)) {
+                        *count += 1.0;
                     }
-                    continue;
-                }
-                if let (true, Some(total)) = (
-                    run.moved > run.skip_to && !ordering.is_duplicate(run.last),
-                    sides.total.get(s),
-                ) {
-                    let err = loss.err(&run.prefix) + loss.err_rest(total, &run.prefix);
-                    let test = Test::Threshold {
-                        column,
-                        left: run.last,
-                        right: e.rank,
-                    };
-                    run.offer(err, test, tol);
-                    run.skip(err, tol);
-                }
+                },
+                |_| 1.0,
+            ),
+            None => {
+                let unit = loss.unit_moves();
+                sweep(
+                    ctx,
+                    c,
+                    ordering,
+                    node,
+                    loss,
+                    sides,
+                    runs,
+                    |row| (sides.of(row), row),
+                    |prefix, row| loss.add(prefix, row),
+                    |row| if unit { 1.0 } else { loss.move_cost(row) },
+                );
             }
-            loss.add(&mut run.prefix, e.row);
-            run.moved += if unit { 1.0 } else { loss.move_cost(e.row) };
-            run.last = e.rank;
-        }
-        for run in runs.iter_mut().filter(|r| !r.done) {
-            run.finish(run.threshold);
         }
     } else if let Some(nominal) = ctx.columns.nominals.get(c - ctx.columns.orderings.len()) {
         let width = loss.width();
@@ -466,5 +491,75 @@ fn scan_column<L: Loss>(
             // The best subset is exact: the column's bound is its error (or the leaf's).
             run.finish(f64::INFINITY);
         }
+    }
+}
+
+/// [`scan_column`] on ordering `c`'s sorted list: `read` gives a row's side and a key to it
+/// (read once per row), `add` adds the key's statistics to a prefix and `moves` gives its
+/// move cost, so that each way of reading rows gets a loop of its own.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn sweep<L: Loss, K: Copy>(
+    ctx: &Ctx<'_, L>,
+    c: usize,
+    ordering: &Ordering,
+    node: &Node,
+    loss: &L,
+    sides: &Sides<'_>,
+    runs: &mut [Run; 2],
+    read: impl Fn(u32) -> (usize, K),
+    add: impl Fn(&mut [f64], K),
+    moves: impl Fn(K) -> f64,
+) {
+    let tol = ctx.tol;
+    let column = c as u32;
+    for e in node.list(c) {
+        let (s, key) = read(e.row);
+        let Some(run) = runs.get_mut(s) else {
+            continue;
+        };
+        // The common step is the last three lines: rows of a finished side are added
+        // too (their sums are no longer read) rather than branched around.
+        if run.moved >= run.trigger && e.rank != run.last && run.last != NO_RANK {
+            if run.moved >= run.end {
+                // Every later boundary is at least the leaf's error less what is left
+                // to move.
+                let end = run.leaf - run.moves + run.moved;
+                run.finish(run.threshold.min(end));
+                if runs.iter().all(|r| r.done) {
+                    break;
+                }
+                continue;
+            }
+            if let (true, Some(total)) = (
+                run.moved > run.skip_to && !ordering.is_duplicate(run.last),
+                sides.total.get(s),
+            ) {
+                let left = loss.err(&run.prefix);
+                let err = left + loss.err_rest(total, &run.prefix);
+                let test = Test::Threshold {
+                    column,
+                    left: run.last,
+                    right: e.rank,
+                };
+                run.offer(err, test, tol);
+                run.skip(err, tol);
+                // Every later boundary's left part holds this one's: its error is at least
+                // this left part's (a leaf's error never drops when rows join it).
+                if left >= run.threshold && !run.done {
+                    run.finish(run.threshold);
+                    if runs.iter().all(|r| r.done) {
+                        break;
+                    }
+                    continue;
+                }
+            }
+        }
+        add(&mut run.prefix, key);
+        run.moved += moves(key);
+        run.last = e.rank;
+    }
+    for run in runs.iter_mut().filter(|r| !r.done) {
+        run.finish(run.threshold);
     }
 }

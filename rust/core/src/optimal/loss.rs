@@ -27,6 +27,11 @@ pub(crate) trait Loss: Copy + Send + Sync {
     fn unit_moves(&self) -> bool {
         false
     }
+    /// Unit weights and no costs: each training row's class, all a row adds to its leaf's
+    /// statistics (one to its class's count), so that scans can read it from a byte.
+    fn counted_classes(&self) -> Option<&[u32]> {
+        None
+    }
     /// Whether a row's statistics are the same at every node, so that the counts of one
     /// node's rows can be updated into another's (regression centres them on the node's).
     fn shared_stats(&self) -> bool {
@@ -163,6 +168,17 @@ impl<'a> ClassLoss<'a> {
     }
 }
 
+/// A leaf's misclassified weight from its class weights: their sum less the largest (at
+/// least 0). Two classes get a fixed-size array, so the scans' many boundary scores run no
+/// loop; the comparison is NaN-unaware, as weights are never NaN.
+#[inline]
+fn misclassified(counts: impl Iterator<Item = f64>) -> f64 {
+    let (sum, max) = counts.fold((0.0, 0.0f64), |(s, m), c| {
+        (s + c, if c > m { c } else { m })
+    });
+    sum - max
+}
+
 impl Loss for ClassLoss<'_> {
     #[inline]
     fn width(&self) -> usize {
@@ -184,12 +200,10 @@ impl Loss for ClassLoss<'_> {
     #[inline]
     fn err(&self, stats: &[f64]) -> f64 {
         match self.costs {
-            None => {
-                let (sum, max) = stats
-                    .iter()
-                    .fold((0.0, 0.0f64), |(s, m), &c| (s + c, m.max(c)));
-                sum - max
-            }
+            None => match *stats {
+                [a, b] => misclassified([a, b].into_iter()),
+                _ => misclassified(stats.iter().copied()),
+            },
             Some(costs) => self.least_cost(costs, stats.iter().copied()),
         }
     }
@@ -197,15 +211,10 @@ impl Loss for ClassLoss<'_> {
     #[inline]
     fn err_rest(&self, total: &[f64], part: &[f64]) -> f64 {
         match self.costs {
-            None => {
-                let (sum, max) = total
-                    .iter()
-                    .zip(part)
-                    .fold((0.0, 0.0f64), |(s, m), (&t, &p)| {
-                        (s + (t - p), m.max(t - p))
-                    });
-                sum - max
-            }
+            None => match (total, part) {
+                (&[t0, t1], &[p0, p1]) => misclassified([t0 - p0, t1 - p1].into_iter()),
+                _ => misclassified(total.iter().zip(part).map(|(&t, &p)| t - p)),
+            },
             Some(costs) => self.least_cost(costs, total.iter().zip(part).map(|(t, p)| t - p)),
         }
     }
@@ -223,6 +232,10 @@ impl Loss for ClassLoss<'_> {
 
     fn unit_moves(&self) -> bool {
         self.unit && self.costs.is_none()
+    }
+
+    fn counted_classes(&self) -> Option<&[u32]> {
+        self.unit_moves().then_some(self.labels)
     }
 
     fn classes(&self) -> usize {
