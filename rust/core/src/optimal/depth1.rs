@@ -422,16 +422,17 @@ fn scan_column<L: Loss>(
         return;
     }
     if let Some(ordering) = ctx.columns.orderings.get(c) {
+        // The two ways of reading a row (below) sweep the same ordering of the same node.
+        macro_rules! sweep_reading {
+            ($read:expr, $add:expr, $cost:expr) => {
+                sweep(
+                    ctx, c, ordering, node, loss, sides, runs, $read, $add, $cost,
+                )
+            };
+        }
         match sides.side.filter(|_| sides.coded) {
             // Each row's byte holds its side and its class: one read, and a count.
-            Some(code) => sweep(
-                ctx,
-                c,
-                ordering,
-                node,
-                loss,
-                sides,
-                runs,
+            Some(code) => sweep_reading!(
                 |row| {
                     let byte = code.get(row as usize).copied().unwrap_or(0); // a training row
                     (usize::from(byte & 1), byte)
@@ -441,21 +442,14 @@ fn scan_column<L: Loss>(
                         *count += 1.0;
                     }
                 },
-                |_| 1.0,
+                |_| 1.0
             ),
             None => {
                 let unit = loss.unit_moves();
-                sweep(
-                    ctx,
-                    c,
-                    ordering,
-                    node,
-                    loss,
-                    sides,
-                    runs,
+                sweep_reading!(
                     |row| (sides.of(row), row),
                     |prefix, row| loss.add(prefix, row),
-                    |row| if unit { 1.0 } else { loss.move_cost(row) },
+                    |row| if unit { 1.0 } else { loss.move_cost(row) }
                 );
             }
         }
