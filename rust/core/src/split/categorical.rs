@@ -13,15 +13,48 @@ impl Searcher<'_, '_> {
         node: &NodeRows,
     ) -> Categories {
         let mut cats = Categories::empty(self, k);
-        match *self.target {
-            Target::Classes { codes: classes, .. }
-                if !self.has_scales() && node.weights.iter().all(|&w| w == 1.0) =>
-            {
+        match (*self.target, self.counts_categories(node)) {
+            (Target::Classes { codes: classes, .. }, true) => {
                 cats.count_classes(codes, &node.rows, classes);
             }
             _ => self.add_coded(&mut cats, codes, node),
         }
         cats
+    }
+
+    /// Whether [`Self::per_category`] counts the node's rows as integers (classes, rows of
+    /// weight 1, no class factors): sums that subtract without a rounding residue.
+    fn counts_categories(&self, node: &NodeRows) -> bool {
+        matches!(self.target, Target::Classes { .. })
+            && !self.has_scales()
+            && node.weights.iter().all(|&w| w == 1.0)
+    }
+
+    /// Each usable categorical feature's [`Self::per_category`] sums at the node, counted
+    /// with its histograms so that a split's larger child takes them by subtraction
+    /// ([`Categories::subtract`]); empty when the rows are not counted as integers, `None`
+    /// for a numeric or unusable feature. The search counts a feature without sums itself.
+    pub(crate) fn category_counts(
+        &self,
+        node: &NodeRows,
+        usable: &[bool],
+    ) -> Vec<Option<Categories>> {
+        if !self.counts_categories(node) {
+            return Vec::new();
+        }
+        let columns = self.data.columns();
+        let count = |(f, column): (usize, &Column<'_>)| match column {
+            Column::Categorical(col) if usable.get(f) == Some(&true) => {
+                let codes = node.rows.iter().map(|&r| columns.code(f, r as usize));
+                Some(self.per_category(codes, col.n_categories as usize, node))
+            }
+            _ => None,
+        };
+        if node.len() >= PARALLEL_ROWS {
+            columns.par_iter().enumerate().map(count).collect()
+        } else {
+            columns.iter().enumerate().map(count).collect()
+        }
     }
 
     /// Adds the rows of `node` (whose codes are `codes`) to `cats`: a fit that sees its rows
@@ -665,6 +698,36 @@ impl Categories {
         for (s, &n) in self.missing_stats.iter_mut().zip(absent) {
             *s += f64::from(n);
         }
+    }
+
+    /// `self` (a parent's) less `child`'s sums, in place: the sibling's when each of the
+    /// parent's rows went to one child. Exact for the integer counts
+    /// [`Searcher::category_counts`] keeps; `None` when the two are not of one shape.
+    pub(crate) fn subtract(mut self, child: &Categories) -> Option<Categories> {
+        let same = self.width == child.width
+            && self.stats.len() == child.stats.len()
+            && self.counts.len() == child.counts.len()
+            && self.missing_stats.len() == child.missing_stats.len();
+        if !same {
+            return None;
+        }
+        let pairs = self.stats.iter_mut().zip(&child.stats);
+        for (s, c) in pairs.chain(self.missing_stats.iter_mut().zip(&child.missing_stats)) {
+            *s -= c;
+        }
+        for (n, c) in self.counts.iter_mut().zip(&child.counts) {
+            *n = n.checked_sub(*c)?;
+        }
+        self.n_missing = self.n_missing.checked_sub(child.n_missing)?;
+        Some(self)
+    }
+
+    /// Bytes held (a node's histograms are kept within a memory budget).
+    pub(crate) fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + std::mem::size_of_val(self.stats.as_slice())
+            + std::mem::size_of_val(self.counts.as_slice())
+            + std::mem::size_of_val(self.missing_stats.as_slice())
     }
 
     /// How many categories the feature has.

@@ -833,6 +833,9 @@ pub(crate) struct Histograms {
     sums: Vec<f64>,
     /// Values per bin: `stats_width + 1`.
     slots: usize,
+    /// Each categorical feature's sums ([`Searcher::category_counts`]): integer counts, so a
+    /// larger child's come by subtraction to the bit; empty or `None` where not counted.
+    cats: Vec<Option<Categories>>,
 }
 
 impl Histograms {
@@ -855,7 +858,12 @@ impl Histograms {
 
     /// Histograms from sums laid out by [`Self::layout`].
     pub(crate) fn from_sums(spans: Vec<Range<usize>>, sums: Vec<f64>, slots: usize) -> Self {
-        Histograms { spans, sums, slots }
+        Histograms {
+            spans,
+            sums,
+            slots,
+            cats: Vec::new(),
+        }
     }
 
     /// `self` (a parent's) minus `child`'s, in place: the sibling's histograms when a binary
@@ -863,6 +871,11 @@ impl Histograms {
     /// usable features; a feature whose layouts differ is dropped from the result.
     pub(crate) fn subtract_from(mut self, child: &Histograms) -> Histograms {
         let slots = self.slots;
+        let mine = std::mem::take(&mut self.cats).into_iter();
+        self.cats = mine
+            .zip(child.cats.iter())
+            .map(|(parent, child)| parent?.subtract(child.as_ref()?))
+            .collect();
         if self.spans == child.spans && slots == child.slots {
             subtract_bins(&mut self.sums, &child.sums, slots);
             return self;
@@ -884,6 +897,17 @@ impl Histograms {
         std::mem::size_of::<Self>()
             + std::mem::size_of_val(self.sums.as_slice())
             + std::mem::size_of_val(self.spans.as_slice())
+            + self
+                .cats
+                .iter()
+                .flatten()
+                .map(Categories::bytes)
+                .sum::<usize>()
+    }
+
+    /// Categorical feature `f`'s sums, if they were counted with the histograms.
+    pub(crate) fn categories(&self, f: usize) -> Option<&Categories> {
+        self.cats.get(f)?.as_ref()
     }
 
     /// Feature `f`'s row count of each bin, the missing bin last: the codes a split's routing
@@ -1005,11 +1029,17 @@ impl Searcher<'_, '_> {
                 spans: vec![0..0; spans.len()],
                 sums: Vec::new(),
                 slots,
+                cats: Vec::new(),
             };
         };
         sums.resize(len, 0.0);
         self.add_rows(bins, &spans, &mut sums, rows, stored, true);
-        Histograms { spans, sums, slots }
+        Histograms {
+            spans,
+            sums,
+            slots,
+            cats: self.category_counts(rows, usable),
+        }
     }
 
     /// Adds `rows` to histograms laid out as [`Histograms::layout`] says (`sums`), feature by
@@ -1763,6 +1793,82 @@ mod tests {
                     assert!(close(a.score.gain, b.score.gain));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn larger_childs_category_counts_by_subtraction() {
+        let mut rng = Rng(11);
+        for case in 0..40 {
+            let n = 50 + rng.below(600);
+            let k = 1 + rng.below(if case % 2 == 0 { 5 } else { 300 });
+            let codes: Vec<u32> = (0..n).map(|_| rng.below(k) as u32).collect();
+            let missing: Vec<bool> = (0..n).map(|_| rng.unit() < 0.15).collect();
+            let x = few_values(&mut rng, n, 0.1);
+            let classes: Vec<u32> = (0..n).map(|_| rng.below(3) as u32).collect();
+            let data = Dataset::new(vec![
+                Column::numeric(&x),
+                Column::Categorical(CategoricalColumn {
+                    codes: &codes,
+                    missing_mask: Some(&missing),
+                    n_categories: k as u32,
+                    ordered: case % 3 == 0,
+                }),
+            ])
+            .unwrap();
+            let target = Target::Classes {
+                codes: &classes,
+                n_classes: 3,
+            };
+            let params = TreeParams {
+                criterion: Criterion::Gini,
+                missing: MissingStrategy::Learned,
+                ..TreeParams::default()
+            };
+            let s = Searcher::new(&data, &target, &params, n as f64);
+            let bins = Bins::new(&data, MAX_BINS, None).unwrap();
+            let usable = [true, true];
+            let mut parent = random_node(&mut rng, &vec![1.0; n]);
+            parent.weights.fill(1.0);
+            let (mut left, mut right) = (NodeRows::default(), NodeRows::default());
+            for (r, w) in parent.iter() {
+                let side = if rng.unit() < 0.3 {
+                    &mut left
+                } else {
+                    &mut right
+                };
+                side.rows.push(r as u32);
+                side.weights.push(w);
+            }
+            let derived = s
+                .histograms(&bins, &parent, &usable, None)
+                .subtract_from(&s.histograms(&bins, &left, &usable, None));
+            let direct = s.histograms(&bins, &right, &usable, None);
+            let sums = |h: &Histograms| {
+                let mut out = Vec::new();
+                h.categories(1).expect("counted").write_to(&mut out);
+                out
+            };
+            // To the bit, as the search would count them itself.
+            assert_eq!(sums(&derived), sums(&direct));
+            let codes_of = right
+                .rows
+                .iter()
+                .map(|&r| data.columns().code(1, r as usize));
+            let mut counted = Vec::new();
+            s.per_category(codes_of, k, &right).write_to(&mut counted);
+            assert_eq!(sums(&direct), counted);
+            assert!(
+                derived.categories(0).is_none(),
+                "a numeric feature has none"
+            );
+            // Rows of other weights are summed, not counted: the search sums them itself.
+            let mut weighted = right.clone();
+            weighted.weights.iter_mut().for_each(|w| *w = 0.5);
+            assert!(s
+                .histograms(&bins, &weighted, &usable, None)
+                .categories(1)
+                .is_none());
         }
     }
 

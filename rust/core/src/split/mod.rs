@@ -784,10 +784,15 @@ impl<'a, 'd> Searcher<'a, 'd> {
                         ranks,
                     );
                 }
+                let counted = match prepared {
+                    Prepared::Summed { cats, .. } => Some(cats.get(feature)?.as_ref()?),
+                    Prepared::Hist { hist, .. } => hist.categories(feature),
+                    _ => None,
+                };
                 let owned;
-                let cats = match prepared {
-                    Prepared::Summed { cats, .. } => cats.get(feature)?.as_ref()?,
-                    _ => {
+                let cats = match counted {
+                    Some(cats) => cats,
+                    None => {
                         let codes = node.rows.iter().map(code_of);
                         owned = self.per_category(codes, col.n_categories as usize, node);
                         &owned
