@@ -5,7 +5,7 @@
 //! the order of their best single split (the best trees tend to start there, so the
 //! incumbent drops early). Evaluating a split at depth two is one sweep
 //! ([`super::depth2`]); deeper, the split's two children are solved as subproblems, the
-//! larger first with the bound the smaller leaves it, then the smaller with what the larger
+//! smaller first with the bound the larger leaves it, then the larger with what the smaller
 //! left. Solved subproblems are cached by row set ([`super::cache`]).
 //!
 //! `solve` calls itself once per depth level through `evaluate`, so the call stack is
@@ -656,40 +656,44 @@ fn evaluate<L: Loss>(
     };
     for (i, k_left) in allocations(depth, leaves).enumerate() {
         let k_right = leaves - k_left;
-        let left_first = left.len() >= right.len();
-        let (big, k_big, small, k_small) = if left_first {
+        // Depth-two children: the smaller first, its search being the cheaper, and the bound
+        // it proves lowers the larger one's (breast cancer at depth three: 16% fewer rows
+        // swept). Deeper, the larger first (breast cancer at depth four took 2.6x as long
+        // the other way).
+        let left_first = (left.len() < right.len()) == (depth == 3);
+        let (first, k_first, second, k_second) = if left_first {
             (&left, k_left, &right, k_right)
         } else {
             (&right, k_right, &left, k_left)
         };
         // What the neighbours prove of each child (at least a leaf's penalty).
-        let hint_big = hint.part(!left_first, i, alpha);
-        let hint_small = hint.part(left_first, i, alpha);
-        let (lower_big, lower_small) = if inc.rules_out(hint_big + hint_small) {
-            (hint_big, hint_small)
+        let hint_first = hint.part(!left_first, i, alpha);
+        let hint_second = hint.part(left_first, i, alpha);
+        let (lower_first, lower_second) = if inc.rules_out(hint_first + hint_second) {
+            (hint_first, hint_second)
         } else {
-            let ub = inc.bound() - hint_small;
-            let big_out = solve(ctx, big, depth - 1, k_big, ub, hint_big, side);
-            if inc.rules_out(big_out.lower + hint_small) || ctx.control.stopped() {
-                (big_out.lower, hint_small)
+            let ub = inc.bound() - hint_second;
+            let first_out = solve(ctx, first, depth - 1, k_first, ub, hint_first, side);
+            if inc.rules_out(first_out.lower + hint_second) || ctx.control.stopped() {
+                (first_out.lower, hint_second)
             } else {
-                let ub = inc.bound() - big_out.lower + slack;
-                let small_out = solve(ctx, small, depth - 1, k_small, ub, hint_small, side);
-                inc.offer(big_out.cost + small_out.cost, || {
+                let ub = inc.bound() - first_out.lower + slack;
+                let second_out = solve(ctx, second, depth - 1, k_second, ub, hint_second, side);
+                inc.offer(first_out.cost + second_out.cost, || {
                     let (l, r) = if left_first {
-                        (&big_out.sol, &small_out.sol)
+                        (&first_out.sol, &second_out.sol)
                     } else {
-                        (&small_out.sol, &big_out.sol)
+                        (&second_out.sol, &first_out.sol)
                     };
                     Sol::split(test, l, r)
                 });
-                (big_out.lower, small_out.lower)
+                (first_out.lower, second_out.lower)
             }
         };
         let (l, r) = if left_first {
-            (lower_big, lower_small)
+            (lower_first, lower_second)
         } else {
-            (lower_small, lower_big)
+            (lower_second, lower_first)
         };
         result.left.push(l);
         result.right.push(r);
