@@ -360,14 +360,7 @@ fn grow_checked(
     });
     tree.reserve_nodes(1, control).ok_or_else(stop)?;
     let root = tree.root(1.0);
-    let all = |n: usize, w: &[f64]| -> Result<NodeRows> {
-        let mut rows = control.vec(n).ok_or_else(stop)?;
-        rows.extend(0..n as u32);
-        let mut weights = control.vec(n).ok_or_else(stop)?;
-        weights.extend_from_slice(w);
-        Ok(NodeRows { rows, weights })
-    };
-    let rows = all(data.n_rows(), train.weights)?;
+    let rows = NodeRows::all(train.weights, control).ok_or_else(stop)?;
     let usable = vec![true; data.n_features()];
     // Class-majority fills change a node's values, hence its order and bins: those sort.
     // Random tests read the rows as they are.
@@ -386,7 +379,7 @@ fn grow_checked(
         None => Index::Unsorted,
     };
     let validation_rows = match validation {
-        Some(v) => all(v.data.n_rows(), v.weights)?,
+        Some(v) => NodeRows::all(v.weights, control).ok_or_else(stop)?,
         None => NodeRows::default(),
     };
     let root = grower.create(
@@ -1293,7 +1286,8 @@ fn stats_of(target: &Target<'_>, rows: &NodeRows) -> Vec<f64> {
 /// rule); a row the rule leaves to C4.5 (`None`) goes to every child with its weight × r̃_v,
 /// children with r̃_v = 0 excepted. `routes` records where each row went, for the children's
 /// sorted lists. The rows are routed twice, to count and then to send, so that each child's
-/// rows are reserved exactly through `control` (`None` when the memory cannot be had).
+/// rows are reserved exactly through `control` (`None` when the memory cannot be had); rows
+/// that all weigh the same and are none of them spread keep their one weight.
 fn partition(
     route: impl Fn(usize) -> Option<usize>,
     rows: &NodeRows,
@@ -1302,6 +1296,7 @@ fn partition(
     control: &Control,
 ) -> Option<Vec<NodeRows>> {
     let mut counts = vec![0usize; fractions.len()];
+    let mut spread = false;
     for (r, _) in rows.iter() {
         match route(r) {
             Some(c) => {
@@ -1310,25 +1305,23 @@ fn partition(
                 }
             }
             None => {
+                spread = true;
                 for (n, &f) in counts.iter_mut().zip(fractions) {
                     *n += usize::from(f > 0.0);
                 }
             }
         }
     }
+    let same = rows.same_weight().filter(|_| !spread);
     let mut parts = Vec::with_capacity(fractions.len());
     for &n in &counts {
-        parts.push(NodeRows {
-            rows: control.vec(n)?,
-            weights: control.vec(n)?,
-        });
+        parts.push(NodeRows::with_room(n, same, control)?);
     }
     for (r, w) in rows.iter() {
         match route(r) {
             Some(c) => {
                 if let Some(part) = parts.get_mut(c) {
-                    part.rows.push(r as u32);
-                    part.weights.push(w);
+                    part.push(r as u32, w);
                 }
                 if let Some(routes) = routes.as_deref_mut() {
                     routes.went_to(c);
@@ -1337,8 +1330,7 @@ fn partition(
             None => {
                 for (part, &f) in parts.iter_mut().zip(fractions) {
                     if f > 0.0 {
-                        part.rows.push(r as u32);
-                        part.weights.push(w * f);
+                        part.push(r as u32, w * f);
                     }
                 }
                 if let Some(routes) = routes.as_deref_mut() {

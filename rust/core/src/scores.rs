@@ -67,10 +67,7 @@ pub fn split_scores(
     crate::builder::check_criterion(criterion, categorical_split, target, data)?;
     crate::builder::check_outputs(&params, target)?;
     let searcher = Searcher::new(data, target, &params, weights.iter().sum());
-    let rows = NodeRows {
-        rows: (0..data.n_rows() as u32).collect(),
-        weights: weights.to_vec(),
-    };
+    let rows = NodeRows::each((0..data.n_rows() as u32).collect(), weights.to_vec());
     let usable = vec![true; data.n_features()];
     let (candidates, _) = searcher.candidates(&rows, &usable, None, Prepared::Unsorted);
     Ok(candidates

@@ -60,7 +60,7 @@ impl<'r> Sets<'r> {
     #[inline]
     fn add(&mut self, i: u32) {
         let i = i as usize;
-        let Some(&w) = self.node.weights.get(i) else {
+        let Some(w) = self.node.weight(i) else {
             return;
         };
         for (tree, ranked) in self.trees.iter_mut().zip(&self.ranks.outputs) {
@@ -319,7 +319,7 @@ impl Searcher<'_, '_> {
         };
         for (k, &i) in order.iter().enumerate().take(n - 1) {
             // `order` holds positions of the node's rows: the 0.0 is never read.
-            wl += node.weights.get(i as usize).copied().unwrap_or(0.0);
+            wl += node.weight(i as usize).unwrap_or(0.0);
             if !cut_after(k) {
                 continue;
             }
@@ -783,14 +783,14 @@ mod tests {
     fn direct_error(y: &[f64], node: &NodeRows, rows: &[usize]) -> f64 {
         let mut pairs: Vec<(f64, f64)> = rows
             .iter()
-            .map(|&i| (y[node.rows[i] as usize], node.weights[i]))
+            .map(|&i| (y[node.rows[i] as usize], node.weight(i).unwrap_or(0.0)))
             .collect();
         let w: f64 = pairs.iter().map(|p| p.1).sum();
         crate::median::absolute_error(&mut pairs).map_or(0.0, |(_, mad)| mad * w)
     }
 
     fn weight(node: &NodeRows, rows: &[usize]) -> f64 {
-        rows.iter().map(|&i| node.weights[i]).sum()
+        rows.iter().filter_map(|&i| node.weight(i)).sum()
     }
 
     /// The best quality of every two-way division the scan may consider, by brute force:
@@ -896,10 +896,7 @@ mod tests {
                 min_samples_leaf: [1, 1, 3][case % 3],
                 ..TreeParams::default()
             };
-            let node = NodeRows {
-                rows: (0..n as u32).collect(),
-                weights: weights.clone(),
-            };
+            let node = NodeRows::each((0..n as u32).collect(), weights.clone());
             let node_weight: f64 = weights.iter().sum();
             let mean = y.iter().zip(&weights).map(|(a, w)| a * w).sum::<f64>() / node_weight;
             let s = Searcher::new(&data, &target, &params, node_weight).centred_on(mean);

@@ -27,7 +27,7 @@ impl Searcher<'_, '_> {
     fn counts_categories(&self, node: &NodeRows) -> bool {
         matches!(self.target, Target::Classes { .. })
             && !self.has_scales()
-            && node.weights.iter().all(|&w| w == 1.0)
+            && node.all_weights(|w| w == 1.0)
     }
 
     /// Each usable categorical feature's [`Self::per_category`] sums at the node, counted
@@ -75,7 +75,7 @@ impl Searcher<'_, '_> {
         node: &NodeRows,
     ) {
         let width = cats.width;
-        for ((code, &r), &w) in codes.zip(&node.rows).zip(&node.weights) {
+        for (code, (r, w)) in codes.zip(node.iter()) {
             let slot = code.and_then(|c| {
                 let c = c as usize;
                 let s = cats.stats.get_mut(c * width..(c + 1) * width)?;
@@ -83,12 +83,12 @@ impl Searcher<'_, '_> {
             });
             match slot {
                 Some((s, n)) => {
-                    self.accumulate(s, r as usize, w);
+                    self.accumulate(s, r, w);
                     *n += 1;
                 }
                 None => {
                     cats.n_missing += 1;
-                    self.accumulate(&mut cats.missing_stats, r as usize, w);
+                    self.accumulate(&mut cats.missing_stats, r, w);
                 }
             }
         }

@@ -1150,8 +1150,7 @@ impl Searcher<'_, '_> {
 
     /// Adds the node's rows to one feature's bins.
     fn fill(&self, codes: &[u8], hist: &mut [f64], rows: &NodeRows, slots: usize) {
-        for (&r, &w) in rows.rows.iter().zip(&rows.weights) {
-            let r = r as usize;
+        for (r, w) in rows.iter() {
             let Some(&code) = codes.get(r) else {
                 continue;
             };
@@ -1193,8 +1192,7 @@ impl Searcher<'_, '_> {
             let mut rest = whole.to_vec();
             for e in part.entries {
                 let i = e.pos as usize;
-                if let (Some(&r), Some(&w), Some(code)) =
-                    (rows.rows.get(i), rows.weights.get(i), code(e))
+                if let (Some(&r), Some(w), Some(code)) = (rows.rows.get(i), rows.weight(i), code(e))
                 {
                     add(code, r as usize, w);
                     self.accumulate(&mut rest, r as usize, -w);
@@ -1213,13 +1211,13 @@ impl Searcher<'_, '_> {
             return;
         }
         let mut next = part.entries.iter().peekable();
-        for (i, (&r, &w)) in rows.rows.iter().zip(&rows.weights).enumerate() {
+        for (i, (r, w)) in rows.iter().enumerate() {
             let code = match next.next_if(|e| e.pos as usize == i) {
                 Some(e) => code(e),
                 None => Some(part.zero),
             };
             if let Some(code) = code {
-                add(code, r as usize, w);
+                add(code, r, w);
             }
         }
     }
@@ -1368,7 +1366,7 @@ mod tests {
         params: &TreeParams,
         node: &NodeRows,
     ) -> usize {
-        let total_weight = node.weights.iter().sum::<f64>() * 1.3;
+        let total_weight = node.iter().map(|(_, w)| w).sum::<f64>() * 1.3;
         let searcher = Searcher::new(data, target, params, total_weight);
         let (s, w) = at_node(&searcher, node);
         let bins = Bins::new(data, MAX_BINS, None).unwrap();
@@ -1436,13 +1434,12 @@ mod tests {
         let mut node = NodeRows::default();
         for (r, &w) in weights.iter().enumerate() {
             if rng.unit() < keep {
-                node.rows.push(r as u32);
                 let fragment = if rng.unit() < 0.2 {
                     rng.unit() * 0.9 + 0.05
                 } else {
                     1.0
                 };
-                node.weights.push(w * fragment);
+                node.push(r as u32, w * fragment);
             }
         }
         node
@@ -1618,10 +1615,7 @@ mod tests {
             criterion: Criterion::Entropy,
             ..TreeParams::default()
         };
-        let node = NodeRows {
-            rows: (0..17).collect(),
-            weights: vec![1.0; 17],
-        };
+        let node = NodeRows::each((0..17).collect(), vec![1.0; 17]);
         let s = Searcher::new(&data, &target, &params, 17.0);
         let bins = Bins::new(&data, MAX_BINS, None).unwrap();
         let hist = s.histograms(&bins, &node, &[true; 3], None);
@@ -1662,10 +1656,7 @@ mod tests {
             n_classes: 2,
         };
         // The root, then the clear-texture child with rows of a C4.5 split's fragments.
-        let root = NodeRows {
-            rows: (0..17).collect(),
-            weights: vec![1.0; 17],
-        };
+        let root = NodeRows::each((0..17).collect(), vec![1.0; 17]);
         let mut child = NodeRows::default();
         for r in 0..17u32 {
             let w = match TEXTURE[r as usize] {
@@ -1673,8 +1664,7 @@ mod tests {
                 1 if r % 2 == 0 => 0.4,
                 _ => continue,
             };
-            child.rows.push(r);
-            child.weights.push(w);
+            child.push(r, w);
         }
         for criterion in [Criterion::Entropy, Criterion::GainRatio, Criterion::Gini] {
             for missing in [
@@ -1753,8 +1743,7 @@ mod tests {
                 } else {
                     &mut right
                 };
-                side.rows.push(r as u32);
-                side.weights.push(w);
+                side.push(r as u32, w);
             }
             let searcher = Searcher::new(&data, &target, &params, 1000.0);
             // One shift for the parent and both children, as subtraction requires.
@@ -1828,8 +1817,8 @@ mod tests {
             let s = Searcher::new(&data, &target, &params, n as f64);
             let bins = Bins::new(&data, MAX_BINS, None).unwrap();
             let usable = [true, true];
-            let mut parent = random_node(&mut rng, &vec![1.0; n]);
-            parent.weights.fill(1.0);
+            let picked = random_node(&mut rng, &vec![1.0; n]);
+            let parent = NodeRows::same(picked.rows, 1.0);
             let (mut left, mut right) = (NodeRows::default(), NodeRows::default());
             for (r, w) in parent.iter() {
                 let side = if rng.unit() < 0.3 {
@@ -1837,8 +1826,7 @@ mod tests {
                 } else {
                     &mut right
                 };
-                side.rows.push(r as u32);
-                side.weights.push(w);
+                side.push(r as u32, w);
             }
             let derived = s
                 .histograms(&bins, &parent, &usable, None)
@@ -1863,8 +1851,7 @@ mod tests {
                 "a numeric feature has none"
             );
             // Rows of other weights are summed, not counted: the search sums them itself.
-            let mut weighted = right.clone();
-            weighted.weights.iter_mut().for_each(|w| *w = 0.5);
+            let weighted = NodeRows::same(right.rows.clone(), 0.5);
             assert!(s
                 .histograms(&bins, &weighted, &usable, None)
                 .categories(1)
@@ -1885,24 +1872,15 @@ mod tests {
         let params = TreeParams::default();
         let s = Searcher::new(&data, &target, &params, 4.0);
         let bins = Bins::new(&data, MAX_BINS, None).unwrap();
-        let parent = NodeRows {
-            rows: vec![0, 1, 2, 3],
-            weights: vec![1.0; 4],
-        };
-        let child = NodeRows {
-            rows: vec![0, 1],
-            weights: vec![1.0; 2],
-        };
+        let parent = NodeRows::each(vec![0, 1, 2, 3], vec![1.0; 4]);
+        let child = NodeRows::each(vec![0, 1], vec![1.0; 2]);
         let derived = s
             .histograms(&bins, &parent, &[true, true], None)
             .subtract_from(&s.histograms(&bins, &child, &[false, true], None));
         assert!(derived.feature(0).is_none());
         let direct = s.histograms(
             &bins,
-            &NodeRows {
-                rows: vec![2, 3],
-                weights: vec![1.0; 2],
-            },
+            &NodeRows::each(vec![2, 3], vec![1.0; 2]),
             &[true, true],
             None,
         );
@@ -1963,17 +1941,14 @@ mod tests {
             ..TreeParams::default()
         };
         let searcher = Searcher::new(&data, &target, &params, n as f64);
-        let root = NodeRows {
-            rows: (0..n as u32).collect(),
-            weights: vec![1.0; n],
-        };
-        let child = NodeRows {
-            rows: (0..n as u32).filter(|&r| u[r as usize] > 0.5).collect(),
-            weights: (0..n)
+        let root = NodeRows::each((0..n as u32).collect(), vec![1.0; n]);
+        let child = NodeRows::each(
+            (0..n as u32).filter(|&r| u[r as usize] > 0.5).collect(),
+            (0..n)
                 .filter(|&r| u[r] > 0.5)
                 .map(|r| 1.0 + (r % 3) as f64)
                 .collect(),
-        };
+        );
         let edges: Vec<f64> = (1..max_bins)
             .map(|b| midpoint(column.hi[b - 1], column.lo[b]))
             .collect();
@@ -2105,10 +2080,7 @@ mod tests {
             assert_eq!(bins.column(1).unwrap().n_bins(), 1);
             assert_eq!(bins.column(2).unwrap().codes, vec![0, 0, 0, 0, 1]);
         }
-        let node = NodeRows {
-            rows: (0..5).collect(),
-            weights: vec![1.0; 5],
-        };
+        let node = NodeRows::each((0..5).collect(), vec![1.0; 5]);
         for missing in [MissingStrategy::Fractional, MissingStrategy::Learned] {
             let params = TreeParams {
                 missing,
@@ -2215,17 +2187,11 @@ mod tests {
         println!("Bins::new ({n} rows × {d}), all threads: {took:?}");
         let (took, _) = one.install(|| fastest(|| Bins::new(&data, MAX_BINS, None).unwrap()));
         println!("Bins::new, one thread: {took:?}");
-        let root = NodeRows {
-            rows: (0..n as u32).collect(),
-            weights: vec![1.0; n],
-        };
+        let root = NodeRows::each((0..n as u32).collect(), vec![1.0; n]);
         let half_rows: Vec<u32> = (0..n as u32)
             .filter(|&r| columns[1][r as usize] < 0.5)
             .collect();
-        let half = NodeRows {
-            weights: vec![1.0; half_rows.len()],
-            rows: half_rows,
-        };
+        let half = NodeRows::same(half_rows, 1.0);
         let usable = vec![true; d];
         for (name, target, criterion) in [
             (

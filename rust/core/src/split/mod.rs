@@ -20,6 +20,7 @@ pub(crate) mod hist;
 pub(crate) mod j48;
 mod kernel;
 pub(crate) mod monotonic;
+mod node_rows;
 pub(crate) mod numeric;
 mod oblique;
 pub(crate) mod placement;
@@ -36,6 +37,7 @@ pub(crate) use categorical::Categories;
 use hist::{Bins, Histograms};
 use j48::TrainingValues;
 use monotonic::Bounds;
+pub(crate) use node_rows::NodeRows;
 use numeric::Facts;
 use presort::Sorted;
 use rayon::prelude::*;
@@ -132,26 +134,6 @@ impl Candidate {
                 threshold: *threshold,
             },
         }
-    }
-}
-
-/// The rows that reached a node, each with its (possibly fractional) weight.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct NodeRows {
-    pub rows: Vec<u32>,
-    pub weights: Vec<f64>,
-}
-
-impl NodeRows {
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
-        self.rows
-            .iter()
-            .zip(&self.weights)
-            .map(|(&r, &w)| (r as usize, w))
     }
 }
 

@@ -305,10 +305,7 @@ impl Searcher<'_, '_> {
             let r = *node.rows.get(i)? as usize;
             let (w, label) = match facts {
                 Some(facts) => facts.get(i)?,
-                None => (
-                    self.search_weight(r, *node.weights.get(i)?),
-                    self.target.label(r),
-                ),
+                None => (self.search_weight(r, node.weight(i)?), self.target.label(r)),
             };
             Some(Known {
                 x: value(r),
@@ -788,7 +785,7 @@ impl Searcher<'_, '_> {
 
     #[inline]
     pub(super) fn add_row(&self, stats: &mut [f64], node: &NodeRows, i: usize) {
-        if let (Some(&r), Some(&w)) = (node.rows.get(i), node.weights.get(i)) {
+        if let (Some(&r), Some(w)) = (node.rows.get(i), node.weight(i)) {
             self.accumulate(stats, r as usize, w);
         }
     }

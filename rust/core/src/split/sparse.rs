@@ -176,7 +176,7 @@ impl Searcher<'_, '_> {
         if !sparse || !matches!(self.target, Target::Classes { .. }) {
             return None;
         }
-        if !node.weights.iter().all(|w| w.fract() == 0.0) {
+        if !node.all_weights(|w| w.fract() == 0.0) {
             return None;
         }
         let mut total = self.zero_stats();
@@ -205,7 +205,7 @@ impl Searcher<'_, '_> {
         }
         let gather = |e: &Entry| -> Option<Known> {
             let i = e.pos as usize;
-            let (&r, &w) = (node.rows.get(i)?, node.weights.get(i)?);
+            let (&r, w) = (node.rows.get(i)?, node.weight(i)?);
             Some(Known {
                 x: *column.values.get(e.at as usize)?,
                 w,
@@ -249,12 +249,12 @@ impl Searcher<'_, '_> {
         let (below, above) = known.split_at(zero_at);
         all.extend_from_slice(below);
         let mut next = taken.iter().peekable();
-        for (i, (&r, &w)) in node.rows.iter().zip(&node.weights).enumerate() {
+        for (i, (r, w)) in node.iter().enumerate() {
             if next.next_if_eq(&&(i as u32)).is_none() {
                 all.push(Known {
                     x: 0.0,
                     w,
-                    label: self.target.label(r as usize),
+                    label: self.target.label(r),
                 });
             }
         }

@@ -1176,8 +1176,7 @@ fn step<'n, V: Values + ?Sized>(n: &'n Grown, values: &V, r: usize) -> Move<'n> 
 /// Adds row `i` of weight `w` to the rows of served node `slot`.
 fn gather(parts: &mut [NodeRows], slot: usize, i: usize, w: f64) {
     if let Some(p) = parts.get_mut(slot) {
-        p.rows.push(i as u32);
-        p.weights.push(w);
+        p.push(i as u32, w);
     }
 }
 
