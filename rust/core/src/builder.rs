@@ -459,7 +459,7 @@ fn grow_frontier(
                 .max_depth
                 .is_some_and(|d| tree.depth(p.node) + 1 >= d));
         let mut routes = if p.index.has_lists() && children_searched {
-            Some(Routes::new(p.rows.len(), n_children, control).ok_or_else(stop)?)
+            Some(Routes::new(p.rows.len(), n_children))
         } else {
             None
         };
@@ -1311,6 +1311,9 @@ fn partition(
                 }
             }
         }
+    }
+    if let Some(routes) = routes.as_deref_mut() {
+        routes.prepare(spread, control)?;
     }
     let same = rows.same_weight().filter(|_| !spread);
     let mut parts = Vec::with_capacity(fractions.len());

@@ -496,31 +496,69 @@ fn digit(key: u64, byte: usize) -> usize {
 /// Marks a row sent to every child with r̃_v > 0 (C4.5's fractional rows).
 const SPREAD: u32 = u32::MAX;
 
+/// Set in a [`Went::Pair`] entry of a row that went to the second child.
+const SECOND: u32 = 1 << 31;
+
 /// Where each row of a node went when it split: its child and position there, or, for a row
 /// spread over the children, its position in each of them.
 #[derive(Debug, Default)]
 pub(crate) struct Routes {
-    /// Per parent row: the child index, or [`SPREAD`]; and the position in its child, or the
-    /// spread row's index in `spread`. Side by side: a hand-down reads them at random.
-    went: Vec<(u32, u32)>,
+    /// Per parent row, where it went; read at random by a hand-down.
+    went: Went,
     /// Per spread row, its position in each child (`u32::MAX` where it did not go).
     spread: Vec<u32>,
     /// Rows each child received so far.
     counts: Vec<u32>,
+    /// The parent's rows, for which [`Self::prepare`] makes room.
+    n_rows: usize,
+}
+
+/// Per parent row, where it went.
+#[derive(Debug)]
+enum Went {
+    /// A binary split without spread rows (every CART split): the row's position in its
+    /// child, with [`SECOND`] set for the second child. 4 bytes a row where the general form
+    /// takes 8: the root's routes are held beside every sorted list at the fit's peak.
+    Pair(Vec<u32>),
+    /// The child index, or [`SPREAD`]; and the position in the child, or the spread row's
+    /// index in `spread`.
+    Any(Vec<(u32, u32)>),
+}
+
+impl Default for Went {
+    fn default() -> Self {
+        Went::Any(Vec::new())
+    }
 }
 
 impl Routes {
-    /// `None` when the memory cannot be had (recorded in `control`).
-    pub(crate) fn new(n_rows: usize, n_children: usize, control: &Control) -> Option<Routes> {
-        Some(Routes {
-            went: control.vec(n_rows)?,
+    /// The routes of `n_rows` parent rows split over `n_children`; [`Self::prepare`] makes
+    /// their room.
+    pub(crate) fn new(n_rows: usize, n_children: usize) -> Routes {
+        Routes {
+            went: Went::default(),
             spread: Vec::new(),
             counts: vec![0; n_children],
-        })
+            n_rows,
+        }
+    }
+
+    /// Room for every parent row's route, once the split has counted whether any row is
+    /// spread. `None` when the memory cannot be had (recorded in `control`).
+    pub(crate) fn prepare(&mut self, spread: bool, control: &Control) -> Option<()> {
+        self.went = if self.counts.len() == 2 && !spread && self.n_rows < SECOND as usize {
+            Went::Pair(control.vec(self.n_rows)?)
+        } else {
+            Went::Any(control.vec(self.n_rows)?)
+        };
+        Some(())
     }
 
     fn n_rows(&self) -> usize {
-        self.went.len()
+        match &self.went {
+            Went::Pair(went) => went.len(),
+            Went::Any(went) => went.len(),
+        }
     }
 
     /// Records the next parent row, sent to `child` alone.
@@ -529,14 +567,19 @@ impl Routes {
             *n += 1;
             *n - 1
         });
-        self.went.push((child as u32, at));
+        match &mut self.went {
+            Went::Pair(went) => went.push(at | if child == 1 { SECOND } else { 0 }),
+            Went::Any(went) => went.push((child as u32, at)),
+        }
     }
 
-    /// Records the next parent row, sent to every child `c` with `takes(c)`.
+    /// Records the next parent row, sent to every child `c` with `takes(c)` (never for
+    /// [`Went::Pair`], prepared for splits without such rows).
     pub(crate) fn spread_over(&mut self, takes: impl Fn(usize) -> bool) {
         let n_children = self.counts.len();
-        self.went
-            .push((SPREAD, (self.spread.len() / n_children.max(1)) as u32));
+        if let Went::Any(went) = &mut self.went {
+            went.push((SPREAD, (self.spread.len() / n_children.max(1)) as u32));
+        }
         for (c, n) in self.counts.iter_mut().enumerate() {
             if takes(c) {
                 self.spread.push(*n);
@@ -553,7 +596,16 @@ impl Routes {
     #[inline]
     fn targets(&self, i: u32, mut to: impl FnMut(usize, u32)) {
         let i = i as usize;
-        let Some(&(child, at)) = self.went.get(i) else {
+        let went = match &self.went {
+            Went::Pair(went) => {
+                if let Some(&w) = went.get(i) {
+                    to(usize::from(w & SECOND != 0), w & !SECOND);
+                }
+                return;
+            }
+            Went::Any(went) => went,
+        };
+        let Some(&(child, at)) = went.get(i) else {
             return;
         };
         if child != SPREAD {
@@ -628,8 +680,8 @@ impl Routes {
     /// previous entry (`crossed` counts those crossings; `seen[c]`, the count at child `c`'s
     /// last entry).
     fn split_list(&self, list: &[u32], control: &Control) -> Option<Vec<Vec<u32>>> {
-        if let ([n0, n1], true) = (self.counts.as_slice(), self.spread.is_empty()) {
-            return self.split_pair(list, [*n0 as usize, *n1 as usize], control);
+        if let (Went::Pair(went), [n0, n1]) = (&self.went, self.counts.as_slice()) {
+            return split_pair(went, list, [*n0 as usize, *n1 as usize], control);
         }
         let mut out: Vec<Vec<u32>> = self
             .counts
@@ -650,47 +702,46 @@ impl Routes {
         }
         Some(out)
     }
+}
 
-    /// [`Self::split_list`] for a binary split without spread rows (`counts` rows went to
-    /// each child), every split of CART: the children's lists, their lengths and last
-    /// crossings sit in arrays of two that stay in registers, where the general loop pushed
-    /// through a vector of vectors; the hand-downs were a fifth of an exact fit.
-    fn split_pair(
-        &self,
-        list: &[u32],
-        counts: [usize; 2],
-        control: &Control,
-    ) -> Option<Vec<Vec<u32>>> {
-        let [n_left, n_right] = counts;
-        let mut left = control.filled(n_left, 0u32)?;
-        let mut right = control.filled(n_right, 0u32)?;
-        let mut len = [0usize; 2];
-        {
-            let mut out: [&mut [u32]; 2] = [&mut left, &mut right];
-            let mut seen = [0usize; 2];
-            let mut crossed = 0usize;
-            for &e in list {
-                crossed += usize::from(e & NEW_VALUE != 0);
-                let Some(&(child, at)) = self.went.get(position(e)) else {
-                    continue;
-                };
-                let c = child as usize;
-                if let (Some(dst), Some(n), Some(s)) =
-                    (out.get_mut(c), len.get_mut(c), seen.get_mut(c))
-                {
-                    if let Some(slot) = dst.get_mut(*n) {
-                        *slot = at | if *s != crossed { NEW_VALUE } else { 0 };
-                        *s = crossed;
-                        *n += 1;
-                    }
+/// [`Routes::split_list`] for a binary split without spread rows (`counts` rows went to
+/// each child, `went` says where, [`Went::Pair`]), every split of CART: the children's lists, their lengths and last
+/// crossings sit in arrays of two that stay in registers, where the general loop pushed
+/// through a vector of vectors; the hand-downs were a fifth of an exact fit.
+fn split_pair(
+    went: &[u32],
+    list: &[u32],
+    counts: [usize; 2],
+    control: &Control,
+) -> Option<Vec<Vec<u32>>> {
+    let [n_left, n_right] = counts;
+    let mut left = control.filled(n_left, 0u32)?;
+    let mut right = control.filled(n_right, 0u32)?;
+    let mut len = [0usize; 2];
+    {
+        let mut out: [&mut [u32]; 2] = [&mut left, &mut right];
+        let mut seen = [0usize; 2];
+        let mut crossed = 0usize;
+        for &e in list {
+            crossed += usize::from(e & NEW_VALUE != 0);
+            let Some(&w) = went.get(position(e)) else {
+                continue;
+            };
+            let (c, at) = (usize::from(w & SECOND != 0), w & !SECOND);
+            if let (Some(dst), Some(n), Some(s)) = (out.get_mut(c), len.get_mut(c), seen.get_mut(c))
+            {
+                if let Some(slot) = dst.get_mut(*n) {
+                    *slot = at | if *s != crossed { NEW_VALUE } else { 0 };
+                    *s = crossed;
+                    *n += 1;
                 }
             }
         }
-        let [len_left, len_right] = len;
-        left.truncate(len_left);
-        right.truncate(len_right);
-        Some(vec![left, right])
     }
+    let [len_left, len_right] = len;
+    left.truncate(len_left);
+    right.truncate(len_right);
+    Some(vec![left, right])
 }
 
 #[cfg(test)]
