@@ -26,6 +26,22 @@ use tree::{scores_dict, PyTree};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `mi_option_purge_delay` (the 16th of mimalloc.h's `mi_option_e`, after
+/// `mi_option_deprecated_eager_commit_delay`, the crate's 14): the crate names no constant.
+const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Freed memory goes back to the system after 10 ms instead of mimalloc's 1 s: an exact fit
+/// frees and allocates node-sized lists all through its growth, and held for a second they
+/// raised its peak by 0.2-0.5x X (2M x 20 float32, depth 12: 1.51x X at 0 ms, 1.52x at
+/// 10 ms, 1.77-1.96x at 1 s; bench/fit_memory.py), with no measurable cost in time.
+/// `MIMALLOC_PURGE_DELAY` in the environment still decides.
+fn return_freed_memory_promptly() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one of the allocator's options; mimalloc reads them atomically.
+        unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 10) }
+    }
+}
+
 /// A required key of the parameter dict the facade builds.
 fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
     d: &Bound<'py, PyDict>,
@@ -199,6 +215,7 @@ fn check_poisson_target(y: PyReadonlyArray1<'_, f64>) -> PyResult<()> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    return_freed_memory_promptly();
     m.add_class::<PyTree>()?;
     m.add_class::<stream::PyStreamFit>()?;
     m.add_class::<stream::PyBinnedBatch>()?;
