@@ -224,9 +224,11 @@ def _categorical_map(
     """The fit's code of each physical code of a Categorical of categories `given` (a code
     the fit never saw, or past the map: missing), found by looking each of the fit's
     categories up in `given` (which may hold millions of strings: the global categories
-    hold every string any Categorical of the process took); made per call, since `given`
-    grows as the process goes. None when the map would hold more than `_MAP_PER_ROW`
-    entries a row (the fit's categories came late to a large `given`)."""
+    hold every string any Categorical of the process took); made per call: `given` grows
+    as the process goes, and Polars frees a string no Series holds any more and gives its
+    code to the next new one (a map kept between calls read rows wrongly). None when the
+    map would hold more than `_MAP_PER_ROW` entries a row (the fit's categories came late
+    to a large `given`)."""
     physical = np.fromiter(
         (given[label] if label in given else -1 for label in categories),
         dtype=np.int64,
