@@ -499,6 +499,12 @@ const SPREAD: u32 = u32::MAX;
 /// Set in a [`Went::Pair`] entry of a row that went to the second child.
 const SECOND: u32 = 1 << 31;
 
+/// A [`Went::Pair`] entry's child (0 or 1) and position there.
+#[inline]
+fn pair_place(w: u32) -> (usize, u32) {
+    (usize::from(w & SECOND != 0), w & !SECOND)
+}
+
 /// Where each row of a node went when it split: its child and position there, or, for a row
 /// spread over the children, its position in each of them.
 #[derive(Debug, Default)]
@@ -599,7 +605,8 @@ impl Routes {
         let went = match &self.went {
             Went::Pair(went) => {
                 if let Some(&w) = went.get(i) {
-                    to(usize::from(w & SECOND != 0), w & !SECOND);
+                    let (c, at) = pair_place(w);
+                    to(c, at);
                 }
                 return;
             }
@@ -727,7 +734,7 @@ fn split_pair(
             let Some(&w) = went.get(position(e)) else {
                 continue;
             };
-            let (c, at) = (usize::from(w & SECOND != 0), w & !SECOND);
+            let (c, at) = pair_place(w);
             if let (Some(dst), Some(n), Some(s)) = (out.get_mut(c), len.get_mut(c), seen.get_mut(c))
             {
                 if let Some(slot) = dst.get_mut(*n) {
