@@ -275,23 +275,26 @@ class FittedState(Parameters):
         its encoded columns."""
         if type(X) is list:  # nested lists: the array the encoding would make of them
             X = np.asarray(X)
-        if is_dense(X, self._state):
-            return X
-        if is_pandas_frame(X):
-            if len(X) <= SMALL_FRAME and X.shape[1] == self._state.dense_width:
-                # A few rows of float columns in fit order: one matrix, made in a few µs,
-                # where reading the frame column by column costs about 10 µs a column.
-                values = np.ascontiguousarray(X.to_numpy())
-                if is_dense(values, self._state) and X.columns.tolist() == self._state.schema.names:
-                    return values
-            rows = pandas_rows(X, self._state.schema)
-            if rows is not None:
-                return rows
-        elif is_arrow_table(X):
-            rows = arrow_rows(X, self._state.schema)
-            if rows is not None:
-                return rows
-        X = as_polars(X)
+        if type(X) is not pl.DataFrame:  # the commonest frame skips the other kinds' tests
+            if is_dense(X, self._state):
+                return X
+            if is_pandas_frame(X):
+                if len(X) <= SMALL_FRAME and X.shape[1] == self._state.dense_width:
+                    # A few rows of float columns in fit order: one matrix, made in a few
+                    # µs, where reading the frame column by column costs about 10 µs a
+                    # column.
+                    values = np.ascontiguousarray(X.to_numpy())
+                    names = self._state.schema.names
+                    if is_dense(values, self._state) and X.columns.tolist() == names:
+                        return values
+                rows = pandas_rows(X, self._state.schema)
+                if rows is not None:
+                    return rows
+            elif is_arrow_table(X):
+                rows = arrow_rows(X, self._state.schema)
+                if rows is not None:
+                    return rows
+            X = as_polars(X)
         if type(X) is pl.DataFrame:
             rows = (
                 small_frame(X, self._state.schema)

@@ -345,7 +345,10 @@ class Parameters:
 
     def _threads(self) -> int | None:
         """`n_jobs` as the core counts threads, checked only when it is set."""
-        return None if self.n_jobs is None else threads(self._param("n_jobs"))
+        n_jobs = self.n_jobs
+        if n_jobs is None or (type(n_jobs) is int and n_jobs > 0):
+            return n_jobs  # valid as it is: a one-row call pays no check
+        return threads(self._param("n_jobs"))
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters, as given (scikit-learn's protocol).

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,51 +45,67 @@ def small_frame(frame: pl.DataFrame, schema: Schema) -> CodedRows | None:
     date, ...), an infinity, or imputed features. A null reads as missing once its column's
     dtype is of its feature's kind."""
     encoders = schema.encoders
-    if encoders is None or frame.height == 0:
+    if encoders is None:
+        return None
+    rows: list[tuple[Any, ...]] = frame.rows()
+    if not rows:
         return None
     names = schema.names
     columns = frame.columns
-    if columns == names:
-        positions: Sequence[int] = range(len(names))
-    else:
+    if columns != names:
         where = {name: i for i, name in enumerate(columns)}
         positions = [where.get(name, -1) for name in names]
         if -1 in positions:
             return None
+        rows = [tuple(row[p] for p in positions) for row in rows]
+    # One pass of plain tests per value (a one-row prediction's budget is a few µs); the
+    # dtypes of columns holding a null are checked after it, which is rare.
     values: list[float] = []
     append = values.append
     nan = _NAN
-    checked: set[int] = set()
-    for row in frame.rows():
-        for p, encoder, feature in zip(positions, encoders, schema.features, strict=True):
-            value = row[p]
+    nulls = False
+    for row in rows:
+        for value, encoder in zip(row, encoders, strict=True):
             kind = type(value)
-            if encoder is None and kind is float:  # the commonest value first
-                if value in _INFINITIES:
-                    return None
-                append(value)
-            elif value is None:
-                if p not in checked:
-                    try:
-                        if feature_kind(frame.to_series(p)) != feature.kind:
-                            return None
-                    except TypeError:  # an unsupported dtype: `transform` says so
+            if encoder is None:
+                if kind is float:  # the commonest value first
+                    if value in _INFINITIES:
                         return None
-                    checked.add(p)
-                append(nan)
-            elif encoder is None:
-                if kind is int:
+                    append(value)
+                elif kind is int:
                     append(float(value))
+                elif value is None:
+                    nulls = True
+                    append(nan)
                 else:
                     return None
             elif kind is str:
                 append(encoder.get(value, nan))
+            elif value is None:
+                nulls = True
+                append(nan)
             elif kind is bool:  # a Boolean column's categories are "false" and "true"
                 append(encoder.get("true" if value else "false", nan))
             else:
                 return None
-    array = np.array(values, dtype=np.float64).reshape(frame.height, len(names))
+    if nulls and not _nulls_of_their_kind(frame, schema, rows):
+        return None
+    array = np.array(values, dtype=np.float64).reshape(len(rows), len(names))
     return ("codes", array)
+
+
+def _nulls_of_their_kind(frame: pl.DataFrame, schema: Schema, rows: list[tuple[Any, ...]]) -> bool:
+    """Whether every column holding a null in `rows` (in fit order) has a dtype of its
+    feature's kind (a null of a Date column for a categorical feature is not a missing
+    category: `transform` words it)."""
+    for j, feature in enumerate(schema.features):
+        if any(row[j] is None for row in rows):
+            try:
+                if feature_kind(frame.get_column(feature.name)) != feature.kind:
+                    return False
+            except TypeError:  # an unsupported dtype: `transform` says so
+                return False
+    return True
 
 
 # A code that reads as missing: past every map and every feature's categories.
