@@ -20,6 +20,7 @@ use crate::error::{CoreError, Result};
 use crate::labels::{class_of, label_of};
 use crate::params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::routing::{send, Values};
+use crate::split::byte_codes::ByteCodes;
 use crate::split::hist::{Bins, Histograms};
 use crate::split::j48::{self, TrainingValues};
 use crate::split::monotonic::{value_of, Bounds};
@@ -311,6 +312,14 @@ fn grow_checked(
     let mut searcher = plain.counting_rows_in(unit).controlled(control);
     if let Some(values) = &training_values {
         searcher = searcher.with_training_values(values);
+    }
+    // The searches that count categories at each node's rows read them a byte per row.
+    let byte_codes = match bins {
+        Some(_) => None,
+        None => Some(ByteCodes::of(data, control).ok_or_else(stop)?),
+    };
+    if let Some(codes) = &byte_codes {
+        searcher = searcher.with_byte_codes(codes);
     }
     if let (Some(_), Target::Values(y)) = (&bins, target) {
         // Histogram sums are added and subtracted across nodes, so they share one centre:

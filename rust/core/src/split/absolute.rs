@@ -913,6 +913,7 @@ mod tests {
                         ranks: Some(&ranks),
                         exact: None,
                         facts: None,
+                        bytes: None,
                     },
                 );
                 // The divisions the scan may consider, in its order of groups.

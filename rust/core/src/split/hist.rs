@@ -1385,6 +1385,7 @@ mod tests {
                     ranks: ranks.as_ref(),
                     exact: None,
                     facts: None,
+                    bytes: None,
                 };
                 let b = s.best_of_feature(f, node, w, data.columns(), prepared, facts);
                 let context = format!(

@@ -14,6 +14,7 @@ use crate::tree::{FeatureScore, NodeId, Side};
 
 mod absolute;
 mod binning;
+pub(crate) mod byte_codes;
 mod categorical;
 mod fill;
 pub(crate) mod hist;
@@ -33,6 +34,7 @@ pub(crate) mod sparse;
 mod sweep;
 
 use absolute::Ranks;
+use byte_codes::{code_at, ByteCodes};
 pub(crate) use categorical::Categories;
 use hist::{Bins, Histograms};
 use j48::TrainingValues;
@@ -165,6 +167,9 @@ pub(crate) struct Searcher<'a, 'd> {
     pub conventions: Conventions,
     /// The training values thresholds move down to ([`Conventions::J48`]).
     training_values: Option<&'a TrainingValues>,
+    /// The categorical columns' codes a byte per row, which the searches count categories
+    /// from ([`byte_codes`]); `None`: from the columns.
+    byte_codes: Option<&'a ByteCodes>,
     pub max_exhaustive_categories: usize,
     /// LightGBM's regularisers of subset splits ([`crate::params::CategoryLimits`]).
     pub category_limits: CategoryLimits,
@@ -242,6 +247,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             numeric_gain_correction: params.numeric_gain_correction,
             conventions: params.conventions,
             training_values: None,
+            byte_codes: None,
             max_exhaustive_categories: params.max_exhaustive_categories,
             category_limits: params.category_limits,
             shift: 0.0,
@@ -313,6 +319,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
     pub(crate) fn with_training_values(self, values: &'a TrainingValues) -> Searcher<'a, 'd> {
         Searcher {
             training_values: Some(values),
+            ..self
+        }
+    }
+
+    /// This searcher counting categories from `codes` ([`byte_codes`]).
+    pub(crate) fn with_byte_codes(self, codes: &'a ByteCodes) -> Searcher<'a, 'd> {
+        Searcher {
+            byte_codes: Some(codes),
             ..self
         }
     }
@@ -668,6 +682,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             ranks,
             exact,
             facts,
+            bytes,
         } = facts;
         match self.data.columns().get(feature)? {
             // A sparse column holds no missing value, so class-majority fills never apply.
@@ -775,8 +790,14 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 let cats = match counted {
                     Some(cats) => cats,
                     None => {
-                        let codes = node.rows.iter().map(code_of);
-                        owned = self.per_category(codes, col.n_categories as usize, node);
+                        let k = col.n_categories as usize;
+                        owned = match bytes {
+                            Some(b) => {
+                                let codes = node.rows.iter().map(|&r| code_at(b, r as usize));
+                                self.per_category(codes, k, node)
+                            }
+                            None => self.per_category(node.rows.iter().map(code_of), k, node),
+                        };
                         &owned
                     }
                 };
@@ -1014,6 +1035,9 @@ pub(crate) struct NodeFacts<'n> {
     exact: Option<&'n [f64]>,
     /// The node's [`Facts`], for the sorted numeric scans.
     facts: Option<&'n Facts>,
+    /// The feature's [`byte_codes`], when it has them and its values are read as stored
+    /// (no class-majority fills).
+    bytes: Option<&'n [u8]>,
 }
 
 impl NodeSearch<'_, '_, '_> {
@@ -1055,6 +1079,10 @@ impl NodeSearch<'_, '_, '_> {
                     ranks: self.ranks.as_ref(),
                     exact: self.exact.as_deref(),
                     facts: self.facts.as_ref(),
+                    bytes: match self.fill {
+                        Some(_) => None,
+                        None => s.byte_codes.and_then(|b| b.column(f)),
+                    },
                 },
             ),
         }
