@@ -20,7 +20,7 @@ use crate::error::{CoreError, Result};
 use crate::labels::{class_of, label_of};
 use crate::params::{CategoricalSplit, Conventions, MissingStrategy, Splitter, TreeParams};
 use crate::routing::{send, Values};
-use crate::split::byte_codes::ByteCodes;
+use crate::split::byte_codes::{ByteCodes, Coded};
 use crate::split::hist::{Bins, Histograms};
 use crate::split::j48::{self, TrainingValues};
 use crate::split::monotonic::{value_of, Bounds};
@@ -313,7 +313,8 @@ fn grow_checked(
     if let Some(values) = &training_values {
         searcher = searcher.with_training_values(values);
     }
-    // The searches that count categories at each node's rows read them a byte per row.
+    // The searches that count categories at each node's rows, and the splits that route
+    // those rows, read the codes a byte per row.
     let byte_codes = match bins {
         Some(_) => None,
         None => Some(ByteCodes::of(data, control).ok_or_else(stop)?),
@@ -486,6 +487,10 @@ fn grow_frontier(
         } else {
             &split.fractions
         };
+        let stored = Coded {
+            columns: data.columns(),
+            bytes: grower.searcher.byte_codes,
+        };
         let parts = match (grower.fill_for(&split, &p.rows), sides) {
             // Class majority: a training row's missing value is read as its class's at the
             // node; a row left missing (no value to fill) follows the predict-time rule.
@@ -511,7 +516,7 @@ fn grow_frontier(
                 control,
             ),
             (None, None) => partition(
-                |r| send(&kind, || rule, data.columns(), r),
+                |r| send(&kind, || rule, &stored, r),
                 &p.rows,
                 spread,
                 routes.as_mut(),

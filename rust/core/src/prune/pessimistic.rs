@@ -107,7 +107,8 @@ pub fn pessimistic_controlled(
     match raising {
         None => pruner.run(None, RowSet::new(), control),
         Some(t) => {
-            let (rows, all) = RoutedRows::new(t.data, t.weights);
+            let (rows, all) =
+                RoutedRows::new(t.data, t.weights, control).ok_or_else(|| control.stop_reason())?;
             let raising = Raising {
                 rows,
                 target: t.target,

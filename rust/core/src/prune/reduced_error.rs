@@ -83,7 +83,8 @@ pub fn reduced_error_controlled(
         });
     }
     let n = tree.n_nodes();
-    let as_leaf = leaf_errors(tree, validation, target, weights);
+    let as_leaf = leaf_errors(tree, validation, target, weights, control)
+        .ok_or_else(|| control.stop_reason())?;
     control.check()?;
     // Several outputs: errors add up over the outputs, and the accuracy is their mean.
     let total_weight: f64 = weights.iter().sum::<f64>() * tree.n_outputs() as f64;
@@ -154,9 +155,16 @@ pub fn reduced_error_controlled(
     Ok((compact(tree, &collapse)?, steps))
 }
 
-/// Validation error of every node of `tree` as if it were a leaf.
-fn leaf_errors(tree: &Tree, data: &Dataset<'_>, target: &Target<'_>, weights: &[f64]) -> Vec<f64> {
-    let (mut rows, set) = RoutedRows::new(data, weights);
+/// Validation error of every node of `tree` as if it were a leaf (`None` when the memory
+/// cannot be had: `control` then stops).
+fn leaf_errors(
+    tree: &Tree,
+    data: &Dataset<'_>,
+    target: &Target<'_>,
+    weights: &[f64],
+    control: &Control,
+) -> Option<Vec<f64>> {
+    let (mut rows, set) = RoutedRows::new(data, weights, control)?;
     let mut errors = LeafErrors {
         tree,
         target,
@@ -173,7 +181,7 @@ fn leaf_errors(tree: &Tree, data: &Dataset<'_>, target: &Target<'_>, weights: &[
             &mut errors,
         );
     }
-    errors.out
+    Some(errors.out)
 }
 
 struct LeafErrors<'a, 't, 'd> {

@@ -2,9 +2,11 @@
 //! pruning and the re-distribution of subtree raising both walk rows this way.
 
 use super::Shape;
+use crate::control::Control;
 use crate::data::{Column, Dataset, Target};
 use crate::params::MissingStrategy;
 use crate::routing::{send, MissingRule};
+use crate::split::byte_codes::{ByteCodes, Coded};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// How a row missing the tested value is shared among the children.
@@ -65,6 +67,8 @@ pub(crate) trait Visit {
 /// of a whole root-to-node path for the price of the buffer and a few segments per node.
 pub(crate) struct RoutedRows<'a, 'd> {
     columns: &'a [Column<'d>],
+    /// The categorical codes the rows are routed by ([`crate::split::byte_codes`]).
+    bytes: ByteCodes,
     row: Vec<u32>,
     weight: Vec<f64>,
     bucket: Vec<usize>,
@@ -72,24 +76,30 @@ pub(crate) struct RoutedRows<'a, 'd> {
 }
 
 impl<'a, 'd> RoutedRows<'a, 'd> {
-    /// All rows of `data` with `weights`, and the set holding them all.
-    pub(crate) fn new(data: &'a Dataset<'d>, weights: &[f64]) -> (RoutedRows<'a, 'd>, RowSet) {
+    /// All rows of `data` with `weights`, and the set holding them all (`None` when the
+    /// memory cannot be had: `control` then stops).
+    pub(crate) fn new(
+        data: &'a Dataset<'d>,
+        weights: &[f64],
+        control: &Control,
+    ) -> Option<(RoutedRows<'a, 'd>, RowSet)> {
         let n = data.n_rows().min(weights.len());
         let rows = RoutedRows {
             columns: data.columns(),
+            bytes: ByteCodes::of(data, control)?,
             row: (0..n as u32).collect(),
             weight: weights.iter().copied().take(n).collect(),
             bucket: Vec::new(),
             scratch: Vec::new(),
         };
-        (
+        Some((
             rows,
             vec![Seg {
                 start: 0,
                 end: n,
                 scale: 1.0,
             }],
-        )
+        ))
     }
 
     /// Each entry of `set` as (row, weight × scale).
@@ -225,11 +235,14 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
         n: usize,
         seg: &Seg,
     ) -> Vec<usize> {
-        let columns = self.columns;
+        let values = Coded {
+            columns: self.columns,
+            bytes: Some(&self.bytes),
+        };
         let rows = seg.of(&self.row);
         self.bucket.clear();
         self.bucket.extend(rows.iter().map(|&r| {
-            send(kind, || *rule, columns, r as usize)
+            send(kind, || *rule, &values, r as usize)
                 .filter(|&c| c < n)
                 .unwrap_or(n) // no child: C4.5's fractions
         }));

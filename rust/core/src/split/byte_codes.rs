@@ -1,12 +1,13 @@
 //! Categorical columns' codes a byte per row, for the searches that count a node's rows by
-//! category. A node's rows lie scattered over the column, and reading each one's 4-byte code
-//! and its missing-mask byte was most of an exact C4.5 search's time in its nominal features
-//! (`perf annotate`, 200,000 rows × 10 nominal columns: 8 MiB of codes against a 4 MiB
-//! cache); one byte per row is a fifth of that memory. The codes are the same, so are the
-//! trees.
+//! category and for routing those rows (growth's partitions, pruning's walks). A node's rows
+//! lie scattered over the column, and reading each one's 4-byte code and its missing-mask
+//! byte was most of an exact C4.5 search's time in its nominal features (`perf annotate`,
+//! 200,000 rows × 10 nominal columns: 8 MiB of codes against a 4 MiB cache); one byte per row
+//! is a fifth of that memory. The codes are the same, so are the trees.
 
 use crate::control::Control;
-use crate::data::{Column, Dataset};
+use crate::data::{Column, Dataset, Numbers};
+use crate::routing::Values;
 
 /// The byte of a row whose code is missing or unseen at fit (where
 /// [`crate::data::CategoricalColumn::code`] reads `None`): no column here has this many
@@ -47,6 +48,33 @@ impl ByteCodes {
     /// Feature `f`'s byte codes, if it has them.
     pub(crate) fn column(&self, f: usize) -> Option<&[u8]> {
         self.columns.get(f)?.as_deref()
+    }
+}
+
+/// A data set's own values, its categorical codes read from their [`ByteCodes`] if given
+/// (the routing of a node's rows reads one column at rows scattered over it, as the search
+/// does).
+pub(crate) struct Coded<'c, 'd> {
+    pub(crate) columns: &'c [Column<'d>],
+    pub(crate) bytes: Option<&'c ByteCodes>,
+}
+
+impl Values for Coded<'_, '_> {
+    #[inline]
+    fn number(&self, f: usize, row: usize) -> f64 {
+        self.columns.number(f, row)
+    }
+
+    #[inline]
+    fn code(&self, f: usize, row: usize) -> Option<u32> {
+        match self.bytes.and_then(|b| b.column(f)) {
+            Some(bytes) => code_at(bytes, row),
+            None => self.columns.code(f, row),
+        }
+    }
+
+    fn numeric_column(&self, f: usize) -> Option<Numbers<'_>> {
+        self.columns.numeric_column(f)
     }
 }
 
@@ -99,10 +127,20 @@ mod tests {
             assert_eq!((&read, &codes), (&expected.to_vec(), &expected.to_vec()));
         }
         assert_eq!(code_at(bytes.column(0).unwrap(), 5), None, "past the end");
+        let coded = Coded {
+            columns: data.columns(),
+            bytes: Some(&bytes),
+        };
+        assert_eq!(coded.code(1, 0), Some(254));
         let x = [1.0, 2.0, 3.0];
         let wide = column(&[0, 300, 254], None, 301);
         let other = Dataset::new(vec![wide, Column::numeric(&x[..])]).unwrap();
         let none = ByteCodes::of(&other, &Control::new()).unwrap();
         assert!((0..3).all(|f| none.column(f).is_none()));
+        let coded = Coded {
+            columns: other.columns(),
+            bytes: Some(&none),
+        };
+        assert_eq!((coded.code(0, 1), coded.number(1, 2)), (Some(300), 3.0));
     }
 }

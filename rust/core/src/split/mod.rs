@@ -168,8 +168,8 @@ pub(crate) struct Searcher<'a, 'd> {
     /// The training values thresholds move down to ([`Conventions::J48`]).
     training_values: Option<&'a TrainingValues>,
     /// The categorical columns' codes a byte per row, which the searches count categories
-    /// from ([`byte_codes`]); `None`: from the columns.
-    byte_codes: Option<&'a ByteCodes>,
+    /// and growth routes rows from ([`byte_codes`]); `None`: from the columns.
+    pub byte_codes: Option<&'a ByteCodes>,
     pub max_exhaustive_categories: usize,
     /// LightGBM's regularisers of subset splits ([`crate::params::CategoryLimits`]).
     pub category_limits: CategoryLimits,
