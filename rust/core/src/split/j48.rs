@@ -4,6 +4,8 @@
 //! `build.c`). Each rule keeps J48's tolerances (`Utils.SMALL` = 1e-6, the 1e-5 of equal
 //! values, the 1e-3 of the average gain), since they decide which tree J48 grows.
 
+use rayon::prelude::*;
+
 use super::Candidate;
 use crate::control::Control;
 use crate::data::{with_numbers, Column, Dataset};
@@ -54,8 +56,7 @@ impl TrainingValues {
     /// The sorted distinct values of every numeric column (`None` when the memory cannot be
     /// had: the fit then stops).
     pub(crate) fn of(data: &Dataset<'_>, control: &Control) -> Option<TrainingValues> {
-        let mut values = Vec::with_capacity(data.n_features());
-        for column in data.columns() {
+        let distinct = |column: &Column<'_>| -> Option<Vec<f64>> {
             let mut sorted: Vec<f64> = match column {
                 Column::Numeric(x) => {
                     let mut v = control.vec(x.len())?;
@@ -75,8 +76,14 @@ impl TrainingValues {
             };
             sorted.sort_unstable_by(f64::total_cmp);
             sorted.dedup();
-            values.push(sorted);
-        }
+            Some(sorted)
+        };
+        // The columns sort side by side: the fit waits for them before its root is searched.
+        let values: Vec<Vec<f64>> = data
+            .columns()
+            .par_iter()
+            .map(distinct)
+            .collect::<Option<_>>()?;
         let spaced = values
             .iter()
             .map(|v| {
