@@ -246,5 +246,5 @@ def test_string_columns_are_read_as_their_views(models, test) -> None:
     same_as_enum(fitted, text, enum)
     same_as_enum(fitted, text.slice(777, 20_000), enum.slice(777, 20_000))
     no_nulls = text.drop_nulls()
-    assert fitted[0]._rows(no_nulls)[1][1][4] is None  # no validity bitmap
+    assert fitted[0]._rows(no_nulls)[1][1][5] is None  # no validity bitmap
     same_as_enum(fitted, no_nulls, enum.drop_nulls())

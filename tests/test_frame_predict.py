@@ -135,6 +135,53 @@ def test_float32_numbers_and_16_bit_codes_are_read_in_place(train) -> None:
     assert columns[5][2] is None  # the fit's own Enum: no map
 
 
+def test_nulls_are_read_through_their_bitmaps_whatever_their_slots_hold(
+    train, monkeypatch
+) -> None:
+    """A column with nulls is passed in place with its validity bitmap (no filled copy); a
+    null's slot reads as missing whatever a producer left in it (an infinity, a number; the
+    core's tests put seen categories' codes there too), and without pyarrow the filled copy
+    predicts the same."""
+    pa = pytest.importorskip("pyarrow")
+    clf = DecisionTreeClassifier(algorithm="cart", missing="learned", max_depth=10).fit(
+        train, target(train)
+    )
+    test = frame(6000, seed=4).with_columns(pl.col("x").fill_nan(None))
+    columns = clf._rows(test)[1]
+    x, city = columns[0], columns[5]
+    assert len(x) == 4 and x[2] is not None
+    assert x[1].ctypes.data == test["x"].to_arrow().buffers()[1].address  # not copied
+    assert len(city) == 6 and city[4] is not None
+
+    def dirty(series: pl.Series, slot: object) -> pl.Series:
+        """`series` with the slots of its nulls overwritten by `slot`, nulls kept."""
+        array = series.to_arrow()
+        values = np.array(array.fill_null(slot).to_numpy(zero_copy_only=False))
+        validity = array.buffers()[0]
+        rebuilt = pa.Array.from_buffers(
+            array.type, len(array), [validity, pa.py_buffer(values)], array.null_count
+        )
+        return pl.Series(series.name, rebuilt)
+
+    dirty_test = test.with_columns(
+        dirty(test["x"], np.inf), dirty(test["count"].cast(pl.Float64), 1e300).alias("count")
+    )
+    assert dirty_test["x"].null_count() == test["x"].null_count() > 0
+    slots = np.frombuffer(dirty_test["x"].to_arrow().buffers()[1], dtype=np.float64)
+    assert np.isinf(slots).sum() == test["x"].null_count()
+    same_as_columns(clf, dirty_test, test)
+    same_as_columns(clf, dirty_test.slice(1234, 3000), test.slice(1234, 3000))
+    # Without pyarrow, the nulls are filled in Polars first.
+    monkeypatch.setattr(pl.Series, "to_arrow", _no_pyarrow)
+    columns = clf._rows(test)[1]
+    assert len(columns[0]) == 2 and len(columns[5]) == 4
+    same_as_columns(clf, test, test)
+
+
+def _no_pyarrow(*args: object, **kwargs: object) -> None:
+    raise ImportError("pyarrow")
+
+
 def test_code_maps_are_made_once_per_dtype() -> None:
     fit = ("a", "b", "c")
     first = _code_map(fit, ("c", "x", "a"))

@@ -62,24 +62,40 @@ CodedRows: TypeAlias = tuple[Literal["codes"], NDArray[np.float64]]
 # codes (uint8, uint16 or uint32) with a uint32 map to the tree's codes (None: the tree's
 # codes) and the feature's number of categories (a code at or past it is missing), or text as
 # Arrow string views (16 bytes a row), the data buffers one after another and where each
-# starts, the validity bitmap (None: no null) with its first row's bit, and the lookup of the
-# feature's categories; the frame itself last (unread: the facade's, to word an error).
+# starts, and the lookup of the feature's categories; each optionally followed by the
+# column's Arrow validity bitmap (None: no null) and its first row's bit (a null's slot is
+# missing whatever it holds); the frame itself last (unread: the facade's, to word an error).
+_Numbers: TypeAlias = tuple[Literal["numeric"], NDArray[np.float32] | NDArray[np.float64]]
+_Codes: TypeAlias = tuple[
+    Literal["codes"],
+    NDArray[np.uint8] | NDArray[np.uint16] | NDArray[np.uint32],
+    NDArray[np.uint32] | None,
+    int,
+]
+_Text: TypeAlias = tuple[
+    Literal["text"], NDArray[np.uint8], NDArray[np.uint8], NDArray[np.uint64], TextLookup
+]
 FrameColumn: TypeAlias = (
-    tuple[Literal["numeric"], NDArray[np.float32] | NDArray[np.float64]]
+    _Numbers
+    | tuple[Literal["numeric"], NDArray[Any], NDArray[np.uint8] | None, int]
+    | _Codes
     | tuple[
         Literal["codes"],
-        NDArray[np.uint8] | NDArray[np.uint16] | NDArray[np.uint32],
+        NDArray[Any],
         NDArray[np.uint32] | None,
         int,
+        NDArray[np.uint8] | None,
+        int,
     ]
+    | _Text
     | tuple[
         Literal["text"],
         NDArray[np.uint8],
         NDArray[np.uint8],
         NDArray[np.uint64],
+        TextLookup,
         NDArray[np.uint8] | None,
         int,
-        TextLookup,
     ]
 )
 FrameRows: TypeAlias = tuple[Literal["frame"], list[FrameColumn], Any]

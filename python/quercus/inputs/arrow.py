@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .rows import _UNSEEN, SMALL_FRAME, _code_map, text_views
+from .rows import _UNSEEN, SMALL_FRAME, _code_map, arrow_with_nulls, text_views
 from .schema import Feature, Schema
 from .values import in_place
 
@@ -77,7 +77,10 @@ def _numbers(chunks: list[Any], feature: Feature) -> FrameColumn | None:
         return None
     if pa.types.is_integer(kind) or kind.bit_width == 16:
         chunks = [chunk.cast(pa.float64()) for chunk in chunks]
-    # A chunk without nulls is a view of its buffer; nulls are read as NaN (a copy).
+    # A chunk without nulls is a view of its buffer, and so is one chunk with nulls (read
+    # with its validity bitmap); the chunks of a column with nulls, as NaN (a copy).
+    if len(chunks) == 1 and chunks[0].null_count:
+        return ("numeric", *arrow_with_nulls(chunks[0]))
     parts = [chunk.to_numpy(zero_copy_only=False) for chunk in chunks]
     return ("numeric", in_place(parts[0] if len(parts) == 1 else np.concatenate(parts)))
 

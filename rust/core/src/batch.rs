@@ -16,7 +16,7 @@ mod frame;
 pub(crate) mod rows;
 mod text;
 use flat::{descend, Flat, NAN_FOLDED, NAN_STOPS, NO_NAN};
-pub use frame::{Codes, Frame, FrameColumn};
+pub use frame::{Codes, Frame, FrameColumn, Validity};
 pub use rows::{Csr, Matrix, Order, PredictRows, Real};
 pub use text::{Text, TextLookup};
 
@@ -1407,18 +1407,35 @@ mod tests {
             })
             .collect();
         let (views, bytes, starts) = text::views(&row_labels);
-        // Bit 3 + i of the validity bitmap: clear for a null.
-        let mut valid = vec![0u8; (n + 3).div_ceil(8)];
-        for i in (0..n).filter(|&i| !(test.missing_masks[1][i] && i % 3 == 1)) {
-            valid[(3 + i) / 8] |= 1 << ((3 + i) % 8);
-        }
+        // Arrow's validity bitmap from bit `first` on: clear for a null.
+        let bitmap = |first: usize, null: &dyn Fn(usize) -> bool| {
+            let mut bits = vec![0u8; (n + first).div_ceil(8)];
+            for i in (0..n).filter(|&i| !null(i)) {
+                bits[(first + i) / 8] |= 1 << ((first + i) % 8);
+            }
+            bits
+        };
+        let text_nulls = bitmap(3, &|i| test.missing_masks[1][i] && i % 3 == 1);
         let text = Text {
             views: &views,
             data: &bytes,
             starts: &starts,
-            valid: Some((&valid, 3)),
             lookup: &lookup,
         };
+        // The same columns with their nulls in bitmaps, their slots holding what a frame may
+        // leave there (an infinity, a number, a seen category's code).
+        let numeric_nulls = bitmap(5, &|i| test.numeric[0][i].is_nan());
+        let slots: Vec<f64> = test.numeric[0]
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| match (x.is_nan(), i % 2) {
+                (true, 0) => f64::INFINITY,
+                (true, _) => 3.0,
+                (false, _) => x,
+            })
+            .collect();
+        let code_nulls = bitmap(0, &|i| medium[i] == 9);
+        let code_slots: Vec<u16> = medium.iter().map(|&c| if c == 9 { 2 } else { c }).collect();
         let categorical = |codes, map| FrameColumn::Categorical {
             codes,
             map,
@@ -1458,13 +1475,41 @@ mod tests {
                 assert_eq!(frame.n_rows(), n);
                 agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
             }
-            let frame = Frame::new(vec![
-                FrameColumn::F64(&test.numeric[0]),
-                FrameColumn::F32(&narrow),
-                FrameColumn::F64(&test.numeric[2]),
-                categorical(Codes::U32(&wide), Some(&map)),
-                FrameColumn::Text(text),
-            ])
+            let valid = |bits| Some(Validity { bits, first: 3 });
+            let frame = Frame::with_nulls(
+                vec![
+                    FrameColumn::F64(&test.numeric[0]),
+                    FrameColumn::F32(&narrow),
+                    FrameColumn::F64(&test.numeric[2]),
+                    categorical(Codes::U32(&wide), Some(&map)),
+                    FrameColumn::Text(text),
+                ],
+                vec![None, None, None, None, valid(&text_nulls)],
+            )
+            .expect("a frame");
+            agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
+            let frame = Frame::with_nulls(
+                vec![
+                    FrameColumn::F64(&slots),
+                    FrameColumn::F32(&narrow),
+                    FrameColumn::F64(&test.numeric[2]),
+                    categorical(Codes::U32(&wide), Some(&map)),
+                    categorical(Codes::U16(&code_slots), Some(&map)),
+                ],
+                vec![
+                    Some(Validity {
+                        bits: &numeric_nulls,
+                        first: 5,
+                    }),
+                    None,
+                    None,
+                    None,
+                    Some(Validity {
+                        bits: &code_nulls,
+                        first: 0,
+                    }),
+                ],
+            )
             .expect("a frame");
             agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
         }
@@ -1492,6 +1537,23 @@ mod tests {
         ));
         let short = FrameColumn::F64(&infinite[..5]);
         assert!(Frame::new(columns(short)).is_err());
+        // A bitmap short of its rows, or one per column missing, is refused.
+        let nulls = |bits| vec![None, None, Some(Validity { bits, first: 0 }), None, None];
+        let third = || FrameColumn::F64(&test.numeric[2]);
+        assert!(Frame::with_nulls(columns(third()), nulls(&numeric_nulls[..1])).is_err());
+        assert!(Frame::with_nulls(columns(third()), vec![None]).is_err());
+        // An infinity under a null is no error; one in a row that holds a value is.
+        let infinite_null = bitmap(0, &|i| i == 77);
+        let frame = Frame::with_nulls(columns(FrameColumn::F64(&infinite)), nulls(&infinite_null))
+            .expect("a frame");
+        assert!(tree.predict_class(&frame).is_ok());
+        let other_null = bitmap(0, &|i| i == 78);
+        let frame = Frame::with_nulls(columns(FrameColumn::F64(&infinite)), nulls(&other_null))
+            .expect("a frame");
+        assert_eq!(
+            tree.predict_class(&frame).expect_err("infinite"),
+            CoreError::InfiniteFeature { column: 2, row: 77 }
+        );
     }
 
     /// A random tree grown straight into the arena, deep and lopsided (each split is

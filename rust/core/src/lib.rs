@@ -41,6 +41,7 @@ pub mod tree;
 
 pub use batch::{
     Codes, Csr, Frame, FrameColumn, Matrix, Order, PredictRows, Predictor, Real, Text, TextLookup,
+    Validity,
 };
 pub use builder::{check_poisson_target, grow, grow_controlled, grow_with};
 pub use control::Control;

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use quercus_core::{
     CategoricalColumn, Codes, Column, Dataset, Float, Frame, FrameColumn, Numbers, Sample,
-    SparseColumn, Strided, Target, Text, TextLookup,
+    SparseColumn, Strided, Target, Text, TextLookup, Validity,
 };
 
 /// A column kept borrowed from NumPy for the duration of a call.
@@ -379,10 +379,12 @@ enum HeldFrameColumn<'py> {
         views: PyReadonlyArray1<'py, u8>,
         data: PyReadonlyArray1<'py, u8>,
         starts: PyReadonlyArray1<'py, u64>,
-        valid: Option<(PyReadonlyArray1<'py, u8>, usize)>,
         lookup: Bound<'py, PyTextLookup>,
     },
 }
+
+/// A column's Arrow validity bitmap and the bit of its first row (None: no null).
+type HeldNulls<'py> = Option<(PyReadonlyArray1<'py, u8>, usize)>;
 
 /// A feature's categories as the lookup of its text columns' labels (see [`TextLookup`]),
 /// made once per feature by the facade.
@@ -407,12 +409,15 @@ enum HeldCodes<'py> {
     U32(PyReadonlyArray1<'py, u32>),
 }
 
-/// A data frame's columns as the facade passes them for prediction (each read in place).
-pub struct HeldFrame<'py>(Vec<HeldFrameColumn<'py>>);
+/// A data frame's columns as the facade passes them for prediction (each read in place),
+/// with their validity bitmaps.
+pub struct HeldFrame<'py>(Vec<(HeldFrameColumn<'py>, HeldNulls<'py>)>);
 
 /// Reads `("numeric", float32 or float64 values)` / `("codes", uint8, uint16 or uint32 codes,
 /// uint32 map or None, n_categories)` / `("text", uint8 views, uint8 data, uint64 starts,
-/// uint8 validity bitmap or None, its first row's bit, TextLookup)` per column.
+/// TextLookup)` per column, each optionally followed by Arrow's validity bitmap (uint8, or
+/// None) and the bit of its first row, where the column holds nulls: their slots are then
+/// read as missing whatever they hold.
 pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>> {
     let mut held = Vec::with_capacity(columns.len());
     for (j, item) in columns.iter().enumerate() {
@@ -421,6 +426,18 @@ pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>>
             .map_err(|_| PyTypeError::new_err(format!("column {j}: expected a tuple")))?;
         let kind: String = t.get_item(0)?.extract()?;
         let values = t.get_item(1)?;
+        let fields = match kind.as_str() {
+            "numeric" => 2,
+            "codes" => 4,
+            _ => 5,
+        };
+        let nulls: HeldNulls<'py> = if t.len() > fields {
+            let bits: Option<PyReadonlyArray1<'py, u8>> = t.get_item(fields)?.extract()?;
+            bits.map(|b| Ok::<_, PyErr>((b, t.get_item(fields + 1)?.extract()?)))
+                .transpose()?
+        } else {
+            None
+        };
         let column = match kind.as_str() {
             "numeric" => match values.extract() {
                 Ok(v) => HeldFrameColumn::F32(v),
@@ -446,25 +463,19 @@ pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>>
                     n_categories: t.get_item(3)?.extract()?,
                 }
             }
-            "text" => {
-                let valid: Option<PyReadonlyArray1<'py, u8>> = t.get_item(4)?.extract()?;
-                HeldFrameColumn::Text {
-                    views: values.extract()?,
-                    data: t.get_item(2)?.extract()?,
-                    starts: t.get_item(3)?.extract()?,
-                    valid: valid
-                        .map(|v| Ok::<_, PyErr>((v, t.get_item(5)?.extract()?)))
-                        .transpose()?,
-                    lookup: t.get_item(6)?.cast_into::<PyTextLookup>()?,
-                }
-            }
+            "text" => HeldFrameColumn::Text {
+                views: values.extract()?,
+                data: t.get_item(2)?.extract()?,
+                starts: t.get_item(3)?.extract()?,
+                lookup: t.get_item(4)?.cast_into::<PyTextLookup>()?,
+            },
             other => {
                 return Err(PyValueError::new_err(format!(
                     "column {j}: unknown frame column kind {other:?}"
                 )))
             }
         };
-        held.push(column);
+        held.push((column, nulls));
     }
     Ok(HeldFrame(held))
 }
@@ -475,7 +486,7 @@ pub fn frame<'a>(held: &'a HeldFrame<'_>) -> PyResult<Frame<'a>> {
         .0
         .iter()
         .enumerate()
-        .map(|(j, h)| {
+        .map(|(j, (h, _))| {
             Ok(match h {
                 HeldFrameColumn::F32(v) => FrameColumn::F32(slice(v, j)?),
                 HeldFrameColumn::F64(v) => FrameColumn::F64(slice(v, j)?),
@@ -496,20 +507,27 @@ pub fn frame<'a>(held: &'a HeldFrame<'_>) -> PyResult<Frame<'a>> {
                     views,
                     data,
                     starts,
-                    valid,
                     lookup,
                 } => FrameColumn::Text(Text {
                     views: slice(views, j)?,
                     data: slice(data, j)?,
                     starts: slice(starts, j)?,
-                    valid: match valid {
-                        Some((bits, first)) => Some((slice(bits, j)?, *first)),
-                        None => None,
-                    },
                     lookup: &lookup.get().inner,
                 }),
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    Frame::new(columns).map_err(crate::errors::to_py)
+    let nulls = held
+        .0
+        .iter()
+        .enumerate()
+        .map(|(j, (_, nulls))| match nulls {
+            Some((bits, first)) => Ok(Some(Validity {
+                bits: slice(bits, j)?,
+                first: *first,
+            })),
+            None => Ok(None),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Frame::with_nulls(columns, nulls).map_err(crate::errors::to_py)
 }

@@ -111,9 +111,6 @@ pub struct Text<'a> {
     pub data: &'a [u8],
     /// Where each data buffer starts in `data`.
     pub starts: &'a [u64],
-    /// Arrow's validity bitmap and the bit of the first row in it (least significant bit
-    /// first; a clear bit is a null); None when no row is null.
-    pub valid: Option<(&'a [u8], usize)>,
     pub lookup: &'a TextLookup,
 }
 
@@ -122,24 +119,17 @@ impl Text<'_> {
         self.views.len() / VIEW
     }
 
-    /// The tree's code of row `row`; None for a null, a label the tree never saw or a row
-    /// past the column.
+    /// The tree's code of row `row`; None for a label the tree never saw or a row past the
+    /// column (its nulls are the frame's: [`super::frame::Validity`]).
     #[inline]
     pub(super) fn code(&self, row: usize) -> Option<u32> {
-        if let Some((bits, first)) = self.valid {
-            let bit = first + row;
-            if bits.get(bit / 8)? >> (bit % 8) & 1 == 0 {
-                return None;
-            }
-        }
         let view = self.views.get(row * VIEW..(row + 1) * VIEW)?;
         self.lookup
             .code(view.try_into().ok()?, self.data, self.starts)
     }
 
     /// The tree's codes of `rows` into `dst` as [`Text::code`] gives them, `missing` where
-    /// it gives none: one loop over the views, then one over the nulls, so a chunk's staging
-    /// reads each view without a per-row check of the bitmap or of the view's bounds.
+    /// it gives none: one loop over the views, without a per-row check of their bounds.
     pub(super) fn stage(&self, rows: Range<usize>, dst: &mut [u64], missing: u64) {
         let Some(views) = self.views.get(rows.start * VIEW..rows.end * VIEW) else {
             dst.fill(missing); // rows past the column
@@ -150,14 +140,6 @@ impl Text<'_> {
                 .ok()
                 .and_then(|v| self.lookup.code(v, self.data, self.starts));
             *d = code.map_or(missing, u64::from);
-        }
-        if let Some((bits, first)) = self.valid {
-            for (d, row) in dst.iter_mut().zip(rows) {
-                let bit = first + row;
-                if bits.get(bit / 8).is_none_or(|b| b >> (bit % 8) & 1 == 0) {
-                    *d = missing;
-                }
-            }
         }
     }
 }
@@ -216,7 +198,6 @@ mod tests {
             views: &views,
             data: &data,
             starts: &starts,
-            valid: None,
             lookup: &lookup,
         };
         let codes: Vec<_> = (0..text.len()).map(|row| text.code(row)).collect();
@@ -231,42 +212,14 @@ mod tests {
             None,
         ];
         assert_eq!(codes, expected);
-        // Rows 1 and 3 null (bits from bit 2 on); a row past the column reads as missing.
-        let bits = [0b1101_0111, 0b1111_1111];
-        let text = Text {
-            valid: Some((&bits, 2)),
-            ..text
-        };
-        let codes: Vec<_> = (0..=text.len()).map(|row| text.code(row)).collect();
-        let expected = [
-            Some(4),
-            None,
-            Some(2),
-            None,
-            None,
-            Some(3),
-            None,
-            None,
-            None,
-        ];
-        assert_eq!(codes, expected);
-        // Staged a range at a time, with and without the bitmap, the codes are the same
-        // (a row past the column, missing).
-        for text in [
-            Text {
-                valid: None,
-                ..text
-            },
-            text,
-        ] {
-            for rows in [0..8, 1..4, 5..8, 3..3, 8..9] {
-                let mut staged = vec![7; rows.len()];
-                text.stage(rows.clone(), &mut staged, u64::MAX);
-                let one_by_one: Vec<_> = rows
-                    .map(|row| text.code(row).map_or(u64::MAX, u64::from))
-                    .collect();
-                assert_eq!(staged, one_by_one);
-            }
+        // Staged a range at a time, the codes are the same (a row past the column, missing).
+        for rows in [0..8, 1..4, 5..8, 3..3, 8..9] {
+            let mut staged = vec![7; rows.len()];
+            text.stage(rows.clone(), &mut staged, u64::MAX);
+            let one_by_one: Vec<_> = rows
+                .map(|row| text.code(row).map_or(u64::MAX, u64::from))
+                .collect();
+            assert_eq!(staged, one_by_one);
         }
     }
 
@@ -281,7 +234,6 @@ mod tests {
             views: &views,
             data: &data,
             starts: &starts,
-            valid: None,
             lookup: &lookup,
         };
         let codes: Vec<_> = (0..rows.len()).map(|row| text.code(row)).collect();
@@ -297,7 +249,6 @@ mod tests {
             views: &views,
             data: &data,
             starts: &starts,
-            valid: None,
             lookup: &twice,
         };
         assert_eq!(text.code(0), Some(0));
@@ -313,7 +264,6 @@ mod tests {
             views: &views,
             data: &data,
             starts: &starts,
-            valid: None,
             lookup: &lookup,
         };
         assert_eq!((text.code(0), text.code(1)), (Some(0), None));
