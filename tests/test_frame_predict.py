@@ -135,9 +135,7 @@ def test_float32_numbers_and_16_bit_codes_are_read_in_place(train) -> None:
     assert columns[5][2] is None  # the fit's own Enum: no map
 
 
-def test_nulls_are_read_through_their_bitmaps_whatever_their_slots_hold(
-    train, monkeypatch
-) -> None:
+def test_nulls_are_read_through_their_bitmaps_whatever_their_slots_hold(train, monkeypatch) -> None:
     """A column with nulls is passed in place with its validity bitmap (no filled copy); a
     null's slot reads as missing whatever a producer left in it (an infinity, a number; the
     core's tests put seen categories' codes there too), and without pyarrow the filled copy

@@ -91,6 +91,26 @@ def test_pandas_frames_predict_as_their_encoding(models, n: int) -> None:
         same_as_encoded(model, test)
 
 
+def test_nullable_and_arrow_numbers_are_read_without_polars(models) -> None:
+    """pandas's nullable numbers (NA where NaN was) and pyarrow-backed ones (with nulls,
+    read through their bitmap) predict as the NumPy columns do, read by the pandas path."""
+    test = frame(20_000, seed=5)
+    nullable = test.astype({"x": "Float64", "count": "Int64", "w": "Float32"})
+    nullable.loc[nullable.index[::11], "count"] = pd.NA
+    assert nullable["x"].isna().sum() == test["x"].isna().sum() > 0
+    variants = [nullable, nullable.iloc[3:15_000]]
+    pa = pytest.importorskip("pyarrow")
+    arrow = test.astype({"x": pd.ArrowDtype(pa.float64()), "w": pd.ArrowDtype(pa.float32())})
+    arrow["count"] = pd.array(nullable["count"], dtype=pd.ArrowDtype(pa.int16()))
+    assert arrow["x"].isna().sum() == test["x"].isna().sum()
+    variants += [arrow, arrow.iloc[7:]]
+    for variant in variants:
+        reference = variant.astype({"x": np.float64, "count": np.float64, "w": np.float32})
+        for model in models:
+            same_as_encoded(model, variant)
+            np.testing.assert_array_equal(model.predict(variant), model.predict(reference))
+
+
 def test_unseen_absent_and_reordered_categories(models) -> None:
     test = frame(5000, seed=2, colours=[*COLOURS, "mauve"])  # mauve: unseen at fit
     variants = [
@@ -152,10 +172,10 @@ def test_what_the_encoding_refuses_is_refused_alike(models) -> None:
         model.predict(test.drop(columns="city"))
     with pytest.raises(TypeError, match="column 'x' was numeric at fit but is categorical"):
         model.predict(test.assign(x=test["x"].astype("category")))
-    # Columns only the encoding reads (strings, nullable integers) still predict alike.
+    # Columns only the encoding reads (strings, float16 numbers) still predict alike.
     for variant in (
         test.assign(colour=test["colour"].astype(object)),
-        test.assign(count=test["count"].astype("Int64")),
+        test.assign(count=test["count"].astype(np.float16)),
     ):
         assert pandas_rows(variant, model._state.schema) is None
         np.testing.assert_array_equal(model.predict_proba(variant), model.predict_proba(test))

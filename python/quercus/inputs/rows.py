@@ -311,9 +311,9 @@ def is_pandas_frame(X: Any) -> bool:
 
 def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
     """A pandas frame as columns the core reads in place, as `frame_rows` reads a Polars one
-    (no Polars frame is built: that cost milliseconds for one row): float32 and float64
-    columns as they are (NaN is missing), other NumPy integer columns as float64, and
-    `category` columns as their codes with a map from the dtype's categories to the fit's
+    (no Polars frame is built: that cost milliseconds for one row): numbers as
+    `_pandas_numbers` reads them (NumPy floats in place, nullable and pyarrow-backed ones
+    too), and `category` columns as their codes with a map from the dtype's categories to the fit's
     (made once per feature and dtype). pandas gives a missing value code -1, which read as
     unsigned (255, 65,535 or 2**32 - 1) is past every category of its dtype: missing. None
     when only `transform` can encode the frame or word its error (a feature absent, of another
@@ -338,12 +338,10 @@ def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
             return None
         dtype = s.dtype
         if feature.categories is None:
-            if not isinstance(dtype, np.dtype) or dtype.kind not in "fiu":
+            numbers = _pandas_numbers(s)
+            if numbers is None:
                 return None
-            values = s.to_numpy(dtype=None if dtype.kind == "f" else np.float64)
-            if values.dtype not in (np.float32, np.float64):
-                return None  # float16, longdouble: the encoding reads them
-            columns.append(("numeric", in_place(values)))
+            columns.append(numbers)
             continue
         if not isinstance(dtype, pd.CategoricalDtype):
             return None
@@ -355,6 +353,32 @@ def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
         code_map = by_categories(maps[j], dtype, make)
         columns.append(("codes", unsigned, code_map, len(feature.categories)))
     return ("frame", columns, frame)
+
+
+def _pandas_numbers(s: Any) -> FrameColumn | None:
+    """A pandas numeric column as the core reads it: NumPy floats in place, other NumPy
+    numbers as float64; pandas's nullable numbers (`Float64`, `Int64`, ...) as float64 or
+    float32 with NaN for NA (their `to_numpy`, a copy, costs less than their Arrow bitmap);
+    pyarrow-backed ones in place with their validity bitmap. None for what the encoding reads
+    (float16, booleans, dates, decimals)."""
+    dtype = s.dtype
+    if getattr(dtype, "kind", None) not in ("f", "i", "u"):
+        return None
+    if isinstance(dtype, np.dtype):
+        values = s.to_numpy(dtype=None if dtype.kind == "f" else np.float64)
+    elif type(dtype).__name__ == "ArrowDtype":
+        import pyarrow as pa  # an ArrowDtype comes with pyarrow
+
+        array = pa.array(s.array)
+        if array.type in (pa.float32(), pa.float64()) and array.null_count:
+            return ("numeric", *arrow_with_nulls(array))
+        values = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:  # a masked (nullable) dtype
+        wide = dtype.kind != "f" or dtype.numpy_dtype.itemsize > 4
+        values = s.to_numpy(dtype=np.float64 if wide else np.float32, na_value=np.nan)
+    if values.dtype not in (np.float32, np.float64):
+        return None  # float16, longdouble: the encoding reads them
+    return ("numeric", in_place(values))
 
 
 def _pandas_code_map(categories: tuple[str, ...], dtype: Any) -> NDArray[np.uint32] | None:
