@@ -176,6 +176,54 @@ def test_nulls_are_read_through_their_bitmaps_whatever_their_slots_hold(train, m
     same_as_columns(clf, test, test)
 
 
+def test_text_of_every_layout_reads_as_its_labels(train) -> None:
+    """Text columns read in place, whatever holds them: Arrow strings by 32- or 64-bit
+    offsets, string views or dictionaries (sliced, in several chunks), pandas `object`
+    columns of strings, `string` and pyarrow-backed strings; labels short and longer than a
+    view, with nulls and labels the fit never saw."""
+    pa = pytest.importorskip("pyarrow")
+
+    def longer(frame: pl.DataFrame) -> pl.DataFrame:
+        """`colour`'s labels past a view's 12 bytes (teal's kept short)."""
+        label = pl.col("colour")
+        return frame.with_columns(
+            pl.when(label == "teal").then(label).otherwise(label + " of a longer name")
+        )
+
+    fit = longer(train)
+    clf = DecisionTreeClassifier(algorithm="cart", missing="learned").fit(fit, target(train))
+    test = longer(frame(8000, seed=6))
+    table = test.to_arrow()
+    as_text = {"colour": pa.string(), "city": pa.large_string()}
+    text = table.cast(
+        pa.schema([pa.field(f.name, as_text.get(f.name, f.type)) for f in table.schema])
+    )
+    assert text.column("colour").null_count > 0
+    views = table.cast(
+        pa.schema(
+            [
+                pa.field(f.name, pa.string_view() if f.name == "colour" else f.type)
+                for f in table.schema
+            ]
+        )
+    )
+    chunked = pa.concat_tables([text.slice(0, 3000), text.slice(3000)])
+    for variant, reference in [
+        (text, test),
+        (text.slice(101, 5000), test.slice(101, 5000)),
+        (chunked, test),
+        (views, test),
+    ]:
+        rows = clf._rows(variant)
+        assert rows[0] == "frame" and rows[1][2][0] in ("strings", "text")
+        same_as_columns(clf, variant, reference)
+    pandas = test.to_pandas()
+    for dtype in (object, "string", "string[pyarrow]", pd.ArrowDtype(pa.large_string())):
+        variant = pandas.astype({"colour": dtype, "city": dtype})
+        assert clf._rows(variant)[2] is variant  # the pandas path, not through Polars
+        same_as_columns(clf, variant, test)
+
+
 def _no_pyarrow(*args: object, **kwargs: object) -> None:
     raise ImportError("pyarrow")
 

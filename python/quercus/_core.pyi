@@ -62,7 +62,8 @@ CodedRows: TypeAlias = tuple[Literal["codes"], NDArray[np.float64]]
 # codes (uint8, uint16 or uint32) with a uint32 map to the tree's codes (None: the tree's
 # codes) and the feature's number of categories (a code at or past it is missing), or text as
 # Arrow string views (16 bytes a row), the data buffers one after another and where each
-# starts, and the lookup of the feature's categories; each optionally followed by the
+# starts, and the lookup of the feature's categories, or as Arrow strings (int32 or int64
+# offsets, one more than the rows, and the data) with the lookup; each optionally followed by the
 # column's Arrow validity bitmap (None: no null) and its first row's bit (a null's slot is
 # missing whatever it holds); the frame itself last (unread: the facade's, to word an error).
 _Numbers: TypeAlias = tuple[Literal["numeric"], NDArray[np.float32] | NDArray[np.float64]]
@@ -88,6 +89,17 @@ FrameColumn: TypeAlias = (
         int,
     ]
     | _Text
+    | tuple[
+        Literal["strings"], NDArray[np.int32] | NDArray[np.int64], NDArray[np.uint8], TextLookup
+    ]
+    | tuple[
+        Literal["strings"],
+        NDArray[np.int32] | NDArray[np.int64],
+        NDArray[np.uint8],
+        TextLookup,
+        NDArray[np.uint8] | None,
+        int,
+    ]
     | tuple[
         Literal["text"],
         NDArray[np.uint8],

@@ -2,20 +2,19 @@
 without making a Polars frame of it (which re-encodes every dictionary column's rows into
 Polars' categories): numbers as NumPy views of their buffers, a dictionary column as its
 indices with a map from its dictionary (a few hundred labels) to the fit's codes, text
-views as a Polars String column's (`rows.text_views`), other text through one hash a row
-(`pyarrow.compute.index_in`).
+views as a Polars String column's (`rows.text_views`), other text by its offsets
+(`rows.text_offsets`), each label looked up by the core as it walks the rows.
 """
 
 from __future__ import annotations
 
-import functools
 import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .rows import _UNSEEN, SMALL_FRAME, _code_map, arrow_with_nulls, text_views
+from .rows import _UNSEEN, SMALL_FRAME, _code_map, arrow_with_nulls, text_offsets, text_views
 from .schema import Feature, Schema
 from .values import in_place
 
@@ -36,7 +35,7 @@ def arrow_rows(table: Any, schema: Schema) -> FrameRows | None:
     missing; a column with nulls or in several chunks is copied), integers as float64,
     dictionary columns of text as their indices through a map to the fit's codes (a null or
     a label the fit never saw is missing), text views as `rows.text_views` reads them,
-    other text through the fit's categories (`index_in`, one hash a row). None
+    other text as `rows.text_offsets` does. None
     when the Polars path must read the table (a feature absent or of another type:
     booleans, dates, decimals, ...; two columns of one name; imputed features), which also
     words any error, or when it reads it faster: a table of at most `SMALL_FRAME` rows,
@@ -109,12 +108,7 @@ def _codes(chunks: list[Any], feature: Feature) -> FrameColumn | None:
     if kind == pa.string_view():
         return text_views(chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks), categories)
     if _is_text(kind):
-        import pyarrow.compute as pc
-
-        found = [pc.index_in(chunk, value_set=_value_set(categories)) for chunk in chunks]
-        parts = [_unsigned(chunk.fill_null(-1)) for chunk in found]
-        codes = parts[0] if len(parts) == 1 else np.concatenate(parts)
-        return ("codes", codes, None, len(categories))
+        return text_offsets(chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks), categories)
     return None
 
 
@@ -157,11 +151,3 @@ def _through(
     the categories (a null's) as `_UNSEEN`."""
     fit = np.arange(n_categories, dtype=np.uint32) if code_map is None else code_map
     return np.append(fit, np.uint32(_UNSEEN)).take(codes, mode="clip")
-
-
-@functools.lru_cache(maxsize=256)
-def _value_set(categories: tuple[str, ...]) -> Any:
-    """The fit's categories as an Arrow array, `index_in`'s value set (made once)."""
-    import pyarrow as pa
-
-    return pa.array(categories, pa.string())

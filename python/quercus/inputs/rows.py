@@ -244,6 +244,22 @@ def text_views(array: Any, categories: tuple[str, ...]) -> FrameColumn:
     return ("text", views, data, starts, _text_lookup(categories), valid, first)
 
 
+def text_offsets(array: Any, categories: tuple[str, ...]) -> FrameColumn:
+    """A pyarrow `string` or `large_string` array as the core reads it in place: its offsets
+    (one more than its rows), its data, the lookup of the fit's categories, and its validity
+    bitmap; the core finds each row's label as it walks the rows (a null or an unseen label:
+    missing)."""
+    import pyarrow as pa
+
+    buffers = array.buffers()
+    first, n = array.offset, len(array)
+    width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    offsets = np.frombuffer(buffers[1], dtype=width, count=first + n + 1)[first:]
+    data = _NO_BYTES if buffers[2] is None else np.frombuffer(buffers[2], dtype=np.uint8)
+    valid = None if array.null_count == 0 else np.frombuffer(buffers[0], dtype=np.uint8)
+    return ("strings", offsets, data, _text_lookup(categories), valid, first)
+
+
 # Bytes of an Arrow string view.
 _VIEW = 16
 
@@ -313,11 +329,12 @@ def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
     """A pandas frame as columns the core reads in place, as `frame_rows` reads a Polars one
     (no Polars frame is built: that cost milliseconds for one row): numbers as
     `_pandas_numbers` reads them (NumPy floats in place, nullable and pyarrow-backed ones
-    too), and `category` columns as their codes with a map from the dtype's categories to the fit's
-    (made once per feature and dtype). pandas gives a missing value code -1, which read as
-    unsigned (255, 65,535 or 2**32 - 1) is past every category of its dtype: missing. None
-    when only `transform` can encode the frame or word its error (a feature absent, of another
-    kind or dtype, imputed features)."""
+    too), booleans as codes 0 and 1, text as `_pandas_strings` reads it, and `category`
+    columns as their codes with a map from the dtype's categories to the fit's (made once
+    per feature and dtype). pandas gives a missing value code -1, which read as unsigned
+    (255, 65,535 or 2**32 - 1) is past every category of its dtype: missing. None when only
+    `transform` can encode the frame or word its error (a feature absent, of another kind
+    or dtype, imputed features)."""
     import pandas as pd  # only reached with a pandas frame in hand
 
     features = schema.features
@@ -343,8 +360,17 @@ def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
                 return None
             columns.append(numbers)
             continue
+        if dtype == np.dtype(bool):  # a Boolean feature's categories: "false", "true"
+            code_map = _code_map(feature.categories, ("false", "true"))
+            codes = in_place(s.to_numpy()).view(np.uint8)
+            columns.append(("codes", codes, code_map, len(feature.categories)))
+            continue
         if not isinstance(dtype, pd.CategoricalDtype):
-            return None
+            strings = _pandas_strings(s, feature.categories)
+            if strings is None:
+                return None
+            columns.append(strings)
+            continue
         codes = s.array.codes
         if codes.itemsize > 4:
             return None
@@ -379,6 +405,32 @@ def _pandas_numbers(s: Any) -> FrameColumn | None:
     if values.dtype not in (np.float32, np.float64):
         return None  # float16, longdouble: the encoding reads them
     return ("numeric", in_place(values))
+
+
+def _pandas_strings(s: Any, categories: tuple[str, ...]) -> FrameColumn | None:
+    """A pandas column of text (`object` holding only strings and missing values, `string`,
+    or a pyarrow-backed string dtype) as Arrow strings the core looks up in place
+    (`text_offsets`); None for other columns, or without pyarrow."""
+    dtype = s.dtype
+    is_object = dtype == np.dtype(object)
+    if not (is_object or getattr(dtype, "kind", None) in ("O", "U", "T")):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    try:
+        if is_object:
+            array = pa.array(s.to_numpy(), type=pa.large_string(), from_pandas=True)
+        else:
+            array = pa.array(s.array)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return None  # not all strings: the encoding reads them, or words the error
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        return None
+    return text_offsets(array, categories)
 
 
 def _pandas_code_map(categories: tuple[str, ...], dtype: Any) -> NDArray[np.uint32] | None:

@@ -18,7 +18,7 @@ mod text;
 use flat::{descend, Flat, NAN_FOLDED, NAN_STOPS, NO_NAN};
 pub use frame::{Codes, Frame, FrameColumn, Validity};
 pub use rows::{Csr, Matrix, Order, PredictRows, Real};
-pub use text::{Text, TextLookup};
+pub use text::{Offsets, Strings, Text, TextLookup};
 
 use crate::control::Control;
 use crate::data::{CategoricalColumn, Column, Dataset, FeatureKind};
@@ -1422,6 +1422,18 @@ mod tests {
             starts: &starts,
             lookup: &lookup,
         };
+        // The same labels as Arrow strings by offsets (from the third byte of the data on).
+        let mut string_data = b"ab".to_vec();
+        let mut offsets = vec![2i32];
+        for label in &row_labels {
+            string_data.extend_from_slice(label.as_bytes());
+            offsets.push(string_data.len() as i32);
+        }
+        let strings = Strings {
+            offsets: Offsets::I32(&offsets),
+            data: &string_data,
+            lookup: &lookup,
+        };
         // The same columns with their nulls in bitmaps, their slots holding what a frame may
         // leave there (an infinity, a number, a seen category's code).
         let numeric_nulls = bitmap(5, &|i| test.numeric[0][i].is_nan());
@@ -1483,6 +1495,18 @@ mod tests {
                     FrameColumn::F64(&test.numeric[2]),
                     categorical(Codes::U32(&wide), Some(&map)),
                     FrameColumn::Text(text),
+                ],
+                vec![None, None, None, None, valid(&text_nulls)],
+            )
+            .expect("a frame");
+            agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
+            let frame = Frame::with_nulls(
+                vec![
+                    FrameColumn::F64(&test.numeric[0]),
+                    FrameColumn::F32(&narrow),
+                    FrameColumn::F64(&test.numeric[2]),
+                    categorical(Codes::U32(&wide), Some(&map)),
+                    FrameColumn::Strings(strings),
                 ],
                 vec![None, None, None, None, valid(&text_nulls)],
             )

@@ -40,8 +40,8 @@ mod threads;
 pub mod tree;
 
 pub use batch::{
-    Codes, Csr, Frame, FrameColumn, Matrix, Order, PredictRows, Predictor, Real, Text, TextLookup,
-    Validity,
+    Codes, Csr, Frame, FrameColumn, Matrix, Offsets, Order, PredictRows, Predictor, Real, Strings,
+    Text, TextLookup, Validity,
 };
 pub use builder::{check_poisson_target, grow, grow_controlled, grow_with};
 pub use control::Control;

@@ -5,8 +5,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use quercus_core::{
-    CategoricalColumn, Codes, Column, Dataset, Float, Frame, FrameColumn, Numbers, Sample,
-    SparseColumn, Strided, Target, Text, TextLookup, Validity,
+    CategoricalColumn, Codes, Column, Dataset, Float, Frame, FrameColumn, Numbers, Offsets, Sample,
+    SparseColumn, Strided, Strings, Target, Text, TextLookup, Validity,
 };
 
 /// A column kept borrowed from NumPy for the duration of a call.
@@ -381,6 +381,16 @@ enum HeldFrameColumn<'py> {
         starts: PyReadonlyArray1<'py, u64>,
         lookup: Bound<'py, PyTextLookup>,
     },
+    Strings {
+        offsets: HeldOffsets<'py>,
+        data: PyReadonlyArray1<'py, u8>,
+        lookup: Bound<'py, PyTextLookup>,
+    },
+}
+
+enum HeldOffsets<'py> {
+    I32(PyReadonlyArray1<'py, i32>),
+    I64(PyReadonlyArray1<'py, i64>),
 }
 
 /// A column's Arrow validity bitmap and the bit of its first row (None: no null).
@@ -415,7 +425,7 @@ pub struct HeldFrame<'py>(Vec<(HeldFrameColumn<'py>, HeldNulls<'py>)>);
 
 /// Reads `("numeric", float32 or float64 values)` / `("codes", uint8, uint16 or uint32 codes,
 /// uint32 map or None, n_categories)` / `("text", uint8 views, uint8 data, uint64 starts,
-/// TextLookup)` per column, each optionally followed by Arrow's validity bitmap (uint8, or
+/// TextLookup)` / `("strings", int32 or int64 offsets, uint8 data, TextLookup)` per column, each optionally followed by Arrow's validity bitmap (uint8, or
 /// None) and the bit of its first row, where the column holds nulls: their slots are then
 /// read as missing whatever they hold.
 pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>> {
@@ -428,7 +438,7 @@ pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>>
         let values = t.get_item(1)?;
         let fields = match kind.as_str() {
             "numeric" => 2,
-            "codes" => 4,
+            "codes" | "strings" => 4,
             _ => 5,
         };
         let nulls: HeldNulls<'py> = if t.len() > fields {
@@ -463,6 +473,16 @@ pub fn hold_frame<'py>(columns: &Bound<'py, PyList>) -> PyResult<HeldFrame<'py>>
                     n_categories: t.get_item(3)?.extract()?,
                 }
             }
+            "strings" => HeldFrameColumn::Strings {
+                offsets: match values.extract() {
+                    Ok(o) => HeldOffsets::I32(o),
+                    Err(_) => HeldOffsets::I64(values.extract().map_err(|_| {
+                        PyTypeError::new_err(format!("column {j}: offsets must be int32 or int64"))
+                    })?),
+                },
+                data: t.get_item(2)?.extract()?,
+                lookup: t.get_item(3)?.cast_into::<PyTextLookup>()?,
+            },
             "text" => HeldFrameColumn::Text {
                 views: values.extract()?,
                 data: t.get_item(2)?.extract()?,
@@ -512,6 +532,18 @@ pub fn frame<'a>(held: &'a HeldFrame<'_>) -> PyResult<Frame<'a>> {
                     views: slice(views, j)?,
                     data: slice(data, j)?,
                     starts: slice(starts, j)?,
+                    lookup: &lookup.get().inner,
+                }),
+                HeldFrameColumn::Strings {
+                    offsets,
+                    data,
+                    lookup,
+                } => FrameColumn::Strings(Strings {
+                    offsets: match offsets {
+                        HeldOffsets::I32(o) => Offsets::I32(slice(o, j)?),
+                        HeldOffsets::I64(o) => Offsets::I64(slice(o, j)?),
+                    },
+                    data: slice(data, j)?,
                     lookup: &lookup.get().inner,
                 }),
             })

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use super::text::Text;
+use super::text::{Strings, Text};
 use super::{any_special, flag_gaps, rows_of, scan_columns, Read, Real, Source, CHUNK};
 use crate::data::FeatureKind;
 use crate::error::{CoreError, Result};
@@ -75,8 +75,9 @@ pub enum FrameColumn<'a> {
         n_categories: u32,
     },
     /// Labels, each found among the tree's categories (a null or a label the tree never
-    /// saw reads as missing).
+    /// saw reads as missing): Arrow string views, or strings by offsets.
     Text(Text<'a>),
+    Strings(Strings<'a>),
 }
 
 impl FrameColumn<'_> {
@@ -86,11 +87,33 @@ impl FrameColumn<'_> {
             FrameColumn::F64(v) => v.len(),
             FrameColumn::Categorical { codes, .. } => codes.len(),
             FrameColumn::Text(text) => text.len(),
+            FrameColumn::Strings(strings) => strings.len(),
         }
     }
 
     fn is_numeric(&self) -> bool {
         matches!(self, FrameColumn::F32(_) | FrameColumn::F64(_))
+    }
+
+    /// A categorical column's tree codes of `rows` into `dst`, [`MISSING`] for a category the
+    /// tree never saw (its nulls are the frame's to mask); a numeric column writes nothing.
+    fn stage_codes(&self, rows: Range<usize>, dst: &mut [u64]) {
+        match *self {
+            FrameColumn::F32(_) | FrameColumn::F64(_) => {}
+            FrameColumn::Text(text) => text.stage(rows, dst, u64::from(MISSING)),
+            FrameColumn::Strings(strings) => strings.stage(rows, dst, u64::from(MISSING)),
+            // Split here so that the copy of a frame's own codes has no lookup.
+            FrameColumn::Categorical {
+                codes,
+                map: None,
+                n_categories,
+            } => codes.stage(rows, dst, |c| tree_code(None, n_categories, c)),
+            FrameColumn::Categorical {
+                codes,
+                map,
+                n_categories,
+            } => codes.stage(rows, dst, |c| tree_code(map, n_categories, c)),
+        }
     }
 }
 
@@ -248,7 +271,9 @@ impl<'a> Frame<'a> {
                 FrameColumn::F64(v) => (0..v.len()).position(|row| {
                     v.get(row).is_some_and(|x| x.is_infinite()) && self.holds(column, row)
                 }),
-                FrameColumn::Categorical { .. } | FrameColumn::Text(_) => None,
+                FrameColumn::Categorical { .. }
+                | FrameColumn::Text(_)
+                | FrameColumn::Strings(_) => None,
             };
             if let Some(row) = infinite {
                 return Err(CoreError::InfiniteFeature { column, row });
@@ -287,6 +312,7 @@ impl Values for Frame<'_> {
                 (c != MISSING).then_some(c)
             }
             FrameColumn::Text(text) => text.code(row),
+            FrameColumn::Strings(strings) => strings.code(row),
             FrameColumn::F32(_) | FrameColumn::F64(_) => None,
         }
     }
@@ -373,7 +399,9 @@ impl<'a> Source for Frame<'a> {
             masked |= match *column {
                 FrameColumn::F32(v) => masked_scan(v, valid, &rows, gaps)?,
                 FrameColumn::F64(v) => masked_scan(v, valid, &rows, gaps)?,
-                FrameColumn::Categorical { .. } | FrameColumn::Text(_) => false,
+                FrameColumn::Categorical { .. }
+                | FrameColumn::Text(_)
+                | FrameColumn::Strings(_) => false,
             };
         }
         Some(narrow | wide | masked)
@@ -404,29 +432,9 @@ impl<'a> Source for Frame<'a> {
                 (FrameColumn::F64(v), Some(valid)) => masked_numbers(v, valid, rows, block, gaps)?,
                 (FrameColumn::F32(v), None) => numbers(rows_of(v, &rows), tested, block, gaps)?,
                 (FrameColumn::F64(v), None) => numbers(rows_of(v, &rows), tested, block, gaps)?,
-                (FrameColumn::Categorical { .. } | FrameColumn::Text(_), _) if !tested => false,
-                (FrameColumn::Text(text), _) => {
-                    text.stage(rows.clone(), block, u64::from(MISSING)); // unseen: missing
-                    if let Some(v) = valid {
-                        v.mask(rows, block, u64::from(MISSING));
-                    }
-                    false
-                }
-                (
-                    FrameColumn::Categorical {
-                        codes: frame_codes,
-                        map,
-                        n_categories,
-                    },
-                    _,
-                ) => {
-                    match map {
-                        // Split here so that the copy of a frame's own codes has no lookup.
-                        None => frame_codes
-                            .stage(rows.clone(), block, |c| tree_code(None, n_categories, c)),
-                        Some(_) => frame_codes
-                            .stage(rows.clone(), block, |c| tree_code(map, n_categories, c)),
-                    }
+                _ if !tested => false,
+                (categorical, _) => {
+                    categorical.stage_codes(rows.clone(), block);
                     if let Some(v) = valid {
                         v.mask(rows, block, u64::from(MISSING));
                     }

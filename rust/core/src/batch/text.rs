@@ -1,7 +1,8 @@
 //! Text columns read in place for prediction: Arrow string views (the layout of a Polars
-//! String column), each row's label looked up in a table of the tree's categories as the
-//! walk stages its chunk of rows, so a text column costs no cast, no copy and no pass of its
-//! own (the lookups share the walk's threads).
+//! String column) or Arrow strings by offsets (`string`, `large_string`: pyarrow's and
+//! pandas's), each row's label looked up in a table of the tree's categories as the walk
+//! stages its chunk of rows, so a text column costs no cast, no copy and no pass of its own
+//! (the lookups share the walk's threads).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -28,18 +29,33 @@ impl TextLookup {
         let mut lookup = TextLookup::default();
         for (code, label) in (0u32..).zip(categories) {
             let bytes = label.as_ref().as_bytes();
-            if bytes.len() <= INLINE {
-                // The label's view as a little-endian number: its length in the low 4
-                // bytes, then its bytes.
-                let view = (0..).zip(bytes).fold(bytes.len() as u128, |v, (i, &b)| {
-                    v | u128::from(b) << (32 + 8 * i)
-                });
-                lookup.short.entry(view).or_insert(code);
-            } else {
-                lookup.long.entry(bytes.into()).or_insert(code);
-            }
+            match short_view(bytes) {
+                Some(view) => lookup.short.entry(view).or_insert(code),
+                None => lookup.long.entry(bytes.into()).or_insert(code),
+            };
         }
         lookup
+    }
+
+    /// The tree's code of the label `data[start..end]`; None for a label the tree never saw
+    /// or a span outside the data.
+    #[inline(always)] // in the staging loop, as `code`
+    fn code_of(&self, data: &[u8], start: usize, end: usize) -> Option<u32> {
+        let len = end.checked_sub(start)?;
+        // A short label's view from one 16-byte read where the data goes on that far (its
+        // bytes moved past the length, the rest masked off), rather than a copy of its bytes.
+        if let (Some(mask), Some(word)) = (SHORT_MASKS.get(len), data.get(start..start + VIEW)) {
+            let word = u128::from_le_bytes(word.try_into().ok()?);
+            return self
+                .short
+                .get(&((word << 32 | len as u128) & mask))
+                .copied();
+        }
+        let bytes = data.get(start..end)?;
+        match short_view(bytes) {
+            Some(view) => self.short.get(&view).copied(),
+            None => self.long.get(bytes).copied(),
+        }
     }
 
     /// The tree's code of the string `view` stands for (a longer one's bytes in `data`,
@@ -62,6 +78,17 @@ impl TextLookup {
             .get(data.get(start..start.checked_add(len)?)?)
             .copied()
     }
+}
+
+/// The view of a label of at most [`INLINE`] bytes as a little-endian number (its length in
+/// the low 4 bytes, then its bytes, zero after them); None for a longer one.
+#[inline]
+fn short_view(bytes: &[u8]) -> Option<u128> {
+    let mut view = [0u8; VIEW];
+    view.get_mut(4..4 + bytes.len())?.copy_from_slice(bytes);
+    let len = bytes.len() as u32; // at most INLINE
+    view.get_mut(..4)?.copy_from_slice(&len.to_le_bytes());
+    Some(u128::from_le_bytes(view))
 }
 
 /// The bits of a view that hold a short string of each length (its length and its bytes): a
@@ -140,6 +167,57 @@ impl Text<'_> {
                 .ok()
                 .and_then(|v| self.lookup.code(v, self.data, self.starts));
             *d = code.map_or(missing, u64::from);
+        }
+    }
+}
+
+/// The offsets of a column of Arrow strings: 32-bit (`string`) or 64-bit (`large_string`).
+#[derive(Debug, Clone, Copy)]
+pub enum Offsets<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+}
+
+/// A column of Arrow strings with the lookup of the tree's categories: row `i`'s label is
+/// `data[offsets[i]..offsets[i + 1]]` (the offsets of the rows only, one more than them).
+#[derive(Debug, Clone, Copy)]
+pub struct Strings<'a> {
+    pub offsets: Offsets<'a>,
+    pub data: &'a [u8],
+    pub lookup: &'a TextLookup,
+}
+
+impl Strings<'_> {
+    pub(super) fn len(&self) -> usize {
+        match self.offsets {
+            Offsets::I32(o) => o.len(),
+            Offsets::I64(o) => o.len(),
+        }
+        .saturating_sub(1)
+    }
+
+    /// The tree's code of row `row`; None for a label the tree never saw, a row past the
+    /// column, or offsets outside the data.
+    #[inline]
+    pub(super) fn code(&self, row: usize) -> Option<u32> {
+        let (start, end) = match self.offsets {
+            Offsets::I32(o) => (
+                usize::try_from(*o.get(row)?).ok()?,
+                usize::try_from(*o.get(row + 1)?).ok()?,
+            ),
+            Offsets::I64(o) => (
+                usize::try_from(*o.get(row)?).ok()?,
+                usize::try_from(*o.get(row + 1)?).ok()?,
+            ),
+        };
+        self.lookup.code_of(self.data, start, end)
+    }
+
+    /// The tree's codes of `rows` into `dst` as [`Strings::code`] gives them, `missing`
+    /// where it gives none.
+    pub(super) fn stage(&self, rows: Range<usize>, dst: &mut [u64], missing: u64) {
+        for (d, row) in dst.iter_mut().zip(rows) {
+            *d = self.code(row).map_or(missing, u64::from);
         }
     }
 }
@@ -252,6 +330,60 @@ mod tests {
             lookup: &twice,
         };
         assert_eq!(text.code(0), Some(0));
+    }
+
+    #[test]
+    fn strings_by_offsets_read_as_their_views() {
+        let categories = ["red", "", "a-label-longer-than-twelve", "twelve bytes"];
+        let lookup = TextLookup::new(&categories);
+        let labels = [
+            "twelve bytes",
+            "",
+            "blue",
+            "a-label-longer-than-twelve",
+            "red",
+            "re",
+        ];
+        let mut data = b"junk".to_vec();
+        let mut offsets = vec![4i64];
+        for label in labels {
+            data.extend_from_slice(label.as_bytes());
+            offsets.push(data.len() as i64);
+        }
+        let narrow: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+        let (views, view_data, starts) = views(&labels);
+        let text = Text {
+            views: &views,
+            data: &view_data,
+            starts: &starts,
+            lookup: &lookup,
+        };
+        for offsets in [Offsets::I64(&offsets), Offsets::I32(&narrow)] {
+            let strings = Strings {
+                offsets,
+                data: &data,
+                lookup: &lookup,
+            };
+            assert_eq!(strings.len(), labels.len());
+            let codes: Vec<_> = (0..=labels.len()).map(|row| strings.code(row)).collect();
+            let by_views: Vec<_> = (0..=labels.len()).map(|row| text.code(row)).collect();
+            assert_eq!(codes, by_views);
+            assert_eq!(codes[..5], [Some(3), Some(1), None, Some(2), Some(0)]);
+            let mut staged = vec![7; 4];
+            strings.stage(2..6, &mut staged, u64::MAX);
+            assert_eq!(staged, [u64::MAX, 2, 0, u64::MAX]);
+        }
+        // Offsets that leave the data, or run backwards, read as missing.
+        let bad = [0i32, 3, 99, 1];
+        let strings = Strings {
+            offsets: Offsets::I32(&bad),
+            data: b"red",
+            lookup: &lookup,
+        };
+        assert_eq!(
+            (strings.code(0), strings.code(1), strings.code(2)),
+            (Some(0), None, None)
+        );
     }
 
     #[test]
