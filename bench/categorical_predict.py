@@ -15,7 +15,9 @@ otherwise) is fit on the Polars Enum frame and predicts the held-out rows given 
 * categorical: the same columns cast to `pl.Categorical` (the global categories);
 * string: the same columns as `pl.String`;
 * pandas: a pandas frame of `category` columns;
-* arrow: a pyarrow Table of those columns dictionary-encoded (`pa.Table.from_pandas`).
+* arrow: a pyarrow Table of those columns dictionary-encoded (`pa.Table.from_pandas`);
+* pandas-text: the pandas frame with `string[pyarrow]` columns instead (text, not codes);
+* arrow-text: a pyarrow Table of those columns as plain `string` arrays.
 
 scikit-learn's depth-10 tree is fit and predicts on the float32 matrix whose categorical
 columns hold each category's integer code as a number (ordinal codes, as compare.py gives
@@ -54,7 +56,7 @@ import quercus
 DEPTH = 10
 NOMINAL = ["c0", "c1", "c2", "c3", "c4"]
 NUMERIC = ["x5", "x6", "x7", "x8", "x9"]
-KINDS = ("enum", "categorical", "string", "pandas", "arrow")
+KINDS = ("enum", "categorical", "string", "pandas", "arrow", "pandas-text", "arrow-text")
 
 
 def made(train: int, rows: int) -> dict[str, Any]:
@@ -92,6 +94,11 @@ def inputs(kind: str, cell: dict[str, Any]) -> Any:
         return cell["pandas"]
     if kind == "arrow":
         return pa.Table.from_pandas(cell["pandas"], preserve_index=False)
+    if kind == "pandas-text":
+        return cell["pandas"].astype(dict.fromkeys(NOMINAL, "string[pyarrow]"))
+    if kind == "arrow-text":
+        text = cell["pandas"].astype(dict.fromkeys(NOMINAL, object))
+        return pa.Table.from_pandas(text, preserve_index=False)
     raise ValueError(f"unknown kind {kind!r}; choose from {', '.join(KINDS)}")
 
 
