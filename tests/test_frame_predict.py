@@ -199,6 +199,13 @@ def test_text_of_every_layout_reads_as_its_labels(train) -> None:
         pa.schema([pa.field(f.name, as_text.get(f.name, f.type)) for f in table.schema])
     )
     assert text.column("colour").null_count > 0
+    # The same strings with each null's span holding a label of the fit's ("teal").
+    colour = text.column("colour").combine_chunks()
+    labels = [value or "teal" for value in colour.fill_null("teal").to_pylist()]
+    offsets = np.cumsum([0, *(len(label.encode()) for label in labels)], dtype=np.int32)
+    buffers = [colour.buffers()[0], pa.py_buffer(offsets), pa.py_buffer("".join(labels).encode())]
+    dirty = pa.Array.from_buffers(pa.string(), len(colour), buffers, colour.null_count)
+    dirty_text = text.set_column(text.schema.get_field_index("colour"), "colour", dirty)
     views = table.cast(
         pa.schema(
             [
@@ -208,14 +215,40 @@ def test_text_of_every_layout_reads_as_its_labels(train) -> None:
         )
     )
     chunked = pa.concat_tables([text.slice(0, 3000), text.slice(3000)])
+
+    def dictionary(table: object) -> object:
+        """`table` with colour dictionary-encoded (its own dictionary per table), the slots of
+        its nulls pointing at every entry of the dictionary in turn."""
+        encoded = table.column("colour").combine_chunks().dictionary_encode()
+        indices = encoded.indices
+        slots = np.array(indices.fill_null(0))
+        nulls = np.flatnonzero(indices.is_null())
+        slots[nulls] = np.arange(len(nulls)) % len(encoded.dictionary)
+        dirty = pa.Array.from_buffers(
+            indices.type, len(indices), [indices.buffers()[0], pa.py_buffer(slots)], len(nulls)
+        )
+        column = pa.DictionaryArray.from_arrays(dirty, encoded.dictionary)
+        return table.set_column(table.schema.get_field_index("colour"), "colour", column)
+
+    # Each chunk with a dictionary of its own (the second's in another order).
+    parts = [
+        dictionary(text.slice(0, 2500)),
+        dictionary(text.slice(2500).take(pa.array(range(5499, -1, -1)))),
+    ]
+    two_dictionaries = pa.concat_tables(parts)
+    reversed_test = pl.concat([test.slice(0, 2500), test.slice(2500).reverse()])
     for variant, reference in [
         (text, test),
+        (dirty_text, test),
         (text.slice(101, 5000), test.slice(101, 5000)),
         (chunked, test),
         (views, test),
+        (dictionary(text), test),
+        (dictionary(text).slice(77, 4000), test.slice(77, 4000)),
+        (two_dictionaries, reversed_test),
     ]:
         rows = clf._rows(variant)
-        assert rows[0] == "frame" and rows[1][2][0] in ("strings", "text")
+        assert rows[0] == "frame" and rows[2] is variant  # read in place, not through Polars
         same_as_columns(clf, variant, reference)
     pandas = test.to_pandas()
     for dtype in (object, "string", "string[pyarrow]", pd.ArrowDtype(pa.large_string())):

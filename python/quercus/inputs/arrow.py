@@ -35,9 +35,9 @@ def arrow_rows(table: Any, schema: Schema) -> FrameRows | None:
     missing; a column with nulls or in several chunks is copied), integers as float64,
     dictionary columns of text as their indices through a map to the fit's codes (a null or
     a label the fit never saw is missing), text views as `rows.text_views` reads them,
-    other text as `rows.text_offsets` does. None
-    when the Polars path must read the table (a feature absent or of another type:
-    booleans, dates, decimals, ...; two columns of one name; imputed features), which also
+    other text as `rows.text_offsets` does, booleans as codes 0 and 1. None when the
+    Polars path must read the table (a feature absent or of another type: dates,
+    decimals, ...; two columns of one name; imputed features), which also
     words any error, or when it reads it faster: a table of at most `SMALL_FRAME` rows,
     which it encodes value by value (`rows.small_frame`) where reading each column's
     dictionary here costs tens of µs."""
@@ -85,8 +85,8 @@ def _numbers(chunks: list[Any], feature: Feature) -> FrameColumn | None:
 
 
 def _codes(chunks: list[Any], feature: Feature) -> FrameColumn | None:
-    """A categorical column as codes and a map to the fit's codes (or as text views); None
-    for a type the Polars path reads (booleans, numbers, a dictionary of numbers)."""
+    """A categorical column as codes and a map to the fit's codes (or as text); None for a
+    type the Polars path reads (numbers, a dictionary of numbers)."""
     import pyarrow as pa
 
     assert feature.categories is not None  # a categorical feature's column
@@ -100,11 +100,19 @@ def _codes(chunks: list[Any], feature: Feature) -> FrameColumn | None:
                 return None
             read.append(coded)
         if len(read) == 1:
-            codes, code_map = read[0]
-            return ("codes", codes, code_map, len(categories))
+            codes, code_map, nulls = read[0]
+            return ("codes", codes, code_map, len(categories), *nulls)
         # Chunks may each have a dictionary of their own: each through its map, as one column.
-        parts = [_through(codes, code_map, len(categories)) for codes, code_map in read]
+        n = len(categories)
+        parts = [_through(codes, code_map, n, nulls) for codes, code_map, nulls in read]
         return ("codes", np.concatenate(parts), None, len(categories))
+    if pa.types.is_boolean(kind):  # a Boolean feature's categories: "false", "true"
+        flags = (chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)).cast(pa.uint8())
+        code_map = _code_map(categories, ("false", "true"))
+        if not flags.null_count:
+            return ("codes", in_place(flags.to_numpy()), code_map, len(categories))
+        values, bits, first = arrow_with_nulls(flags)
+        return ("codes", values, code_map, len(categories), bits, first)
     if kind == pa.string_view():
         return text_views(chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks), categories)
     if _is_text(kind):
@@ -118,13 +126,17 @@ def _is_text(kind: Any) -> bool:
     return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
 
 
+# A column's validity bitmap and the bit of its first row (None, 0: no null).
+_Nulls = tuple[NDArray[np.uint8] | None, int]
+
+
 def _dictionary_codes(
     chunk: Any, categories: tuple[str, ...]
-) -> tuple[NDArray[np.unsignedinteger], NDArray[np.uint32] | None] | None:
-    """A dictionary array's indices read as unsigned (a null's as -1: the largest code of
-    its width, past a dictionary that signed indices of that width can address) with the
-    map from its dictionary to the fit's codes (`rows._code_map`); None for indices wider
-    than 32 bits that do not fit 32."""
+) -> tuple[NDArray[np.unsignedinteger], NDArray[np.uint32] | None, _Nulls] | None:
+    """A dictionary array's indices read as unsigned, in place, with the map from its
+    dictionary to the fit's codes (`rows._code_map`) and its validity bitmap with the bit of
+    its first row (None, 0 without nulls: a null's index is whatever its slot holds); None
+    for indices wider than 32 bits that do not fit 32."""
     import pyarrow as pa
 
     indices = chunk.indices
@@ -133,21 +145,30 @@ def _dictionary_codes(
             indices = indices.cast(pa.int32())
         except pa.ArrowInvalid:
             return None
-    if indices.null_count:
-        indices = indices.fill_null(-1)
-    return _unsigned(indices), _code_map(categories, tuple(chunk.dictionary.to_pylist()))
+    code_map = _code_map(categories, tuple(chunk.dictionary.to_pylist()))
+    if not indices.null_count:
+        return _unsigned(indices.to_numpy()), code_map, (None, 0)
+    values, bits, first = arrow_with_nulls(indices)
+    return _unsigned(values), code_map, (bits, first)
 
 
-def _unsigned(indices: Any) -> NDArray[np.unsignedinteger]:
+def _unsigned(indices: NDArray[np.signedinteger]) -> NDArray[np.unsignedinteger]:
     """Signed integer indices as the unsigned codes of their width, a view of their buffer."""
-    values = indices.to_numpy()
-    return in_place(values).view(f"u{values.itemsize}")
+    return in_place(indices).view(f"u{indices.itemsize}")
 
 
 def _through(
-    codes: NDArray[np.unsignedinteger], code_map: NDArray[np.uint32] | None, n_categories: int
+    codes: NDArray[np.unsignedinteger],
+    code_map: NDArray[np.uint32] | None,
+    n_categories: int,
+    nulls: _Nulls,
 ) -> NDArray[np.uint32]:
     """Codes of a chunk as the fit's codes (without a map: they are), a code past the map or
-    the categories (a null's) as `_UNSEEN`."""
+    the categories, and a null, as `_UNSEEN`."""
     fit = np.arange(n_categories, dtype=np.uint32) if code_map is None else code_map
-    return np.append(fit, np.uint32(_UNSEEN)).take(codes, mode="clip")
+    through = np.append(fit, np.uint32(_UNSEEN)).take(codes, mode="clip")
+    bits, first = nulls
+    if bits is not None:
+        valid = np.unpackbits(bits, bitorder="little")[first : first + len(codes)]
+        through[valid == 0] = _UNSEEN
+    return through
