@@ -1487,31 +1487,30 @@ mod tests {
                 assert_eq!(frame.n_rows(), n);
                 agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
             }
-            let valid = |bits| Some(Validity { bits, first: 3 });
-            let frame = Frame::with_nulls(
-                vec![
-                    FrameColumn::F64(&test.numeric[0]),
-                    FrameColumn::F32(&narrow),
-                    FrameColumn::F64(&test.numeric[2]),
-                    categorical(Codes::U32(&wide), Some(&map)),
-                    FrameColumn::Text(text),
-                ],
-                vec![None, None, None, None, valid(&text_nulls)],
-            )
-            .expect("a frame");
-            agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
-            let frame = Frame::with_nulls(
-                vec![
-                    FrameColumn::F64(&test.numeric[0]),
-                    FrameColumn::F32(&narrow),
-                    FrameColumn::F64(&test.numeric[2]),
-                    categorical(Codes::U32(&wide), Some(&map)),
-                    FrameColumn::Strings(strings),
-                ],
-                vec![None, None, None, None, valid(&text_nulls)],
-            )
-            .expect("a frame");
-            agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
+            // The second categorical column as text, by views and by offsets.
+            for labels in [FrameColumn::Text(text), FrameColumn::Strings(strings)] {
+                let frame = Frame::with_nulls(
+                    vec![
+                        FrameColumn::F64(&test.numeric[0]),
+                        FrameColumn::F32(&narrow),
+                        FrameColumn::F64(&test.numeric[2]),
+                        categorical(Codes::U32(&wide), Some(&map)),
+                        labels,
+                    ],
+                    vec![
+                        None,
+                        None,
+                        None,
+                        None,
+                        Some(Validity {
+                            bits: &text_nulls,
+                            first: 3,
+                        }),
+                    ],
+                )
+                .expect("a frame");
+                agrees(&tree, || PredictRows::Frame(&frame), data.columns(), n);
+            }
             let frame = Frame::with_nulls(
                 vec![
                     FrameColumn::F64(&slots),
