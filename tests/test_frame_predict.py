@@ -140,7 +140,7 @@ def test_nulls_are_read_through_their_bitmaps_whatever_their_slots_hold(train, m
     null's slot reads as missing whatever a producer left in it (an infinity, a number; the
     core's tests put seen categories' codes there too), and without pyarrow the filled copy
     predicts the same."""
-    pa = pytest.importorskip("pyarrow")
+    pa = pytest.importorskip("pyarrow", reason="Arrow buffers and dtypes are pyarrow objects")
     clf = DecisionTreeClassifier(algorithm="cart", missing="learned", max_depth=10).fit(
         train, target(train)
     )
@@ -181,7 +181,7 @@ def test_text_of_every_layout_reads_as_its_labels(train) -> None:
     offsets, string views or dictionaries (sliced, in several chunks), pandas `object`
     columns of strings, `string` and pyarrow-backed strings; labels short and longer than a
     view, with nulls and labels the fit never saw."""
-    pa = pytest.importorskip("pyarrow")
+    pa = pytest.importorskip("pyarrow", reason="Arrow buffers and dtypes are pyarrow objects")
 
     def longer(frame: pl.DataFrame) -> pl.DataFrame:
         """`colour`'s labels past a view's 12 bytes (teal's kept short)."""

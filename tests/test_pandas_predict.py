@@ -99,7 +99,7 @@ def test_nullable_and_arrow_numbers_are_read_without_polars(models) -> None:
     nullable.loc[nullable.index[::11], "count"] = pd.NA
     assert nullable["x"].isna().sum() == test["x"].isna().sum() > 0
     variants = [nullable, nullable.iloc[3:15_000]]
-    pa = pytest.importorskip("pyarrow")
+    pa = pytest.importorskip("pyarrow", reason="Arrow buffers and dtypes are pyarrow objects")
     arrow = test.astype({"x": pd.ArrowDtype(pa.float64()), "w": pd.ArrowDtype(pa.float32())})
     arrow["count"] = pd.array(nullable["count"], dtype=pd.ArrowDtype(pa.int16()))
     assert arrow["x"].isna().sum() == test["x"].isna().sum()
