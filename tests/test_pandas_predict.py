@@ -103,7 +103,9 @@ def test_nullable_and_arrow_numbers_are_read_without_polars(models) -> None:
     arrow = test.astype({"x": pd.ArrowDtype(pa.float64()), "w": pd.ArrowDtype(pa.float32())})
     arrow["count"] = pd.array(nullable["count"], dtype=pd.ArrowDtype(pa.int16()))
     assert arrow["x"].isna().sum() == test["x"].isna().sum()
-    variants += [arrow, arrow.iloc[7:]]
+    halves = [pa.array(part, from_pandas=True) for part in np.split(test["x"].to_numpy(), [9000])]
+    chunked = arrow.assign(x=pd.arrays.ArrowExtensionArray(pa.chunked_array(halves)))
+    variants += [arrow, arrow.iloc[7:], chunked]
     for variant in variants:
         reference = variant.astype({"x": np.float64, "count": np.float64, "w": np.float32})
         for model in models:

@@ -396,6 +396,8 @@ def _pandas_numbers(s: Any) -> FrameColumn | None:
         import pyarrow as pa  # an ArrowDtype comes with pyarrow
 
         array = pa.array(s.array)
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks()
         if array.type in (pa.float32(), pa.float64()) and array.null_count:
             return ("numeric", *arrow_with_nulls(array))
         values = s.to_numpy(dtype=np.float64, na_value=np.nan)
