@@ -169,6 +169,9 @@ def test_nulls_are_read_through_their_bitmaps_whatever_their_slots_hold(train, m
     assert np.isinf(slots).sum() == test["x"].null_count()
     same_as_columns(clf, dirty_test, test)
     same_as_columns(clf, dirty_test.slice(1234, 3000), test.slice(1234, 3000))
+    narrow = test.with_columns(pl.col("x").cast(pl.Float32))  # float32 numbers with nulls
+    assert clf._rows(narrow)[1][0][1].dtype == np.float32
+    same_as_columns(clf, narrow, narrow)
     # Without pyarrow, the nulls are filled in Polars first.
     monkeypatch.setattr(pl.Series, "to_arrow", _no_pyarrow)
     columns = clf._rows(test)[1]
