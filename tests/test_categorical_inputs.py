@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
-from quercus.inputs.rows import _categorical_map
+from quercus.inputs.code_maps import categorical_map
 
 pa = pytest.importorskip("pyarrow", reason="the Arrow inputs are pyarrow objects")
 
@@ -135,8 +135,8 @@ def test_a_categorical_with_a_huge_categories_predicts_as_the_enum(models, test)
     ]
     labels = (*CITIES, "city-unseen")
     given = pl.Series(list(labels), dtype=pl.Categorical(named)).dtype.categories
-    assert _categorical_map(tuple(CITIES), given, n_rows=1000) is None
-    code_map = _categorical_map(tuple(CITIES), given, n_rows=50_000)
+    assert categorical_map(tuple(CITIES), given, n_rows=1000) is None
+    code_map = categorical_map(tuple(CITIES), given, n_rows=50_000)
     # As long as the largest code of the fit's: the unseen label's code is past the map.
     assert code_map is not None and len(code_map) == given["city299"] + 1 > 200_000
     assert code_map[given["city7"]] == 7 and given["city-unseen"] >= len(code_map)

@@ -14,7 +14,8 @@ import pytest
 from helpers import to_pandas
 
 from quercus import DecisionTreeClassifier, DecisionTreeRegressor
-from quercus.inputs.rows import SMALL_FRAME, _code_map
+from quercus.inputs.code_maps import labels_map
+from quercus.inputs.rows import SMALL_FRAME
 
 COLOURS = ["red", "green", "blue", "teal", "plum"]
 SIZES = ["S", "M", "L"]
@@ -266,10 +267,10 @@ def _no_pyarrow(*args: object, **kwargs: object) -> None:
 
 def test_code_maps_are_made_once_per_dtype() -> None:
     fit = ("a", "b", "c")
-    first = _code_map(fit, ("c", "x", "a"))
-    assert first is _code_map(fit, ("c", "x", "a"))
+    first = labels_map(fit, ("c", "x", "a"))
+    assert first is labels_map(fit, ("c", "x", "a"))
     assert first.tolist() == [2, 2**32 - 1, 0]
-    assert _code_map(fit, fit) is None
+    assert labels_map(fit, fit) is None
 
 
 def test_what_the_column_encoding_refuses_is_refused_alike(train) -> None:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .rows import _UNSEEN, SMALL_FRAME, _code_map, arrow_with_nulls, text_offsets, text_views
+from .code_maps import UNSEEN, labels_map
+from .rows import SMALL_FRAME, arrow_with_nulls, text_offsets, text_views
 from .schema import Feature, Schema
 from .values import in_place
 
@@ -108,7 +109,7 @@ def _codes(chunks: list[Any], feature: Feature) -> FrameColumn | None:
         return ("codes", np.concatenate(parts), None, len(categories))
     if pa.types.is_boolean(kind):  # a Boolean feature's categories: "false", "true"
         flags = (chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)).cast(pa.uint8())
-        code_map = _code_map(categories, ("false", "true"))
+        code_map = labels_map(categories, ("false", "true"))
         if not flags.null_count:
             return ("codes", in_place(flags.to_numpy()), code_map, len(categories))
         values, bits, first = arrow_with_nulls(flags)
@@ -134,7 +135,7 @@ def _dictionary_codes(
     chunk: Any, categories: tuple[str, ...]
 ) -> tuple[NDArray[np.unsignedinteger], NDArray[np.uint32] | None, _Nulls] | None:
     """A dictionary array's indices read as unsigned, in place, with the map from its
-    dictionary to the fit's codes (`rows._code_map`) and its validity bitmap with the bit of
+    dictionary to the fit's codes (`code_maps.labels_map`) and its validity bitmap with the bit of
     its first row (None, 0 without nulls: a null's index is whatever its slot holds); None
     for indices wider than 32 bits that do not fit 32."""
     import pyarrow as pa
@@ -145,7 +146,7 @@ def _dictionary_codes(
             indices = indices.cast(pa.int32())
         except pa.ArrowInvalid:
             return None
-    code_map = _code_map(categories, tuple(chunk.dictionary.to_pylist()))
+    code_map = labels_map(categories, tuple(chunk.dictionary.to_pylist()))
     if not indices.null_count:
         return _unsigned(indices.to_numpy()), code_map, (None, 0)
     values, bits, first = arrow_with_nulls(indices)
@@ -164,11 +165,11 @@ def _through(
     nulls: _Nulls,
 ) -> NDArray[np.uint32]:
     """Codes of a chunk as the fit's codes (without a map: they are), a code past the map or
-    the categories, and a null, as `_UNSEEN`."""
+    the categories, and a null, as `UNSEEN`."""
     fit = np.arange(n_categories, dtype=np.uint32) if code_map is None else code_map
-    through = np.append(fit, np.uint32(_UNSEEN)).take(codes, mode="clip")
+    through = np.append(fit, np.uint32(UNSEEN)).take(codes, mode="clip")
     bits, first = nulls
     if bits is not None:
         valid = np.unpackbits(bits, bitorder="little")[first : first + len(codes)]
-        through[valid == 0] = _UNSEEN
+        through[valid == 0] = UNSEEN
     return through

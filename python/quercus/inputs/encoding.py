@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
+from .code_maps import UNSEEN, categorical_map
 from .frames import as_frame
 from .schema import Feature, Kind, Ordinals, Schema
 from .sparse import check_numeric_width, is_sparse, sparse_columns
@@ -186,6 +187,21 @@ def encode(frame: pl.DataFrame | NDArray[np.float64] | Any, schema: Schema) -> l
     return columns
 
 
+def _mapped(
+    physical: pl.Series, through: NDArray[np.uint32]
+) -> tuple[NDArray[np.uint32], NDArray[np.bool_]]:
+    """`category_codes` of a Categorical's physical codes through `through` (a code past it,
+    or one it maps to `UNSEEN`, is missing, as a null is)."""
+    nulls = physical.null_count() > 0
+    raw = (physical.fill_null(0) if nulls else physical).to_numpy()
+    codes = np.append(through, np.uint32(UNSEEN)).take(np.minimum(raw, len(through)))
+    missing = codes == UNSEEN
+    if nulls:
+        missing |= physical.is_null().to_numpy()
+    codes[missing] = 0
+    return codes, missing
+
+
 def dense_column(column: Column) -> Column:
     """A sparse column as the numeric column it stands for (one column made dense, for code
     that reads whole columns: rule sets); any other column as it is."""
@@ -243,6 +259,12 @@ def category_codes(
     series: pl.Series, categories: list[str] | tuple[str, ...]
 ) -> tuple[NDArray[np.uint32], NDArray[np.bool_]]:
     """Codes into the fit-time categories; nulls and unseen values are flagged missing."""
+    if isinstance(series.dtype, pl.Categorical):
+        # Its physical codes through a map to the fit's: a third of the cast of its every
+        # row to text and then to the fit's Enum (a 1M-row column: 27 -> 9 ms).
+        through = categorical_map(tuple(categories), series.dtype.categories, len(series))
+        if through is not None:
+            return _mapped(series.to_physical(), through)
     enum = enum_dtype(tuple(categories))
     if series.dtype != enum:
         # Through the fit's Enum: an unseen value becomes null (3-4x faster than a lookup

@@ -14,6 +14,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from .._core import TextLookup
+from .code_maps import UNSEEN, categorical_map, labels_map
 from .encoding import dtype_kind, feature_kind
 from .frames import by_categories, pandas_labels
 from .schema import Schema
@@ -106,10 +107,6 @@ def _nulls_of_their_kind(frame: pl.DataFrame, schema: Schema, rows: list[tuple[A
             except TypeError:  # an unsupported dtype: `transform` says so
                 return False
     return True
-
-
-# A code that reads as missing: past every map and every feature's categories.
-_UNSEEN = int(np.iinfo(np.uint32).max)
 
 
 def frame_rows(frame: pl.DataFrame, schema: Schema) -> FrameRows | None:
@@ -206,14 +203,14 @@ def _coded(
     those codes to the fit's (None: they are the fit's)."""
     column = pl.col(name)
     if isinstance(dtype, pl.Enum):
-        return column.to_physical(), _code_map(categories, tuple(dtype.categories.to_list()))
+        return column.to_physical(), labels_map(categories, tuple(dtype.categories.to_list()))
     if isinstance(dtype, pl.Categorical):
-        code_map = _categorical_map(categories, dtype.categories, n_rows)
+        code_map = categorical_map(categories, dtype.categories, n_rows)
         if code_map is not None:
             return column.to_physical(), code_map
     elif dtype == pl.Boolean:  # a Boolean column's categories are "false" and "true"
-        return column.cast(pl.UInt8), _code_map(categories, ("false", "true"))
-    # A String `_text` cannot read (without pyarrow), or a Categorical `_categorical_map`
+        return column.cast(pl.UInt8), labels_map(categories, ("false", "true"))
+    # A String `_text` cannot read (without pyarrow), or a Categorical `categorical_map`
     # declines: through the fit's Enum, where an unseen value becomes null.
     return column.cast(pl.String).cast(enum_dtype(categories), strict=False).to_physical(), None
 
@@ -273,46 +270,14 @@ def _text_lookup(categories: tuple[str, ...]) -> TextLookup:
     return TextLookup(list(categories))
 
 
-# A Categorical's code map may have this many entries per row of the frame, and this many
-# more, before a pass over the rows (a cast through the fit's Enum) costs less than filling
-# it.
-_MAP_PER_ROW = 8
-_MAP_FLOOR = 1 << 16
-
-
-def _categorical_map(
-    categories: tuple[str, ...], given: pl.Categories, n_rows: int
-) -> NDArray[np.uint32] | None:
-    """The fit's code of each physical code of a Categorical of categories `given` (a code
-    the fit never saw, or past the map: missing), found by looking each of the fit's
-    categories up in `given` (which may hold millions of strings: the global categories
-    hold every string any Categorical of the process took); made per call: `given` grows
-    as the process goes, and Polars frees a string no Series holds any more and gives its
-    code to the next new one (a map kept between calls read rows wrongly). None when the
-    map would hold more than `_MAP_PER_ROW` entries a row (the fit's categories came late
-    to a large `given`)."""
-    physical = np.fromiter(
-        (given[label] if label in given else -1 for label in categories),
-        dtype=np.int64,
-        count=len(categories),
-    )
-    size = int(physical.max(initial=-1)) + 1
-    if size > _MAP_PER_ROW * n_rows + _MAP_FLOOR:
-        return None
-    code_map = np.full(size, _UNSEEN, dtype=np.uint32)
-    known = physical >= 0
-    code_map[physical[known]] = np.flatnonzero(known)
-    return code_map
-
-
 def _fill_missing_code(codes: pl.Series, n_codes: int) -> pl.Series:
     """Physical `codes` (of `n_codes` categories) with each null as a code past them, which
     the core reads as missing: the largest code of their own dtype where it is past the
-    categories (no copy to a wider type), else `_UNSEEN` as UInt32."""
+    categories (no copy to a wider type), else `UNSEEN` as UInt32."""
     largest = _LARGEST_CODE.get(codes.dtype)
     if largest is not None and largest >= n_codes:
         return codes.fill_null(largest)
-    return codes.cast(pl.UInt32).fill_null(_UNSEEN)
+    return codes.cast(pl.UInt32).fill_null(UNSEEN)
 
 
 # The largest value of each unsigned dtype Polars stores categories' codes in.
@@ -361,7 +326,7 @@ def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
             columns.append(numbers)
             continue
         if dtype == np.dtype(bool):  # a Boolean feature's categories: "false", "true"
-            code_map = _code_map(feature.categories, ("false", "true"))
+            code_map = labels_map(feature.categories, ("false", "true"))
             codes = in_place(s.to_numpy()).view(np.uint8)
             columns.append(("codes", codes, code_map, len(feature.categories)))
             continue
@@ -436,17 +401,5 @@ def _pandas_strings(s: Any, categories: tuple[str, ...]) -> FrameColumn | None:
 
 
 def _pandas_code_map(categories: tuple[str, ...], dtype: Any) -> NDArray[np.uint32] | None:
-    """The fit's code of each category of a pandas `category` dtype (see `_code_map`)."""
-    return _code_map(categories, pandas_labels(dtype))
-
-
-@functools.lru_cache(maxsize=256)
-def _code_map(categories: tuple[str, ...], given: tuple[str, ...]) -> NDArray[np.uint32] | None:
-    """The fit's code of each category of an Enum of categories `given` (a category the fit
-    never saw: `_UNSEEN`); None when the Enum is the fit's own."""
-    if given == categories:
-        return None
-    index = {label: code for code, label in enumerate(categories)}
-    code_map = np.array([index.get(label, _UNSEEN) for label in given], dtype=np.uint32)
-    code_map.flags.writeable = False  # shared by every call with this dtype
-    return code_map
+    """The fit's code of each category of a pandas `category` dtype (see `code_maps.labels_map`)."""
+    return labels_map(categories, pandas_labels(dtype))
