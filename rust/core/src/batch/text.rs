@@ -214,10 +214,35 @@ impl Strings<'_> {
     }
 
     /// The tree's codes of `rows` into `dst` as [`Strings::code`] gives them, `missing`
-    /// where it gives none.
+    /// where it gives none: one loop over the rows' offsets, read as pairs, without a check
+    /// of their bounds or of their width per row.
     pub(super) fn stage(&self, rows: Range<usize>, dst: &mut [u64], missing: u64) {
-        for (d, row) in dst.iter_mut().zip(rows) {
-            *d = self.code(row).map_or(missing, u64::from);
+        fn each<T: Copy + TryInto<usize>>(
+            offsets: Option<&[T]>,
+            data: &[u8],
+            lookup: &TextLookup,
+            dst: &mut [u64],
+            missing: u64,
+        ) {
+            let Some(offsets) = offsets else {
+                dst.fill(missing); // rows past the column
+                return;
+            };
+            for (d, pair) in dst.iter_mut().zip(offsets.windows(2)) {
+                let code = match *pair {
+                    [start, end] => match (start.try_into(), end.try_into()) {
+                        (Ok(start), Ok(end)) => lookup.code_of(data, start, end),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                *d = code.map_or(missing, u64::from);
+            }
+        }
+        let span = rows.start..rows.end.saturating_add(1);
+        match self.offsets {
+            Offsets::I32(o) => each(o.get(span), self.data, self.lookup, dst, missing),
+            Offsets::I64(o) => each(o.get(span), self.data, self.lookup, dst, missing),
         }
     }
 }
