@@ -184,6 +184,10 @@ def test_what_the_encoding_refuses_is_refused_alike(models) -> None:
     assert pandas_rows(mixed, model._state.schema) is None
     with pytest.raises(TypeError, match=r"'colour' .* must be all numbers or all strings"):
         model.predict(mixed)
+    as_bytes = test.assign(colour=test["colour"].astype(str).str.encode("ascii"))
+    assert pandas_rows(as_bytes, model._state.schema) is None  # bytes are not text
+    with pytest.raises(TypeError, match="'colour' has unsupported dtype Binary"):
+        model.predict(as_bytes)
 
 
 def test_categories_in_another_order_keep_their_labels() -> None:

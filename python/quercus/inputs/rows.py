@@ -387,14 +387,13 @@ def _pandas_strings(s: Any, categories: tuple[str, ...]) -> FrameColumn | None:
     except ImportError:
         return None
     try:
-        if is_object:
-            array = pa.array(s.to_numpy(), type=pa.large_string(), from_pandas=True)
-        else:
-            array = pa.array(s.array)
+        # An object column's type inferred, not imposed: bytes would pass as text, where
+        # the encoding refuses them (Binary) at fit and here alike.
+        array = pa.array(s.to_numpy(), from_pandas=True) if is_object else pa.array(s.array)
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks()
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return None  # not all strings: the encoding reads them, or words the error
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
     if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
         return None
     return text_offsets(array, categories)
