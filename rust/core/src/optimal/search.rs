@@ -5,8 +5,9 @@
 //! the order of their best single split (the best trees tend to start there, so the
 //! incumbent drops early). Evaluating a split at depth two is one sweep
 //! ([`super::depth2`]); deeper, the split's two children are solved as subproblems, the
-//! smaller first with the bound the larger leaves it, then the larger with what the smaller
-//! left. Solved subproblems are cached by row set ([`super::cache`]).
+//! larger first, then the smaller with what the larger left plus a slack, so that its bound
+//! also rules out the neighbouring thresholds. Solved subproblems are cached by row set
+//! ([`super::cache`]).
 //!
 //! `solve` calls itself once per depth level through `evaluate`, so the call stack is
 //! bounded by the depth budget (at most [`super::MAX_DEPTH`]), whatever the data; everything
@@ -656,11 +657,11 @@ fn evaluate<L: Loss>(
     };
     for (i, k_left) in allocations(depth, leaves).enumerate() {
         let k_right = leaves - k_left;
-        // Depth-two children: the smaller first, its search being the cheaper, and the bound
-        // it proves lowers the larger one's (breast cancer at depth three: 16% fewer rows
-        // swept). Deeper, the larger first (breast cancer at depth four took 2.6x as long
-        // the other way).
-        let left_first = (left.len() < right.len()) == (depth == 3);
+        // The larger child first, as ConTree does: the bound it proves leaves the smaller
+        // one a tighter budget (with the second child sought as below, breast cancer at
+        // depth three swept 28% fewer rows than smaller first, segment 21%; at depth four
+        // the smaller first took 2.6x as long).
+        let left_first = left.len() >= right.len();
         let (first, k_first, second, k_second) = if left_first {
             (&left, k_left, &right, k_right)
         } else {
@@ -674,10 +675,14 @@ fn evaluate<L: Loss>(
         } else {
             let ub = inc.bound() - hint_second;
             let first_out = solve(ctx, first, depth - 1, k_first, ub, hint_first, side);
-            if inc.rules_out(first_out.lower + hint_second) || ctx.control.stopped() {
+            // The second child is sought up to `slack` above what the first leaves it, even
+            // when the first alone rules the split out: what it proves then rules out the
+            // neighbouring thresholds as well (ConTree's order; breast cancer at depth four:
+            // 57,301 -> 28,066 depth-two evaluations, ionosphere at depth four proven).
+            let ub = inc.bound() - first_out.lower + slack;
+            if hint_second >= ub - ctx.tol || ctx.control.stopped() {
                 (first_out.lower, hint_second)
             } else {
-                let ub = inc.bound() - first_out.lower + slack;
                 let second_out = solve(ctx, second, depth - 1, k_second, ub, hint_second, side);
                 inc.offer(first_out.cost + second_out.cost, || {
                     let (l, r) = if left_first {
