@@ -184,7 +184,18 @@ fn solve_from<L: Loss>(
         }
     }
     let sides = Sides::one(&loss, node);
-    let (stump, by_column) = stumps_by_column(ctx, node, &loss, &sides, inc.bound());
+    // Columns are searched in the order of their best single split, each from that split.
+    // A sweep capped at the incumbent finds none once the incumbent is below every stump,
+    // leaving the columns in index order, so depth three takes that order uncapped
+    // (diabetes at depth three: 51,615 -> 42,085 depth-two evaluations, segment at depth
+    // four 2.11 -> 1.88 M); at depth two it bought nothing, and deeper it took breast cancer
+    // at depth four from 24,620 to 52,986.
+    let cap = if depth == 3 {
+        f64::INFINITY
+    } else {
+        inc.bound()
+    };
+    let (stump, by_column) = stumps_by_column(ctx, node, &loss, &sides, cap);
     if let (cost, Some(test)) = stump.best(ctx.alpha) {
         inc.offer(cost, || Sol::stump(test));
     }
