@@ -274,6 +274,18 @@ WIDER_CASES = (
     ),
 )
 
+# Fully grown trees whose cross-validation folds hold splits of equal score in exact arithmetic
+# (iris: Petal.Length < 4.75 and < 4.95 cut one fold's node into mirror-image class counts),
+# which rpart tells apart by the bits of the whole data's class shares (`xval.c` keeps them).
+_FULL = {"minsplit": 6, "cp": 0.0}
+_IRIS = ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width")
+FOLD_TIE_CASES = (
+    Case("iris", "iris", "Species", _IRIS, _FULL, split="information", seed=137),
+    Case("chickwts", "chickwts", "feed", ("weight",), _FULL, seed=127),
+    Case("ChickWeight", "as.data.frame(ChickWeight)", "Diet", ("Time", "weight"), _FULL, seed=135),
+    Case("esoph", "esoph", "alcgp", ("agegp", "tobgp", "ncases", "ncontrols"), _FULL, seed=145),
+)
+
 # --- R ------------------------------------------------------------------------------------------
 
 

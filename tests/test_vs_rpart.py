@@ -17,7 +17,7 @@ REASON = reference.available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
 
-ALL_CASES = reference.CASES + reference.WIDER_CASES
+ALL_CASES = reference.CASES + reference.WIDER_CASES + reference.FOLD_TIE_CASES
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +67,18 @@ def test_ties_are_broken_as_rpart_breaks_them(comparisons):
     assert co2.same and co2.nodes > 10
     for name in ("swiss", "quakes", "lung", "pbc"):
         assert all(r.same for r in comparisons if r.case.name == name), name
+
+
+def test_fold_trees_break_ties_with_the_whole_data_class_shares(comparisons):
+    # Each fold's tree is grown on the whole data's sort and class shares, as rpart's
+    # cross-validation grows it: computed from the fold's own rows, the iris case's fold
+    # without row 128 split at Petal.Length < 4.75 where rpart's splits at < 4.95, and one
+    # cross-validated prediction of each of these cases differed.
+    results = [r for r in comparisons if r.case in reference.FOLD_TIE_CASES]
+    assert len(results) == len(reference.FOLD_TIE_CASES)
+    for r in results:
+        assert r.same, (r.case.label, r.xpred, r.cp_table)
+        assert r.cp_rows >= 4, r.case.label
 
 
 def test_surrogates_and_missing_values_were_exercised(comparisons):

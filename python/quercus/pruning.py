@@ -63,7 +63,13 @@ class Grower(Protocol):
 
     # `Fitting._grow`: the tree grown on encoded `data`, then pruned as `pruning` says.
     def _grow(
-        self, checked: dict[str, Any], data: TrainingData, factors: Any, pruning: Any
+        self,
+        checked: dict[str, Any],
+        data: TrainingData,
+        factors: Any,
+        pruning: Any,
+        validation: Any = None,
+        prior_weights: Any = None,
     ) -> FittedTree: ...
 
     def _predicted(self, method: str, rows: Any) -> Any: ...
@@ -287,8 +293,10 @@ def cross_validate(
     predictions: NDArray[Any] | None = None
     for fold in np.unique(fold_of):
         held = fold_of == fold
-        train = _take(data, ~held)
-        tree_state = model._grow(checked, train, factors, grow)
+        # rpart's `xval.c` grows each fold's tree on the whole data's sort and class shares:
+        # the fold's rows are every row with the held-out ones at weight 0.
+        train = replace(data, sample_weight=np.where(held, 0.0, data.sample_weight))
+        tree_state = model._grow(checked, train, factors, grow, prior_weights=weighed)
         # rpart rescales its absolute alphas by the fold's share of the case weight; quercus's
         # alphas are per unit of the root's weight, the fold's own.
         scale = weighed.sum() * (train.sample_weight.sum() / case_total) / weighed[~held].sum()
@@ -401,15 +409,6 @@ def _row_errors(
     else:
         loss = np.asarray(costs).reshape(n_classes, n_classes)[truth, predicted]
     return loss if factors is None else loss * factors[truth]
-
-
-def _take(data: TrainingData, keep: NDArray[np.bool_]) -> TrainingData:
-    return replace(
-        data,
-        columns=[_missing.take_rows(c, keep) for c in data.columns],
-        y=data.y[keep],
-        sample_weight=data.sample_weight[keep],
-    )
 
 
 def _fold_labels(folds: Any, n_rows: int, random_state: int | None) -> NDArray[np.int64]:

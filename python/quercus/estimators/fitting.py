@@ -200,11 +200,15 @@ class Fitting(FittedState):
         factors: NDArray[np.float64] | None,
         pruning: PruningSettings,
         validation: tuple[Any, ...] | None = None,
+        prior_weights: NDArray[np.float64] | None = None,
     ) -> FittedTree:
         """The fitted state of a tree grown on `data` with the `checked` parameters and
         per-class weight `factors` (folded into the row weights; the size rules count rows
-        without them), then post-pruned."""
+        without them), then post-pruned. `prior_weights`: a cross-validation fold's whole
+        data weights (`GrowthParams.prior_weights`)."""
         params = self._validated_params(checked, data)
+        if prior_weights is not None:
+            params = replace(params, prior_weights=prior_weights.tolist())
         if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
             raise ValueError(CONSTRAINED_PESSIMISTIC)
         if factors is not None:

@@ -204,6 +204,9 @@ class GrowthParams:
     random_state: int  # the seed of every random choice
     monotonic_cst: list[int] | None
     max_time: float | None  # seconds; the core stops the fit with TimeoutError past it
+    # The whole data's row weights, every row, that a cross-validation fold's fit computes
+    # rpart's class shares from (as rpart's `xval.c` keeps them); None: the fit's own.
+    prior_weights: list[float] | None = None
 
 
 @dataclass(frozen=True)

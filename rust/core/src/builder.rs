@@ -244,9 +244,23 @@ fn grow_searching(
         }
     }
 
-    // rpart's order of each column is the whole data's, rows of weight 0 included (its
-    // cross-validation keeps it for each fold's rows).
-    let order = (params.missing == MissingStrategy::Surrogate).then(|| RpartOrder::of(data));
+    // rpart's order of each column is the whole data's, rows of weight 0 included, and its
+    // class shares those of `prior_weights` where given (its cross-validation keeps both for
+    // each fold's rows).
+    if let Some(w) = &params.prior_weights {
+        validate_training_weights(w, data.n_rows()).map_err(|_| CoreError::InvalidParameter {
+            name: "prior_weights",
+            reason: format!(
+                "one finite weight >= 0 per row ({}), not all zero, is needed; got {} weights",
+                data.n_rows(),
+                w.len()
+            ),
+        })?;
+    }
+    let order = (params.missing == MissingStrategy::Surrogate).then(|| {
+        let weights = params.prior_weights.as_deref().unwrap_or(train.weights);
+        RpartOrder::of(data, target, weights)
+    });
     // Rows of weight 0 are absent: dropped here, after the checks, so that errors name the
     // caller's rows.
     if let Some(kept) = KeptRows::of(train, control) {
@@ -336,7 +350,7 @@ fn grow_checked(
             .map(|c| matches!(c, Column::Numeric(v) if !v.has_nan()))
             .collect(),
     };
-    let rpart = order.and_then(|o| Rpart::new(params, splitter, target, train.weights, o));
+    let rpart = order.and_then(|o| Rpart::new(params, splitter, target, o));
     let grower = Grower {
         searcher,
         rpart,

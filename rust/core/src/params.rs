@@ -325,6 +325,12 @@ pub struct TreeParams {
     /// LightGBM's regularisers of subset splits of nominal categories ([`CategoryLimits`]);
     /// all off by default, which is the texts' CART.
     pub category_limits: CategoryLimits,
+    /// With [`MissingStrategy::Surrogate`]: the case weights, one per row of the data (rows
+    /// of weight 0 included), that rpart's class shares and altered priors are computed from
+    /// when they are not the fit's own. rpart's cross-validation computes them once, on every
+    /// row, and keeps them for each fold's tree, whose ties between splits follow their bits
+    /// (`xval.c` does not call `giniinit` again). `None`: the fit's weights.
+    pub prior_weights: Option<Vec<f64>>,
 }
 
 /// LightGBM's regularisers of a nominal feature's subset split (its `max_cat_threshold`,
@@ -739,6 +745,7 @@ impl Default for TreeParams {
             random_state: 0,
             monotonic_cst: None,
             category_limits: CategoryLimits::NONE,
+            prior_weights: None,
         }
     }
 }

@@ -90,6 +90,7 @@ pub(crate) fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
             l2: get(d, "cat_l2")?,
             min_group: get(d, "min_data_per_group")?,
         },
+        prior_weights: get(d, "prior_weights")?,
     };
     params.validate().map_err(to_py)?;
     Ok(params)

@@ -13,10 +13,10 @@
 //! here, row by row as rpart scores them, and rpart's pick is kept.
 //!
 //! This is rpart's arithmetic, not its code: the same operations in the same order, for the
-//! fits whose arithmetic can be followed to the bit (see [`Rpart::new`]). One difference is
-//! left: rpart's cross-validation keeps the whole data's altered priors (`aprior`, the same
-//! for every class with its default priors, 1 / Σ priors) for each fold's tree, where a fold
-//! fit here computes them from its own rows; they can differ in the last bit.
+//! fits whose arithmetic can be followed to the bit (see [`Rpart::new`]). rpart's
+//! cross-validation keeps the whole data's sort and altered priors (`aprior`) for each fold's
+//! tree; a fold fit here is given every row (the fold's others at weight 0) and the whole
+//! data's weights ([`TreeParams::prior_weights`]) to compute them alike.
 
 use super::{Candidate, MissingRows, NodeRows, Partition, Searcher, SplitRule};
 use crate::criterion::Criterion;
@@ -34,17 +34,23 @@ use scans::{anova_categories, anova_numeric, gini_categories, gini_numeric};
 /// genuinely different splits.
 const TIED: f64 = 1e-7;
 
-/// Each numeric column's rows in the order of rpart's sort of the whole column.
+/// What rpart computes once on the whole data and keeps for every fold's tree: each numeric
+/// column's rows in the order of its sort of the whole column, and each class's share of the
+/// case weights.
 pub(crate) struct RpartOrder {
     /// Per feature, each row's position in rpart's sort (a missing value sorted as 0); empty
     /// for a categorical feature, whose rows rpart keeps in row order.
     ranks: Vec<Vec<u32>>,
+    /// Each class's share of the case weights (`giniinit`'s `freq`); empty for a target
+    /// other than one class variable.
+    shares: Vec<f64>,
 }
 
 impl RpartOrder {
     /// The order of every row of `data`, rows of weight 0 included (rpart sorts them too, and
-    /// its cross-validation keeps the whole data's order for each fold's rows).
-    pub(crate) fn of(data: &Dataset<'_>) -> RpartOrder {
+    /// its cross-validation keeps the whole data's order for each fold's rows), and the class
+    /// shares of `target` under `weights` (one per row).
+    pub(crate) fn of(data: &Dataset<'_>, target: &Target<'_>, weights: &[f64]) -> RpartOrder {
         let n = data.n_rows();
         let ranks = data
             .columns()
@@ -71,7 +77,10 @@ impl RpartOrder {
                 rank
             })
             .collect();
-        RpartOrder { ranks }
+        RpartOrder {
+            ranks,
+            shares: class_shares(target, weights),
+        }
     }
 
     /// The order of the rows of positive weight, renumbered as [`crate::data::KeptRows`] keeps
@@ -89,7 +98,10 @@ impl RpartOrder {
                     .collect()
             })
             .collect();
-        RpartOrder { ranks }
+        RpartOrder {
+            ranks,
+            shares: self.shares,
+        }
     }
 
     /// `rows` in rpart's order for feature `f`.
@@ -100,6 +112,25 @@ impl RpartOrder {
             None => rows.sort_unstable(),
         }
     }
+}
+
+/// Each class's share of `weights`, summed in row order as `giniinit` sums them (a row of
+/// weight 0 adds nothing, so the rows a fit drops leave the bits alike); empty unless the
+/// target is one class variable.
+fn class_shares(target: &Target<'_>, weights: &[f64]) -> Vec<f64> {
+    let Target::Classes { codes, n_classes } = target else {
+        return Vec::new();
+    };
+    let mut freq = vec![0.0; *n_classes];
+    let mut total = 0.0;
+    for (&c, &w) in codes.iter().zip(weights) {
+        if let Some(f) = freq.get_mut(c as usize) {
+            *f += w;
+        }
+        total += w;
+    }
+    freq.iter_mut().for_each(|f| *f /= total);
+    freq
 }
 
 /// rpart's quicksort of `x` carrying `rows` (`mysort.c`'s algorithm: insertion sort below 11
@@ -225,7 +256,8 @@ enum Cut {
 
 impl Rpart {
     /// rpart's arithmetic for a fit of `params` on `target` searched by `splitter`, with
-    /// `order` (see [`RpartOrder::of`]); `None` unless the fit is rpart's and its arithmetic
+    /// `order` and class shares (see [`RpartOrder::of`]); `None` unless the fit is rpart's
+    /// and its arithmetic
     /// can be followed: `missing="surrogate"`, the exact search, binary splits, and the Gini
     /// index or entropy on one class variable with rpart's default priors and losses, or the
     /// squared error on one real target. (Given priors or losses reach the core as class
@@ -235,7 +267,6 @@ impl Rpart {
         params: &TreeParams,
         splitter: Splitter,
         target: &Target<'_>,
-        weights: &[f64],
         order: RpartOrder,
     ) -> Option<Rpart> {
         let rpart_like = params.missing == MissingStrategy::Surrogate
@@ -252,29 +283,21 @@ impl Rpart {
         }
         let method = match (target, params.criterion) {
             (Target::Values(_), Criterion::SquaredError) => Method::Anova,
-            (Target::Classes { codes, n_classes }, Criterion::Gini | Criterion::Entropy) => {
+            (Target::Classes { n_classes, .. }, Criterion::Gini | Criterion::Entropy) => {
                 let k = *n_classes;
                 // giniinit: each class's share of the case weights, the priors (rpart's
                 // default: those shares, computed alike in R), unit losses.
-                let mut freq = vec![0.0; k];
-                let mut total = 0.0;
-                for (&c, &w) in codes.iter().zip(weights) {
-                    if let Some(f) = freq.get_mut(c as usize) {
-                        *f += w;
-                    }
-                    total += w;
-                }
-                freq.iter_mut().for_each(|f| *f /= total);
+                let freq = &order.shares;
                 let mut aprior = vec![0.0; k];
                 let mut sum = 0.0;
-                for ((i, a), &p) in aprior.iter_mut().enumerate().zip(&freq) {
+                for ((i, a), &p) in aprior.iter_mut().enumerate().zip(freq) {
                     for j in 0..k {
                         let loss = f64::from(u8::from(i != j));
                         sum += loss * p;
                         *a += loss * p;
                     }
                 }
-                for (a, &f) in aprior.iter_mut().zip(&freq) {
+                for (a, &f) in aprior.iter_mut().zip(freq) {
                     if f > 0.0 {
                         *a /= sum * f;
                     }
@@ -642,5 +665,52 @@ mod tests {
         let mut seen = rows.clone();
         seen.sort_unstable();
         assert_eq!(seen, (0..x.len() as u32).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn class_shares_skip_rows_of_weight_zero_bit_for_bit() {
+        let codes = [0u32, 1, 2, 1, 0, 2, 2, 1, 0, 1];
+        let weights = [0.1, 0.7, 1.3, 0.2, 0.9, 1.1, 0.3, 0.6, 0.4, 0.8];
+        let target = Target::Classes {
+            codes: &codes,
+            n_classes: 3,
+        };
+        let mut held = weights;
+        held[3] = 0.0;
+        held[6] = 0.0;
+        let kept_codes = [0u32, 1, 2, 0, 2, 1, 0, 1];
+        let kept_weights = [0.1, 0.7, 1.3, 0.9, 1.1, 0.6, 0.4, 0.8];
+        let kept = Target::Classes {
+            codes: &kept_codes,
+            n_classes: 3,
+        };
+        let shares = class_shares(&target, &held);
+        assert_eq!(shares, class_shares(&kept, &kept_weights)); // exactly: the same sums
+        assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+        assert_ne!(shares, class_shares(&target, &weights));
+        assert!(class_shares(&Target::Values(&weights), &weights).is_empty());
+    }
+
+    #[test]
+    fn prior_weights_of_another_length_are_refused() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let codes = [0u32, 0, 1, 1];
+        let data = Dataset::new(vec![Column::numeric(&x)]).unwrap();
+        let target = Target::Classes {
+            codes: &codes,
+            n_classes: 2,
+        };
+        let params = TreeParams {
+            missing: MissingStrategy::Surrogate,
+            prior_weights: Some(vec![1.0; 3]),
+            ..TreeParams::default()
+        };
+        let err = crate::builder::grow(&data, &target, &[1.0; 4], &params).unwrap_err();
+        assert!(err.to_string().contains("prior_weights"), "{err}");
+        let params = TreeParams {
+            prior_weights: Some(vec![1.0; 4]),
+            ..params
+        };
+        assert!(crate::builder::grow(&data, &target, &[1.0, 1.0, 0.0, 1.0], &params).is_ok());
     }
 }
