@@ -31,6 +31,7 @@ def main() -> int:
         print(f"cannot run rpart: {why}", file=sys.stderr)
         return 1
     cases = reference.CASES + reference.WIDER_CASES + reference.FOLD_TIE_CASES
+    cases += reference.SURROGATE_LIST_CASES
     start = time.perf_counter()
     fits = reference.run_rpart(cases)
     r_seconds = time.perf_counter() - start

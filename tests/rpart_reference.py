@@ -286,6 +286,22 @@ FOLD_TIE_CASES = (
     Case("esoph", "esoph", "alcgp", ("agegp", "tobgp", "ncases", "ncontrols"), _FULL, seed=145),
 )
 
+# maxsurrogate = 2, where rpart's list insertion (`insert_split.c`) can leave one surrogate,
+# or a weaker second, where two better ones exist.
+_CGD = ("center", "sex", "age", "height", "weight", "inherit", "steroids", "propylac", "hos.cat")
+SURROGATE_LIST_CASES = (
+    Case("cgd", "survival::cgd", "treat", _CGD, {"cp": 0.001, "maxsurrogate": 2}, seed=318),
+    Case(
+        "airquality",
+        "airquality",
+        "Month",
+        ("Ozone", "Solar.R", "Wind", "Temp"),
+        {"cp": 0.001, "maxsurrogate": 2},
+        split="information",
+        seed=315,
+    ),
+)
+
 # --- R ------------------------------------------------------------------------------------------
 
 

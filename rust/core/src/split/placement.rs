@@ -482,7 +482,7 @@ struct Found {
 /// only); a categorical one sends each category to the child most of its rows go to (any
 /// split). A surrogate is kept only if it agrees more than sending every row to the majority
 /// child does (rpart's adjusted agreement above 1e-10); equal agreements keep the lower
-/// feature first.
+/// feature first, and the list is kept as rpart keeps it ([`kept_as_rpart`]).
 fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usize]) -> Surrogates {
     let total = primary.total();
     let majority = primary.per_child.iter().copied().fold(0.0, f64::max);
@@ -510,12 +510,7 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
             found.push(s);
         }
     }
-    found.sort_by(|a, b| {
-        round_significant(b.agreement)
-            .total_cmp(&round_significant(a.agreement))
-            .then(a.feature.cmp(&b.feature))
-    });
-    for s in found.into_iter().take(max) {
+    for s in kept_as_rpart(found, max) {
         out.feature.push(s.feature as u32);
         out.threshold.push(s.threshold);
         out.agreement.push(s.agreement / total);
@@ -523,6 +518,36 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
         out.children.extend_from_slice(&s.children);
     }
     out
+}
+
+/// The surrogates of `found` (in feature order) that rpart's list keeps (`insert_split.c`):
+/// each goes after those of at least its agreement, and a full list of `max` drops its last.
+/// That is the best `max`, but for one case of rpart's relinking: with `max = 2`, a newcomer
+/// better than both of a full list's leaves it alone in the list (the head, which is also the
+/// next-to-last, is unlinked), so rpart can keep one surrogate, or a weaker second, where two
+/// better ones exist (R's `survival::cgd`, `maxsurrogate = 2`). Kept alike, so that the rows
+/// missing the split's value are sent where rpart sends them.
+fn kept_as_rpart(found: Vec<Found>, max: usize) -> Vec<Found> {
+    let mut list: Vec<Found> = Vec::with_capacity(max + 1);
+    for s in found {
+        let key = round_significant(s.agreement);
+        let at = list
+            .iter()
+            .position(|k| key > round_significant(k.agreement))
+            .unwrap_or(list.len());
+        if list.len() >= max {
+            if at == list.len() {
+                continue; // not better than the last
+            }
+            if max == 2 && at == 0 {
+                list.clear();
+            } else {
+                list.pop();
+            }
+        }
+        list.insert(at, s);
+    }
+    list
 }
 
 /// The threshold and direction of numeric `feature` (read by `value(row)`, NaN = missing)
@@ -680,4 +705,41 @@ fn first_heaviest(weights: &[f64], at: usize, floor: f64) -> (usize, f64) {
         false => best,
     };
     weights.iter().enumerate().fold((at, floor), heavier)
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn kept(agreements: &[f64], max: usize) -> Vec<usize> {
+        let found = agreements
+            .iter()
+            .enumerate()
+            .map(|(feature, &agreement)| Found {
+                agreement,
+                feature,
+                threshold: 0.5,
+                children: vec![0, 1],
+            })
+            .collect();
+        kept_as_rpart(found, max)
+            .iter()
+            .map(|s| s.feature)
+            .collect()
+    }
+
+    #[test]
+    fn surrogate_lists_are_kept_as_rpart_keeps_them() {
+        // The best `max`, equal agreements in feature order.
+        assert_eq!(kept(&[3.0, 5.0, 4.0, 5.0, 1.0], 3), [1, 3, 2]);
+        assert_eq!(kept(&[3.0, 5.0, 4.0, 5.0, 1.0], 1), [1]);
+        assert_eq!(kept(&[3.0, 5.0, 4.0], 5), [1, 2, 0]);
+        // max = 2: a newcomer better than a full list's head is left alone in it...
+        assert_eq!(kept(&[3.0, 2.0, 4.0], 2), [2]);
+        assert_eq!(kept(&[3.0, 2.0, 4.0, 1.0], 2), [2, 3]);
+        // ...and one that goes second replaces the second.
+        assert_eq!(kept(&[3.0, 1.0, 2.0], 2), [0, 2]);
+        assert!(kept(&[3.0, 1.0], 0).is_empty());
+    }
 }
