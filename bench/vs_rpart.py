@@ -31,7 +31,7 @@ def main() -> int:
         print(f"cannot run rpart: {why}", file=sys.stderr)
         return 1
     cases = reference.CASES + reference.WIDER_CASES + reference.FOLD_TIE_CASES
-    cases += reference.SURROGATE_LIST_CASES
+    cases += reference.SURROGATE_LIST_CASES + reference.ORDERED_CASES
     start = time.perf_counter()
     fits = reference.run_rpart(cases)
     r_seconds = time.perf_counter() - start
@@ -57,6 +57,8 @@ def main() -> int:
             settings.append(f"prior={list(case.prior)}")
         if case.loss:
             settings.append(f"loss={[list(row) for row in case.loss]}")
+        if case.ordered:
+            settings.append(f"ordered: {', '.join(case.ordered)}")
         cp = f"{_mark(r.cp_table)} ({r.cp_rows}, {r.max_cp_error:.1e})"
         if r.transposed_loss:
             cp += " †"

@@ -50,6 +50,9 @@ class Case:
     loss: tuple[tuple[float, ...], ...] | None = None  # rows: true class, columns: predicted
     seed: int = 1  # set.seed() before rpart draws the folds
     method: str = "class"  # rpart's method: "class" (a classifier) or "anova" (a regressor)
+    # Factors kept ordered (rpart splits them as numbers, at thresholds between levels; quercus
+    # is given them as `ordinal_features`); the others are made unordered.
+    ordered: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -302,6 +305,68 @@ SURROGATE_LIST_CASES = (
     ),
 )
 
+# Ordered factors, which rpart splits by their level numbers (thresholds; its printout and
+# prediction list the levels on each side) and quercus takes as `ordinal_features`; CO2's
+# Plant, Orange's Tree and ChickWeight's Chick are ordered in R's own data.
+_FULL6 = {"minsplit": 6, "cp": 0.0}
+_ESOPH = ("agegp", "alcgp", "tobgp")
+_AIRQ = "transform(airquality, M = factor(Month, ordered = TRUE))"
+_CHICKS = "as.data.frame(ChickWeight)"
+ORDERED_CASES = (
+    Case(
+        "esoph", "esoph", "ncases", (*_ESOPH, "ncontrols"), method="anova", seed=501, ordered=_ESOPH
+    ),
+    Case(
+        "esoph",
+        "esoph",
+        "agegp",
+        ("alcgp", "tobgp", "ncases", "ncontrols"),
+        _FULL6,
+        seed=511,
+        ordered=("alcgp", "tobgp"),
+    ),
+    Case(
+        "CO2",
+        "CO2",
+        "uptake",
+        ("Plant", "Type", "Treatment", "conc"),
+        _FULL6,
+        method="anova",
+        seed=512,
+        ordered=("Plant",),
+    ),
+    Case(
+        "Orange",
+        "as.data.frame(Orange)",
+        "circumference",
+        ("Tree", "age"),
+        _FULL6,
+        method="anova",
+        seed=513,
+        ordered=("Tree",),
+    ),
+    Case(
+        "ChickWeight",
+        _CHICKS,
+        "weight",
+        ("Time", "Chick", "Diet"),
+        {"cp": 0.001, "maxsurrogate": 3},
+        method="anova",
+        seed=523,
+        ordered=("Chick",),
+    ),
+    Case(
+        "airquality",
+        _AIRQ,
+        "Ozone",
+        ("Solar.R", "Wind", "Temp", "M"),
+        _FULL6,
+        method="anova",
+        seed=516,
+        ordered=("M",),
+    ),
+)
+
 # --- R ------------------------------------------------------------------------------------------
 
 
@@ -357,9 +422,10 @@ tree <- function(fit) {
        split_index = if (is.null(s)) numeric(0) else s[, "index"],
        split_agree = if (is.null(s)) numeric(0) else s[, "improve"],
        csplit = if (is.null(fit$csplit)) NULL else t(fit$csplit),
+       ordered = names(fit$ordered)[fit$ordered],
        cptable = as.list(as.data.frame(fit$cptable)))
 }
-run <- function(name, d, target, features, control, parms, seed, method) {
+run <- function(name, d, target, features, control, parms, seed, method, ordered) {
   d <- as.data.frame(d)[, c(target, features)]
   d <- d[!is.na(d[[target]]), , drop = FALSE]
   d <- d[rowSums(!is.na(d[, features, drop = FALSE])) > 0, , drop = FALSE]
@@ -368,7 +434,7 @@ run <- function(name, d, target, features, control, parms, seed, method) {
       levels(droplevels(d[[target]])) else sort(unique(as.character(d[[target]]))))
   } else d[[target]] <- as.numeric(d[[target]])
   for (f in features) {
-    if (is.factor(d[[f]])) d[[f]] <- factor(d[[f]], ordered = FALSE)
+    if (is.factor(d[[f]])) d[[f]] <- factor(d[[f]], ordered = f %in% ordered)
     else if (is.character(d[[f]]) || is.logical(d[[f]])) d[[f]] <- factor(d[[f]])
     else d[[f]] <- as.numeric(d[[f]])
   }
@@ -421,7 +487,8 @@ def _r_case(case: Case) -> str:
         parms["loss"] = case.loss
     return (
         f"run({_r(case.name)}, {case.data}, {_r(case.target)}, {_r(case.features)}, "
-        f"{_r(case.rpart_control())}, {_r(parms)}, {case.seed}, {_r(case.method)})"
+        f"{_r(case.rpart_control())}, {_r(parms)}, {case.seed}, {_r(case.method)}, "
+        f"{_r(case.ordered) if case.ordered else 'character(0)'})"
     )
 
 
@@ -494,6 +561,7 @@ def model(case: Case, y: pl.Series) -> DecisionTreeClassifier | DecisionTreeRegr
             missing="surrogate",
             max_surrogates=int(control["maxsurrogate"]),
             max_exhaustive_categories=20,
+            ordinal_features=list(case.ordered) or None,
             splitter="exact",
             pruning="cost_complexity",
             ccp_sequence="rpart",
@@ -509,6 +577,7 @@ def model(case: Case, y: pl.Series) -> DecisionTreeClassifier | DecisionTreeRegr
         missing="surrogate",
         max_surrogates=int(control["maxsurrogate"]),
         max_exhaustive_categories=20,
+        ordinal_features=list(case.ordered) or None,
         splitter="exact",
         pruning="cost_complexity",
         ccp_risk="misclassification",
@@ -777,6 +846,16 @@ def _match_primary(
         # ncat -1: x < cut goes left; quercus's child 0 is x <= threshold.
         return (0 if primary["ncat"] < 0 else 1), None
     sides = _sides(primary, rpart)[: len(levels[feature])]  # rows padded to the widest factor
+    if feature in rpart["ordered"]:
+        # rpart prints an ordered factor's cut as the side of each level; quercus's test
+        # sends the levels up to its threshold to child 0.
+        cut = float(nodes["threshold"][q])
+        ours = [0 if k <= cut else 1 for k in range(len(sides))]
+        lefts = {ours[k] for k, s in enumerate(sides) if s == -1}
+        rights = {ours[k] for k, s in enumerate(sides) if s == 1}
+        if len(lefts) != 1 or len(rights) != 1 or lefts == rights:
+            return 0, f"{feature}: quercus cut after level {cut:g}, rpart sides {sides}"
+        return lefts.pop(), None
     offset = int(nodes["subset_offset"][q])
     mask = nodes["subset_mask"][offset : offset + len(sides)].tolist()
     ours = [{1: 0, 0: 1}.get(m, -1) for m in mask]  # quercus child per level, -1 unseen

@@ -46,6 +46,7 @@ PARAMS: dict[str, Any] = {
     "max_features": None,
     "random_state": 0,
     "monotonic_cst": None,
+    "prior_weights": None,
 }
 
 

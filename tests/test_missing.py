@@ -752,3 +752,29 @@ def test_surrogate_splits_change_nothing_on_complete_data_under_c45_raising():
     ours, theirs = surrogate.tree_.nodes(), fractional.tree_.nodes()
     for key in ("kind", "threshold", "linear_weights", "weight", "value", "label"):
         np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+
+
+def test_an_ordinal_surrogate_is_a_cut_of_its_order():
+    # rpart takes an ordered factor by its level numbers, as a surrogate too: the categories
+    # stand in for the split on x by a threshold of their order, not each by its majority
+    # side (b and d, which go with x <= 0 most of the time, are not neighbours).
+    rng = np.random.default_rng(0)
+    n = 400
+    x = rng.normal(size=n)
+    low = rng.random(n) < np.where(x <= 0, 0.9, 0.1)
+    labels = np.where(low, rng.choice(["b", "d"], n), rng.choice(["a", "c", "e"], n))
+    X = pl.DataFrame({"x": x, "o": pl.Series(labels).cast(pl.Enum(["a", "b", "c", "d", "e"]))})
+    y = np.where(x <= 0, 0.0, 10.0) + rng.normal(size=n) * 0.1
+
+    def surrogate(**kwargs):
+        model = DecisionTreeRegressor(missing="surrogate", max_depth=1, max_surrogates=1, **kwargs)
+        nodes = model.fit(X, y).tree_.nodes()
+        assert nodes["feature"][0] == 0
+        start = int(nodes["surrogate_map"][int(nodes["surrogate_offset"][0])])
+        return nodes["surrogate_children"][start : start + 5].tolist()
+
+    nominal = surrogate()
+    assert nominal[1] == nominal[3] != nominal[0] == nominal[2] == nominal[4]
+    ordinal = surrogate(ordinal_features=["o"])
+    cut = ordinal.index(ordinal[-1])  # the first category on the high side
+    assert 0 < cut and ordinal == [ordinal[0]] * cut + [ordinal[-1]] * (5 - cut)

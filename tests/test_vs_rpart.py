@@ -22,6 +22,7 @@ ALL_CASES = (
     + reference.WIDER_CASES
     + reference.FOLD_TIE_CASES
     + reference.SURROGATE_LIST_CASES
+    + reference.ORDERED_CASES
 )
 
 
@@ -95,6 +96,19 @@ def test_two_surrogates_are_kept_as_rpart_keeps_them(comparisons):
     for r in results:
         assert r.same, (r.case.label, r.surrogates)
         assert r.surrogates_checked >= 8, r.case.label
+
+
+def test_ordered_factors_split_and_stand_in_as_rpart_splits_them(comparisons):
+    # rpart cuts an ordered factor by its level numbers, as primary and as surrogate
+    # (quercus had categorical surrogates there, and left ties between an ordered column
+    # and another to its first-column rule: esoph's alcgp where rpart takes ncontrols).
+    # ChickWeight's node 63 cuts Chick between levels the node lacks, which rpart's printout
+    # and predict.rpart place up to the midpoint's floor.
+    results = [r for r in comparisons if r.case in reference.ORDERED_CASES]
+    assert len(results) == len(reference.ORDERED_CASES)
+    for r in results:
+        assert r.same, (r.case.label, r.splits, r.surrogates, r.xpred)
+    assert sum(r.surrogates_checked for r in results) > 60
 
 
 def test_surrogates_and_missing_values_were_exercised(comparisons):

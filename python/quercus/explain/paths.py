@@ -58,11 +58,11 @@ class Routed:
     >>> import quercus
     >>> X, y = quercus.datasets.load("watermelon3", return_X_y=True)
     >>> model = quercus.DecisionTreeClassifier(
-    ...     missing="surrogate", max_depth=1, max_surrogates=2
+    ...     missing="surrogate", max_depth=1, max_surrogates=1
     ... ).fit(X, y)
     >>> routed = model.rules()[0].conditions[0]
     >>> print(routed.to_text())
-    texture = clear (if missing: sugar > 0.2045; else color not in {light}; else yes)
+    texture = clear (if missing: sugar > 0.2045; else yes)
     """
 
     # None: the split sends no row here itself (the rows that stay at a split, `unsent`).

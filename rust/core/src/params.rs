@@ -329,7 +329,9 @@ pub struct TreeParams {
     /// of weight 0 included), that rpart's class shares and altered priors are computed from
     /// when they are not the fit's own. rpart's cross-validation computes them once, on every
     /// row, and keeps them for each fold's tree, whose ties between splits follow their bits
-    /// (`xval.c` does not call `giniinit` again). `None`: the fit's weights.
+    /// (`xval.c` does not call `giniinit` again). Given, the fit is such a fold, whose cuts
+    /// of ordered categories place the levels a node lacks as rpart's C code does (see
+    /// `split::rpart`). `None`: the fit's weights.
     pub prior_weights: Option<Vec<f64>>,
 }
 

@@ -503,6 +503,9 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
                 numeric_surrogate(|r| c.value(r), primary, f)
             }
             Column::Numeric(_) | Column::Sparse(_) => None,
+            Column::Categorical(c) if c.ordered && primary.n_children == 2 => {
+                ordinal_surrogate(c, primary, f)
+            }
             Column::Categorical(c) => categorical_surrogate(c, primary, f),
         };
         let adjusted = |s: &Found| (s.agreement - majority) / (total - majority);
@@ -619,6 +622,29 @@ fn numeric_surrogate(
         } else {
             vec![1, 0]
         },
+    })
+}
+
+/// An ordered categorical column as rpart takes an ordered factor, by number: the numeric
+/// surrogate of its codes ([`numeric_surrogate`]), kept as each category's child, every
+/// category on its side of the cut as rpart's R code places them (the codes up to the
+/// midpoint's floor on the low side: a level the node lacks at the midpoint itself too).
+fn ordinal_surrogate(
+    c: &CategoricalColumn<'_>,
+    primary: &Primary,
+    feature: usize,
+) -> Option<Found> {
+    let found = numeric_surrogate(|r| c.code(r).map_or(f64::NAN, f64::from), primary, feature)?;
+    let (&low, &high) = (found.children.first()?, found.children.get(1)?);
+    // The threshold is the float just below the midpoint of two codes.
+    let last_low = found.threshold.next_up().floor();
+    let children = (0..c.n_categories)
+        .map(|k| if f64::from(k) <= last_low { low } else { high })
+        .collect();
+    Some(Found {
+        threshold: f64::NAN,
+        children,
+        ..found
     })
 }
 

@@ -20,7 +20,7 @@
 
 use super::{Candidate, MissingRows, NodeRows, Partition, Searcher, SplitRule};
 use crate::criterion::Criterion;
-use crate::data::{Column, Dataset, Target};
+use crate::data::{CategoricalColumn, Column, Dataset, Target};
 use crate::params::{
     CategoricalSplit, CategoryLimits, Conventions, MissingStrategy, Splitter, TreeParams,
 };
@@ -60,6 +60,8 @@ impl RpartOrder {
                     // Rows of the data: the NaN is never read (nor in `number`).
                     Column::Numeric(v) => Box::new(move |r| v.get(r).unwrap_or(f64::NAN)),
                     Column::Sparse(c) => Box::new(move |r| c.value(r)),
+                    // rpart takes an ordered factor as its level numbers.
+                    Column::Categorical(c) if c.ordered => Box::new(move |r| ordinal(c, r)),
                     Column::Categorical(_) => return Vec::new(),
                 };
                 let mut x: Vec<f64> = (0..n)
@@ -244,6 +246,9 @@ enum Method {
 pub(crate) struct Rpart {
     order: RpartOrder,
     method: Method,
+    /// A fold of rpart's cross-validation (given the whole data's weights), grown by its C
+    /// code alone.
+    fold: bool,
 }
 
 /// A cut as rpart makes it: between two adjacent values of a numeric column, or a set of
@@ -309,7 +314,11 @@ impl Rpart {
             }
             _ => return None,
         };
-        Some(Rpart { order, method })
+        Some(Rpart {
+            order,
+            method,
+            fold: params.prior_weights.is_some(),
+        })
     }
 
     /// The candidate rpart would choose at the node of `rows` among those within [`TIED`] of
@@ -335,14 +344,19 @@ impl Rpart {
                 (best - gain <= TIED * best.abs()).then_some(f)
             })
             .collect();
-        // rpart's splits are thresholds and subsets: a tie with another kind (an ordinal
-        // column's ordered test) is left to quercus's rule.
+        // rpart's splits are thresholds (an ordered factor's on its level numbers) and
+        // subsets: a tie with another kind is left to quercus's rule.
         let rpart_kind = |f: &usize| {
             candidates
                 .get(*f)
                 .and_then(Option::as_ref)
                 .is_some_and(|c| {
-                    matches!(c.rule, SplitRule::Numeric { .. } | SplitRule::Subset { .. })
+                    matches!(
+                        c.rule,
+                        SplitRule::Numeric { .. }
+                            | SplitRule::Subset { .. }
+                            | SplitRule::Ordered { .. }
+                    )
                 })
         };
         if !tied.iter().all(rpart_kind) || !tied.iter().all(|&f| self.enumerable(searcher, rows, f))
@@ -374,6 +388,22 @@ impl Rpart {
             }
             *slot = rebuilt;
         }
+        // An ordered factor's cut between level numbers `lo` and `hi` as rpart places the
+        // levels the node lacks: its C code sends those below the midpoint left, which is
+        // what its cross-validation's folds do; its R code then keeps the fitted tree's cut
+        // as the levels up to ⌊(lo + hi) / 2⌋ (`rpart.R`), which `predict.rpart` reads.
+        if let (Some(c), &Cut::Between(lo, hi)) = (slot.as_mut(), &cut) {
+            if let SplitRule::Ordered { threshold } = &mut c.rule {
+                let mid = (lo + hi) / 2.0;
+                let last = if self.fold {
+                    mid.ceil() - 1.0
+                } else {
+                    mid.floor()
+                };
+                *threshold = (last as u32).saturating_sub(1); // level numbers count from 1
+                c.score.threshold = f64::from(*threshold);
+            }
+        }
         Some(f)
     }
 
@@ -388,7 +418,7 @@ impl Rpart {
         let Some(Column::Categorical(c)) = searcher.data.columns().get(f) else {
             return true;
         };
-        if aprior.len() <= 2 {
+        if aprior.len() <= 2 || c.ordered {
             return true;
         }
         let mut present = vec![false; c.n_categories as usize];
@@ -449,7 +479,7 @@ impl Rpart {
         let wt: Vec<f64> = order.iter().map(|&r| weight_of(r)).collect();
         let edge = searcher.min_samples_leaf;
         match column {
-            Column::Categorical(c) => {
+            Column::Categorical(c) if !c.ordered => {
                 let codes: Vec<usize> = order
                     .iter()
                     .map(|&r| c.code(r).map_or(0, |k| k as usize)) // known: never read
@@ -475,7 +505,7 @@ impl Rpart {
                 let (best, left) = left?;
                 Some((self.improvement(best, risk), Cut::Left(left)))
             }
-            Column::Numeric(_) | Column::Sparse(_) => {
+            _ => {
                 let x: Vec<f64> = order.iter().map(|&r| number(column, r)).collect();
                 if x.first() == x.last() {
                     return None;
@@ -520,6 +550,8 @@ impl Rpart {
     ) -> Option<Candidate> {
         let column = searcher.data.columns().get(f)?;
         match (cut, column) {
+            // An ordered column cut elsewhere than its candidate: left to quercus's pick.
+            (Cut::Between(..), Column::Categorical(_)) => None,
             (Cut::Left(left), Column::Categorical(c)) => {
                 let sides: Vec<Side> = left
                     .iter()
@@ -586,6 +618,11 @@ fn same_cut(c: &Candidate, cut: &Cut) -> bool {
         (SplitRule::Numeric { threshold }, &Cut::Between(lo, hi)) => {
             lo <= *threshold && *threshold < hi
         }
+        // The last level on the left, by its number.
+        (SplitRule::Ordered { threshold }, &Cut::Between(lo, hi)) => {
+            let number = f64::from(*threshold) + 1.0;
+            lo <= number && number < hi
+        }
         (SplitRule::Subset { sides }, Cut::Left(left)) => {
             // The same partition, whichever side each group is called.
             let pairs = sides.iter().zip(left).filter(|(s, _)| **s != Side::Unseen);
@@ -624,8 +661,15 @@ fn number(column: &Column<'_>, r: usize) -> f64 {
     match column {
         Column::Numeric(v) => v.get(r).unwrap_or(f64::NAN),
         Column::Sparse(c) => c.value(r),
+        Column::Categorical(c) if c.ordered => ordinal(c, r),
         Column::Categorical(_) => f64::NAN,
     }
+}
+
+/// An ordered category's number as R gives an ordered factor's level (from 1); NaN where
+/// missing.
+fn ordinal(c: &CategoricalColumn<'_>, r: usize) -> f64 {
+    c.code(r).map_or(f64::NAN, |k| f64::from(k) + 1.0)
 }
 
 fn values(searcher: &Searcher<'_, '_>, order: &[usize]) -> Option<Vec<f64>> {
