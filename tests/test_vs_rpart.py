@@ -111,6 +111,26 @@ def test_ordered_factors_split_and_stand_in_as_rpart_splits_them(comparisons):
     assert sum(r.surrogates_checked for r in results) > 60
 
 
+def test_zero_gain_splits_are_refused_as_rpart_refuses_them():
+    # solder's skips grown fully: an 8-row node whose PadType and Panel each cut it into
+    # halves of one mean, a split rpart does not make (bsplit.c) and quercus made, growing
+    # its children below. The cp table is not compared: rpart keeps rows whose complexities
+    # are a few ulps apart (docs/fidelity.md).
+    case = reference.Case(
+        "solder",
+        "solder",
+        "skips",
+        ("Opening", "Solder", "Mask", "PadType", "Panel"),
+        {"cp": 0.0, "minsplit": 4, "minbucket": 1},
+        method="anova",
+        seed=708,
+    )
+    (fit,) = reference.run_rpart((case,))
+    result = reference.compare(case, fit)
+    assert result.splits == [] and result.predict == [], (result.splits, result.predict)
+    assert result.nodes > 600
+
+
 def test_surrogates_and_missing_values_were_exercised(comparisons):
     results = comparisons[: len(reference.CASES)]
     assert sum(r.surrogates_checked for r in results) > 50

@@ -20,6 +20,8 @@
 
 use super::{Candidate, MissingRows, NodeRows, Partition, Searcher, SplitRule};
 use crate::criterion::Criterion;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::data::{CategoricalColumn, Column, Dataset, Target};
 use crate::params::{
     CategoricalSplit, CategoryLimits, Conventions, MissingStrategy, Splitter, TreeParams,
@@ -246,6 +248,9 @@ enum Method {
 pub(crate) struct Rpart {
     order: RpartOrder,
     method: Method,
+    /// The largest improvement of a node's pick so far, as f64 bits (`rp.iscale`); nodes
+    /// may be searched on several threads.
+    iscale: AtomicU64,
     /// A fold of rpart's cross-validation (given the whole data's weights), grown by its C
     /// code alone.
     fold: bool,
@@ -317,6 +322,7 @@ impl Rpart {
         Some(Rpart {
             order,
             method,
+            iscale: AtomicU64::new(0),
             fold: params.prior_weights.is_some(),
         })
     }
@@ -359,14 +365,24 @@ impl Rpart {
                     )
                 })
         };
-        if !tied.iter().all(rpart_kind) || !tied.iter().all(|&f| self.enumerable(searcher, rows, f))
-        {
-            return chosen;
-        }
+        let scored = |f: &usize| rpart_kind(f) && self.enumerable(searcher, rows, *f);
         let risk = match self.method {
             Method::Anova => self.anova_risk(searcher, rows, root),
             Method::Classes { .. } => 1.0,
         };
+        // bsplit.c keeps a split only if its improvement exceeds 1e-10 of the largest seen
+        // in the fit so far, and its scans offer none that does not lower the impurity
+        // (`None`): a split that leaves the impurity as it was, up to rounding, is no split.
+        // The pick's decides, the tied ones' being within 1e-7 of it.
+        if let Some(pick) = chosen.filter(scored) {
+            match self.scan(searcher, rows, pick, risk) {
+                Some((improve, _)) if self.worth(improve) => {}
+                _ => return None,
+            }
+        }
+        if !tied.iter().all(scored) {
+            return chosen;
+        }
         let mut winner: Option<(usize, f64, Cut)> = None;
         for f in tied {
             let Some((improve, cut)) = self.scan(searcher, rows, f, risk) else {
@@ -405,6 +421,16 @@ impl Rpart {
             }
         }
         Some(f)
+    }
+
+    /// Whether rpart keeps a split of improvement `improve` (`bsplit.c`): above 1e-10 of the
+    /// largest improvement seen so far, this one included.
+    fn worth(&self, improve: f64) -> bool {
+        // Non-negative floats order as their bits.
+        let before = self
+            .iscale
+            .fetch_max(improve.max(0.0).to_bits(), Ordering::Relaxed);
+        improve > 1e-10 * f64::from_bits(before).max(improve)
     }
 
     /// Whether rpart's scan of feature `f` at the node is one quercus also makes: a
