@@ -374,9 +374,10 @@ impl Rpart {
         // in the fit so far, and its scans offer none that does not lower the impurity
         // (`None`): a split that leaves the impurity as it was, up to rounding, is no split.
         // The pick's decides, the tied ones' being within 1e-7 of it.
+        let mut picked = None;
         if let Some(pick) = chosen.filter(scored) {
             match self.scan(searcher, rows, pick, risk) {
-                Some((improve, _)) if self.worth(improve) => {}
+                Some((improve, cut)) if self.worth(improve) => picked = Some((pick, improve, cut)),
                 _ => return None,
             }
         }
@@ -385,7 +386,12 @@ impl Rpart {
         }
         let mut winner: Option<(usize, f64, Cut)> = None;
         for f in tied {
-            let Some((improve, cut)) = self.scan(searcher, rows, f, risk) else {
+            // The pick was scanned above.
+            let scanned = match picked.take_if(|(p, _, _)| *p == f) {
+                Some((_, improve, cut)) => Some((improve, cut)),
+                None => self.scan(searcher, rows, f, risk),
+            };
+            let Some((improve, cut)) = scanned else {
                 continue;
             };
             // insert_split: a later variable displaces an earlier one only if larger.
