@@ -53,6 +53,9 @@ class Case:
     # Factors kept ordered (rpart splits them as numbers, at thresholds between levels; quercus
     # is given them as `ordinal_features`); the others are made unordered.
     ordered: tuple[str, ...] = ()
+    # Case weights: an R expression of the row count `n` after the rows rpart drops (None:
+    # unit weights), given to rpart as `weights` and to quercus as `sample_weight`.
+    weights: str | None = None
 
     @property
     def label(self) -> str:
@@ -60,6 +63,7 @@ class Case:
         kind = self.split if self.method == "class" else self.method
         parts = [self.name, self.target, kind, f"cp{self.rpart_control()['cp']:g}"]
         parts += ["prior"] * (self.prior is not None) + ["loss"] * (self.loss is not None)
+        parts += ["weighted"] * (self.weights is not None)
         return "-".join(parts)
 
     def rpart_control(self) -> dict[str, float]:
@@ -367,6 +371,70 @@ ORDERED_CASES = (
     ),
 )
 
+# Grown to single rows (minsplit 2, minbucket 1), where a fold tree meets held-out rows of a
+# category its node's rows lack at a split of two equal sides: rpart's cross-validation sends
+# them to its right son (`branch.c`), though its fit and predict.rpart keep such rows in the
+# node (npk: row 23, block 6, at a node of blocks 2 and 3 holding one row each).
+_SINGLE = {"minsplit": 2, "minbucket": 1}
+_ORCHARD = "transform(OrchardSprays, rowf = factor(rowpos), colf = factor(colpos))"
+_CAR90 = ("Price", "Type", "Disp", "HP", "Weight", "Mileage", "Reliability")
+UNSENT_CASES = (
+    Case("npk", "npk", "yield", ("block", "N", "P", "K"), _SINGLE, method="anova", seed=113),
+    Case("esoph", "esoph", "alcgp", ("agegp", "tobgp", "ncases", "ncontrols"), _SINGLE, seed=122),
+    Case(
+        "OrchardSprays",
+        _ORCHARD,
+        "treatment",
+        ("decrease", "rowf", "colf"),
+        {"cp": 0.0, "minsplit": 4, "minbucket": 1},
+        seed=701,
+    ),
+    Case("car90", "car90", "Country", _CAR90, {"cp": 0.0, "minsplit": 4, "minbucket": 1}, seed=705),
+)
+
+# Case weights (rpart's `weights`, quercus's `sample_weight`), integer and fractional, with
+# sizes that bind neither program: rpart counts observations in minsplit and minbucket,
+# quercus a row's weight in units of the lightest row's (docs/fidelity.md).
+_W = "1 + (seq_len(n) %% 4)"
+_FRACTIONS = "0.5 + (seq_len(n) %% 7) / 4"
+_LUNG = ("age", "sex", "ph.ecog", "ph.karno", "pat.karno", "meal.cal", "wt.loss", "inst")
+WEIGHTED_CASES = (
+    Case("chickwts", "chickwts", "feed", ("weight",), {**_SINGLE, "cp": 0.0}, seed=127, weights=_W),
+    Case("lung", "survival::lung", "status", _LUNG, _SINGLE, seed=115, weights=_W),
+    Case(
+        "Orange",
+        "as.data.frame(Orange)",
+        "circumference",
+        ("Tree", "age"),
+        {**_SINGLE, "cp": 0.0},
+        method="anova",
+        seed=133,
+        weights=_FRACTIONS,
+    ),
+    Case(
+        "attitude",
+        "attitude",
+        "rating",
+        ("complaints", "privileges", "learning", "raises", "critical", "advance"),
+        _SINGLE,
+        method="anova",
+        seed=120,
+        weights=_FRACTIONS,
+    ),
+    Case("iris", "iris", "Species", _IRIS, _SINGLE, split="information", seed=114, weights=_W),
+)
+
+# Every case above, as tests/test_vs_rpart.py and bench/vs_rpart.py run them.
+ALL_CASES = (
+    CASES
+    + WIDER_CASES
+    + FOLD_TIE_CASES
+    + SURROGATE_LIST_CASES
+    + ORDERED_CASES
+    + UNSENT_CASES
+    + WEIGHTED_CASES
+)
+
 # --- R ------------------------------------------------------------------------------------------
 
 
@@ -425,7 +493,7 @@ tree <- function(fit) {
        ordered = names(fit$ordered)[fit$ordered],
        cptable = as.list(as.data.frame(fit$cptable)))
 }
-run <- function(name, d, target, features, control, parms, seed, method, ordered) {
+run <- function(name, d, target, features, control, parms, seed, method, ordered, weights) {
   d <- as.data.frame(d)[, c(target, features)]
   d <- d[!is.na(d[[target]]), , drop = FALSE]
   d <- d[rowSums(!is.na(d[, features, drop = FALSE])) > 0, , drop = FALSE]
@@ -439,13 +507,14 @@ run <- function(name, d, target, features, control, parms, seed, method, ordered
     else d[[f]] <- as.numeric(d[[f]])
   }
   rownames(d) <- NULL
+  w <- if (is.null(weights)) NULL else eval(parse(text = weights), list(n = nrow(d)))
   set.seed(seed)
   folds <- sample(rep(1:10, length.out = nrow(d)))
   control$xval <- folds
   fit <- if (method == "class")
-    rpart(reformulate(features, target), data = d, method = "class", parms = parms,
-          control = do.call(rpart.control, control))
-  else rpart(reformulate(features, target), data = d, method = "anova",
+    rpart(reformulate(features, target), data = d, weights = w, method = "class",
+          parms = parms, control = do.call(rpart.control, control))
+  else rpart(reformulate(features, target), data = d, weights = w, method = "anova",
              control = do.call(rpart.control, control))
   cpt <- fit$cptable
   # The tree of every row (`prune(fit, cp = CP)`), the 1-SE rule picking one of them.
@@ -459,7 +528,8 @@ run <- function(name, d, target, features, control, parms, seed, method, ordered
   pred <- if (method == "class") as.integer(predict(fit, d, type = "class"))
           else unname(predict(fit, d))
   list(name = name, data = d, levels = levels[!vapply(levels, is.null, TRUE)],
-       folds = folds, fit = tree(fit), pruned = pruned, xpred = xp, predict = pred)
+       folds = folds, weights = w, fit = tree(fit), pruned = pruned, xpred = xp,
+       predict = pred)
 }
 """
 
@@ -488,7 +558,8 @@ def _r_case(case: Case) -> str:
     return (
         f"run({_r(case.name)}, {case.data}, {_r(case.target)}, {_r(case.features)}, "
         f"{_r(case.rpart_control())}, {_r(parms)}, {case.seed}, {_r(case.method)}, "
-        f"{_r(case.ordered) if case.ordered else 'character(0)'})"
+        f"{_r(case.ordered) if case.ordered else 'character(0)'}, "
+        f"{_r(case.weights) if case.weights else 'NULL'})"
     )
 
 
@@ -520,34 +591,47 @@ def frame(result: dict[str, Any]) -> pl.DataFrame:
     return pl.DataFrame(columns)
 
 
-def class_factors(case: Case, y: pl.Series) -> np.ndarray:
-    """What quercus multiplies each class's row weights by for the case's priors (π_k / f_k),
-    else ones: a node's class counts are its class weights over these (a regression's one
-    value, its mean, is read as it is)."""
+def _weights(y: pl.Series, w: np.ndarray | None) -> np.ndarray:
+    return np.ones(len(y)) if w is None else w
+
+
+def _class_weights(y: pl.Series, w: np.ndarray | None) -> np.ndarray:
+    """Each class's total case weight, in the order of the target's levels."""
+    classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
+    weights = _weights(y, w)
+    return np.array([weights[(y == c).to_numpy()].sum() for c in classes], dtype=float)
+
+
+def class_factors(case: Case, y: pl.Series, w: np.ndarray | None = None) -> np.ndarray:
+    """What quercus multiplies each class's row weights by for the case's priors (π_k / f_k,
+    f_k the class's share of the case weights `w`), else ones: a node's class weights are
+    quercus's over these (a regression's one value, its mean, is read as it is)."""
     if case.method == "anova":
         return np.ones(1)
-    classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
-    counts = np.array([(y == c).sum() for c in classes], dtype=float)
+    counts = _class_weights(y, w)
     if case.prior is None:
-        return np.ones(len(classes))
+        return np.ones(len(counts))
     return np.array(case.prior) / (counts / counts.sum())
 
 
-def root_risk(case: Case, y: pl.Series) -> float:
+def root_risk(case: Case, y: pl.Series, w: np.ndarray | None = None) -> float:
     """R(root) per unit of weight: min_j Σ_i π_i L_ij, π the priors (else the class shares)
     and L the losses (else 1 off the diagonal); a regression's is the variance of y (its
     deviance per row). rpart's cp × this is quercus's ccp_alpha."""
     if case.method == "anova":
-        return float(np.var(y.to_numpy()))
-    classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
-    counts = np.array([(y == c).sum() for c in classes], dtype=float)
+        values, weights = y.to_numpy(), _weights(y, w)
+        mean = np.average(values, weights=weights)
+        return float(np.average((values - mean) ** 2, weights=weights))
+    counts = _class_weights(y, w)
     prior = np.array(case.prior) if case.prior else counts / counts.sum()
-    k = len(classes)
+    k = len(counts)
     loss = np.array(case.loss) if case.loss else 1.0 - np.eye(k)
     return float((prior @ loss).min())
 
 
-def model(case: Case, y: pl.Series) -> DecisionTreeClassifier | DecisionTreeRegressor:
+def model(
+    case: Case, y: pl.Series, w: np.ndarray | None = None
+) -> DecisionTreeClassifier | DecisionTreeRegressor:
     """quercus's estimator for a case: rpart's parameters translated (README, "Coming from
     rpart")."""
     control = case.rpart_control()
@@ -565,7 +649,7 @@ def model(case: Case, y: pl.Series) -> DecisionTreeClassifier | DecisionTreeRegr
             splitter="exact",
             pruning="cost_complexity",
             ccp_sequence="rpart",
-            ccp_alpha=control["cp"] * root_risk(case, y),
+            ccp_alpha=control["cp"] * root_risk(case, y, w),
         )
     classes = y.dtype.categories.to_list()  # type: ignore[attr-defined]
     return DecisionTreeClassifier(
@@ -582,7 +666,7 @@ def model(case: Case, y: pl.Series) -> DecisionTreeClassifier | DecisionTreeRegr
         pruning="cost_complexity",
         ccp_risk="misclassification",
         ccp_sequence="rpart",
-        ccp_alpha=control["cp"] * root_risk(case, y),
+        ccp_alpha=control["cp"] * root_risk(case, y, w),
         priors=None if case.prior is None else dict(zip(classes, case.prior, strict=True)),
         cost_matrix=None if case.loss is None else [list(row) for row in case.loss],
         altered_priors=case.loss is not None,
@@ -634,7 +718,10 @@ def compare(case: Case, result: dict[str, Any]) -> Comparison:
     df = frame(result)
     y = df[case.target]
     X = df.select(case.features)
-    cv = model(case, y).cost_complexity_cv(X, y, folds=np.array(result["folds"]))
+    w = None if result["weights"] is None else np.array(result["weights"], dtype=float)
+    cv = model(case, y, w).cost_complexity_cv(
+        X, y, folds=np.array(result["folds"]), sample_weight=w
+    )
     rpart = result["fit"]
     out = Comparison(
         case,
@@ -644,7 +731,7 @@ def compare(case: Case, result: dict[str, Any]) -> Comparison:
         cp_rows=len(rpart["cptable"]["CP"]),
     )
     features, levels = list(case.features), result["levels"]
-    factors = class_factors(case, y)
+    factors = class_factors(case, y, w)
     out.splits, out.surrogates, out.surrogates_checked = _compare_tree(
         cv.estimator, rpart, features, levels, factors
     )

@@ -176,6 +176,9 @@ pub(crate) struct Searcher<'a, 'd> {
     /// Regression targets are centred on this value (the node's mean) while searching.
     shift: f64,
     pub missing: MissingStrategy,
+    /// A fold of rpart's cross-validation (grown with the whole data's `prior_weights`): see
+    /// [`placement::Plan::unsent`].
+    pub xval_fold: bool,
     /// The fit's control: stops the search and guards its large buffers (`None`: neither).
     control: Option<&'a Control>,
     /// Monotonic constraints per feature, as given (see [`monotonic`]); `None`: none.
@@ -252,6 +255,7 @@ impl<'a, 'd> Searcher<'a, 'd> {
             category_limits: params.category_limits,
             shift: 0.0,
             missing: params.missing,
+            xval_fold: params.prior_weights.is_some(),
             control: None,
             monotonic: params
                 .monotonic_cst

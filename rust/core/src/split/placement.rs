@@ -256,6 +256,12 @@ impl Surrogates {
 pub(crate) struct Plan {
     /// The child a missing value goes to after the surrogates; `None`: C4.5's fractions.
     pub child: Option<usize>,
+    /// Where the stored tree sends a row that neither the surrogates nor `child` send (a
+    /// binary split without a majority side under rpart's surrogates, where the fit keeps
+    /// such a training row in the node): rpart's right son in a fold of its
+    /// cross-validation, which `xval.c`'s `branch()` predicts so (`lastsurrogate = 0` is not
+    /// LEFT); elsewhere none, and the row stays in the node, as `predict.rpart` keeps it.
+    pub unsent: Option<usize>,
     pub surrogates: Surrogates,
     /// Training weight at the node with the tested value missing.
     pub weight: f64,
@@ -331,8 +337,13 @@ pub(crate) fn plan_with(
             None if n_children == 2 && primary.total() > 0.0 => None,
             None => heaviest,
         };
+        let unsent = match child {
+            None if searcher.xval_fold => Some(primary.right),
+            _ => None,
+        };
         return Plan {
             child,
+            unsent,
             surrogates,
             weight,
         };
@@ -355,6 +366,7 @@ pub(crate) fn plan_with(
     };
     Plan {
         child,
+        unsent: None,
         surrogates: Surrogates::default(),
         weight,
     }
