@@ -58,6 +58,8 @@ def main() -> int:
             settings.append(f"loss={[list(row) for row in case.loss]}")
         if case.ordered:
             settings.append(f"ordered: {', '.join(case.ordered)}")
+        if case.weights:
+            settings.append(f"weights = {case.weights}")
         cp = f"{_mark(r.cp_table)} ({r.cp_rows}, {r.max_cp_error:.1e})"
         if r.transposed_loss:
             cp += " †"
