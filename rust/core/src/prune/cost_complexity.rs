@@ -569,8 +569,8 @@ fn rpart_complexities(branches: &Branches<'_>, floor: f64) -> Vec<f64> {
                     bound: tempcp,
                     kids: Vec::new(),
                 });
-                let first = tree.children(NodeId(node as u32)).next();
-                pending = first.map(|c| (c.index(), tempcp - floor));
+                let first = rpart_sons(tree, node).first().copied();
+                pending = first.map(|c| (c, tempcp - floor));
                 continue;
             }
             // A leaf: report to the parent frame.
@@ -583,10 +583,7 @@ fn rpart_complexities(branches: &Branches<'_>, floor: f64) -> Vec<f64> {
             break;
         };
         let r = r_of(frame.node);
-        let children: Vec<usize> = tree
-            .children(NodeId(frame.node as u32))
-            .map(NodeId::index)
-            .collect();
+        let children = rpart_sons(tree, frame.node);
         if let Some(&next) = children.get(frame.kids.len()) {
             // The next child's bound: rpart's right son (`partition.c`).
             let (sub, splits, risks) = frame.kids.iter().fold((0.0, 0, 0.0), |(s, k, n), kid| {
@@ -656,6 +653,39 @@ fn rpart_complexities(branches: &Branches<'_>, floor: f64) -> Vec<f64> {
         }
     }
     own
+}
+
+/// A split node's children in the order rpart grows them: its left son first, the side whose
+/// mean is lower (the class index weighted by the class weights, priors included, or the
+/// regression mean; `gini.c`, `anova.c`), the side `x <= t` right on a tie. The order sets
+/// each son's bound (the right son's depends on the left's branch), so a branch grown in
+/// the other order can be cut at another `cp` (warpbreaks with priors, `cp = 0.01`: rpart's
+/// left son `breaks >= 37.5` kept its split, grown second it fell below the bound). Read from
+/// the children's stored values, which hold the rows surrogates sent there too.
+fn rpart_sons(tree: &Tree, node: usize) -> Vec<usize> {
+    let mut sons: Vec<usize> = tree
+        .children(NodeId(node as u32))
+        .map(NodeId::index)
+        .collect();
+    let mean = |i: usize| -> f64 {
+        let value = tree.value(NodeId(i as u32));
+        if tree.is_regression() {
+            return value.first().copied().unwrap_or(0.0);
+        }
+        let total: f64 = value.iter().sum();
+        let sum: f64 = value.iter().enumerate().map(|(j, v)| j as f64 * v).sum();
+        if total > 0.0 {
+            sum / total
+        } else {
+            0.0
+        }
+    };
+    if let [first, second] = sons[..] {
+        if mean(first) >= mean(second) {
+            sons.swap(0, 1);
+        }
+    }
+    sons
 }
 
 /// Each node's position in depth-first preorder, first child first: scikit-learn's node ids

@@ -447,8 +447,8 @@ impl Primary {
 }
 
 /// The child of a binary split that rpart calls right: rpart orders the two sides by their
-/// mean class index (regression: mean y), lower on the left, the side `x < t` left on a tie
-/// (`gini.c`, `anova.c`). Only ties (a majority of equal weights, a category of equal weight on
+/// mean class index (regression: mean y), lower on the left, the side `x < t` right on a tie
+/// (`gini.c`, `anova.c`: `lmean < rmean ? LEFT : RIGHT`). Only ties (a majority of equal weights, a category of equal weight on
 /// both sides) depend on it.
 fn rpart_right(c: &Candidate, target: &Target<'_>) -> usize {
     let mean = |stats: &[f64]| -> f64 {
