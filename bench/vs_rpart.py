@@ -6,8 +6,9 @@ sets and on R's `datasets` and `survival` packages (regression and classificatio
 Runs every case of tests/rpart_reference.py (rpart through one Rscript call, then quercus
 with the translated parameters: README, "Coming from rpart") and prints one row per case:
 whether the trees, the surrogate lists, the cross-validated cp tables (same folds), the
-cross-validated predictions and the 1-SE trees are rpart's, with what was compared. Needs
-Rscript with rpart (Debian: apt-get install r-base-core r-cran-rpart).
+cross-validated predictions, the variable importance and the 1-SE trees are rpart's, with
+what was compared. Needs Rscript with rpart (Debian: apt-get install r-base-core
+r-cran-rpart).
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ def main() -> int:
     q_seconds = time.perf_counter() - start
     print(
         "| data set | target | settings | rows (missing cells) | nodes | splits | surrogates "
-        "(compared) | cp table (rows, max rel. diff) | xpred | 1-SE row, tree |"
+        "(compared) | cp table (rows, max rel. diff) | xpred | importance | 1-SE row, tree |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         case = r.case
         control = case.rpart_control()
@@ -67,7 +68,7 @@ def main() -> int:
             f"| {case.name} | {case.target} | {', '.join(settings)} | {r.n_rows} ({r.n_missing}) "
             f"| {r.nodes} "
             f"| {_mark(r.splits)} | {_mark(r.surrogates)} ({r.surrogates_checked}) | {cp} "
-            f"| {_mark(r.xpred)} | {r.one_se_row}, {_mark(r.one_se)} |"
+            f"| {_mark(r.xpred)} | {_mark(r.importance)} | {r.one_se_row}, {_mark(r.one_se)} |"
         )
     print()
     print(
@@ -81,7 +82,7 @@ def main() -> int:
         f"{q_seconds:.1f} s"
     )
     for r in results:
-        for problem in r.splits + r.surrogates + r.cp_table + r.xpred + r.one_se:
+        for problem in r.splits + r.surrogates + r.cp_table + r.xpred + r.importance + r.one_se:
             print(f"{r.case.label}: {problem}")
     return 0 if all(r.same for r in results) else 2
 

@@ -17,6 +17,7 @@ says why they cannot be used.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import shutil
@@ -491,6 +492,8 @@ tree <- function(fit) {
        split_agree = if (is.null(s)) numeric(0) else s[, "improve"],
        csplit = if (is.null(fit$csplit)) NULL else t(fit$csplit),
        ordered = names(fit$ordered)[fit$ordered],
+       importance = if (is.null(fit$variable.importance)) list()
+                    else as.list(fit$variable.importance),
        cptable = as.list(as.data.frame(fit$cptable)))
 }
 run <- function(name, d, target, features, control, parms, seed, method, ordered, weights) {
@@ -691,6 +694,7 @@ class Comparison:
     xpred: list[str] = field(default_factory=list)
     one_se: list[str] = field(default_factory=list)
     predict: list[str] = field(default_factory=list)  # predict.rpart on the training rows
+    importance: list[str] = field(default_factory=list)  # rpart's variable.importance
     max_cp_error: float = 0.0  # largest relative difference over the cp table's numbers
     # rpart's printed xerror with an asymmetric loss: it reads the loss transposed.
     transposed_loss: bool = False
@@ -704,6 +708,7 @@ class Comparison:
             or self.xpred
             or self.one_se
             or self.predict
+            or self.importance
         )
 
 
@@ -764,6 +769,7 @@ def compare(case: Case, result: dict[str, Any]) -> Comparison:
         wrong = ours_p != np.array(result["predict"], dtype=np.int64) - 1
     if wrong.any():
         out.predict.append(f"predict: differs on rows {np.flatnonzero(wrong)[:5].tolist()}")
+    out.importance = _compare_importance(cv.estimator.variable_importance_, rpart["importance"])
     reference = dict(rpart["cptable"])
     if case.loss is not None and not np.allclose(case.loss, np.transpose(case.loss)):
         out.transposed_loss = True
@@ -801,6 +807,25 @@ def _xerror(
     total = errors.sum(axis=1)
     spread = np.sqrt(np.maximum((errors**2).sum(axis=1) - total**2 / len(truth), 0.0))
     return total / root, spread / root
+
+
+def _compare_importance(ours: dict[str, float], rpart: dict[str, list[float]]) -> list[str]:
+    """rpart's `variable.importance` (one number per name, largest first) against quercus's
+    `variable_importance_`: the same features, in the same order, with the same values."""
+    # R writes an empty importance (a tree without a split) as an empty list.
+    theirs = {name: v[0] for name, v in rpart.items()} if isinstance(rpart, dict) else {}
+    if set(ours) != set(theirs):
+        return [f"importance: quercus ranks {sorted(ours)}, rpart {sorted(theirs)}"]
+    problems = [
+        f"importance of {name}: quercus {ours[name]:.10g}, rpart {value:.10g}"
+        for name, value in theirs.items()
+        if not _close(ours[name], value)
+    ]
+    # Ties (within the tolerance) may come in either order.
+    ranked = [theirs[name] for name in ours]
+    if any(b > a and not _close(a, b) for a, b in itertools.pairwise(ranked)):
+        problems.append(f"importance order: quercus {list(ours)}, rpart {list(theirs)}")
+    return problems
 
 
 def _close(a: float, b: float, tol: float = TOL) -> bool:

@@ -34,6 +34,7 @@ def test_quercus_grows_prunes_and_cross_validates_as_rpart(index, comparisons):
     assert result.xpred == [], result.xpred
     assert result.one_se == [], result.one_se
     assert result.predict == [], result.predict
+    assert result.importance == [], result.importance
     # What was compared is not empty.
     assert result.nodes > 1 and result.cp_rows > 1
     assert result.max_cp_error < reference.TOL

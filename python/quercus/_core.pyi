@@ -257,9 +257,12 @@ class Tree:
         ``surrogate_*`` arrays, best first, and how many there are), ``surrogate_feature``
         (int64), ``surrogate_threshold`` (float64, ``x <= t`` for a numeric feature, NaN for
         a categorical one), ``surrogate_agreement`` (float64, share of the node's known
-        weight the surrogate sends where the split does), ``surrogate_map`` (int64, where
-        the surrogate's child map starts in ``surrogate_children``: 2 entries [<=, >] for a
-        numeric feature, one per category for a categorical one) and ``surrogate_children``
+        weight the surrogate sends where the split does), ``surrogate_adjusted`` (float64,
+        rpart's adjusted agreement (agreement - m) / (1 - m), m the majority child's share of
+        that weight; NaN in a model file written before it was kept), ``surrogate_map``
+        (int64, where the surrogate's child map starts in ``surrogate_children``: 2 entries
+        [<=, >] for a numeric feature, one per category for a categorical one) and
+        ``surrogate_children``
         (int64, child indices, -1 for no direction).
         """
 

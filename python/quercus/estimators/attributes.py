@@ -15,6 +15,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from .. import _core
+from ..fitted.importance import variable_importance
 from ..fitted.sklearn_view import TreeView, path_matrix, sklearn_flavoured
 from ..fitted.state import FittedTree, is_dense
 from ..inputs.arrow import arrow_rows, is_arrow_table
@@ -262,6 +263,25 @@ class FittedState(Parameters):
             importances[nodes["feature"][node]] += weighted[node] - weighted[children].sum()
         total = importances.sum()
         return importances / total if total > 0 else importances
+
+    @property
+    def variable_importance_(self) -> dict[str, float]:
+        """rpart's ``variable.importance``: per feature, largest first, the improvements of
+        the splits on it plus, for every split one of its surrogates stands in for, the
+        split's improvement times the surrogate's adjusted agreement; features that never
+        split nor stand in are left out. A split's improvement is the decrease of weighted
+        impurity among the rows that know its feature (rpart's ``improve``; the deviance it
+        removes, for a regression), entropies in nats as rpart's information index, a node
+        weighed by altered priors under ``altered_priors=True``. Unlike
+        ``feature_importances_`` it is not normalised and credits surrogates."""
+        core = self.tree_.core
+        costs = None
+        cost_list = getattr(self, "_cost_list", None)
+        if getattr(self, "altered_priors", False) and cost_list is not None:
+            listed = cost_list(core.n_classes)
+            if listed is not None:
+                costs = np.asarray(listed, dtype=np.float64).reshape(core.n_classes, -1)
+        return variable_importance(core, list(self._state.schema.names), costs)
 
     def _columns(self, X: Any) -> list[_core.Column]:
         return transform(X, self._state.schema)

@@ -56,6 +56,8 @@ const EXT_OPTIMALITY: u32 = 2;
 const EXT_CONVENTIONS: u32 = 3;
 /// Extension record tag of the training rows that reached each node (one u64 per node).
 const EXT_SAMPLES: u32 = 4;
+/// Extension record tag of each surrogate split's adjusted agreement (one f64 each).
+const EXT_ADJUSTED: u32 = 5;
 /// Every NaN is written with this bit pattern, so equal models give equal bytes.
 const CANONICAL_NAN: u64 = 0x7FF8_0000_0000_0000;
 
@@ -115,6 +117,7 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         surrogate_feature,
         surrogate_threshold,
         surrogate_agreement,
+        surrogate_adjusted,
         surrogate_map,
         surrogate_children,
         parent,
@@ -229,12 +232,18 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
     // so exact trees keep the bytes quercus 0.1.0 wrote; what the optimal search proved (tag 2),
     // written for its trees only; the conventions (tag 3), written for J48's only; the rows
     // that reached each node (tag 4), written only where they are not the size rules' count
-    // (sample weights, or C4.5's fractions of rows), which a reader takes for them otherwise.
+    // (sample weights, or C4.5's fractions of rows), which a reader takes for them otherwise;
+    // the surrogates' adjusted agreements (tag 5), written where the tree has surrogates.
     let searched = *splitter != Splitter::Exact;
     let j48 = *conventions == Conventions::J48;
     let counted = n_samples.iter().zip(n_rows).any(|(&k, &n)| k as f64 != n);
+    let adjusted = !surrogate_adjusted.is_empty();
     w.u32(
-        u32::from(searched) + u32::from(optimality.is_some()) + u32::from(j48) + u32::from(counted),
+        u32::from(searched)
+            + u32::from(optimality.is_some())
+            + u32::from(j48)
+            + u32::from(counted)
+            + u32::from(adjusted),
     );
     if searched {
         w.u32(EXT_SPLITTER);
@@ -259,6 +268,11 @@ pub fn write(tree: &Tree, metadata: &[u8]) -> Vec<u8> {
         w.u32(EXT_SAMPLES);
         w.u64((n_samples.len() * 8) as u64);
         n_samples.iter().for_each(|&k| w.u64(k));
+    }
+    if adjusted {
+        w.u32(EXT_ADJUSTED);
+        w.u64((surrogate_adjusted.len() * 8) as u64);
+        surrogate_adjusted.iter().for_each(|&x| w.f64(x));
     }
 
     let total = (w.out.len() + TRAILER_LEN) as u64;
@@ -508,6 +522,7 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
     let mut conventions = Conventions::Texts;
     let mut optimality = None;
     let mut n_samples = None;
+    let mut surrogate_adjusted = None;
     for k in 0..n_extensions {
         let tag = r.u32("an extension tag")?;
         let len = r.u64("an extension length")?;
@@ -523,6 +538,8 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
             conventions = read_conventions(bytes)?;
         } else if tag == EXT_SAMPLES {
             n_samples = Some(read_samples(bytes, n_nodes)?);
+        } else if tag == EXT_ADJUSTED {
+            surrogate_adjusted = Some(read_adjusted(bytes, surrogate_feature.len())?);
         }
     }
     if r.remaining() > 0 {
@@ -561,6 +578,8 @@ pub fn read(bytes: &[u8]) -> Result<Model> {
         surrogate_feature,
         surrogate_threshold,
         surrogate_agreement,
+        // No record 5 (a file written before it): unknown.
+        surrogate_adjusted: surrogate_adjusted.unwrap_or_else(|| vec![f64::NAN; n_surrogates]),
         surrogate_map,
         surrogate_children,
         parent,
@@ -590,6 +609,19 @@ fn read_samples(bytes: &[u8], n_nodes: usize) -> Result<Vec<u64>> {
     }
     let (counts, _) = bytes.as_chunks::<8>();
     Ok(counts.iter().map(|&c| u64::from_le_bytes(c)).collect())
+}
+
+/// The adjusted agreements extension record: one f64 per surrogate split, and nothing else.
+fn read_adjusted(bytes: &[u8], n_surrogates: usize) -> Result<Vec<f64>> {
+    if bytes.len() != n_surrogates.saturating_mul(8) {
+        return Err(corrupt(format!(
+            "the adjusted agreements record holds {} bytes, not 8 for each of {n_surrogates} \
+             surrogate splits",
+            bytes.len()
+        )));
+    }
+    let (values, _) = bytes.as_chunks::<8>();
+    Ok(values.iter().map(|&v| f64::from_le_bytes(v)).collect())
 }
 
 /// A node's rows when the file records none: the size rules' count, exact for a file written
@@ -904,6 +936,30 @@ mod tests {
     }
 
     #[test]
+    fn surrogates_keep_their_adjusted_agreement_through_a_file() {
+        // x splits the classes; z agrees with it but for one row, so it stands in for x.
+        let x = [1.0, 2.0, 3.0, f64::NAN, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        let z = [1.0, 2.0, 3.0, 4.0, 5.0, 9.0, 7.0, 8.0, 6.0, 10.0];
+        let data = Dataset::new(vec![Column::numeric(&x), Column::numeric(&z)]).expect("data");
+        let y = [0, 0, 0, 0, 0, 1, 1, 1, 1, 1];
+        let target = Target::Classes {
+            codes: &y,
+            n_classes: 2,
+        };
+        let params = TreeParams {
+            missing: MissingStrategy::Surrogate,
+            max_depth: Some(1),
+            ..TreeParams::default()
+        };
+        let tree = crate::grow(&data, &target, &[1.0; 10], &params).expect("fit");
+        let adjusted = &tree.arena().surrogate_adjusted;
+        assert_eq!(adjusted.len(), 1);
+        let back = read(&write(&tree, b"{}")).expect("read");
+        assert!(same_f64(&back.tree.arena().surrogate_adjusted, adjusted));
+        assert!(adjusted[0] > 0.0 && adjusted[0] <= 1.0);
+    }
+
+    #[test]
     fn every_field_survives_a_round_trip() {
         let x = [1.0, 2.0, f64::NAN, 4.0, 5.0, 6.0];
         let codes = [0, 1, 2, 0, 1, 2];
@@ -962,6 +1018,7 @@ mod tests {
         assert_eq!(ba.surrogate_feature, ta.surrogate_feature);
         assert!(same_f64(&ba.surrogate_threshold, &ta.surrogate_threshold));
         assert!(same_f64(&ba.surrogate_agreement, &ta.surrogate_agreement));
+        assert!(same_f64(&ba.surrogate_adjusted, &ta.surrogate_adjusted));
         assert_eq!(ba.surrogate_map, ta.surrogate_map);
         assert_eq!(ba.surrogate_children, ta.surrogate_children);
         assert!(same_f64(&ba.missing_weight, &ta.missing_weight));

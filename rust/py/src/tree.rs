@@ -499,8 +499,8 @@ impl PyTree {
         )?;
         let mut surrogate_offset = Vec::with_capacity(ids.len());
         let mut surrogate_len = Vec::with_capacity(ids.len());
-        let (mut s_feature, mut s_threshold, mut s_agreement) =
-            (Vec::new(), Vec::new(), Vec::new());
+        let (mut s_feature, mut s_threshold, mut s_agreement, mut s_adjusted) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut s_map, mut s_children) = (Vec::new(), Vec::new());
         for &n in &ids {
             let start = s_feature.len() as i64;
@@ -509,6 +509,7 @@ impl PyTree {
                 s_feature.push(s.feature as i64);
                 s_threshold.push(s.threshold);
                 s_agreement.push(s.agreement);
+                s_adjusted.push(s.adjusted);
                 s_map.push(s_children.len() as i64);
                 s_children.extend(s.children.iter().map(|&c| {
                     if c == u32::MAX {
@@ -527,6 +528,7 @@ impl PyTree {
         d.set_item("surrogate_feature", s_feature.into_pyarray(py))?;
         d.set_item("surrogate_threshold", s_threshold.into_pyarray(py))?;
         d.set_item("surrogate_agreement", s_agreement.into_pyarray(py))?;
+        d.set_item("surrogate_adjusted", s_adjusted.into_pyarray(py))?;
         d.set_item("surrogate_map", s_map.into_pyarray(py))?;
         d.set_item("surrogate_children", s_children.into_pyarray(py))?;
         debug_assert_eq!(Side::Left as u8, 1);

@@ -235,6 +235,7 @@ pub(crate) struct Surrogates {
     feature: Vec<u32>,
     threshold: Vec<f64>,
     agreement: Vec<f64>,
+    adjusted: Vec<f64>,
     map: Vec<u32>,
     children: Vec<u32>,
 }
@@ -245,6 +246,7 @@ impl Surrogates {
             feature: &self.feature,
             threshold: &self.threshold,
             agreement: &self.agreement,
+            adjusted: &self.adjusted,
             map: &self.map,
             children: &self.children,
         }
@@ -525,10 +527,14 @@ fn surrogates(data: &Dataset<'_>, primary: &Primary, max: usize, exclude: &[usiz
             found.push(s);
         }
     }
+    // rpart's adjusted agreement, in its arithmetic (`choose_surg.c`): shares of the total.
+    let m = majority / total;
     for s in kept_as_rpart(found, max) {
+        let agreement = s.agreement / total;
         out.feature.push(s.feature as u32);
         out.threshold.push(s.threshold);
-        out.agreement.push(s.agreement / total);
+        out.agreement.push(agreement);
+        out.adjusted.push((agreement - m) / (1.0 - m));
         out.map.push(out.children.len() as u32);
         out.children.extend_from_slice(&s.children);
     }

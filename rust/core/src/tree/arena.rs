@@ -49,6 +49,8 @@ pub(crate) struct Arena {
     pub surrogate_feature: Vec<u32>,
     pub surrogate_threshold: Vec<f64>,
     pub surrogate_agreement: Vec<f64>,
+    /// rpart's adjusted agreement of each ([`super::Surrogate::adjusted`]).
+    pub surrogate_adjusted: Vec<f64>,
     /// Where each surrogate's child map starts in `surrogate_children`.
     pub surrogate_map: Vec<u32>,
     pub surrogate_children: Vec<u32>,

@@ -116,6 +116,13 @@ pub(super) fn check(t: &Tree) -> Checked<()> {
         if !agreement.is_finite() {
             return Err(surrogate(format!("agreement {agreement} is not finite")));
         }
+        // NaN: unknown (a file written before it was kept).
+        let adjusted = at(&t.arena.surrogate_adjusted, k, "the adjusted agreement")?;
+        if adjusted.is_infinite() {
+            return Err(surrogate(format!(
+                "adjusted agreement {adjusted} is not finite"
+            )));
+        }
         if u64::from(map) + width > n_maps {
             return Err(surrogate(format!(
                 "its child map at {map} with {width} entries lies outside the {n_maps} entries"

@@ -402,15 +402,19 @@ impl Tree {
             self.arena.surrogate_feature.get(range.clone()),
             self.arena.surrogate_threshold.get(range.clone()),
             self.arena.surrogate_agreement.get(range.clone()),
+            self.arena.surrogate_adjusted.get(range.clone()),
             self.arena.surrogate_map.get(range),
         ) {
-            (Some(feature), Some(threshold), Some(agreement), Some(map)) => SurrogateSet {
-                feature,
-                threshold,
-                agreement,
-                map,
-                children: &self.arena.surrogate_children,
-            },
+            (Some(feature), Some(threshold), Some(agreement), Some(adjusted), Some(map)) => {
+                SurrogateSet {
+                    feature,
+                    threshold,
+                    agreement,
+                    adjusted,
+                    map,
+                    children: &self.arena.surrogate_children,
+                }
+            }
             _ => SurrogateSet::default(),
         }
     }

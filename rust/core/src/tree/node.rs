@@ -108,20 +108,25 @@ pub struct Surrogate<'t> {
     /// Share of the node's training weight with the tested value known that the surrogate
     /// sends where the node's test does (a row missing the surrogate's feature disagrees).
     pub agreement: f64,
+    /// rpart's adjusted agreement: how much of the way from the majority child's share to
+    /// all the surrogate goes, (agreement − m) / (1 − m); NaN where a model file predates it.
+    pub adjusted: f64,
     /// The child of each outcome: `[x <= t, x > t]` for a numeric feature, one entry per
     /// category for a categorical one; `u32::MAX` where the surrogate gives no direction (a
     /// category absent from the node's rows).
     pub children: &'t [u32],
 }
 
-/// Surrogate splits side by side: `feature[i]`, `threshold[i]`, `agreement[i]` and the child
-/// map `children[map[i]..]` (2 entries, or one per category) describe surrogate `i`. The
+/// Surrogate splits side by side: `feature[i]`, `threshold[i]`, `agreement[i]`,
+/// `adjusted[i]` and the child map `children[map[i]..]` (2 entries, or one per category)
+/// describe surrogate `i`. The
 /// tree's view covers one node's range; the builder's, the splits it is about to store.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct SurrogateSet<'t> {
     pub feature: &'t [u32],
     pub threshold: &'t [f64],
     pub agreement: &'t [f64],
+    pub adjusted: &'t [f64],
     pub map: &'t [u32],
     pub children: &'t [u32],
 }
@@ -143,6 +148,7 @@ impl<'t> SurrogateSet<'t> {
             feature,
             threshold: *self.threshold.get(i)?,
             agreement: *self.agreement.get(i)?,
+            adjusted: self.adjusted.get(i).copied().unwrap_or(f64::NAN),
             children: self.children.get(start..start.checked_add(width)?)?,
         })
     }

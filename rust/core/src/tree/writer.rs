@@ -357,6 +357,7 @@ impl Writer {
             a.surrogate_feature.push(s.feature as u32);
             a.surrogate_threshold.push(s.threshold);
             a.surrogate_agreement.push(s.agreement);
+            a.surrogate_adjusted.push(s.adjusted);
             a.surrogate_map.push(a.surrogate_children.len() as u32);
             a.surrogate_children.extend_from_slice(s.children);
             n += 1;
