@@ -425,6 +425,36 @@ WEIGHTED_CASES = (
     Case("iris", "iris", "Species", _IRIS, _SINGLE, split="information", seed=114, weights=_W),
 )
 
+# Given priors and losses, whose ties rpart decides by its altered priors' bits (rebuilt from
+# the priors as given, `giniinit`): the data of rpart's own tests/priors.R grown fully (node
+# 7's x1 and x2 improve it by 0.4834932 both; rpart takes x2) and mtcars with a loss matrix.
+_PDATA = (
+    "transform(data.frame(y = factor(rep(1:3, 5)), x1 = 1:15, x2 = c(1:6, 1:6, 1:3), "
+    "x3 = (rep(1:3, 5) + c(3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9) / 5) * 10), "
+    "x3 = replace(x3, c(1, 5, 10), NA), y = factor(replace(as.character(y), 15, '1')))"
+)
+PRIOR_CASES = (
+    Case(
+        "priors.R",
+        _PDATA,
+        "y",
+        ("x1", "x2", "x3"),
+        {"cp": 0.0, "minsplit": 5},
+        prior=(0.2, 0.3, 0.5),
+        loss=((0.0, 2.0, 2.0), (2.0, 0.0, 6.0), (1.0, 1.0, 0.0)),
+        seed=11,
+    ),
+    Case(
+        "mtcars",
+        "mtcars",
+        "gear",
+        ("mpg", "disp", "hp", "wt", "qsec"),
+        {"minsplit": 6, "cp": 0.0},
+        loss=((0.0, 1.0, 2.0), (1.0, 0.0, 1.0), (3.0, 1.0, 0.0)),
+        seed=142,
+    ),
+)
+
 # Every case above, as tests/test_vs_rpart.py and bench/vs_rpart.py run them.
 ALL_CASES = (
     CASES
@@ -434,6 +464,7 @@ ALL_CASES = (
     + ORDERED_CASES
     + UNSENT_CASES
     + WEIGHTED_CASES
+    + PRIOR_CASES
 )
 
 # --- R ------------------------------------------------------------------------------------------

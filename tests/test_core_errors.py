@@ -47,6 +47,7 @@ PARAMS: dict[str, Any] = {
     "random_state": 0,
     "monotonic_cst": None,
     "prior_weights": None,
+    "priors": None,
 }
 
 

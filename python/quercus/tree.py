@@ -111,6 +111,13 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
             raise ValueError("altered_priors=True puts cost_matrix into the split: give one")
         return weights.class_factors(data, self.class_weight, self.priors)
 
+    def _rpart_priors(self, data: TrainingData) -> list[float] | None:
+        """`priors` in class order, as given: rpart's arithmetic rebuilds its altered priors
+        from them (the factors of `_class_factors` cannot give their bits back)."""
+        if self.priors is None:
+            return None
+        return weights.prior_values(self.priors, data).tolist()
+
     def _checked_state(self, state: FittedTree) -> FittedTree:
         """A loaded state whose cost matrix fits its classes."""
         if self.cost_matrix is not None:

@@ -189,6 +189,10 @@ class Fitting(FittedState):
         """The classifier's per-class weight factors (class_weight, priors); None: none."""
         return None
 
+    def _rpart_priors(self, data: TrainingData) -> list[float] | None:
+        """rpart's priors as given, in class order (the classifier's `priors`); None: none."""
+        return None
+
     def _reweighted(self, data: TrainingData) -> TrainingData:
         """A multi-output y's data with the classifier's class weights folded in."""
         return data
@@ -212,7 +216,9 @@ class Fitting(FittedState):
         if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
             raise ValueError(CONSTRAINED_PESSIMISTIC)
         if factors is not None:
-            params = replace(params, class_weights=factors.tolist())
+            params = replace(
+                params, class_weights=factors.tolist(), priors=self._rpart_priors(data)
+            )
         # The rows as the core grows from them: the class factors folded into their weights,
         # then the `missing=` strategies done on the data.
         data = weights.folded(data, factors)

@@ -207,6 +207,8 @@ class GrowthParams:
     # The whole data's row weights, every row, that a cross-validation fold's fit computes
     # rpart's class shares from (as rpart's `xval.c` keeps them); None: the fit's own.
     prior_weights: list[float] | None = None
+    # rpart's priors as given, in class order (`_rpart_priors`), for its arithmetic's ties.
+    priors: list[float] | None = None
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,13 @@ def prior_factors(priors: Any, data: TrainingData) -> NDArray[np.float64]:
     """rpart's priors as class factors π_k / f_k, f_k class k's share of the row weight:
     `priors` is a dict label -> prior or a sequence in `classes_` order, each > 0, summing
     to 1."""
+    prior = prior_values(priors, data)
+    share = np.bincount(data.y, weights=data.sample_weight, minlength=len(prior))
+    return prior / (share / share.sum())
+
+
+def prior_values(priors: Any, data: TrainingData) -> NDArray[np.float64]:
+    """`priors` (as `prior_factors` takes them) in `classes_` order, checked."""
     assert data.classes is not None
     labels = data.classes.tolist()
     if isinstance(priors, dict):
@@ -150,5 +157,4 @@ def prior_factors(priors: Any, data: TrainingData) -> NDArray[np.float64]:
         raise ValueError(f"priors must be numbers; got {values!r}") from None
     if not (np.all(np.isfinite(prior) & (prior > 0)) and abs(prior.sum() - 1.0) <= 1e-9):
         raise ValueError(f"priors must be positive and sum to 1; got {prior.tolist()}")
-    share = np.bincount(data.y, weights=data.sample_weight, minlength=len(labels))
-    return prior / (share / share.sum())
+    return prior

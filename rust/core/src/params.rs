@@ -333,6 +333,11 @@ pub struct TreeParams {
     /// of ordered categories place the levels a node lacks as rpart's C code does (see
     /// `split::rpart`). `None`: the fit's weights.
     pub prior_weights: Option<Vec<f64>>,
+    /// rpart's class priors as given, in class order, when `class_weights` are their
+    /// π_k / f_k: rpart's arithmetic (ties between splits, `split::rpart`) rebuilds its
+    /// altered priors from them to the bit, which the factors cannot give back. `None`: the
+    /// class shares.
+    pub priors: Option<Vec<f64>>,
 }
 
 /// LightGBM's regularisers of a nominal feature's subset split (its `max_cat_threshold`,
@@ -748,6 +753,7 @@ impl Default for TreeParams {
             monotonic_cst: None,
             category_limits: CategoryLimits::NONE,
             prior_weights: None,
+            priors: None,
         }
     }
 }

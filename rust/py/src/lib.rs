@@ -91,6 +91,7 @@ pub(crate) fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
             min_group: get(d, "min_data_per_group")?,
         },
         prior_weights: get(d, "prior_weights")?,
+        priors: get(d, "priors")?,
     };
     params.validate().map_err(to_py)?;
     Ok(params)

@@ -254,6 +254,9 @@ pub(crate) struct Rpart {
     /// A fold of rpart's cross-validation (given the whole data's weights), grown by its C
     /// code alone.
     fold: bool,
+    /// The class weights folded into the rows' weights (rpart's priors as π_k / f_k), which
+    /// its sums leave out; empty: none.
+    class_factors: Vec<f64>,
 }
 
 /// A cut as rpart makes it: between two adjacent values of a numeric column, or a set of
@@ -269,10 +272,10 @@ impl Rpart {
     /// `order` and class shares (see [`RpartOrder::of`]); `None` unless the fit is rpart's
     /// and its arithmetic
     /// can be followed: `missing="surrogate"`, the exact search, binary splits, and the Gini
-    /// index or entropy on one class variable with rpart's default priors and losses, or the
-    /// squared error on one real target. (Given priors or losses reach the core as class
-    /// factors, from which rpart's altered priors cannot be rebuilt to the bit: such fits
-    /// keep quercus's choice, the first column of the best score.)
+    /// index or entropy on one class variable, or the squared error on one real target.
+    /// Class weights are followed only as rpart's priors given in `priors` (from which its
+    /// altered priors are rebuilt as `giniinit` builds them), and a cost matrix only as its
+    /// loss matrix (`altered_priors`); other class weights and costs keep quercus's choice.
     pub(crate) fn new(
         params: &TreeParams,
         splitter: Splitter,
@@ -284,8 +287,8 @@ impl Rpart {
             && splitter == Splitter::Exact
             && params.categorical_split == CategoricalSplit::Binary
             && !params.oblique
-            && params.class_weights.is_none()
-            && params.cost_matrix.is_none()
+            && (params.class_weights.is_none() || params.priors.is_some())
+            && (params.cost_matrix.is_none() || params.altered_priors)
             && params.category_limits == CategoryLimits::NONE
             && params.monotonic_cst.is_none();
         if !rpart_like {
@@ -296,15 +299,24 @@ impl Rpart {
             (Target::Classes { n_classes, .. }, Criterion::Gini | Criterion::Entropy) => {
                 let k = *n_classes;
                 // giniinit: each class's share of the case weights, the priors (rpart's
-                // default: those shares, computed alike in R), unit losses.
+                // default: those shares, computed alike in R), the losses (row: the true
+                // class; unit by default).
                 let freq = &order.shares;
+                let prior = match &params.priors {
+                    Some(p) if p.len() == k => p,
+                    Some(_) => return None,
+                    None => freq,
+                };
+                let loss = |i: usize, j: usize| match &params.cost_matrix {
+                    Some(costs) => costs.get(i * k + j).copied().unwrap_or(0.0),
+                    None => f64::from(u8::from(i != j)),
+                };
                 let mut aprior = vec![0.0; k];
                 let mut sum = 0.0;
-                for ((i, a), &p) in aprior.iter_mut().enumerate().zip(freq) {
+                for ((i, a), &p) in aprior.iter_mut().enumerate().zip(prior) {
                     for j in 0..k {
-                        let loss = f64::from(u8::from(i != j));
-                        sum += loss * p;
-                        *a += loss * p;
+                        sum += loss(i, j) * p;
+                        *a += loss(i, j) * p;
                     }
                 }
                 for (a, &f) in aprior.iter_mut().zip(freq) {
@@ -324,6 +336,7 @@ impl Rpart {
             method,
             iscale: AtomicU64::new(0),
             fold: params.prior_weights.is_some(),
+            class_factors: params.class_weights.clone().unwrap_or_default(),
         })
     }
 
@@ -474,7 +487,7 @@ impl Rpart {
         } else {
             self.order.arrange(0, &mut order);
         }
-        let weight_of = weights_by_row(searcher, rows);
+        let weight_of = weights_by_row(&self.class_factors, searcher, rows);
         // Rows are the target's: the 0.0 is never read.
         let (mut sum, mut twt) = (0.0, 0.0);
         for &r in &order {
@@ -500,7 +513,7 @@ impl Rpart {
         risk: f64,
     ) -> Option<(f64, Cut)> {
         let column = searcher.data.columns().get(f)?;
-        let weight_of = weights_by_row(searcher, rows);
+        let weight_of = weights_by_row(&self.class_factors, searcher, rows);
         // bsplit: the node's rows that know the value, of positive weight, in rpart's order.
         let mut order: Vec<usize> = rows
             .iter()
@@ -668,13 +681,20 @@ fn same_cut(c: &Candidate, cut: &Cut) -> bool {
 
 /// Each row's case weight at the node (class factors removed): the weights rpart sums.
 fn weights_by_row<'r>(
+    class_factors: &[f64],
     searcher: &'r Searcher<'_, '_>,
     rows: &'r NodeRows,
 ) -> impl Fn(usize) -> f64 + 'r {
-    let mut by_row: Vec<(usize, f64)> = rows
-        .iter()
-        .map(|(r, w)| (r, searcher.row_weight(r, w)))
-        .collect();
+    // Each row's case weight: its class weight (rpart's priors) divided out, which gives a
+    // unit weight back exactly.
+    let case = |r: usize, w: f64| match searcher.target {
+        Target::Classes { codes, .. } => codes
+            .get(r)
+            .and_then(|&c| class_factors.get(c as usize))
+            .map_or(w, |&f| w / f),
+        _ => w,
+    };
+    let mut by_row: Vec<(usize, f64)> = rows.iter().map(|(r, w)| (r, case(r, w))).collect();
     by_row.sort_unstable_by_key(|&(r, _)| r);
     move |r| match by_row.binary_search_by_key(&r, |&(row, _)| row) {
         Ok(i) => by_row.get(i).map_or(0.0, |&(_, w)| w), // found there: never read
