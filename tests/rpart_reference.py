@@ -423,6 +423,16 @@ WEIGHTED_CASES = (
         weights=_FRACTIONS,
     ),
     Case("iris", "iris", "Species", _IRIS, _SINGLE, split="information", seed=114, weights=_W),
+    Case(
+        "mtcars",
+        "mtcars",
+        "gear",
+        ("mpg", "disp", "hp", "wt", "qsec"),
+        _SINGLE,
+        loss=((0.0, 1.0, 2.0), (1.0, 0.0, 1.0), (3.0, 1.0, 0.0)),
+        seed=119,
+        weights=_W,
+    ),
 )
 
 # Given priors and losses, whose ties rpart decides by its altered priors' bits (rebuilt from
@@ -809,7 +819,7 @@ def compare(case: Case, result: dict[str, Any]) -> Comparison:
         loss = np.array(case.loss)
         root = rpart["dev"][0]
         for name, matrix in (("as printed", loss.T), ("corrected", loss)):
-            xerror, xstd = _xerror(theirs, truth, matrix, factors, root)
+            xerror, xstd = _xerror(theirs, truth, matrix, factors, root, _weights(y, w))
             if name == "as printed":
                 if not np.allclose(xerror, reference["xerror"], rtol=TOL):
                     out.cp_table.append("rpart's xerror is not its predictions' transposed loss")
@@ -829,14 +839,19 @@ def compare(case: Case, result: dict[str, Any]) -> Comparison:
 
 
 def _xerror(
-    predicted: np.ndarray, truth: np.ndarray, loss: np.ndarray, factors: np.ndarray, root: float
+    predicted: np.ndarray,
+    truth: np.ndarray,
+    loss: np.ndarray,
+    factors: np.ndarray,
+    root: float,
+    weights: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """xerror and xstd of cross-validated predictions (one row per cp row), rpart's way:
-    e = the row's class factor × loss[true, predicted], Σ e and sqrt(Σ e² − (Σ e)² / n), over
-    the root's risk `root` (unit case weights)."""
+    """xerror and xstd of cross-validated predictions (one row per cp row), rpart's way
+    (`xval.c`): e = the row's class factor × loss[true, predicted], Σ w·e and
+    sqrt(Σ w·e² − (Σ w·e)² / Σ w) with the case weights w, over the root's risk `root`."""
     errors = factors[truth] * loss[truth, predicted]
-    total = errors.sum(axis=1)
-    spread = np.sqrt(np.maximum((errors**2).sum(axis=1) - total**2 / len(truth), 0.0))
+    total = errors @ weights
+    spread = np.sqrt(np.maximum((errors**2) @ weights - total**2 / weights.sum(), 0.0))
     return total / root, spread / root
 
 
