@@ -259,7 +259,8 @@ fn grow_searching(
     }
     let order = (params.missing == MissingStrategy::Surrogate).then(|| {
         let weights = params.prior_weights.as_deref().unwrap_or(train.weights);
-        RpartOrder::of(data, target, &case_weights(weights, target, params))
+        let factors = params.class_weights.as_deref().unwrap_or_default();
+        RpartOrder::of(data, target, weights, factors)
     });
     // Rows of weight 0 are absent: dropped here, after the checks, so that errors name the
     // caller's rows.
@@ -1564,22 +1565,6 @@ fn two_pass_variance(y: &[f64], width: usize, k: usize, rows: &NodeRows, means: 
         weight += w;
     }
     ss / weight
-}
-
-/// `weights` with each class's weight (`class_weights`, folded into them by the caller)
-/// removed: the case weights rpart's class shares are computed from.
-fn case_weights(weights: &[f64], target: &Target<'_>, params: &TreeParams) -> Vec<f64> {
-    match (target, &params.class_weights) {
-        (Target::Classes { codes, .. }, Some(factors)) => weights
-            .iter()
-            .zip(codes.iter())
-            .map(|(&w, &c)| match factors.get(c as usize) {
-                Some(&f) if f > 0.0 => w / f,
-                _ => w,
-            })
-            .collect(),
-        _ => weights.to_vec(),
-    }
 }
 
 /// Keeps the node's per-feature scores (not when their memory cannot be had: the fit then

@@ -16,6 +16,7 @@ use super::{compact, Shape};
 use crate::control::Control;
 use crate::criterion::better;
 use crate::error::{CoreError, Result};
+use crate::split::rpart::class_index_mean;
 use crate::tree::{NodeId, Tree};
 
 /// What a node costs as a leaf, r(t).
@@ -672,13 +673,7 @@ fn rpart_sons(tree: &Tree, node: usize) -> Vec<usize> {
         if tree.is_regression() {
             return value.first().copied().unwrap_or(0.0);
         }
-        let total: f64 = value.iter().sum();
-        let sum: f64 = value.iter().enumerate().map(|(j, v)| j as f64 * v).sum();
-        if total > 0.0 {
-            sum / total
-        } else {
-            0.0
-        }
+        class_index_mean(value)
     };
     if let [first, second] = sons[..] {
         if mean(first) >= mean(second) {

@@ -6,6 +6,7 @@
 //! r̃_v) lives in the search and the routing ([`crate::routing::send`]); the strategies that place
 //! missing rows during the search (learned, separate) live in the scans of `super`.
 
+use super::rpart::class_index_mean;
 use super::{round_significant, Candidate, NodeRows, Searcher};
 use crate::criterion::better;
 use crate::data::{with_numbers, CategoricalColumn, Column, Dataset, Target};
@@ -459,19 +460,7 @@ fn rpart_right(c: &Candidate, target: &Target<'_>) -> usize {
                 [w, s, ..] if *w > 0.0 => s / w,
                 _ => 0.0,
             },
-            Target::Classes { .. } | Target::MultiClasses { .. } => {
-                let total: f64 = stats.iter().sum();
-                if total > 0.0 {
-                    stats
-                        .iter()
-                        .enumerate()
-                        .map(|(j, x)| j as f64 * x)
-                        .sum::<f64>()
-                        / total
-                } else {
-                    0.0
-                }
-            }
+            Target::Classes { .. } | Target::MultiClasses { .. } => class_index_mean(stats),
         }
     };
     match c.children.as_slice() {

@@ -51,8 +51,14 @@ pub(crate) struct RpartOrder {
 impl RpartOrder {
     /// The order of every row of `data`, rows of weight 0 included (rpart sorts them too, and
     /// its cross-validation keeps the whole data's order for each fold's rows), and the class
-    /// shares of `target` under `weights` (one per row).
-    pub(crate) fn of(data: &Dataset<'_>, target: &Target<'_>, weights: &[f64]) -> RpartOrder {
+    /// shares of `target` under the case weights of `weights` (one per row, `class_factors`
+    /// folded in: see [`case_weight`]).
+    pub(crate) fn of(
+        data: &Dataset<'_>,
+        target: &Target<'_>,
+        weights: &[f64],
+        class_factors: &[f64],
+    ) -> RpartOrder {
         let n = data.n_rows();
         let ranks = data
             .columns()
@@ -83,7 +89,12 @@ impl RpartOrder {
             .collect();
         RpartOrder {
             ranks,
-            shares: class_shares(target, weights),
+            shares: class_shares(
+                target,
+                &(weights.iter().enumerate())
+                    .map(|(r, &w)| case_weight(class_factors, target, r, w))
+                    .collect::<Vec<_>>(),
+            ),
         }
     }
 
@@ -685,20 +696,43 @@ fn weights_by_row<'r>(
     searcher: &'r Searcher<'_, '_>,
     rows: &'r NodeRows,
 ) -> impl Fn(usize) -> f64 + 'r {
-    // Each row's case weight: its class weight (rpart's priors) divided out, which gives a
-    // unit weight back exactly.
-    let case = |r: usize, w: f64| match searcher.target {
-        Target::Classes { codes, .. } => codes
-            .get(r)
-            .and_then(|&c| class_factors.get(c as usize))
-            .map_or(w, |&f| w / f),
-        _ => w,
-    };
-    let mut by_row: Vec<(usize, f64)> = rows.iter().map(|(r, w)| (r, case(r, w))).collect();
+    let mut by_row: Vec<(usize, f64)> = rows
+        .iter()
+        .map(|(r, w)| (r, case_weight(class_factors, searcher.target, r, w)))
+        .collect();
     by_row.sort_unstable_by_key(|&(r, _)| r);
     move |r| match by_row.binary_search_by_key(&r, |&(row, _)| row) {
         Ok(i) => by_row.get(i).map_or(0.0, |&(_, w)| w), // found there: never read
         Err(_) => 0.0,                                   // a row not at the node
+    }
+}
+
+/// Row `r`'s case weight, the weight rpart sums: `w` with its class's factor divided out
+/// (`class_factors`: rpart's priors as π_k / f_k, folded into the rows' weights), which gives
+/// a unit weight back exactly; `w` itself without factors or without classes.
+pub(crate) fn case_weight(class_factors: &[f64], target: &Target<'_>, r: usize, w: f64) -> f64 {
+    let Target::Classes { codes, .. } = target else {
+        return w;
+    };
+    match codes.get(r).and_then(|&c| class_factors.get(c as usize)) {
+        Some(&f) if f > 0.0 => w / f,
+        _ => w,
+    }
+}
+
+/// The mean class index of class weights `stats` (Σ_j j·w_j / Σ_j w_j; 0 without weight):
+/// what rpart orders a split's two sides by (`gini.c`'s `lmean`, `rmean`), lower on the left.
+pub(crate) fn class_index_mean(stats: &[f64]) -> f64 {
+    let total: f64 = stats.iter().sum();
+    if total > 0.0 {
+        stats
+            .iter()
+            .enumerate()
+            .map(|(j, x)| j as f64 * x)
+            .sum::<f64>()
+            / total
+    } else {
+        0.0
     }
 }
 
