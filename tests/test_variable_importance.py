@@ -72,3 +72,17 @@ def test_trees_without_recorded_scores_use_their_impurities():
     hist = quercus.DecisionTreeClassifier(splitter="hist").fit(rows, Y)
     assert hist.variable_importance_ == pytest.approx(exact.variable_importance_, rel=1e-12)
     assert exact.variable_importance_ == pytest.approx({"z": 5.0}, rel=1e-12)
+
+
+def test_oblique_splits_are_credited_to_no_feature():
+    # A linear combination is no one feature's split (rpart has none): only the axis
+    # splits among them count, each under its own feature's name (x2 here).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = ((X[:, 0] + X[:, 1] > 0) & (X[:, 2] > -0.5)).astype(int)
+    model = quercus.DecisionTreeClassifier(splits="oblique", max_depth=3).fit(X, y)
+    nodes = model.tree_.nodes()
+    split = nodes["n_children"] > 0
+    axis = {f"x{f}" for f in nodes["feature"][split] if f >= 0}
+    assert (nodes["feature"][split] < 0).any() and axis == {"x2"}
+    assert set(model.variable_importance_) == axis

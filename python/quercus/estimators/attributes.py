@@ -272,8 +272,9 @@ class FittedState(Parameters):
         split nor stand in are left out. A split's improvement is the decrease of weighted
         impurity among the rows that know its feature (rpart's ``improve``; the deviance it
         removes, for a regression), entropies in nats as rpart's information index, a node
-        weighed by altered priors under ``altered_priors=True``. Unlike
-        ``feature_importances_`` it is not normalised and credits surrogates."""
+        weighed by altered priors under ``altered_priors=True``; an oblique split credits no
+        feature. Unlike ``feature_importances_`` it is not normalised and credits
+        surrogates."""
         core = self.tree_.core
         costs = None
         cost_list = getattr(self, "_cost_list", None)

@@ -26,7 +26,8 @@ def variable_importance(
     recorded no scores (histogram, random and optimal trees), the decrease of the stored
     impurities of the node and its children. `costs` (a K × K cost matrix, rows the true
     class) with altered priors weighs the node as rpart's altered priors do. Features that
-    never split nor stand in are left out, as rpart leaves them."""
+    never split nor stand in are left out, as rpart leaves them; an oblique split (a linear
+    combination, which rpart has not) is credited to no feature."""
     nodes = tree.nodes()
     regression = tree.n_classes == 0
     value = np.asarray(nodes["value"], dtype=np.float64)
@@ -45,6 +46,8 @@ def variable_importance(
     totals: dict[str, float] = {}
     for node in np.flatnonzero(nodes["n_children"] > 0):
         feature = int(nodes["feature"][node])
+        if feature < 0:
+            continue  # an oblique split tests several features at once: credited to none
         gain = tree.node_scores(int(node))["gain"][feature]
         if np.isfinite(gain):
             improve = gain * weighed[node] * scale
