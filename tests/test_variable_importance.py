@@ -86,3 +86,29 @@ def test_oblique_splits_are_credited_to_no_feature():
     axis = {f"x{f}" for f in nodes["feature"][split] if f >= 0}
     assert (nodes["feature"][split] < 0).any() and axis == {"x2"}
     assert set(model.variable_importance_) == axis
+
+
+def test_a_multi_output_tree_credits_its_mean_impurity_decrease():
+    # The criterion averages the outputs' Gini indices; a split's improvement is the node's
+    # weight times that average's decrease (not the outputs' class weights summed).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    Y = np.column_stack([(X[:, 0] > 0).astype(int), (X[:, 1] > 0).astype(int)])
+    model = quercus.DecisionTreeClassifier(max_depth=2).fit(X, Y)
+    nodes = model.tree_.nodes()
+
+    def mean_gini(value):
+        shares = [part / part.sum() for part in (value[:2], value[2:])]
+        return np.mean([1 - (p**2).sum() for p in shares])
+
+    expected: dict[str, float] = {}
+    weight, value = nodes["weight"], nodes["value"]
+    for node in np.flatnonzero(nodes["n_children"] > 0):
+        first = nodes["first_child"][node]
+        children = (first, first + 1)
+        decrease = weight[node] * mean_gini(value[node]) - sum(
+            weight[c] * mean_gini(value[c]) for c in children
+        )
+        name = f"x{nodes['feature'][node]}"
+        expected[name] = expected.get(name, 0.0) + decrease
+    assert model.variable_importance_ == pytest.approx(expected, rel=1e-12)

@@ -32,7 +32,8 @@ def variable_importance(
     regression = tree.n_classes == 0
     value = np.asarray(nodes["value"], dtype=np.float64)
     weight = np.asarray(nodes["weight"], dtype=np.float64)
-    if regression:
+    if regression or tree.n_outputs > 1:
+        # A multi-output tree's criterion averages its outputs over the node's weight.
         weighed = weight
     elif costs is None:
         weighed = value.sum(axis=1)
