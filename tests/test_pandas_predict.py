@@ -270,3 +270,36 @@ def test_a_category_column_of_booleans_is_the_boolean_feature():
         for given in (as_category, as_bool, pl.from_pandas(as_bool)):
             np.testing.assert_array_equal(model.predict(given), y)
         np.testing.assert_array_equal(model.predict(as_category.iloc[:1]), y[:1])
+
+
+def test_sparse_columns_fit_and_predict_as_their_dense_values() -> None:
+    """A pandas column of a `Sparse` dtype (numbers with its fill value, numbers with NaN,
+    categories) is read as its dense values, at fit and at predict: the same tree, to the
+    byte, as the dense frame's, and the same predictions from either frame."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=60)
+    x[::3] = 0.0
+    b = np.r_[[np.nan] * 5, x[5:]]
+    c = pd.Categorical(rng.choice(["u", "v", "w"], 60))
+    dense = pd.DataFrame({"a": x, "b": b, "c": c})
+    sparse = pd.DataFrame(
+        {
+            "a": pd.arrays.SparseArray(x, fill_value=0.0),
+            "b": pd.arrays.SparseArray(b),
+            "c": pd.arrays.SparseArray(c),
+        }
+    )
+    y = (x + (c == "u") > 0.2).astype(int)
+    ours = DecisionTreeClassifier(random_state=0).fit(sparse, y)
+    theirs = DecisionTreeClassifier(random_state=0).fit(dense, y)
+    assert ours.to_bytes() == theirs.to_bytes()
+    for frame in (sparse, dense):
+        np.testing.assert_array_equal(ours.predict(frame), theirs.predict(dense))
+    assert pandas_rows(sparse, ours._state.schema) is None  # the encoding reads it
+
+
+def test_a_frame_without_columns_is_refused_with_its_shape() -> None:
+    """pandas keeps the rows of a frame with no columns (Polars would not): the message
+    gives scikit-learn's wording with the frame's own shape."""
+    with pytest.raises(ValueError, match=r"0 feature\(s\) \(shape=\(10, 0\)\)"):
+        DecisionTreeClassifier().fit(pd.DataFrame(index=range(10)), np.arange(10) % 2)

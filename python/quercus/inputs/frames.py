@@ -31,6 +31,8 @@ def as_polars(obj: Any) -> Any:
     if pd is not None and isinstance(obj, pd.DataFrame | pd.Series):
         if isinstance(obj, pd.Series):
             return _pandas_series(obj)
+        if obj.shape[1] == 0:
+            check_not_empty(obj.shape)  # Polars would see no rows either
         _refuse_duplicate_names([str(name) for name in obj.columns])
         # by position: `obj[name]` of a duplicated name would be a frame, not a column
         return pl.DataFrame([_pandas_series(obj.iloc[:, i]) for i in range(obj.shape[1])])
@@ -66,6 +68,8 @@ def _pandas_series(series: Any) -> pl.Series:
     import pandas as pd  # only reached with a pandas object in hand
 
     name = str(series.name) if series.name is not None else ""
+    if isinstance(series.dtype, pd.SparseDtype):
+        series = series.sparse.to_dense()  # Polars reads no sparse column
     if not isinstance(series.dtype, pd.CategoricalDtype):
         try:
             try:

@@ -299,7 +299,7 @@ def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
     per feature and dtype). pandas gives a missing value code -1, which read as unsigned
     (255, 65,535 or 2**32 - 1) is past every category of its dtype: missing. None when only
     `transform` can encode the frame or word its error (a feature absent, of another kind
-    or dtype, imputed features)."""
+    or dtype, imputed features, sparse columns)."""
     import pandas as pd  # only reached with a pandas frame in hand
 
     features = schema.features
@@ -316,8 +316,8 @@ def pandas_rows(frame: Any, schema: Schema) -> FrameRows | None:
     columns: list[FrameColumn] = []
     maps = schema.pandas_maps
     for j, (feature, s) in enumerate(zip(features, series, strict=True)):
-        if s is None:
-            return None
+        if s is None or isinstance(s.dtype, pd.SparseDtype):
+            return None  # a sparse column: the encoding makes it dense
         dtype = s.dtype
         if feature.categories is None:
             numbers = _pandas_numbers(s)
