@@ -539,7 +539,7 @@ CASES = [
     ),
     pytest.param(
         TypeError,
-        [r"regression targets.*row 4: 'x'"],
+        [r"y \(a regression target\).*row 4: 'x'"],
         lambda: reg().fit(X10, np.array([1.0, 5.0, 2.0, 3.0, "x"] * 2, dtype=object)),
         id="object-regression-target-names-the-row",
     ),

@@ -254,7 +254,7 @@ def warn_of_many_classes(n_classes: int, n_rows: int) -> None:
 
 
 def regression_targets(y: Any, n_rows: int) -> NDArray[np.float64]:
-    values = unboxed(target_values(y, n_rows), "regression targets", "")
+    values = unboxed(target_values(y, n_rows), "y (a regression target)", "")
     if values.dtype.kind not in "biuf":
-        raise TypeError(f"regression targets must be numeric, got dtype {values.dtype}")
+        raise TypeError(f"y (a regression target) must be numeric, got dtype {values.dtype}")
     return in_place(np.asarray(values, dtype=np.float64))
