@@ -775,3 +775,33 @@ def test_integer_labels_are_the_sorted_distinct_values(y: np.ndarray) -> None:
     assert np.array_equal(model.classes_, classes)
     assert np.array_equal(model.predict(X), y)
     assert np.array_equal(np.argmax(model.predict_proba(X), axis=1), codes)
+
+
+def test_dicts_of_columns_rows_and_records_read_as_their_frame():
+    """A dict of columns fits as the Polars frame of it; at predict, a dict of one row's
+    values and a list of records (keys in any order, a None as missing) are that frame's
+    rows; ragged columns are refused with Polars's reason."""
+    rng = np.random.default_rng(0)
+    columns = {
+        "width": rng.normal(size=60).round(2).tolist(),
+        "colour": rng.choice(["green", "pale", "dark"], 60).tolist(),
+    }
+    y = [
+        int(w > 0 or c == "dark") for w, c in zip(columns["width"], columns["colour"], strict=True)
+    ]
+    frame = pl.DataFrame(columns)
+    ours = DecisionTreeClassifier(random_state=0).fit(columns, y)
+    assert ours.to_bytes() == DecisionTreeClassifier(random_state=0).fit(frame, y).to_bytes()
+    np.testing.assert_array_equal(ours.predict(columns), ours.predict(frame))
+    records = [
+        {"colour": "pale", "width": 0.3},
+        {"width": -1.0, "colour": "dark"},
+        {"width": None, "colour": "green"},
+    ]
+    expected = ours.predict(
+        pl.DataFrame({"width": [0.3, -1.0, None], "colour": ["pale", "dark", "green"]})
+    )
+    np.testing.assert_array_equal(ours.predict(records), expected)
+    np.testing.assert_array_equal(ours.predict(records[1]), expected[1:2])
+    with pytest.raises(ValueError, match="height of column"):
+        ours.predict({"width": [0.1, 0.2], "colour": ["pale"]})

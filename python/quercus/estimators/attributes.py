@@ -20,7 +20,7 @@ from ..fitted.sklearn_view import TreeView, path_matrix, sklearn_flavoured
 from ..fitted.state import FittedTree, is_dense
 from ..inputs.arrow import arrow_rows, is_arrow_table
 from ..inputs.encoding import transform
-from ..inputs.frames import as_polars
+from ..inputs.frames import as_polars, is_records
 from ..inputs.rows import SMALL_FRAME, frame_rows, is_pandas_frame, pandas_rows, small_frame
 from ..inputs.sparse import is_sparse, sparse_rows
 from ..inputs.values import n_rows_of
@@ -294,7 +294,7 @@ class FittedState(Parameters):
         (`frame_rows`), a small pandas frame of float features as one matrix, a pandas frame
         or a pyarrow table as its columns read in place (`pandas_rows`, `arrow_rows`), else
         its encoded columns."""
-        if type(X) is list:  # nested lists: the array the encoding would make of them
+        if type(X) is list and not is_records(X):  # nested lists: the encoding's array
             X = np.asarray(X)
         if type(X) is not pl.DataFrame:  # the commonest frame skips the other kinds' tests
             if is_dense(X, self._state):

@@ -6,7 +6,7 @@ categorical orders and labels kept.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
@@ -24,7 +24,8 @@ def as_polars(obj: Any) -> Any:
     (read from its codes, which needs no pyarrow); its `ordered` flag is read at fit by
     `pandas_orders`. An object of the Arrow PyCapsule interface (a pyarrow Table,
     RecordBatch, RecordBatchReader, Array or ChunkedArray, a DuckDB relation, ...) is
-    imported by Polars without a copy."""
+    imported by Polars without a copy. A mapping of column names to values, or a list of
+    records (mappings), becomes the frame Polars makes of it."""
     if isinstance(obj, pl.DataFrame | pl.Series | pl.LazyFrame):
         return obj
     pd = sys.modules.get("pandas")
@@ -38,7 +39,24 @@ def as_polars(obj: Any) -> Any:
         return pl.DataFrame([_pandas_series(obj.iloc[:, i]) for i in range(obj.shape[1])])
     if hasattr(obj, "__arrow_c_stream__") or hasattr(obj, "__arrow_c_array__"):
         return _from_arrow(obj)
+    if is_records(obj) or isinstance(obj, Mapping):
+        return _from_python(obj)
     return obj
+
+
+def is_records(obj: Any) -> bool:
+    """Whether `obj` is a list of rows as mappings of column to value (a JSON request's)."""
+    return type(obj) is list and len(obj) > 0 and isinstance(obj[0], Mapping)
+
+
+def _from_python(obj: Any) -> pl.DataFrame:
+    """A mapping of column names to values (sequences, or one value each: a row) or a list of
+    records as a frame, its columns named by their keys."""
+    try:
+        return pl.DataFrame(obj)
+    except (TypeError, ValueError, pl.exceptions.PolarsError) as e:
+        # ragged columns, say: Polars's message, under the error the caller catches
+        raise ValueError(f"X could not be read as a table of columns: {e}") from e
 
 
 def _from_arrow(obj: Any) -> pl.DataFrame | pl.Series:
