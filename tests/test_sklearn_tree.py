@@ -255,6 +255,56 @@ def test_oblique_trees():
     assert_paths_explain_predictions(model, X)
 
 
+@pytest.mark.parametrize("fixture", ["classifiers", "regressors"])
+def test_tree_methods_match_sklearn(fixture, request):
+    """`tree_.predict`, `compute_feature_importances` (normalised or not) and
+    `compute_node_depths` give scikit-learn's, node for node (paired by walking both
+    trees), on the same trees."""
+    q, sk, X = request.getfixturevalue(fixture)
+    at = node_pairs(q.tree_, sk.tree_)
+    np.testing.assert_array_equal(q.tree_.compute_node_depths()[at], sk.tree_.compute_node_depths())
+    for normalize in (True, False):
+        np.testing.assert_allclose(
+            q.tree_.compute_feature_importances(normalize=normalize),
+            sk.tree_.compute_feature_importances(normalize=normalize),
+            rtol=1e-9,
+            atol=1e-15,
+        )
+    ours, theirs = q.tree_.predict(X), sk.tree_.predict(X.astype(np.float32))
+    assert ours.shape == theirs.shape and ours.dtype == np.float64
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_tree_predict_mixes_spread_rows_and_stacks_outputs():
+    """A row C4.5 spreads over several leaves gets the estimator's probabilities from
+    `tree_.predict`, not one leaf's value; a multi-output tree's rows are (n_outputs,
+    max_n_classes), an output of fewer classes padded with zeros."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    c45 = DecisionTreeClassifier(algorithm="c4.5", min_objects=1).fit(X, y)
+    rows = np.array([[np.nan], [0.5]])
+    np.testing.assert_array_equal(c45.tree_.predict(rows), c45.predict_proba(rows))
+    assert c45.tree_.predict(rows)[0].tolist() == [0.5, 0.5]
+    Y = np.c_[y, [0, 1, 2, 0, 1, 2]]
+    multi = DecisionTreeClassifier().fit(X, Y)
+    stacked = multi.tree_.predict(X)
+    assert stacked.shape == (6, 2, 3)
+    np.testing.assert_array_equal(stacked[:, 0, 2], 0.0)
+    for k, proba in enumerate(multi.predict_proba(X)):
+        np.testing.assert_array_equal(stacked[:, k, : proba.shape[1]], proba)
+
+
+def test_oblique_splits_are_credited_to_no_feature():
+    """An oblique split tests a combination of features: `feature_importances_` credits it
+    to none (its feature index, -1, had credited the last feature)."""
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    model = DecisionTreeClassifier(splits="oblique", max_depth=1).fit(X, y)
+    assert model.tree_.nodes()["feature"][0] == -1
+    np.testing.assert_array_equal(model.feature_importances_, [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(model.tree_.compute_feature_importances(False), [0, 0, 0])
+
+
 # --- scikit-learn's exporters read quercus trees -------------------------------------------
 
 

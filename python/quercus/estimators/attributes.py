@@ -253,16 +253,9 @@ class FittedState(Parameters):
     @property
     def feature_importances_(self) -> NDArray[np.float64]:
         """Weighted impurity decrease per feature, normalised to sum to 1 (all zeros for a
-        single leaf): Σ over the feature's splits of w(t)·I(t) - Σ_children w(c)·I(c)."""
-        nodes = self.tree_.nodes()
-        importances = np.zeros(self.n_features_in_)
-        weighted = nodes["weight"] * nodes["impurity"]
-        for node in np.flatnonzero(nodes["n_children"] > 0):
-            first = nodes["first_child"][node]
-            children = slice(first, first + nodes["n_children"][node])
-            importances[nodes["feature"][node]] += weighted[node] - weighted[children].sum()
-        total = importances.sum()
-        return importances / total if total > 0 else importances
+        single leaf): Σ over the feature's splits of w(t)·I(t) - Σ_children w(c)·I(c)
+        (`tree_.compute_feature_importances`); an oblique split credits no feature."""
+        return self.tree_.compute_feature_importances()
 
     @property
     def variable_importance_(self) -> dict[str, float]:

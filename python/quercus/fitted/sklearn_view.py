@@ -236,6 +236,61 @@ class TreeView:
             columns = tree_columns(columns)
         return path_matrix(*self.core.decision_path(columns), self.n_nodes)
 
+    def predict(self, columns: list[Column] | Any) -> NDArray[np.float64]:
+        """scikit-learn's `Tree.predict`: each row's `value`, shape (n_rows, max_n_classes)
+        for one output (class fractions, or (n_rows, 1) means) and (n_rows, n_outputs,
+        max_n_classes) for several. The core's predictions, so a row that C4.5's fractions
+        spread over several leaves gets their weighted mix, as the estimator's
+        `predict_proba` does."""
+        rows = _readable(columns)
+        n_outputs, width = self.n_outputs, self.max_n_classes
+        if self.core.n_classes == 0:
+            means = np.asarray(self.core.predict_value(rows), dtype=np.float64)
+            out = means.reshape(len(means), n_outputs, 1)
+        else:
+            proba = np.asarray(self.core.predict_proba(rows), dtype=np.float64)
+            out = np.zeros((len(proba), n_outputs, width))
+            start = 0
+            for k, classes in enumerate(self.core.output_classes):
+                out[:, k, :classes] = proba[:, start : start + classes]
+                start += classes
+        return out.reshape(len(out), width) if n_outputs == 1 else out
+
+    def compute_feature_importances(self, normalize: bool = True) -> NDArray[np.float64]:
+        """scikit-learn's `Tree.compute_feature_importances`: per feature, Σ over the nodes
+        that split on it of w(t)·I(t) − Σ_children w(c)·I(c), over the root's weight;
+        normalised to sum to 1 with `normalize` (all zeros for a single leaf). An oblique
+        split tests several features at once and is credited to none."""
+        nodes = self._arena
+        importances = np.zeros(self.n_features)
+        weighted = nodes["weight"].astype(np.float64) * nodes["impurity"]
+        splits = (nodes["n_children"] > 0) & (nodes["kind"] != OBLIQUE)
+        for node in np.flatnonzero(splits):
+            first = nodes["first_child"][node]
+            children = slice(first, first + nodes["n_children"][node])
+            importances[nodes["feature"][node]] += weighted[node] - weighted[children].sum()
+        root = float(nodes["weight"][0])
+        if root > 0:
+            importances /= root
+        total = importances.sum()
+        if normalize and total > 0:
+            importances /= total
+        return importances
+
+    def compute_node_depths(self) -> NDArray[np.int64]:
+        """scikit-learn's `Tree.compute_node_depths`: each node's depth, the root's 1."""
+        nodes = self._arena
+        depths = np.zeros(self.n_nodes, dtype=np.int64)
+        depths[0] = 1
+        stack = [0]
+        while stack:  # a stack, not recursion: trees can be deeper than Python's limit
+            node = stack.pop()
+            first = int(nodes["first_child"][node])
+            children = range(first, first + int(nodes["n_children"][node]))
+            depths[children] = depths[node] + 1
+            stack.extend(children)
+        return depths
+
     @cached_property
     def _arena(self) -> dict[str, NDArray[Any]]:
         """`nodes()` read once: every array property is derived from it."""
