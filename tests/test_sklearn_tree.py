@@ -296,13 +296,20 @@ def test_tree_predict_mixes_spread_rows_and_stacks_outputs():
 
 def test_oblique_splits_are_credited_to_no_feature():
     """An oblique split tests a combination of features: `feature_importances_` credits it
-    to none (its feature index, -1, had credited the last feature)."""
+    to none and `features_used_` names that combination's (its feature index, -1, had
+    credited and named the last feature)."""
     X = np.random.default_rng(0).normal(size=(300, 3))
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     model = DecisionTreeClassifier(splits="oblique", max_depth=1).fit(X, y)
     assert model.tree_.nodes()["feature"][0] == -1
     np.testing.assert_array_equal(model.feature_importances_, [0.0, 0.0, 0.0])
     np.testing.assert_array_equal(model.tree_.compute_feature_importances(False), [0, 0, 0])
+    # The features it uses are those of its combination.
+    assert "-0.6996·x0 - 0.7144·x1 - 0.0139·x2 <= " in model.export_text(decimals=4)
+    assert model.features_used_ == {"x0", "x1", "x2"}
+    X[:, 2] = 0.0  # a constant column takes no weight: the last feature is then unused
+    model = DecisionTreeClassifier(splits="oblique", max_depth=1).fit(X, y)
+    assert model.features_used_ == {"x0", "x1"}
 
 
 # --- scikit-learn's exporters read quercus trees -------------------------------------------

@@ -232,10 +232,17 @@ class FittedState(Parameters):
 
     @property
     def features_used_(self) -> frozenset[str]:
-        """The names of the features some split tests (text 002 §1's complexity metrics)."""
+        """The names of the features some split tests (text 002 §1's complexity metrics): an
+        oblique split's are those of its linear combination."""
         nodes = self.tree_.nodes()
         names = self._state.schema.names
-        return frozenset(names[j] for j in np.unique(nodes["feature"][nodes["n_children"] > 0]))
+        splits = nodes["n_children"] > 0
+        oblique = splits & (nodes["kind"] == _core.OBLIQUE)
+        used = set(nodes["feature"][splits & ~oblique].tolist())
+        for node in np.flatnonzero(oblique):
+            start, length = nodes["linear_offset"][node], nodes["linear_len"][node]
+            used.update(nodes["linear_features"][start : start + length].tolist())
+        return frozenset(names[j] for j in used)
 
     @property
     def fill_values_(self) -> dict[str, float | str]:
