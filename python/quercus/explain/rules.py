@@ -513,10 +513,12 @@ class RuleSet:
             quoted as one identifier).
         dialect : {"ansi", "duckdb", "postgresql", "sqlite", "spark"}, default="ansi"
             The database the SQL runs in. "ansi" is standard SQL (identifiers in double
-            quotes), which DuckDB and PostgreSQL run as it is, and so do "duckdb" and
-            "postgresql"; "sqlite" is the same but refuses a temporal feature (SQLite has no
-            date type); "spark" is Spark SQL's (identifiers in backticks, backslashes in
-            strings escaped, a NaN in a numeric column missing, as Spark keeps pandas' NaN).
+            quotes), which DuckDB and PostgreSQL run as it is, and so does "postgresql";
+            "duckdb" reads a NaN in a numeric column as missing too (DuckDB keeps NaN and
+            orders it above every number); "sqlite" is standard SQL but refuses a temporal
+            feature (SQLite has no date type); "spark" is Spark SQL's (identifiers in
+            backticks, backslashes in strings escaped, NaN missing, as Spark keeps pandas'
+            NaN).
 
         Raises
         ------

@@ -147,10 +147,12 @@ class SqlDialect:
         return literal
 
 
-# The SQL the renderings write runs as it is in DuckDB and PostgreSQL (standard SQL).
+# The SQL the renderings write runs as it is in DuckDB and PostgreSQL (standard SQL). DuckDB,
+# like Spark, keeps NaN in a float column (from Arrow, Parquet or pandas) and orders it above
+# every number, so its dialect reads NaN as missing with its `isnan`.
 SQL_DIALECTS = {
     "ansi": SqlDialect("ansi"),
-    "duckdb": SqlDialect("duckdb"),
+    "duckdb": SqlDialect("duckdb", nan_is_missing=True),
     "postgresql": SqlDialect("postgresql"),
     "sqlite": SqlDialect("sqlite", typed_times=False),
     "spark": SqlDialect("spark", quote="`", backslash_escapes=True, nan_is_missing=True),
