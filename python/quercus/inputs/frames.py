@@ -39,7 +39,7 @@ def as_polars(obj: Any) -> Any:
         return pl.DataFrame([_pandas_series(obj.iloc[:, i]) for i in range(obj.shape[1])])
     if hasattr(obj, "__arrow_c_stream__") or hasattr(obj, "__arrow_c_array__"):
         return _from_arrow(obj)
-    if is_records(obj) or isinstance(obj, Mapping):
+    if is_records(obj) or (isinstance(obj, Mapping) and not is_sparse(obj)):  # DOK: a dict
         return _from_python(obj)
     return obj
 
