@@ -1,6 +1,6 @@
 """quercus's c4.5 preset against Weka's J48 on the 13 example data sets of issue 14.
 
-Usage: python bench/vs_j48.py [--no-folds] [--jobs 3] [--diff] [name ...]
+Usage: python bench/vs_j48.py [--no-folds] [--jobs 3] [--diff] [--binary] [name ...]
 
 Needs `java` and weka.jar (Debian: `apt-get install weka`). For each data set it prints J48's
 and quercus's tree sizes (leaves / nodes) on the whole file, whether the pruned and unpruned
@@ -9,11 +9,12 @@ thresholds to 6 decimals, leaf classes, weights and errors to 2), whether the te
 of Weka's 10-fold cross-validation are identical too (J48 run on each fold's training rows,
 in Weka's order; `--no-folds` skips these 130 runs), and how many test rows of that
 cross-validation get the same prediction, with both accuracies. `--diff` prints the first
-lines where the whole-file trees differ.
+lines where the whole-file trees differ. `--binary` runs J48 -B against
+`categorical_split="binary"` (one nominal value against the others at each test).
 
-It calls only `DecisionTreeClassifier(algorithm="c4.5")` (and `pruning="none"`), so any
-quercus version can be measured (the README's "before" column ran it on the version before
-issue 14).
+It calls only `DecisionTreeClassifier(algorithm="c4.5")` (and `pruning="none"`,
+`categorical_split`), so any quercus version can be measured (the README's "before" column
+ran it on the version before issue 14).
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ def main() -> None:
     parser.add_argument("--no-folds", action="store_true", help="skip the 130 fold trees")
     parser.add_argument("--jobs", type=int, default=3, help="JVMs at once")
     parser.add_argument("--diff", action="store_true", help="print where whole trees differ")
+    parser.add_argument("--binary", action="store_true", help="J48 -B: binary nominal splits")
     args = parser.parse_args()
+    extra = ("-B",) if args.binary else ()
+    split = "binary" if args.binary else "multiway"
     reason = weka.missing_reason()
     if reason:
         sys.exit(f"J48 unavailable: {reason}")
@@ -67,14 +71,14 @@ def main() -> None:
     folds = {name: weka.weka_folds(a.xy()[1].to_physical().to_list()) for name, a in arffs.items()}
     jobs = {}
     for name, arff in arffs.items():
-        jobs[(name, "pruned")] = (weka.j48_tree, arff.path, PRUNED)
-        jobs[(name, "unpruned")] = (weka.j48_tree, arff.path, UNPRUNED)
-        jobs[(name, "cv")] = (weka.j48_cv, arff.path)
+        jobs[(name, "pruned")] = (weka.j48_tree, arff.path, (*PRUNED, *extra))
+        jobs[(name, "unpruned")] = (weka.j48_tree, arff.path, (*UNPRUNED, *extra))
+        jobs[(name, "cv")] = (weka.j48_cv, arff.path, 10, 1, (*PRUNED, *extra))
         if not args.no_folds:
             for f, (train, _) in enumerate(folds[name]):
                 path = tmp / f"{name}-{f}.arff"
                 weka.write_arff(arff, train, path)
-                jobs[(name, f)] = (weka.j48_tree, path, PRUNED)
+                jobs[(name, f)] = (weka.j48_tree, path, (*PRUNED, *extra))
     with ThreadPoolExecutor(args.jobs) as pool:
         futures = {k: pool.submit(fn, *rest) for k, (fn, *rest) in jobs.items()}
         j48 = {k: fut.result() for k, fut in futures.items()}
@@ -89,8 +93,9 @@ def main() -> None:
     for name, arff in arffs.items():
         X, y = arff.xy()
         codes = y.to_physical().to_list()
-        pruned = DecisionTreeClassifier(algorithm="c4.5").fit(X, y)
-        unpruned = DecisionTreeClassifier(algorithm="c4.5", pruning="none").fit(X, y)
+        c45 = DecisionTreeClassifier(algorithm="c4.5", categorical_split=split)
+        pruned = c45.fit(X, y)
+        unpruned = DecisionTreeClassifier(**c45.get_params()).set_params(pruning="none").fit(X, y)
         ours, theirs = weka.j48_text(pruned, arff), j48[(name, "pruned")]
         same = ours == theirs
         same_unpruned = weka.j48_text(unpruned, arff) == j48[(name, "unpruned")]
@@ -100,10 +105,10 @@ def main() -> None:
         for f, ((train, test), reported) in enumerate(
             zip(folds[name], j48[(name, "cv")], strict=True)
         ):
-            assert [codes[r] for r in test] == [a for a, _ in reported], (name, f)
-            model = DecisionTreeClassifier(algorithm="c4.5").fit(*arff.xy(train))
+            assert [codes[r] for r in test] == [a for a, _, _ in reported], (name, f)
+            model = DecisionTreeClassifier(**c45.get_params()).fit(*arff.xy(train))
             predicted = model.predict(arff.xy(test)[0], output="polars").to_physical().to_list()
-            for (actual, theirs_p), ours_p in zip(reported, predicted, strict=True):
+            for (actual, theirs_p, _), ours_p in zip(reported, predicted, strict=True):
                 agree += theirs_p == ours_p
                 right_j48 += theirs_p == actual
                 right_ours += ours_p == actual

@@ -154,3 +154,27 @@ def test_bad_ordinal_features_name_the_column(ordinal, error, message):
 def test_ordinal_features_need_named_columns():
     with pytest.raises(ValueError, match="X has only numeric"):
         DecisionTreeRegressor(ordinal_features=["x0"]).fit(np.ones((4, 1)), np.arange(4.0))
+
+
+def test_j48_binary_splits_test_one_value_against_the_others():
+    """Under J48's conventions a binary nominal split is J48 -B's (`BinC45Split`): one value
+    against the others, the values tried in order, the first kept unless a later one's gain
+    ratio beats it by more than 1e-6. Worked by hand: A's values a, b say yes and c, d no
+    (6 rows each). At the root every value against the others has gain 1 - 18/24 H(1/3) =
+    0.311 and ratio 0.311 / H(1/4) = 0.383: a is kept. In a's rest (b, c, d), b against c and
+    d separates the classes (ratio 1), c or d against the others has ratio 0.274: b. The
+    texts' convention keeps the best subset of values, {a, b} against {c, d}."""
+    A = pl.Series(["a"] * 6 + ["b"] * 6 + ["c"] * 6 + ["d"] * 6).cast(pl.Enum(list("abcde")))
+    data = pl.DataFrame({"A": A, "y": ["yes"] * 12 + ["no"] * 12})
+    j48 = DecisionTreeClassifier(algorithm="c4.5", categorical_split="binary").fit(data, target="y")
+    assert j48.export_text() == (
+        "A = a: yes (6)\nA not in {a}\n    A = b: yes (6)\n    A not in {b}: no (12)"
+    )
+    # A value no training row had (e) goes with the others, not where missing values go.
+    rows = pl.DataFrame({"A": pl.Series(["e", "d", "a", "b"]).cast(A.dtype)})
+    np.testing.assert_array_equal(j48.predict(rows), ["no", "no", "yes", "yes"])
+    np.testing.assert_array_equal(j48.predict_proba(rows)[0], [1.0, 0.0])
+    texts = DecisionTreeClassifier(
+        algorithm="c4.5", categorical_split="binary", conventions="texts"
+    ).fit(data, target="y")
+    assert texts.export_text() == "A in {a, b}: yes (12)\nA in {c, d}: no (12)"

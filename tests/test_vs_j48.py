@@ -33,6 +33,9 @@ pytestmark = pytest.mark.skipif(
 
 PRUNED = ("-C", "0.25", "-M", "2")
 UNPRUNED = ("-U", "-M", "2")
+# J48 -B: binary splits, a nominal attribute's one value against the others
+# (categorical_split="binary" under J48's conventions).
+BINARY = "-B"
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +47,9 @@ def j48() -> dict[tuple[str, str], object]:
         jobs[(name, "pruned")] = (weka.j48_tree, path, PRUNED)
         jobs[(name, "unpruned")] = (weka.j48_tree, path, UNPRUNED)
         jobs[(name, "cv")] = (weka.j48_cv, path)
+        jobs[(name, "pruned -B")] = (weka.j48_tree, path, (*PRUNED, BINARY))
+        jobs[(name, "unpruned -B")] = (weka.j48_tree, path, (*UNPRUNED, BINARY))
+        jobs[(name, "cv -B")] = (weka.j48_cv, path, 10, 1, (*PRUNED, BINARY))
     with ThreadPoolExecutor(3) as pool:
         futures = {k: pool.submit(f, *args) for k, (f, *args) in jobs.items()}
         return {k: f.result() for k, f in futures.items()}
@@ -76,18 +82,47 @@ def test_same_tree_as_j48(j48, name):
 
 
 @pytest.mark.parametrize("name", weka.DATASETS)
-def test_same_cross_validated_predictions_as_j48(j48, name):
+def test_same_tree_as_j48_with_binary_splits(j48, name):
+    """J48 -B against categorical_split="binary": each nominal test is one value against
+    the others (`BinC45Split`), the value chosen by its gain ratio in the attribute's order;
+    the thresholds print in full, as that J48 prints them."""
+    arff = weka.read_arff(weka.example_path(name))
+    X, y = arff.xy()
+    pruned = DecisionTreeClassifier(algorithm="c4.5", categorical_split="binary").fit(X, y)
+    unpruned = DecisionTreeClassifier(
+        algorithm="c4.5", categorical_split="binary", pruning="none"
+    ).fit(X, y)
+    assert weka.j48_text(pruned, arff) == j48[(name, "pruned -B")]
+    assert weka.j48_text(unpruned, arff) == j48[(name, "unpruned -B")]
+    check_numeric_tests(pruned, arff)
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["multiway", "-B"])
+@pytest.mark.parametrize("name", weka.DATASETS)
+def test_same_cross_validated_predictions_as_j48(j48, name, binary):
+    """Every test row of J48's 10-fold cross-validation gets J48's class, and its class
+    distribution as J48 prints it (`distributionForInstance`, to 3 decimals; a row missing
+    a tested value mixes the branches by their training weights, an empty branch reads its
+    parent's distribution)."""
     arff = weka.read_arff(weka.example_path(name))
     codes = arff.xy()[1].to_physical().to_list()
-    theirs = j48[(name, "cv")]
+    declared = arff.xy()[1].dtype.categories.to_list()
+    theirs = j48[(name, "cv -B" if binary else "cv")]
     folds = weka.weka_folds(codes)
     assert len(theirs) == len(folds) == 10
+    split = "binary" if binary else "multiway"
     for f, ((train, test), reported) in enumerate(zip(folds, theirs, strict=True)):
         # Weka's folds, rebuilt: the classes it reports are those of our test rows.
-        assert [codes[r] for r in test] == [actual for actual, _ in reported], f
-        model = DecisionTreeClassifier(algorithm="c4.5").fit(*arff.xy(train))
-        ours = model.predict(arff.xy(test)[0], output="polars").to_physical().to_list()
-        assert ours == [predicted for _, predicted in reported], f
+        assert [codes[r] for r in test] == [actual for actual, _, _ in reported], f
+        model = DecisionTreeClassifier(algorithm="c4.5", categorical_split=split)
+        model.fit(*arff.xy(train))
+        X = arff.xy(test)[0]
+        ours = model.predict(X, output="polars").to_physical().to_list()
+        assert ours == [predicted for _, predicted, _ in reported], f
+        proba = np.zeros((len(test), len(declared)))
+        proba[:, [declared.index(c) for c in model.classes_]] = model.predict_proba(X)
+        printed = np.array([distribution for _, _, distribution in reported])
+        np.testing.assert_allclose(proba, printed, rtol=0, atol=5e-4 + 1e-12, err_msg=str(f))
 
 
 # --- generated data: many-valued nominal attributes, values left unseen, subtree raising ---
@@ -156,15 +191,22 @@ def generated(tmp_path_factory) -> dict[int, tuple[weka.Arff, str]]:
     folder = tmp_path_factory.mktemp("generated")
     arffs = {seed: generated_arff(seed, folder / f"g{seed}.arff") for seed in GENERATED}
     with ThreadPoolExecutor(3) as pool:
-        trees = {s: pool.submit(weka.j48_tree, a.path, PRUNED) for s, a in arffs.items()}
-        return {s: (arffs[s], trees[s].result()) for s in GENERATED}
+        trees = {
+            (s, binary): pool.submit(weka.j48_tree, a.path, (*PRUNED, BINARY) if binary else PRUNED)
+            for s, a in arffs.items()
+            for binary in (False, True)
+        }
+        return {key: (arffs[key[0]], tree.result()) for key, tree in trees.items()}
 
 
+@pytest.mark.parametrize("binary", [False, True], ids=["multiway", "-B"])
 @pytest.mark.parametrize("seed", GENERATED)
-def test_same_tree_as_j48_on_generated_nominal_data(generated, seed):
+def test_same_tree_as_j48_on_generated_nominal_data(generated, seed, binary):
     # Seed 16 raises a subtree whose empty branches (values no row has) must read their
-    # parent's class weights after the raise, as J48's do.
-    arff, theirs = generated[seed]
-    model = DecisionTreeClassifier(algorithm="c4.5").fit(*arff.xy())
+    # parent's class weights after the raise, as J48's do. With -B, the values a node never
+    # saw go with the others, against the value tested.
+    arff, theirs = generated[(seed, binary)]
+    split = "binary" if binary else "multiway"
+    model = DecisionTreeClassifier(algorithm="c4.5", categorical_split=split).fit(*arff.xy())
     ours = weka.j48_text(model, arff)
     assert same_printed_tree(ours, theirs), f"ours:\n{ours}\n\nJ48:\n{theirs}"

@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from quercus._core import SUBSET
+
 # The 13 data sets of issue 14, all shipped in the `weka` package's examples folder.
 DATASETS = (
     "breast-cancer",
@@ -273,25 +275,26 @@ def j48_tree(path: Path, options: Sequence[str] = ("-C", "0.25", "-M", "2")) -> 
     return body.split("\n\nNumber of Leaves", 1)[0].strip("\n")
 
 
-def j48_cv(path: Path, k: int = 10, seed: int = 1) -> list[list[tuple[int, int]]]:
-    """(actual, predicted) class codes (0-based, the ARFF's order) of every test row of J48's
-    k-fold cross-validation, fold by fold, in Weka's order (`-p 0`; Weka truncates the
-    class names it prints there, so the codes are read)."""
+def j48_cv(
+    path: Path, k: int = 10, seed: int = 1, options: Sequence[str] = ("-C", "0.25", "-M", "2")
+) -> list[list[tuple[int, int, list[float]]]]:
+    """(actual, predicted, class distribution) of every test row of J48's k-fold
+    cross-validation with `options`, fold by fold, in Weka's order (`-p 0 -distribution`;
+    the classes as 0-based codes in the ARFF's order, read as codes since Weka truncates the
+    names there; the distribution as Weka prints it, to 3 decimals)."""
     out = run_weka(
-        [J48, "-C", "0.25", "-M", "2", "-t", str(path), "-x", str(k), "-s", str(seed), "-p", "0"]
+        [J48, *options, "-t", str(path), "-x", str(k), "-s", str(seed), "-p", "0", "-distribution"]
     )
-    folds: list[list[tuple[int, int]]] = []
+    folds: list[list[tuple[int, int, list[float]]]] = []
     for line in out.splitlines():
         m = re.match(r"\s*(\d+)\s+(\d+):.*?\s(\d+):", line)
         if not m:
             continue
         if m.group(1) == "1":
             folds.append([])
-        folds[-1].append((int(m.group(2)) - 1, int(m.group(3)) - 1))
+        distribution = [float(p.lstrip("*")) for p in line.split()[-1].split(",")]
+        folds[-1].append((int(m.group(2)) - 1, int(m.group(3)) - 1, distribution))
     return folds
-
-
-# --------------------------------------------------------------- quercus printed as J48
 
 
 def java_decimals(x: float, digits: int = 6) -> str:
@@ -313,15 +316,30 @@ def java_round2(x: float) -> str:
     return repr(math.floor(x * 100.0 + 0.5) / 100.0)
 
 
+def java_double(x: float) -> str:
+    """`Double.toString(x)`, as J48 -B prints its thresholds: Python's shortest repr in
+    plain notation from 1e-3 to 1e7, else as `1.5E-4`."""
+    if x == 0 or 1e-3 <= abs(x) < 1e7:
+        return repr(float(x))
+    mantissa, exponent = f"{x:.17e}".split("e")
+    digits = repr(float(x) / 10.0 ** int(exponent))  # the shortest digits, one before the point
+    shortest = digits if "e" not in digits else mantissa
+    return f"{shortest}E{int(exponent)}"
+
+
 def j48_text(model: object, arff: Arff) -> str:
     """`model`'s tree printed as J48 prints its own: `|   ` per level, `attr <= t` /
-    `attr = value` per branch, `class (weight/errors)` at leaves (no `/errors` when 0)."""
+    `attr = value` per branch, `class (weight/errors)` at leaves (no `/errors` when 0). A
+    tree of J48 -B (subset nodes: one value against the others) prints its thresholds as
+    that J48 does, in full (`BinC45Split` prints the number itself)."""
     nodes = model.tree_.nodes()  # type: ignore[attr-defined]
     classes = [str(c) for c in model.classes_]  # type: ignore[attr-defined]
     features = [n for n in arff.names if n != arff.target]
     feature, threshold = nodes["feature"], nodes["threshold"]
     first, count = nodes["first_child"], nodes["n_children"]
     weight, value, label = nodes["weight"], nodes["value"], nodes["label"]
+    kind, offset, mask = nodes["kind"], nodes["subset_offset"], nodes["subset_mask"]
+    binary = model.categorical_split == "binary"  # type: ignore[attr-defined]
 
     def leaf(i: int) -> str:
         w = float(weight[i])
@@ -347,7 +365,12 @@ def j48_text(model: object, arff: Arff) -> str:
         pending: list[str | tuple[int, int]] = []
         for b, c in enumerate(range(first[i], first[i] + count[i])):
             if vals is None:
-                test = f"{name} {'<=' if b == 0 else '>'} {java_decimals(threshold[i])}"
+                t = java_double(threshold[i]) if binary else java_decimals(threshold[i])
+                test = f"{name} {'<=' if b == 0 else '>'} {t}"
+            elif kind[i] == SUBSET:  # J48 -B: one value against the others
+                sides = mask[offset[i] : offset[i] + len(vals)].tolist()
+                tested = ", ".join(v for v, side in zip(vals, sides, strict=True) if side == 1)
+                test = f"{name} {'=' if b == 0 else '!='} {tested}"
             else:
                 test = f"{name} = {vals[b]}"
             test = "|   " * depth + test

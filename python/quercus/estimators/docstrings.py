@@ -33,7 +33,9 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     ),
     "categorical_split": (
         '{"multiway", "binary"} or None',
-        "One branch per category (ID3, C4.5) or a binary subset split (CART). None: the preset's.",
+        "One branch per category (ID3, C4.5) or a binary subset split (CART); under "
+        '``conventions="j48"`` a binary split is J48 -B\'s, one category against the others. '
+        "None: the preset's.",
     ),
     "max_depth": ("int or None", "Levels below the root at most; None: no limit."),
     "min_samples_split": (

@@ -201,6 +201,9 @@ impl Searcher<'_, '_> {
         cats: &Categories,
         node_weight: f64,
     ) -> Option<Candidate> {
+        if self.conventions == Conventions::J48 && !self.regression() {
+            return self.one_against_rest(feature, cats, node_weight);
+        }
         let present = cats.present();
         let prefixes_optimal =
             self.target.n_outputs() == 1 && (self.regression() || self.target.stats_width() <= 2);
@@ -244,6 +247,50 @@ impl Searcher<'_, '_> {
             (sides_of(cats.len(), &order, |i| i < best), side)
         };
         self.subset_candidate(feature, sides, side, cats, node_weight)
+    }
+
+    /// J48's binary split of a nominal attribute (`-B`, Weka's `BinC45Split`): one category
+    /// against all the others, child 0 holding it; every category not tested, seen at the
+    /// node or not, goes to child 1. The categories are tried in code order, each whose two
+    /// sides hold MINOBJS; category 0 is taken if it qualifies, a later one if its ratio beats
+    /// the taken one's by more than 1e-6 (from 0). Where some category qualifies but none is
+    /// taken, the attribute still counts in J48's average gain, with gain 0 (its candidate
+    /// can never be chosen).
+    fn one_against_rest(
+        &self,
+        feature: usize,
+        cats: &Categories,
+        node_weight: f64,
+    ) -> Option<Candidate> {
+        let k = cats.len();
+        let mut qualified: Option<Candidate> = None;
+        let mut taken: Option<Candidate> = None;
+        for category in 0..k {
+            let mut sides = vec![Side::Right; k];
+            if let Some(side) = sides.get_mut(category) {
+                *side = Side::Left;
+            }
+            let rule = SplitRule::Subset { sides };
+            let Some(candidate) =
+                self.two_way_candidate(feature, rule, |c| c == category, cats, node_weight, None)
+            else {
+                continue;
+            };
+            let ratio = candidate.score.score;
+            let best = taken.as_ref().map_or(0.0, |t| t.score.score);
+            if category == 0 || ratio - best > j48::SMALL {
+                taken = Some(candidate);
+            } else if qualified.is_none() {
+                qualified = Some(candidate);
+            }
+        }
+        taken.or_else(|| {
+            qualified.map(|mut c| {
+                c.score.score = 0.0;
+                c.score.gain = 0.0;
+                c
+            })
+        })
     }
 
     /// The candidate sending each category to its side in `sides`, the missing rows to
