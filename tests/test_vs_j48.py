@@ -97,6 +97,52 @@ def test_same_tree_as_j48_with_binary_splits(j48, name):
     check_numeric_tests(pruned, arff)
 
 
+MINOBJS = ("0", "1")
+
+
+@pytest.fixture(scope="module")
+def j48_minobjs() -> dict[tuple[str, str, bool, bool], str]:
+    """J48's trees with MINOBJS 0 and 1 (-M), pruned and unpruned, multiway and -B."""
+    jobs = {
+        (name, m, binary, pruned): (
+            (("-C", "0.25") if pruned else ("-U",)) + ("-M", m) + (("-B",) if binary else ())
+        )
+        for name in weka.DATASETS
+        for m in MINOBJS
+        for binary in (False, True)
+        for pruned in (False, True)
+    }
+    with ThreadPoolExecutor(3) as pool:
+        futures = {
+            k: pool.submit(weka.j48_tree, weka.example_path(k[0]), options)
+            for k, options in jobs.items()
+        }
+        return {k: f.result() for k, f in futures.items()}
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["multiway", "-B"])
+@pytest.mark.parametrize("m", MINOBJS)
+@pytest.mark.parametrize("name", weka.DATASETS)
+def test_same_tree_as_j48_with_small_minobjs(j48_minobjs, name, m, binary):
+    """J48 -M 0 and -M 1 (min_objects): MINSPLIT keeps its 10% share per class with MINOBJS
+    0; a node's and a child's rows are counted, a fragment of a row as one; and with MINOBJS
+    0 every nominal attribute of two values or more counts in the average gain, one that
+    shows a single value (or none) at the node with gain 0."""
+    arff = weka.read_arff(weka.example_path(name))
+    X, y = arff.xy()
+    split = "binary" if binary else "multiway"
+    for pruned in (False, True):
+        model = DecisionTreeClassifier(
+            algorithm="c4.5",
+            min_objects=float(m),
+            categorical_split=split,
+            pruning="pessimistic" if pruned else "none",
+        ).fit(X, y)
+        theirs = j48_minobjs[(name, m, binary, pruned)]
+        ours = weka.j48_text(model, arff)
+        assert same_printed_tree(ours, theirs), f"ours:\n{ours}\n\nJ48:\n{theirs}"
+
+
 @pytest.mark.parametrize("binary", [False, True], ids=["multiway", "-B"])
 @pytest.mark.parametrize("name", weka.DATASETS)
 def test_same_cross_validated_predictions_as_j48(j48, name, binary):

@@ -366,6 +366,11 @@ fn grow_checked(
         } else {
             Vec::new()
         },
+        zero_gain: if j48 && params.min_objects <= 0.0 {
+            j48::always_valid(data)
+        } else {
+            Vec::new()
+        },
         random: splitter == Splitter::Random,
         draws: params
             .draws(data.n_features())
@@ -631,6 +636,9 @@ struct Grower<'g, 'a, 'd> {
     complete: Vec<bool>,
     /// The features J48's average gain leaves out ([`j48::many_valued`]; empty for the texts).
     left_out_of_average: Vec<bool>,
+    /// The features J48 counts in its average gain with gain 0 where no candidate was made
+    /// ([`j48::always_valid`]; empty unless J48's MINOBJS is 0).
+    zero_gain: Vec<bool>,
     /// Random tests (`splitter="random"`) rather than the best thresholds.
     random: bool,
     /// The fit's random choices, when it asks for some (features drawn, random tests).
@@ -911,6 +919,7 @@ impl Grower<'_, '_, '_> {
             Conventions::J48 => j48::choose(
                 &candidates,
                 &self.left_out_of_average,
+                &self.zero_gain,
                 self.params.criterion == Criterion::GainRatio,
             ),
         };
@@ -1095,8 +1104,9 @@ impl Grower<'_, '_, '_> {
 }
 
 /// Stopping rules checked before any search (scikit-learn's: depth, rows, weight, purity).
-/// Rows are counted by weight ([`Searcher::rows_of`]), a C4.5 fragment by its fraction, except
-/// where the sizes bound only the cuts ([`TreeParams::sizes_bound_cuts_only`]).
+/// Rows are counted by weight ([`Searcher::rows_of`]), a C4.5 fragment by its fraction (under
+/// J48's conventions as one row), except where the sizes bound only the cuts
+/// ([`TreeParams::sizes_bound_cuts_only`]).
 pub(crate) fn is_terminal(
     params: &TreeParams,
     total_weight: f64,
@@ -1104,7 +1114,12 @@ pub(crate) fn is_terminal(
     node: NodeId,
 ) -> bool {
     let p = params;
-    let n = tree.n_rows(node);
+    // J48 counts a node's rows, a fragment of a row as one (its only node rule is 2 ×
+    // MINOBJS of weight, which the split search keeps).
+    let n = match p.conventions {
+        Conventions::J48 => tree.n_samples(node) as f64,
+        Conventions::Texts => tree.n_rows(node),
+    };
     // Where the sizes bound only the cuts, a node's rows are not counted here: an impure node
     // holds two rows or fragments, Algorithm 4.1's least, and the search bounds the cuts.
     let counted = !p.sizes_bound_cuts_only();

@@ -104,7 +104,10 @@ impl Searcher<'_, '_> {
         node_weight: f64,
     ) -> Option<Candidate> {
         let present = cats.present();
-        if present.len() < 2 {
+        // J48 with MINOBJS 0 counts empty branches ([`Searcher::finish`]): one value seen
+        // is a split of gain 0 there.
+        let empty_count = self.conventions == Conventions::J48 && self.min_objects <= 0.0;
+        if present.len() < 2 && !(empty_count && cats.len() >= 2 && !present.is_empty()) {
             return None;
         }
         let k = cats.len();

@@ -27,11 +27,8 @@ const MANY_VALUES: f64 = 0.3;
 
 /// C4.5's MINSPLIT: the known weight each side of a numeric test needs, 10% of the node's
 /// known weight per class, at least MINOBJS and at most 25 (`contin.c`, J48's
-/// `handleNumericAttribute`); 0 when MINOBJS is 0 (ID3 and CART have no such rule).
+/// `handleNumericAttribute`).
 pub(crate) fn min_split(known_weight: f64, n_classes: usize, min_objects: f64) -> f64 {
-    if min_objects <= 0.0 {
-        return 0.0;
-    }
     let share = 0.1 * known_weight / n_classes.max(1) as f64;
     if share - min_objects < SMALL {
         min_objects
@@ -162,20 +159,40 @@ pub(crate) fn many_valued(data: &Dataset<'_>, rows: f64) -> Vec<bool> {
     }
 }
 
+/// The features J48 with MINOBJS 0 always counts as a split (`Distribution.check(0)` passes
+/// any two bags, empty ones too): the unordered nominal ones of at least two values, a split
+/// of gain 0 where the node's rows show one value or none (an attribute a multiway split
+/// above used up, which quercus no longer searches).
+pub(crate) fn always_valid(data: &Dataset<'_>) -> Vec<bool> {
+    data.columns()
+        .iter()
+        .map(|c| matches!(c, Column::Categorical(c) if c.n_categories >= 2 && !c.ordered))
+        .collect()
+}
+
 /// J48's choice among the candidates (`selectModel`): the average gain over the candidates
-/// not `excluded`; then, in feature order, a candidate whose gain is at least the average
-/// less 1e-3 replaces the best if its ratio (its gain for other criteria) beats the best by
-/// more than 1e-6, the best starting at 0. `ratio` says whether the criterion is the ratio.
+/// not `excluded` (and, with gain 0, the `zero_gain` features that have none); then, in
+/// feature order, a candidate whose gain is at least the average less 1e-3 replaces the best
+/// if its ratio (its gain for other criteria) beats the best by more than 1e-6, the best
+/// starting at 0. `ratio` says whether the criterion is the ratio.
 pub(crate) fn choose(
     candidates: &[Option<Candidate>],
     excluded: &[bool],
+    zero_gain: &[bool],
     ratio: bool,
 ) -> Option<usize> {
-    let counted = candidates.iter().enumerate().filter_map(|(f, c)| {
-        c.as_ref()
-            .filter(|_| !excluded.get(f).copied().unwrap_or(false))
-    });
+    let included = |f: usize| !excluded.get(f).copied().unwrap_or(false);
+    let counted = candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(f, c)| c.as_ref().filter(|_| included(f)));
     let (sum, n) = counted.fold((0.0, 0usize), |(s, n), c| (s + c.score.gain, n + 1));
+    let zeros = candidates
+        .iter()
+        .enumerate()
+        .filter(|&(f, c)| c.is_none() && included(f) && zero_gain.get(f) == Some(&true))
+        .count();
+    let n = n + zeros;
     if n == 0 {
         return None;
     }

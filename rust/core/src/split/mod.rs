@@ -453,8 +453,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
     /// node of `min_samples_split` rows' weight besides.
     #[inline]
     fn least_child(&self, kw: f64, node_weight: f64) -> Least {
+        // J48 counts a child's rows, a fragment of a row as one: with one row a child, any
+        // side of a cut holds it ([`Self::finish`] counts the rows of the others).
         let scored = kw / node_weight; // 1 where no row misses the feature
-        let rows = if self.missing == MissingStrategy::Fractional {
+        let rows = if self.conventions == Conventions::J48 && self.min_samples_leaf <= 1 {
+            0.0
+        } else if self.missing == MissingStrategy::Fractional {
             match self.cut_bound {
                 Some(_) if !cuts_rows(scored) => 0.0,
                 Some(least) if node_weight < least => f64::INFINITY,
@@ -489,9 +493,12 @@ impl<'a, 'd> Searcher<'a, 'd> {
     }
 
     /// C4.5's MINSPLIT at a node whose rows known for a numeric feature weigh `kw`
-    /// ([`j48::min_split`]; 0 without MINOBJS). Regression has no classes to share it by.
+    /// ([`j48::min_split`]). The texts' reading has none without MINOBJS (ID3 and CART
+    /// have no such rule); J48 keeps its 10% share per class with MINOBJS 0 too. Regression
+    /// has no classes to share it by.
     fn min_split(&self, kw: f64) -> f64 {
-        if self.regression() {
+        if self.regression() || (self.min_objects <= 0.0 && self.conventions == Conventions::Texts)
+        {
             return 0.0;
         }
         j48::min_split(kw, self.target.stats_width(), self.min_objects)
@@ -899,9 +906,13 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 .any(|(&c, &w)| c > 0 && (c < self.min_samples_leaf || w < least.weight)),
         };
         let least_objects = self.least_objects(self.min_objects);
+        // J48's `Distribution.check` counts the bags of at least MINOBJS: with MINOBJS 0,
+        // the empty ones too (a test of one value seen is then a split of gain 0, which
+        // counts in the average gain).
+        let empty_count = self.conventions == Conventions::J48 && least_objects <= 0.0;
         let big_enough = plain
             .iter()
-            .filter(|&&w| w > 0.0 && w >= least_objects)
+            .filter(|&&w| (w > 0.0 || empty_count) && w >= least_objects)
             .count();
         if too_small || big_enough < 2 {
             return None;
