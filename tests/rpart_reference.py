@@ -466,6 +466,33 @@ PRIOR_CASES = (
 )
 
 # Every case above, as tests/test_vs_rpart.py and bench/vs_rpart.py run them.
+# maxsurrogate = 0: rpart computes no majority direction either (`lastsurrogate` comes with
+# the surrogates), so every row missing the tested value stays in the node, at fit and at
+# prediction, and goes to rpart's right son in the cross-validation.
+NO_SURROGATE_CASES = (
+    Case(
+        "airquality",
+        "airquality",
+        "Month",
+        ("Ozone", "Solar.R", "Wind", "Temp"),
+        {"cp": 0.001, "maxsurrogate": 0},
+        seed=901,
+    ),
+    Case("pbc", "survival::pbc", "status", _PBC, {"cp": 0.0, "maxsurrogate": 0}, seed=902),
+    Case(
+        "pbc",
+        "survival::pbc",
+        "time",
+        _PBC,
+        {"cp": 0.0, "maxsurrogate": 0},
+        method="anova",
+        seed=903,
+    ),
+    Case(
+        "car90", "car90", "Type", _CAR90[:1] + _CAR90[2:], {"cp": 0.0, "maxsurrogate": 0}, seed=904
+    ),
+)
+
 ALL_CASES = (
     CASES
     + WIDER_CASES
@@ -475,6 +502,7 @@ ALL_CASES = (
     + UNSENT_CASES
     + WEIGHTED_CASES
     + PRIOR_CASES
+    + NO_SURROGATE_CASES
 )
 
 # --- R ------------------------------------------------------------------------------------------

@@ -778,3 +778,21 @@ def test_an_ordinal_surrogate_is_a_cut_of_its_order():
     ordinal = surrogate(ordinal_features=["o"])
     cut = ordinal.index(ordinal[-1])  # the first category on the high side
     assert 0 < cut and ordinal == [ordinal[0]] * cut + [ordinal[-1]] * (5 - cut)
+
+
+def test_without_surrogates_training_rows_missing_the_value_stay_in_the_node():
+    """max_surrogates=0 is rpart's maxsurrogate = 0: no surrogate, so no majority direction
+    at fit either (rpart's `lastsurrogate` comes with the surrogates). By hand: x sends
+    rows 0-3 (class a) left and rows 4-9 (class b) right; rows 10 and 11 miss x and stay in
+    the root, so its children hold 4 and 6 rows; a row predicted without x goes to the child
+    of more training rows (right, as predict.rpart), with the default max_surrogates the
+    fit's majority child takes the two rows (6 + 2 on the right)."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [10.0], [11.0], [12.0], [13.0], [14.0], [15.0]])
+    X = np.vstack([X, [[np.nan], [np.nan]]])
+    y = np.array(["a"] * 4 + ["b"] * 6 + ["a", "a"])
+    stay = DecisionTreeClassifier(missing="surrogate", max_surrogates=0, max_depth=1)
+    nodes = stay.fit(X, y).tree_.nodes()
+    assert nodes["n_samples"].tolist() == [12, 4, 6]
+    assert stay.predict(np.array([[np.nan], [1.0]])).tolist() == ["b", "a"]
+    majority = DecisionTreeClassifier(missing="surrogate", max_depth=1).fit(X, y)
+    assert majority.tree_.nodes()["n_samples"].tolist() == [12, 4, 8]

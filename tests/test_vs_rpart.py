@@ -258,3 +258,15 @@ def test_rows_without_a_direction_stay_in_the_node(case):
     assert result.xpred == [], result.xpred
     assert result.cp_table == [], result.cp_table
     assert result.one_se == [], result.one_se
+
+
+def test_without_surrogates_rows_stay_as_rpart_keeps_them(comparisons):
+    """maxsurrogate = 0: rpart has no majority direction without surrogates, so a training
+    row missing the tested value stays in the node (its tree, cp table and cross-validated
+    predictions), and predict.rpart sends it to the child of more observations."""
+    results = [r for r in comparisons if r.case in reference.NO_SURROGATE_CASES]
+    assert len(results) == len(reference.NO_SURROGATE_CASES) == 4
+    for r in results:
+        assert r.same, (r.case.label, r.splits, r.cp_table, r.xpred, r.predict)
+    assert {r.case.method for r in results} == {"class", "anova"}
+    assert all(r.n_missing > 40 for r in results)

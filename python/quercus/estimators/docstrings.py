@@ -157,7 +157,9 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     ),
     "max_surrogates": (
         "int",
-        'Surrogate splits kept per node with ``missing="surrogate"`` (rpart\'s maxsurrogate).',
+        'Surrogate splits kept per node with ``missing="surrogate"`` (rpart\'s maxsurrogate). '
+        "With 0, as in rpart, a training row missing the tested value stays in the node, and "
+        "a row predicted goes to the child of more training rows.",
     ),
     "drop_features_above": (
         "float or None",

@@ -334,14 +334,20 @@ pub(crate) fn plan_with(
             Surrogates::default()
         };
         // Without a majority (two sides of equal known weight) a row no surrogate sends
-        // stays in the node (see [`Primary::majority`]).
-        let child = match primary.majority {
+        // stays in the node (see [`Primary::majority`]). rpart finds its majority direction
+        // with the surrogates (`surrogate.c`'s `lastsurrogate`): with maxsurrogate = 0 it has
+        // none, and every row missing the tested value stays.
+        let majority = primary.majority.filter(|_| max_surrogates > 0);
+        let child = match majority {
             Some(k) => Some(k),
             None if n_children == 2 && primary.total() > 0.0 => None,
             None => heaviest,
         };
         let unsent = match child {
             None if searcher.xval_fold => Some(primary.right),
+            // predict.rpart (`pred_rpart.c`) sends a row no surrogate sends to the child of
+            // more observations (its `n`): without surrogates, those the test sent.
+            None if max_surrogates == 0 => primary.most_rows(),
             _ => None,
         };
         return Plan {
@@ -434,6 +440,22 @@ impl Primary {
             per_child,
             majority,
             right,
+        }
+    }
+
+    /// The child of a binary split that the test sends more rows of positive weight, as
+    /// rpart counts a node's observations; `None` on a tie.
+    fn most_rows(&self) -> Option<usize> {
+        let mut rows = [0usize; 2];
+        for (_, w, k) in self.known() {
+            if let Some(n) = rows.get_mut(k).filter(|_| w > 0.0) {
+                *n += 1;
+            }
+        }
+        match rows[0].cmp(&rows[1]) {
+            std::cmp::Ordering::Greater => Some(0),
+            std::cmp::Ordering::Less => Some(1),
+            std::cmp::Ordering::Equal => None,
         }
     }
 
