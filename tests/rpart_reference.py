@@ -597,8 +597,11 @@ run <- function(name, d, target, features, control, parms, seed, method, ordered
   levels <- lapply(d, function(x) if (is.factor(x)) levels(x) else NULL)
   # predict.rpart on the rows it was grown on (a row no surrogate sends, at a split of two
   # equal sides, stays in the node and takes its prediction).
-  pred <- if (method == "class") as.integer(predict(fit, d, type = "class"))
-          else unname(predict(fit, d))
+  # One more row, missing every feature: it takes the default direction at every split.
+  nd <- rbind(d, d[1, , drop = FALSE])
+  nd[nrow(nd), features] <- NA
+  pred <- if (method == "class") as.integer(predict(fit, nd, type = "class"))
+          else unname(predict(fit, nd))
   list(name = name, data = d, levels = levels[!vapply(levels, is.null, TRUE)],
        folds = folds, weights = w, fit = tree(fit), pruned = pruned, xpred = xp,
        predict = pred)
@@ -762,7 +765,7 @@ class Comparison:
     cp_table: list[str] = field(default_factory=list)
     xpred: list[str] = field(default_factory=list)
     one_se: list[str] = field(default_factory=list)
-    predict: list[str] = field(default_factory=list)  # predict.rpart on the training rows
+    predict: list[str] = field(default_factory=list)  # predict.rpart: training rows, a blank
     importance: list[str] = field(default_factory=list)  # rpart's variable.importance
     max_cp_error: float = 0.0  # largest relative difference over the cp table's numbers
     # rpart's printed xerror with an asymmetric loss: it reads the loss transposed.
@@ -827,8 +830,10 @@ def compare(case: Case, result: dict[str, Any]) -> Comparison:
         for j in np.flatnonzero(differ.any(axis=1)).tolist():
             rows = np.flatnonzero(differ[j]).tolist()
             out.xpred.append(f"cp row {j + 1}: predictions differ on rows {rows[:5]}")
-    # predict.rpart on the training rows, by the tree grown on all of them.
-    predicted = cv.estimator.predict(X)
+    # predict.rpart on the training rows, by the tree grown on all of them, and on one row
+    # missing every feature (the default direction at each split).
+    blank = pl.DataFrame([pl.Series(c, [None], dtype=X.schema[c]) for c in X.columns])
+    predicted = cv.estimator.predict(pl.concat([X, blank]))
     if case.method == "anova":
         theirs_p = np.array(result["predict"], dtype=float)
         wrong = ~np.isclose(np.asarray(predicted, dtype=float), theirs_p, rtol=TOL, atol=TOL)

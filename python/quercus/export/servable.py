@@ -164,8 +164,8 @@ def check_servable(state: FittedTree, nodes: dict[str, NDArray[Any]]) -> None:
             )
         if nodes["missing_child"][q] == STAYS:
             raise NotServableError(
-                f"node {q} keeps the rows it cannot send (rpart: its two sides hold equal "
-                "weight, so no majority side takes a missing value), where the serving "
+                f"node {q} keeps the rows it cannot send (rpart: its two children hold as "
+                "many training rows, so neither takes a missing value), where the serving "
                 'formats end every row at a leaf; refit with missing="learned" to serve it'
             )
         # A feature with a fill value (missing="impute_mean") is never missing at a node.

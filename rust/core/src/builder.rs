@@ -1594,7 +1594,7 @@ fn record_scores(tree: &mut Writer, node: NodeId, scores: &[FeatureScore], contr
 pub(crate) fn split_node(tree: &mut Writer, node: NodeId, split: &Candidate) -> Vec<NodeId> {
     let children = tree.split(node, &split.kind(), &split.fractions);
     let plan = &split.missing_plan;
-    let child = plan.child.or(plan.unsent);
+    let child = plan.stored;
     tree.set_missing_rule(node, child, &plan.surrogates.set(), plan.weight);
     children
 }

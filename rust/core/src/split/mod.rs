@@ -177,7 +177,7 @@ pub(crate) struct Searcher<'a, 'd> {
     shift: f64,
     pub missing: MissingStrategy,
     /// A fold of rpart's cross-validation (grown with the whole data's `prior_weights`): see
-    /// [`placement::Plan::unsent`].
+    /// [`placement::Plan::stored`].
     pub xval_fold: bool,
     /// The fit's control: stops the search and guards its large buffers (`None`: neither).
     control: Option<&'a Control>,

@@ -259,12 +259,12 @@ impl Surrogates {
 pub(crate) struct Plan {
     /// The child a missing value goes to after the surrogates; `None`: C4.5's fractions.
     pub child: Option<usize>,
-    /// Where the stored tree sends a row that neither the surrogates nor `child` send (a
-    /// binary split without a majority side under rpart's surrogates, where the fit keeps
-    /// such a training row in the node): rpart's right son in a fold of its
+    /// Where the stored tree sends a row that no surrogate sends: `child`, but under rpart's
+    /// surrogates (where the fit keeps a training row without a direction in the node)
+    /// predict.rpart's child of more observations, or rpart's right son in a fold of its
     /// cross-validation, which `xval.c`'s `branch()` predicts so (`lastsurrogate = 0` is not
-    /// LEFT); elsewhere none, and the row stays in the node, as `predict.rpart` keeps it.
-    pub unsent: Option<usize>,
+    /// LEFT).
+    pub stored: Option<usize>,
     pub surrogates: Surrogates,
     /// Training weight at the node with the tested value missing.
     pub weight: f64,
@@ -343,16 +343,25 @@ pub(crate) fn plan_with(
             None if n_children == 2 && primary.total() > 0.0 => None,
             None => heaviest,
         };
-        let unsent = match child {
-            None if searcher.xval_fold => Some(primary.right),
-            // predict.rpart (`pred_rpart.c`) sends a row no surrogate sends to the child of
-            // more observations (its `n`): without surrogates, those the test sent.
-            None if max_surrogates == 0 => primary.most_rows(),
-            _ => None,
+        // The stored tree: a fold's predicts its held-out rows as `xval.c`'s `branch()` does
+        // (the fit's direction, else rpart's right son); the whole data's as predict.rpart
+        // (`pred_rpart.c`) does, sending a row no surrogate sends to the child of more
+        // observations (its `n`: the rows the test, the surrogates and the fit's direction
+        // sent), staying in the node on a tie.
+        let stored = if searcher.xval_fold || n_children != 2 {
+            child.or(searcher.xval_fold.then_some(primary.right))
+        } else {
+            primary.most_rows(
+                &MissingRule {
+                    child,
+                    surrogates: surrogates.set(),
+                },
+                searcher.data.columns(),
+            )
         };
         return Plan {
             child,
-            unsent,
+            stored,
             surrogates,
             weight,
         };
@@ -375,7 +384,7 @@ pub(crate) fn plan_with(
     };
     Plan {
         child,
-        unsent: None,
+        stored: child,
         surrogates: Surrogates::default(),
         weight,
     }
@@ -443,12 +452,14 @@ impl Primary {
         }
     }
 
-    /// The child of a binary split that the test sends more rows of positive weight, as
-    /// rpart counts a node's observations; `None` on a tie.
-    fn most_rows(&self) -> Option<usize> {
+    /// The child of a binary split that receives more rows of positive weight, as rpart
+    /// counts a node's observations, the rows missing the tested value sent by `rule` (or
+    /// kept in the node); `None` on a tie.
+    fn most_rows(&self, rule: &MissingRule<'_>, columns: &[Column<'_>]) -> Option<usize> {
         let mut rows = [0usize; 2];
-        for (_, w, k) in self.known() {
-            if let Some(n) = rows.get_mut(k).filter(|_| w > 0.0) {
+        for &(r, w, k) in &self.rows {
+            let child = k.or_else(|| rule.route(columns, r));
+            if let Some(n) = child.and_then(|k| rows.get_mut(k)).filter(|_| w > 0.0) {
                 *n += 1;
             }
         }
