@@ -104,10 +104,8 @@ impl Searcher<'_, '_> {
         node_weight: f64,
     ) -> Option<Candidate> {
         let present = cats.present();
-        // J48 with MINOBJS 0 counts empty branches ([`Searcher::finish`]): one value seen
-        // is a split of gain 0 there.
-        let empty_count = self.conventions == Conventions::J48 && self.min_objects <= 0.0;
-        if present.len() < 2 && !(empty_count && cats.len() >= 2 && !present.is_empty()) {
+        // (J48 with MINOBJS 0 counts such a feature as a split of gain 0: `j48::choose`.)
+        if present.len() < 2 {
             return None;
         }
         let k = cats.len();

@@ -906,13 +906,9 @@ impl<'a, 'd> Searcher<'a, 'd> {
                 .any(|(&c, &w)| c > 0 && (c < self.min_samples_leaf || w < least.weight)),
         };
         let least_objects = self.least_objects(self.min_objects);
-        // J48's `Distribution.check` counts the bags of at least MINOBJS: with MINOBJS 0,
-        // the empty ones too (a test of one value seen is then a split of gain 0, which
-        // counts in the average gain).
-        let empty_count = self.conventions == Conventions::J48 && least_objects <= 0.0;
         let big_enough = plain
             .iter()
-            .filter(|&&w| (w > 0.0 || empty_count) && w >= least_objects)
+            .filter(|&&w| w > 0.0 && w >= least_objects)
             .count();
         if too_small || big_enough < 2 {
             return None;
