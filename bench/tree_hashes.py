@@ -10,8 +10,9 @@ numeric columns in float64 or float32, row- or column-major or a Polars/pandas f
 values, nominal categorical columns, sample weights — and an estimator's parameters: the
 algorithm, every criterion of its kind, every missing strategy, every splitter, J48's
 conventions, class weights, priors, costs, monotonic constraints, feature draws, best-first
-growth, the category regularisers and thread counts. The model file's SHA-256
-(`to_bytes()`) is the configuration's hash; a configuration the estimator refuses records
+growth, the category regularisers and thread counts. The model file's SHA-256 is the
+configuration's hash, written with the parameters set away from their defaults only (a new
+parameter, at its default, changes no hash); a configuration the estimator refuses records
 its error's type instead. Some data sets are large enough (10k to 250k rows) that nodes search
 their features in parallel and long columns are sampled for their bin edges.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import json
 import sys
 import time
@@ -31,7 +33,7 @@ import pandas as pd
 import polars as pl
 
 import quercus
-from quercus import _choices
+from quercus import _choices, model_io
 from quercus._choices import STRATEGIES
 
 SEED = 15
@@ -199,7 +201,21 @@ def run(config: dict[str, Any], cache: dict[int, dict[str, Any]]) -> tuple[str, 
         model = estimator(**params).fit(X, y, sample_weight=weights)
     except Exception as error:  # a refused combination: its error's type is the result
         return f"error:{type(error).__name__}", what
-    return hashlib.sha256(model.to_bytes()).hexdigest(), what
+    return hashlib.sha256(model_file(model)).hexdigest(), what
+
+
+def model_file(model: Any) -> bytes:
+    """`model.to_bytes()` with only the parameters set away from their defaults."""
+    defaults = {name: p.default for name, p in inspect.signature(type(model)).parameters.items()}
+
+    def is_default(name: str, value: Any) -> bool:
+        default = defaults.get(name, inspect.Parameter.empty)
+        return value is default or (
+            not isinstance(value, np.ndarray) and type(value) is type(default) and value == default
+        )
+
+    given = {k: v for k, v in model.get_params().items() if not is_default(k, v)}
+    return model_io.to_bytes(model._state, type(model).__name__, model._estimator_type, given)
 
 
 def main() -> None:

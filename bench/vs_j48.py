@@ -1,6 +1,7 @@
 """quercus's c4.5 preset against Weka's J48 on the 13 example data sets of issue 14.
 
-Usage: python bench/vs_j48.py [--no-folds] [--jobs 3] [--diff] [--binary] [name ...]
+Usage: python bench/vs_j48.py [--no-folds] [--jobs 3] [--diff] [--binary] [--reduced-error]
+                             [name ...]
 
 Needs `java` and weka.jar (Debian: `apt-get install weka`). For each data set it prints J48's
 and quercus's tree sizes (leaves / nodes) on the whole file, whether the pruned and unpruned
@@ -10,7 +11,9 @@ of Weka's 10-fold cross-validation are identical too (J48 run on each fold's tra
 in Weka's order; `--no-folds` skips these 130 runs), and how many test rows of that
 cross-validation get the same prediction, with both accuracies. `--diff` prints the first
 lines where the whole-file trees differ. `--binary` runs J48 -B against
-`categorical_split="binary"` (one nominal value against the others at each test).
+`categorical_split="binary"` (one nominal value against the others at each test);
+`--reduced-error` prunes as J48 -R -N 3 does (`pruning="reduced_error", pruning_folds=3`)
+in the pruned and cross-validated columns.
 
 It calls only `DecisionTreeClassifier(algorithm="c4.5")` (and `pruning="none"`,
 `categorical_split`), so any quercus version can be measured (the README's "before" column
@@ -34,6 +37,7 @@ import weka_j48 as weka
 from quercus import DecisionTreeClassifier
 
 PRUNED = ("-C", "0.25", "-M", "2")
+REDUCED = ("-R", "-N", "3", "-M", "2")
 UNPRUNED = ("-U", "-M", "2")
 
 
@@ -59,9 +63,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=3, help="JVMs at once")
     parser.add_argument("--diff", action="store_true", help="print where whole trees differ")
     parser.add_argument("--binary", action="store_true", help="J48 -B: binary nominal splits")
+    parser.add_argument("--reduced-error", action="store_true", help="J48 -R -N 3 pruning")
     args = parser.parse_args()
     extra = ("-B",) if args.binary else ()
     split = "binary" if args.binary else "multiway"
+    pruned_options = REDUCED if args.reduced_error else PRUNED
+    pruning = {"pruning": "reduced_error", "pruning_folds": 3} if args.reduced_error else {}
     reason = weka.missing_reason()
     if reason:
         sys.exit(f"J48 unavailable: {reason}")
@@ -71,14 +78,14 @@ def main() -> None:
     folds = {name: weka.weka_folds(a.xy()[1].to_physical().to_list()) for name, a in arffs.items()}
     jobs = {}
     for name, arff in arffs.items():
-        jobs[(name, "pruned")] = (weka.j48_tree, arff.path, (*PRUNED, *extra))
+        jobs[(name, "pruned")] = (weka.j48_tree, arff.path, (*pruned_options, *extra))
         jobs[(name, "unpruned")] = (weka.j48_tree, arff.path, (*UNPRUNED, *extra))
-        jobs[(name, "cv")] = (weka.j48_cv, arff.path, 10, 1, (*PRUNED, *extra))
+        jobs[(name, "cv")] = (weka.j48_cv, arff.path, 10, 1, (*pruned_options, *extra))
         if not args.no_folds:
             for f, (train, _) in enumerate(folds[name]):
                 path = tmp / f"{name}-{f}.arff"
                 weka.write_arff(arff, train, path)
-                jobs[(name, f)] = (weka.j48_tree, path, (*PRUNED, *extra))
+                jobs[(name, f)] = (weka.j48_tree, path, (*pruned_options, *extra))
     with ThreadPoolExecutor(args.jobs) as pool:
         futures = {k: pool.submit(fn, *rest) for k, (fn, *rest) in jobs.items()}
         j48 = {k: fut.result() for k, fut in futures.items()}
@@ -93,9 +100,10 @@ def main() -> None:
     for name, arff in arffs.items():
         X, y = arff.xy()
         codes = y.to_physical().to_list()
-        c45 = DecisionTreeClassifier(algorithm="c4.5", categorical_split=split)
+        c45 = DecisionTreeClassifier(algorithm="c4.5", categorical_split=split, **pruning)
         pruned = c45.fit(X, y)
-        unpruned = DecisionTreeClassifier(**c45.get_params()).set_params(pruning="none").fit(X, y)
+        unpruned = DecisionTreeClassifier(**c45.get_params())
+        unpruned.set_params(pruning="none", pruning_folds=None).fit(X, y)
         ours, theirs = weka.j48_text(pruned, arff), j48[(name, "pruned")]
         same = ours == theirs
         same_unpruned = weka.j48_text(unpruned, arff) == j48[(name, "unpruned")]

@@ -148,6 +148,10 @@ def test_fit_options_reach_the_estimator(files):
             ["--algorithm", "c4.5", "--prune", "pessimistic", "--confidence", "0.1"],
             {"algorithm": "c4.5", "pruning": "pessimistic", "confidence": 0.1},
         ),
+        (
+            ["--algorithm", "c4.5", "--prune", "reduced_error", "--pruning-folds", "2"],
+            {"algorithm": "c4.5", "pruning": "reduced_error", "pruning_folds": 2},
+        ),
     ]
     for k, (options, params) in enumerate(cases):
         model = folder / f"options{k}.qrc"
@@ -471,7 +475,8 @@ def test_option_mistakes_are_one_line(files):
             ((*fit, "--algorithm", "c5.0"), "invalid choice: 'c5.0'"),
             ((*fit, "--criterion", "purity"), "'criterion' parameter must be one of"),
             ((*fit, "--ccp-alpha", "-1"), "ccp_alpha"),
-            ((*fit, "--prune", "reduced_error"), "--validation"),
+            ((*fit, "--prune", "reduced_error"), "--validation VAL_DATA, or --pruning-folds"),
+            ((*fit, "--prune", "reduced_error", "--pruning-folds", "1"), "pruning_folds"),
             ((*fit, "--prune", "cost_complexity"), "--ccp-alpha"),
             (("fit", files["csv"], "-o", model), "--target"),
             (("fit", files["csv"], "--target", "ripe"), "--output"),

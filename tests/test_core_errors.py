@@ -48,6 +48,7 @@ PARAMS: dict[str, Any] = {
     "monotonic_cst": None,
     "prior_weights": None,
     "priors": None,
+    "j48_pruning_set": False,
 }
 
 

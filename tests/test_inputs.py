@@ -37,6 +37,7 @@ PARAMS = {
     "ccp_sequence": "weakest_link",
     "confidence": 0.25,
     "prune_ties": True,
+    "pruning_folds": None,
     "subtree_raising": True,
     "collapse": None,
     "splits": "axis",

@@ -36,6 +36,9 @@ UNPRUNED = ("-U", "-M", "2")
 # J48 -B: binary splits, a nominal attribute's one value against the others
 # (categorical_split="binary" under J48's conventions).
 BINARY = "-B"
+# J48 -R: reduced-error pruning on one of -N 3 folds held out (pruning="reduced_error",
+# pruning_folds=3).
+REDUCED = ("-R", "-N", "3", "-M", "2")
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +53,9 @@ def j48() -> dict[tuple[str, str], object]:
         jobs[(name, "pruned -B")] = (weka.j48_tree, path, (*PRUNED, BINARY))
         jobs[(name, "unpruned -B")] = (weka.j48_tree, path, (*UNPRUNED, BINARY))
         jobs[(name, "cv -B")] = (weka.j48_cv, path, 10, 1, (*PRUNED, BINARY))
+        jobs[(name, "-R")] = (weka.j48_tree, path, REDUCED)
+        jobs[(name, "-R -B")] = (weka.j48_tree, path, (*REDUCED, BINARY))
+        jobs[(name, "cv -R")] = (weka.j48_cv, path, 10, 1, REDUCED)
     with ThreadPoolExecutor(3) as pool:
         futures = {k: pool.submit(f, *args) for k, (f, *args) in jobs.items()}
         return {k: f.result() for k, f in futures.items()}
@@ -95,6 +101,23 @@ def test_same_tree_as_j48_with_binary_splits(j48, name):
     assert weka.j48_text(pruned, arff) == j48[(name, "pruned -B")]
     assert weka.j48_text(unpruned, arff) == j48[(name, "unpruned -B")]
     check_numeric_tests(pruned, arff)
+
+
+@pytest.mark.parametrize("name", weka.DATASETS)
+def test_same_tree_as_j48_with_reduced_error_pruning(j48, name):
+    """J48 -R -N 3 against pruning="reduced_error", pruning_folds=3: the rows grouped by
+    class and dealt into 3 folds as Weka's `stratify` deals them, the tree grown on two and
+    pruned on the third (a subtree goes when its leaf errs no more on it), with thresholds
+    at values of the held-out rows too (J48's model selection keeps the whole data) and no
+    collapse; multiway and -B."""
+    arff = weka.read_arff(weka.example_path(name))
+    X, y = arff.xy()
+    for split, key in (("multiway", "-R"), ("binary", "-R -B")):
+        model = DecisionTreeClassifier(
+            algorithm="c4.5", pruning="reduced_error", pruning_folds=3, categorical_split=split
+        ).fit(X, y)
+        assert weka.j48_text(model, arff) == j48[(name, key)], split
+        check_numeric_tests(model, arff)
 
 
 MINOBJS = ("0", "1")
@@ -143,24 +166,32 @@ def test_same_tree_as_j48_with_small_minobjs(j48_minobjs, name, m, binary):
         assert same_printed_tree(ours, theirs), f"ours:\n{ours}\n\nJ48:\n{theirs}"
 
 
-@pytest.mark.parametrize("binary", [False, True], ids=["multiway", "-B"])
+CV_VARIANTS = {
+    "multiway": ("cv", {}),
+    "-B": ("cv -B", {"categorical_split": "binary"}),
+    "-R": ("cv -R", {"pruning": "reduced_error", "pruning_folds": 3}),
+}
+
+
+@pytest.mark.parametrize("variant", list(CV_VARIANTS))
 @pytest.mark.parametrize("name", weka.DATASETS)
-def test_same_cross_validated_predictions_as_j48(j48, name, binary):
+def test_same_cross_validated_predictions_as_j48(j48, name, variant):
     """Every test row of J48's 10-fold cross-validation gets J48's class, and its class
     distribution as J48 prints it (`distributionForInstance`, to 3 decimals; a row missing
     a tested value mixes the branches by their training weights, an empty branch reads its
-    parent's distribution)."""
+    parent's distribution). With -R each fold's tree holds its own pruning rows out of the
+    fold's training rows, in the order Weka hands them over."""
     arff = weka.read_arff(weka.example_path(name))
     codes = arff.xy()[1].to_physical().to_list()
     declared = arff.xy()[1].dtype.categories.to_list()
-    theirs = j48[(name, "cv -B" if binary else "cv")]
+    key, params = CV_VARIANTS[variant]
+    theirs = j48[(name, key)]
     folds = weka.weka_folds(codes)
     assert len(theirs) == len(folds) == 10
-    split = "binary" if binary else "multiway"
     for f, ((train, test), reported) in enumerate(zip(folds, theirs, strict=True)):
         # Weka's folds, rebuilt: the classes it reports are those of our test rows.
         assert [codes[r] for r in test] == [actual for actual, _, _ in reported], f
-        model = DecisionTreeClassifier(algorithm="c4.5", categorical_split=split)
+        model = DecisionTreeClassifier(algorithm="c4.5", **params)
         model.fit(*arff.xy(train))
         X = arff.xy(test)[0]
         ours = model.predict(X, output="polars").to_physical().to_list()
@@ -236,23 +267,32 @@ GENERATED = range(60)
 def generated(tmp_path_factory) -> dict[int, tuple[weka.Arff, str]]:
     folder = tmp_path_factory.mktemp("generated")
     arffs = {seed: generated_arff(seed, folder / f"g{seed}.arff") for seed in GENERATED}
+    options = {"multiway": PRUNED, "-B": (*PRUNED, BINARY), "-R": REDUCED}
     with ThreadPoolExecutor(3) as pool:
         trees = {
-            (s, binary): pool.submit(weka.j48_tree, a.path, (*PRUNED, BINARY) if binary else PRUNED)
+            (s, variant): pool.submit(weka.j48_tree, a.path, given)
             for s, a in arffs.items()
-            for binary in (False, True)
+            for variant, given in options.items()
         }
         return {key: (arffs[key[0]], tree.result()) for key, tree in trees.items()}
 
 
-@pytest.mark.parametrize("binary", [False, True], ids=["multiway", "-B"])
+GENERATED_VARIANTS = {
+    "multiway": {},
+    "-B": {"categorical_split": "binary"},
+    "-R": {"pruning": "reduced_error", "pruning_folds": 3},
+}
+
+
+@pytest.mark.parametrize("variant", list(GENERATED_VARIANTS))
 @pytest.mark.parametrize("seed", GENERATED)
-def test_same_tree_as_j48_on_generated_nominal_data(generated, seed, binary):
+def test_same_tree_as_j48_on_generated_nominal_data(generated, seed, variant):
     # Seed 16 raises a subtree whose empty branches (values no row has) must read their
     # parent's class weights after the raise, as J48's do. With -B, the values a node never
-    # saw go with the others, against the value tested.
-    arff, theirs = generated[(seed, binary)]
-    split = "binary" if binary else "multiway"
-    model = DecisionTreeClassifier(algorithm="c4.5", categorical_split=split).fit(*arff.xy())
+    # saw go with the others, against the value tested. With -R, pruning rows missing a
+    # tested value count in each branch by the training fractions.
+    arff, theirs = generated[(seed, variant)]
+    model = DecisionTreeClassifier(algorithm="c4.5", **GENERATED_VARIANTS[variant])
+    model.fit(*arff.xy())
     ours = weka.j48_text(model, arff)
     assert same_printed_tree(ours, theirs), f"ours:\n{ours}\n\nJ48:\n{theirs}"

@@ -231,13 +231,23 @@ def _fit(args: argparse.Namespace) -> None:
     if args.memory_budget is not None:
         raise UserError("--memory-budget applies to a directory or glob of Parquet files")
     params: dict[str, Any] = {"algorithm": args.algorithm, "pruning": args.prune}
-    for name in ("criterion", "max_depth", "min_samples_split", "min_samples_leaf", "confidence"):
+    for name in (
+        "criterion",
+        "max_depth",
+        "min_samples_split",
+        "min_samples_leaf",
+        "confidence",
+        "pruning_folds",
+    ):
         if getattr(args, name) is not None:
             params[name] = getattr(args, name)
     if args.ccp_alpha is not None:
         params["ccp_alpha"] = args.ccp_alpha
-    if args.prune == "reduced_error" and args.validation is None:
-        raise UserError("--prune reduced_error needs held-out rows: --validation VAL_DATA")
+    if args.prune == "reduced_error" and args.validation is None and args.pruning_folds is None:
+        raise UserError(
+            "--prune reduced_error needs held-out rows: --validation VAL_DATA, or "
+            "--pruning-folds N to hold one of N folds of the data out (J48 -R -N)"
+        )
     if args.prune == "cost_complexity" and args.ccp_alpha is None:
         raise UserError("--prune cost_complexity needs --ccp-alpha A")
     # Imported once a command needs it (with scikit-learn's base classes, if installed),
@@ -631,6 +641,12 @@ def _parser() -> _Parser:
     fit.add_argument("--confidence", type=_number, metavar="CF", help="C4.5's CF (0.25)")
     fit.add_argument(
         "--validation", metavar="VAL_DATA", help="held-out rows for --prune reduced_error"
+    )
+    fit.add_argument(
+        "--pruning-folds",
+        type=_positive_int,
+        metavar="N",
+        help="--prune reduced_error on one of N folds of the data, grown on the others (J48 -R -N)",
     )
     fit.add_argument(
         "--features",

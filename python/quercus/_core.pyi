@@ -351,6 +351,12 @@ def prune_pessimistic(
 ) -> Tree:
     """C4.5's error-based pruning; with the training data, subtree raising too."""
 
+def j48_pruning_set(
+    classes: NDArray[np.uint32] | None, n_rows: int, folds: int
+) -> NDArray[np.bool_]:
+    """Which rows J48 -R -N `folds` holds out for pruning (`classes`: a 1-D class target's
+    codes, grouped and dealt as Weka's `stratify` does; None: the last of `folds` stretches)."""
+
 def prune_collapse(tree: Tree) -> Tree:
     """J48's collapse(): subtrees that misclassify no less training weight than their node
     (less 1e-3) become leaves."""

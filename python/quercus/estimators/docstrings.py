@@ -133,6 +133,16 @@ PARAMETERS: dict[str, tuple[str, str]] = {
         "Reduced-error pruning replaces a subtree when validation error does not rise "
         "(True, the restaurant notes' Algorithm 2) or only when it falls (False, Zhou §4.3.2).",
     ),
+    "pruning_folds": (
+        "int or None",
+        "Without ``validation`` rows, reduced-error pruning (and validation pre-pruning) holds "
+        "out one of this many folds of the training rows and grows on the others, as Weka's "
+        "J48 -R -N does: the rows grouped by class and dealt into the folds as Weka's "
+        "``stratify`` deals them (a regression or multi-output target: the last stretch of "
+        "rows), the last fold held out. Under ``conventions='j48'`` the thresholds move to "
+        "values of the held-out rows too, as J48's do, so ``algorithm='c4.5', "
+        "pruning='reduced_error', pruning_folds=3`` grows and prunes J48 -R's tree.",
+    ),
     "subtree_raising": (
         "bool",
         "Pessimistic pruning may also replace a node by its largest branch (C4.5, J48).",
@@ -140,7 +150,8 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "collapse": (
         "bool or None",
         "Run J48's ``collapse()`` before pruning: a subtree no better on the training data "
-        "than its root alone becomes a leaf. None: on for the c4.5 classifier.",
+        "than its root alone becomes a leaf. None: on for the c4.5 classifier, but for "
+        "reduced-error pruning (J48 -R does not collapse).",
     ),
     "splits": (
         '{"axis", "oblique"}',

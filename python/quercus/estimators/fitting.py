@@ -24,6 +24,7 @@ from ..inputs import weights
 from ..inputs.schema import Classes, LabelledData, Schema, TrainingData, ordinals
 from ..inputs.training import labelled_data, training_data
 from ..scale import stream as _stream
+from . import holdout
 from .attributes import FittedState
 from .base import DataConversionWarning
 from .parameters import GrowthParams, PruningSettings
@@ -210,7 +211,17 @@ class Fitting(FittedState):
         per-class weight `factors` (folded into the row weights; the size rules count rows
         without them), then post-pruned. `prior_weights`: a cross-validation fold's whole
         data weights (`GrowthParams.prior_weights`)."""
-        params = self._validated_params(checked, data)
+        prepruning = checked["prepruning"] == "validation"
+        held = self._pruning_set(checked, pruning.method, prepruning, data, validation)
+        if held is None:
+            params = self._validated_params(checked, data)
+        else:
+            # The held-out rows grow nothing (weight 0), and shares of rows are of the others.
+            params = self._params_for(
+                checked, int(np.count_nonzero(~held)), len(data.columns), data.n_classes
+            )
+            params = replace(params, j48_pruning_set=True)
+            raw, data = data, replace(data, sample_weight=np.where(held, 0.0, data.sample_weight))
         if prior_weights is not None:
             params = replace(params, prior_weights=prior_weights.tolist())
         if any(params.monotonic_cst or ()) and pruning.method == "pessimistic":
@@ -223,17 +234,13 @@ class Fitting(FittedState):
         # then the `missing=` strategies done on the data.
         data = weights.folded(data, factors)
         data = _missing.prepare(data, checked["missing"], checked["drop_features_above"])
-        prepruning = checked["prepruning"] == "validation"
-        if (prepruning or pruning.method == "reduced_error") and validation is None:
-            raise ValueError(
-                "prepruning='validation' and pruning='reduced_error' need "
-                "fit(..., validation=(X_val, y_val))"
-            )
         if checked["algorithm"] == "optimal":
             tree = self._grow_optimal(data, params, checked, validation)
             return FittedTree(tree, data.schema, data.classes)
         held_out = None
-        if validation is not None:
+        if held is not None:
+            held_out = holdout.held_rows(raw, held, data.schema)
+        elif validation is not None:
             held_out = self._labelled(validation, data.schema, data.classes)
         progress = self._reporter("fit")
         try:
@@ -298,6 +305,40 @@ class Fitting(FittedState):
                 stacklevel=3,
             )
         return tree
+
+    @staticmethod
+    def _pruning_set(
+        checked: dict[str, Any],
+        method: str,
+        prepruning: bool,
+        data: TrainingData,
+        validation: tuple[Any, ...] | None,
+    ) -> NDArray[np.bool_] | None:
+        """The rows `pruning_folds` holds out of `data` for pruning (None: not set), after
+        checking that the pruning asked for has the held-out rows it needs."""
+        folds = checked["pruning_folds"]
+        needs = prepruning or method == "reduced_error"
+        if folds is None:
+            if needs and validation is None:
+                raise ValueError(
+                    "prepruning='validation' and pruning='reduced_error' need held-out rows: "
+                    "fit(..., validation=(X_val, y_val)), or pruning_folds= to hold some of "
+                    "the training rows out (J48 -R -N)"
+                )
+            return None
+        if not needs:
+            raise ValueError(
+                f"pruning_folds={folds} holds rows out for pruning='reduced_error' or "
+                f"prepruning='validation'; got pruning={method!r}"
+            )
+        if validation is not None:
+            raise ValueError(
+                "pruning_folds holds the pruning rows out of the training data: pass it or "
+                "validation=, not both"
+            )
+        if checked["algorithm"] == "optimal":
+            raise ValueError("pruning_folds does not apply to algorithm='optimal'")
+        return holdout.pruning_set(data, folds)
 
     @staticmethod
     def _labelled(rows: tuple[Any, ...], schema: Schema, classes: Classes | None) -> LabelledData:

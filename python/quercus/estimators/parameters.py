@@ -107,6 +107,7 @@ CONSTRAINTS: dict[str, Constraints] = {
     "ccp_sequence": (Options(("weakest_link", "rpart")),),
     "confidence": (Real(0.0, 0.5, open_low=True),),
     "prune_ties": (Boolean(),),
+    "pruning_folds": (Integer(2), None),
     "subtree_raising": (Boolean(),),
     "collapse": (Boolean(), None),
     "splits": (Options(("axis", "oblique")),),
@@ -209,6 +210,9 @@ class GrowthParams:
     prior_weights: list[float] | None = None
     # rpart's priors as given, in class order (`_rpart_priors`), for its arithmetic's ties.
     priors: list[float] | None = None
+    # The rows of weight 0 are J48 -R's pruning set (`pruning_folds`), which J48's thresholds
+    # and its count of instances take (the core's `TreeParams::j48_pruning_set`).
+    j48_pruning_set: bool = False
 
 
 @dataclass(frozen=True)
@@ -260,6 +264,7 @@ class Parameters:
         ccp_sequence: CcpSequence = "weakest_link",
         confidence: float = 0.25,
         prune_ties: bool = True,
+        pruning_folds: int | None = None,
         subtree_raising: bool = True,
         collapse: bool | None = None,
         splits: Splits = "axis",
@@ -302,6 +307,7 @@ class Parameters:
         self.ccp_sequence = ccp_sequence
         self.confidence = confidence
         self.prune_ties = prune_ties
+        self.pruning_folds = pruning_folds
         self.subtree_raising = subtree_raising
         self.collapse = collapse
         self.splits = splits
@@ -432,6 +438,9 @@ class Parameters:
             "missing": _MISSING[algorithm],
             **(_C45 if c45 else _NO_C45),
         }
+        if checked["pruning"] == "reduced_error":
+            # J48 -R grows a `PruneableClassifierTree`, which never collapses.
+            presets["collapse"] = False
         for name in _PRESETS:
             if checked[name] is None:
                 checked[name] = presets[name]

@@ -102,9 +102,19 @@ def _all_missing(column: Column) -> Column:
 
 
 def take_rows(column: Column, keep: NDArray[Any]) -> Column:
-    """The rows of `column` that `keep` selects (a boolean mask or row indices)."""
+    """The rows of `column` that `keep` selects (a boolean mask or row indices; a sparse
+    column's by a boolean mask only)."""
     if column[0] == "numeric":
         return ("numeric", np.ascontiguousarray(column[1][keep]))
+    if column[0] == "sparse":
+        # The stored values of the rows kept, renumbered, in arrays of their own.
+        _, rows, values, start, stop, _n_rows = column
+        assert keep.dtype == np.bool_  # indices could reorder the rows
+        stored = rows[start:stop]
+        kept = keep[stored]
+        renumbered = (np.cumsum(keep) - 1)[stored[kept]].astype(np.uint32)
+        n_kept = int(np.count_nonzero(keep))
+        return ("sparse", renumbered, values[start:stop][kept], 0, len(renumbered), n_kept)
     _, codes, missing, n_categories, ordered = column
     return (
         "categorical",

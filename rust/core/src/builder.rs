@@ -262,26 +262,66 @@ fn grow_searching(
         let factors = params.class_weights.as_deref().unwrap_or_default();
         RpartOrder::of(data, target, weights, factors)
     });
+    // J48 -R's pruning rows (weight 0) grow nothing but are in J48's whole data: its
+    // thresholds and its count of instances take them, read here before they are dropped.
+    let whole = match (params.conventions, params.j48_pruning_set) {
+        (Conventions::J48, true) => Some(WholeData {
+            values: TrainingValues::whole(data, control).ok_or_else(|| reason(control))?,
+            absent: train.weights.iter().filter(|&&w| w == 0.0).count(),
+        }),
+        _ => None,
+    };
+    let context = Context {
+        presort,
+        order,
+        whole,
+    };
     // Rows of weight 0 are absent: dropped here, after the checks, so that errors name the
     // caller's rows.
     if let Some(kept) = KeptRows::of(train, control) {
-        let order = order.map(|o| o.kept(train.weights));
-        return kept?
-            .with(|train| grow_checked(train, params, validation, presort, control, order));
+        let context = Context {
+            order: context.order.map(|o| o.kept(train.weights)),
+            ..context
+        };
+        return kept?.with(|train| grow_checked(train, params, validation, control, context));
     }
-    grow_checked(train, params, validation, presort, control, order)
+    grow_checked(train, params, validation, control, context)
 }
 
-/// [`grow_searching`] on checked data of positive weights, with rpart's order of its columns
-/// under `missing="surrogate"`.
+/// J48's whole data where it grows on part of it (J48 -R).
+struct WholeData {
+    /// Its numeric values, which thresholds move down to.
+    values: TrainingValues,
+    /// Its rows that grow nothing (weight 0), which J48 counts among its instances.
+    absent: usize,
+}
+
+/// What [`grow_checked`] takes from the whole data before its rows of weight 0 are dropped.
+struct Context {
+    /// Whether the exact search may sort the columns once per fit (changes nothing but the
+    /// time: the tests grow both ways to check it).
+    presort: bool,
+    /// rpart's order of the columns under `missing="surrogate"`.
+    order: Option<RpartOrder>,
+    /// J48 -R's whole data.
+    whole: Option<WholeData>,
+}
+
+/// [`grow_searching`] on checked data of positive weights, with what `context` kept of the
+/// whole data.
 fn grow_checked(
     train: &Sample<'_, '_>,
     params: &TreeParams,
     validation: Option<&Sample<'_, '_>>,
-    presort: bool,
     control: &Control,
-    order: Option<RpartOrder>,
+    context: Context,
 ) -> Result<Tree> {
+    let Context {
+        presort,
+        order,
+        whole,
+    } = context;
+    let absent = whole.as_ref().map_or(0, |w| w.absent);
     let stop = || reason(control);
     let (data, target) = (train.data, train.target);
     let outputs = target.output_classes();
@@ -319,10 +359,10 @@ fn grow_checked(
         .filter(|&w| w > 0.0)
         .fold(f64::INFINITY, f64::min);
     let j48 = params.conventions == Conventions::J48;
-    let training_values = if j48 {
-        Some(TrainingValues::of(data, control).ok_or_else(stop)?)
-    } else {
-        None
+    let training_values = match whole {
+        Some(w) => Some(w.values),
+        None if j48 => Some(TrainingValues::of(data, control).ok_or_else(stop)?),
+        None => None,
     };
     let mut searcher = plain.counting_rows_in(unit).controlled(control);
     if let Some(values) = &training_values {
@@ -362,7 +402,7 @@ fn grow_checked(
         bins,
         complete,
         left_out_of_average: if j48 {
-            j48::many_valued(data, searcher.rows_of(total_weight))
+            j48::many_valued(data, searcher.rows_of(total_weight) + absent as f64)
         } else {
             Vec::new()
         },

@@ -333,6 +333,12 @@ pub struct TreeParams {
     /// of ordered categories place the levels a node lacks as rpart's C code does (see
     /// `split::rpart`). `None`: the fit's weights.
     pub prior_weights: Option<Vec<f64>>,
+    /// J48 -R (`PruneableClassifierTree`): the rows of weight 0 are the pruning set J48
+    /// holds out of its data. They grow nothing, as any row of weight 0, but J48's model
+    /// selection keeps the whole data (`C45ModelSelection`'s `allData`): its thresholds move
+    /// down to their values too, and its many-values rule counts them. Only under
+    /// [`Conventions::J48`].
+    pub j48_pruning_set: bool,
     /// rpart's class priors as given, in class order, when `class_weights` are their
     /// π_k / f_k: rpart's arithmetic (ties between splits, `split::rpart`) rebuilds its
     /// altered priors from them to the bit, which the factors cannot give back. `None`: the
@@ -753,6 +759,7 @@ impl Default for TreeParams {
             monotonic_cst: None,
             category_limits: CategoryLimits::NONE,
             prior_weights: None,
+            j48_pruning_set: false,
             priors: None,
         }
     }

@@ -91,6 +91,7 @@ pub(crate) fn params_from(d: &Bound<'_, PyDict>) -> PyResult<TreeParams> {
             min_group: get(d, "min_data_per_group")?,
         },
         prior_weights: get(d, "prior_weights")?,
+        j48_pruning_set: get(d, "j48_pruning_set")?,
         priors: get(d, "priors")?,
     };
     params.validate().map_err(to_py)?;
@@ -227,6 +228,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prune::prune_reduced_error, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_pessimistic, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_collapse, m)?)?;
+    m.add_function(wrap_pyfunction!(prune::j48_pruning_set, m)?)?;
     m.add_function(wrap_pyfunction!(prune::prune_cost_complexity, m)?)?;
     m.add_function(wrap_pyfunction!(prune::cost_complexity_path, m)?)?;
     m.add_function(wrap_pyfunction!(split_scores, m)?)?;

@@ -1,7 +1,7 @@
 //! Post-pruning entry points: each returns a new tree and leaves its input untouched, and
 //! runs watched (Ctrl-C stops it, see [`watched`]).
 
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -9,6 +9,7 @@ use quercus_core::{prune, Control};
 
 use crate::control::watched;
 use crate::convert::{HeldSample, SampleTuple};
+use crate::errors::to_py;
 use crate::tree::PyTree;
 
 #[pyfunction]
@@ -118,6 +119,21 @@ fn sequence(name: &str, floor: f64) -> PyResult<prune::Sequence> {
             "ccp_sequence must be 'weakest_link' or 'rpart'; got {other:?}"
         ))),
     }
+}
+
+/// Which of `n_rows` rows J48 -R -N `folds` holds out for pruning; `classes`: a 1-D class
+/// target's codes (None: the rows are cut in stretches, as Weka does a numeric target).
+#[pyfunction]
+#[pyo3(signature = (classes, n_rows, folds))]
+pub fn j48_pruning_set<'py>(
+    py: Python<'py>,
+    classes: Option<PyReadonlyArray1<'py, u32>>,
+    n_rows: usize,
+    folds: usize,
+) -> PyResult<Bound<'py, PyArray1<bool>>> {
+    let classes = classes.as_ref().map(|c| c.as_slice()).transpose()?;
+    let held = prune::j48_pruning_set(classes, n_rows, folds).map_err(to_py)?;
+    Ok(held.into_pyarray(py))
 }
 
 #[pyfunction]

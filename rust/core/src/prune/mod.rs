@@ -2,7 +2,8 @@
 //!
 //! - [`collapse`]: J48's `collapse()`, run before its pruning: subtrees that do not lower the
 //!   training error become leaves.
-//! - [`reduced_error`]: text 000 §4.3.2 and text 004's Algorithm 2, with validation data.
+//! - [`reduced_error`]: text 000 §4.3.2 and text 004's Algorithm 2, with validation data;
+//!   [`j48_pruning_set`]: the rows J48 -R holds out of its data for it.
 //! - [`pessimistic`]: C4.5's error-based pruning with optional subtree raising, as in C4.5
 //!   release 8 / Weka J48.
 //! - [`cost_complexity`] and [`cost_complexity_path`]: CART's minimal cost-complexity
@@ -17,6 +18,7 @@
 mod collapse;
 mod cost_complexity;
 mod pessimistic;
+mod pruning_set;
 mod reduced_error;
 mod routed;
 
@@ -26,6 +28,7 @@ pub use cost_complexity::{
     cost_complexity_path_controlled, CostComplexityPath, Risk, Sequence,
 };
 pub use pessimistic::{pessimistic, pessimistic_controlled};
+pub use pruning_set::j48_pruning_set;
 pub use reduced_error::{reduced_error, reduced_error_controlled, PruneStep};
 pub(crate) use routed::{Fractions, RoutedRows, RowSet, Seg, Visit};
 

@@ -47,6 +47,10 @@ pub(crate) struct TrainingValues {
     /// Per feature, whether its adjacent distinct values are all more than [`SAME_VALUE`]
     /// apart ([`Self::spaced`]).
     spaced: Vec<bool>,
+    /// Per numeric feature, the whole data's values in row order, which the walk of
+    /// [`Self::at_or_below`] reads in place of the grown rows' (J48 -R, whose pruning rows
+    /// grow nothing); empty otherwise.
+    walk: Vec<Vec<f64>>,
 }
 
 impl TrainingValues {
@@ -88,7 +92,35 @@ impl TrainingValues {
                     .all(|w| matches!(w, [a, b] if *b > *a + SAME_VALUE))
             })
             .collect();
-        Some(TrainingValues { values, spaced })
+        Some(TrainingValues {
+            values,
+            spaced,
+            walk: Vec::new(),
+        })
+    }
+
+    /// [`Self::of`] the whole data, rows of weight 0 included, walked in its row order:
+    /// J48 -R's `allData` ([`crate::params::TreeParams::j48_pruning_set`]).
+    pub(crate) fn whole(data: &Dataset<'_>, control: &Control) -> Option<TrainingValues> {
+        let mut values = TrainingValues::of(data, control)?;
+        values.walk = data
+            .columns()
+            .iter()
+            .map(|column| match column {
+                Column::Numeric(x) => {
+                    let mut v = control.vec(x.len())?;
+                    with_numbers!(x, |x| v.extend(x.iter()));
+                    Some(v)
+                }
+                Column::Sparse(c) => {
+                    let mut v = control.vec(c.n_rows)?;
+                    v.extend((0..c.n_rows).map(|r| c.value(r)));
+                    Some(v)
+                }
+                Column::Categorical(_) => Some(Vec::new()),
+            })
+            .collect::<Option<_>>()?;
+        Some(values)
     }
 
     /// Whether J48's cuts of `feature` are at every change of value: its distinct training
@@ -100,7 +132,7 @@ impl TrainingValues {
     }
 
     /// The threshold J48 stores for a cut at `cut` of the column whose values, all training
-    /// rows in their order, are `x`: `setSplitPoint` walks the rows and takes a value `v` with `smOrEq(v,
+    /// rows in their order, are `x` (the whole data's under J48 -R, kept here): `setSplitPoint` walks the rows and takes a value `v` with `smOrEq(v,
     /// cut)` (v − cut < 1e-6) when it is more than 1e-6 above the one held, so it ends on
     /// the largest such value `m` unless other values lie within 1e-6 below `m`: then the
     /// row order decides, and the walk is made. Never below `lo`, the node's value below the
@@ -124,14 +156,18 @@ impl TrainingValues {
             .checked_sub(2)
             .and_then(|i| values.get(i))
             .is_some_and(|&v| largest - v <= SMALL);
+        let last = |held: f64, v: f64| {
+            if !v.is_nan() && v - held > SMALL && below(v) {
+                v
+            } else {
+                held
+            }
+        };
         let chosen = if crowded {
-            x.fold(-f64::MAX, |held, v| {
-                if !v.is_nan() && v - held > SMALL && below(v) {
-                    v
-                } else {
-                    held
-                }
-            })
+            match self.walk.get(feature) {
+                Some(whole) if !whole.is_empty() => whole.iter().copied().fold(-f64::MAX, last),
+                _ => x.fold(-f64::MAX, last),
+            }
         } else {
             largest
         };
