@@ -147,8 +147,14 @@ def test_misuse_is_named():
         )
     with pytest.raises(ValueError, match="pruning_folds"):
         DecisionTreeClassifier(pruning="reduced_error", pruning_folds=1).fit(X, y)
-    with pytest.raises(ValueError, match="leaves no row to prune with among 2 training rows"):
+    with pytest.raises(ValueError, match="no row of positive weight to prune with among 2 "):
         DecisionTreeClassifier(pruning="reduced_error", pruning_folds=3).fit(X[:2], y[:2])
+    # Classes 0, 0, 0, 1, 0, 1 group as rows 0, 1, 2, 4 | 3, 5; the last of 3 folds takes
+    # positions 2 and 5, rows 2 and 5, and the rows grown on weigh nothing.
+    with pytest.raises(ValueError, match="no row of positive weight to grow the tree among 6"):
+        DecisionTreeClassifier(pruning="reduced_error", pruning_folds=3).fit(
+            X[:6], [0, 0, 0, 1, 0, 1], sample_weight=[0, 0, 1, 0, 0, 1]
+        )
     with pytest.raises(ValueError, match="or pruning_folds= to hold some"):
         DecisionTreeClassifier(pruning="reduced_error").fit(X, y)
     with pytest.raises(ValueError, match="does not apply to algorithm='optimal'"):

@@ -22,12 +22,13 @@ def pruning_set(data: TrainingData, folds: int) -> NDArray[np.bool_]:
     one_class_target = data.classes is not None and data.y.ndim == 1
     classes = np.ascontiguousarray(data.y, dtype=np.uint32) if one_class_target else None
     held = _core.j48_pruning_set(classes, n_rows, folds)
-    n_held = int(np.count_nonzero(held))
-    if n_held == 0 or n_held == n_rows:
-        raise ValueError(
-            f"pruning_folds={folds} leaves no row to "
-            f"{'prune with' if n_held == 0 else 'grow the tree'} among {n_rows} training rows"
-        )
+    weighed = data.sample_weight > 0
+    for rows, what in ((held, "prune with"), (~held, "grow the tree")):
+        if not (rows & weighed).any():
+            raise ValueError(
+                f"pruning_folds={folds} leaves no row of positive weight to {what} among "
+                f"{n_rows} training rows"
+            )
     return held
 
 
