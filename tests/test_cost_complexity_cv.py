@@ -109,6 +109,24 @@ def test_xerror_counts_the_cross_validated_predictions():
         assert (cv.predictions[folds == fold, 0] == majority).all()
 
 
+def test_a_tree_without_a_split_has_rparts_one_row():
+    # rpart (rpart.c, rpart.R) cross-validates no tree without a split: its cp table is one
+    # row of cp 0 (the root's complexity), rel error 1, xerror and xstd 0. The folds' rows are
+    # still predicted, by their trees as grown (cp 0 × 10).
+    X, y = breast_cancer()
+    noise = np.random.default_rng(3).integers(0, 2, len(y))
+    folds = np.arange(len(y)) % 4
+    model = rpart_like().set_params(min_impurity_decrease=0.2)
+    assert model.fit(X, noise).n_leaves_ == 1
+    cv = model.cost_complexity_cv(X, noise, folds=folds)
+    assert cv.table.rows() == [(0.0, 0.0, 0, 1.0, 0.0, 0.0)]
+    for fold in range(4):
+        held = folds == fold
+        alone = DecisionTreeClassifier(**model.get_params()).fit(X[~held], noise[~held])
+        np.testing.assert_array_equal(cv.predictions[held, 0], alone.predict(X[held]))
+    assert cv.pruned("1se").n_leaves_ == 1
+
+
 def test_folds_by_number_or_by_label():
     X, y = breast_cancer()
     model = rpart_like()

@@ -15,6 +15,10 @@ The table follows rpart (its `xval.c`, `make_cp_list.c`, `make_cp_table.c`; rpar
 - `xerror` is Σ w·e over all rows, e the row's misclassification cost (its class's prior
   factor × the cost of the predicted class; squared error for a regressor), over R(root);
   `xstd` is sqrt(Σ w·e² − (Σ w·e)² / Σ w) / R(root), w the rows' own weights.
+- A tree grown on all rows without a split has rpart's one row: `cp` 0 (the root's
+  complexity), `xerror` and `xstd` 0, as rpart cross-validates no tree without a split
+  (`rpart.c`, `rpart.R`); the folds' predictions are still made, at 10 × that cp (their
+  trees as grown).
 """
 
 from __future__ import annotations
@@ -279,6 +283,9 @@ def cross_validate(
         full.tree, pruning.ccp_risk, costs, pruning.ccp_sequence, pruning.floor
     )
     alphas, splits, risks = _table_rows(path, pruning.ccp_alpha)
+    no_split = bool(splits[-1] == 0)
+    if no_split:
+        alphas = np.zeros(1)  # rpart's one row: its root's complexity, 0 without a split
     root_risk = float(path["impurities"][-1])  # the root alone: per unit of its weight
     # Risks in the rows' absolute units (rpart's), and the folds' weights to rescale alphas.
     weighed = folded(data, factors).sample_weight  # the weights the trees are grown with
@@ -321,6 +328,8 @@ def cross_validate(
             xrisk2[j] += float(np.sum(w * error**2))
     absolute_root = root_risk * weighed.sum()
     xstd = np.sqrt(np.maximum(xrisk2 - xrisk**2 / case_total, 0.0))
+    if no_split:
+        xrisk, xstd = np.zeros(1), np.zeros(1)  # rpart cross-validates no tree without a split
     table = pl.DataFrame(
         {
             "cp": alphas / root_risk if root_risk > 0 else np.zeros(len(alphas)),
