@@ -64,6 +64,7 @@ CLASSIFIER_PARAMS = PARAMS | {
     "class_weight": None,
     "priors": None,
     "altered_priors": False,
+    "laplace": False,
 }
 
 

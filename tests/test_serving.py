@@ -57,6 +57,20 @@ def test_onnx_equals_predict_on_categories_and_missing_values(algorithm, missing
         np.testing.assert_array_equal(proba, model.predict_proba(data))
 
 
+@pytest.mark.parametrize("laplace", [False, True])
+def test_exports_carry_the_laplace_estimates(laplace):
+    # J48 -A: the exported probabilities are the ones predict_proba gives, Laplace's when
+    # laplace=True; the labels do not change.
+    _, gaps, y = watermelon_with_gaps()
+    model = DecisionTreeClassifier(algorithm="cart", missing="learned", laplace=laplace)
+    model.fit(gaps, y)
+    labels, proba = run(serving.to_onnx(model), serving.onnx_input(model, gaps))
+    np.testing.assert_array_equal(labels, model.predict(gaps))
+    np.testing.assert_allclose(proba, model.predict_proba(gaps), rtol=0, atol=1e-15)
+    plain = model.set_params(laplace=False).predict_proba(gaps)
+    assert (proba != plain).any() == laplace
+
+
 def test_onnx_numeric_classifier_regressor_float32_and_costs():
     X, y = load_breast_cancer(return_X_y=True)
     model = DecisionTreeClassifier(max_depth=6).fit(X, y)

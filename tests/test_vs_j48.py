@@ -56,6 +56,7 @@ def j48() -> dict[tuple[str, str], object]:
         jobs[(name, "-R")] = (weka.j48_tree, path, REDUCED)
         jobs[(name, "-R -B")] = (weka.j48_tree, path, (*REDUCED, BINARY))
         jobs[(name, "cv -R")] = (weka.j48_cv, path, 10, 1, REDUCED)
+        jobs[(name, "cv -A")] = (weka.j48_cv, path, 10, 1, (*PRUNED, "-A"))
     with ThreadPoolExecutor(3) as pool:
         futures = {k: pool.submit(f, *args) for k, (f, *args) in jobs.items()}
         return {k: f.result() for k, f in futures.items()}
@@ -170,6 +171,7 @@ CV_VARIANTS = {
     "multiway": ("cv", {}),
     "-B": ("cv -B", {"categorical_split": "binary"}),
     "-R": ("cv -R", {"pruning": "reduced_error", "pruning_folds": 3}),
+    "-A": ("cv -A", {"laplace": True}),
 }
 
 
@@ -180,7 +182,9 @@ def test_same_cross_validated_predictions_as_j48(j48, name, variant):
     distribution as J48 prints it (`distributionForInstance`, to 3 decimals; a row missing
     a tested value mixes the branches by their training weights, an empty branch reads its
     parent's distribution). With -R each fold's tree holds its own pruning rows out of the
-    fold's training rows, in the order Weka hands them over."""
+    fold's training rows, in the order Weka hands them over; -A's distributions are each
+    leaf's Laplace estimate (laplace=True), an empty branch's its parent's, the classes
+    unchanged."""
     arff = weka.read_arff(weka.example_path(name))
     codes = arff.xy()[1].to_physical().to_list()
     declared = arff.xy()[1].dtype.categories.to_list()

@@ -287,6 +287,9 @@ class Tree:
         """Each feature as the tree knows it: (kind, n_categories, ordered); a numeric
         feature is ("numeric", 0, False)."""
 
+    def laplace_smoothed(self) -> Tree:
+        """J48 -A's copy: every leaf holds one more of each class (probabilities (n_k + 1) /
+        (n + K)); ValueError for a regression tree."""
     def to_bytes(self, metadata: bytes | None = None) -> bytes:
         """The tree in the model format (docs/model-format.md), with the opaque
         ``metadata`` blob stored alongside. Pickling a Tree goes through these bytes."""

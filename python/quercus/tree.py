@@ -67,6 +67,7 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         "class_weight": (Options(("balanced",)), Dict(), Dicts(), None),
         "priors": (Dict(), ArrayLike(), None),  # checked against the classes at fit
         "altered_priors": (Boolean(),),
+        "laplace": (Boolean(),),
         "ccp_risk": (Options(("impurity", "misclassification")),),
     }
 
@@ -77,6 +78,7 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         class_weight: Any = None,
         priors: Any = None,
         altered_priors: bool = False,
+        laplace: bool = False,
         **params: Any,
     ) -> None:
         super().__init__(**params)
@@ -84,11 +86,18 @@ class DecisionTreeClassifier(ClassifierBase, _BaseTree):
         self.class_weight = class_weight
         self.priors = priors
         self.altered_priors = altered_priors
+        self.laplace = laplace
 
     # scikit-learn (and get_params) read the parameters from the signature: show them all.
     __init__.__signature__ = extended_signature(  # type: ignore[attr-defined]
         _BaseTree.__init__,
-        {"cost_matrix": None, "class_weight": None, "priors": None, "altered_priors": False},
+        {
+            "cost_matrix": None,
+            "class_weight": None,
+            "priors": None,
+            "altered_priors": False,
+            "laplace": False,
+        },
     )
 
     def _reweighted(self, data: TrainingData) -> TrainingData:

@@ -331,7 +331,11 @@ class FittedState(Parameters):
     def _predicted(self, method: str, rows: Rows) -> Any:
         """The core tree's `method` (predict_class, predict_proba, ...) on `rows` (from
         `_rows`), on `n_jobs` threads."""
-        run = getattr(self._state.tree, method)
+        tree = self._state.tree
+        smooth = getattr(self, "laplace", False)  # the classifier's (a one-row call: no check)
+        if method == "predict_proba" and smooth is not False and self._param("laplace"):
+            tree = self._state.laplace_tree  # J48 -A: only the probabilities are smoothed
+        run = getattr(tree, method)
         n_jobs = self._threads()
         # `verbose` read before anything else: a one-row call pays one attribute test.
         progress = self._reporter("predict", n_rows_of(rows)) if self.verbose else None

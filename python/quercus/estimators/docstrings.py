@@ -255,6 +255,12 @@ PARAMETERS: dict[str, tuple[str, str]] = {
         "bool",
         "Put ``cost_matrix`` into the split search as rpart does, as altered class priors.",
     ),
+    "laplace": (
+        "bool",
+        "``predict_proba`` gives each leaf's Laplace estimate, (n_k + 1) / (n + K) for K "
+        "classes, as Weka's J48 -A does (an empty leaf its parent's); ``predict`` is "
+        "unchanged, as in J48.",
+    ),
 }
 
 

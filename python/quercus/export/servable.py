@@ -54,7 +54,12 @@ class NotServableError(ValueError):
 
 
 def fitted_state(model: Any) -> FittedTree:
-    return model._state  # raises NotFittedError for an unfitted model
+    """The fitted state an export serves: with `laplace=True` (J48 -A) its leaves hold their
+    Laplace estimates, the probabilities the classifier predicts (its classes unchanged)."""
+    state = model._state  # raises NotFittedError for an unfitted model
+    if getattr(model, "laplace", False) is True:
+        return replace(state, tree=state.laplace_tree)
+    return state
 
 
 def onnx_input(model: Any, X: Any, dtype: Any = np.float64) -> NDArray[np.floating]:

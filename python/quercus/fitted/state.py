@@ -42,6 +42,12 @@ class FittedTree:
         return TreeView(self.tree)
 
     @functools.cached_property
+    def laplace_tree(self) -> _core.Tree:
+        """The tree whose probabilities are Laplace's (n_k + 1) / (n + K) at each leaf (J48
+        -A, `laplace=True`), made once."""
+        return self.tree.laplace_smoothed()
+
+    @functools.cached_property
     def dense_width(self) -> int:
         """The width of a float NumPy X the core reads as it is, with no encoding: every
         feature numeric and none imputed (else -1: X is encoded column by column)."""

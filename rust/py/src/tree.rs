@@ -551,6 +551,15 @@ impl PyTree {
             .collect()
     }
 
+    /// J48 -A's copy: each leaf holds one more of every class, so its probabilities are
+    /// Laplace's (n_k + 1) / (n + K) (see `quercus_core::Tree::laplace_smoothed`).
+    fn laplace_smoothed(&self) -> PyResult<PyTree> {
+        self.inner
+            .laplace_smoothed()
+            .map(|inner| PyTree { inner })
+            .ok_or_else(|| PyValueError::new_err("a regression tree has no class counts to smooth"))
+    }
+
     /// The tree in the model format (docs/model-format.md), with `metadata` stored alongside.
     #[pyo3(signature = (metadata=None))]
     fn to_bytes<'py>(&self, py: Python<'py>, metadata: Option<&[u8]>) -> Bound<'py, PyBytes> {

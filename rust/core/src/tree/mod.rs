@@ -305,6 +305,28 @@ impl Tree {
         self.arena.value.get(start..start + w).unwrap_or(&[])
     }
 
+    /// J48 -A's leaf estimates (Weka's `Distribution.laplaceProb`): a copy whose leaves hold
+    /// one more of each class, so the probabilities it predicts are (n_k + 1) / (n + K), each
+    /// output's on its own. An empty leaf holds its parent's distribution, so it gives its
+    /// parent's estimate, as J48's `classProbLaplace` of an empty branch does. `None` for a
+    /// regression tree, whose values are means.
+    pub fn laplace_smoothed(&self) -> Option<Tree> {
+        if self.is_regression() {
+            return None;
+        }
+        let mut smoothed = self.clone();
+        let w = self.value_width();
+        for node in (0..self.n_nodes() as u32).map(NodeId) {
+            if matches!(self.kind(node), NodeKind::Leaf) {
+                let start = node.index() * w;
+                if let Some(value) = smoothed.arena.value.get_mut(start..start + w) {
+                    value.iter_mut().for_each(|v| *v += 1.0);
+                }
+            }
+        }
+        Some(smoothed)
+    }
+
     /// Per-feature scores recorded when the node was searched; `None` if it never was.
     #[inline]
     pub fn node_scores(&self, node: NodeId) -> Option<&[FeatureScore]> {
