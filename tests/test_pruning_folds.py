@@ -45,6 +45,15 @@ def same_tree(a, b) -> None:
         np.testing.assert_array_equal(x[key], y[key], err_msg=key)
 
 
+def assert_as_explicit(estimator, params: dict, X, y, held: np.ndarray, folds: int):
+    """The fit with `pruning_folds=folds` is the tree grown on the other rows and pruned on
+    the `held` ones given as `validation=`; returns both fits."""
+    ours = estimator(pruning_folds=folds, **params).fit(X, y)
+    explicit = estimator(**params).fit(X[~held], y[~held], validation=(X[held], y[held]))
+    same_tree(ours, explicit)
+    return ours, explicit
+
+
 @pytest.fixture(scope="module")
 def cancer():
     X, y = load_breast_cancer(return_X_y=True)
@@ -60,11 +69,7 @@ def test_the_held_out_fold_prunes_as_validation_rows_would(cancer, algorithm, fo
     # fit on the other rows alone does not see: the texts' midpoints compare exactly.
     texts = {"conventions": "texts"} if algorithm == "c4.5" else {}
     params = dict(algorithm=algorithm, pruning="reduced_error", max_depth=6, **texts)
-    ours = DecisionTreeClassifier(pruning_folds=folds, **params).fit(X, y)
-    explicit = DecisionTreeClassifier(**params).fit(
-        X[~held], y[~held], validation=(X[held], y[held])
-    )
-    same_tree(ours, explicit)
+    ours, explicit = assert_as_explicit(DecisionTreeClassifier, params, X, y, held, folds)
     assert ours.pruning_trace_.equals(explicit.pruning_trace_)
     assert ours.pruning_trace_["pruned"].any()
 
@@ -106,22 +111,14 @@ def test_a_regression_target_holds_out_the_last_stretch():
     # 442 rows in 4 stretches of 111, 111, 110 and 110 rows.
     assert held[332:].all() and not held[:332].any()
     params = dict(pruning="reduced_error", max_depth=6)
-    ours = DecisionTreeRegressor(pruning_folds=4, **params).fit(X, y)
-    explicit = DecisionTreeRegressor(**params).fit(
-        X[~held], y[~held], validation=(X[held], y[held])
-    )
-    same_tree(ours, explicit)
+    assert_as_explicit(DecisionTreeRegressor, params, X, y, held, 4)
 
 
 def test_the_held_out_rows_serve_validation_prepruning_too(cancer):
     X, y = cancer
     held = weka_held_out(y.tolist(), len(y), 3)
     params = dict(algorithm="cart", prepruning="validation")
-    ours = DecisionTreeClassifier(pruning_folds=3, **params).fit(X, y)
-    explicit = DecisionTreeClassifier(**params).fit(
-        X[~held], y[~held], validation=(X[held], y[held])
-    )
-    same_tree(ours, explicit)
+    assert_as_explicit(DecisionTreeClassifier, params, X, y, held, 3)
 
 
 def test_weights_go_with_their_rows(cancer):
