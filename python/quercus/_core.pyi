@@ -351,8 +351,10 @@ def prune_pessimistic(
     tree: Tree,
     confidence: float,
     training: tuple[list[Column], NDArray[np.uint32], NDArray[np.float64]] | None = None,
+    collapse: bool = False,
 ) -> Tree:
-    """C4.5's error-based pruning; with the training data, subtree raising too."""
+    """C4.5's error-based pruning; with the training data, subtree raising too; with
+    `collapse`, J48's collapse() first."""
 
 def j48_pruning_set(
     classes: NDArray[np.uint32] | None, n_rows: int, folds: int

@@ -31,7 +31,8 @@ def post_prune(
     pictures' strips) from `training`, or else those of `state` its nodes keep. `costs`: the
     classifier's cost matrix, which a misclassification risk charges."""
     tree, trace = state.tree, None
-    if pruning.collapse:
+    # Pessimistic pruning collapses in the same pass (the collapsed tree is never written).
+    if pruning.collapse and pruning.method != "pessimistic":
         tree = _core.prune_collapse(tree)
     if pruning.method == "reduced_error":
         assert held_out is not None  # checked by the callers
@@ -39,7 +40,7 @@ def post_prune(
         trace = pl.DataFrame(steps)
     elif pruning.method == "pessimistic":
         raising = training.as_core() if pruning.subtree_raising and training else None
-        tree = _core.prune_pessimistic(tree, pruning.confidence, raising)
+        tree = _core.prune_pessimistic(tree, pruning.confidence, raising, pruning.collapse)
     elif pruning.method == "cost_complexity":
         tree = _core.prune_cost_complexity(
             tree, pruning.ccp_alpha, pruning.ccp_risk, costs, pruning.ccp_sequence, pruning.floor

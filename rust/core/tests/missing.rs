@@ -378,6 +378,7 @@ fn pruning_keeps_and_uses_the_routing() {
             target: &target,
             weights: &[1.0; 8],
         }),
+        false,
     )
     .unwrap();
     assert_eq!(raised.missing_strategy(), MissingStrategy::MajorityBranch);

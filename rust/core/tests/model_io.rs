@@ -219,7 +219,7 @@ fn models() -> Vec<(&'static str, Tree)> {
         3,
         &params(Criterion::Entropy, CategoricalSplit::Multiway),
     );
-    let pruned = prune::pessimistic(&multiway, 0.25, None).expect("prune");
+    let pruned = prune::pessimistic(&multiway, 0.25, None, false).expect("prune");
     let regression = grow(
         &data,
         &Target::Values(&m.values),
@@ -1475,9 +1475,10 @@ fn exercise(tree: &Tree) {
             .enumerate()
             .all(|(i, &c)| (c as usize) < classes[i % k]));
         if k == 1 {
-            prune::pessimistic(tree, 0.25, None).expect("pessimistic pruning of a valid tree");
+            prune::pessimistic(tree, 0.25, None, false)
+                .expect("pessimistic pruning of a valid tree");
         } else {
-            assert!(prune::pessimistic(tree, 0.25, None).is_err());
+            assert!(prune::pessimistic(tree, 0.25, None, false).is_err());
         }
     }
     let leaves = tree.apply(&data).expect("apply");

@@ -375,7 +375,7 @@ fn pruning_several_outputs() {
     assert!((root.error_as_leaf - missed as f64).abs() < 1e-9);
     assert!((root.accuracy_after - (1.0 - missed as f64 / (2 * n) as f64)).abs() < 1e-9);
     // C4.5's error estimate is one class variable's.
-    match pessimistic(&tree, 0.25, None) {
+    match pessimistic(&tree, 0.25, None, false) {
         Err(CoreError::InvalidParameter {
             name: "tree",
             reason,

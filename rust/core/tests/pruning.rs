@@ -11,7 +11,7 @@ use common::{check_tree, dataset, descend, leaf, multi, num, OwnedCol, Table};
 use proptest::prelude::*;
 use proptest::test_runner::{RngSeed, TestCaseError};
 use quercus_core::prune::{
-    compact, cost_complexity, cost_complexity_controlled, cost_complexity_path,
+    collapse, compact, cost_complexity, cost_complexity_controlled, cost_complexity_path,
     cost_complexity_path_controlled, pessimistic, reduced_error, PruneStep, Risk, Sequence,
 };
 use quercus_core::Control;
@@ -550,7 +550,7 @@ fn pessimistic_collapses_a_node_whose_leaves_are_too_small() {
     // collapse. Root (7 A, 9 B): as a leaf 7 + addErrs(16, 7) = 8.841496; subtree
     // addErrs(8, 0) + 2.371210 = 3.644039: kept.
     let expected = multi(0, vec![leaf(1), leaf(0)]);
-    let pruned = pessimistic(&tree, 0.25, None).unwrap();
+    let pruned = pessimistic(&tree, 0.25, None, false).unwrap();
     check_tree(&pruned, &expected);
     assert_eq!(pruned.value(NodeId(2)), &[7.0, 1.0]);
     // With raising: the largest branch of the root is g = 1 (8 rows like g = 0; J48's maxBag
@@ -562,12 +562,12 @@ fn pessimistic_collapses_a_node_whose_leaves_are_too_small() {
         weights: &w,
     };
     check_tree(
-        &pessimistic(&tree, 0.25, Some(training)).unwrap(),
+        &pessimistic(&tree, 0.25, Some(training), false).unwrap(),
         &expected,
     );
     // A confidence of 0.5 (z = 0) still collapses h: 1 + addErrs(8, 1) at z = 0 is
     // 1 + (8 × 1.5/8 − 1) = 1.5 against 6 (1 − 0.5^(1/6)) + 1 + 0.5 = 2.1546.
-    check_tree(&pessimistic(&tree, 0.5, None).unwrap(), &expected);
+    check_tree(&pessimistic(&tree, 0.5, None, false).unwrap(), &expected);
 }
 
 /// The XOR case where subtree raising wins: g = a holds 16 rows with y = h1 xor h2 (4 of
@@ -626,7 +626,7 @@ fn pessimistic_raises_the_largest_branch_when_it_explains_the_small_one() {
     // Without raising nothing goes: every leaf is pure and the h2 nodes (4:4) and h1 (8:8)
     // cost far more as leaves (5.39, 9.81) than as subtrees (2.34, 4.69); the root as a leaf
     // (10:8) costs 9.92 against 4 addErrs(4, 0) + addErrs(2, 0) = 4.6863 + 1 = 5.6863.
-    let kept = pessimistic(&tree, 0.25, None).unwrap();
+    let kept = pessimistic(&tree, 0.25, None, false).unwrap();
     assert_same_tree(&kept, &tree);
 
     // With raising, the root's largest branch (g = a, 16 rows) with all 18 rows sent down it
@@ -639,7 +639,7 @@ fn pessimistic_raises_the_largest_branch_when_it_explains_the_small_one() {
         target: &target,
         weights: &w,
     };
-    let raised = pessimistic(&tree, 0.25, Some(training)).unwrap();
+    let raised = pessimistic(&tree, 0.25, Some(training), false).unwrap();
     assert_same_tree(&tree, &grow(&dataset(&cols), &target, &w, &id3()).unwrap());
     check_tree(&raised, &xor(0, 1));
     assert_well_formed(&raised);
@@ -678,7 +678,7 @@ fn pessimistic_rejects_bad_parameters() {
     for cf in [0.0, -0.1, 0.51, 1.0, f64::NAN] {
         assert!(
             matches!(
-                pessimistic(&tree, cf, None),
+                pessimistic(&tree, cf, None, false),
                 Err(CoreError::InvalidParameter {
                     name: "confidence",
                     ..
@@ -699,6 +699,7 @@ fn pessimistic_rejects_bad_parameters() {
                 target,
                 weights,
             }),
+            false,
         )
     };
     assert!(matches!(
@@ -731,7 +732,7 @@ fn pessimistic_rejects_bad_parameters() {
     )
     .unwrap();
     assert!(matches!(
-        pessimistic(&reg, 0.25, None),
+        pessimistic(&reg, 0.25, None, false),
         Err(CoreError::InvalidParameter { name: "tree", .. })
     ));
 }
@@ -1108,7 +1109,7 @@ fn deep_chain_is_pruned_without_recursion() {
             target: &target,
             weights: &w,
         };
-        let p = pessimistic(&tree, 0.25, raising.then_some(training)).unwrap();
+        let p = pessimistic(&tree, 0.25, raising.then_some(training), false).unwrap();
         assert_well_formed(&p);
         assert!(p.n_leaves() < tree.n_leaves());
     }
@@ -1589,7 +1590,7 @@ proptest! {
         if case.n_classes > 0 {
             for raising in [false, true] {
                 let training = Sample { data: &data, target: &target, weights: w };
-                let p = pessimistic(&tree, case.confidence, raising.then_some(training)).unwrap();
+                let p = pessimistic(&tree, case.confidence, raising.then_some(training), false).unwrap();
                 assert_well_formed(&p);
                 let j48 = J48 {
                     tree: &tree,
@@ -1603,6 +1604,12 @@ proptest! {
                 j48.prune(&mut reference);
                 same_as_j48(&p, NodeId::ROOT, &reference, &tree)?;
                 prop_assert!(p.n_leaves() <= leaves);
+                // J48's collapse() in the same pass: the tree collapse() then pruning give.
+                let training = Sample { data: &data, target: &target, weights: w };
+                let sample = raising.then_some(training);
+                let fused = pessimistic(&tree, case.confidence, sample, true).unwrap();
+                let collapsed = collapse(&tree).unwrap();
+                assert_same_tree(&fused, &pessimistic(&collapsed, case.confidence, sample, false).unwrap());
                 // Predictions are defined everywhere (fractions still sum to one).
                 for row in p.predict_proba(&dataset(&valid)).unwrap().chunks(case.n_classes) {
                     prop_assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9);

@@ -74,23 +74,25 @@ pub fn prune_reduced_error<'py>(
     Ok((PyTree { inner }, d))
 }
 
-/// `training` = (columns, y, sample_weight) enables C4.5's subtree raising.
+/// `training` = (columns, y, sample_weight) enables C4.5's subtree raising; `collapse`: J48's
+/// collapse() first.
 #[pyfunction]
-#[pyo3(signature = (tree, confidence, training=None))]
+#[pyo3(signature = (tree, confidence, training=None, collapse=false))]
 pub fn prune_pessimistic<'py>(
     py: Python<'py>,
     tree: &PyTree,
     confidence: f64,
     training: Option<SampleTuple<'py>>,
+    collapse: bool,
 ) -> PyResult<PyTree> {
     let control = Control::new();
     let inner = match training {
         None => watched(py, &control, None, || {
-            prune::pessimistic_controlled(&tree.inner, confidence, None, &control)
+            prune::pessimistic_controlled(&tree.inner, confidence, None, collapse, &control)
         })?,
         Some(t) => HeldSample::from_tuple(t, tree.inner.output_classes())?.with(|s| {
             watched(py, &control, None, || {
-                prune::pessimistic_controlled(&tree.inner, confidence, Some(*s), &control)
+                prune::pessimistic_controlled(&tree.inner, confidence, Some(*s), collapse, &control)
             })
         })??,
     };

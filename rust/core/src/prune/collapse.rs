@@ -26,6 +26,12 @@ pub fn collapse(tree: &Tree) -> Result<Tree> {
 
 /// [`collapse`] under `control`: stops with its error once cancelled or out of time.
 pub fn collapse_controlled(tree: &Tree, control: &Control) -> Result<Tree> {
+    compact(tree, &collapsed(tree, control)?)
+}
+
+/// The nodes J48's `collapse()` turns into leaves (`true`), for [`compact`], or for
+/// [`super::pessimistic`] to prune the collapsed tree without writing it first.
+pub(super) fn collapsed(tree: &Tree, control: &Control) -> Result<Vec<bool>> {
     if tree.is_regression() {
         return Err(CoreError::InvalidParameter {
             name: "tree",
@@ -74,7 +80,7 @@ pub fn collapse_controlled(tree: &Tree, control: &Control) -> Result<Tree> {
         }
     }
     control.check()?;
-    compact(tree, &leaf)
+    Ok(leaf)
 }
 
 /// The training weight a node misclassifies as a leaf (J48's `numIncorrect`): its weight less

@@ -9,7 +9,9 @@
 use statrs::distribution::{ContinuousCDF, Normal};
 
 use super::routed::observed_fractions;
-use super::{check_rows, rebuild, Fractions, Redistributed, RoutedRows, RowSet, Seg, Shape, Visit};
+use super::{
+    check_rows, collapsed, rebuild, Fractions, Redistributed, RoutedRows, RowSet, Seg, Shape, Visit,
+};
 use crate::control::Control;
 use crate::data::{Sample, Target};
 use crate::error::{CoreError, Result};
@@ -45,11 +47,20 @@ const SMALL: f64 = 1e-6;
 /// Nodes below a raised branch get the statistics of their new rows (label, class weights,
 /// fractions r̃_v), and lose their recorded scores; the raised node keeps its own statistics.
 ///
+/// With `collapse`, J48's `collapse()` ([`super::collapse`]) comes first, as J48 runs it
+/// before pruning; the collapsed tree is pruned in place of being written out and read back
+/// (most of a grown J48 tree's memory is its recorded scores, which writing it copies).
+///
 /// Errors: classification trees only, `confidence` in (0, 0.5] (J48 ignores higher values),
 /// and training rows checked as prediction data with a matching target and weights, whose
 /// total weight must be the weight the tree was grown on.
-pub fn pessimistic(tree: &Tree, confidence: f64, raising: Option<Sample<'_, '_>>) -> Result<Tree> {
-    pessimistic_controlled(tree, confidence, raising, &Control::new())
+pub fn pessimistic(
+    tree: &Tree,
+    confidence: f64,
+    raising: Option<Sample<'_, '_>>,
+    collapse: bool,
+) -> Result<Tree> {
+    pessimistic_controlled(tree, confidence, raising, collapse, &Control::new())
 }
 
 /// [`pessimistic`] under `control`: stops with its error once cancelled or out of time
@@ -58,6 +69,7 @@ pub fn pessimistic_controlled(
     tree: &Tree,
     confidence: f64,
     raising: Option<Sample<'_, '_>>,
+    collapse: bool,
     control: &Control,
 ) -> Result<Tree> {
     if tree.is_regression() {
@@ -102,8 +114,12 @@ pub fn pessimistic_controlled(
     if tree.n_nodes() == 0 {
         return Ok(tree.clone());
     }
+    let shape = match collapse {
+        true => Shape::collapsed(tree, &collapsed(tree, control)?),
+        false => Shape::of(tree),
+    };
     let estimate = Estimate::new(confidence);
-    let mut pruner = Pruner::new(tree, estimate);
+    let mut pruner = Pruner::new(tree, estimate, shape);
     match raising {
         None => pruner.run(None, RowSet::new(), control),
         Some(t) => {
@@ -234,7 +250,7 @@ struct Pruner<'t> {
 }
 
 impl<'t> Pruner<'t> {
-    fn new(tree: &'t Tree, estimate: Estimate) -> Pruner<'t> {
+    fn new(tree: &'t Tree, estimate: Estimate, shape: Shape) -> Pruner<'t> {
         let n = tree.n_nodes();
         let k = tree.value_width();
         let mut dist = Vec::with_capacity(n * k);
@@ -249,7 +265,7 @@ impl<'t> Pruner<'t> {
         Pruner {
             tree,
             estimate,
-            shape: Shape::of(tree),
+            shape,
             dist,
             samples: (0..n as u32).map(|i| tree.n_samples(NodeId(i))).collect(),
             est: vec![0.0; n],
