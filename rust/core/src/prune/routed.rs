@@ -3,10 +3,11 @@
 
 use super::Shape;
 use crate::control::Control;
+use crate::data::with_numbers;
 use crate::data::{Column, Dataset, Target};
 use crate::params::MissingStrategy;
-use crate::routing::{send, MissingRule};
-use crate::split::byte_codes::{ByteCodes, Coded};
+use crate::routing::{send, MissingRule, Values};
+use crate::split::byte_codes::{code_at, ByteCodes, Coded};
 use crate::tree::{NodeId, NodeKind, Tree};
 
 /// How a row missing the tested value is shared among the children.
@@ -185,9 +186,11 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
         let mut sets: Vec<RowSet> = vec![Vec::new(); n];
         let mut known = vec![0.0; n];
         let mut missing: RowSet = Vec::new();
+        // The weight of the missing rows, summed across the segments in their order.
+        let mut missing_weight = 0.0;
         for seg in set {
-            let bounds = self.partition(&kind, &rule, n, seg);
-            for (k, b) in bounds.windows(2).enumerate() {
+            let (bounds, sums) = self.partition(&kind, &rule, n, seg, &mut missing_weight);
+            for (k, (b, &sum)) in bounds.windows(2).zip(&sums).enumerate() {
                 let &[start, end] = b else { continue };
                 if end <= start {
                     continue;
@@ -199,7 +202,7 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
                 };
                 if k < n {
                     if let (Some(s), Some(w)) = (sets.get_mut(k), known.get_mut(k)) {
-                        *w += self.entries(&[part]).map(|(_, w)| w).sum::<f64>();
+                        *w += sum;
                         s.push(part);
                     }
                 } else {
@@ -221,31 +224,65 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
                 }));
             }
         }
-        let missing_weight = self.entries(&missing).map(|(_, w)| w).sum();
         (sets, f, missing_weight)
     }
 
     /// Reorders the entries of `seg` by child (a counting sort; a missing value routed by the
     /// node's rule, as prediction routes it), the rows left to C4.5's fractions last; returns
-    /// the `n + 2` bounds of the parts.
+    /// the `n + 2` bounds of the parts and the `n + 1` parts' weights (each entry's weight ×
+    /// scale, summed in the parts' order), the last also added to `missing`, which carries
+    /// the sum across segments as one sum over all of them.
     fn partition(
         &mut self,
         kind: &NodeKind<'_>,
         rule: &MissingRule<'_>,
         n: usize,
         seg: &Seg,
-    ) -> Vec<usize> {
+        missing: &mut f64,
+    ) -> (Vec<usize>, Vec<f64>) {
         let values = Coded {
             columns: self.columns,
             bytes: Some(&self.bytes),
         };
         let rows = seg.of(&self.row);
         self.bucket.clear();
-        self.bucket.extend(rows.iter().map(|&r| {
+        // No child: C4.5's fractions.
+        let unsent = rule.child.filter(|&c| c < n).unwrap_or(n);
+        let plain = rule.surrogates.feature.is_empty();
+        let generic = |kind: &NodeKind<'_>, r: u32| {
             send(kind, || *rule, &values, r as usize)
                 .filter(|&c| c < n)
-                .unwrap_or(n) // no child: C4.5's fractions
-        }));
+                .unwrap_or(n)
+        };
+        // The common tests read their column directly, not through a lookup per row (as
+        // `send` routes them: a missing value to the rule's child, a child past the node's to
+        // the fractions).
+        let sent = |c: usize| if c < n { c } else { n };
+        let column = match *kind {
+            NodeKind::Numeric { feature, .. } if plain => values.numeric_column(feature),
+            _ => None,
+        };
+        match (*kind, column) {
+            (NodeKind::Numeric { threshold, .. }, Some(column)) => {
+                with_numbers!(column, |v| self.bucket.extend(rows.iter().map(|&r| {
+                    match v.get(r as usize) {
+                        Some(x) if !x.is_nan() => sent(usize::from(x > threshold)),
+                        _ => unsent,
+                    }
+                })))
+            }
+            (NodeKind::Multiway { feature }, _) if plain => {
+                let bytes = self.bytes.column(feature);
+                self.bucket.extend(rows.iter().map(|&r| {
+                    let code = match bytes {
+                        Some(bytes) => code_at(bytes, r as usize),
+                        None => values.code(feature, r as usize),
+                    };
+                    code.map_or(unsent, |c| sent(c as usize))
+                }));
+            }
+            _ => self.bucket.extend(rows.iter().map(|&r| generic(kind, r))),
+        }
         let mut bounds = vec![0usize; n + 2];
         for &b in &self.bucket {
             if let Some(c) = bounds.get_mut(b + 1) {
@@ -262,12 +299,17 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
         self.scratch.clear();
         self.scratch.resize(self.bucket.len(), (0, 0.0));
         let weights = seg.of(&self.weight);
+        let mut sums = vec![0.0; n + 1];
         for ((&b, &r), &w) in self.bucket.iter().zip(rows).zip(weights) {
-            if let Some(slot) = next.get_mut(b) {
+            if let (Some(slot), Some(sum)) = (next.get_mut(b), sums.get_mut(b)) {
                 if let Some(dst) = self.scratch.get_mut(*slot) {
                     *dst = (r, w);
                 }
                 *slot += 1;
+                *sum += w * seg.scale;
+                if b == n {
+                    *missing += w * seg.scale;
+                }
             }
         }
         if let (Some(rows), Some(weights)) = (
@@ -279,7 +321,7 @@ impl<'a, 'd> RoutedRows<'a, 'd> {
                 *w = sw;
             }
         }
-        bounds
+        (bounds, sums)
     }
 }
 
