@@ -187,6 +187,8 @@ def target_values(y: Any, n_rows: int) -> NDArray[Any]:
         raise ValueError(f"y has {len(values)} values but X has {n_rows} rows")
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values)
+    elif values.dtype.kind == "O" and isinstance(y, pl.Series) and y.dtype != pl.Object:
+        bad = y.is_null().to_numpy()  # labels of text or categories: only nulls are missing
     elif values.dtype.kind == "O":
         bad = np.fromiter((v is None or v != v for v in values), bool, len(values))
     else:
