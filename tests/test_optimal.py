@@ -324,16 +324,20 @@ def test_too_many_categories_names_the_limit():
 
 
 @pytest.mark.parametrize(
-    ("n", "depth", "flat"), [(400, 3, False), (8000, 2, False), (20000, 2, True)]
+    ("n", "depth", "kind"),
+    [(400, 3, "product"), (120, 4, "noisy"), (8000, 2, "product"), (20000, 2, "flat")],
 )
-def test_threads_do_not_change_the_tree(n, depth, flat):
-    """Scans of large nodes split their columns among threads, boxes their root columns, and
-    the sweep of a flat node (class one column's test: every root nearly as good) its two
-    sides; the tree is the same."""
+def test_threads_do_not_change_the_tree(n, depth, kind):
+    """Scans of large nodes split their columns among threads, boxes their root columns, the
+    sweep of a flat node (class one column's test: every root nearly as good) its two sides,
+    and a root of depth three or more its columns in rounds (a noisy class: the incumbent
+    moves from round to round); the tree is the same."""
     rng = np.random.default_rng(7)
     X = rng.normal(size=(n, 6))
-    if flat:
+    if kind == "flat":
         y = ((X[:, 2] > 0.5) ^ (rng.random(n) < 0.05)).astype(int)
+    elif kind == "noisy":
+        y = ((X[:, 0] * X[:, 3] > 0.1) ^ (rng.random(n) < 0.15)).astype(int)
     else:
         y = (X[:, 0] * X[:, 3] > 0.1).astype(int)
     one = DecisionTreeClassifier(algorithm="optimal", max_depth=depth, n_jobs=1).fit(X, y)

@@ -6,6 +6,11 @@
 //! probability about 2⁻¹²⁸, far below any hardware error rate, so the cache stores no row
 //! lists. An entry keeps the best lower bound proven for the set at a depth and leaf budget
 //! and the best tree found, which is optimal once its cost meets the bound.
+//!
+//! A cache may be opened as a layer over another ([`Cache::layer`]): it reads through to the
+//! other, which nobody writes meanwhile, and keeps what it learns to itself until it is
+//! absorbed. The root's columns searched side by side each work in a layer, so what one
+//! learns reaches the others only where the search order says, whatever the threads.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -63,6 +68,19 @@ pub(crate) struct Known {
     pub best: Option<(f64, Arc<Sol>)>,
 }
 
+impl Known {
+    /// Learns `other` as well: the larger bound and the cheaper tree (the one known first
+    /// on a tie).
+    fn learn(&mut self, other: Known) {
+        self.lower = self.lower.max(other.lower);
+        if let Some((cost, sol)) = other.best {
+            if self.best.as_ref().is_none_or(|(c, _)| cost < *c) {
+                self.best = Some((cost, sol));
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Key {
     set: SetHash,
@@ -75,14 +93,36 @@ struct Key {
 /// (each entry is a few dozen bytes and a small tree).
 const MAX_ENTRIES: usize = 1 << 22;
 
-/// The cache of one fit. A mutex, not a map per thread: only the search thread uses it
-/// (threads work inside one subproblem's scans), so it is never contended.
+/// The cache of one fit, or a layer of it. A mutex, not a map per thread: a layer has one
+/// search thread (other threads work inside its subproblems' scans), and its base is only
+/// read meanwhile, so neither is contended much.
 #[derive(Debug, Default)]
-pub(crate) struct Cache {
+pub(crate) struct Cache<'b> {
     map: Mutex<HashMap<Key, Known>>,
+    /// What this layer reads through to.
+    base: Option<&'b Cache<'b>>,
 }
 
-impl Cache {
+impl Cache<'_> {
+    /// A layer over this cache, which must not be written until the layer is absorbed.
+    pub(crate) fn layer(&self) -> Cache<'_> {
+        Cache {
+            map: Mutex::default(),
+            base: Some(self),
+        }
+    }
+
+    /// Learns what `layer` (opened over this cache) learned.
+    pub(crate) fn absorb(&self, layer: Cache<'_>) {
+        let learned = layer
+            .map
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (key, known) in learned {
+            self.put_key(key, known);
+        }
+    }
+
     fn key(set: SetHash, rows: usize, depth: usize, leaves: usize) -> Key {
         Key {
             set,
@@ -99,24 +139,35 @@ impl Cache {
         depth: usize,
         leaves: usize,
     ) -> Option<Known> {
+        self.get_key(&Self::key(set, rows, depth, leaves))
+    }
+
+    /// What this layer learned of `key`, over what its base knows.
+    fn get_key(&self, key: &Key) -> Option<Known> {
+        let below = self.base.and_then(|b| b.get_key(key));
         // Poisoned only by a panic, which the core does not raise: go on rather than panic too.
         let map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
-        map.get(&Self::key(set, rows, depth, leaves)).cloned()
+        let own = map.get(key).cloned();
+        match (below, own) {
+            (Some(mut below), Some(own)) => {
+                below.learn(own);
+                Some(below)
+            }
+            (below, own) => own.or(below),
+        }
     }
 
     /// Records a bound and a tree: the larger bound and the cheaper tree are kept. Nothing is
     /// recorded once the cache is full or its memory cannot be had.
     pub(crate) fn put(&self, set: SetHash, rows: usize, depth: usize, leaves: usize, known: Known) {
+        self.put_key(Self::key(set, rows, depth, leaves), known);
+    }
+
+    fn put_key(&self, key: Key, known: Known) {
         // Poisoned only by a panic, which the core does not raise: go on rather than panic too.
         let mut map = self.map.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = Self::key(set, rows, depth, leaves);
         if let Some(old) = map.get_mut(&key) {
-            old.lower = old.lower.max(known.lower);
-            if let Some((cost, sol)) = known.best {
-                if old.best.as_ref().is_none_or(|(c, _)| cost < *c) {
-                    old.best = Some((cost, sol));
-                }
-            }
+            old.learn(known);
             return;
         }
         if map.len() >= MAX_ENTRIES || map.try_reserve(1).is_err() {
@@ -176,5 +227,27 @@ mod tests {
         assert_eq!(k.best.unwrap().0, 3.0);
         assert!(c.get(h, 4, 3, 4).is_none());
         assert_eq!(c.len(), 1);
+    }
+
+    #[test]
+    fn a_layer_reads_through_and_keeps_to_itself_until_absorbed() {
+        let known = |lower: f64, cost: f64| Known {
+            lower,
+            best: Some((cost, Arc::new(Sol::leaf()))),
+        };
+        let c = Cache::default();
+        let (a, b) = (RowKeys.of(0..4), RowKeys.of(4..8));
+        c.put(a, 4, 2, 4, known(1.0, 3.0));
+        let layer = c.layer();
+        layer.put(a, 4, 2, 4, known(2.0, 5.0));
+        layer.put(b, 4, 2, 4, known(0.5, 0.5));
+        let k = layer.get(a, 4, 2, 4).unwrap();
+        assert_eq!((k.lower, k.best.unwrap().0), (2.0, 3.0));
+        assert!(c.get(b, 4, 2, 4).is_none());
+        assert_eq!(c.get(a, 4, 2, 4).unwrap().lower, 1.0);
+        c.absorb(layer);
+        assert_eq!(c.get(a, 4, 2, 4).unwrap().lower, 2.0);
+        assert_eq!(c.get(b, 4, 2, 4).unwrap().best.unwrap().0, 0.5);
+        assert_eq!(c.len(), 2);
     }
 }

@@ -74,6 +74,17 @@ impl Incumbent {
     pub(crate) fn lower(&self) -> f64 {
         self.floor.min(self.cost)
     }
+
+    /// The same incumbent, for a search of other candidates to [`join`](Self::join) later.
+    pub(crate) fn fork(&self) -> Incumbent {
+        Incumbent::new(self.ub, self.cost, self.sol.clone(), self.tol)
+    }
+
+    /// Takes what a [`fork`](Self::fork) found and proved; this incumbent wins a tie.
+    pub(crate) fn join(&mut self, other: Incumbent) {
+        self.offer(other.cost, || other.sol);
+        self.close(other.floor);
+    }
 }
 
 /// What evaluating a split proved: per leaf-budget allocation of the split (left leaves,

@@ -15,6 +15,8 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::binary::{self, Binary, Similar};
 use super::boxes::{root_boxes, RootBox};
 use super::cache::{Cache, Known, RowKeys};
@@ -42,11 +44,29 @@ pub(crate) struct Ctx<'a, L: Loss> {
     pub tol: f64,
     pub keys: RowKeys,
     pub control: &'a Control,
-    pub cache: Cache,
+    pub cache: Cache<'a>,
     /// Scans may split their columns among the threads of the current pool.
     pub parallel: bool,
     /// The binary features, when every column is one: counted as such.
     pub binary: Option<Binary>,
+}
+
+impl<L: Loss> Ctx<'_, L> {
+    /// This context with its cache in a layer of its own ([`Cache::layer`]), for a search
+    /// that has no binary features.
+    fn layer(&self) -> Ctx<'_, L> {
+        Ctx {
+            columns: self.columns,
+            loss: self.loss,
+            alpha: self.alpha,
+            tol: self.tol,
+            keys: self.keys,
+            control: self.control,
+            cache: self.cache.layer(),
+            parallel: self.parallel,
+            binary: None,
+        }
+    }
 }
 
 /// A subproblem under search: its node, the loss at its rows and the budgets its root
@@ -92,10 +112,11 @@ pub(crate) fn solve<L: Loss>(
     floor: f64,
     side: &mut [u8],
 ) -> Outcome {
-    solve_from(ctx, node, depth, leaves, ub, floor, None, side)
+    solve_from(ctx, node, depth, leaves, ub, floor, None, false, side)
 }
 
-/// [`solve`], with `seed` (a tree and its cost) as the first incumbent.
+/// [`solve`], with `seed` (a tree and its cost) as the first incumbent; `root`: the fit's
+/// root, whose columns are searched in rounds ([`search_rounds`]).
 #[allow(clippy::too_many_arguments)]
 fn solve_from<L: Loss>(
     ctx: &Ctx<'_, L>,
@@ -105,6 +126,7 @@ fn solve_from<L: Loss>(
     ub: f64,
     floor: f64,
     seed: Option<(f64, Sol)>,
+    root: bool,
     side: &mut [u8],
 ) -> Outcome {
     let leaves = leaves.min(1usize << depth.min(16));
@@ -244,6 +266,10 @@ fn solve_from<L: Loss>(
             deep.push(deep_within(&sub, c, probe, &mut inc, side));
         }
     }
+    if root && depth >= 3 && deep.is_empty() && similar.is_none() {
+        search_rounds(&sub, &order, &by_column, split_floor, &mut inc, side.len());
+        return store(ctx, node, depth, leaves, inc, known);
+    }
     for (k, &c) in order.iter().enumerate() {
         if ctx.control.stopped() {
             // The columns not searched are bounded by their runs, else only by the floor.
@@ -270,6 +296,65 @@ fn solve_from<L: Loss>(
         search_column(&sub, c, probe, &mut inc, side);
     }
     store(ctx, node, depth, leaves, inc, known)
+}
+
+/// Columns of the fit's root searched side by side, after the first.
+const ROUND: usize = 3;
+
+/// Searches the root's columns `order` ([`search_column`]): the first alone, then the others
+/// in rounds of [`ROUND`]. Each column of a round starts from the incumbent and the cache as
+/// they stood when the round began, in a cache layer of its own, and the round's findings
+/// are taken in column order, so the columns of a round can be searched on as many threads as
+/// there are and the tree is the same on any number. The root's columns take most of a deep
+/// search's time (diabetes at depth four: 5 to 15 s each of 72 s on one thread), and the
+/// incumbent moves most in the first column (the best single split's, which often holds the
+/// optimum: a round of columns under the greedy tree's cost took breast cancer at depth four
+/// from 0.8 to 2.9 s). `n_rows`: the training rows.
+fn search_rounds<L: Loss>(
+    sub: &Sub<'_, '_, L>,
+    order: &[usize],
+    by_column: &[Option<(f64, Test)>],
+    split_floor: f64,
+    inc: &mut Incumbent,
+    n_rows: usize,
+) {
+    let ctx = sub.ctx;
+    let (first, rest) = order.split_at(order.len().min(1));
+    for round in std::iter::once(first).chain(rest.chunks(ROUND)) {
+        if ctx.control.stopped() {
+            inc.close(split_floor);
+            return;
+        }
+        let found: Vec<Option<(Incumbent, Cache<'_>)>> = round
+            .par_iter()
+            .map(|&c| {
+                let mut side = ctx.control.filled(n_rows, 0u8)?;
+                let layer = ctx.layer();
+                let mut own = inc.fork();
+                let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
+                search_column(
+                    &Sub {
+                        ctx: &layer,
+                        ..*sub
+                    },
+                    c,
+                    probe,
+                    &mut own,
+                    &mut side,
+                );
+                Some((own, layer.cache))
+            })
+            .collect();
+        for f in found {
+            // None: the memory ran out (recorded in the control, which stops the fit).
+            let Some((own, cache)) = f else {
+                inc.close(split_floor);
+                return;
+            };
+            inc.join(own);
+            ctx.cache.absorb(cache);
+        }
+    }
 }
 
 /// The outcome of a finished search; `known` is a lower bound proven earlier.
@@ -738,6 +823,7 @@ pub(crate) fn solve_root<L: Loss>(
         f64::INFINITY,
         0.0,
         seed,
+        true,
         &mut side,
     ))
 }
