@@ -257,43 +257,72 @@ fn solve_from<L: Loss>(
         .binary
         .as_ref()
         .and_then(|b| b.similar(node, &loss, ctx.control));
+    let probe = |c: usize| by_column.get(c).copied().flatten().map(|(_, t)| t);
+    // The fit's root searches its columns in rounds ([`in_rounds`]).
+    let rounds = root && depth >= 3 && similar.is_none();
     // A deep subproblem on a large node bounds every ordering's runs of thresholds first
     // ([`super::roots`]), so that the columns a stopped search did not reach keep a bound.
     let mut deep: Vec<Option<Deep>> = Vec::new();
     if similar.is_none() && roots::applies(node.len(), depth) {
-        for &c in &order {
-            let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
-            deep.push(deep_within(&sub, c, probe, &mut inc, side));
-        }
-    }
-    if root && depth >= 3 && deep.is_empty() && similar.is_none() {
-        search_rounds(&sub, &order, &by_column, split_floor, &mut inc, side.len());
-        return store(ctx, node, depth, leaves, inc, known);
-    }
-    for (k, &c) in order.iter().enumerate() {
-        if ctx.control.stopped() {
-            // The columns not searched are bounded by their runs, else only by the floor.
-            for d in deep.iter().skip(k) {
-                inc.close(
-                    d.as_ref()
-                        .map_or(split_floor, |d| d.least().max(split_floor)), // no runs
-                );
+        deep = if rounds {
+            in_rounds(
+                &sub,
+                order.len(),
+                &mut inc,
+                side.len(),
+                |sub, k, inc, side| {
+                    let c = order.get(k).copied().unwrap_or(0); // k < order.len()
+                    deep_within(sub, c, probe(c), inc, side)
+                },
+            )
+        } else {
+            let mut deep = Vec::with_capacity(order.len());
+            for &c in &order {
+                deep.push(deep_within(&sub, c, probe(c), &mut inc, side));
             }
-            if deep.len() <= k {
-                inc.close(split_floor);
+            deep
+        };
+    }
+    let searched = if rounds {
+        in_rounds(
+            &sub,
+            order.len(),
+            &mut inc,
+            side.len(),
+            |sub, k, inc, side| {
+                let c = order.get(k).copied().unwrap_or(0); // k < order.len()
+                match deep.get(k).and_then(Option::as_ref) {
+                    Some(d) => {
+                        search_thresholds(sub, c, &d.positions, d.first, &d.within, inc, side)
+                    }
+                    None => search_column(sub, c, probe(c), inc, side),
+                }
+            },
+        )
+        .len()
+    } else {
+        let mut searched = 0;
+        for (k, &c) in order.iter().enumerate() {
+            if ctx.control.stopped() {
+                break;
             }
-            break;
+            if let Some(d) = deep.get_mut(k).and_then(Option::take) {
+                search_thresholds(&sub, c, &d.positions, d.first, &d.within, &mut inc, side);
+            } else if let Some(similar) = similar.as_mut() {
+                binary_root(&sub, similar, c, &mut inc, side);
+            } else {
+                search_column(&sub, c, probe(c), &mut inc, side);
+            }
+            searched += 1;
         }
-        if let Some(d) = deep.get_mut(k).and_then(Option::take) {
-            search_thresholds(&sub, c, &d.positions, d.first, &d.within, &mut inc, side);
-            continue;
+        searched
+    };
+    if searched < order.len() {
+        // Stopped: the columns not searched are bounded by their runs, else by the floor.
+        for k in searched..order.len() {
+            let runs = deep.get(k).and_then(Option::as_ref).map(Deep::least);
+            inc.close(runs.map_or(split_floor, |least| least.max(split_floor)));
         }
-        if let Some(similar) = similar.as_mut() {
-            binary_root(&sub, similar, c, &mut inc, side);
-            continue;
-        }
-        let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
-        search_column(&sub, c, probe, &mut inc, side);
     }
     store(ctx, node, depth, leaves, inc, known)
 }
@@ -301,60 +330,64 @@ fn solve_from<L: Loss>(
 /// Columns of the fit's root searched side by side, after the first.
 const ROUND: usize = 3;
 
-/// Searches the root's columns `order` ([`search_column`]): the first alone, then the others
-/// in rounds of [`ROUND`]. Each column of a round starts from the incumbent and the cache as
-/// they stood when the round began, in a cache layer of its own, and the round's findings
-/// are taken in column order, so the columns of a round can be searched on as many threads as
-/// there are and the tree is the same on any number. The root's columns take most of a deep
-/// search's time (diabetes at depth four: 5 to 15 s each of 72 s on one thread), and the
-/// incumbent moves most in the first column (the best single split's, which often holds the
-/// optimum: a round of columns under the greedy tree's cost took breast cancer at depth four
-/// from 0.8 to 2.9 s). `n_rows`: the training rows.
-fn search_rounds<L: Loss>(
+/// Runs `search` (of a subproblem, the `k`-th of `columns` columns in the search's order, an
+/// incumbent and one byte of scratch per training row) on each column of the fit's root: the
+/// first alone, then the others in rounds of [`ROUND`]. Each column of a round starts from
+/// the incumbent and the cache as they stood when the round began, in a cache layer of its
+/// own, and the round's findings are taken in column order, so the columns of a round can be
+/// searched on as many threads as there are and the tree is the same on any number. The
+/// root's columns take most of a deep search's time (diabetes at depth four: 5 to 15 s each
+/// of 72 s on one thread), and the incumbent moves most in the first column (the best single
+/// split's, which often holds the optimum: a round of columns under the greedy tree's cost
+/// took breast cancer at depth four from 0.8 to 2.9 s). Returns what `search` returned for
+/// the columns searched before the fit was stopped (or the memory ran out, recorded in the
+/// control). `n_rows`: the training rows.
+fn in_rounds<L: Loss, T: Send>(
     sub: &Sub<'_, '_, L>,
-    order: &[usize],
-    by_column: &[Option<(f64, Test)>],
-    split_floor: f64,
+    columns: usize,
     inc: &mut Incumbent,
     n_rows: usize,
-) {
+    search: impl Fn(&Sub<'_, '_, L>, usize, &mut Incumbent, &mut [u8]) -> T + Sync,
+) -> Vec<T> {
     let ctx = sub.ctx;
-    let (first, rest) = order.split_at(order.len().min(1));
-    for round in std::iter::once(first).chain(rest.chunks(ROUND)) {
+    let mut found = Vec::with_capacity(columns);
+    let rounds = std::iter::once(0..columns.min(1)).chain(
+        (1..columns)
+            .step_by(ROUND)
+            .map(|k| k..columns.min(k + ROUND)),
+    );
+    for round in rounds {
         if ctx.control.stopped() {
-            inc.close(split_floor);
-            return;
+            break;
         }
-        let found: Vec<Option<(Incumbent, Cache<'_>)>> = round
-            .par_iter()
-            .map(|&c| {
+        let results: Vec<Option<(T, Incumbent, Cache<'_>)>> = round
+            .into_par_iter()
+            .map(|k| {
                 let mut side = ctx.control.filled(n_rows, 0u8)?;
                 let layer = ctx.layer();
                 let mut own = inc.fork();
-                let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
-                search_column(
+                let out = search(
                     &Sub {
                         ctx: &layer,
                         ..*sub
                     },
-                    c,
-                    probe,
+                    k,
                     &mut own,
                     &mut side,
                 );
-                Some((own, layer.cache))
+                Some((out, own, layer.cache))
             })
             .collect();
-        for f in found {
-            // None: the memory ran out (recorded in the control, which stops the fit).
-            let Some((own, cache)) = f else {
-                inc.close(split_floor);
-                return;
+        for r in results {
+            let Some((out, own, cache)) = r else {
+                return found;
             };
             inc.join(own);
             ctx.cache.absorb(cache);
+            found.push(out);
         }
     }
+    found
 }
 
 /// The outcome of a finished search; `known` is a lower bound proven earlier.
