@@ -116,7 +116,7 @@ pub(crate) fn solve<L: Loss>(
 }
 
 /// [`solve`], with `seed` (a tree and its cost) as the first incumbent; `root`: the fit's
-/// root, whose columns are searched in rounds ([`search_rounds`]).
+/// root, whose columns are searched in rounds ([`in_rounds`]).
 #[allow(clippy::too_many_arguments)]
 fn solve_from<L: Loss>(
     ctx: &Ctx<'_, L>,
@@ -259,7 +259,7 @@ fn solve_from<L: Loss>(
         .and_then(|b| b.similar(node, &loss, ctx.control));
     let probe = |c: usize| by_column.get(c).copied().flatten().map(|(_, t)| t);
     // The fit's root searches its columns in rounds ([`in_rounds`]).
-    let rounds = root && depth >= 3 && similar.is_none();
+    let rounds = root && depth >= 3 && ctx.binary.is_none();
     // A deep subproblem on a large node bounds every ordering's runs of thresholds first
     // ([`super::roots`]), so that the columns a stopped search did not reach keep a bound.
     let mut deep: Vec<Option<Deep>> = Vec::new();
