@@ -267,13 +267,10 @@ fn solve_from<L: Loss>(
         deep = if rounds {
             in_rounds(
                 &sub,
-                order.len(),
+                &order,
                 &mut inc,
                 side.len(),
-                |sub, k, inc, side| {
-                    let c = order.get(k).copied().unwrap_or(0); // k < order.len()
-                    deep_within(sub, c, probe(c), inc, side)
-                },
+                |sub, _, c, inc, side| deep_within(sub, c, probe(c), inc, side),
             )
         } else {
             let mut deep = Vec::with_capacity(order.len());
@@ -286,17 +283,12 @@ fn solve_from<L: Loss>(
     let searched = if rounds {
         in_rounds(
             &sub,
-            order.len(),
+            &order,
             &mut inc,
             side.len(),
-            |sub, k, inc, side| {
-                let c = order.get(k).copied().unwrap_or(0); // k < order.len()
-                match deep.get(k).and_then(Option::as_ref) {
-                    Some(d) => {
-                        search_thresholds(sub, c, &d.positions, d.first, &d.within, inc, side)
-                    }
-                    None => search_column(sub, c, probe(c), inc, side),
-                }
+            |sub, k, c, inc, side| match deep.get(k).and_then(Option::as_ref) {
+                Some(d) => search_thresholds(sub, c, &d.positions, d.first, &d.within, inc, side),
+                None => search_column(sub, c, probe(c), inc, side),
             },
         )
         .len()
@@ -330,9 +322,9 @@ fn solve_from<L: Loss>(
 /// Columns of the fit's root searched side by side, after the first.
 const ROUND: usize = 3;
 
-/// Runs `search` (of a subproblem, the `k`-th of `columns` columns in the search's order, an
-/// incumbent and one byte of scratch per training row) on each column of the fit's root: the
-/// first alone, then the others in rounds of [`ROUND`]. Each column of a round starts from
+/// Runs `search` (of a subproblem, a column's place `k` in `order` and the column, an
+/// incumbent and one byte of scratch per training row) on each column of the fit's root, in
+/// the search's `order`: the first alone, then the others in rounds of [`ROUND`]. Each column of a round starts from
 /// the incumbent and the cache as they stood when the round began, in a cache layer of its
 /// own, and the round's findings are taken in column order, so the columns of a round can be
 /// searched on as many threads as there are and the tree is the same on any number. The
@@ -344,12 +336,13 @@ const ROUND: usize = 3;
 /// control). `n_rows`: the training rows.
 fn in_rounds<L: Loss, T: Send>(
     sub: &Sub<'_, '_, L>,
-    columns: usize,
+    order: &[usize],
     inc: &mut Incumbent,
     n_rows: usize,
-    search: impl Fn(&Sub<'_, '_, L>, usize, &mut Incumbent, &mut [u8]) -> T + Sync,
+    search: impl Fn(&Sub<'_, '_, L>, usize, usize, &mut Incumbent, &mut [u8]) -> T + Sync,
 ) -> Vec<T> {
     let ctx = sub.ctx;
+    let columns = order.len();
     let mut found = Vec::with_capacity(columns);
     let rounds = std::iter::once(0..columns.min(1)).chain(
         (1..columns)
@@ -363,6 +356,7 @@ fn in_rounds<L: Loss, T: Send>(
         let results: Vec<Option<(T, Incumbent, Cache<'_>)>> = round
             .into_par_iter()
             .map(|k| {
+                let c = *order.get(k)?; // k < columns
                 let mut side = ctx.control.filled(n_rows, 0u8)?;
                 let layer = ctx.layer();
                 let mut own = inc.fork();
@@ -372,6 +366,7 @@ fn in_rounds<L: Loss, T: Send>(
                         ..*sub
                     },
                     k,
+                    c,
                     &mut own,
                     &mut side,
                 );
