@@ -287,6 +287,8 @@ def test_partitions_are_read_twice_then_kept_binned(client, tmp_path):
 def test_a_worker_lost_with_binned_partitions(client, tmp_path, monkeypatch):
     # The worker process holding the most binned partitions (held nowhere else) is killed
     # after a few passes: Dask bins them again from the source, and the model is the same.
+    # Until the partitions are in memory, or while each is held by both workers (a loaded
+    # machine lets Dask copy them), none would be lost: the kill waits for a later pass.
     params = dict(missing="learned", max_depth=5)
     expected, counted = _classified(params, _counted, str(tmp_path))
     sums = quercus.dask._Passes._sums
@@ -294,12 +296,13 @@ def test_a_worker_lost_with_binned_partitions(client, tmp_path, monkeypatch):
 
     def kill_then_sum(self, fit, batches):
         calls.append(fit.passes)
-        if len(calls) == 3:
+        if len(calls) >= 3 and not lost:
             pids = client.run(os.getpid)
             sole = [w[0] for w in client.who_has(batches).values() if len(w) == 1]
-            victim = max(set(sole), key=sole.count)
-            lost.extend(w for w in sole if w == victim)
-            os.kill(pids[victim], signal.SIGKILL)
+            if sole:
+                victim = max(set(sole), key=sole.count)
+                lost.extend(w for w in sole if w == victim)
+                os.kill(pids[victim], signal.SIGKILL)
         return sums(self, fit, batches)
 
     monkeypatch.setattr(quercus.dask._Passes, "_sums", kill_then_sum)
