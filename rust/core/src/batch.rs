@@ -210,7 +210,7 @@ impl<'t> Predictor<'t> {
             return src.scan(0..n, &mut []).map(|_| out);
         }
         let flat = (n >= LANES && n.saturating_mul(NODES_PER_ROW) >= self.tree.n_nodes())
-            .then(|| Flat::new(self.tree, output));
+            .then(|| Flat::new(self.tree, output, S::NARROW));
         let walk = Walk {
             tree: self.tree,
             flat: flat.as_ref(),
@@ -349,8 +349,16 @@ impl Source for Csr<'_> {
 /// The compact walk's reads of a chunk of rows (the hot loop's). A row past the chunk's (a
 /// short group's spare lane) may be read: any value comes back, never a panic.
 trait Read {
+    /// Whether the numeric values are float32, read by [`Read::x32`] and compared with
+    /// float32 thresholds.
+    const NARROW: bool = false;
     /// Feature `f` of `row`, where `f` is a numeric feature of the tree.
     fn x(&self, row: usize, f: usize) -> f64;
+    /// [`Read::x`] as the float32 it is, where [`Read::NARROW`].
+    #[inline]
+    fn x32(&self, row: usize, f: usize) -> f32 {
+        self.x(row, f) as f32
+    }
     /// The category code of `row` in feature `f`, where `f` is a categorical feature of the
     /// tree: [`Values::code`], read without a match on the column per call where possible.
     fn code_at(&self, row: usize, f: usize) -> Option<u32>;
@@ -365,6 +373,8 @@ trait Read {
 /// Prediction input as the walks read it: the general routing through [`Values`], the
 /// compact walk through a chunk's [`Read`]er.
 trait Source: Values + Sync {
+    /// Its reader's [`Read::NARROW`], for the layout built before any reader is.
+    const NARROW: bool = false;
     /// What a block keeps of a chunk's rows for its reader (nothing for input read in place).
     type Staged: Default;
     type Reader<'s>: Read
@@ -414,9 +424,16 @@ macro_rules! in_place {
 use in_place;
 
 impl<R: Read> Read for &R {
+    const NARROW: bool = R::NARROW;
+
     #[inline]
     fn x(&self, row: usize, f: usize) -> f64 {
         (**self).x(row, f)
+    }
+
+    #[inline]
+    fn x32(&self, row: usize, f: usize) -> f32 {
+        (**self).x32(row, f)
     }
 
     #[inline]
@@ -557,14 +574,21 @@ impl<'a, T: Real, const ROW_MAJOR: bool> Dense<'a, T, ROW_MAJOR> {
     }
 
     #[inline]
-    fn at(&self, row: usize, f: usize) -> f64 {
+    fn index(&self, row: usize, f: usize) -> usize {
         let m = &self.m;
-        let i = if ROW_MAJOR {
+        if ROW_MAJOR {
             row * m.n_features + f
         } else {
             f * m.n_rows + row
-        };
-        m.values.get(i).map_or(f64::NAN, |x| x.to_f64()) // missing past the end ([`Read`])
+        }
+    }
+
+    #[inline]
+    fn at(&self, row: usize, f: usize) -> f64 {
+        self.m
+            .values
+            .get(self.index(row, f))
+            .map_or(f64::NAN, |x| x.to_f64()) // missing past the end ([`Read`])
     }
 }
 
@@ -596,9 +620,19 @@ impl<T: Real, const ROW_MAJOR: bool> Values for Dense<'_, T, ROW_MAJOR> {
 }
 
 impl<T: Real, const ROW_MAJOR: bool> Read for Dense<'_, T, ROW_MAJOR> {
+    const NARROW: bool = T::IS_F32;
+
     #[inline]
     fn x(&self, row: usize, f: usize) -> f64 {
         self.at(row, f)
+    }
+
+    #[inline]
+    fn x32(&self, row: usize, f: usize) -> f32 {
+        self.m
+            .values
+            .get(self.index(row, f))
+            .map_or(f32::NAN, |x| x.to_f32()) // missing past the end ([`Read`])
     }
 
     #[inline]
@@ -608,6 +642,7 @@ impl<T: Real, const ROW_MAJOR: bool> Read for Dense<'_, T, ROW_MAJOR> {
 }
 
 impl<'a, T: Real, const ROW_MAJOR: bool> Source for Dense<'a, T, ROW_MAJOR> {
+    const NARROW: bool = T::IS_F32;
     in_place!();
 
     fn n_rows(&self) -> usize {
@@ -1288,6 +1323,59 @@ mod tests {
         }
     }
 
+    /// Float32 rows are compared with float32 thresholds: a fully grown tree cuts between
+    /// adjacent float32s of every magnitude (each threshold a float64 midpoint no float32
+    /// holds), and rows of exactly those values, and NaN, predict from a float32 matrix as
+    /// their float64 column does, with every missing-value rule.
+    #[test]
+    fn float32_rows_meet_thresholds_between_adjacent_float32s() {
+        let bases = [
+            -3.0e38f32,
+            -2.5,
+            -1e-30,
+            0.0,
+            1e-38,
+            0.1,
+            1.0,
+            3.7,
+            16_777_216.0,
+            1e5,
+            3.0e38,
+        ];
+        let mut values: Vec<f64> = bases
+            .iter()
+            .flat_map(|&b| [b.next_down(), b, b.next_up()])
+            .map(f64::from)
+            .collect();
+        values.sort_by(f64::total_cmp);
+        values.dedup();
+        let classes: Vec<u32> = (0..values.len() as u32).map(|i| i % 2).collect();
+        let target = Target::Classes {
+            codes: &classes,
+            n_classes: 2,
+        };
+        let weights = vec![1.0; values.len()];
+        let mut rows = values.clone();
+        rows.extend([f64::NAN, 0.0, -0.0]);
+        let narrow: Vec<f32> = rows.iter().map(|&x| x as f32).collect();
+        let n = rows.len();
+        // Enough rows for the compact walk (one per sixteen nodes at the least).
+        let rows: Vec<f64> = rows.repeat(8);
+        let narrow: Vec<f32> = narrow.repeat(8);
+        let test = Dataset::new(vec![Column::numeric(&rows)]).expect("a column");
+        for missing in STRATEGIES {
+            let params = TreeParams {
+                missing,
+                ..TreeParams::default()
+            };
+            let train = Dataset::new(vec![Column::numeric(&values)]).expect("a column");
+            let tree = crate::grow(&train, &target, &weights, &params).expect("a tree");
+            assert_eq!(tree.n_leaves(), values.len());
+            let small = Matrix::new(&narrow, 8 * n, 1, Order::RowMajor).expect("a matrix");
+            agrees(&tree, || PredictRows::F32(small), test.columns(), 8 * n);
+        }
+    }
+
     /// Numeric and categorical columns in one matrix, the categories as their codes (NaN
     /// for missing, unseen codes as they are), in either order, predict as the columns do,
     /// with every split kind and missing-value rule.
@@ -1743,7 +1831,7 @@ mod tests {
         ];
         for (nodes, layout) in layouts {
             let tree = random_tree(&mut rng, nodes);
-            assert_eq!(Flat::new(&tree, &Leaf).subsets(), layout);
+            assert_eq!(Flat::new(&tree, &Leaf, false).subsets(), layout);
             for nan in [true, false] {
                 every_reader_agrees(&tree, &mut rng, nan);
             }

@@ -13,7 +13,9 @@ use crate::tree::{NodeId, NodeKind, Side, SplitTag, Tree, NONE};
 /// order, so child 0 follows its parent (often in the same cache line): a row that passes the
 /// test goes to the next node, one that fails it to `right`. The top two bits of `feature`
 /// say what `test` holds (the rest is the feature):
-/// - [`NUMERIC`]: the bits of `threshold` in `x <= threshold`;
+/// - [`NUMERIC`]: the bits of `threshold` in `x <= threshold`: a float64, or for float32
+///   input ([`Flat::narrow`]) the largest float32 at most the threshold in the low half (a
+///   float32 is at most one exactly when it is at most the other: no value is widened);
 /// - [`ORDERED`]: `threshold` in `code <= threshold` (ordered categories);
 /// - [`SUBSET`]: where the node's bitsets start in [`Flat::left`] (low half) and the number
 ///   of categories (high half): child 0 holds the codes whose bit is set;
@@ -66,12 +68,16 @@ pub(super) const NO_NAN: u8 = 0;
 pub(super) const NAN_FOLDED: u8 = 1;
 pub(super) const NAN_STOPS: u8 = 2;
 
+/// A stay node's test: as a float64, a NaN; its low half as a float32, −∞. Either fails
+/// every number and NaN.
+const NEVER: u64 = 0xfff0_0000_ff80_0000;
+
 impl Node {
-    /// The node at position `at` that keeps every row: threshold −∞ fails every number (the
-    /// walks refuse infinities) and NaN, and `right` is the node itself.
+    /// The node at position `at` that keeps every row: its threshold fails every number and
+    /// NaN ([`NEVER`]), and `right` is the node itself.
     fn stay(at: u32) -> Node {
         Node {
-            test: f64::NEG_INFINITY.to_bits(),
+            test: NEVER,
             feature: 0,
             right: at,
         }
@@ -126,6 +132,9 @@ pub(super) struct Flat<T> {
     seen: Vec<u64>,
     /// [`Flat::step`]'s `SUBSETS` for this layout.
     subsets: u8,
+    /// Whether numeric thresholds are float32s, for a reader of float32 values
+    /// ([`Read::NARROW`]; a walk with another reader stops at the root).
+    narrow: bool,
     /// Whether some node is ordered or multiway (then a layout with subsets is [`MIXED`]).
     tables: bool,
     /// Multiway nodes' children by code.
@@ -145,7 +154,7 @@ pub(super) struct Flat<T> {
 }
 
 impl<T: Copy + Default> Flat<T> {
-    pub(super) fn new<O: Output<Item = T>>(tree: &Tree, output: &O) -> Self {
+    pub(super) fn new<O: Output<Item = T>>(tree: &Tree, output: &O, narrow: bool) -> Self {
         let n = tree.n_nodes();
         let mut ids = Vec::with_capacity(n);
         let mut position = vec![NONE; n];
@@ -166,6 +175,7 @@ impl<T: Copy + Default> Flat<T> {
             left: Vec::new(),
             seen: Vec::new(),
             subsets: NO_SUBSETS,
+            narrow,
             tables: false,
             children: Vec::new(),
             leaf: ids
@@ -271,7 +281,12 @@ impl<T: Copy + Default> Flat<T> {
                     && two
                     && !threshold.is_nan() =>
             {
-                Node::new(NUMERIC, feature, threshold.to_bits(), right)
+                let test = if self.narrow {
+                    u64::from(narrow_threshold(threshold).to_bits())
+                } else {
+                    threshold.to_bits()
+                };
+                Node::new(NUMERIC, feature, test, right)
             }
             NodeKind::Ordered { feature, threshold } if categorical(feature) && two => {
                 Node::new(ORDERED, feature, u64::from(threshold), right)
@@ -368,16 +383,28 @@ impl<T: Copy + Default> Flat<T> {
         }
     }
 
-    /// Whether numeric node `node` sends a row of value `x` to child 0 (a NaN: where its
-    /// [`NAN_LEFT`] bit says, unless `NANS` says there is none).
+    /// Whether numeric node `node` sends `row`'s value of feature `f` to child 0 (a NaN:
+    /// where its [`NAN_LEFT`] bit says, unless `NANS` says there is none), and whether the
+    /// value is NaN.
     #[inline]
-    fn numeric_left<const NANS: u8>(node: Node, x: f64) -> bool {
-        let below = x <= f64::from_bits(node.test);
+    fn numeric_left<R: Read, const NANS: u8>(
+        node: Node,
+        src: &R,
+        row: usize,
+        f: usize,
+    ) -> (bool, bool) {
+        let (below, nan) = if R::NARROW {
+            let x = src.x32(row, f);
+            (x <= f32::from_bits(node.test as u32), x.is_nan())
+        } else {
+            let x = src.x(row, f);
+            (x <= f64::from_bits(node.test), x.is_nan())
+        };
         if NANS == NO_NAN {
-            return below;
+            return (below, nan);
         }
         let nan_left = node.feature & NAN_LEFT != 0;
-        below | (nan_left & x.is_nan())
+        (below | (nan_left & nan), nan)
     }
 
     /// The word of `node`'s bitsets that holds category `code`, and the bit: any code past
@@ -443,36 +470,27 @@ impl<T: Copy + Default> Flat<T> {
         // at most nodes): even kinds are numeric or subset nodes.
         if SUBSETS == TWO_WAY || SUBSETS == THREE_WAY || (SUBSETS == MIXED && kind & 1 == 0) {
             let numeric = kind == NUMERIC;
-            let x = src.x(row, f);
-            if NANS == NAN_STOPS && numeric && x.is_nan() {
+            let (by_number, nan) = Self::numeric_left::<R, NANS>(node, src, row, f);
+            if NANS == NAN_STOPS && numeric && nan {
                 return self.missing_of(at);
             }
             let code = src.code_or_missing(row, f);
             if SUBSETS == TWO_WAY {
                 let (w, bit) = self.word(node, code);
                 let subset_left = self.left.get(w).is_some_and(|word| word & bit != 0);
-                let by_number = Self::numeric_left::<NANS>(node, x);
                 let left = select_unpredictable(numeric, by_number, subset_left);
                 return select_unpredictable(left, at.wrapping_add(1), node.right);
             }
-            let by_number = select_unpredictable(
-                Self::numeric_left::<NANS>(node, x),
-                at.wrapping_add(1),
-                node.right,
-            );
+            let by_number = select_unpredictable(by_number, at.wrapping_add(1), node.right);
             let by_subset = self.subset::<THREE_WAY>(node, at, code);
             return select_unpredictable(numeric, by_number, by_subset);
         }
         if SUBSETS == NUMERIC_ONLY || kind == NUMERIC {
-            let x = src.x(row, f);
-            if NANS == NAN_STOPS && x.is_nan() {
+            let (left, nan) = Self::numeric_left::<R, NANS>(node, src, row, f);
+            if NANS == NAN_STOPS && nan {
                 return self.missing_of(at);
             }
-            select_unpredictable(
-                Self::numeric_left::<NANS>(node, x),
-                at.wrapping_add(1),
-                node.right,
-            )
+            select_unpredictable(left, at.wrapping_add(1), node.right)
         } else {
             match src.code_at(row, f) {
                 Some(code) => self.categorical(node, at, code),
@@ -496,6 +514,11 @@ pub(super) fn descend<T: Copy + Default, R: Read, const N: usize, const NANS: u8
     first: usize,
     at: [u32; N],
 ) -> [u32; N] {
+    // A layout of the other width's thresholds: every row stops where it is, for the
+    // general routing (no caller builds one).
+    if flat.narrow != R::NARROW {
+        return at;
+    }
     match flat.subsets {
         NUMERIC_ONLY => descend_apart::<T, R, N, NANS, NUMERIC_ONLY>(flat, src, first, at),
         NO_SUBSETS => descend_apart::<T, R, N, NANS, NO_SUBSETS>(flat, src, first, at),
@@ -539,4 +562,15 @@ fn descend_by<T: Copy + Default, R: Read, const N: usize, const NANS: u8, const 
         }
     }
     at
+}
+
+/// The largest float32 at most `threshold`: a float32 `x` has `x <= threshold` exactly when
+/// `x <= narrow_threshold(threshold)`.
+fn narrow_threshold(threshold: f64) -> f32 {
+    let near = threshold as f32; // the nearest, or ±∞ past the largest float32
+    if f64::from(near) > threshold {
+        near.next_down()
+    } else {
+        near
+    }
 }

@@ -10,20 +10,35 @@ use crate::error::{CoreError, Result};
 /// Real numbers a [`Matrix`] may hold. Both convert to `f64` exactly, so a `f32` matrix
 /// predicts as its `f64` copy would.
 pub trait Real: Copy + Send + Sync + 'static {
+    /// Whether the values are float32: a walk then compares them with float32 thresholds
+    /// (see [`super::flat`]), without widening each one.
+    const IS_F32: bool;
     fn to_f64(self) -> f64;
+    /// The value as a float32: exact where [`Real::IS_F32`] (the only case read).
+    fn to_f32(self) -> f32;
 }
 
 impl Real for f64 {
+    const IS_F32: bool = false;
     #[inline]
     fn to_f64(self) -> f64 {
         self
     }
+    #[inline]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
 }
 
 impl Real for f32 {
+    const IS_F32: bool = true;
     #[inline]
     fn to_f64(self) -> f64 {
         f64::from(self)
+    }
+    #[inline]
+    fn to_f32(self) -> f32 {
+        self
     }
 }
 
