@@ -573,22 +573,21 @@ impl<'a, T: Real, const ROW_MAJOR: bool> Dense<'a, T, ROW_MAJOR> {
         Dense { m, categories }
     }
 
+    /// Feature `f` of `row`; `None` past the end (read as missing: [`Read`]).
     #[inline]
-    fn index(&self, row: usize, f: usize) -> usize {
+    fn value(&self, row: usize, f: usize) -> Option<T> {
         let m = &self.m;
-        if ROW_MAJOR {
+        let i = if ROW_MAJOR {
             row * m.n_features + f
         } else {
             f * m.n_rows + row
-        }
+        };
+        m.values.get(i).copied()
     }
 
     #[inline]
     fn at(&self, row: usize, f: usize) -> f64 {
-        self.m
-            .values
-            .get(self.index(row, f))
-            .map_or(f64::NAN, |x| x.to_f64()) // missing past the end ([`Read`])
+        self.value(row, f).map_or(f64::NAN, Real::to_f64)
     }
 }
 
@@ -629,10 +628,7 @@ impl<T: Real, const ROW_MAJOR: bool> Read for Dense<'_, T, ROW_MAJOR> {
 
     #[inline]
     fn x32(&self, row: usize, f: usize) -> f32 {
-        self.m
-            .values
-            .get(self.index(row, f))
-            .map_or(f32::NAN, |x| x.to_f32()) // missing past the end ([`Read`])
+        self.value(row, f).map_or(f32::NAN, Real::to_f32)
     }
 
     #[inline]
