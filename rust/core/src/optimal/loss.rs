@@ -40,6 +40,11 @@ pub(crate) trait Loss: Copy + Send + Sync {
     /// This loss as the node holding `rows` measures it (regression centres and bounds its
     /// targets on the node's).
     fn at(&self, rows: &[u32]) -> Self;
+    /// The squared error of a leaf holding `stats`: for classes the weighted Gini impurity
+    /// W·(1 − Σ p²), the squared error of their one-hot codes; for regression the error
+    /// itself. It only orders a node's columns (see [`super::depth1::squared_by_column`]),
+    /// never bounds anything.
+    fn squared(&self, stats: &[f64]) -> f64;
     /// A lower bound on the error of any tree of at most `leaves` leaves over a node with
     /// statistics `total`.
     fn floor(&self, total: &[f64], leaves: usize) -> f64;
@@ -230,6 +235,15 @@ impl Loss for ClassLoss<'_> {
         self.weight(row) * worst
     }
 
+    fn squared(&self, stats: &[f64]) -> f64 {
+        let w: f64 = stats.iter().sum();
+        if w > 0.0 {
+            w - stats.iter().map(|s| s * s).sum::<f64>() / w
+        } else {
+            0.0
+        }
+    }
+
     fn unit_moves(&self) -> bool {
         self.unit && self.costs.is_none()
     }
@@ -403,6 +417,10 @@ impl Loss for SquaredLoss<'_> {
         let (y, w) = self.yw(row);
         let d = (y - self.lo).max(self.hi - y);
         w * d * d
+    }
+
+    fn squared(&self, stats: &[f64]) -> f64 {
+        self.err(stats)
     }
 
     fn shared_stats(&self) -> bool {

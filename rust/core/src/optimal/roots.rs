@@ -88,7 +88,13 @@ pub(crate) fn allocations(depth: usize, leaves: usize) -> RangeInclusive<usize> 
 /// Whether a subproblem of `rows` rows and `depth` bounds its root thresholds by runs
 /// (depth three: its parts are depth-two subproblems, which boxes bound in one count).
 pub(crate) fn applies(rows: usize, depth: usize) -> bool {
-    depth == 3 && rows >= settings().1
+    depth == 3 && large(rows)
+}
+
+/// Whether a node of `rows` rows is one whose depth-two searches bound their root
+/// thresholds in bulk (by runs, by boxes) rather than evaluate them one by one.
+pub(crate) fn large(rows: usize) -> bool {
+    rows >= settings().1
 }
 
 /// The runs of candidate thresholds `positions` of ordering `c` at `sub` (a subproblem of

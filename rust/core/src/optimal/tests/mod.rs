@@ -406,6 +406,18 @@ fn depth_three_equals_brute_force_on_tiny_data() {
     }
 }
 
+/// Depth four: columns ordered by their best depth-two trees (`search::column_order`).
+#[test]
+fn depth_four_equals_brute_force_on_tiny_data() {
+    let seeds: u64 = std::env::var("QUERCUS_OPTIMAL_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(20, |n: u64| n / 5);
+    for seed in 0..seeds {
+        check_case(2000 + seed, 4, 6 + (seed % 5) as usize);
+    }
+}
+
 /// Several nominal features: subsets at the root of a depth-two subproblem (counted, the
 /// Gray-code walk over slots) and under it, against brute force, with and without counting.
 #[test]
