@@ -395,27 +395,27 @@ fn depth_one_and_two_equal_brute_force() {
     }
 }
 
-#[test]
-fn depth_three_equals_brute_force_on_tiny_data() {
+/// Cases `first..` of `depth` on `rows` to `rows + 4` rows: `QUERCUS_OPTIMAL_CASES` / 5 of
+/// them, else `default`.
+fn tiny_cases(first: u64, depth: usize, rows: usize, default: u64) {
     let seeds: u64 = std::env::var("QUERCUS_OPTIMAL_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .map_or(30, |n: u64| n / 5);
+        .map_or(default, |n: u64| n / 5);
     for seed in 0..seeds {
-        check_case(1000 + seed, 3, 5 + (seed % 5) as usize);
+        check_case(first + seed, depth, rows + (seed % 5) as usize);
     }
+}
+
+#[test]
+fn depth_three_equals_brute_force_on_tiny_data() {
+    tiny_cases(1000, 3, 5, 30);
 }
 
 /// Depth four: columns ordered by their best depth-two trees (`search::column_order`).
 #[test]
 fn depth_four_equals_brute_force_on_tiny_data() {
-    let seeds: u64 = std::env::var("QUERCUS_OPTIMAL_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(20, |n: u64| n / 5);
-    for seed in 0..seeds {
-        check_case(2000 + seed, 4, 6 + (seed % 5) as usize);
-    }
+    tiny_cases(2000, 4, 6, 20);
 }
 
 /// Several nominal features: subsets at the root of a depth-two subproblem (counted, the
