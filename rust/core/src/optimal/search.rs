@@ -230,7 +230,7 @@ fn solve_from<L: Loss>(
         depth,
         leaves,
     };
-    let probe = |c: usize| by_column.get(c).copied().flatten().map(|(_, t)| t);
+    let probe = |c: usize| best_test(&by_column, c);
     let order = column_order(&sub, &total, &by_column, &mut inc, side);
     // Nominal roots are searched as before.
     if let Some(boxes) = boxes {
@@ -317,8 +317,8 @@ fn solve_from<L: Loss>(
 /// Measured on one thread, depth-two evaluations against the order by best single split:
 /// at depth three credit-g's numeric part 21,773 -> 17,510, segment 17,564 -> 13,709; at
 /// depth four ionosphere 1.92 -> 1.26 M, segment 1.91 -> 1.61 M, diabetes 5.68 -> 5.10 M,
-/// breast cancer 23,858 -> 6,479, credit-g's numeric part 1.55 M both. At depth two the squared errors' pass cost more than it
-/// saved (generated 100k x 20: 1.03 -> 1.40 s).
+/// breast cancer 23,858 -> 6,479, credit-g's numeric part 1.55 M both. At depth two the
+/// squared errors' pass cost more than it saved (generated 100k x 20: 1.03 -> 1.40 s).
 fn column_order<L: Loss>(
     sub: &Sub<'_, '_, L>,
     total: &[f64],
@@ -358,8 +358,7 @@ fn column_order<L: Loss>(
             break;
         }
         let mut best = Incumbent::new(f64::INFINITY, leaf, Sol::leaf(), ctx.tol);
-        let probe = by_column.get(c).copied().flatten().map(|(_, t)| t);
-        search_column(&two, c, probe, &mut best, side);
+        search_column(&two, c, best_test(by_column, c), &mut best, side);
         if let Some(a) = ahead.get_mut(c) {
             *a = best.cost;
         }
@@ -368,6 +367,12 @@ fn column_order<L: Loss>(
     // Stable: columns of equal depth-two cost stay in the order of their squared error.
     order.sort_by(|&a, &b| key(&ahead, a).total_cmp(&key(&ahead, b)));
     order
+}
+
+/// Column `c`'s best single split in `by_column` ([`stumps_by_column`]), if any: where its
+/// search starts.
+fn best_test(by_column: &[Option<(f64, Test)>], c: usize) -> Option<Test> {
+    by_column.get(c).copied().flatten().map(|(_, t)| t)
 }
 
 /// Columns of the fit's root searched side by side, after the first.
