@@ -158,6 +158,9 @@ struct Run {
     threshold: f64,
     floor: f64,
     proven: f64,
+    /// Scratch of [`sweep_counted`]: the side's rows of the column in order, each as its
+    /// rank above its class's 8 bits.
+    lane: Vec<u64>,
 }
 
 const NO_RANK: u32 = u32::MAX;
@@ -181,6 +184,7 @@ impl Run {
             threshold: target,
             floor: 0.0,
             proven: 0.0,
+            lane: Vec::new(),
         }
     }
 
@@ -255,6 +259,19 @@ fn lesser(a: f64, b: f64) -> f64 {
     } else {
         a
     }
+}
+
+/// Off: unweighted classes are swept row by row too ([`sweep`]), so that tests check the
+/// counted path ([`sweep_counted`]) against it.
+#[cfg(test)]
+pub(crate) static COUNTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+fn counted() -> bool {
+    #[cfg(test)]
+    if !COUNTED.load(std::sync::atomic::Ordering::Relaxed) {
+        return false;
+    }
+    true
 }
 
 /// Columns times rows from which a scan runs its columns on several threads.
@@ -482,36 +499,10 @@ fn scan_column<L: Loss>(
         return;
     }
     if let Some(ordering) = ctx.columns.orderings.get(c) {
-        // The two ways of reading a row (below) sweep the same ordering of the same node.
-        macro_rules! sweep_reading {
-            ($read:expr, $add:expr, $cost:expr) => {
-                sweep(
-                    ctx, c, ordering, node, loss, sides, runs, $read, $add, $cost,
-                )
-            };
-        }
-        match sides.side.filter(|_| sides.coded) {
-            // Each row's byte holds its side and its class: one read, and a count.
-            Some(code) => sweep_reading!(
-                |row| {
-                    let byte = code.get(row as usize).copied().unwrap_or(0); // a training row
-                    (usize::from(byte & 1), byte)
-                },
-                |prefix, byte| {
-                    if let Some(count) = prefix.get_mut(usize::from(byte >> 1)) {
-                        *count += 1.0;
-                    }
-                },
-                |_| 1.0
-            ),
-            None => {
-                let unit = loss.unit_moves();
-                sweep_reading!(
-                    |row| (sides.of(row), row),
-                    |prefix, row| loss.add(prefix, row),
-                    |row| if unit { 1.0 } else { loss.move_cost(row) }
-                );
-            }
+        match sides.side.filter(|_| sides.coded && counted()) {
+            // Each row's byte holds its side and its class: rows are counted.
+            Some(code) => sweep_counted(ctx, c, ordering, node, loss, sides, code, runs),
+            None => sweep(ctx, c, ordering, node, loss, sides, runs),
         }
     } else if let Some(nominal) = ctx.columns.nominals.get(c - ctx.columns.orderings.len()) {
         let width = loss.width();
@@ -548,12 +539,139 @@ fn scan_column<L: Loss>(
     }
 }
 
-/// [`scan_column`] on ordering `c`'s sorted list: `read` gives a row's side and a key to it
-/// (read once per row), `add` adds the key's statistics to a prefix and `moves` gives its
-/// move cost, so that each way of reading rows gets a loop of its own.
+/// [`sweep`] where each row's byte holds its side and class (unit moves, so a side's
+/// `moved` is how many of its rows precede the boundary). The column's rows are first
+/// dealt to their sides (two lanes, written without a branch), then each side jumps from
+/// one boundary its skips allow to the next, counting its classes only at the boundaries
+/// it scores. The same boundaries are scored as by [`sweep`], in the same order, with the
+/// same counts; the row-by-row loop carried each side's sums through memory from one row
+/// to the next (credit-g's numeric columns at depth three: 0.36 -> 0.30 s). Stopping at a
+/// finished side's rows did not pay: dealing the rows in chunks of 64 to 4,096 and
+/// scoring between them was slower than dealing all of them at once.
 #[allow(clippy::too_many_arguments)]
+fn sweep_counted<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    c: usize,
+    ordering: &Ordering,
+    node: &Node,
+    loss: &L,
+    sides: &Sides<'_>,
+    code: &[u8],
+    runs: &mut [Run; 2],
+) {
+    let list = node.list(c);
+    let mut lanes = runs.each_mut().map(|r| std::mem::take(&mut r.lane));
+    for lane in &mut lanes {
+        if lane.len() <= list.len() {
+            lane.resize(list.len() + 1, 0);
+        }
+    }
+    let [l0, l1] = lanes.each_mut().map(Vec::as_mut_slice);
+    let (mut i0, mut i1) = (0, 0);
+    for e in list {
+        let byte = code.get(e.row as usize).copied().unwrap_or(0); // a training row
+        let packed = (u64::from(e.rank) << 8) | u64::from(byte >> 1);
+        // Both lanes are written; only the row's side moves on (each lane holds one row
+        // more than the column, so neither write falls outside).
+        if let (Some(a), Some(b)) = (l0.get_mut(i0), l1.get_mut(i1)) {
+            *a = packed;
+            *b = packed;
+        }
+        let side = usize::from(byte & 1);
+        i0 += 1 - side;
+        i1 += side;
+    }
+    for ((run, lane), (n, total)) in runs
+        .iter_mut()
+        .zip(lanes)
+        .zip([i0, i1].into_iter().zip(&sides.total))
+    {
+        let rows = lane.get(..n).unwrap_or_default(); // n < the lane's length
+        score_lane(ctx, c as u32, ordering, loss, total, run, rows);
+        run.lane = lane;
+    }
+}
+
+/// Adds the classes of `rows` (rank above class) to `prefix`. Two classes are summed in a
+/// register: adding to a count in memory row after row waits on the previous row's store.
 #[inline]
-fn sweep<L: Loss, K: Copy>(
+fn count_classes(rows: &[u64], prefix: &mut [f64]) {
+    if let [zeros, ones] = prefix {
+        let n1: u64 = rows.iter().map(|&p| p & 1).sum();
+        *ones += n1 as f64;
+        *zeros += (rows.len() as u64 - n1) as f64;
+    } else {
+        for &p in rows {
+            if let Some(count) = prefix.get_mut((p & 0xff) as usize) {
+                *count += 1.0;
+            }
+        }
+    }
+}
+
+/// Scores side `run`'s boundaries among all its rows `lane` (rank above class, in column
+/// order) as [`sweep`] would, and finishes the side.
+#[inline]
+fn score_lane<L: Loss>(
+    ctx: &Ctx<'_, L>,
+    column: u32,
+    ordering: &Ordering,
+    loss: &L,
+    total: &[f64],
+    run: &mut Run,
+    lane: &[u64],
+) {
+    let tol = ctx.tol;
+    let rank = |j: usize| lane.get(j).map_or(NO_RANK, |&p| (p >> 8) as u32); // j < n
+                                                                             // The next row that may start a boundary (the first has none before it), and the rows
+                                                                             // counted in the prefix.
+    let (mut next, mut counted) = (1, 0);
+    while !run.done {
+        // The first row at or past the trigger (`moved` counts rows) whose rank differs
+        // from the row before it.
+        let mut j = next;
+        if run.trigger > j as f64 {
+            j = run.trigger.ceil() as usize;
+        }
+        while j < lane.len() && rank(j) == rank(j - 1) {
+            j += 1;
+        }
+        if j >= lane.len() {
+            run.finish(run.threshold);
+            return;
+        }
+        run.moved = j as f64;
+        run.last = rank(j - 1);
+        if run.moved >= run.end {
+            // Every later boundary is at least the leaf's error less what is left to move.
+            let end = run.leaf - run.moves + run.moved;
+            run.finish(run.threshold.min(end));
+            return;
+        }
+        if run.moved > run.skip_to && !ordering.is_duplicate(run.last) {
+            count_classes(lane.get(counted..j).unwrap_or_default(), &mut run.prefix);
+            counted = j;
+            let left = loss.err(&run.prefix);
+            let err = left + loss.err_rest(total, &run.prefix);
+            let test = Test::Threshold {
+                column,
+                left: run.last,
+                right: rank(j),
+            };
+            run.offer(err, test, tol);
+            run.skip(err, tol);
+            if left >= run.threshold && !run.done {
+                run.finish(run.threshold);
+                return;
+            }
+        }
+        next = j + 1;
+    }
+}
+
+/// [`scan_column`] on ordering `c`'s sorted list, row by row: each row's statistics are
+/// added to its side's prefix, and its move cost to the side's `moved`.
+fn sweep<L: Loss>(
     ctx: &Ctx<'_, L>,
     c: usize,
     ordering: &Ordering,
@@ -561,14 +679,12 @@ fn sweep<L: Loss, K: Copy>(
     loss: &L,
     sides: &Sides<'_>,
     runs: &mut [Run; 2],
-    read: impl Fn(u32) -> (usize, K),
-    add: impl Fn(&mut [f64], K),
-    moves: impl Fn(K) -> f64,
 ) {
+    let unit = loss.unit_moves();
     let tol = ctx.tol;
     let column = c as u32;
     for e in node.list(c) {
-        let (s, key) = read(e.row);
+        let s = sides.of(e.row);
         let Some(run) = runs.get_mut(s) else {
             continue;
         };
@@ -609,8 +725,8 @@ fn sweep<L: Loss, K: Copy>(
                 }
             }
         }
-        add(&mut run.prefix, key);
-        run.moved += moves(key);
+        loss.add(&mut run.prefix, e.row);
+        run.moved += if unit { 1.0 } else { loss.move_cost(e.row) };
         run.last = e.rank;
     }
     for run in runs.iter_mut().filter(|r| !r.done) {
