@@ -142,13 +142,13 @@ pub(crate) fn root_boxes<L: Loss>(
         for (x, t) in above.iter_mut().zip(all.iter().cycle()) {
             *x = t - *x;
         }
-        let mut scratch = vec![0.0; 2 * w];
         let mut splits = [
             ctx.control.filled((ka + 1) * n_columns, f64::INFINITY)?,
             ctx.control.filled((ka + 1) * n_columns, f64::INFINITY)?,
         ];
         let (mut cells, mut counts) = (Vec::new(), Vec::new());
-        let (mut cut, mut rest) = (Vec::new(), Vec::new());
+        let mut least = [vec![0.0; ka + 1], vec![0.0; ka + 1]];
+        let mut sums = Vec::new();
         for (bi, b) in locals.iter().enumerate() {
             let kb = b.cells;
             tables.load(ai, bi, w, &mut cells, &mut counts)?;
@@ -156,20 +156,25 @@ pub(crate) fn root_boxes<L: Loss>(
             let mut cum = ctx.control.filled((ka + 1) * kb * w, 0.0)?;
             cum.get_mut(kb * w..)?.copy_from_slice(&cells);
             cumulate(&mut cum, ka + 1, kb * w);
-            let every = cum.get(ka * kb * w..)?;
-            for i in 0..=ka {
-                cut.clear();
-                cut.extend_from_slice(cum.get(i * kb * w..(i + 1) * kb * w)?);
-                rest.clear();
-                rest.extend(every.iter().zip(&cut).map(|(t, c)| t - c));
-                let (left_total, right_total) = (
-                    below.get(i * w..(i + 1) * w)?,
-                    above.get(i * w..(i + 1) * w)?,
-                );
-                *splits[0].get_mut(i * n_columns + b.column)? =
-                    least_split(loss, b, &cut, left_total, &mut scratch);
-                *splits[1].get_mut(i * n_columns + b.column)? =
-                    least_split(loss, b, &rest, right_total, &mut scratch);
+            let parts = Parts {
+                cum: &cum,
+                cells: kb,
+                totals: [&below, &above],
+            };
+            match &b.bins {
+                Some((_, wide)) => match w {
+                    // Two or three classes get their width as a constant, so that the
+                    // loops over the statistics unroll.
+                    2 => least_splits::<L, 2>(loss, wide, &parts, &mut least, &mut sums),
+                    3 => least_splits::<L, 3>(loss, wide, &parts, &mut least, &mut sums),
+                    _ => least_splits::<L, 0>(loss, wide, &parts, &mut least, &mut sums),
+                }?,
+                None => least_subsets(loss, &parts, &mut least)?,
+            }
+            for (side, least) in splits.iter_mut().zip(&least) {
+                for (i, &x) in least.iter().enumerate() {
+                    *side.get_mut(i * n_columns + b.column)? = x;
+                }
             }
         }
         // The boxes: the interior of each wide bin j (left: bins below j, right: bins above
@@ -231,42 +236,94 @@ pub(crate) fn root_boxes<L: Loss>(
     Some(out)
 }
 
-/// The least error of a split of a part on column `b`, from the part's statistics per bin
-/// of `b` (`cells`) and its total: over the edges between bins and, inside each bin holding
-/// several ranks, with that bin's rows dropped. Infinite if `b` cannot split it. `scratch`
-/// holds two statistics vectors.
-fn least_split<L: Loss>(
+/// Both parts of every cut of a root column, by the cells of a second column `b`: row `i`
+/// of `cum` holds the left part's statistics per cell of `b` at cut `i` (the last row, every
+/// row's), `totals` each part's statistics per cut.
+struct Parts<'a> {
+    cum: &'a [f64],
+    cells: usize,
+    totals: [&'a [f64]; 2],
+}
+
+/// Per cut, the least error of a split of each part on the ordering `b` of bins `wide`, into
+/// `least` (left, right): over the edges between bins and, inside each bin holding several
+/// ranks, with that bin's rows dropped; infinite if `b` cannot split the part. The cuts are
+/// walked inside each bin of `b`, so that their running sums (`sums`) are independent chains
+/// rather than one long one per cut. `W` is the statistics' width, or 0 for the loss's.
+fn least_splits<L: Loss, const W: usize>(
     loss: &L,
-    b: &Binned,
-    cells: &[f64],
-    total: &[f64],
-    scratch: &mut [f64],
-) -> f64 {
-    let Some((_, wide)) = &b.bins else {
-        // A nominal feature: its best subset, in closed form.
-        return loss
-            .best_subset(cells, total)
-            .map_or(f64::INFINITY, |(e, _)| e); // fewer than two slots held: no split
-    };
-    let w = loss.width();
-    let (prefix, with) = scratch.split_at_mut(w);
-    prefix.iter_mut().for_each(|x| *x = 0.0);
-    let mut best = f64::INFINITY;
-    let k = b.cells;
-    for (j, (bin, &wide)) in cells.chunks_exact(w).zip(wide).enumerate().take(k) {
-        for ((x, &p), &c) in with.iter_mut().zip(prefix.iter()).zip(bin) {
-            *x = p + c;
-        }
-        if wide {
-            // Rows left of bin j, rows right of it; bin j's dropped.
-            best = best.min(loss.err(prefix) + loss.err_rest(total, with));
-        }
-        prefix.copy_from_slice(with);
-        if j + 1 < k {
-            best = best.min(loss.err(prefix) + loss.err_rest(total, prefix));
+    wide: &[bool],
+    parts: &Parts<'_>,
+    least: &mut [Vec<f64>; 2],
+    sums: &mut Vec<f64>,
+) -> Option<()> {
+    let w = if W == 0 { loss.width() } else { W };
+    let (kb, cuts) = (parts.cells, least[0].len());
+    let every = parts.cum.get(cuts.checked_sub(1)? * kb * w..)?;
+    // Per cut: each part's running sum before the bin, then with it.
+    sums.clear();
+    sums.resize(4 * cuts * w, 0.0);
+    let (before, with) = sums.split_at_mut(2 * cuts * w);
+    least.iter_mut().for_each(|l| l.fill(f64::INFINITY));
+    let [least_l, least_r] = least;
+    for (j, &wide) in wide.iter().enumerate().take(kb) {
+        let all = every.get(j * w..(j + 1) * w)?;
+        for i in 0..cuts {
+            let cell = parts.cum.get((i * kb + j) * w..(i * kb + j + 1) * w)?;
+            let at = 2 * i * w;
+            let (b_l, b_r) = before.get_mut(at..at + 2 * w)?.split_at_mut(w);
+            let (w_l, w_r) = with.get_mut(at..at + 2 * w)?.split_at_mut(w);
+            for k in 0..w {
+                let (c, t) = (*cell.get(k)?, *all.get(k)?);
+                *w_l.get_mut(k)? = b_l.get(k)? + c;
+                // The right part's cell: every row's less the left's.
+                *w_r.get_mut(k)? = b_r.get(k)? + (t - c);
+            }
+            let (t_l, t_r) = (
+                parts.totals[0].get(i * w..(i + 1) * w)?,
+                parts.totals[1].get(i * w..(i + 1) * w)?,
+            );
+            let (mut l, mut r) = (*least_l.get(i)?, *least_r.get(i)?);
+            if wide {
+                // Rows before bin j, rows after it; bin j's dropped.
+                l = l.min(loss.err(b_l) + loss.err_rest(t_l, w_l));
+                r = r.min(loss.err(b_r) + loss.err_rest(t_r, w_r));
+            }
+            b_l.copy_from_slice(w_l);
+            b_r.copy_from_slice(w_r);
+            if j + 1 < kb {
+                l = l.min(loss.err(w_l) + loss.err_rest(t_l, w_l));
+                r = r.min(loss.err(w_r) + loss.err_rest(t_r, w_r));
+            }
+            *least_l.get_mut(i)? = l;
+            *least_r.get_mut(i)? = r;
         }
     }
-    best
+    Some(())
+}
+
+/// [`least_splits`] on a nominal feature `b`: each part's best subset of its slots, in
+/// closed form.
+fn least_subsets<L: Loss>(loss: &L, parts: &Parts<'_>, least: &mut [Vec<f64>; 2]) -> Option<()> {
+    let (w, kb, cuts) = (loss.width(), parts.cells, least[0].len());
+    let every = parts.cum.get(cuts.checked_sub(1)? * kb * w..)?;
+    let mut rest = Vec::with_capacity(kb * w);
+    for i in 0..cuts {
+        let cut = parts.cum.get(i * kb * w..(i + 1) * kb * w)?;
+        rest.clear();
+        rest.extend(every.iter().zip(cut).map(|(t, c)| t - c));
+        let sides = [cut, rest.as_slice()]
+            .into_iter()
+            .zip(parts.totals)
+            .zip(least.iter_mut());
+        for ((cells, totals), least) in sides {
+            let total = totals.get(i * w..(i + 1) * w)?;
+            *least.get_mut(i)? = loss
+                .best_subset(cells, total)
+                .map_or(f64::INFINITY, |(e, _)| e); // fewer than two slots held: no split
+        }
+    }
+    Some(())
 }
 
 /// The node's columns that can split it, binned (orderings) or by slot (nominal
